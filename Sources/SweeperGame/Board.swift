@@ -1,0 +1,245 @@
+/// A player's mark on a covered cell.
+public enum Mark: UInt8, Sendable, Codable, CaseIterable, CustomStringConvertible {
+    /// No mark.
+    case none = 0
+    /// A flag: the player believes a mine is here. Flagged cells cannot be uncovered.
+    case flag = 1
+    /// A question mark: a note to self. It does not protect the cell.
+    case question = 2
+
+    public var description: String {
+        switch self {
+        case .none: "none"
+        case .flag: "flag"
+        case .question: "question"
+        }
+    }
+
+    /// The mark that follows this one when a player cycles marks:
+    /// none → flag → none, or none → flag → question → none with question marks on.
+    public func next(questionMarks: Bool) -> Mark {
+        switch self {
+        case .none: .flag
+        case .flag: questionMarks ? .question : .none
+        case .question: .none
+        }
+    }
+}
+
+/// Where a game stands.
+public enum GameStatus: String, Sendable, Codable, CustomStringConvertible {
+    /// Safe cells remain covered and no mine has gone off.
+    case playing
+    /// Every safe cell is revealed.
+    case won
+    /// A mine was revealed.
+    case lost
+
+    public var description: String { rawValue }
+}
+
+/// What one move changed.
+public struct MoveResult: Equatable, Sendable {
+    /// The cells the move revealed, ascending (flood and chord included).
+    public var revealed: [Int]
+    /// The status after the move.
+    public var status: GameStatus
+
+    /// Whether the move changed nothing.
+    public var isEmpty: Bool { revealed.isEmpty }
+
+    /// Creates a move result.
+    public init(revealed: [Int], status: GameStatus) {
+        self.revealed = revealed
+        self.status = status
+    }
+}
+
+/// The state of play of one board: which cells are revealed and marked, and
+/// the rules that change it. Pure and single-threaded; a replicated game
+/// builds one of these from its merged ops.
+public struct Board: Sendable {
+    /// Where the mines are.
+    public let layout: MineLayout
+    /// Whether marks cycle through question marks.
+    public let questionMarks: Bool
+
+    /// `revealed[i]` is true once cell `i` is uncovered.
+    public private(set) var revealed: [Bool]
+    /// The mark on each cell; always `.none` on revealed cells.
+    public private(set) var marks: [Mark]
+    /// The number of revealed cells that are safe.
+    public private(set) var revealedSafeCount: Int = 0
+    /// The number of flags on covered cells.
+    public private(set) var flagCount: Int = 0
+    /// The lowest-indexed revealed mine, if any: the mine that went off.
+    public private(set) var detonatedMine: Int?
+
+    /// The board's shape.
+    @inlinable public var geometry: BoardGeometry { layout.geometry }
+
+    /// Creates a board with every cell covered and unmarked.
+    public init(layout: MineLayout, questionMarks: Bool = false) {
+        self.layout = layout
+        self.questionMarks = questionMarks
+        self.revealed = [Bool](repeating: false, count: layout.geometry.cellCount)
+        self.marks = [Mark](repeating: .none, count: layout.geometry.cellCount)
+    }
+
+    /// Creates a board as a game begins: everything covered but the opening,
+    /// which is uncovered from `start` (a zero floods).
+    public init(layout: MineLayout, start: Int, questionMarks: Bool = false) {
+        self.init(layout: layout, questionMarks: questionMarks)
+        _ = uncover(start)
+    }
+
+    /// Creates a board from a replicated view: the given revealed cells and
+    /// marks. Marks on revealed cells are ignored.
+    public init(layout: MineLayout, revealed: some Sequence<Int>, marks: [Int: Mark], questionMarks: Bool) {
+        self.init(layout: layout, questionMarks: questionMarks)
+        _ = reveal(cells: revealed)
+        for (cell, mark) in marks where geometry.contains(index: cell) && !self.revealed[cell] {
+            setMark(cell, mark)
+        }
+    }
+
+    /// Where the game stands.
+    public var status: GameStatus {
+        if detonatedMine != nil { return .lost }
+        return revealedSafeCount == layout.safeCellCount ? .won : .playing
+    }
+
+    /// Mines minus flags; negative when a player flagged too many.
+    public var minesLeft: Int { layout.mineCount - flagCount }
+
+    /// The share of safe cells revealed, 0...1.
+    public var progress: Double {
+        layout.safeCellCount == 0 ? 1 : Double(revealedSafeCount) / Double(layout.safeCellCount)
+    }
+
+    /// Whether cell `i` is uncovered.
+    @inlinable public func isRevealed(_ i: Int) -> Bool { revealed[i] }
+
+    /// The mark on cell `i`.
+    @inlinable public func mark(at i: Int) -> Mark { marks[i] }
+
+    // MARK: Moves
+
+    /// Uncovers cell `i`: a covered, unflagged cell is revealed; a zero floods
+    /// to its covered, unflagged neighbours; a mine loses the game. A revealed
+    /// or flagged cell, or any cell once the game is over, is left alone.
+    @discardableResult
+    public mutating func uncover(_ i: Int) -> MoveResult {
+        guard status == .playing, !revealed[i], marks[i] != .flag else { return MoveResult(revealed: [], status: status) }
+        var opened: [Int] = []
+        flood(from: [i], into: &opened)
+        opened.sort()
+        return MoveResult(revealed: opened, status: status)
+    }
+
+    /// The cells ``uncover(_:)`` would reveal, without changing the board.
+    public func cellsUncovered(by i: Int) -> [Int] {
+        var copy = self
+        return copy.uncover(i).revealed
+    }
+
+    /// Chords on cell `i`: when it is a revealed number whose adjacent flags
+    /// equal it, uncovers its other covered, unflagged neighbours (a wrong
+    /// flag means one of them is a mine, and the game is lost). Otherwise, or
+    /// once the game is over, nothing happens.
+    @discardableResult
+    public mutating func chord(_ i: Int) -> MoveResult {
+        guard status == .playing, revealed[i], !layout.isMine(i) else { return MoveResult(revealed: [], status: status) }
+        let number = layout.adjacentMines(i)
+        guard number > 0 else { return MoveResult(revealed: [], status: status) }
+        var flags = 0
+        var targets: [Int] = []
+        geometry.forEachNeighbor(of: i) { nb in
+            if marks[nb] == .flag {
+                flags += 1
+            } else if !revealed[nb] {
+                targets.append(nb)
+            }
+        }
+        guard flags == number, !targets.isEmpty else { return MoveResult(revealed: [], status: status) }
+        var opened: [Int] = []
+        flood(from: targets, into: &opened)
+        opened.sort()
+        return MoveResult(revealed: opened, status: status)
+    }
+
+    /// The cells ``chord(_:)`` would reveal, without changing the board.
+    public func cellsChorded(by i: Int) -> [Int] {
+        var copy = self
+        return copy.chord(i).revealed
+    }
+
+    /// Reveals exactly the given cells (a union: cells already revealed are
+    /// skipped), with no flood and whatever the status. This is how a
+    /// replicated game applies another player's move. Returns the cells that
+    /// were newly revealed.
+    @discardableResult
+    public mutating func reveal(cells: some Sequence<Int>) -> [Int] {
+        var newly: [Int] = []
+        for c in cells where geometry.contains(index: c) && !revealed[c] {
+            open(c)
+            newly.append(c)
+        }
+        return newly
+    }
+
+    /// Cycles the mark on a covered cell (none → flag → none, or through a
+    /// question mark when those are on). Returns the new mark, or `nil` when
+    /// the cell is revealed or the game is over.
+    @discardableResult
+    public mutating func cycleMark(_ i: Int) -> Mark? {
+        guard status == .playing, !revealed[i] else { return nil }
+        let next = marks[i].next(questionMarks: questionMarks)
+        setMark(i, next)
+        return next
+    }
+
+    /// Sets the mark on a covered cell. Returns whether anything changed; a
+    /// revealed cell ignores marks, and a question mark is taken as none when
+    /// question marks are off.
+    @discardableResult
+    public mutating func setMark(_ i: Int, _ mark: Mark) -> Bool {
+        guard !revealed[i] else { return false }
+        let mark = (mark == .question && !questionMarks) ? .none : mark
+        let old = marks[i]
+        guard old != mark else { return false }
+        if old == .flag { flagCount -= 1 }
+        if mark == .flag { flagCount += 1 }
+        marks[i] = mark
+        return true
+    }
+
+    // MARK: Internals
+
+    private mutating func open(_ c: Int) {
+        revealed[c] = true
+        if marks[c] == .flag { flagCount -= 1 }
+        marks[c] = .none
+        if layout.isMine(c) {
+            if detonatedMine.map({ c < $0 }) ?? true { detonatedMine = c }
+        } else {
+            revealedSafeCount += 1
+        }
+    }
+
+    /// Iterative flood: no recursion, so a 500×500 board opens in one pass.
+    private mutating func flood(from seeds: [Int], into opened: inout [Int]) {
+        var stack = seeds
+        let geometry = self.geometry
+        while let c = stack.popLast() {
+            guard !revealed[c], marks[c] != .flag else { continue }
+            open(c)
+            opened.append(c)
+            if !layout.isMine(c) && layout.adjacentMines(c) == 0 {
+                geometry.forEachNeighbor(of: c) { nb in
+                    if !revealed[nb] && marks[nb] != .flag { stack.append(nb) }
+                }
+            }
+        }
+    }
+}
