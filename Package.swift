@@ -15,11 +15,16 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "sweeper", targets: ["sweeper"]),
+        .executable(name: "sweeperd", targets: ["sweeperd"]),
         .library(name: "SweeperGame", targets: ["SweeperGame"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         // MARK: The game: pure Swift, no I/O.
@@ -33,11 +38,53 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        // MARK: Storage, control socket, daemon (issue 4).
+        .target(
+            name: "SweeperStore",
+            dependencies: [.product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: strict
+        ),
+        .testTarget(name: "SweeperStoreTests", dependencies: ["SweeperStore"], swiftSettings: strict),
+        .target(
+            name: "SweeperControl",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(name: "SweeperControlTests", dependencies: ["SweeperControl"], swiftSettings: strict),
+        .target(
+            name: "SweeperDaemon",
+            dependencies: [
+                "SweeperGame", "SweeperStore", "SweeperControl",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "SweeperDaemonTests",
+            dependencies: ["SweeperDaemon", "SweeperControl", "SweeperStore"],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "sweeperd",
+            dependencies: [
+                "SweeperDaemon",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strict
+        ),
+
         // MARK: Executables.
         .executableTarget(
             name: "sweeper",
             dependencies: [
                 "SweeperGame",
+                "SweeperControl",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict

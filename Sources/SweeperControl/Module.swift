@@ -1,0 +1,2 @@
+/// The control-socket protocol shared by sweeperd and its clients.
+enum SweeperControlModule {}

@@ -1,0 +1,2 @@
+/// Composition of the sweeperd services.
+enum SweeperDaemonModule {}

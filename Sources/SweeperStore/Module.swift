@@ -1,0 +1,2 @@
+/// SQLite storage for sweeperd: identity, circle, settings, peers, games, ops.
+enum SweeperStoreModule {}
