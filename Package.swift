@@ -44,7 +44,11 @@ let package = Package(
             dependencies: [.product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strict
         ),
-        .testTarget(name: "SweeperStoreTests", dependencies: ["SweeperStore"], swiftSettings: strict),
+        .testTarget(
+            name: "SweeperStoreTests",
+            dependencies: ["SweeperStore", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: strict
+        ),
         .target(
             name: "SweeperControl",
             dependencies: [

@@ -1,2 +1,0 @@
-/// SQLite storage for sweeperd: identity, circle, settings, peers, games, ops.
-enum SweeperStoreModule {}

@@ -1,0 +1,159 @@
+import Foundation
+import Testing
+@testable import SweeperStore
+
+/// A fresh temporary directory, removed by `cleanup()`.
+struct TempDir {
+    let path: String
+    init() throws {
+        path = NSTemporaryDirectory() + "sweeper-store-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+    func cleanup() { try? FileManager.default.removeItem(atPath: path) }
+    var dbPath: String { path + "/" + Store.fileName }
+}
+
+private func mode(_ path: String) throws -> Int {
+    let attrs = try FileManager.default.attributesOfItem(atPath: path)
+    return (attrs[.posixPermissions] as? Int ?? -1) & 0o777
+}
+
+@Suite struct StoreTests {
+    @Test func createsSecureWALDatabase() throws {
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        let state = dir.path + "/state"
+        let store = try Store(directory: state)
+        defer { store.close() }
+        #expect(try mode(state) == 0o700)
+        #expect(try mode(dir.dbPath.replacingOccurrences(of: dir.path, with: state)) == 0o600)
+        let settings = try store.durabilitySettings()
+        #expect(settings.journalMode == "wal")
+        #expect(settings.synchronous == 2)  // FULL
+    }
+
+    @Test func identityCircleSettingsAndPeersPersist() throws {
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        do {
+            let store = try Store(directory: dir.path)
+            #expect(try store.identity() == nil)
+            let id = StoredIdentity(secretKey: Data(repeating: 7, count: 64), publicKey: Data(repeating: 9, count: 32), created: Date(timeIntervalSince1970: 1000))
+            #expect(try store.saveIdentity(id))
+            #expect(try store.saveIdentity(StoredIdentity(secretKey: Data([1]), publicKey: Data([2]))) == false)
+            try store.setCircleKey(Data(repeating: 3, count: 32))
+            try store.setCircleKey(Data(repeating: 4, count: 32))
+            try store.setSetting("name", "ada")
+            try store.savePeer(StoredPeer(peerID: "p1", name: "bob", address: "10.0.0.1:1", lastSeen: Date(timeIntervalSince1970: 5)))
+            try store.savePeer(StoredPeer(peerID: "p1", name: "bobby", address: nil, lastSeen: Date(timeIntervalSince1970: 6)))
+            store.close()
+        }
+        let store = try Store(directory: dir.path)
+        defer { store.close() }
+        #expect(try store.identity()?.secretKey == Data(repeating: 7, count: 64))
+        #expect(try store.circleKey() == Data(repeating: 4, count: 32))
+        #expect(try store.setting("name") == "ada")
+        #expect(try store.setting("nothing") == nil)
+        let peers = try store.peers()
+        #expect(peers.count == 1)
+        #expect(peers.first?.name == "bobby")
+        #expect(peers.first?.address == "10.0.0.1:1")
+    }
+
+    @Test func gamesAndOpsAreUniquePerAuthorSeq() throws {
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        let store = try Store(directory: dir.path)
+        defer { store.close() }
+        let a = Data([0xAA]), b = Data([0xBB])
+        let genesis = StoredOp(gameID: "g1", author: a, seq: 1, lamport: 1, bytes: Data("genesis".utf8))
+        let game = StoredGame(id: "g1", params: Data("{}".utf8), created: Date(timeIntervalSince1970: 10), lastActivity: Date(timeIntervalSince1970: 10), status: "playing", summary: Data("{}".utf8))
+        #expect(try store.createGame(game, ops: [genesis]))
+        #expect(try store.createGame(game) == false)
+        let added = try store.append([
+            StoredOp(gameID: "g1", author: a, seq: 2, lamport: 2, bytes: Data("a2".utf8)),
+            StoredOp(gameID: "g1", author: b, seq: 1, lamport: 2, bytes: Data("b1".utf8)),
+            StoredOp(gameID: "g1", author: a, seq: 2, lamport: 9, bytes: Data("dup".utf8)),
+        ], updating: "g1", status: "won", summary: Data("s".utf8), at: Date(timeIntervalSince1970: 20))
+        #expect(added == 2)
+        #expect(try store.append([genesis]) == 0)
+        let ops = try store.ops(gameID: "g1")
+        #expect(ops.map { String(decoding: $0.bytes, as: UTF8.self) } == ["genesis", "a2", "b1"])
+        let stored = try store.game(id: "g1")
+        #expect(stored?.status == "won")
+        #expect(stored?.summary == Data("s".utf8))
+        #expect(stored?.lastActivity == Date(timeIntervalSince1970: 20))
+        #expect(try store.gameIDs(withPrefix: "g") == ["g1"])
+        #expect(try store.gameIDs(withPrefix: "x") == [])
+    }
+
+    @Test func refusesGarbageFileAndLeavesItUntouched() throws {
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        let garbage = Data((0..<8192).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })
+        try garbage.write(to: URL(fileURLWithPath: dir.dbPath))
+        #expect {
+            _ = try Store(directory: dir.path)
+        } throws: { error in
+            guard case StoreError.corrupt = error else { return false }
+            return "\(error)".contains("damaged")
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: dir.dbPath)) == garbage)
+    }
+
+    @Test func refusesDamagedPagesAndLeavesThemUntouched() throws {
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        do {
+            let store = try Store(directory: dir.path)
+            for i in 0..<200 {
+                try store.append([StoredOp(gameID: "g", author: Data([1]), seq: Int64(i + 1), lamport: 1, bytes: Data(repeating: UInt8(i & 0xff), count: 300))])
+            }
+            store.close()  // checkpoints the WAL into the main file
+        }
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: dir.dbPath))
+        #expect(bytes.count > 4096 * 4)
+        // Scribble over the second page onwards (b-tree pages), keeping the header valid.
+        for i in 4096..<(4096 * 3) { bytes[i] = UInt8(truncatingIfNeeded: i &* 131) }
+        try bytes.write(to: URL(fileURLWithPath: dir.dbPath))
+        #expect {
+            _ = try Store(directory: dir.path)
+        } throws: { error in
+            if case StoreError.corrupt = error { return true }
+            return false
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: dir.dbPath)) == bytes)
+    }
+
+    @Test func refusesNewerSchemaAndLeavesItUntouched() throws {
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        do {
+            let store = try Store(directory: dir.path)
+            store.close()
+        }
+        // A newer sweeperd would have bumped user_version and added a migration.
+        try runSQLite(dir.dbPath, "PRAGMA user_version = 7; INSERT INTO grdb_migrations VALUES ('v7-future');")
+        let before = try Data(contentsOf: URL(fileURLWithPath: dir.dbPath))
+        #expect {
+            _ = try Store(directory: dir.path)
+        } throws: { error in
+            guard case let StoreError.newerSchema(_, found, known) = error else { return false }
+            return found == 7 && known == Store.schemaVersion && "\(error)".contains("newer")
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: dir.dbPath)) == before)
+    }
+
+    @Test func refusesUnknownMigrationEvenWithOldUserVersion() throws {
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        do { try Store(directory: dir.path).close() }
+        try runSQLite(dir.dbPath, "INSERT INTO grdb_migrations VALUES ('v2-future');")
+        #expect {
+            _ = try Store(directory: dir.path)
+        } throws: { error in
+            if case StoreError.newerSchema = error { return true }
+            return false
+        }
+    }
+}
