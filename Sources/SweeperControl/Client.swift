@@ -1,0 +1,183 @@
+import Foundation
+import NIOCore
+import NIOPosix
+import Synchronization
+
+/// Why a client call failed without an answer from the daemon.
+public enum ControlClientError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// Nothing answers on the socket.
+    case noDaemon(socket: String, detail: String)
+    /// The connection closed before the answer came.
+    case connectionClosed
+    /// The daemon's answer could not be read.
+    case badAnswer(String)
+
+    public var description: String {
+        switch self {
+        case let .noDaemon(socket, detail):
+            "no sweeperd is answering on \(socket) (\(detail)); start one with `sweeperd &` or `systemctl --user start sweeperd`"
+        case .connectionClosed:
+            "the daemon closed the connection before answering"
+        case let .badAnswer(detail):
+            "unreadable answer from the daemon: \(detail)"
+        }
+    }
+}
+
+/// A connection to a daemon's control socket. Calls may run concurrently;
+/// answers are matched to requests by id. Use ``withConnection(socketPath:_:)``.
+public final class ControlClient: Sendable {
+    private typealias Waiter = CheckedContinuation<Data, any Error>
+
+    private struct State: ~Copyable {
+        var nextID: Int64 = 1
+        var waiting: [RequestID: Waiter] = [:]
+        var closed = false
+    }
+
+    private let state = Mutex(State())
+    private let outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
+    private let events: AsyncStream<ControlEvent>.Continuation
+    private let eventStream: AsyncStream<ControlEvent>
+
+    private init(outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>) {
+        self.outbound = outbound
+        (eventStream, events) = AsyncStream.makeStream(of: ControlEvent.self)
+    }
+
+    /// The default socket path: `$SWEEPER_SOCKET`, else
+    /// `$XDG_RUNTIME_DIR/sweeper/control.sock`, else `/tmp/sweeper-UID/control.sock`.
+    public static func defaultSocketPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        if let path = environment["SWEEPER_SOCKET"], !path.isEmpty { return path }
+        if let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty { return runtime + "/sweeper/control.sock" }
+        return "/tmp/sweeper-\(getuid())/control.sock"
+    }
+
+    /// Connects to the daemon at `socketPath`, runs `body`, and closes.
+    public static func withConnection<T: Sendable>(
+        socketPath: String, _ body: @escaping @Sendable (ControlClient) async throws -> T
+    ) async throws -> T {
+        let channel: NIOAsyncChannel<LineFrame, ByteBuffer>
+        do {
+            channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .connect(unixDomainSocketPath: socketPath) { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandler(
+                            ByteToMessageHandler(LineFramer(maximumLength: ControlProtocol.maximumAnswerLength)))
+                        return try NIOAsyncChannel<LineFrame, ByteBuffer>(wrappingChannelSynchronously: channel)
+                    }
+                }
+        } catch {
+            throw ControlClientError.noDaemon(socket: socketPath, detail: Self.describe(error))
+        }
+        return try await channel.executeThenClose { inbound, outbound in
+            let client = ControlClient(outbound: outbound)
+            return try await withThrowingTaskGroup(of: T?.self) { group in
+                group.addTask {
+                    do {
+                        for try await frame in inbound { client.receive(frame) }
+                    } catch {}
+                    client.finish()
+                    return nil
+                }
+                group.addTask { try await body(client) }
+                defer { group.cancelAll() }
+                while let next = try await group.next() {
+                    if let value = next {
+                        outbound.finish()
+                        return value
+                    }
+                }
+                throw ControlClientError.connectionClosed
+            }
+        }
+    }
+
+    private static func describe(_ error: any Error) -> String {
+        if let io = error as? IOError { return String(cString: strerror(io.errnoCode)) }
+        return "\(error)"
+    }
+
+    /// Sends a command and waits for its answer; an error answer is thrown
+    /// as ``ControlError``.
+    public func call<C: ControlCommand>(_ command: C.Type, _ arguments: C.Arguments) async throws -> C.Result {
+        let data = try await send(command: C.name, arguments: arguments)
+        do {
+            return try ControlCoding.decoder().decode(ResultBox<C.Result>.self, from: data).result
+        } catch {
+            throw ControlClientError.badAnswer("\(error)")
+        }
+    }
+
+    /// Sends any command by name and returns the raw answer line (for tests and scripts).
+    public func send(command: String, arguments: some Encodable & Sendable) async throws -> Data {
+        let id: RequestID = state.withLock { s in
+            defer { s.nextID += 1 }
+            return .int(s.nextID)
+        }
+        let line = try ControlCoding.line(Request(id: id, command: command, arguments: arguments))
+        let data: Data = try await withCheckedThrowingContinuation { (waiter: Waiter) in
+            let accepted = state.withLock { s in
+                guard !s.closed else { return false }
+                s.waiting[id] = waiter
+                return true
+            }
+            guard accepted else {
+                waiter.resume(throwing: ControlClientError.connectionClosed)
+                return
+            }
+            Task {
+                do {
+                    try await outbound.write(ByteBuffer(bytes: line))
+                } catch {
+                    self.fail(id, error)
+                }
+            }
+        }
+        let head: IncomingHead
+        do {
+            head = try ControlCoding.decoder().decode(IncomingHead.self, from: data)
+        } catch {
+            throw ControlClientError.badAnswer("\(error)")
+        }
+        if head.ok != true {
+            throw head.error ?? ControlError(code: "unknown", message: "the daemon refused without saying why")
+        }
+        return data
+    }
+
+    /// Subscribes (see ``Commands/Subscribe``) and returns the event stream,
+    /// which ends when the connection closes.
+    public func subscribe(game: String? = nil) async throws -> AsyncStream<ControlEvent> {
+        _ = try await call(Commands.Subscribe.self, .init(game: game))
+        return eventStream
+    }
+
+    private func fail(_ id: RequestID, _ error: any Error) {
+        let waiter = state.withLock { $0.waiting.removeValue(forKey: id) }
+        waiter?.resume(throwing: error)
+    }
+
+    private func receive(_ frame: LineFrame) {
+        guard case let .line(buffer) = frame else { return }
+        let data = Data(buffer.readableBytesView)
+        guard let head = try? ControlCoding.decoder().decode(IncomingHead.self, from: data) else { return }
+        if head.event != nil {
+            if let event = try? ControlCoding.decoder().decode(ControlEvent.self, from: data) { events.yield(event) }
+            return
+        }
+        guard let id = head.id else { return }
+        let waiter = state.withLock { $0.waiting.removeValue(forKey: id) }
+        waiter?.resume(returning: data)
+    }
+
+    private func finish() {
+        let waiters = state.withLock { s in
+            s.closed = true
+            defer { s.waiting = [:] }
+            return Array(s.waiting.values)
+        }
+        for w in waiters { w.resume(throwing: ControlClientError.connectionClosed) }
+        events.finish()
+    }
+}

@@ -1,0 +1,66 @@
+import NIOCore
+
+/// One frame of a newline-delimited stream.
+public enum LineFrame: Sendable, Equatable {
+    /// A complete line, without its newline (and without a trailing `\r`).
+    case line(ByteBuffer)
+    /// A line longer than the limit was discarded (reported once per line).
+    case tooLong
+}
+
+/// Splits a byte stream into lines of at most `maximumLength` bytes. A longer
+/// line is dropped as it arrives (never buffered whole) and reported once as
+/// ``LineFrame/tooLong``; reading goes on with the next line.
+public struct LineFramer: ByteToMessageDecoder, Sendable {
+    public typealias InboundOut = LineFrame
+
+    /// The longest line passed on, newline excluded.
+    public let maximumLength: Int
+    private var discarding = false
+
+    /// Creates a framer.
+    public init(maximumLength: Int) {
+        self.maximumLength = maximumLength
+    }
+
+    public mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
+        let view = buffer.readableBytesView
+        if let newline = view.firstIndex(of: UInt8(ascii: "\n")) {
+            let length = newline - view.startIndex
+            if discarding {
+                buffer.moveReaderIndex(forwardBy: length + 1)
+                discarding = false
+                return .continue
+            }
+            if length > maximumLength {
+                buffer.moveReaderIndex(forwardBy: length + 1)
+                context.fireChannelRead(wrapInboundOut(.tooLong))
+                return .continue
+            }
+            guard var line = buffer.readSlice(length: length) else { return .needMoreData }
+            buffer.moveReaderIndex(forwardBy: 1)
+            if line.readableBytesView.last == UInt8(ascii: "\r") { line.moveWriterIndex(to: line.writerIndex - 1) }
+            context.fireChannelRead(wrapInboundOut(.line(line)))
+            return .continue
+        }
+        if buffer.readableBytes > maximumLength {
+            if !discarding {
+                discarding = true
+                context.fireChannelRead(wrapInboundOut(.tooLong))
+            }
+            buffer.moveReaderIndex(to: buffer.writerIndex)
+        }
+        return .needMoreData
+    }
+
+    public mutating func decodeLast(context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool) throws -> DecodingState {
+        while try decode(context: context, buffer: &buffer) == .continue {}
+        if buffer.readableBytes > 0 {
+            if !discarding, let rest = buffer.readSlice(length: buffer.readableBytes) {
+                context.fireChannelRead(wrapInboundOut(.line(rest)))
+            }
+            buffer.moveReaderIndex(to: buffer.writerIndex)
+        }
+        return .needMoreData
+    }
+}

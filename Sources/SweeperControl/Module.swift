@@ -1,2 +1,0 @@
-/// The control-socket protocol shared by sweeperd and its clients.
-enum SweeperControlModule {}

@@ -1,0 +1,209 @@
+import Foundation
+
+/// The id a client puts on a request and the daemon echoes on the answer:
+/// a JSON string or integer.
+public enum RequestID: Codable, Hashable, Sendable, CustomStringConvertible {
+    /// An integer id.
+    case int(Int64)
+    /// A string id.
+    case string(String)
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.singleValueContainer()
+        if let i = try? c.decode(Int64.self) {
+            self = .int(i)
+        } else {
+            self = .string(try c.decode(String.self))
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.singleValueContainer()
+        switch self {
+        case let .int(i): try c.encode(i)
+        case let .string(s): try c.encode(s)
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case let .int(i): "\(i)"
+        case let .string(s): s
+        }
+    }
+}
+
+/// An error answer: a stable machine-readable `code` and a human `message`.
+public struct ControlError: Error, Codable, Equatable, Sendable, CustomStringConvertible {
+    /// A stable code, e.g. `unknown-game` (see the static members).
+    public var code: String
+    /// A sentence for people.
+    public var message: String
+
+    /// Creates an error answer.
+    public init(code: String, message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { message }
+
+    /// The line is not a JSON object.
+    public static func malformed(_ detail: String) -> ControlError {
+        ControlError(code: "malformed-request", message: "malformed request: \(detail)")
+    }
+    /// The line is longer than ``ControlProtocol/maximumLineLength``.
+    public static let lineTooLong = ControlError(
+        code: "line-too-long", message: "request line longer than \(ControlProtocol.maximumLineLength) bytes; discarded")
+    /// No such command.
+    public static func unknownCommand(_ name: String) -> ControlError {
+        ControlError(code: "unknown-command", message: "unknown command '\(name)'")
+    }
+    /// The arguments do not fit the command.
+    public static func badArguments(_ detail: String) -> ControlError {
+        ControlError(code: "bad-arguments", message: "bad arguments: \(detail)")
+    }
+    /// The caller's uid is not the daemon's.
+    public static let permissionDenied = ControlError(
+        code: "permission-denied", message: "this daemon serves only its own user")
+    /// The feature does not exist yet.
+    public static func notImplemented(_ what: String) -> ControlError {
+        ControlError(code: "not-implemented", message: "\(what) is not available in this version")
+    }
+    /// Something went wrong inside the daemon.
+    public static func `internal`(_ detail: String) -> ControlError {
+        ControlError(code: "internal", message: "internal error: \(detail)")
+    }
+}
+
+/// Constants of the control protocol.
+public enum ControlProtocol {
+    /// The longest request line the daemon reads (bytes, newline excluded);
+    /// longer lines are discarded with a `line-too-long` answer.
+    public static let maximumLineLength = 64 * 1024
+    /// The longest answer or event line a client reads: boards up to 500×500
+    /// in JSON are a few hundred kilobytes.
+    public static let maximumAnswerLength = 16 * 1024 * 1024
+    /// The protocol version reported by `status`.
+    public static let version = 1
+}
+
+/// A command of the control protocol, with its argument and result types.
+public protocol ControlCommand: Sendable {
+    /// The arguments, encoded at the top level of the request object beside `id` and `command`.
+    associatedtype Arguments: Codable & Sendable
+    /// The `result` object of a successful answer.
+    associatedtype Result: Codable & Sendable
+    /// The wire name of the command.
+    static var name: String { get }
+}
+
+/// The first look at a request line: its id and command name.
+public struct RequestHead: Decodable, Sendable {
+    /// The request id, if given.
+    public var id: RequestID?
+    /// The command name, if given.
+    public var command: String?
+}
+
+/// A request as sent: `{"id":…, "command":"…", …arguments}`.
+public struct Request<Arguments: Encodable & Sendable>: Encodable, Sendable {
+    /// The request id.
+    public var id: RequestID
+    /// The command name.
+    public var command: String
+    /// The arguments, flattened into the same object.
+    public var arguments: Arguments
+
+    /// Creates a request.
+    public init(id: RequestID, command: String, arguments: Arguments) {
+        self.id = id
+        self.command = command
+        self.arguments = arguments
+    }
+
+    private enum Keys: String, CodingKey { case id, command }
+
+    public func encode(to encoder: any Encoder) throws {
+        try arguments.encode(to: encoder)
+        var c = encoder.container(keyedBy: Keys.self)
+        try c.encode(id, forKey: .id)
+        try c.encode(command, forKey: .command)
+    }
+}
+
+/// An answer as sent: `{"id":…, "ok":true, "result":{…}}` or `{"id":…, "ok":false, "error":{…}}`.
+public struct Answer<Result: Encodable & Sendable>: Encodable, Sendable {
+    /// The id of the request answered (null when the request had none or could not be read).
+    public var id: RequestID?
+    /// The result, on success.
+    public var result: Result?
+    /// The error, on failure.
+    public var error: ControlError?
+
+    /// A successful answer.
+    public static func success(_ id: RequestID?, _ result: Result) -> Answer { Answer(id: id, result: result, error: nil) }
+
+    private enum Keys: String, CodingKey { case id, ok, result, error }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: Keys.self)
+        if let id { try c.encode(id, forKey: .id) } else { try c.encodeNil(forKey: .id) }
+        if let error {
+            try c.encode(false, forKey: .ok)
+            try c.encode(error, forKey: .error)
+        } else {
+            try c.encode(true, forKey: .ok)
+            try c.encode(result, forKey: .result)
+        }
+    }
+}
+
+extension Answer where Result == Empty {
+    /// A failed answer.
+    public static func failure(_ id: RequestID?, _ error: ControlError) -> Answer { Answer(id: id, result: nil, error: error) }
+}
+
+/// An empty JSON object, for commands without arguments or results.
+public struct Empty: Codable, Sendable, Equatable {
+    /// Creates an empty object.
+    public init() {}
+}
+
+/// The first look at an incoming line on the client side: an answer or an event.
+public struct IncomingHead: Decodable, Sendable {
+    /// The id of the request answered; absent on events.
+    public var id: RequestID?
+    /// Whether the answer is a success; absent on events.
+    public var ok: Bool?
+    /// The error of a failed answer.
+    public var error: ControlError?
+    /// The event kind, on events.
+    public var event: String?
+}
+
+/// A decoded successful answer's result.
+public struct ResultBox<Result: Decodable & Sendable>: Decodable, Sendable {
+    /// The result.
+    public var result: Result
+}
+
+/// Coders shared by both sides, so dates and keys agree.
+public enum ControlCoding {
+    /// A JSON encoder for one line: compact, sorted keys, no escaped slashes.
+    public static func encoder() -> JSONEncoder {
+        let e = JSONEncoder()
+        e.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return e
+    }
+
+    /// A JSON decoder.
+    public static func decoder() -> JSONDecoder { JSONDecoder() }
+
+    /// Encodes a value as one line (a trailing newline included).
+    public static func line(_ value: some Encodable) throws -> Data {
+        var data = try encoder().encode(value)
+        data.append(0x0A)
+        return data
+    }
+}
