@@ -1,0 +1,329 @@
+import Foundation
+import Logging
+
+/// Everything `sweeperd` is told: by flags, by the config file, by XDG defaults.
+public struct DaemonSettings: Equatable, Sendable {
+    /// Where the database lives.
+    public var stateDirectory: String
+    /// The control socket's path.
+    public var socketPath: String
+    /// Addresses to listen on for peers (`host:port`).
+    public var listen: [String]
+    /// Static peers to dial (`host:port`).
+    public var peers: [String]
+    /// The player's name.
+    public var name: String
+    /// Whether to publish and browse with mDNS.
+    public var mdns: Bool
+    /// The log level.
+    public var logLevel: Logger.Level
+
+    /// Creates settings.
+    public init(
+        stateDirectory: String, socketPath: String, listen: [String], peers: [String], name: String, mdns: Bool,
+        logLevel: Logger.Level
+    ) {
+        self.stateDirectory = stateDirectory
+        self.socketPath = socketPath
+        self.listen = listen
+        self.peers = peers
+        self.name = name
+        self.mdns = mdns
+        self.logLevel = logLevel
+    }
+}
+
+/// Settings given on the command line; `nil` or empty means "not given".
+public struct DaemonOverrides: Equatable, Sendable {
+    /// `--state-dir`.
+    public var stateDirectory: String?
+    /// `--socket`.
+    public var socketPath: String?
+    /// `--listen`, repeatable.
+    public var listen: [String] = []
+    /// `--peer`, repeatable.
+    public var peers: [String] = []
+    /// `--name`.
+    public var name: String?
+    /// `--no-mdns`.
+    public var noMDNS = false
+    /// `--log-level`.
+    public var logLevel: String?
+    /// `--config`: a config file instead of the XDG one.
+    public var configFile: String?
+
+    /// Creates overrides.
+    public init() {}
+}
+
+/// A configuration problem, with the file and line when it comes from a file.
+public struct ConfigurationError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The file, if any.
+    public var file: String?
+    /// The 1-based line, if any.
+    public var line: Int?
+    /// What is wrong.
+    public var message: String
+
+    /// Creates an error.
+    public init(file: String? = nil, line: Int? = nil, message: String) {
+        self.file = file
+        self.line = line
+        self.message = message
+    }
+
+    public var description: String {
+        switch (file, line) {
+        case let (file?, line?): "\(file):\(line): \(message)"
+        case let (file?, nil): "\(file): \(message)"
+        default: message
+        }
+    }
+}
+
+/// A value of the TOML subset the config file uses.
+public enum ConfigValue: Equatable, Sendable {
+    /// `"text"` or `'text'`.
+    case string(String)
+    /// `true` / `false`.
+    case bool(Bool)
+    /// An integer.
+    case integer(Int)
+    /// `["a", "b"]` (strings only).
+    case array([String])
+}
+
+/// A parser for the TOML subset of `config.toml`: `key = value` lines, `#`
+/// comments, blank lines; values are basic or literal strings, integers,
+/// booleans and one-line arrays of strings. Tables are not used.
+public enum ConfigFileParser {
+    /// Parses `text`; errors name the line.
+    public static func parse(_ text: String, file: String? = nil) throws(ConfigurationError) -> [(key: String, value: ConfigValue, line: Int)] {
+        var out: [(key: String, value: ConfigValue, line: Int)] = []
+        var seen: Set<String> = []
+        for (offset, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let lineNumber = offset + 1
+            func fail(_ message: String) -> ConfigurationError {
+                ConfigurationError(file: file, line: lineNumber, message: message)
+            }
+            var scanner = Scanner(Array(raw.unicodeScalars))
+            scanner.skipSpaces()
+            if scanner.atEnd || scanner.peek == "#" { continue }
+            if scanner.peek == "[" { throw fail("tables ([section]) are not used in this file; write key = value lines") }
+            let key = scanner.readKey()
+            guard !key.isEmpty else { throw fail("expected a key (letters, digits, _ or -)") }
+            scanner.skipSpaces()
+            guard scanner.peek == "=" else { throw fail("expected '=' after '\(key)'") }
+            scanner.advance()
+            scanner.skipSpaces()
+            let value: ConfigValue
+            do throws(ScanError) {
+                value = try scanner.readValue()
+            } catch {
+                throw fail(error.message)
+            }
+            scanner.skipSpaces()
+            if !scanner.atEnd && scanner.peek != "#" { throw fail("unexpected text after the value of '\(key)'") }
+            guard seen.insert(key).inserted else { throw fail("'\(key)' is set twice") }
+            out.append((key, value, lineNumber))
+        }
+        return out
+    }
+
+    struct ScanError: Error {
+        var message: String
+    }
+
+    struct Scanner {
+        var chars: [Unicode.Scalar]
+        var i = 0
+        init(_ chars: [Unicode.Scalar]) {
+            self.chars = chars
+            if chars.last == "\r" { self.chars.removeLast() }
+        }
+        var atEnd: Bool { i >= chars.count }
+        var peek: Unicode.Scalar? { atEnd ? nil : chars[i] }
+        mutating func advance() { i += 1 }
+        mutating func skipSpaces() { while let c = peek, c == " " || c == "\t" { i += 1 } }
+        mutating func readKey() -> String {
+            var s = ""
+            while let c = peek, c.properties.isAlphabetic || ("0"..."9").contains(c) || c == "_" || c == "-" {
+                s.unicodeScalars.append(c)
+                i += 1
+            }
+            return s
+        }
+        mutating func readString() throws(ScanError) -> String {
+            guard let quote = peek, quote == "\"" || quote == "'" else { throw ScanError(message: "expected a string") }
+            i += 1
+            var s = ""
+            while let c = peek {
+                i += 1
+                if c == quote { return s }
+                if c == "\\" && quote == "\"" {
+                    guard let e = peek else { break }
+                    i += 1
+                    switch e {
+                    case "\"": s += "\""
+                    case "\\": s += "\\"
+                    case "n": s += "\n"
+                    case "t": s += "\t"
+                    default: throw ScanError(message: "unknown escape '\\\(e)' in a string")
+                    }
+                } else {
+                    s.unicodeScalars.append(c)
+                }
+            }
+            throw ScanError(message: "unterminated string")
+        }
+        mutating func readValue() throws(ScanError) -> ConfigValue {
+            guard let c = peek else { throw ScanError(message: "missing value") }
+            if c == "\"" || c == "'" { return .string(try readString()) }
+            if c == "[" {
+                i += 1
+                var items: [String] = []
+                while true {
+                    skipSpaces()
+                    if peek == "]" {
+                        i += 1
+                        return .array(items)
+                    }
+                    items.append(try readString())
+                    skipSpaces()
+                    if peek == "," {
+                        i += 1
+                    } else if peek != "]" {
+                        throw ScanError(message: "expected ',' or ']' in an array (arrays hold strings, on one line)")
+                    }
+                }
+            }
+            var word = ""
+            while let c = peek, c != " " && c != "\t" && c != "#" {
+                word.unicodeScalars.append(c)
+                i += 1
+            }
+            if word == "true" { return .bool(true) }
+            if word == "false" { return .bool(false) }
+            if let n = Int(word) { return .integer(n) }
+            throw ScanError(message: "cannot read the value '\(word)' (strings need quotes)")
+        }
+    }
+}
+
+extension DaemonSettings {
+    /// The config file's keys.
+    public static let configKeys = ["state_dir", "socket", "listen", "peers", "name", "mdns", "log_level"]
+
+    /// Resolves settings: flags win over the config file, which wins over XDG defaults.
+    public static func resolve(
+        overrides: DaemonOverrides, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws(ConfigurationError) -> DaemonSettings {
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        func xdg(_ variable: String, _ fallback: String) -> String {
+            if let v = environment[variable], v.hasPrefix("/") { return v }
+            return home + "/" + fallback
+        }
+        let configPath = overrides.configFile ?? (xdg("XDG_CONFIG_HOME", ".config") + "/sweeper/config.toml")
+        var file: [String: (ConfigValue, Int)] = [:]
+        if FileManager.default.fileExists(atPath: configPath) {
+            guard let data = FileManager.default.contents(atPath: configPath), let text = String(data: data, encoding: .utf8) else {
+                throw ConfigurationError(file: configPath, message: "cannot be read as UTF-8 text")
+            }
+            for entry in try ConfigFileParser.parse(text, file: configPath) {
+                guard configKeys.contains(entry.key) else {
+                    throw ConfigurationError(
+                        file: configPath, line: entry.line,
+                        message: "unknown key '\(entry.key)' (known: \(configKeys.joined(separator: ", ")))")
+                }
+                file[entry.key] = (entry.value, entry.line)
+            }
+        } else if overrides.configFile != nil {
+            throw ConfigurationError(file: configPath, message: "no such file")
+        }
+        func string(_ key: String) throws(ConfigurationError) -> String? {
+            guard let (value, line) = file[key] else { return nil }
+            guard case let .string(s) = value else {
+                throw ConfigurationError(file: configPath, line: line, message: "'\(key)' must be a string")
+            }
+            return s
+        }
+        func list(_ key: String) throws(ConfigurationError) -> [String] {
+            guard let (value, line) = file[key] else { return [] }
+            switch value {
+            case let .array(a): return a
+            case let .string(s): return [s]
+            default: throw ConfigurationError(file: configPath, line: line, message: "'\(key)' must be an array of strings")
+            }
+        }
+        var mdns = true
+        if let (value, line) = file["mdns"] {
+            guard case let .bool(b) = value else {
+                throw ConfigurationError(file: configPath, line: line, message: "'mdns' must be true or false")
+            }
+            mdns = b
+        }
+        if overrides.noMDNS { mdns = false }
+
+        let fileLevel = try string("log_level")
+        let fileName = try string("name")
+        let fileState = try string("state_dir")
+        let fileSocket = try string("socket")
+        let levelText = overrides.logLevel ?? fileLevel ?? "info"
+        guard let level = Logger.Level(rawValue: levelText.lowercased()) else {
+            throw ConfigurationError(
+                message: "unknown log level '\(levelText)' (one of: \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")))")
+        }
+        let runtime: String
+        if let r = environment["XDG_RUNTIME_DIR"], r.hasPrefix("/") {
+            runtime = r + "/sweeper"
+        } else {
+            runtime = "/tmp/sweeper-\(getuid())"
+        }
+        let listen = overrides.listen.isEmpty ? try list("listen") : overrides.listen
+        let peers = overrides.peers.isEmpty ? try list("peers") : overrides.peers
+        for address in listen + peers where HostPort(address) == nil {
+            throw ConfigurationError(message: "'\(address)' is not HOST:PORT (IPv6 as [addr]:port)")
+        }
+        let name = overrides.name ?? fileName ?? Self.loginName(environment)
+        guard !name.isEmpty, name.count <= 64 else { throw ConfigurationError(message: "the player name must be 1 to 64 characters") }
+        return DaemonSettings(
+            stateDirectory: overrides.stateDirectory ?? fileState ?? xdg("XDG_STATE_HOME", ".local/state") + "/sweeper",
+            socketPath: overrides.socketPath ?? fileSocket ?? runtime + "/control.sock",
+            listen: listen, peers: peers, name: name, mdns: mdns, logLevel: level)
+    }
+
+    /// The user's login name: `$USER`, `$LOGNAME`, the password database, or "player".
+    static func loginName(_ environment: [String: String]) -> String {
+        if let u = environment["USER"], !u.isEmpty { return u }
+        if let u = environment["LOGNAME"], !u.isEmpty { return u }
+        if let pw = getpwuid(getuid()), let n = pw.pointee.pw_name { return String(cString: n) }
+        return "player"
+    }
+}
+
+/// A parsed `host:port` (IPv6 hosts in brackets).
+public struct HostPort: Equatable, Sendable, CustomStringConvertible {
+    /// The host name or address.
+    public var host: String
+    /// The port.
+    public var port: Int
+
+    /// Parses `host:port` or `[v6]:port`; nil when malformed.
+    public init?(_ text: String) {
+        if text.hasPrefix("[") {
+            guard let close = text.firstIndex(of: "]") else { return nil }
+            host = String(text[text.index(after: text.startIndex)..<close])
+            let rest = text[text.index(after: close)...]
+            guard rest.hasPrefix(":"), let p = Int(rest.dropFirst()) else { return nil }
+            port = p
+        } else {
+            guard let colon = text.lastIndex(of: ":") else { return nil }
+            host = String(text[..<colon])
+            guard let p = Int(text[text.index(after: colon)...]) else { return nil }
+            port = p
+        }
+        guard !host.isEmpty, (0...65535).contains(port) else { return nil }
+    }
+
+    public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+}

@@ -1,2 +1,0 @@
-/// Composition of the sweeperd services.
-enum SweeperDaemonModule {}
