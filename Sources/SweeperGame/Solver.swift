@@ -1,0 +1,636 @@
+/// What the solver made of a board.
+public struct SolveResult: Equatable, Sendable {
+    /// Whether every safe cell was cleared by deduction alone.
+    public var solvable: Bool
+    /// The safe cells the solver revealed (the opening included).
+    public var clearedSafeCells: Int
+    /// All safe cells on the board.
+    public var safeCells: Int
+
+    /// Creates a result.
+    public init(solvable: Bool, clearedSafeCells: Int, safeCells: Int) {
+        self.solvable = solvable
+        self.clearedSafeCells = clearedSafeCells
+        self.safeCells = safeCells
+    }
+}
+
+/// A Minesweeper solver that never guesses.
+///
+/// It reasons the way a careful player does, and nothing more: each revealed
+/// number is a constraint "these covered neighbours hold N mines"; a
+/// constraint with 0 mines or as many mines as cells is settled; two
+/// overlapping constraints give a third (subset: `B \ A` holds `b − a`
+/// mines) or settle their differences (overlap: when `a − b = |A \ B|`,
+/// `A \ B` is all mines and `B \ A` all safe); and the total mine count
+/// settles the cells outside any disjoint union of constraints when few
+/// constraints remain. Every step is sound: the solver never calls a cell
+/// safe that is not.
+///
+/// Constraints are kept as 3×3 bit masks anchored on the board, so every
+/// operation is local and a 500×500 board solves in linear time.
+public enum Solver {
+    /// Solves `layout` from the opening at `start` (which must be safe).
+    public static func solve(_ layout: MineLayout, start: Int) -> SolveResult {
+        var core = SolverCore(layout: layout)
+        core.reveal(start)
+        core.run(perturbing: nil)
+        return SolveResult(
+            solvable: core.unknownCount == 0 && !core.contradiction,
+            clearedSafeCells: core.openedCount,
+            safeCells: layout.safeCellCount
+        )
+    }
+
+    /// The next covered cell that can be proven safe from what `board`
+    /// shows (its revealed numbers; flags are not trusted), or `nil` when no
+    /// safe cell can be deduced or the game is over.
+    public static func hint(for board: Board) -> Int? {
+        guard board.status == .playing else { return nil }
+        var core = SolverCore(layout: board.layout)
+        for i in 0..<board.geometry.cellCount where board.isRevealed(i) { core.reveal(i) }
+        var found: Int?
+        core.onDeducedSafe = { cell in
+            if found == nil && !board.isRevealed(cell) { found = cell }
+            return found != nil
+        }
+        core.run(perturbing: nil)
+        return found
+    }
+}
+
+/// The perturbation policy the generator hands to the solver: how to move
+/// mines when deduction is stuck.
+struct Perturber {
+    var random: BoardRandom
+    /// Cells the generator must keep mine-free (the opening).
+    var protected: [Bool]
+    /// Whether the whole unknown region may be filled or emptied at once
+    /// when no constraint is left to work on.
+    var allowWholeRegion: Bool
+    var count = 0
+}
+
+/// The solver's working state. A value type with mutating methods, so the
+/// hot loops run on contiguous storage with static exclusivity checking.
+struct SolverCore {
+    let width: Int
+    let height: Int
+    let totalMines: Int
+
+    /// The true layout (mutable: the generator moves mines).
+    var mines: [UInt8]
+    var counts: [UInt8]
+
+    /// Knowledge per cell: `unknown`, `knownMine`, or `opened`.
+    var state: [UInt8]
+    static let unknown: UInt8 = 0
+    static let knownMine: UInt8 = 1
+    static let opened: UInt8 = 2
+
+    var unknownCount: Int
+    var knownMineCount = 0
+    var openedCount = 0
+    var contradiction = false
+
+    /// Squares that became known and still have to be taken out of constraints.
+    var squareQueue: [Int32] = []
+    var squareHead = 0
+
+    // Constraint sets, struct-of-arrays. A set is the cells of a 3×3 window
+    // anchored at (ax, ay) whose bits are in `mask`, holding `mines` mines.
+    var setAX: [Int32] = []
+    var setAY: [Int32] = []
+    var setMask: [UInt16] = []
+    var setMines: [Int32] = []
+    var setNext: [Int32] = []
+    var setLivePos: [Int32] = []  // position in `liveSets`, −1 when free
+    var setInTodo: [Bool] = []
+    var freeSets: [Int32] = []
+    var anchorHead: [Int32]
+    var liveSets: [Int32] = []
+    var setTodo: [Int32] = []
+
+    /// Pools for the perturber, as three segments of one permutation of the
+    /// cells: unknown cells next to known ones (`0..<frontierEnd`), unknown
+    /// cells beyond (`frontierEnd..<knownStart`), known cells (`knownStart...`).
+    /// Moving a cell between pools is a swap or two, and a segment can be
+    /// drawn from at random without replacement.
+    var poolCells: [Int32]
+    var poolPos: [Int32]
+    var frontierEnd = 0
+    var knownStart: Int
+
+    /// Called with each cell deduced safe; returning true stops the solver.
+    var onDeducedSafe: ((Int) -> Bool)?
+    var stopped = false
+
+    init(layout: MineLayout) {
+        width = layout.geometry.width
+        height = layout.geometry.height
+        totalMines = layout.mineCount
+        mines = layout.mines
+        counts = layout.counts
+        let n = width * height
+        state = [UInt8](repeating: SolverCore.unknown, count: n)
+        unknownCount = n
+        anchorHead = [Int32](repeating: -1, count: n)
+        poolCells = (0..<n).map { Int32($0) }
+        poolPos = (0..<n).map { Int32($0) }
+        knownStart = n
+        squareQueue.reserveCapacity(n)
+    }
+
+    var minesLeft: Int { totalMines - knownMineCount }
+
+    // MARK: Knowledge
+
+    /// Marks `cell` as opened (it must be safe) and queues it.
+    mutating func reveal(_ cell: Int) {
+        guard state[cell] == SolverCore.unknown else { return }
+        if mines[cell] != 0 {
+            contradiction = true
+            return
+        }
+        state[cell] = SolverCore.opened
+        openedCount += 1
+        becameKnown(cell)
+    }
+
+    mutating func markMine(_ cell: Int) {
+        guard state[cell] == SolverCore.unknown else { return }
+        if mines[cell] == 0 {
+            contradiction = true
+            return
+        }
+        state[cell] = SolverCore.knownMine
+        knownMineCount += 1
+        becameKnown(cell)
+    }
+
+    private mutating func becameKnown(_ cell: Int) {
+        unknownCount -= 1
+        squareQueue.append(Int32(cell))
+        var pos = Int(poolPos[cell])
+        if pos < frontierEnd {
+            // Frontier → interior's first slot → known's new first slot.
+            swapPool(pos, frontierEnd - 1)
+            frontierEnd -= 1
+            pos = frontierEnd
+        }
+        if pos < knownStart {
+            swapPool(pos, knownStart - 1)
+            knownStart -= 1
+        }
+        let x = cell % width
+        let y = cell / width
+        for ny in max(0, y - 1)...min(height - 1, y + 1) {
+            for nx in max(0, x - 1)...min(width - 1, x + 1) {
+                let nb = ny * width + nx
+                let p = Int(poolPos[nb])
+                if p >= frontierEnd && p < knownStart {
+                    swapPool(p, frontierEnd)
+                    frontierEnd += 1
+                }
+            }
+        }
+    }
+
+    @inline(__always) private mutating func swapPool(_ a: Int, _ b: Int) {
+        guard a != b else { return }
+        let ca = poolCells[a], cb = poolCells[b]
+        poolCells[a] = cb
+        poolCells[b] = ca
+        poolPos[Int(cb)] = Int32(a)
+        poolPos[Int(ca)] = Int32(b)
+    }
+
+    // MARK: Sets
+
+    /// Adds a set given in board coordinates (anchor may be off the board
+    /// before normalising), merging it with an identical one.
+    @discardableResult
+    mutating func addSet(ax: Int, ay: Int, mask: UInt16, mines m: Int) -> Int32? {
+        guard mask != 0 else { return nil }
+        var ax = ax, ay = ay, mask = mask
+        // Normalise: the top row and the left column of the window are used.
+        while mask & 0b000_000_111 == 0 { mask >>= 3; ay += 1 }
+        while mask & 0b001_001_001 == 0 { mask = (mask >> 1) & 0b011_011_011; ax += 1 }
+        let anchor = ay * width + ax
+        var s = anchorHead[anchor]
+        while s >= 0 {
+            if setMask[Int(s)] == mask { return nil }
+            s = setNext[Int(s)]
+        }
+        let id: Int32
+        if let free = freeSets.popLast() {
+            id = free
+            setAX[Int(id)] = Int32(ax)
+            setAY[Int(id)] = Int32(ay)
+            setMask[Int(id)] = mask
+            setMines[Int(id)] = Int32(m)
+            setInTodo[Int(id)] = false
+        } else {
+            id = Int32(setAX.count)
+            setAX.append(Int32(ax))
+            setAY.append(Int32(ay))
+            setMask.append(mask)
+            setMines.append(Int32(m))
+            setNext.append(-1)
+            setLivePos.append(-1)
+            setInTodo.append(false)
+        }
+        setNext[Int(id)] = anchorHead[anchor]
+        anchorHead[anchor] = id
+        setLivePos[Int(id)] = Int32(liveSets.count)
+        liveSets.append(id)
+        addTodo(id)
+        return id
+    }
+
+    mutating func addTodo(_ id: Int32) {
+        if !setInTodo[Int(id)] {
+            setInTodo[Int(id)] = true
+            setTodo.append(id)
+        }
+    }
+
+    mutating func removeSet(_ id: Int32) {
+        let i = Int(id)
+        guard setLivePos[i] >= 0 else { return }
+        let anchor = Int(setAY[i]) * width + Int(setAX[i])
+        if anchorHead[anchor] == id {
+            anchorHead[anchor] = setNext[i]
+        } else {
+            var s = anchorHead[anchor]
+            while s >= 0 {
+                if setNext[Int(s)] == id {
+                    setNext[Int(s)] = setNext[i]
+                    break
+                }
+                s = setNext[Int(s)]
+            }
+        }
+        let pos = Int(setLivePos[i])
+        let last = liveSets.removeLast()
+        if last != id {
+            liveSets[pos] = last
+            setLivePos[Int(last)] = Int32(pos)
+        }
+        setLivePos[i] = -1
+        freeSets.append(id)
+    }
+
+    func isLive(_ id: Int32) -> Bool { setLivePos[Int(id)] >= 0 }
+
+    /// Calls `body` with each live set whose window could overlap the 3×3
+    /// window anchored at (x, y) shifted by `reach` (2 for a window, 0...2
+    /// for a single square handled by the caller).
+    func forEachSet(anchorsX xs: ClosedRange<Int>, anchorsY ys: ClosedRange<Int>, _ body: (Int32) -> Void) {
+        let x0 = max(0, xs.lowerBound), x1 = min(width - 1, xs.upperBound)
+        let y0 = max(0, ys.lowerBound), y1 = min(height - 1, ys.upperBound)
+        guard x0 <= x1, y0 <= y1 else { return }
+        for y in y0...y1 {
+            for x in x0...x1 {
+                var s = anchorHead[y * width + x]
+                while s >= 0 {
+                    body(s)
+                    s = setNext[Int(s)]
+                }
+            }
+        }
+    }
+
+    /// The live sets containing the square at `cell`.
+    func sets(containing cell: Int) -> [Int32] {
+        let x = cell % width, y = cell / width
+        var found: [Int32] = []
+        forEachSet(anchorsX: (x - 2)...x, anchorsY: (y - 2)...y) { s in
+            let dx = x - Int(setAX[Int(s)]), dy = y - Int(setAY[Int(s)])
+            if dx <= 2 && dy <= 2 && setMask[Int(s)] & (1 << UInt16(dy * 3 + dx)) != 0 { found.append(s) }
+        }
+        return found
+    }
+
+    /// Calls `body` with each board cell of a set's window mask.
+    @inline(__always)
+    func forEachCell(ax: Int, ay: Int, mask: UInt16, _ body: (Int) -> Void) {
+        var m = mask
+        while m != 0 {
+            let b = m.trailingZeroBitCount
+            m &= m - 1
+            body((ay + b / 3) * width + ax + b % 3)
+        }
+    }
+
+    // MARK: The deductive loop
+
+    mutating func run(perturbing perturber: UnsafeMutablePointer<Perturber>?) {
+        while !contradiction && !stopped {
+            if squareHead < squareQueue.count {
+                let cell = Int(squareQueue[squareHead])
+                squareHead += 1
+                processKnownSquare(cell)
+                continue
+            }
+            if let s = setTodo.popLast() {
+                setInTodo[Int(s)] = false
+                if isLive(s) { processSet(s) }
+                continue
+            }
+            if unknownCount == 0 { return }
+            if globalDeduction() { continue }
+            if let p = perturber, perturb(p) { continue }
+            return
+        }
+    }
+
+    private mutating func processKnownSquare(_ cell: Int) {
+        let x = cell % width, y = cell / width
+        let isMine = state[cell] == SolverCore.knownMine
+        // Take the square out of every set that holds it.
+        for s in sets(containing: cell) {
+            let i = Int(s)
+            let ax = Int(setAX[i]), ay = Int(setAY[i])
+            let bit = UInt16(1) << UInt16((y - ay) * 3 + (x - ax))
+            let mask = setMask[i] & ~bit
+            let m = Int(setMines[i]) - (isMine ? 1 : 0)
+            removeSet(s)
+            addSet(ax: ax, ay: ay, mask: mask, mines: m)
+        }
+        // An opened square's number becomes a set over its unknown neighbours.
+        if state[cell] == SolverCore.opened {
+            var mask: UInt16 = 0
+            var m = Int(counts[cell])
+            for dy in -1...1 {
+                let ny = y + dy
+                guard ny >= 0 && ny < height else { continue }
+                for dx in -1...1 {
+                    let nx = x + dx
+                    guard nx >= 0 && nx < width, dx != 0 || dy != 0 else { continue }
+                    switch state[ny * width + nx] {
+                    case SolverCore.unknown: mask |= 1 << UInt16((dy + 1) * 3 + dx + 1)
+                    case SolverCore.knownMine: m -= 1
+                    default: break
+                    }
+                }
+            }
+            addSet(ax: x - 1, ay: y - 1, mask: mask, mines: m)
+        }
+    }
+
+    private mutating func settle(ax: Int, ay: Int, mask: UInt16, mine: Bool) {
+        // A plain loop, not `forEachCell`: a closure that mutates `self`
+        // would force a copy of the whole solver state.
+        var m = mask
+        while m != 0 {
+            let b = m.trailingZeroBitCount
+            m &= m - 1
+            let cell = (ay + b / 3) * width + ax + b % 3
+            if mine {
+                markMine(cell)
+            } else {
+                reveal(cell)
+                if let callback = onDeducedSafe, callback(cell) { stopped = true }
+            }
+        }
+    }
+
+    /// Expands a 9-bit window mask into a 7×7 frame (7 bits a row).
+    @inline(__always) static func frame(_ mask: UInt16) -> UInt64 {
+        let m = UInt64(mask)
+        return (m & 0b111) | ((m >> 3 & 0b111) << 7) | ((m >> 6 & 0b111) << 14)
+    }
+
+    /// Folds a frame back into a window anchored relative to the frame origin.
+    @inline(__always) static func unframe(_ f: UInt64) -> (dx: Int, dy: Int, mask: UInt16) {
+        var rows: UInt64 = 0
+        var r0 = -1
+        for r in 0..<7 {
+            let row = (f >> UInt64(r * 7)) & 0x7F
+            if row != 0 && r0 < 0 { r0 = r }
+            rows |= row
+        }
+        let c0 = rows.trailingZeroBitCount
+        var mask: UInt16 = 0
+        for rr in 0..<3 where r0 + rr < 7 {
+            mask |= UInt16((f >> UInt64((r0 + rr) * 7 + c0)) & 0b111) << UInt16(rr * 3)
+        }
+        return (c0, r0, mask)
+    }
+
+    private mutating func processSet(_ s: Int32) {
+        let i = Int(s)
+        let ax = Int(setAX[i]), ay = Int(setAY[i]), mask = setMask[i], m = Int(setMines[i])
+        let size = mask.nonzeroBitCount
+        if m == 0 || m == size {
+            removeSet(s)
+            settle(ax: ax, ay: ay, mask: mask, mine: m != 0)
+            return
+        }
+        // Pair deductions with every overlapping set. The frame puts this
+        // set's anchor at (2, 2) in a 7×7 grid.
+        let a = SolverCore.frame(mask) << 16
+        var derived: [(UInt64, Int)] = []
+        var settled: [(UInt64, Bool)] = []
+        forEachSet(anchorsX: (ax - 2)...(ax + 2), anchorsY: (ay - 2)...(ay + 2)) { t in
+            guard t != s else { return }
+            let j = Int(t)
+            let dx = Int(setAX[j]) - ax + 2, dy = Int(setAY[j]) - ay + 2
+            let b = SolverCore.frame(setMask[j]) << UInt64(dy * 7 + dx)
+            guard a & b != 0 else { return }
+            let onlyA = a & ~b, onlyB = b & ~a
+            let na = onlyA.nonzeroBitCount, nb = onlyB.nonzeroBitCount
+            let mb = Int(setMines[j])
+            if nb == 0 {
+                if na > 0 { derived.append((onlyA, m - mb)) }
+            } else if na == 0 {
+                derived.append((onlyB, mb - m))
+            } else if m - mb == na {
+                settled.append((onlyA, true))
+                settled.append((onlyB, false))
+            } else if mb - m == nb {
+                settled.append((onlyB, true))
+                settled.append((onlyA, false))
+            }
+        }
+        for (f, isMine) in settled {
+            let (dx, dy, wmask) = SolverCore.unframe(f)
+            settle(ax: ax - 2 + dx, ay: ay - 2 + dy, mask: wmask, mine: isMine)
+        }
+        for (f, dm) in derived {
+            let (dx, dy, wmask) = SolverCore.unframe(f)
+            addSet(ax: ax - 2 + dx, ay: ay - 2 + dy, mask: wmask, mines: dm)
+        }
+    }
+
+    /// Deductions from the total mine count. Returns whether anything was
+    /// learned.
+    private mutating func globalDeduction() -> Bool {
+        if minesLeft == 0 || minesLeft == unknownCount {
+            let mine = minesLeft != 0
+            for cell in 0..<(width * height) where state[cell] == SolverCore.unknown {
+                if mine { markMine(cell) } else {
+                    reveal(cell)
+                    if let callback = onDeducedSafe, callback(cell) { stopped = true }
+                }
+            }
+            return true
+        }
+        // With few sets left, look for a disjoint union whose mine count
+        // settles every unknown square outside it.
+        let n = liveSets.count
+        guard n > 0 && n <= 10 else { return false }
+        let sets = liveSets
+        var best: UInt32?
+        var chosen: UInt32 = 0
+        var outcome = false
+        func search(_ k: Int, _ squares: Int, _ minesIn: Int) {
+            if best != nil { return }
+            if k == n {
+                let outside = unknownCount - squares
+                let left = minesLeft - minesIn
+                if outside > 0 && (left == 0 || left == outside) {
+                    best = chosen
+                    outcome = left != 0
+                }
+                return
+            }
+            // Include set k when it is disjoint from those chosen.
+            let sk = Int(sets[k])
+            var disjoint = true
+            var c = chosen
+            while c != 0 {
+                let j = c.trailingZeroBitCount
+                c &= c - 1
+                if overlaps(sk, Int(sets[j])) { disjoint = false; break }
+            }
+            if disjoint {
+                chosen |= 1 << UInt32(k)
+                search(k + 1, squares + setMask[sk].nonzeroBitCount, minesIn + Int(setMines[sk]))
+                chosen &= ~(1 << UInt32(k))
+            }
+            search(k + 1, squares, minesIn)
+        }
+        search(0, 0, 0)
+        guard let union = best else { return false }
+        var inside = [Bool](repeating: false, count: width * height)
+        var c = union
+        while c != 0 {
+            let j = Int(sets[c.trailingZeroBitCount])
+            c &= c - 1
+            forEachCell(ax: Int(setAX[j]), ay: Int(setAY[j]), mask: setMask[j]) { inside[$0] = true }
+        }
+        for cell in 0..<(width * height) where state[cell] == SolverCore.unknown && !inside[cell] {
+            if outcome { markMine(cell) } else {
+                reveal(cell)
+                if let callback = onDeducedSafe, callback(cell) { stopped = true }
+            }
+        }
+        return true
+    }
+
+    private func overlaps(_ i: Int, _ j: Int) -> Bool {
+        let dx = Int(setAX[j]) - Int(setAX[i]) + 2, dy = Int(setAY[j]) - Int(setAY[i]) + 2
+        guard dx >= 0 && dx <= 4 && dy >= 0 && dy <= 4 else { return false }
+        let a = SolverCore.frame(setMask[i]) << 16
+        let b = SolverCore.frame(setMask[j]) << UInt64(dy * 7 + dx)
+        return a & b != 0
+    }
+
+    // MARK: Perturbation (generation only)
+
+    /// Moves mines so that a random stuck set becomes all mines or all safe,
+    /// trading with unknown squares on the frontier first, then unknown
+    /// squares beyond it, then (last resort) known squares, never within the
+    /// opening. The constraint sets are kept true by adjusting the count of
+    /// every set that holds a changed square.
+    private mutating func perturb(_ p: UnsafeMutablePointer<Perturber>) -> Bool {
+        var inSet = Set<Int>()
+        var setCells: [Int] = []
+        if liveSets.isEmpty {
+            guard p.pointee.allowWholeRegion else { return false }
+            for cell in 0..<(width * height) where state[cell] == SolverCore.unknown {
+                setCells.append(cell)
+                inSet.insert(cell)
+            }
+        } else {
+            let s = Int(liveSets[p.pointee.random.below(liveSets.count)])
+            forEachCell(ax: Int(setAX[s]), ay: Int(setAY[s]), mask: setMask[s]) {
+                setCells.append($0)
+                inSet.insert($0)
+            }
+        }
+        guard !setCells.isEmpty else { return false }
+        var fullInSet: [Int] = []
+        var emptyInSet: [Int] = []
+        for c in setCells {
+            if mines[c] != 0 { fullInSet.append(c) } else { emptyInSet.append(c) }
+        }
+        var toFill: [Int] = []  // empty squares outside that could take the set's mines
+        var toEmpty: [Int] = []  // full squares outside that could give mines to the set
+        let segments = [0..<frontierEnd, frontierEnd..<knownStart, knownStart..<poolCells.count]
+        search: for segment in segments {
+            var k = segment.lowerBound
+            while k < segment.upperBound {
+                swapPool(k, k + p.pointee.random.below(segment.upperBound - k))
+                let c = Int(poolCells[k])
+                k += 1
+                if inSet.contains(c) || p.pointee.protected[c] { continue }
+                if mines[c] != 0 { toEmpty.append(c) } else { toFill.append(c) }
+                if toFill.count == fullInSet.count || toEmpty.count == emptyInSet.count { break search }
+            }
+        }
+        var changes: [(Int, Int)] = []
+        if toFill.count == fullInSet.count {
+            for c in fullInSet { changes.append((c, -1)) }
+            for c in toFill { changes.append((c, +1)) }
+        } else if toEmpty.count == emptyInSet.count {
+            for c in emptyInSet { changes.append((c, +1)) }
+            for c in toEmpty { changes.append((c, -1)) }
+        } else {
+            // Not enough room either way: fill part of the set.
+            guard !toEmpty.isEmpty else { return false }
+            var candidates = emptyInSet
+            for k in 0..<toEmpty.count {
+                let j = k + p.pointee.random.below(candidates.count - k)
+                candidates.swapAt(k, j)
+                changes.append((candidates[k], +1))
+            }
+            for c in toEmpty { changes.append((c, -1)) }
+        }
+        p.pointee.count += 1
+        for (cell, delta) in changes { apply(cell, delta: delta) }
+        return true
+    }
+
+    private mutating func apply(_ cell: Int, delta: Int) {
+        mines[cell] = delta > 0 ? 1 : 0
+        let x = cell % width, y = cell / width
+        for ny in max(0, y - 1)...min(height - 1, y + 1) {
+            for nx in max(0, x - 1)...min(width - 1, x + 1) where nx != x || ny != y {
+                counts[ny * width + nx] = UInt8(Int(counts[ny * width + nx]) + delta)
+            }
+        }
+        switch state[cell] {
+        case SolverCore.unknown:
+            for s in sets(containing: cell) {
+                setMines[Int(s)] += Int32(delta)
+                addTodo(s)
+            }
+        case SolverCore.opened where delta > 0:
+            // A known safe square became a mine: it is known as a mine now.
+            state[cell] = SolverCore.knownMine
+            openedCount -= 1
+            knownMineCount += 1
+        case SolverCore.knownMine where delta < 0:
+            // A known mine was cleared: open it and take in its number.
+            state[cell] = SolverCore.opened
+            openedCount += 1
+            knownMineCount -= 1
+            squareQueue.append(Int32(cell))
+        default:
+            break
+        }
+    }
+}
