@@ -1,13 +1,37 @@
 import ArgumentParser
+import Foundation
 
 /// `sweeper`: the Sweeper client. Each subcommand parses its arguments and
 /// calls into the libraries.
 @main
-struct SweeperCommand: ParsableCommand {
+struct SweeperCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sweeper",
         abstract: "Co-operative Minesweeper for a family on one network.",
         version: "0.1.0",
         subcommands: [BoardCommand.self]
     )
+
+    /// Runs the command line, with usage errors exiting 2 (not
+    /// ArgumentParser's 64) after saying what is allowed.
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            exitWithUsageCode(error)
+        }
+    }
+
+    private static func exitWithUsageCode(_ error: any Error) -> Never {
+        if exitCode(for: error) == .validationFailure {
+            FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+            Foundation.exit(2)
+        }
+        exit(withError: error)
+    }
 }
