@@ -1,0 +1,260 @@
+import SweeperCrypto
+import SweeperGame
+
+/// What an op does.
+public enum OpPayload: Hashable, Sendable {
+    /// Creates the game. The creator's first op, and the only genesis.
+    case genesis(Genesis)
+    /// Reveals exactly these cells (the author's action, flood and chord included).
+    case reveal(CellRuns)
+    /// Sets the mark on a cell; last writer wins by (Lamport time, author).
+    case mark(cell: Int, mark: Mark)
+    /// The author used a cheat (the reveal-mines view): the game counts as
+    /// assisted for everybody.
+    case assisted
+
+    /// The kind byte in the encoding.
+    public enum Kind: UInt8, Sendable {
+        case genesis = 0
+        case reveal = 1
+        case mark = 2
+        case assisted = 3
+    }
+
+    /// This payload's kind.
+    public var kind: Kind {
+        switch self {
+        case .genesis: .genesis
+        case .reveal: .reveal
+        case .mark: .mark
+        case .assisted: .assisted
+        }
+    }
+
+    func encode(into w: inout ByteWriter) {
+        w.byte(kind.rawValue)
+        switch self {
+        case .genesis(let g): g.encode(into: &w)
+        case .reveal(let runs): runs.encode(into: &w)
+        case .mark(let cell, let mark):
+            w.varint(cell)
+            w.byte(mark.rawValue)
+        case .assisted: break
+        }
+    }
+
+    static func decode(from r: inout ByteReader) throws(SyncDecodingError) -> OpPayload {
+        let k = try r.byte("op kind")
+        guard let kind = Kind(rawValue: k) else { throw .unknownKind(field: "op kind", value: k) }
+        switch kind {
+        case .genesis:
+            return .genesis(try Genesis.decode(from: &r))
+        case .reveal:
+            return .reveal(try CellRuns.decode(from: &r))
+        case .mark:
+            let cell = try r.int("mark cell", max: Int.max)
+            guard cell < CellRuns.cellLimit else { throw .cellOutOfRange(cell) }
+            let m = try r.byte("mark")
+            guard let mark = Mark(rawValue: m) else { throw .unknownKind(field: "mark", value: m) }
+            return .mark(cell: cell, mark: mark)
+        case .assisted:
+            return .assisted
+        }
+    }
+
+    /// The largest cell this payload names plus one (0 when none): it must
+    /// not pass the game's cell count.
+    var cellUpperBound: Int {
+        switch self {
+        case .genesis, .assisted: 0
+        case .reveal(let runs): runs.upperBound
+        case .mark(let cell, _): cell + 1
+        }
+    }
+}
+
+/// One signed change to one game.
+///
+/// The canonical encoding (version 1), which is hashed and signed:
+///
+///     version (1 byte, = 1) ‖ game id (16) ‖ author key (32) ‖ seq (LEB128)
+///     ‖ Lamport time (LEB128) ‖ previous op hash (32; zeros when seq = 1)
+///     ‖ wall clock ms (LEB128) ‖ membership proof (16) ‖ kind (1) ‖ payload
+///
+/// The signature is Ed25519 over `"sweeper/op/v1\0"` ‖ canonical bytes; the
+/// op's ``hash`` is BLAKE2b-256 over `"sweeper/op-hash/v1\0"` ‖ canonical
+/// bytes. The hash does not cover the signature, so the newest op's
+/// signature vouches for the whole chain behind it.
+public struct Op: Hashable, Sendable {
+    /// The version byte of the canonical encoding.
+    public static let version: UInt8 = 1
+    static let signatureDomain = Array("sweeper/op/v1\0".utf8)
+    static let hashDomain = Array("sweeper/op-hash/v1\0".utf8)
+
+    /// The game this op belongs to.
+    public let gameID: GameID
+    /// Who made it.
+    public let author: PeerID
+    /// The author's sequence number in this game: 1, 2, 3, …
+    public let seq: UInt64
+    /// Lamport time: greater than every op the author had seen.
+    public let lamport: UInt64
+    /// The hash of the author's previous op in this game (``OpHash/none`` for seq 1).
+    public let previous: OpHash
+    /// The author's wall clock when made, ms since 1970 (informative only).
+    public let wallClockMillis: UInt64
+    /// Keyed BLAKE2b of the author key under the circle key (``CircleKey/membershipProof(for:)``).
+    public let membershipProof: [UInt8]
+    /// What the op does.
+    public let payload: OpPayload
+    /// The author's signature; may be absent on ops that arrived inside a
+    /// chain segment, which is vouched for by the signature of its last op.
+    public let signature: Signature?
+
+    /// The canonical encoding (hashed and signed).
+    public let canonicalBytes: [UInt8]
+    /// The op's hash.
+    public let hash: OpHash
+
+    /// (Lamport, author): the total order used for last-writer-wins and first reveals.
+    public var stamp: Stamp { Stamp(lamport: lamport, author: author) }
+
+    init(gameID: GameID, author: PeerID, seq: UInt64, lamport: UInt64, previous: OpHash, wallClockMillis: UInt64,
+         membershipProof: [UInt8], payload: OpPayload, signature: Signature?) {
+        self.gameID = gameID
+        self.author = author
+        self.seq = seq
+        self.lamport = lamport
+        self.previous = previous
+        self.wallClockMillis = wallClockMillis
+        self.membershipProof = membershipProof
+        self.payload = payload
+        self.signature = signature
+        var w = ByteWriter(capacity: 128)
+        w.byte(Self.version)
+        w.append(gameID.bytes)
+        w.append(author.bytes)
+        w.varint(seq)
+        w.varint(lamport)
+        w.append(previous.bytes)
+        w.varint(wallClockMillis)
+        w.append(membershipProof)
+        payload.encode(into: &w)
+        canonicalBytes = w.bytes
+        hash = OpHash(unchecked: Blake2b.hash(Self.hashDomain, canonicalBytes, length: 32))
+    }
+
+    /// Makes and signs an op (the signing identity is the author).
+    init(signing identity: SigningIdentity, circle: CircleKey, gameID: GameID, seq: UInt64, lamport: UInt64,
+         previous: OpHash, wallClockMillis: UInt64, payload: OpPayload) {
+        let unsigned = Op(gameID: gameID, author: identity.peerID, seq: seq, lamport: lamport, previous: previous,
+                          wallClockMillis: wallClockMillis, membershipProof: circle.membershipProof(for: identity.peerID),
+                          payload: payload, signature: nil)
+        self = unsigned.with(signature: identity.sign(Self.signatureDomain + unsigned.canonicalBytes))
+    }
+
+    /// The same op with `signature` attached (or removed).
+    func with(signature: Signature?) -> Op {
+        Op(gameID: gameID, author: author, seq: seq, lamport: lamport, previous: previous, wallClockMillis: wallClockMillis,
+           membershipProof: membershipProof, payload: payload, signature: signature, canonicalBytes: canonicalBytes, hash: hash)
+    }
+
+    private init(gameID: GameID, author: PeerID, seq: UInt64, lamport: UInt64, previous: OpHash, wallClockMillis: UInt64,
+                 membershipProof: [UInt8], payload: OpPayload, signature: Signature?, canonicalBytes: [UInt8], hash: OpHash) {
+        self.gameID = gameID
+        self.author = author
+        self.seq = seq
+        self.lamport = lamport
+        self.previous = previous
+        self.wallClockMillis = wallClockMillis
+        self.membershipProof = membershipProof
+        self.payload = payload
+        self.signature = signature
+        self.canonicalBytes = canonicalBytes
+        self.hash = hash
+    }
+
+    /// Whether the op carries a valid signature by its author.
+    public var hasValidSignature: Bool {
+        guard let signature else { return false }
+        return author.isValidSignature(signature, of: Self.signatureDomain + canonicalBytes)
+    }
+
+    /// Ops are equal when their canonical bytes are (the signature aside).
+    public static func == (lhs: Op, rhs: Op) -> Bool { lhs.hash == rhs.hash }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(hash) }
+
+    // MARK: Standalone encoding (storage, and single ops)
+
+    /// The op as stored: canonical bytes ‖ signature flag (0 or 1) ‖ signature (64, when flagged).
+    public var encoded: [UInt8] {
+        var out = canonicalBytes
+        if let signature {
+            out.append(1)
+            out.append(contentsOf: signature.bytes)
+        } else {
+            out.append(0)
+        }
+        return out
+    }
+
+    /// Decodes ``encoded`` bytes, rejecting unknown versions, bad lengths,
+    /// out-of-range values and trailing bytes. Does not verify anything:
+    /// that is the ``Replica``'s job.
+    public init(decoding bytes: [UInt8]) throws(SyncDecodingError) {
+        var r = ByteReader(bytes)
+        let version = try r.byte("version")
+        guard version == Self.version else { throw .unknownVersion(version) }
+        let game = GameID(unchecked: try r.take(GameID.byteCount, "game id"))
+        let author = try PeerID.fromDecoded(try r.take(PeerID.byteCount, "author key"))
+        let seq = try r.varint("seq")
+        guard seq >= 1 else { throw .valueOutOfRange(field: "seq", value: seq) }
+        let lamport = try r.varint("Lamport time")
+        guard lamport >= 1 else { throw .valueOutOfRange(field: "Lamport time", value: lamport) }
+        let previous = OpHash(unchecked: try r.take(OpHash.byteCount, "previous hash"))
+        let wall = try r.varint("wall clock")
+        let proof = try r.take(CircleKey.proofByteCount, "membership proof")
+        let payload = try OpPayload.decode(from: &r)
+        let flag = try r.byte("signature flag")
+        var signature: Signature?
+        switch flag {
+        case 0: signature = nil
+        case 1: signature = Signature(bytes: try r.take(Signature.byteCount, "signature"))
+        default: throw .unknownKind(field: "signature flag", value: flag)
+        }
+        try r.expectEnd()
+        self.init(gameID: game, author: author, seq: seq, lamport: lamport, previous: previous, wallClockMillis: wall,
+                  membershipProof: proof, payload: payload, signature: signature)
+    }
+}
+
+/// The order of ops for last-writer-wins and "who revealed first":
+/// Lamport time, then the author key's bytes.
+public struct Stamp: Hashable, Comparable, Sendable {
+    /// Lamport time.
+    public let lamport: UInt64
+    /// The author.
+    public let author: PeerID
+
+    /// Creates a stamp.
+    public init(lamport: UInt64, author: PeerID) {
+        self.lamport = lamport
+        self.author = author
+    }
+
+    public static func < (a: Stamp, b: Stamp) -> Bool {
+        a.lamport != b.lamport ? a.lamport < b.lamport : a.author < b.author
+    }
+}
+
+extension PeerID {
+    /// A key read by a decoder (`ByteReader.take` returns exactly 32 bytes).
+    static func fromDecoded(_ bytes: [UInt8]) throws(SyncDecodingError) -> PeerID {
+        do {
+            return try PeerID(bytes: bytes)
+        } catch {
+            throw .truncated(field: "author key")
+        }
+    }
+}

@@ -1,0 +1,112 @@
+import SweeperCrypto
+import SweeperGame
+
+/// Why a move could not be made into an op.
+public enum MoveError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The game's genesis is not known here.
+    case unknownGame
+    /// The cell is not on the board.
+    case cellOffBoard(Int)
+    /// The game is already won or lost.
+    case gameOver(GameStatus)
+
+    public var description: String {
+        switch self {
+        case .unknownGame: "this game is not known here yet"
+        case .cellOffBoard(let c): "cell \(c) is not on the board"
+        case .gameOver(let s): "the game is over (\(s))"
+        }
+    }
+}
+
+/// Makes this daemon's signed ops: the genesis of a new game, and the op
+/// for each player action, computed against the replica's current view.
+///
+/// Insert each op into the ``Replica`` (and commit it) before making the
+/// next: the next op's sequence number and previous hash come from there.
+public struct OpAuthor: Sendable {
+    /// The signing identity (the author of every op made here).
+    public let identity: SigningIdentity
+    /// The circle whose membership proof the ops carry.
+    public let circle: CircleKey
+
+    /// An author for `identity` in `circle`.
+    public init(identity: SigningIdentity, circle: CircleKey) {
+        self.identity = identity
+        self.circle = circle
+    }
+
+    /// The genesis op of a new game with this board; its game id is
+    /// derived from it (``Genesis/gameID(creator:)``).
+    ///
+    /// - Parameters:
+    ///   - layout: the generated mines (`Generator.generate(parameters, seed:).layout`).
+    ///   - seed: the generator seed, recorded so the board can be reproduced.
+    ///   - createdAtMillis: now, in ms since 1970.
+    /// - Throws: when the layout does not fit the parameters or the start holds a mine.
+    public func genesis(parameters: GameParameters, layout: MineLayout, seed: UInt64, questionMarks: Bool,
+                        createdAtMillis: UInt64) throws(SyncDecodingError) -> Op {
+        let g = try Genesis(parameters: parameters, layout: layout, questionMarks: questionMarks, seed: seed, createdAtMillis: createdAtMillis)
+        return Op(signing: identity, circle: circle, gameID: g.gameID(creator: identity.peerID), seq: 1, lamport: 1,
+                  previous: .none, wallClockMillis: createdAtMillis, payload: .genesis(g))
+    }
+
+    /// The op that reveals `cell` (a flood when it is a zero), or `nil` when
+    /// the move changes nothing (the cell is revealed or flagged).
+    public func reveal(_ cell: Int, in game: GameReplica, atMillis now: UInt64) throws(MoveError) -> Op? {
+        let state = try playable(game, cell)
+        let cells = state.board.cellsUncovered(by: cell)
+        guard !cells.isEmpty else { return nil }
+        return make(.reveal(CellRuns(cells: cells)), in: game, atMillis: now)
+    }
+
+    /// The op for a chord on `cell`, or `nil` when the chord does nothing.
+    public func chord(_ cell: Int, in game: GameReplica, atMillis now: UInt64) throws(MoveError) -> Op? {
+        let state = try playable(game, cell)
+        let cells = state.board.cellsChorded(by: cell)
+        guard !cells.isEmpty else { return nil }
+        return make(.reveal(CellRuns(cells: cells)), in: game, atMillis: now)
+    }
+
+    /// The op that sets `mark` on `cell`, or `nil` when the cell is revealed
+    /// or already shows that mark.
+    public func setMark(_ mark: Mark, on cell: Int, in game: GameReplica, atMillis now: UInt64) throws(MoveError) -> Op? {
+        let state = try playable(game, cell)
+        let effective = (mark == .question && !state.genesis.questionMarks) ? Mark.none : mark
+        guard !state.board.isRevealed(cell), state.board.mark(at: cell) != effective else { return nil }
+        return make(.mark(cell: cell, mark: effective), in: game, atMillis: now)
+    }
+
+    /// The op that cycles the mark on `cell` (none → flag → [question →] none),
+    /// or `nil` when the cell is revealed.
+    public func cycleMark(_ cell: Int, in game: GameReplica, atMillis now: UInt64) throws(MoveError) -> Op? {
+        let state = try playable(game, cell)
+        guard !state.board.isRevealed(cell) else { return nil }
+        let next = state.board.mark(at: cell).next(questionMarks: state.genesis.questionMarks)
+        return make(.mark(cell: cell, mark: next), in: game, atMillis: now)
+    }
+
+    /// The op that marks the game as assisted (the reveal-mines cheat), or
+    /// `nil` when this author already did.
+    public func assist(in game: GameReplica, atMillis now: UInt64) throws(MoveError) -> Op? {
+        guard let state = game.state else { throw .unknownGame }
+        guard !state.assistedBy.contains(identity.peerID) else { return nil }
+        return make(.assisted, in: game, atMillis: now)
+    }
+
+    private func playable(_ game: GameReplica, _ cell: Int) throws(MoveError) -> GameState {
+        guard let state = game.state else { throw .unknownGame }
+        guard state.genesis.geometry.contains(index: cell) else { throw .cellOffBoard(cell) }
+        guard state.status == .playing else { throw .gameOver(state.status) }
+        return state
+    }
+
+    /// The next op in this author's chain for `game`.
+    func make(_ payload: OpPayload, in game: GameReplica, atMillis now: UInt64) -> Op {
+        let chain = game.chains[identity.peerID] ?? []
+        let previous = chain.last
+        let lamport = max(game.maxLamport, previous?.lamport ?? 0) + 1
+        return Op(signing: identity, circle: circle, gameID: game.gameID, seq: UInt64(chain.count) + 1, lamport: lamport,
+                  previous: previous?.hash ?? .none, wallClockMillis: now, payload: payload)
+    }
+}

@@ -1,0 +1,120 @@
+import SweeperCrypto
+
+/// A run of one author's consecutive ops in one game, carried with the
+/// signature of its last op only. Each op names the hash of the one before,
+/// and the last op's signature covers its own canonical bytes, so checking
+/// the chain of hashes and that one signature authenticates every op: this
+/// is how a peer catches up on thousands of ops with one signature check.
+///
+/// Wire encoding (fields the receiver can recompute are left out):
+///
+///     game id (16) ‖ author (32) ‖ membership proof (16) ‖ first seq (LEB128)
+///     ‖ hash of the op before the first (32; zeros when first seq = 1)
+///     ‖ op count (LEB128) ‖ per op: Lamport (first absolute, then the
+///       increase − 1) ‖ wall clock (first absolute, then a zigzag delta)
+///       ‖ kind ‖ payload
+///     ‖ signature of the last op (64)
+public struct OpSegment: Sendable, Hashable {
+    /// The most ops one segment may carry.
+    public static let opLimit = 1 << 20
+
+    /// The ops, consecutive seqs of one author in one game; only the last
+    /// is sure to carry a signature.
+    public let ops: [Op]
+
+    /// Wraps consecutive ops of one author in one game whose last op is
+    /// signed; `nil` otherwise. Nothing is verified here.
+    public init?(verifiedOps ops: [Op]) {
+        guard let first = ops.first, let last = ops.last, last.signature != nil, ops.count <= Self.opLimit else { return nil }
+        for (i, op) in ops.enumerated() {
+            guard op.author == first.author, op.gameID == first.gameID, op.seq == first.seq + UInt64(i),
+                  op.membershipProof == first.membershipProof else { return nil }
+        }
+        self.ops = ops
+    }
+
+    private init(decodedOps ops: [Op]) { self.ops = ops }
+
+    /// Whether each op names the hash of the one before.
+    var isChained: Bool {
+        var i = 1
+        while i < ops.count {
+            if ops[i].previous != ops[i - 1].hash || ops[i].lamport <= ops[i - 1].lamport { return false }
+            i += 1
+        }
+        return true
+    }
+
+    func encode(into w: inout ByteWriter) {
+        guard let first = ops.first, let last = ops.last, let signature = last.signature else { return }
+        w.append(first.gameID.bytes)
+        w.append(first.author.bytes)
+        w.append(first.membershipProof)
+        w.varint(first.seq)
+        w.append(first.previous.bytes)
+        w.varint(ops.count)
+        var previous: Op?
+        for op in ops {
+            if let p = previous {
+                w.varint(op.lamport &- p.lamport &- 1)
+                w.signedVarint(Int64(bitPattern: op.wallClockMillis &- p.wallClockMillis))
+            } else {
+                w.varint(op.lamport)
+                w.varint(op.wallClockMillis)
+            }
+            op.payload.encode(into: &w)
+            previous = op
+        }
+        w.append(signature.bytes)
+    }
+
+    /// The wire encoding on its own.
+    public var encoded: [UInt8] {
+        var w = ByteWriter(capacity: 128 + ops.count * 8)
+        encode(into: &w)
+        return w.bytes
+    }
+
+    /// Decodes a segment on its own (see ``encoded``).
+    public init(decoding bytes: [UInt8]) throws(SyncDecodingError) {
+        var r = ByteReader(bytes)
+        self = try Self.decode(from: &r)
+        try r.expectEnd()
+    }
+
+    static func decode(from r: inout ByteReader) throws(SyncDecodingError) -> OpSegment {
+        let game = GameID(unchecked: try r.take(GameID.byteCount, "game id"))
+        let author = try PeerID.fromDecoded(try r.take(PeerID.byteCount, "author key"))
+        let proof = try r.take(CircleKey.proofByteCount, "membership proof")
+        let firstSeq = try r.varint("first seq")
+        guard firstSeq >= 1, firstSeq < UInt64.max / 2 else { throw .valueOutOfRange(field: "first seq", value: firstSeq) }
+        var previous = OpHash(unchecked: try r.take(OpHash.byteCount, "previous hash"))
+        let count = try r.int("op count", max: opLimit)
+        guard count >= 1 else { throw .valueOutOfRange(field: "op count", value: 0) }
+        // Each op takes at least 3 bytes, so a count the input cannot hold is refused before allocating.
+        guard count <= r.remaining / 3 else { throw .truncated(field: "segment ops") }
+        var ops: [Op] = []
+        ops.reserveCapacity(count)
+        var lamport: UInt64 = 0
+        var wall: UInt64 = 0
+        for i in 0..<count {
+            if i == 0 {
+                lamport = try r.varint("Lamport time")
+                guard lamport >= 1 else { throw .valueOutOfRange(field: "Lamport time", value: 0) }
+                wall = try r.varint("wall clock")
+            } else {
+                let step = try r.varint("Lamport step")
+                guard step < UInt64.max - lamport else { throw .valueOutOfRange(field: "Lamport step", value: step) }
+                lamport += step + 1
+                wall = wall &+ UInt64(bitPattern: try r.signedVarint("wall clock delta"))
+            }
+            let payload = try OpPayload.decode(from: &r)
+            let signature: Signature? = i == count - 1 ? Signature(bytes: try r.take(Signature.byteCount, "signature")) : nil
+            let op = Op(gameID: game, author: author, seq: firstSeq + UInt64(i), lamport: lamport, previous: previous,
+                        wallClockMillis: wall, membershipProof: proof, payload: payload, signature: signature)
+            previous = op.hash
+            ops.append(op)
+        }
+        return OpSegment(decodedOps: ops)
+    }
+}

@@ -1,0 +1,338 @@
+import SweeperCrypto
+import SweeperGame
+
+/// Why an op was refused. Refused ops change nothing.
+public enum OpRejection: String, Sendable, CaseIterable, CustomStringConvertible {
+    /// The signature is missing or not the author's.
+    case badSignature
+    /// The membership proof is not this circle's proof for the author.
+    case notMember
+    /// The op does not follow its author's previous op (hash, seq or Lamport time).
+    case brokenChain
+    /// The op names a cell that is not on the game's board.
+    case cellOutOfRange
+    /// The genesis is invalid, or does not match its game id, or appears where no genesis may.
+    case invalidGenesis
+    /// A different op already holds this author's sequence number.
+    case conflictingOp
+    /// Too many ops are waiting for a gap or a genesis.
+    case pendingLimit
+    /// The bytes could not be decoded.
+    case malformed
+
+    public var description: String { rawValue }
+}
+
+/// What inserting ops did.
+public struct InsertOutcome: Sendable {
+    /// Ops accepted and applied now, in the order they were applied (ops that
+    /// were waiting and are now unblocked included). Relay these.
+    public var accepted: [Op] = []
+    /// Ops refused, with the reason.
+    public var rejected: [(gameID: GameID, author: PeerID, seq: UInt64, reason: OpRejection)] = []
+    /// Ops already held.
+    public var duplicates = 0
+    /// Ops held back until a gap or the genesis arrives.
+    public var waiting = 0
+
+    /// Creates an empty outcome.
+    public init() {}
+
+    mutating func merge(_ other: InsertOutcome) {
+        accepted += other.accepted
+        rejected += other.rejected
+        duplicates += other.duplicates
+        waiting += other.waiting
+    }
+}
+
+/// One game as a replica holds it: each author's chain of accepted ops,
+/// ops waiting for a gap or the genesis, and the derived ``GameState``.
+public struct GameReplica: Sendable {
+    /// The game.
+    public let gameID: GameID
+    /// The derived state, once the genesis is known.
+    public private(set) var state: GameState?
+    /// Accepted ops per author, index = seq − 1.
+    public private(set) var chains: [PeerID: [Op]] = [:]
+    /// Authenticated ops waiting for their predecessor or the genesis.
+    private var pending: [PeerID: [UInt64: Op]] = [:]
+    /// The number of waiting ops.
+    public private(set) var pendingCount = 0
+    /// The greatest Lamport time among accepted ops.
+    public private(set) var maxLamport: UInt64 = 0
+
+    init(gameID: GameID) { self.gameID = gameID }
+
+    /// The genesis, once known.
+    public var genesis: Genesis? { state?.genesis }
+
+    /// Author → highest contiguous seq accepted.
+    public var vector: VersionVector {
+        VersionVector(heads: chains.mapValues { UInt64($0.count) })
+    }
+
+    /// Every accepted op, the genesis first, then per author in seq order.
+    public var ops: [Op] {
+        var out: [Op] = []
+        guard let creator = state?.creator else { return out }
+        out += chains[creator] ?? []
+        for author in chains.keys.sorted() where author != creator { out += chains[author] ?? [] }
+        return out
+    }
+
+    /// The number of accepted ops.
+    public var opCount: Int { chains.values.reduce(0) { $0 + $1.count } }
+
+    /// The accepted op of `author` with sequence number `seq`, if held.
+    public func op(author: PeerID, seq: UInt64) -> Op? {
+        guard seq >= 1, let chain = chains[author], seq <= UInt64(chain.count) else { return nil }
+        return chain[Int(seq - 1)]
+    }
+
+    /// Whether an op (by author and seq) is already accepted: `true` when the
+    /// same op is held, `false` when a different one is, `nil` when neither.
+    func holds(_ op: Op) -> Bool? {
+        guard let held = self.op(author: op.author, seq: op.seq) else { return nil }
+        return held.hash == op.hash
+    }
+
+    /// Admits an authenticated op (its signature, or that of a later op in
+    /// its verified segment, checked; its membership proof checked).
+    mutating func admit(_ op: Op, limit: Int, outcome: inout InsertOutcome) {
+        if let same = holds(op) {
+            if same {
+                outcome.duplicates += 1
+                if op.signature != nil, let held = self.op(author: op.author, seq: op.seq), held.signature == nil {
+                    chains[op.author]?[Int(op.seq - 1)] = held.with(signature: op.signature)
+                }
+            } else {
+                reject(op, .conflictingOp, &outcome)
+            }
+            return
+        }
+        if case .genesis(let g) = op.payload {
+            admitGenesis(op, g, &outcome)
+            return
+        }
+        if let waiting = pending[op.author]?[op.seq] {
+            if waiting.hash == op.hash { outcome.duplicates += 1 } else { reject(op, .conflictingOp, &outcome) }
+            return
+        }
+        guard pendingCount < limit else {
+            reject(op, .pendingLimit, &outcome)
+            return
+        }
+        pending[op.author, default: [:]][op.seq] = op
+        pendingCount += 1
+        let before = outcome.accepted.count
+        drain(op.author, &outcome)
+        if pending[op.author]?[op.seq] != nil, outcome.accepted.count == before { outcome.waiting += 1 }
+    }
+
+    private mutating func admitGenesis(_ op: Op, _ g: Genesis, _ outcome: inout InsertOutcome) {
+        guard state == nil, op.seq == 1, op.previous == .none, g.gameID(creator: op.author) == gameID else {
+            reject(op, .invalidGenesis, &outcome)
+            return
+        }
+        // A waiting op that claims the creator's seq 1 is now known to be a fake.
+        if let fake = pending[op.author]?.removeValue(forKey: 1) {
+            pendingCount -= 1
+            reject(fake, .invalidGenesis, &outcome)
+        }
+        state = GameState(genesisOp: op, genesis: g)
+        chains[op.author] = [op]
+        maxLamport = max(maxLamport, op.lamport)
+        outcome.accepted.append(op)
+        for author in pending.keys.sorted() { drain(author, &outcome) }
+    }
+
+    /// Moves waiting ops of `author` into the chain while they follow on.
+    private mutating func drain(_ author: PeerID, _ outcome: inout InsertOutcome) {
+        guard state != nil else { return }
+        while true {
+            let chain = chains[author] ?? []
+            let next = UInt64(chain.count) + 1
+            guard let op = pending[author]?.removeValue(forKey: next) else { break }
+            pendingCount -= 1
+            if pending[author]?.isEmpty == true { pending[author] = nil }
+            if let why = problem(with: op, after: chain.last) {
+                reject(op, why, &outcome)
+                // Everything after a refused op can never follow on.
+                if let rest = pending.removeValue(forKey: author) {
+                    pendingCount -= rest.count
+                    for (_, o) in rest.sorted(by: { $0.key < $1.key }) { reject(o, .brokenChain, &outcome) }
+                }
+                break
+            }
+            chains[author, default: []].append(op)
+            maxLamport = max(maxLamport, op.lamport)
+            state?.apply(op)
+            outcome.accepted.append(op)
+        }
+    }
+
+    /// Why `op` cannot follow `previous` in its author's chain, if it cannot.
+    private func problem(with op: Op, after previous: Op?) -> OpRejection? {
+        guard let state else { return .brokenChain }
+        if case .genesis = op.payload { return .invalidGenesis }
+        if let previous {
+            guard op.previous == previous.hash, op.lamport > previous.lamport else { return .brokenChain }
+        } else {
+            guard op.previous == .none else { return .brokenChain }
+            // The creator's first op is the genesis and nothing else.
+            if op.author == state.creator { return .invalidGenesis }
+        }
+        guard op.payload.cellUpperBound <= state.genesis.geometry.cellCount else { return .cellOutOfRange }
+        return nil
+    }
+
+    private func reject(_ op: Op, _ why: OpRejection, _ outcome: inout InsertOutcome) {
+        outcome.rejected.append((op.gameID, op.author, op.seq, why))
+    }
+
+    /// Segments that bring a replica holding `peer` up to date: per author,
+    /// from the peer's head + 1 to this replica's last signed op. The
+    /// creator's segment (with the genesis) comes first.
+    public func segments(after peer: VersionVector) -> [OpSegment] {
+        guard let creator = state?.creator else { return [] }
+        var out: [OpSegment] = []
+        let authors = [creator] + chains.keys.sorted().filter { $0 != creator }
+        for author in authors {
+            guard let chain = chains[author] else { continue }
+            let from = Int(peer[author])
+            guard from < chain.count else { continue }
+            guard let lastSigned = chain.lastIndex(where: { $0.signature != nil }), lastSigned >= from else { continue }
+            if let segment = OpSegment(verifiedOps: Array(chain[from...lastSigned])) { out.append(segment) }
+        }
+        return out
+    }
+}
+
+/// Every game a daemon holds, and the rules that decide which ops get in:
+/// a valid membership proof for the circle, a valid signature (or a chain
+/// vouched for by the signature of its newest op), a contiguous chain per
+/// author, and a known genesis. Ops that arrive early wait; refused ops are
+/// counted in ``rejectionCounts`` and change nothing.
+public struct Replica: Sendable {
+    /// The most ops that may wait, over all games, before more are refused.
+    public static let defaultPendingLimit = 200_000
+
+    /// The circle whose members' ops are accepted.
+    public let circle: CircleKey
+    /// The games, by id.
+    public private(set) var games: [GameID: GameReplica] = [:]
+    /// How many ops were refused, by reason.
+    public private(set) var rejectionCounts: [OpRejection: Int] = [:]
+    /// The waiting-op limit.
+    public let pendingLimit: Int
+
+    /// An empty replica for `circle`.
+    public init(circle: CircleKey, pendingLimit: Int = Replica.defaultPendingLimit) {
+        self.circle = circle
+        self.pendingLimit = pendingLimit
+    }
+
+    /// The replicated state of `game`, once its genesis is known.
+    public func state(of game: GameID) -> GameState? { games[game]?.state }
+
+    /// The games with a known genesis and their version vectors.
+    public var summary: [GameID: VersionVector] {
+        var out: [GameID: VersionVector] = [:]
+        for (id, g) in games where g.state != nil { out[id] = g.vector }
+        return out
+    }
+
+    private var totalPending: Int { games.values.reduce(0) { $0 + $1.pendingCount } }
+
+    private mutating func count(_ outcome: InsertOutcome) {
+        for r in outcome.rejected { rejectionCounts[r.reason, default: 0] += 1 }
+    }
+
+    /// Counts an input that could not be decoded.
+    public mutating func countMalformed() { rejectionCounts[.malformed, default: 0] += 1 }
+
+    /// Inserts one op that must carry its own signature (a push).
+    @discardableResult
+    public mutating func insert(_ op: Op) -> InsertOutcome {
+        var outcome = InsertOutcome()
+        if let same = games[op.gameID]?.holds(op), same {
+            outcome.duplicates = 1
+            return outcome
+        }
+        if !circle.isValidMembershipProof(op.membershipProof, for: op.author) {
+            outcome.rejected.append((op.gameID, op.author, op.seq, .notMember))
+        } else if !op.hasValidSignature {
+            outcome.rejected.append((op.gameID, op.author, op.seq, .badSignature))
+        } else {
+            let limit = max(0, pendingLimit - totalPending + (games[op.gameID]?.pendingCount ?? 0))
+            games[op.gameID, default: GameReplica(gameID: op.gameID)].admit(op, limit: limit, outcome: &outcome)
+        }
+        count(outcome)
+        return outcome
+    }
+
+    /// Inserts a chain segment: checks its membership proof and the
+    /// signature of its last op only, since every op's hash is chained into
+    /// the next, then admits its ops in order.
+    @discardableResult
+    public mutating func insert(_ segment: OpSegment) -> InsertOutcome {
+        var outcome = InsertOutcome()
+        guard let last = segment.ops.last else { return outcome }
+        let game = games[last.gameID]
+        if let same = game?.holds(last), same {
+            // Already held up to its end; a mismatch earlier would show as a conflict of `last`.
+            outcome.duplicates = segment.ops.count
+            return outcome
+        }
+        if !circle.isValidMembershipProof(last.membershipProof, for: last.author) {
+            for op in segment.ops { outcome.rejected.append((op.gameID, op.author, op.seq, .notMember)) }
+        } else if !segment.isChained || !last.hasValidSignature {
+            for op in segment.ops { outcome.rejected.append((op.gameID, op.author, op.seq, .badSignature)) }
+        } else {
+            let limit = max(0, pendingLimit - totalPending + (game?.pendingCount ?? 0))
+            var replica = games.removeValue(forKey: last.gameID) ?? GameReplica(gameID: last.gameID)
+            for op in segment.ops { replica.admit(op, limit: limit, outcome: &outcome) }
+            games[last.gameID] = replica
+        }
+        count(outcome)
+        return outcome
+    }
+
+    /// Rebuilds from stored ops (any order): each author's ops are checked
+    /// as chains up to their signed ops, like segments.
+    @discardableResult
+    public mutating func restore(_ ops: [Op]) -> InsertOutcome {
+        var outcome = InsertOutcome()
+        var byChain: [GameID: [PeerID: [Op]]] = [:]
+        for op in ops { byChain[op.gameID, default: [:]][op.author, default: []].append(op) }
+        // Genesis chains first, so that the others apply at once.
+        let order = byChain.sorted { $0.key < $1.key }
+        for (_, authors) in order {
+            let sortedAuthors = authors.sorted { a, b in
+                let ag = a.value.contains { $0.payload.kind == .genesis }
+                let bg = b.value.contains { $0.payload.kind == .genesis }
+                return ag != bg ? ag : a.key < b.key
+            }
+            for (_, chainOps) in sortedAuthors {
+                var run: [Op] = []
+                for op in chainOps.sorted(by: { $0.seq < $1.seq }) {
+                    if let previous = run.last, op.seq != previous.seq + 1 {
+                        run = []
+                    }
+                    run.append(op)
+                    if op.signature != nil, let segment = OpSegment(verifiedOps: run) {
+                        outcome.merge(insert(segment))
+                        run = []
+                    }
+                }
+            }
+        }
+        return outcome
+    }
+
+    /// Segments that bring a peer holding `vector` of `game` up to date.
+    public func segments(for game: GameID, after vector: VersionVector) -> [OpSegment] {
+        games[game]?.segments(after: vector) ?? []
+    }
+}

@@ -1,0 +1,89 @@
+import SweeperCrypto
+
+/// A message between two peers' sync sessions. Transport-free: the network
+/// layer frames and encrypts the ``encoded`` bytes.
+///
+/// Encoding: version (1 byte, = 1) ‖ type (1 byte) ‖ body.
+/// - `summary` (0): flags (bit 0: answer with your summary) ‖ game count ‖ per
+///   game: id (16) ‖ author count ‖ per author: key (32) ‖ seq (LEB128).
+/// - `ops` (1): segment count ‖ segments (``OpSegment``).
+public enum SyncMessage: Sendable, Hashable {
+    /// What the sender holds: a version vector per game. `wantsReply` asks
+    /// the receiver to send its own summary back.
+    case summary([GameID: VersionVector], wantsReply: Bool)
+    /// Ops, as per-author chain segments.
+    case ops([OpSegment])
+
+    /// The format version.
+    public static let version: UInt8 = 1
+    /// The largest encoded message accepted (32 MiB).
+    public static let byteLimit = 32 << 20
+    /// The most games in one summary.
+    public static let gameLimit = 100_000
+    /// The most authors per game in one summary.
+    public static let authorLimit = 4_096
+    /// The most segments in one message.
+    public static let segmentLimit = 100_000
+
+    /// The encoded message.
+    public var encoded: [UInt8] {
+        var w = ByteWriter(capacity: 256)
+        w.byte(Self.version)
+        switch self {
+        case .summary(let games, let wantsReply):
+            w.byte(0)
+            w.byte(wantsReply ? 1 : 0)
+            w.varint(games.count)
+            for (id, vector) in games.sorted(by: { $0.key < $1.key }) {
+                w.append(id.bytes)
+                w.varint(vector.heads.count)
+                for (author, seq) in vector.heads.sorted(by: { $0.key < $1.key }) {
+                    w.append(author.bytes)
+                    w.varint(seq)
+                }
+            }
+        case .ops(let segments):
+            w.byte(1)
+            w.varint(segments.count)
+            for s in segments { s.encode(into: &w) }
+        }
+        return w.bytes
+    }
+
+    /// Decodes a message, refusing oversized input, unknown versions and
+    /// types, bad lengths and trailing bytes.
+    public init(decoding bytes: [UInt8]) throws(SyncDecodingError) {
+        guard bytes.count <= Self.byteLimit else { throw .tooLarge(field: "sync message", limit: Self.byteLimit) }
+        var r = ByteReader(bytes)
+        let version = try r.byte("version")
+        guard version == Self.version else { throw .unknownVersion(version) }
+        let type = try r.byte("message type")
+        switch type {
+        case 0:
+            let flags = try r.byte("summary flags")
+            guard flags & ~1 == 0 else { throw .reservedBitsSet(field: "summary flags") }
+            let gameCount = try r.int("game count", max: Self.gameLimit)
+            var games: [GameID: VersionVector] = [:]
+            for _ in 0..<gameCount {
+                let id = GameID(unchecked: try r.take(GameID.byteCount, "game id"))
+                let authorCount = try r.int("author count", max: Self.authorLimit)
+                var heads: [PeerID: UInt64] = [:]
+                for _ in 0..<authorCount {
+                    let author = try PeerID.fromDecoded(try r.take(PeerID.byteCount, "author key"))
+                    heads[author] = try r.varint("seq")
+                }
+                games[id] = VersionVector(heads: heads)
+            }
+            try r.expectEnd()
+            self = .summary(games, wantsReply: flags & 1 != 0)
+        case 1:
+            let count = try r.int("segment count", max: Self.segmentLimit)
+            var segments: [OpSegment] = []
+            for _ in 0..<count { segments.append(try OpSegment.decode(from: &r)) }
+            try r.expectEnd()
+            self = .ops(segments)
+        default:
+            throw .unknownKind(field: "message type", value: type)
+        }
+    }
+}

@@ -1,0 +1,113 @@
+import SweeperCrypto
+
+/// The sync logic between this replica and one peer, as a state machine
+/// driven by messages: no sockets, no clocks. The owner (the daemon, or a
+/// simulated network in tests) delivers what arrives to ``receive(_:replica:)``,
+/// sends what the session returns, tells every session about ops accepted
+/// elsewhere with ``push(_:replica:)``, and calls ``tick(replica:)`` now and
+/// then for anti-entropy.
+///
+/// The protocol is delta-based anti-entropy:
+/// 1. On start both sides send a ``SyncMessage/summary(_:wantsReply:)`` of
+///    their version vectors.
+/// 2. On a summary, a side sends the segments the other lacks, in per-author
+///    order (the genesis chain first), and answers with its own summary if asked.
+/// 3. Afterwards, new ops (local or relayed) are pushed at once, from what
+///    the peer is believed to hold up to this replica's head.
+/// Loss, duplication and reordering are harmless: duplicates are ignored,
+/// early ops wait for their gap, and the next summary repairs any loss.
+public struct SyncSession: Sendable {
+    /// What the peer is believed to hold, per game: its last summary,
+    /// raised by every op it sent or was sent.
+    public private(set) var peerHolds: [GameID: VersionVector] = [:]
+    /// Whether a summary from the peer has arrived.
+    public private(set) var hasPeerSummary = false
+
+    /// A session that has exchanged nothing yet.
+    public init() {}
+
+    /// The first message: this replica's summary, asking for the peer's.
+    public mutating func start(replica: Replica) -> [SyncMessage] {
+        [.summary(replica.summary, wantsReply: true)]
+    }
+
+    /// Periodic anti-entropy: the summary again, asking for the peer's.
+    public mutating func tick(replica: Replica) -> [SyncMessage] {
+        [.summary(replica.summary, wantsReply: true)]
+    }
+
+    /// What handling one message produced.
+    public struct Step: Sendable {
+        /// Messages to send back to this peer.
+        public var replies: [SyncMessage] = []
+        /// What inserting the peer's ops did; relay `outcome.accepted` to
+        /// the other sessions with ``SyncSession/push(_:replica:)``.
+        public var outcome = InsertOutcome()
+    }
+
+    /// Handles one message from the peer.
+    public mutating func receive(_ message: SyncMessage, replica: inout Replica) -> Step {
+        var step = Step()
+        switch message {
+        case .summary(let games, let wantsReply):
+            hasPeerSummary = true
+            peerHolds = games
+            var segments: [OpSegment] = []
+            for game in replica.summary.keys.sorted() {
+                let theirs = games[game] ?? VersionVector()
+                segments += replica.segments(for: game, after: theirs)
+            }
+            if !segments.isEmpty {
+                note(sent: segments)
+                step.replies.append(.ops(segments))
+            }
+            if wantsReply { step.replies.append(.summary(replica.summary, wantsReply: false)) }
+        case .ops(let segments):
+            for segment in segments {
+                let outcome = replica.insert(segment)
+                step.outcome.merge(outcome)
+                // Segments come from the sender's contiguous chains: it holds everything up to the last op.
+                if let last = segment.ops.last {
+                    peerHolds[last.gameID, default: VersionVector()].advance(last.author, to: last.seq)
+                }
+            }
+        }
+        return step
+    }
+
+    /// Messages that bring the peer the given newly accepted ops (and
+    /// anything before them it is believed to lack). Ops the peer holds or
+    /// sent are skipped.
+    public mutating func push(_ accepted: [Op], replica: Replica) -> [SyncMessage] {
+        var chains: [GameID: Set<PeerID>] = [:]
+        for op in accepted { chains[op.gameID, default: []].insert(op.author) }
+        var segments: [OpSegment] = []
+        for (game, authors) in chains.sorted(by: { $0.key < $1.key }) {
+            guard let replicaGame = replica.games[game] else { continue }
+            let creator = replicaGame.state?.creator
+            let ordered = authors.sorted { a, b in (a == creator) != (b == creator) ? a == creator : a < b }
+            for author in ordered {
+                var floor = peerHolds[game]?[author] ?? 0
+                if !hasPeerSummary {
+                    // Unknown peer state: send just the new ops; a summary fills any gap.
+                    let earliest = accepted.filter { $0.gameID == game && $0.author == author }.map(\.seq).min() ?? 1
+                    floor = max(floor, earliest - 1)
+                }
+                var vector = VersionVector()
+                vector.advance(author, to: floor)
+                for segment in replicaGame.segments(after: vector) where segment.ops.first?.author == author {
+                    segments.append(segment)
+                }
+            }
+        }
+        guard !segments.isEmpty else { return [] }
+        note(sent: segments)
+        return [.ops(segments)]
+    }
+
+    private mutating func note(sent segments: [OpSegment]) {
+        for s in segments {
+            if let last = s.ops.last { peerHolds[last.gameID, default: VersionVector()].advance(last.author, to: last.seq) }
+        }
+    }
+}
