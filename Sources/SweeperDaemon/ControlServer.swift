@@ -1,0 +1,210 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import ServiceLifecycle
+import SweeperControl
+import Synchronization
+
+/// What the daemon does with one request line.
+public enum ControlReply: Sendable {
+    /// Send this answer line.
+    case answer(Data)
+    /// Send this answer, then the events, until the connection closes.
+    case subscribe(answer: Data, events: AsyncStream<ControlEvent>)
+}
+
+/// Turns request lines into replies (the daemon's request router).
+public protocol ControlResponder: Sendable {
+    /// Answers one request line (without its newline). Never throws: every
+    /// failure is an error answer.
+    func reply(to line: Data) async -> ControlReply
+}
+
+/// The credentials of the process at the other end of a Unix socket (Linux `struct ucred`).
+struct PeerCredentials: Sendable {
+    var pid: Int32 = 0
+    var uid: UInt32 = 0
+    var gid: UInt32 = 0
+}
+
+/// The control-socket server: a Unix socket (directory 0700, socket 0600)
+/// served with SwiftNIO, one task per connection, requests answered in order.
+/// Callers of another uid get a `permission-denied` answer and are dropped.
+/// On graceful shutdown it stops accepting, lets each connection finish the
+/// request in hand, closes them and removes the socket file.
+public struct ControlServer: Service {
+    /// The socket path.
+    public let socketPath: String
+    private let responder: any ControlResponder
+    private let logger: Logger
+    private let onListening: @Sendable () async -> Void
+    private let onShutdown: @Sendable () -> Void
+    private let connections = Connections()
+
+    /// Creates a server; `onListening` runs once the socket accepts
+    /// connections, `onShutdown` when graceful shutdown begins.
+    public init(
+        socketPath: String, responder: any ControlResponder, logger: Logger,
+        onListening: @escaping @Sendable () async -> Void = {}, onShutdown: @escaping @Sendable () -> Void = {}
+    ) {
+        self.socketPath = socketPath
+        self.responder = responder
+        self.logger = logger
+        self.onListening = onListening
+        self.onShutdown = onShutdown
+    }
+
+    /// Makes the socket's directory (0700) if missing and removes a stale
+    /// socket file (the caller holds the socket's instance lock).
+    public static func prepare(socketPath: String) throws {
+        let directory = (socketPath as NSString).deletingLastPathComponent
+        let fm = FileManager.default
+        if !fm.fileExists(atPath: directory) {
+            try fm.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        }
+        var st = stat()
+        if lstat(socketPath, &st) == 0 {
+            guard (st.st_mode & S_IFMT) == S_IFSOCK else {
+                throw ControlError(code: "socket-path", message: "\(socketPath) exists and is not a socket; refusing to replace it")
+            }
+            unlink(socketPath)
+        }
+    }
+
+    public func run() async throws {
+        let connections = self.connections
+        let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.backlog, value: 64)
+            .bind(unixDomainSocketPath: socketPath, cleanupExistingSocketFile: false) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(
+                        ByteToMessageHandler(LineFramer(maximumLength: ControlProtocol.maximumLineLength)))
+                    return try NIOAsyncChannel<LineFrame, ByteBuffer>(
+                        wrappingChannelSynchronously: channel,
+                        configuration: .init(isOutboundHalfClosureEnabled: false))
+                }
+            }
+        chmod(socketPath, 0o600)
+        logger.info("control socket listening", metadata: ["socket": "\(socketPath)"])
+        await onListening()
+        let serverChannel = server.channel
+        await withGracefulShutdownHandler {
+            await withDiscardingTaskGroup { group in
+                do {
+                    try await server.executeThenClose { inbound in
+                        for try await connection in inbound {
+                            group.addTask { await self.serve(connection) }
+                        }
+                    }
+                } catch {
+                    logger.debug("control socket accept loop ended", metadata: ["error": "\(error)"])
+                }
+                // Accepting has stopped; the group waits for every connection to finish.
+            }
+        } onGracefulShutdown: {
+            onShutdown()
+            serverChannel.close(promise: nil)
+            connections.closeAll()
+        }
+        unlink(socketPath)
+        logger.info("control socket closed")
+    }
+
+    private func serve(_ connection: NIOAsyncChannel<LineFrame, ByteBuffer>) async {
+        let channel = connection.channel
+        let key = connections.add(channel)
+        defer { connections.remove(key) }
+        var credentials: PeerCredentials?
+        if let provider = channel as? any SocketOptionProvider {
+            credentials = try? await provider.unsafeGetSocketOption(
+                level: .socket, name: NIOBSDSocket.Option(rawValue: SO_PEERCRED)
+            ).get()
+        }
+        let allowed = credentials.map { $0.uid == getuid() } ?? false
+        do {
+            try await connection.executeThenClose { inbound, outbound in
+                guard allowed else {
+                    logger.warning(
+                        "refused a control connection from another user",
+                        metadata: ["uid": "\(credentials.map { String($0.uid) } ?? "unknown")"])
+                    let line = (try? ControlCoding.line(Answer<Empty>.failure(nil, .permissionDenied))) ?? Data()
+                    try await outbound.write(ByteBuffer(bytes: line))
+                    return
+                }
+                for try await frame in inbound {
+                    switch frame {
+                    case .tooLong:
+                        let line = (try? ControlCoding.line(Answer<Empty>.failure(nil, .lineTooLong))) ?? Data()
+                        try await outbound.write(ByteBuffer(bytes: line))
+                    case let .line(buffer):
+                        if buffer.readableBytes == 0 { continue }
+                        switch await responder.reply(to: Data(buffer.readableBytesView)) {
+                        case let .answer(data):
+                            try await outbound.write(ByteBuffer(bytes: data))
+                        case let .subscribe(answer, events):
+                            try await outbound.write(ByteBuffer(bytes: answer))
+                            try await stream(events, to: outbound, while: inbound)
+                            return
+                        }
+                    }
+                }
+            }
+        } catch {
+            logger.debug("control connection ended", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Sends events until the client closes its side (or the daemon stops).
+    private func stream(
+        _ events: AsyncStream<ControlEvent>, to outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>,
+        while inbound: NIOAsyncChannelInboundStream<LineFrame>
+    ) async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await event in events {
+                    guard let line = try? ControlCoding.line(event) else { continue }
+                    try await outbound.write(ByteBuffer(bytes: line))
+                }
+            }
+            group.addTask {
+                // Lines after subscribing are ignored; the end of input ends the stream.
+                for try await _ in inbound {}
+            }
+            _ = try await group.next()
+            group.cancelAll()
+        }
+    }
+}
+
+/// Open connections, so graceful shutdown can close their input: each then
+/// finishes the request it is answering and closes.
+final class Connections: Sendable {
+    private let state = Mutex<(next: Int, channels: [Int: any Channel], closing: Bool)>((0, [:], false))
+
+    func add(_ channel: any Channel) -> Int {
+        let (key, closing) = state.withLock { s in
+            s.next += 1
+            s.channels[s.next] = channel
+            return (s.next, s.closing)
+        }
+        if closing { Self.closeInput(channel) }
+        return key
+    }
+
+    func remove(_ key: Int) {
+        _ = state.withLock { $0.channels.removeValue(forKey: key) }
+    }
+
+    func closeAll() {
+        let channels = state.withLock { s in
+            s.closing = true
+            return Array(s.channels.values)
+        }
+        for channel in channels { Self.closeInput(channel) }
+    }
+
+    private static func closeInput(_ channel: any Channel) {
+        channel.close(mode: .input).whenFailure { _ in channel.close(promise: nil) }
+    }
+}

@@ -1,0 +1,125 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+import SweeperControl
+import SweeperStore
+
+/// Sends `WATCHDOG=1` at half of `$WATCHDOG_USEC` until graceful shutdown.
+struct WatchdogService: Service {
+    let notifier: SystemdNotifier
+    let interval: Duration
+
+    func run() async throws {
+        try? await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                notifier.notify("WATCHDOG=1")
+                try await Task.sleep(for: interval)
+            }
+        }
+    }
+}
+
+/// `sweeperd` put together: locks, store, engine, control server, systemd
+/// notification, all services under one `ServiceGroup`.
+public enum Daemon {
+    /// Sets up logging to stderr (journald prefixes when stderr is the journal).
+    public static func bootstrapLogging(level: Logger.Level) {
+        let journal = StderrLogHandler.stderrIsJournal()
+        LoggingSystem.bootstrap { label in StderrLogHandler(label: label, level: level, journal: journal) }
+    }
+
+    /// Runs the daemon until SIGTERM or SIGINT; returns the exit status.
+    /// Startup failures are logged and printed with their reason.
+    public static func run(settings: DaemonSettings) async -> Int32 {
+        umask(0o077)
+        let logger = {
+            var l = Logger(label: "sweeperd")
+            l.logLevel = settings.logLevel
+            return l
+        }()
+        func refuse(_ message: String) -> Int32 {
+            logger.critical("\(message)")
+            return 1
+        }
+
+        // One daemon per state directory and per socket.
+        let stateLock: InstanceLock
+        let socketLock: InstanceLock
+        do {
+            try FileManager.default.createDirectory(
+                atPath: settings.stateDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            let socketDirectory = (settings.socketPath as NSString).deletingLastPathComponent
+            if !FileManager.default.fileExists(atPath: socketDirectory) {
+                try FileManager.default.createDirectory(
+                    atPath: socketDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            }
+        } catch {
+            return refuse("cannot make directories: \(error.localizedDescription)")
+        }
+        do {
+            stateLock = try InstanceLock(
+                path: settings.stateDirectory + "/sweeperd.lock", resource: "the state directory \(settings.stateDirectory)")
+            socketLock = try InstanceLock(path: settings.socketPath + ".lock", resource: "the socket \(settings.socketPath)")
+        } catch {
+            return refuse("\(error)")
+        }
+        defer {
+            socketLock.release()
+            stateLock.release()
+        }
+
+        let store: Store
+        do {
+            store = try Store(directory: settings.stateDirectory)
+        } catch {
+            return refuse("\(error)")
+        }
+        defer { store.close() }
+
+        let notifier = SystemdNotifier()
+        let events = EventHub()
+        let host: GameHost
+        do {
+            host = try GameHost(store: store, settings: settings, events: events, logger: logger) { games in
+                notifier.notify("STATUS=serving; 0 peers, \(games) games")
+            }
+        } catch {
+            return refuse("cannot load the state: \(error)")
+        }
+        let games = await host.gameCount
+        do {
+            try ControlServer.prepare(socketPath: settings.socketPath)
+        } catch {
+            return refuse("\(error)")
+        }
+        if !settings.listen.isEmpty || !settings.peers.isEmpty {
+            logger.notice("peer networking is not available in this version; --listen and --peer are ignored")
+        }
+        let server = ControlServer(
+            socketPath: settings.socketPath, responder: host, logger: logger,
+            onListening: {
+                notifier.notify("READY=1\nSTATUS=serving; 0 peers, \(games) games\nMAINPID=\(getpid())")
+                logger.notice("serving", metadata: ["socket": "\(settings.socketPath)", "state": "\(settings.stateDirectory)"])
+            },
+            onShutdown: {
+                notifier.notify("STOPPING=1\nSTATUS=stopping")
+                logger.notice("stopping")
+                events.finish()
+            })
+        var services: [any Service] = [server]
+        if notifier.isEnabled, let interval = notifier.watchdogInterval {
+            services.append(WatchdogService(notifier: notifier, interval: interval))
+        }
+        let group = ServiceGroup(
+            services: services, gracefulShutdownSignals: [.sigterm, .sigint], cancellationSignals: [], logger: logger)
+        do {
+            try await group.run()
+        } catch {
+            logger.error("stopped on an error", metadata: ["error": "\(error)"])
+            unlink(settings.socketPath)
+            return 1
+        }
+        logger.notice("stopped")
+        return 0
+    }
+}

@@ -1,0 +1,58 @@
+import ArgumentParser
+import Foundation
+import SweeperDaemon
+
+/// `sweeperd`: the Sweeper daemon. Parses its arguments and runs `SweeperDaemon`.
+@main
+struct Sweeperd: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sweeperd",
+        abstract: "The Sweeper daemon: keeps games, serves the sweeper CLI, syncs with the family's daemons.",
+        discussion: "Settings also come from $XDG_CONFIG_HOME/sweeper/config.toml (keys: state_dir, socket, listen, peers, name, mdns, log_level); flags win.",
+        version: "0.1.0")
+
+    @Option(name: .customLong("state-dir"), help: "Where games are kept (default $XDG_STATE_HOME/sweeper).")
+    var stateDirectory: String?
+
+    @Option(name: .customLong("socket"), help: "The control socket (default $XDG_RUNTIME_DIR/sweeper/control.sock).")
+    var socket: String?
+
+    @Option(name: .customLong("listen"), help: "HOST:PORT to accept peers on (repeatable).")
+    var listen: [String] = []
+
+    @Option(name: .customLong("peer"), help: "HOST:PORT of a peer to dial (repeatable).")
+    var peer: [String] = []
+
+    @Option(help: "The player's name (default: the login name).")
+    var name: String?
+
+    @Flag(name: .customLong("no-mdns"), help: "Neither publish nor browse with mDNS.")
+    var noMDNS = false
+
+    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
+    var logLevel: String?
+
+    @Option(name: .customLong("config"), help: "A config file instead of $XDG_CONFIG_HOME/sweeper/config.toml.")
+    var configFile: String?
+
+    func run() async throws {
+        var overrides = DaemonOverrides()
+        overrides.stateDirectory = stateDirectory
+        overrides.socketPath = socket
+        overrides.listen = listen
+        overrides.peers = peer
+        overrides.name = name
+        overrides.noMDNS = noMDNS
+        overrides.logLevel = logLevel
+        overrides.configFile = configFile
+        let settings: DaemonSettings
+        do {
+            settings = try DaemonSettings.resolve(overrides: overrides)
+        } catch {
+            throw ValidationError("\(error)")
+        }
+        Daemon.bootstrapLogging(level: settings.logLevel)
+        let status = await Daemon.run(settings: settings)
+        if status != 0 { throw ExitCode(status) }
+    }
+}
