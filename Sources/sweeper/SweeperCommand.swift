@@ -9,8 +9,10 @@ struct SweeperCommand: AsyncParsableCommand {
         commandName: "sweeper",
         abstract: "Co-operative Minesweeper for a family on one network.",
         version: "0.1.0",
-        subcommands: [BoardCommand.self]
+        subcommands: [BoardCommand.self] + daemonCommands
     )
+
+    @OptionGroup var options: ClientOptions  // `sweeper --socket PATH --json COMMAND`; daemon commands read the same group
 
     /// Runs the command line, with usage errors exiting 2 (not
     /// ArgumentParser's 64) after saying what is allowed.

@@ -1,0 +1,127 @@
+import Foundation
+
+/// Text forms of control results, shared by the CLI and the viewer.
+public enum ControlFormatting {
+    /// `H:MM:SS`.
+    public static func duration(_ seconds: Int) -> String {
+        let s = max(0, seconds)
+        return String(format: "%d:%02d:%02d", s / 3600, (s / 60) % 60, s % 60)
+    }
+
+    /// `30×16 (99)`.
+    public static func size(width: Int, height: Int, mines: Int) -> String { "\(width)×\(height) (\(mines))" }
+
+    /// `Solved`, `Failed`, or the progress as a percentage.
+    public static func status(_ status: String, progress: Double) -> String {
+        switch status {
+        case "won": "Solved"
+        case "lost": "Failed"
+        default: "\(Int((progress * 100).rounded(.down)))%"
+        }
+    }
+
+    /// The first 8 characters of an id.
+    public static func shortID(_ id: String) -> String { String(id.prefix(8)) }
+
+    /// Lays out rows as left-aligned columns separated by two spaces.
+    public static func table(_ header: [String], _ rows: [[String]]) -> String {
+        let all = [header] + rows
+        var widths = [Int](repeating: 0, count: header.count)
+        for row in all { for (i, cell) in row.enumerated() where i < widths.count { widths[i] = max(widths[i], cell.count) } }
+        return all.map { row in
+            row.enumerated().map { i, cell in
+                i == row.count - 1 ? cell : cell + String(repeating: " ", count: widths[i] - cell.count)
+            }.joined(separator: "  ")
+        }.joined(separator: "\n") + "\n"
+    }
+
+    /// The `games` table.
+    public static func games(_ games: [GameSummary]) -> String {
+        if games.isEmpty { return "No games yet. Start one with `sweeper new`.\n" }
+        return table(
+            ["GAME", "SIZE", "STATUS", "ELAPSED", "PLAYERS"],
+            games.map {
+                [
+                    shortID($0.id), size(width: $0.width, height: $0.height, mines: $0.mines),
+                    status($0.status, progress: $0.progress) + ($0.assisted ? " (assisted)" : ""),
+                    duration($0.elapsedSeconds), $0.players.joined(separator: ", "),
+                ]
+            })
+    }
+
+    /// The board and its status line, as `show` prints them.
+    public static func show(_ v: GameView) -> String {
+        var out = "Game \(v.id)\n"
+        let columnsHeader = "   " + (0..<v.width).map { String($0 % 10) }.joined()
+        out += columnsHeader + "\n"
+        for (y, row) in v.board.enumerated() {
+            out += String(format: "%2d ", y % 100) + row + "\n"
+        }
+        out += statusLine(v) + "\n"
+        if let layout = v.mineLayout {
+            out += "Mines (assisted):\n"
+            for (y, row) in layout.enumerated() { out += String(format: "%2d ", y % 100) + row + "\n" }
+        }
+        return out
+    }
+
+    /// Mines left, flags, elapsed, status, progress, players, who tripped the mine.
+    public static func statusLine(_ v: GameView) -> String {
+        var parts = [
+            "mines \(v.mines - v.flags)/\(v.mines)", "flags \(v.flags)", "time \(duration(v.elapsedSeconds))",
+            v.status == "playing" ? "playing \(status(v.status, progress: v.progress))" : status(v.status, progress: v.progress),
+        ]
+        if v.assisted { parts.append("assisted") }
+        if !v.players.isEmpty {
+            parts.append("scores " + v.players.map { "\($0.name) \($0.score)" }.joined(separator: ", "))
+        }
+        if let tripped = v.trippedBy {
+            let name = v.players.first { $0.id == tripped }?.name ?? shortID(tripped)
+            parts.append("tripped by \(name)")
+        }
+        return parts.joined(separator: " · ")
+    }
+
+    /// What a move changed.
+    public static func move(_ r: Commands.MoveResult) -> String {
+        var out: String
+        if r.changed.isEmpty {
+            out = "Nothing changed."
+        } else if r.changed.count <= 12 {
+            out = "Changed: " + r.changed.map { "\($0.x),\($0.y)=\($0.value)" }.joined(separator: " ")
+        } else {
+            out = "Changed \(r.changed.count) cells."
+        }
+        out += "\n" + "Status: " + status(r.status, progress: r.progress)
+        if r.status == "lost", let t = r.trippedBy { out += " (mine tripped by \(shortID(t)))" }
+        return out + "\n"
+    }
+
+    /// The `status` report.
+    public static func status(_ s: Commands.Status.Result) -> String {
+        table(
+            ["", ""],
+            [
+                ["peer id", s.peerID], ["player", s.name], ["circle", s.circleTag],
+                ["listening", s.listening.isEmpty ? "-" : s.listening.joined(separator: ", ")], ["mdns", s.mdns],
+                ["peers", "\(s.peers)"], ["games", "\(s.games)"], ["version", s.version], ["pid", "\(s.pid)"],
+            ]
+        ).split(separator: "\n", omittingEmptySubsequences: false).dropFirst().joined(separator: "\n")
+    }
+
+    /// The `scores` table.
+    public static func scores(_ scores: [Commands.BestTime]) -> String {
+        if scores.isEmpty { return "No solved games yet.\n" }
+        return table(
+            ["SIZE", "BEST", "GAME", "PLAYERS"],
+            scores.map {
+                [size(width: $0.width, height: $0.height, mines: $0.mines), duration($0.seconds), shortID($0.game), $0.players.joined(separator: ", ")]
+            })
+    }
+
+    /// The `peers` table.
+    public static func peers(_ peers: [PeerInfo]) -> String {
+        if peers.isEmpty { return "No peers known.\n" }
+        return table(["PEER", "NAME", "ADDRESS", "STATE"], peers.map { [shortID($0.id), $0.name, $0.address ?? "-", $0.state] })
+    }
+}

@@ -1,0 +1,227 @@
+import ArgumentParser
+import Foundation
+import SweeperControl
+
+/// Options shared by every command that talks to the daemon.
+struct ClientOptions: ParsableArguments {
+    @Option(name: .customLong("socket"), help: "The daemon's control socket (default $SWEEPER_SOCKET, else $XDG_RUNTIME_DIR/sweeper/control.sock).")
+    var socket: String?
+
+    @Flag(name: .customLong("json"), help: "Print JSON for scripts.")
+    var json = false
+
+    var socketPath: String { socket ?? ControlClient.defaultSocketPath() }
+}
+
+/// Calls the daemon and prints the result; maps failures to exit codes:
+/// 1 refused by the game or the daemon, 3 no daemon answering.
+func callDaemon<C: ControlCommand>(
+    _ options: ClientOptions, _ command: C.Type, _ arguments: C.Arguments, text: (C.Result) -> String
+) async throws {
+    let result: C.Result
+    do {
+        result = try await ControlClient.withConnection(socketPath: options.socketPath) { client in
+            try await client.call(command, arguments)
+        }
+    } catch let error as ControlError {
+        if options.json {
+            printJSON(["error": error])
+        }
+        FileHandle.standardError.write(Data("sweeper: \(error.message)\n".utf8))
+        throw ExitCode(1)
+    } catch let error as ControlClientError {
+        FileHandle.standardError.write(Data("sweeper: \(error)\n".utf8))
+        if case .noDaemon = error { throw ExitCode(3) }
+        throw ExitCode(1)
+    }
+    if options.json {
+        printJSON(result)
+    } else {
+        FileHandle.standardOutput.write(Data(text(result).utf8))
+    }
+}
+
+private func printJSON(_ value: some Encodable) {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+    if var data = try? encoder.encode(value) {
+        data.append(0x0A)
+        FileHandle.standardOutput.write(data)
+    }
+}
+
+/// `sweeper status`.
+struct StatusCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "status", abstract: "Show the daemon's identity, circle, peers and games.")
+    @OptionGroup var options: ClientOptions
+    func run() async throws {
+        try await callDaemon(options, Commands.Status.self, Empty(), text: ControlFormatting.status)
+    }
+}
+
+/// `sweeper games`.
+struct GamesCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "games", abstract: "List games, newest first.")
+    @OptionGroup var options: ClientOptions
+    func run() async throws {
+        try await callDaemon(options, Commands.Games.self, Empty()) { ControlFormatting.games($0.games) }
+    }
+}
+
+/// `X,Y` on the command line.
+struct CellArgument: ExpressibleByArgument {
+    var x: Int
+    var y: Int
+    init?(argument: String) {
+        let parts = argument.split(separator: ",", omittingEmptySubsequences: false)
+        guard parts.count == 2, let x = Int(parts[0]), let y = Int(parts[1]) else { return nil }
+        self.x = x
+        self.y = y
+    }
+}
+
+/// `sweeper new`.
+struct NewCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "new", abstract: "Start a game and print its id.")
+    @OptionGroup var options: ClientOptions
+    @Option(help: "beginner (9×9, 10), intermediate (16×16, 40) or expert (30×16, 99).") var preset: String?
+    @Option(help: "Width in cells (2–500).") var width: Int?
+    @Option(help: "Height in cells (2–500).") var height: Int?
+    @Option(help: "Number of mines.") var mines: Int?
+    @Flag(name: .customLong("no-guess"), help: "Only boards solvable without guessing.") var noGuess = false
+    @Option(help: "The generator's seed.") var seed: UInt64?
+    @Option(help: "The start cell X,Y (default: the centre).") var start: CellArgument?
+    @Flag(name: .customLong("question-marks"), help: "Let marks cycle through question marks.") var questionMarks = false
+
+    func validate() throws {
+        if preset != nil && (width != nil || height != nil || mines != nil) {
+            throw ValidationError("give --preset or --width/--height/--mines, not both")
+        }
+        let given = [width, height, mines].compactMap { $0 }.count
+        if given != 0 && given != 3 { throw ValidationError("give --width, --height and --mines together") }
+    }
+
+    func run() async throws {
+        let args = Commands.New.Arguments(
+            preset: preset, width: width, height: height, mines: mines, noGuess: noGuess, seed: seed, startX: start?.x,
+            startY: start?.y, questionMarks: questionMarks)
+        try await callDaemon(options, Commands.New.self, args) { "\($0.id)\n" }
+    }
+}
+
+/// `sweeper show`.
+struct ShowCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "show", abstract: "Show a game's board and status.")
+    @OptionGroup var options: ClientOptions
+    @Argument(help: "A game id or unique prefix (default: the most recent game).") var game: String?
+    @Flag(help: "Also show the mines; marks the game as assisted for everyone.") var cheat = false
+    func run() async throws {
+        try await callDaemon(options, Commands.Show.self, .init(game: game, cheat: cheat ? true : nil), text: ControlFormatting.show)
+    }
+}
+
+/// `sweeper reveal GAME X Y`.
+struct RevealCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "reveal", abstract: "Reveal a cell.")
+    @OptionGroup var options: ClientOptions
+    @Argument(help: "A game id or unique prefix.") var game: String
+    @Argument(help: "Column, from 0.") var x: Int
+    @Argument(help: "Row, from 0.") var y: Int
+    func run() async throws {
+        try await callDaemon(options, Commands.Reveal.self, .init(game: game, x: x, y: y), text: ControlFormatting.move)
+    }
+}
+
+/// `sweeper flag GAME X Y [--mark …]`.
+struct FlagCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "flag", abstract: "Flag a cell, or cycle its mark.")
+    @OptionGroup var options: ClientOptions
+    @Argument(help: "A game id or unique prefix.") var game: String
+    @Argument(help: "Column, from 0.") var x: Int
+    @Argument(help: "Row, from 0.") var y: Int
+    @Option(help: "flag, question or none (default: cycle).") var mark: String?
+    func validate() throws {
+        if let mark, !["flag", "question", "none"].contains(mark) {
+            throw ValidationError("--mark must be flag, question or none")
+        }
+    }
+    func run() async throws {
+        try await callDaemon(options, Commands.Flag.self, .init(game: game, x: x, y: y, mark: mark), text: ControlFormatting.move)
+    }
+}
+
+/// `sweeper chord GAME X Y`.
+struct ChordCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "chord", abstract: "Reveal the unflagged neighbours of a satisfied number.")
+    @OptionGroup var options: ClientOptions
+    @Argument(help: "A game id or unique prefix.") var game: String
+    @Argument(help: "Column, from 0.") var x: Int
+    @Argument(help: "Row, from 0.") var y: Int
+    func run() async throws {
+        try await callDaemon(options, Commands.Chord.self, .init(game: game, x: x, y: y), text: ControlFormatting.move)
+    }
+}
+
+/// `sweeper hint GAME`.
+struct HintCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "hint", abstract: "Name a cell that can be proven safe.")
+    @OptionGroup var options: ClientOptions
+    @Argument(help: "A game id or unique prefix.") var game: String
+    func run() async throws {
+        try await callDaemon(options, Commands.Hint.self, .init(game: game)) { "\($0.message)\n" }
+    }
+}
+
+/// `sweeper scores`.
+struct ScoresCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "scores", abstract: "Best times per size of won, unassisted games.")
+    @OptionGroup var options: ClientOptions
+    func run() async throws {
+        try await callDaemon(options, Commands.Scores.self, Empty()) { ControlFormatting.scores($0.scores) }
+    }
+}
+
+/// `sweeper invite`.
+struct InviteCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "invite", abstract: "Print a code that lets another daemon join this circle.")
+    @OptionGroup var options: ClientOptions
+    func run() async throws {
+        try await callDaemon(options, Commands.Invite.self, Empty()) { "\($0.code)\n" }
+    }
+}
+
+/// `sweeper join CODE`.
+struct JoinCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "join", abstract: "Move this daemon into the circle of an invite code.")
+    @OptionGroup var options: ClientOptions
+    @Argument(help: "The code `sweeper invite` printed.") var code: String
+    func run() async throws {
+        try await callDaemon(options, Commands.Join.self, .init(code: code)) { "Joined circle \($0.circleTag).\n" }
+    }
+}
+
+/// `sweeper peers`.
+struct PeersCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "peers", abstract: "List known and connected peers.")
+    @OptionGroup var options: ClientOptions
+    func run() async throws {
+        try await callDaemon(options, Commands.Peers.self, Empty()) { ControlFormatting.peers($0.peers) }
+    }
+}
+
+/// `sweeper connect HOST:PORT`.
+struct ConnectCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "connect", abstract: "Dial a peer by address.")
+    @OptionGroup var options: ClientOptions
+    @Argument(help: "HOST:PORT of the peer.") var address: String
+    func run() async throws {
+        try await callDaemon(options, Commands.Connect.self, .init(address: address)) { _ in "Connecting.\n" }
+    }
+}
+
+/// The commands that talk to the daemon, for the root command's list.
+let daemonCommands: [any ParsableCommand.Type] = [
+    StatusCommand.self, PeersCommand.self, GamesCommand.self, NewCommand.self, ShowCommand.self, RevealCommand.self,
+    FlagCommand.self, ChordCommand.self, HintCommand.self, InviteCommand.self, JoinCommand.self, ConnectCommand.self,
+    ScoresCommand.self,
+]
