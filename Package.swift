@@ -17,6 +17,9 @@ let package = Package(
         .executable(name: "sweeper", targets: ["sweeper"]),
         .executable(name: "sweeperd", targets: ["sweeperd"]),
         .library(name: "SweeperGame", targets: ["SweeperGame"]),
+        .library(name: "SweeperCrypto", targets: ["SweeperCrypto"]),
+        .library(name: "SweeperSync", targets: ["SweeperSync"]),
+        .executable(name: "sweeper-bench-sync", targets: ["sweeper-bench-sync"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -35,6 +38,29 @@ let package = Package(
                 "SweeperGame",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
+            swiftSettings: strict
+        ),
+
+        // MARK: Crypto and replicated state (issue 3).
+        .systemLibrary(
+            name: "CSodium",
+            pkgConfig: "libsodium",
+            providers: [.apt(["libsodium-dev"])]
+        ),
+        .target(name: "SweeperCrypto", dependencies: ["CSodium"], swiftSettings: strict),
+        .testTarget(name: "SweeperCryptoTests", dependencies: ["SweeperCrypto"], swiftSettings: strict),
+        .target(name: "SweeperSync", dependencies: ["SweeperGame", "SweeperCrypto"], swiftSettings: strict),
+        .testTarget(
+            name: "SweeperSyncTests",
+            dependencies: [
+                "SweeperSync", "SweeperCrypto", "SweeperGame",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "sweeper-bench-sync",
+            dependencies: ["SweeperSync", "SweeperCrypto", "SweeperGame"],
             swiftSettings: strict
         ),
 
@@ -61,7 +87,7 @@ let package = Package(
         .target(
             name: "SweeperDaemon",
             dependencies: [
-                "SweeperGame", "SweeperStore", "SweeperControl",
+                "SweeperGame", "SweeperStore", "SweeperControl", "SweeperSync", "SweeperCrypto",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
