@@ -60,9 +60,8 @@ extension TextBoard {
     ///   header, a size outside the limits, a ragged row, a bad character,
     ///   missing rows, or a start cell off the board or on a mine.
     public static func parseAll(_ text: String) throws(BoardTextError) -> [TextBoard] {
-        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { line -> Substring in
-            line.last == "\r" ? line.dropLast() : line
-        }
+        // "\r\n" is one Character in Swift, so both line ends are separators.
+        var lines = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
         if lines.last == "" { lines.removeLast() }
         var boards: [TextBoard] = []
         var i = 0
