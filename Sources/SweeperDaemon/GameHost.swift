@@ -3,21 +3,22 @@ import Logging
 import SweeperControl
 import SweeperGame
 import SweeperStore
+import SweeperSync
+import SweeperCrypto
 
 /// The daemon's engine and request router: holds every game's replica,
-/// turns control requests into ops, commits them, answers, then notifies
-/// subscribers. A local move is answered only after its op is committed.
+/// turns control requests into signed ops, commits them, answers, then
+/// notifies subscribers. A local move is answered only after its op is committed.
 actor GameHost: ControlResponder {
     /// The daemon's version, reported by `status`.
     static let version = "0.1.0"
 
     private let store: Store
-    private var identity: LocalIdentity
+    private var engine: GameEngine
     private let settings: DaemonSettings
     private let events: EventHub
     private let logger: Logger
     private let onGamesChanged: @Sendable (Int) -> Void
-    private var games: [String: GameReplica] = [:]
 
     init(
         store: Store, settings: DaemonSettings, events: EventHub, logger: Logger,
@@ -28,22 +29,13 @@ actor GameHost: ControlResponder {
         self.events = events
         self.logger = logger
         self.onGamesChanged = onGamesChanged
-        let identity = try LocalIdentity.loadOrCreate(store)
-        var games: [String: GameReplica] = [:]
-        for game in try store.games() {
-            do {
-                games[game.id] = try GameReplica(stored: try store.ops(gameID: game.id))
-            } catch {
-                logger.error("cannot load a stored game; skipping it", metadata: ["game": "\(game.id)", "error": "\(error)"])
-            }
-        }
-        logger.info("loaded games", metadata: ["count": "\(games.count)", "peer": "\(identity.author.peerID)"])
-        self.identity = identity
-        self.games = games
+        let engine = try GameEngine.load(store, logger: logger)
+        logger.info("loaded games", metadata: ["count": "\(engine.games.count)", "peer": "\(engine.identity.peerID)"])
+        self.engine = engine
     }
 
     /// The number of games held.
-    var gameCount: Int { games.count }
+    var gameCount: Int { engine.games.count }
 
     // MARK: Routing
 
@@ -70,7 +62,7 @@ actor GameHost: ControlResponder {
             case Commands.Hint.name: return try answer(head.id, hint(try args(line)))
             case Commands.Scores.name: return try answer(head.id, scores())
             case Commands.Invite.name:
-                return try answer(head.id, Commands.Invite.Result(code: identity.inviteCode, circleTag: identity.circleTag))
+                return try answer(head.id, Commands.Invite.Result(code: InviteCode.encode(engine.circle), circleTag: engine.circle.tag))
             case Commands.Join.name: return try answer(head.id, join(try args(line)))
             case Commands.Peers.name: return try answer(head.id, peers())
             case Commands.Connect.name:
@@ -78,7 +70,7 @@ actor GameHost: ControlResponder {
                 throw ControlError.notImplemented("connecting to peers (issue 5)")
             case Commands.Subscribe.name:
                 let a: Commands.Subscribe.Arguments = try args(line)
-                let game = try a.game.map { try resolve($0) }
+                let game = try a.game.map { try resolve($0).description }
                 let stream = events.subscribe(game: game)
                 return .subscribe(answer: try Self.success(head.id, Commands.Subscribe.Result(game: game)), events: stream)
             default:
@@ -126,60 +118,80 @@ actor GameHost: ControlResponder {
     // MARK: Games
 
     /// A full id, a unique prefix, or nil for the most recent game.
-    private func resolve(_ game: String?) throws -> String {
+    private func resolve(_ game: String?) throws -> GameID {
+        let all = engine.games
         guard let game, !game.isEmpty else {
-            guard let latest = games.values.max(by: { ($0.created, $0.id) < ($1.created, $1.id) }) else {
+            guard let latest = all.max(by: { ($0.state.startMillis, $0.state.gameID) < ($1.state.startMillis, $1.state.gameID) }) else {
                 throw ControlError(code: "no-games", message: "there are no games yet; start one with `sweeper new`")
             }
-            return latest.id
+            return latest.state.gameID
         }
         let wanted = game.lowercased()
-        if games[wanted] != nil { return wanted }
-        let matches = games.keys.filter { $0.hasPrefix(wanted) }.sorted()
+        let matches = all.map(\.state.gameID).filter { $0.description.hasPrefix(wanted) }.sorted()
+        if let exact = matches.first(where: { $0.description == wanted }) { return exact }
         switch matches.count {
         case 1: return matches[0]
         case 0: throw ControlError(code: "unknown-game", message: "no game has an id starting with '\(game)'")
         default:
             throw ControlError(
                 code: "ambiguous-game",
-                message: "'\(game)' starts \(matches.count) game ids (\(matches.prefix(4).map { String($0.prefix(12)) }.joined(separator: ", "))…); type more of it")
+                message: "'\(game)' starts \(matches.count) game ids (\(matches.prefix(4).map { String($0.description.prefix(12)) }.joined(separator: ", "))…); type more of it")
         }
     }
 
-    private func name(of author: String) -> String {
-        if author == identity.author.peerID { return settings.name }
-        if let peer = try? store.peers().first(where: { $0.peerID == author }) { return peer.name }
-        return String(author.prefix(8))
+    private func lookup(_ game: String?) throws -> (circle: Int, replica: SweeperSync.GameReplica, state: GameState) {
+        let id = try resolve(game)
+        guard let (circle, replica) = engine.game(id), let state = replica.state else {
+            throw ControlError(code: "unknown-game", message: "no game \(id)")
+        }
+        return (circle, replica, state)
     }
 
-    private func summary(_ g: GameReplica, now: Date = Date()) -> GameSummary {
-        GameSummary(
-            id: g.id, width: g.parameters.width, height: g.parameters.height, mines: g.parameters.mines,
-            status: g.status.rawValue, progress: g.board.progress, elapsedSeconds: g.elapsedSeconds(now: now),
-            players: g.movers.map(name(of:)), created: g.created.timeIntervalSince1970, assisted: g.assisted)
+    private func name(of author: PeerID) -> String {
+        if author == engine.identity.peerID { return settings.name }
+        if let peer = try? store.peers().first(where: { $0.peerID == author.description }) { return peer.name }
+        return author.shortDescription
+    }
+
+    /// Players: every author of an op in the game, creator first.
+    private func players(_ replica: SweeperSync.GameReplica, _ state: GameState) -> [PeerID] {
+        [state.creator] + replica.chains.keys.filter { $0 != state.creator }.sorted()
+    }
+
+    private func summary(_ replica: SweeperSync.GameReplica, _ state: GameState, now: Date = Date()) -> GameSummary {
+        let p = state.genesis.parameters
+        return GameSummary(
+            id: state.gameID.description, width: p.width, height: p.height, mines: p.mines, status: state.status.rawValue,
+            progress: state.board.progress, elapsedSeconds: state.elapsedSeconds(nowMillis: now.millis),
+            players: players(replica, state).map(name(of:)), created: Double(state.startMillis) / 1000,
+            assisted: state.isAssisted)
     }
 
     private func summaries() -> [GameSummary] {
-        games.values.sorted { ($0.created, $0.id) > ($1.created, $1.id) }.map { summary($0) }
+        engine.games.sorted { ($0.state.startMillis, $0.state.gameID) > ($1.state.startMillis, $1.state.gameID) }.compactMap { g in
+            engine.game(g.state.gameID).map { summary($0.game, g.state) }
+        }
     }
 
-    private func view(_ g: GameReplica, cheat: Bool = false) -> GameView {
-        let scores = g.scores
-        let players = scores.map { PlayerScore(id: $0.key, name: name(of: $0.key), score: $0.value) }
+    private func view(_ replica: SweeperSync.GameReplica, _ state: GameState, cheat: Bool = false) -> GameView {
+        let scores = state.scores
+        let players = players(replica, state).map { PlayerScore(id: $0.description, name: name(of: $0), score: scores[$0] ?? 0) }
             .sorted { ($1.score, $0.name) < ($0.score, $1.name) }
+        let p = state.genesis.parameters
         return GameView(
-            id: g.id, width: g.parameters.width, height: g.parameters.height, mines: g.parameters.mines,
-            status: g.status.rawValue, digest: g.digest, revealed: g.revealedCount, flags: g.board.flagCount,
-            board: g.rows, players: players, trippedBy: g.trippedBy, elapsedSeconds: g.elapsedSeconds(now: Date()),
-            progress: g.board.progress, assisted: g.assisted, questionMarks: g.questionMarks,
-            mineLayout: cheat ? g.layoutRows : nil)
+            id: state.gameID.description, width: p.width, height: p.height, mines: p.mines, status: state.status.rawValue,
+            digest: state.digestHex, revealed: state.revealedCount, flags: state.board.flagCount, board: state.rows,
+            players: players, trippedBy: state.trippedBy?.description,
+            elapsedSeconds: state.elapsedSeconds(nowMillis: Date().millis), progress: state.board.progress,
+            assisted: state.isAssisted, questionMarks: state.genesis.questionMarks, mineLayout: cheat ? state.layoutRows : nil)
     }
 
     private func status() throws -> Commands.Status.Result {
         Commands.Status.Result(
-            peerID: identity.author.peerID, name: settings.name, circleTag: identity.circleTag, listening: settings.listen,
+            peerID: engine.identity.peerID.description, name: settings.name, circleTag: engine.circle.tag,
+            listening: settings.listen,
             mdns: settings.mdns ? "not running (peer discovery is not available in this version)" : "disabled",
-            peers: 0, games: games.count, version: Self.version, pid: getpid())
+            peers: 0, games: engine.games.count, version: Self.version, pid: getpid())
     }
 
     private func newGame(_ a: Commands.New.Arguments) throws -> GameView {
@@ -214,125 +226,171 @@ actor GameHost: ControlResponder {
         }
         let seed = a.seed ?? UInt64.random(in: 0...UInt64.max)
         let now = Date()
-        let replica: GameReplica
-        let genesis: StoredOp
+        let generated: GeneratedBoard
         do {
-            (replica, genesis) = try GameReplica.create(
-                parameters: parameters, seed: seed, questionMarks: a.questionMarks ?? false, author: identity.author, now: now)
-        } catch let error as GenerationError {
+            generated = try Generator.generate(parameters, seed: seed)
+        } catch {
             throw ControlError(code: "generation-failed", message: "\(error)")
         }
-        let s = summary(replica, now: now)
-        let record = StoredGame(
-            id: replica.id, params: try JSONEncoder().encode(parameters), created: now, lastActivity: now,
-            status: replica.status.rawValue, summary: try JSONEncoder().encode(s))
-        guard try store.createGame(record, ops: [genesis]) else {
-            throw ControlError.internal("game id collision; try again")
+        let genesis: Op
+        do {
+            genesis = try engine.circles[0].author.genesis(
+                parameters: generated.parameters, layout: generated.layout, seed: seed,
+                questionMarks: a.questionMarks ?? false, createdAtMillis: now.millis)
+        } catch {
+            throw ControlError.internal("\(error)")
         }
-        games[replica.id] = replica
-        logger.info("new game", metadata: ["game": "\(replica.id)", "size": "\(parameters.width)x\(parameters.height)/\(parameters.mines)"])
-        events.publish(ControlEvent(event: .gameAdded, game: replica.id, summary: s))
-        onGamesChanged(games.count)
-        return view(replica)
+        let next = try engine.inserting(genesis, circle: 0)
+        guard let (_, replica) = next.game(genesis.gameID), let state = replica.state else {
+            throw ControlError.internal("the new game did not take")
+        }
+        let s = summary(replica, state, now: now)
+        let record = StoredGame(
+            id: genesis.gameID.description, params: try JSONEncoder().encode(parameters), created: now, lastActivity: now,
+            status: state.status.rawValue, summary: try JSONEncoder().encode(s))
+        guard try store.createGame(record, ops: [GameEngine.stored(genesis)]) else {
+            throw ControlError(code: "game-exists", message: "a game with this id exists already (same board, same second)")
+        }
+        engine = next
+        logger.info("new game", metadata: ["game": "\(genesis.gameID)", "size": "\(parameters.width)x\(parameters.height)/\(parameters.mines)"])
+        events.publish(ControlEvent(event: .gameAdded, game: genesis.gameID.description, summary: s))
+        onGamesChanged(engine.games.count)
+        return view(replica, state)
     }
 
     private func show(_ a: Commands.GameArguments) throws -> GameView {
-        let id = try resolve(a.game)
-        guard var g = games[id] else { throw ControlError(code: "unknown-game", message: "no game \(id)") }
+        var (circle, replica, state) = try lookup(a.game)
         if a.cheat == true {
-            let action = try g.cheat(author: identity.author, now: Date())
-            if action.op != nil {
-                g = try commit(action, id: id)
+            let op: Op?
+            do {
+                op = try engine.circles[circle].author.assist(in: replica, atMillis: Date().millis)
+            } catch {
+                throw GameActionError(error, x: 0, y: 0, geometry: nil)
+            }
+            if let op {
+                let (r, s) = try commit(op, circle: circle)
+                replica = r
+                state = s
             }
         }
-        return view(g, cheat: a.cheat == true)
+        return view(replica, state, cheat: a.cheat == true)
     }
 
     private enum Move { case reveal, flag, chord }
 
     private func move(_ kind: Move, _ a: Commands.MoveArguments) throws -> Commands.MoveResult {
-        let id = try resolve(a.game)
-        guard let g = games[id] else { throw ControlError(code: "unknown-game", message: "no game \(id)") }
-        let now = Date()
-        let action: GameReplica.Action
-        switch kind {
-        case .reveal: action = try g.reveal(x: a.x, y: a.y, author: identity.author, now: now)
-        case .chord: action = try g.chord(x: a.x, y: a.y, author: identity.author, now: now)
-        case .flag:
-            var mark: Mark?
-            if let text = a.mark {
-                guard let m = Mark.allCases.first(where: { $0.description == text.lowercased() }) else {
-                    throw ControlError.badArguments("mark must be flag, question or none")
+        let (circle, replica, state) = try lookup(a.game)
+        let geometry = state.genesis.geometry
+        let cell = Cell(x: a.x, y: a.y)
+        guard geometry.contains(cell) else { throw GameActionError.outsideBoard(a.x, a.y, geometry) }
+        let index = geometry.index(of: cell)
+        let author = engine.circles[circle].author
+        let now = Date().millis
+        let op: Op?
+        do {
+            switch kind {
+            case .reveal: op = try author.reveal(index, in: replica, atMillis: now)
+            case .chord: op = try author.chord(index, in: replica, atMillis: now)
+            case .flag:
+                if let text = a.mark {
+                    guard let mark = Mark.allCases.first(where: { $0.description == text.lowercased() }) else {
+                        throw ControlError.badArguments("mark must be flag, question or none")
+                    }
+                    if mark == .question && !state.genesis.questionMarks {
+                        throw ControlError(code: "no-question-marks", message: "this game was made without question marks")
+                    }
+                    op = try author.setMark(mark, on: index, in: replica, atMillis: now)
+                } else {
+                    op = try author.cycleMark(index, in: replica, atMillis: now)
                 }
-                if m == .question && !g.questionMarks {
-                    throw ControlError(code: "no-question-marks", message: "this game was made without question marks")
-                }
-                mark = m
             }
-            action = try g.flag(x: a.x, y: a.y, mark: mark, author: identity.author, now: now)
+        } catch let error as MoveError {
+            throw GameActionError(error, x: a.x, y: a.y, geometry: geometry)
         }
-        let after = action.op == nil ? g : try commit(action, id: id)
-        let geometry = after.board.geometry
-        let changes = action.changed.map { i in
+        let gameID = state.gameID.description
+        guard let op else {
+            return Commands.MoveResult(
+                game: gameID, changed: [], status: state.status.rawValue, progress: state.board.progress,
+                trippedBy: state.trippedBy?.description)
+        }
+        let (_, after) = try commit(op, circle: circle)
+        var changed: [Int]
+        switch op.payload {
+        case .reveal(let runs): changed = Array(runs)
+        case .mark(let c, _): changed = [c]
+        default: changed = []
+        }
+        if state.status == .playing && after.status != .playing {
+            changed = Array(Set(changed).union(after.genesis.layout.mineIndices)).sorted()
+        }
+        let changes = changed.map { i in
             let c = geometry.cell(at: i)
             return CellChange(x: c.x, y: c.y, value: String(after.look(i)))
         }
-        if action.op != nil {
-            events.publish(ControlEvent(
-                event: .cells, game: id, cells: changes, status: after.status.rawValue, minesLeft: after.board.minesLeft,
-                by: identity.author.peerID))
-        }
+        events.publish(ControlEvent(
+            event: .cells, game: gameID, cells: changes, status: after.status.rawValue, minesLeft: after.board.minesLeft,
+            by: engine.identity.peerID.description))
         return Commands.MoveResult(
-            game: id, changed: changes, status: after.status.rawValue, progress: after.board.progress, trippedBy: after.trippedBy)
+            game: gameID, changed: changes, status: after.status.rawValue, progress: after.board.progress,
+            trippedBy: after.trippedBy?.description)
     }
 
-    /// Commits the action's op (and the cached summary) before the replica
-    /// changes in memory; only then is the move answered.
-    private func commit(_ action: GameReplica.Action, id: String) throws -> GameReplica {
-        guard let op = action.op else { return action.replica }
-        let s = summary(action.replica)
-        try store.append([op], updating: id, status: action.replica.status.rawValue, summary: try JSONEncoder().encode(s))
-        games[id] = action.replica
-        return action.replica
+    /// Applies a local op to a copy of the engine, commits the op (and the
+    /// cached summary) to the store, and only then keeps the copy.
+    private func commit(_ op: Op, circle: Int) throws -> (SweeperSync.GameReplica, GameState) {
+        let next = try engine.inserting(op, circle: circle)
+        guard let (_, replica) = next.game(op.gameID), let state = replica.state else {
+            throw ControlError.internal("the game vanished")
+        }
+        let s = summary(replica, state)
+        try store.append(
+            [GameEngine.stored(op)], updating: op.gameID.description, status: state.status.rawValue,
+            summary: try JSONEncoder().encode(s))
+        engine = next
+        return (replica, state)
     }
 
     private func hint(_ a: Commands.GameArguments) throws -> Commands.Hint.Result {
-        let id = try resolve(a.game)
-        guard let g = games[id] else { throw ControlError(code: "unknown-game", message: "no game \(id)") }
-        guard g.status == .playing else { throw GameActionError.gameOver(g.status).error }
-        guard let i = Solver.hint(for: g.board) else {
+        let (_, _, state) = try lookup(a.game)
+        let id = state.gameID.description
+        guard state.status == .playing else { throw GameActionError.gameOver(state.status).error }
+        guard let i = Solver.hint(for: state.board) else {
             return Commands.Hint.Result(game: id, x: nil, y: nil, kind: nil, message: "no cell can be proven safe from what is shown; time to guess")
         }
-        let c = g.board.geometry.cell(at: i)
+        let c = state.genesis.geometry.cell(at: i)
         return Commands.Hint.Result(game: id, x: c.x, y: c.y, kind: "safe", message: "\(c.x),\(c.y) is safe")
     }
 
     private func scores() -> Commands.Scores.Result {
         var best: [String: Commands.BestTime] = [:]
-        let now = Date()
-        for g in games.values where g.status == .won && !g.assisted {
-            let p = g.parameters
+        let now = Date().millis
+        for (_, state) in engine.games where state.status == .won && !state.isAssisted {
+            let p = state.genesis.parameters
             let key = "\(p.width)x\(p.height)x\(p.mines)"
-            let seconds = g.elapsedSeconds(now: now)
-            if let b = best[key], (b.seconds, b.date) <= (seconds, g.created.timeIntervalSince1970) { continue }
+            let seconds = state.elapsedSeconds(nowMillis: now)
+            let date = Double(state.startMillis) / 1000
+            if let b = best[key], (b.seconds, b.date) <= (seconds, date) { continue }
+            let players = engine.game(state.gameID).map { self.players($0.game, state).map(name(of:)) } ?? []
             best[key] = Commands.BestTime(
-                width: p.width, height: p.height, mines: p.mines, seconds: seconds, game: g.id,
-                players: g.movers.map(name(of:)), date: g.created.timeIntervalSince1970)
+                width: p.width, height: p.height, mines: p.mines, seconds: seconds, game: state.gameID.description,
+                players: players, date: date)
         }
         return Commands.Scores.Result(scores: best.values.sorted { ($0.width, $0.height, $0.mines) < ($1.width, $1.height, $1.mines) })
     }
 
     private func join(_ a: Commands.Join.Arguments) throws -> Commands.Join.Result {
-        let key: Data
+        let key: CircleKey
         do {
-            key = try LocalIdentity.circleKey(fromInvite: a.code)
+            key = try InviteCode.decode(a.code)
         } catch {
             throw ControlError(code: "bad-invite", message: "that invite code is wrong: \(error)")
         }
-        try store.setCircleKey(key)
-        identity.circleKey = key
-        logger.notice("joined a circle", metadata: ["circle": "\(identity.circleTag)"])
-        return Commands.Join.Result(circleTag: identity.circleTag)
+        let next = engine.joining(key)
+        try store.setSetting(GameEngine.previousCirclesKey, next.previousCirclesSetting)
+        try store.setCircleKey(Data(key.bytes))
+        engine = next
+        logger.notice("joined a circle", metadata: ["circle": "\(key.tag)"])
+        return Commands.Join.Result(circleTag: key.tag)
     }
 
     private func peers() throws -> Commands.Peers.Result {
