@@ -97,7 +97,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SweeperDaemonTests",
-            dependencies: ["SweeperDaemon", "SweeperControl", "SweeperStore"],
+            dependencies: ["SweeperDaemon", "SweeperControl", "SweeperStore", "sweeperd", "sweeper"],
             swiftSettings: strict
         ),
         .executableTarget(
@@ -110,6 +110,7 @@ let package = Package(
         ),
 
         // MARK: Executables.
+        .executableTarget(name: "sweeper-bench-game", dependencies: ["SweeperGame"], swiftSettings: strict),
         .executableTarget(
             name: "sweeper",
             dependencies: [

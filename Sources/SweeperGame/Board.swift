@@ -133,8 +133,7 @@ public struct Board: Sendable {
         guard status == .playing, !revealed[i], marks[i] != .flag else { return MoveResult(revealed: [], status: status) }
         var opened: [Int] = []
         flood(from: [i], into: &opened)
-        opened.sort()
-        return MoveResult(revealed: opened, status: status)
+        return MoveResult(revealed: ascending(opened), status: status)
     }
 
     /// The cells ``uncover(_:)`` would reveal, without changing the board.
@@ -164,8 +163,7 @@ public struct Board: Sendable {
         guard flags == number, !targets.isEmpty else { return MoveResult(revealed: [], status: status) }
         var opened: [Int] = []
         flood(from: targets, into: &opened)
-        opened.sort()
-        return MoveResult(revealed: opened, status: status)
+        return MoveResult(revealed: ascending(opened), status: status)
     }
 
     /// The cells ``chord(_:)`` would reveal, without changing the board.
@@ -216,30 +214,56 @@ public struct Board: Sendable {
 
     // MARK: Internals
 
-    private mutating func open(_ c: Int) {
+    @inline(__always) private mutating func open(_ c: Int) {
         revealed[c] = true
-        if marks[c] == .flag { flagCount -= 1 }
-        marks[c] = .none
+        if marks[c] != .none {
+            if marks[c] == .flag { flagCount -= 1 }
+            marks[c] = .none
+        }
         if layout.isMine(c) {
-            if detonatedMine.map({ c < $0 }) ?? true { detonatedMine = c }
+            if let d = detonatedMine, d < c {} else { detonatedMine = c }
         } else {
             revealedSafeCount += 1
         }
     }
 
     /// Iterative flood: no recursion, so a 500×500 board opens in one pass.
+    /// A cell is opened when it is pushed, so each is visited once.
     private mutating func flood(from seeds: [Int], into opened: inout [Int]) {
-        var stack = seeds
-        let geometry = self.geometry
+        var stack: [Int] = []
+        for s in seeds where !revealed[s] && marks[s] != .flag {
+            open(s)
+            opened.append(s)
+            stack.append(s)
+        }
+        let layout = self.layout
+        let w = geometry.width, h = geometry.height
         while let c = stack.popLast() {
-            guard !revealed[c], marks[c] != .flag else { continue }
-            open(c)
-            opened.append(c)
-            if !layout.isMine(c) && layout.adjacentMines(c) == 0 {
-                geometry.forEachNeighbor(of: c) { nb in
-                    if !revealed[nb] && marks[nb] != .flag { stack.append(nb) }
+            guard !layout.isMine(c) && layout.adjacentMines(c) == 0 else { continue }
+            let x = c % w, y = c / w
+            for ny in max(0, y - 1)...min(h - 1, y + 1) {
+                for nx in max(0, x - 1)...min(w - 1, x + 1) {
+                    let nb = ny * w + nx
+                    if !revealed[nb] && marks[nb] != .flag {
+                        open(nb)
+                        opened.append(nb)
+                        stack.append(nb)
+                    }
                 }
             }
         }
+    }
+
+    /// Sorts the cells a move opened: a bitmap pass for big floods, where a
+    /// comparison sort would cost more than the flood itself.
+    private func ascending(_ cells: [Int]) -> [Int] {
+        let n = geometry.cellCount
+        guard cells.count > 64 && cells.count > n / 64 else { return cells.sorted() }
+        var hit = [Bool](repeating: false, count: n)
+        for c in cells { hit[c] = true }
+        var out: [Int] = []
+        out.reserveCapacity(cells.count)
+        for i in 0..<n where hit[i] { out.append(i) }
+        return out
     }
 }

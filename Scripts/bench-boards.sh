@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Board generation, side by side with Tatham's Mines (Debian's sgt-puzzles).
+#
+#   Scripts/bench-boards.sh            # builds release binaries, prints figures
+#   SKIP_BUILD=1 Scripts/bench-boards.sh
+#
+# For each size it times `sweeper board generate --no-guess --count 100` and
+# `sgt-mines --generate 100 WxHnM` (which makes no-guess boards by default),
+# best of three runs each, and prints ours over theirs. Goal: at most 1.0,
+# aiming for 0.5. Then one 500×500 board at 20% (goal: under 10 s), and the
+# in-process figures of sweeper-bench-game.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+TATHAM=${TATHAM:-/usr/games/sgt-mines}
+if [[ ! -x $TATHAM ]]; then
+    echo "bench-boards: $TATHAM not found; install it with: apt-get install -y sgt-puzzles" >&2
+    exit 2
+fi
+if [[ -z ${SKIP_BUILD:-} ]]; then
+    swift build -c release --product sweeper >/dev/null
+    swift build -c release --product sweeper-bench-game >/dev/null
+fi
+BIN=$(swift build -c release --show-bin-path)
+SWEEPER=$BIN/sweeper
+
+# Best wall-clock time of three runs of a command, in seconds.
+best_of_3() {
+    local best=""
+    for _ in 1 2 3; do
+        local t0 t1 t
+        t0=$(date +%s.%N)
+        "$@" >/dev/null
+        t1=$(date +%s.%N)
+        t=$(echo "$t1 - $t0" | bc -l)
+        if [[ -z $best ]] || (( $(echo "$t < $best" | bc -l) )); then best=$t; fi
+    done
+    echo "$best"
+}
+
+echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
+printf '%-14s %12s %12s %8s\n' "board" "sweeper (s)" "tatham (s)" "ratio"
+for spec in "9 9 10" "16 16 40" "30 16 99" "100 100 2000"; do
+    read -r w h m <<<"$spec"
+    ours=$(best_of_3 "$SWEEPER" board generate --no-guess --width "$w" --height "$h" --mines "$m" --count 100 --seed 1)
+    theirs=$(best_of_3 "$TATHAM" --generate 100 "${w}x${h}n${m}")
+    printf '%-14s %12.3f %12.3f %8.2f\n' "${w}x${h}/${m}" "$ours" "$theirs" "$(echo "$ours / $theirs" | bc -l)"
+done
+
+# Every board we made above must be solvable by our own solver.
+"$SWEEPER" board generate --no-guess --width 100 --height 100 --mines 2000 --count 20 --seed 1 \
+    | "$SWEEPER" board solve | sort | uniq -c | sed 's/^/check: /'
+
+big=$(best_of_3 "$SWEEPER" board generate --no-guess --width 500 --height 500 --mines 50000 --seed 1)
+printf '500x500/50000 (20%%): sweeper %.2f s (goal under 10 s)' "$big"
+if [[ -n ${WITH_TATHAM_500:-} ]]; then
+    t0=$(date +%s.%N); "$TATHAM" --generate 1 500x500n50000 >/dev/null; t1=$(date +%s.%N)
+    printf ', tatham %.2f s' "$(echo "$t1 - $t0" | bc -l)"
+fi
+echo
+"$BIN/sweeper-bench-game"

@@ -1,0 +1,41 @@
+// sweeper-bench-game: in-process figures for the game engine, printed, not
+// asserted. Scripts/bench-boards.sh runs it beside Tatham's Mines.
+import Foundation
+import SweeperGame
+
+func seconds(_ body: () throws -> Void) rethrows -> Double {
+    let start = DispatchTime.now().uptimeNanoseconds
+    try body()
+    return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+}
+
+func median(_ xs: [Double]) -> Double { xs.sorted()[xs.count / 2] }
+
+// Flood: a 500×500 board with one mine, opened from the far corner.
+let geometry = BoardGeometry(width: 500, height: 500)
+let oneMine = try MineLayout(geometry: geometry, mineIndices: [geometry.cellCount - 1])
+var floodTimes: [Double] = []
+for _ in 0..<15 {
+    floodTimes.append(seconds {
+        var board = Board(layout: oneMine)
+        let opened = board.uncover(0).revealed.count
+        precondition(opened == geometry.cellCount - 1, "flood must open every safe cell")
+    })
+}
+print(String(format: "flood 500x500 (one mine): median %.2f ms over %d runs", median(floodTimes) * 1000, floodTimes.count))
+
+// No-guess generation in process, per board.
+for (w, h, m, count) in [(9, 9, 10, 200), (16, 16, 40, 200), (30, 16, 99, 200), (100, 100, 2000, 20)] {
+    let p = try GameParameters(width: w, height: h, mines: m, noGuess: true)
+    var attempts = 0
+    let t = try seconds {
+        for k in 0..<count { attempts += try Generator.generate(p, seed: UInt64(k)).attempts }
+    }
+    print(String(format: "no-guess %dx%d/%d: %.3f ms per board (%d boards, %.2f layouts tried per board)", w, h, m, t / Double(count) * 1000, count, Double(attempts) / Double(count)))
+}
+
+// Solving: the verdict alone on expert boards.
+let expert = try GameParameters(preset: .expert, noGuess: true)
+let boards = try (0..<200).map { try Generator.generate(expert, seed: UInt64($0)) }
+let solveTime = seconds { for b in boards { _ = Solver.solve(b.layout, start: b.start) } }
+print(String(format: "solve expert: %.1f µs per board", solveTime / Double(boards.count) * 1e6))
