@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Builds everything and runs the whole test suite, then checks the command
+# line tools end to end. This is the test command the README gives.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="/opt/swift/usr/bin:$PATH"
+
+swift build --build-tests
+swift test --skip-build
+
+# The offline board tools, as a user runs them.
+BIN=$(swift build --show-bin-path)
+"$BIN/sweeper" board generate --preset expert --no-guess --count 20 --seed 42 | "$BIN/sweeper" board solve | sort | uniq -c
+if "$BIN/sweeper" board generate --width 1 --height 9 --mines 3 2>/dev/null; then
+    echo "test.sh: a bad size was accepted" >&2; exit 1
+fi
+set +e
+echo "1 1 0 0" | "$BIN/sweeper" board solve 2>/dev/null
+rc=$?
+set -e
+if [[ $rc -ne 2 ]]; then echo "test.sh: malformed board input exited $rc, not 2" >&2; exit 1; fi
+echo "test.sh: all checks passed"
