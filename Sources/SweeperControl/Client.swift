@@ -33,6 +33,8 @@ public final class ControlClient: Sendable {
         var nextID: Int64 = 1
         var waiting: [RequestID: Waiter] = [:]
         var closed = false
+        /// An error the daemon sent unasked (e.g. `permission-denied`): every call fails with it.
+        var refusal: ControlError?
     }
 
     private let state = Mutex(State())
@@ -117,13 +119,14 @@ public final class ControlClient: Sendable {
         }
         let line = try ControlCoding.line(Request(id: id, command: command, arguments: arguments))
         let data: Data = try await withCheckedThrowingContinuation { (waiter: Waiter) in
-            let accepted = state.withLock { s in
-                guard !s.closed else { return false }
+            let refused: (any Error)? = state.withLock { s in
+                if let refusal = s.refusal { return refusal }
+                guard !s.closed else { return ControlClientError.connectionClosed }
                 s.waiting[id] = waiter
-                return true
+                return nil
             }
-            guard accepted else {
-                waiter.resume(throwing: ControlClientError.connectionClosed)
+            if let refused {
+                waiter.resume(throwing: refused)
                 return
             }
             Task {
@@ -154,8 +157,8 @@ public final class ControlClient: Sendable {
     }
 
     private func fail(_ id: RequestID, _ error: any Error) {
-        let waiter = state.withLock { $0.waiting.removeValue(forKey: id) }
-        waiter?.resume(throwing: error)
+        let (waiter, refusal) = state.withLock { ($0.waiting.removeValue(forKey: id), $0.refusal) }
+        waiter?.resume(throwing: refusal ?? ControlClientError.connectionClosed)
     }
 
     private func receive(_ frame: LineFrame) {
@@ -166,18 +169,29 @@ public final class ControlClient: Sendable {
             if let event = try? ControlCoding.decoder().decode(ControlEvent.self, from: data) { events.yield(event) }
             return
         }
-        guard let id = head.id else { return }
+        guard let id = head.id else {
+            // An error answer to no request: the daemon refuses this connection.
+            if head.ok == false, let error = head.error {
+                let waiters = state.withLock { s in
+                    s.refusal = error
+                    defer { s.waiting = [:] }
+                    return Array(s.waiting.values)
+                }
+                for w in waiters { w.resume(throwing: error) }
+            }
+            return
+        }
         let waiter = state.withLock { $0.waiting.removeValue(forKey: id) }
         waiter?.resume(returning: data)
     }
 
     private func finish() {
-        let waiters = state.withLock { s in
+        let (waiters, refusal) = state.withLock { s in
             s.closed = true
             defer { s.waiting = [:] }
-            return Array(s.waiting.values)
+            return (Array(s.waiting.values), s.refusal)
         }
-        for w in waiters { w.resume(throwing: ControlClientError.connectionClosed) }
+        for w in waiters { w.resume(throwing: refusal ?? ControlClientError.connectionClosed) }
         events.finish()
     }
 }

@@ -132,7 +132,8 @@ public struct ControlServer: Service {
                     try await outbound.write(ByteBuffer(bytes: line))
                     return
                 }
-                for try await frame in inbound {
+                var iterator = inbound.makeAsyncIterator()
+                while let frame = try await iterator.next() {
                     switch frame {
                     case .tooLong:
                         let line = (try? ControlCoding.line(Answer<Empty>.failure(nil, .lineTooLong))) ?? Data()
@@ -144,7 +145,19 @@ public struct ControlServer: Service {
                             try await outbound.write(ByteBuffer(bytes: data))
                         case let .subscribe(answer, events):
                             try await outbound.write(ByteBuffer(bytes: answer))
-                            try await stream(events, to: outbound, while: inbound)
+                            // Events go out from a child task; lines after
+                            // subscribing are ignored, and the end of input
+                            // (the client leaving, or shutdown) ends the stream.
+                            try await withThrowingTaskGroup(of: Void.self) { group in
+                                group.addTask {
+                                    for await event in events {
+                                        guard let line = try? ControlCoding.line(event) else { continue }
+                                        try await outbound.write(ByteBuffer(bytes: line))
+                                    }
+                                }
+                                while try await iterator.next() != nil {}
+                                group.cancelAll()
+                            }
                             return
                         }
                     }
@@ -152,27 +165,6 @@ public struct ControlServer: Service {
             }
         } catch {
             logger.debug("control connection ended", metadata: ["error": "\(error)"])
-        }
-    }
-
-    /// Sends events until the client closes its side (or the daemon stops).
-    private func stream(
-        _ events: AsyncStream<ControlEvent>, to outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>,
-        while inbound: NIOAsyncChannelInboundStream<LineFrame>
-    ) async throws {
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask {
-                for await event in events {
-                    guard let line = try? ControlCoding.line(event) else { continue }
-                    try await outbound.write(ByteBuffer(bytes: line))
-                }
-            }
-            group.addTask {
-                // Lines after subscribing are ignored; the end of input ends the stream.
-                for try await _ in inbound {}
-            }
-            _ = try await group.next()
-            group.cancelAll()
         }
     }
 }

@@ -33,6 +33,9 @@ func callDaemon<C: ControlCommand>(
         FileHandle.standardError.write(Data("sweeper: \(error)\n".utf8))
         if case .noDaemon = error { throw ExitCode(3) }
         throw ExitCode(1)
+    } catch {
+        FileHandle.standardError.write(Data("sweeper: \(error)\n".utf8))
+        throw ExitCode(1)
     }
     if options.json {
         printJSON(result)

@@ -1,0 +1,237 @@
+import Foundation
+import Testing
+
+/// End-to-end tests: the real `sweeperd` on a temporary state directory and
+/// socket, driven by the real `sweeper` and by raw socket lines.
+@Suite(.serialized) struct DaemonIntegrationTests {
+    /// Plays a no-guess game to a win with `hint` and `reveal`; returns the game id.
+    private func playToWin(_ h: DaemonHarness, seed: Int) throws -> String {
+        let made = try h.cli(["new", "--no-guess", "--seed", "\(seed)"])
+        #expect(made.status == 0, "\(made.stderr)")
+        let game = made.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(game.count == 32)
+        for _ in 0..<81 {
+            let view = try h.json(["show", game])
+            if view["status"] as? String != "playing" { break }
+            let hint = try h.json(["hint", String(game.prefix(6))])
+            guard let x = hint["x"] as? Int, let y = hint["y"] as? Int else {
+                Issue.record("no hint on a no-guess board: \(hint)")
+                break
+            }
+            let move = try h.cli(["reveal", game, "\(x)", "\(y)"])
+            #expect(move.status == 0, "\(move.stderr)")
+        }
+        return game
+    }
+
+    @Test func playsToAWinAndALossThenFindsEverythingAfterARestart() throws {
+        let h = try DaemonHarness()
+        defer { h.cleanup() }
+        try h.start()
+        #expect(h.lastNotifications.joined().contains("READY=1"))
+
+        // The socket is private: directory 0700, socket 0600.
+        let dirMode = try FileManager.default.attributesOfItem(atPath: h.root + "/run")[.posixPermissions] as? Int
+        let sockMode = try FileManager.default.attributesOfItem(atPath: h.socketPath)[.posixPermissions] as? Int
+        #expect(dirMode.map { $0 & 0o777 } == 0o700)
+        #expect(sockMode.map { $0 & 0o777 } == 0o600)
+
+        let status = try h.json(["status"])
+        #expect(status["name"] as? String == "tester")
+        let me = try #require(status["peerID"] as? String)
+
+        // A win.
+        let won = try playToWin(h, seed: 11)
+        let wonView = try h.json(["show", won])
+        #expect(wonView["status"] as? String == "won")
+        let board = try #require(wonView["board"] as? [String])
+        #expect(board.count == 9 && board.allSatisfy { $0.count == 9 })
+        // Won: every safe cell is open; the covered ones are the mines, now shown.
+        #expect(!board.joined().contains("#"))
+        #expect(board.joined().filter { $0 == "*" || $0 == "F" }.count == 10)
+        #expect(wonView["trippedBy"] is NSNull)
+        let players = try #require(wonView["players"] as? [[String: Any]])
+        #expect(players.first?["id"] as? String == me)
+        #expect((players.first?["score"] as? Int ?? 0) > 0)
+        for key in ["id", "width", "height", "mines", "status", "digest", "revealed", "flags", "board", "players", "trippedBy", "elapsedSeconds"] {
+            #expect(wonView[key] != nil, "show --json lacks \(key)")
+        }
+        let scores = try h.json(["scores"])
+        let best = try #require(scores["scores"] as? [[String: Any]])
+        #expect(best.count == 1 && best.first?["game"] as? String == won)
+        // A finished game refuses moves with exit 1.
+        let late = try h.cli(["reveal", won, "0", "0"])
+        #expect(late.status == 1 && late.stderr.contains("over"))
+
+        // A loss: the cheat shows the mines (and marks the game assisted).
+        let lostGame = try h.cli(["new", "--seed", "5"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let cheat = try h.json(["show", lostGame, "--cheat"])
+        #expect(cheat["assisted"] as? Bool == true)
+        let layout = try #require(cheat["mineLayout"] as? [String])
+        let (mx, my) = try #require(
+            layout.enumerated().lazy.compactMap { y, row in row.firstIndex(of: "*").map { (row.distance(from: row.startIndex, to: $0), y) } }.first)
+        let boom = try h.cli(["reveal", lostGame, "\(mx)", "\(my)"])
+        #expect(boom.status == 0)
+        let lostView = try h.json(["show", lostGame])
+        #expect(lostView["status"] as? String == "lost")
+        #expect(lostView["trippedBy"] as? String == me)
+        let lostBoard = try #require(lostView["board"] as? [String])
+        #expect(Array(lostBoard[my])[mx] == "X")
+        // Assisted wins never enter the best times; the lost game is not a win either.
+        #expect(try (h.json(["scores"])["scores"] as? [[String: Any]])?.count == 1)
+
+        // Games, newest first.
+        let games = try #require(try h.json(["games"])["games"] as? [[String: Any]])
+        #expect(games.map { $0["id"] as? String } == [lostGame, won])
+        let text = try h.cli(["games"]).stdout
+        #expect(text.contains("Solved") && text.contains("Failed") && text.contains("9×9 (10)"))
+
+        // Restart: a graceful stop removes the socket; everything comes back.
+        let digests = try [won, lostGame].map { try h.json(["show", $0])["digest"] as? String }
+        #expect(h.stop(signal: SIGTERM) == 0)
+        #expect(!FileManager.default.fileExists(atPath: h.socketPath))
+        let noDaemon = try h.cli(["status"])
+        #expect(noDaemon.status == 3 && noDaemon.stderr.contains("sweeperd"))
+        try h.start()
+        #expect(try [won, lostGame].map { try h.json(["show", $0])["digest"] as? String } == digests)
+        #expect(try h.json(["status"])["peerID"] as? String == me)
+        #expect(try (h.json(["scores"])["scores"] as? [[String: Any]])?.count == 1)
+    }
+
+    @Test func aMoveAnsweredBeforeSIGKILLSurvives() throws {
+        let h = try DaemonHarness()
+        defer { h.cleanup() }
+        try h.start()
+        let game = try h.cli(["new", "--width", "30", "--height", "16", "--mines", "99", "--seed", "3"]).stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let before = try #require(try h.json(["show", game])["board"] as? [String])
+        // A covered cell to open (the opening is already revealed).
+        let (x, y) = try #require(
+            before.enumerated().lazy.compactMap { y, row in row.firstIndex(of: "#").map { (row.distance(from: row.startIndex, to: $0), y) } }.first)
+        // Flag it over the raw socket, then kill the daemon the moment the answer arrives.
+        let raw = try RawConnection(path: h.socketPath)
+        raw.send(#"{"id":"m1","command":"flag","game":"\#(game)","x":\#(x),"y":\#(y)}"#)
+        let answer = try #require(raw.readJSON())
+        #expect(answer["ok"] as? Bool == true, "\(answer)")
+        h.stop(signal: SIGKILL)
+        try h.start()
+        let after = try #require(try h.json(["show", game])["board"] as? [String])
+        #expect(Array(after[y])[x] == "F")
+    }
+
+    @Test func garbageAndOversizedLinesGetErrorAnswersAndServingGoesOn() throws {
+        let h = try DaemonHarness()
+        defer { h.cleanup() }
+        try h.start()
+        let raw = try RawConnection(path: h.socketPath)
+        raw.send("this is not json")
+        let malformed = try #require(raw.readJSON())
+        #expect(malformed["ok"] as? Bool == false)
+        #expect((malformed["error"] as? [String: Any])?["code"] as? String == "malformed-request")
+        #expect(malformed["id"] is NSNull)
+
+        raw.send(#"{"id":7,"command":"launch-missiles"}"#)
+        let unknown = try #require(raw.readJSON())
+        #expect(unknown["id"] as? Int == 7)
+        #expect((unknown["error"] as? [String: Any])?["code"] as? String == "unknown-command")
+
+        raw.send(#"{"id":8,"command":"reveal","x":"one"}"#)
+        let badArgs = try #require(raw.readJSON())
+        #expect((badArgs["error"] as? [String: Any])?["code"] as? String == "bad-arguments")
+
+        raw.send([UInt8](repeating: UInt8(ascii: "a"), count: 300_000) + [0x0A])
+        let long = try #require(raw.readJSON())
+        #expect((long["error"] as? [String: Any])?["code"] as? String == "line-too-long")
+
+        raw.send(Array("\u{0}\u{1}\u{ff}garbage\n".utf8))
+        let binary = try #require(raw.readJSON())
+        #expect(binary["ok"] as? Bool == false)
+
+        raw.send(#"{"id":"s","command":"status"}"#)
+        let status = try #require(raw.readJSON())
+        #expect(status["id"] as? String == "s")
+        #expect(status["ok"] as? Bool == true)
+        // And other connections are served too.
+        #expect(try h.cli(["status"]).status == 0)
+    }
+
+    @Test func subscribersSeeMovesAndNewGames() throws {
+        let h = try DaemonHarness()
+        defer { h.cleanup() }
+        try h.start()
+        let raw = try RawConnection(path: h.socketPath)
+        raw.send(#"{"id":1,"command":"subscribe"}"#)
+        #expect(try #require(raw.readJSON())["ok"] as? Bool == true)
+        let game = try h.cli(["new", "--seed", "9"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let added = try #require(raw.readJSON())
+        #expect(added["event"] as? String == "game-added")
+        #expect(added["game"] as? String == game)
+        let board = try #require(try h.json(["show", game])["board"] as? [String])
+        let (x, y) = try #require(
+            board.enumerated().lazy.compactMap { y, row in row.firstIndex(of: "#").map { (row.distance(from: row.startIndex, to: $0), y) } }.first)
+        let flagged = try h.cli(["flag", game, "\(x)", "\(y)", "--mark", "flag"])
+        #expect(flagged.status == 0)
+        let cells = try #require(raw.readJSON())
+        #expect(cells["event"] as? String == "cells")
+        let changed = try #require(cells["cells"] as? [[String: Any]])
+        #expect(changed.first?["value"] as? String == "F")
+        #expect(changed.first?["x"] as? Int == x && changed.first?["y"] as? Int == y)
+    }
+
+    @Test func exitCodesAndErrors() throws {
+        let h = try DaemonHarness()
+        defer { h.cleanup() }
+        try h.start()
+        #expect(try h.cli(["show"]).status == 1)  // no games yet
+        let game = try h.cli(["new", "--preset", "beginner", "--seed", "1"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let outside = try h.cli(["reveal", game, "9", "0"])
+        #expect(outside.status == 1 && outside.stderr.contains("outside"))
+        let unknown = try h.cli(["reveal", "zzzz", "0", "0"])
+        #expect(unknown.status == 1 && unknown.stderr.contains("no game"))
+        #expect(try h.cli(["reveal", game, "x", "0"]).status == 2)
+        #expect(try h.cli(["new", "--width", "3"]).status == 2)
+        let tooBig = try h.cli(["new", "--width", "501", "--height", "9", "--mines", "10"])
+        #expect(tooBig.status == 1 && tooBig.stderr.contains("500"))
+        let badCode = try h.cli(["join", "SWEEPER-ABCDE"])
+        #expect(badCode.status == 1 && badCode.stderr.contains("invite code"))
+        // An invite code from here is accepted and keeps the circle tag.
+        let invite = try h.json(["invite"])
+        let code = try #require(invite["code"] as? String)
+        let joined = try h.json(["join", code])
+        #expect(joined["circleTag"] as? String == invite["circleTag"] as? String)
+        #expect(try h.cli(["connect", "127.0.0.1:9"]).status == 1)
+        #expect(try h.json(["peers"])["peers"] as? [Any] != nil)
+    }
+
+    @Test func aSecondDaemonOnTheSameStateRefusesNamingTheFirst() throws {
+        let h = try DaemonHarness()
+        defer { h.cleanup() }
+        try h.start()
+        let pid = try #require(h.daemon?.processIdentifier)
+        let second = try h.run(DaemonHarness.sweeperd, ["--state-dir", h.stateDirectory, "--socket", h.root + "/other.sock", "--no-mdns"])
+        #expect(second.status == 1)
+        #expect(second.stderr.contains("pid \(pid)"), "\(second.stderr)")
+        let third = try h.run(DaemonHarness.sweeperd, ["--state-dir", h.root + "/state2", "--socket", h.socketPath, "--no-mdns"])
+        #expect(third.status == 1)
+        #expect(third.stderr.contains("pid \(pid)") && third.stderr.contains("socket"), "\(third.stderr)")
+        // The first one still serves.
+        #expect(try h.cli(["status"]).status == 0)
+    }
+
+    @Test func anotherUsersCallIsRefused() throws {
+        guard getuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else { return }
+        let h = try DaemonHarness()
+        defer { h.cleanup() }
+        try h.start()
+        // Open the doors the daemon closed, so only its uid check stands in the way.
+        chmod(h.root, 0o755)
+        chmod(h.root + "/run", 0o755)
+        chmod(h.socketPath, 0o777)
+        let o = try h.run("/usr/bin/setpriv", [
+            "--reuid=65534", "--regid=65534", "--clear-groups", DaemonHarness.sweeper, "--socket", h.socketPath, "status",
+        ])
+        if o.stderr.contains("Permission denied") && o.status == 126 { return }  // the binary is not reachable as nobody
+        #expect(o.status == 1, "\(o.stderr)")
+        #expect(o.stderr.contains("only its own user"), "\(o.stderr)")
+    }
+}
