@@ -83,7 +83,15 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        .testTarget(name: "SweeperControlTests", dependencies: ["SweeperControl"], swiftSettings: strict),
+        .testTarget(
+            name: "SweeperControlTests",
+            dependencies: [
+                "SweeperControl",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
         .target(
             name: "SweeperDaemon",
             dependencies: [

@@ -1,0 +1,130 @@
+import Foundation
+import NIOCore
+import NIOEmbedded
+import Testing
+@testable import SweeperControl
+
+@Suite struct LineFramerTests {
+    private func frames(_ chunks: [String], limit: Int = 8) throws -> [String] {
+        let channel = EmbeddedChannel(handler: ByteToMessageHandler(LineFramer(maximumLength: limit)))
+        for chunk in chunks {
+            try channel.writeInbound(ByteBuffer(string: chunk))
+        }
+        _ = try channel.finish()
+        var out: [String] = []
+        while let frame = try channel.readInbound(as: LineFrame.self) {
+            switch frame {
+            case .line(let b): out.append(String(buffer: b))
+            case .tooLong: out.append("<too long>")
+            }
+        }
+        return out
+    }
+
+    @Test func splitsLinesAcrossChunks() throws {
+        #expect(try frames(["ab", "c\nde", "f\r\n\n", "gh"]) == ["abc", "def", "", "gh"])
+    }
+
+    @Test func dropsOverlongLinesOnceAndGoesOn() throws {
+        // Exactly the limit passes; one more is dropped whether it arrives whole or in pieces.
+        #expect(try frames(["12345678\n"]) == ["12345678"])
+        #expect(try frames(["123456789\nok\n"]) == ["<too long>", "ok"])
+        #expect(try frames(["12345", "6789", "0123", "456\n", "ok\n"]) == ["<too long>", "ok"])
+        #expect(try frames(["1234567890123456789012345"]) == ["<too long>"])
+    }
+}
+
+@Suite struct MessageTests {
+    private func object(_ value: some Encodable) throws -> [String: Any] {
+        let data = try ControlCoding.line(value)
+        #expect(data.last == 0x0A)
+        #expect(!data.dropLast().contains(0x0A), "one line per message")
+        return try #require(JSONSerialization.jsonObject(with: data) as? [String: Any])
+    }
+
+    @Test func requestsFlattenArgumentsBesideIdAndCommand() throws {
+        let r = Request(id: .int(4), command: Commands.Reveal.name, arguments: Commands.MoveArguments(game: "ab", x: 1, y: 2))
+        let o = try object(r)
+        #expect(o["id"] as? Int == 4)
+        #expect(o["command"] as? String == "reveal")
+        #expect(o["game"] as? String == "ab" && o["x"] as? Int == 1 && o["y"] as? Int == 2)
+        // And the server side reads them back from the same object.
+        let line = try ControlCoding.line(r)
+        let head = try JSONDecoder().decode(RequestHead.self, from: line)
+        #expect(head.id == .int(4) && head.command == "reveal")
+        #expect(try JSONDecoder().decode(Commands.MoveArguments.self, from: line) == Commands.MoveArguments(game: "ab", x: 1, y: 2))
+    }
+
+    @Test func answersHaveTheDocumentedShape() throws {
+        let ok = try object(Answer.success(.string("a"), Commands.Join.Result(circleTag: "t")))
+        #expect(ok["id"] as? String == "a" && ok["ok"] as? Bool == true)
+        #expect((ok["result"] as? [String: Any])?["circleTag"] as? String == "t")
+        #expect(ok["error"] == nil)
+        let bad = try object(Answer<Empty>.failure(nil, .unknownCommand("x")))
+        #expect(bad["id"] is NSNull && bad["ok"] as? Bool == false && bad["result"] == nil)
+        let error = try #require(bad["error"] as? [String: Any])
+        #expect(error["code"] as? String == "unknown-command")
+        #expect((error["message"] as? String)?.contains("'x'") == true)
+    }
+
+    @Test func gameViewAlwaysCarriesTrippedBy() throws {
+        let view = GameView(
+            id: "g", width: 2, height: 2, mines: 1, status: "playing", digest: "d", revealed: 1, flags: 0,
+            board: ["1#", "##"], players: [], trippedBy: nil, elapsedSeconds: 3, progress: 1.0 / 3, assisted: false,
+            questionMarks: false)
+        let o = try object(view)
+        #expect(o["trippedBy"] is NSNull)
+        #expect(o["mineLayout"] == nil)
+        #expect(try JSONDecoder().decode(GameView.self, from: ControlCoding.line(view)) == view)
+    }
+
+    @Test func idsAreStringsOrIntegers() throws {
+        #expect(try JSONDecoder().decode(RequestHead.self, from: Data(#"{"id":"x","command":"status"}"#.utf8)).id == .string("x"))
+        #expect(try JSONDecoder().decode(RequestHead.self, from: Data(#"{"id":12}"#.utf8)).id == .int(12))
+        #expect(throws: (any Error).self) { try JSONDecoder().decode(RequestHead.self, from: Data(#"{"id":[1]}"#.utf8)) }
+        #expect(Commands.all.count == Set(Commands.all).count)
+    }
+}
+
+@Suite struct FormattingTests {
+    @Test func durationsSizesAndStatuses() {
+        #expect(ControlFormatting.duration(0) == "0:00:00")
+        #expect(ControlFormatting.duration(3_725) == "1:02:05")
+        #expect(ControlFormatting.size(width: 30, height: 16, mines: 99) == "30×16 (99)")
+        #expect(ControlFormatting.status("won", progress: 1) == "Solved")
+        #expect(ControlFormatting.status("lost", progress: 0.5) == "Failed")
+        #expect(ControlFormatting.status("playing", progress: 0.999) == "99%")
+    }
+
+    @Test func gamesTableListsEveryGame() {
+        let games = [
+            GameSummary(id: "0123456789abcdef", width: 9, height: 9, mines: 10, status: "won", progress: 1, elapsedSeconds: 65, players: ["ada", "bob"], created: 2, assisted: false),
+            GameSummary(id: "fedcba9876543210", width: 30, height: 16, mines: 99, status: "playing", progress: 0.5, elapsedSeconds: 4000, players: [], created: 1, assisted: true),
+        ]
+        let text = ControlFormatting.games(games)
+        let lines = text.split(separator: "\n")
+        #expect(lines.count == 3)
+        #expect(lines[1].contains("01234567") && lines[1].contains("9×9 (10)") && lines[1].contains("Solved") && lines[1].contains("0:01:05") && lines[1].contains("ada, bob"))
+        #expect(lines[2].contains("30×16 (99)") && lines[2].contains("50% (assisted)") && lines[2].contains("1:06:40"))
+    }
+}
+
+@Suite struct ClientTests {
+    @Test func noDaemonIsReportedWithHowToStartOne() async throws {
+        let path = "/tmp/sweeper-nothing-\(UUID().uuidString.prefix(8)).sock"
+        await #expect {
+            try await ControlClient.withConnection(socketPath: path) { client in
+                try await client.call(Commands.Status.self, Empty())
+            }
+        } throws: { error in
+            guard case ControlClientError.noDaemon(let socket, _) = error else { return false }
+            return socket == path && "\(error)".contains("sweeperd")
+        }
+    }
+
+    @Test func defaultSocketPathFollowsTheEnvironment() {
+        #expect(ControlClient.defaultSocketPath(environment: ["SWEEPER_SOCKET": "/x.sock", "XDG_RUNTIME_DIR": "/run/user/1"]) == "/x.sock")
+        #expect(ControlClient.defaultSocketPath(environment: ["XDG_RUNTIME_DIR": "/run/user/1"]) == "/run/user/1/sweeper/control.sock")
+        #expect(ControlClient.defaultSocketPath(environment: [:]).hasSuffix("/control.sock"))
+    }
+}

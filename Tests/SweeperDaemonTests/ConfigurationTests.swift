@@ -1,0 +1,140 @@
+import Foundation
+import Testing
+@testable import SweeperDaemon
+
+@Suite struct ConfigurationTests {
+    private func tempFile(_ text: String) throws -> String {
+        let path = NSTemporaryDirectory() + "sweeper-config-\(UUID().uuidString).toml"
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    @Test func parsesTheSubset() throws {
+        let entries = try ConfigFileParser.parse("""
+            # comment
+            name = "Ada \\"A\\" L"   # trailing comment
+            mdns = false
+            listen = ["0.0.0.0:7070", '[::]:7070']
+
+            state_dir = '/var/x'
+            port = 12
+            """)
+        #expect(entries.map(\.key) == ["name", "mdns", "listen", "state_dir", "port"])
+        #expect(entries[0].value == .string("Ada \"A\" L"))
+        #expect(entries[1].value == .bool(false))
+        #expect(entries[2].value == .array(["0.0.0.0:7070", "[::]:7070"]))
+        #expect(entries[4].value == .integer(12))
+        #expect(entries[3].line == 6)
+    }
+
+    @Test func errorsNameTheLine() {
+        let cases: [(String, Int, String)] = [
+            ("name = ada", 1, "quotes"),
+            ("\n\nname \"x\"", 3, "'='"),
+            ("[daemon]", 1, "tables"),
+            ("name = \"x", 1, "unterminated"),
+            ("a = 1\na = 2", 2, "twice"),
+            ("listen = [\"a\" \"b\"]", 1, "','"),
+            ("name = \"x\" y", 1, "unexpected"),
+        ]
+        for (text, line, fragment) in cases {
+            #expect {
+                _ = try ConfigFileParser.parse(text, file: "c.toml")
+            } throws: { error in
+                guard let e = error as? ConfigurationError else { return false }
+                return e.line == line && e.description.hasPrefix("c.toml:\(line): ") && e.message.contains(fragment)
+            }
+        }
+    }
+
+    @Test func flagsWinOverTheFileWhichWinsOverXDG() throws {
+        let file = try tempFile("name = \"file\"\nsocket = \"/file.sock\"\nlog_level = \"debug\"\nmdns = false\npeers = [\"h:1\"]\n")
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        var o = DaemonOverrides()
+        o.configFile = file
+        o.name = "flag"
+        let env = ["HOME": "/home/u", "XDG_STATE_HOME": "/xs", "XDG_RUNTIME_DIR": "/run/user/5", "USER": "login"]
+        let s = try DaemonSettings.resolve(overrides: o, environment: env)
+        #expect(s.name == "flag")
+        #expect(s.socketPath == "/file.sock")
+        #expect(s.stateDirectory == "/xs/sweeper")
+        #expect(s.logLevel == .debug)
+        #expect(s.mdns == false)
+        #expect(s.peers == ["h:1"])
+
+        let defaults = try DaemonSettings.resolve(overrides: DaemonOverrides(), environment: ["HOME": "/home/u", "USER": "login", "XDG_RUNTIME_DIR": "/run/user/5", "XDG_CONFIG_HOME": "/nonexistent"])
+        #expect(defaults.name == "login")
+        #expect(defaults.stateDirectory == "/home/u/.local/state/sweeper")
+        #expect(defaults.socketPath == "/run/user/5/sweeper/control.sock")
+        #expect(defaults.mdns)
+    }
+
+    @Test func badValuesAreRefused() throws {
+        let file = try tempFile("colour = \"red\"\n")
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        var o = DaemonOverrides()
+        o.configFile = file
+        #expect(throws: ConfigurationError.self) { try DaemonSettings.resolve(overrides: o, environment: [:]) }
+        var p = DaemonOverrides()
+        p.peers = ["no-port"]
+        p.configFile = "/dev/null"
+        #expect(throws: ConfigurationError.self) { try DaemonSettings.resolve(overrides: p, environment: [:]) }
+        var l = DaemonOverrides()
+        l.logLevel = "loud"
+        l.configFile = "/dev/null"
+        #expect(throws: ConfigurationError.self) { try DaemonSettings.resolve(overrides: l, environment: [:]) }
+        #expect(HostPort("[::1]:70") == HostPort("[::1]:70"))
+        #expect(HostPort("[::1]:70")?.host == "::1")
+        #expect(HostPort("example:99999") == nil)
+    }
+}
+
+@Suite struct SystemdNotifierTests {
+    @Test func sendsToAnAbstractSocket() throws {
+        let name = "sweeper-test-\(UUID().uuidString.prefix(8))"
+        let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = [UInt8(0)] + Array(name.utf8)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
+        let length = socklen_t(MemoryLayout<sockaddr_un>.offset(of: \.sun_path)! + bytes.count)
+        let rc = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
+        try #require(rc == 0)
+        let notifier = SystemdNotifier(environment: ["NOTIFY_SOCKET": "@" + name, "WATCHDOG_USEC": "2000000"])
+        #expect(notifier.watchdogInterval == .seconds(1))
+        #expect(notifier.notify("READY=1\nSTATUS=ok"))
+        var buffer = [UInt8](repeating: 0, count: 256)
+        let n = recv(fd, &buffer, buffer.count, Int32(MSG_DONTWAIT))
+        #expect(n > 0 && String(decoding: buffer[0..<max(0, n)], as: UTF8.self) == "READY=1\nSTATUS=ok")
+        #expect(SystemdNotifier(environment: [:]).notify("READY=1") == false)
+        #expect(SystemdNotifier(environment: ["NOTIFY_SOCKET": "/x", "WATCHDOG_USEC": "10", "WATCHDOG_PID": "1"]).watchdogInterval == nil)
+    }
+
+    @Test func journalPriorities() {
+        #expect(StderrLogHandler.priority(.error) == 3)
+        #expect(StderrLogHandler.priority(.info) == 6)
+        #expect(StderrLogHandler.stderrIsJournal(environment: [:]) == false)
+        #expect(StderrLogHandler.stderrIsJournal(environment: ["JOURNAL_STREAM": "1:2"]) == false)
+        var st = stat()
+        fstat(2, &st)
+        #expect(StderrLogHandler.stderrIsJournal(environment: ["JOURNAL_STREAM": "\(st.st_dev):\(st.st_ino)"]))
+    }
+}
+
+@Suite struct InstanceLockTests {
+    @Test func aSecondLockIsRefusedNamingThePid() throws {
+        let path = NSTemporaryDirectory() + "sweeper-lock-\(UUID().uuidString)"
+        defer { unlink(path) }
+        let first = try InstanceLock(path: path, resource: "thing")
+        // flock locks belong to open files: a second open in this process conflicts too.
+        #expect {
+            _ = try InstanceLock(path: path, resource: "thing")
+        } throws: { error in
+            guard let e = error as? InstanceLockError else { return false }
+            return e.holder == getpid() && e.description.contains("pid \(getpid())")
+        }
+        first.release()
+        _ = try InstanceLock(path: path, resource: "thing")
+    }
+}
