@@ -96,6 +96,8 @@ actor GameHost: ControlResponder {
             throw ControlError.badArguments("missing \"\(key.stringValue)\"")
         } catch let DecodingError.typeMismatch(_, context) {
             throw ControlError.badArguments("wrong type for \"\(context.codingPath.map(\.stringValue).joined(separator: "."))\"")
+        } catch let DecodingError.dataCorrupted(context) where !context.codingPath.isEmpty {
+            throw ControlError.badArguments("bad value for \"\(context.codingPath.map(\.stringValue).joined(separator: "."))\"")
         } catch let DecodingError.valueNotFound(_, context) {
             throw ControlError.badArguments("null \"\(context.codingPath.map(\.stringValue).joined(separator: "."))\"")
         } catch {

@@ -113,16 +113,24 @@ final class DaemonHarness {
     }
 
     /// Starts the daemon and waits for `READY=1` on a notify socket of our own.
-    func start(name: String = "tester") throws {
+    func start(name: String = "tester", environment extra: [String: String] = [:], journal: Bool = false) throws {
         let listener = try NotifyListener(path: root + "/notify-\(UUID().uuidString.prefix(6)).sock")
         notify = listener
         let p = Process()
         p.executableURL = URL(fileURLWithPath: Self.sweeperd)
         p.arguments = ["--state-dir", stateDirectory, "--socket", socketPath, "--no-mdns", "--name", name, "--log-level", "debug"]
-        p.environment = environment(extra: ["NOTIFY_SOCKET": listener.path])
         if !FileManager.default.fileExists(atPath: logPath) {
             _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         }
+        var env = extra
+        env["NOTIFY_SOCKET"] = listener.path
+        if journal {
+            // Pretend the log file is the journal: $JOURNAL_STREAM names stderr's device and inode.
+            var st = stat()
+            stat(logPath, &st)
+            env["JOURNAL_STREAM"] = "\(st.st_dev):\(st.st_ino)"
+        }
+        p.environment = environment(extra: env)
         let logHandle = FileHandle(forWritingAtPath: logPath)
         logHandle?.seekToEndOfFile()
         p.standardError = logHandle
