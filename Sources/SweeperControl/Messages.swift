@@ -60,6 +60,20 @@ public struct GameSummary: Codable, Equatable, Sendable {
     }
 }
 
+/// A cell's position.
+public struct CellPosition: Codable, Equatable, Hashable, Sendable {
+    /// Column.
+    public var x: Int
+    /// Row.
+    public var y: Int
+
+    /// Creates a position.
+    public init(x: Int, y: Int) {
+        self.x = x
+        self.y = y
+    }
+}
+
 /// A whole game as shown by `show`.
 public struct GameView: Codable, Equatable, Sendable {
     /// The full game id.
@@ -95,12 +109,14 @@ public struct GameView: Codable, Equatable, Sendable {
     public var questionMarks: Bool
     /// With `--cheat`: rows of `.` and `*`.
     public var mineLayout: [String]?
+    /// After a loss: the flagged cells that held no mine (absent otherwise).
+    public var wrongFlags: [CellPosition]?
 
     /// Creates a view.
     public init(
         id: String, width: Int, height: Int, mines: Int, status: String, digest: String, revealed: Int, flags: Int,
         board: [String], players: [PlayerScore], trippedBy: String?, elapsedSeconds: Int, progress: Double,
-        assisted: Bool, questionMarks: Bool, mineLayout: [String]? = nil
+        assisted: Bool, questionMarks: Bool, mineLayout: [String]? = nil, wrongFlags: [CellPosition]? = nil
     ) {
         self.id = id
         self.width = width
@@ -118,11 +134,12 @@ public struct GameView: Codable, Equatable, Sendable {
         self.assisted = assisted
         self.questionMarks = questionMarks
         self.mineLayout = mineLayout
+        self.wrongFlags = wrongFlags
     }
 
     private enum CodingKeys: String, CodingKey {
         case id, width, height, mines, status, digest, revealed, flags, board, players, trippedBy, elapsedSeconds
-        case progress, assisted, questionMarks, mineLayout
+        case progress, assisted, questionMarks, mineLayout, wrongFlags
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -144,6 +161,7 @@ public struct GameView: Codable, Equatable, Sendable {
         try c.encode(assisted, forKey: .assisted)
         try c.encode(questionMarks, forKey: .questionMarks)
         try c.encodeIfPresent(mineLayout, forKey: .mineLayout)
+        try c.encodeIfPresent(wrongFlags, forKey: .wrongFlags)
     }
 }
 
@@ -551,6 +569,14 @@ public struct ControlEvent: Codable, Equatable, Sendable {
     public var minesLeft: Int?
     /// The player who acted.
     public var by: String?
+    /// The column of the cell the player acted on (cells events of a move).
+    public var x: Int?
+    /// The row of the cell the player acted on (cells events of a move).
+    public var y: Int?
+    /// Share of safe cells revealed after the change (cells events).
+    public var progress: Double?
+    /// Who tripped the mine, once the game is lost (cells events).
+    public var trippedBy: String?
     /// The game added.
     public var summary: GameSummary?
     /// The peer that changed.
@@ -559,7 +585,8 @@ public struct ControlEvent: Codable, Equatable, Sendable {
     /// Creates an event.
     public init(
         event: Kind, game: String? = nil, cells: [CellChange]? = nil, status: String? = nil, minesLeft: Int? = nil,
-        by: String? = nil, summary: GameSummary? = nil, peer: PeerInfo? = nil
+        by: String? = nil, summary: GameSummary? = nil, peer: PeerInfo? = nil, x: Int? = nil, y: Int? = nil,
+        progress: Double? = nil, trippedBy: String? = nil
     ) {
         self.event = event
         self.game = game
@@ -569,5 +596,9 @@ public struct ControlEvent: Codable, Equatable, Sendable {
         self.by = by
         self.summary = summary
         self.peer = peer
+        self.x = x
+        self.y = y
+        self.progress = progress
+        self.trippedBy = trippedBy
     }
 }

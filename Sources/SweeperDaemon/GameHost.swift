@@ -185,7 +185,17 @@ actor GameHost: ControlResponder {
             digest: state.digestHex, revealed: state.revealedCount, flags: state.board.flagCount, board: state.rows,
             players: players, trippedBy: state.trippedBy?.description,
             elapsedSeconds: state.elapsedSeconds(nowMillis: Date().millis), progress: state.board.progress,
-            assisted: state.isAssisted, questionMarks: state.genesis.questionMarks, mineLayout: cheat ? state.layoutRows : nil)
+            assisted: state.isAssisted, questionMarks: state.genesis.questionMarks, mineLayout: cheat ? state.layoutRows : nil,
+            wrongFlags: state.status == .lost ? wrongFlags(state) : nil)
+    }
+
+    /// After a loss, the flags on cells without a mine.
+    private func wrongFlags(_ state: GameState) -> [CellPosition] {
+        let g = state.genesis.geometry
+        return (0..<g.cellCount).filter { state.board.mark(at: $0) == .flag && !state.genesis.layout.isMine($0) }.map {
+            let c = g.cell(at: $0)
+            return CellPosition(x: c.x, y: c.y)
+        }
     }
 
     private func status() throws -> Commands.Status.Result {
@@ -331,7 +341,8 @@ actor GameHost: ControlResponder {
         }
         events.publish(ControlEvent(
             event: .cells, game: gameID, cells: changes, status: after.status.rawValue, minesLeft: after.board.minesLeft,
-            by: engine.identity.peerID.description))
+            by: engine.identity.peerID.description, x: a.x, y: a.y, progress: after.board.progress,
+            trippedBy: after.trippedBy?.description))
         return Commands.MoveResult(
             game: gameID, changed: changes, status: after.status.rawValue, progress: after.board.progress,
             trippedBy: after.trippedBy?.description)
