@@ -20,7 +20,10 @@ public enum Blake2b {
 
     /// The BLAKE2b hash of the concatenation of `parts`, keyed when `key` is given.
     public static func hash(parts: [[UInt8]], key: SecretBytes?, length: Int = 32) -> [UInt8] {
-        let joined = parts.count == 1 ? parts[0] : Array(parts.joined())
+        if parts.count == 1 { return parts[0].withUnsafeBytes { hash($0, key: key, length: length) } }
+        var joined: [UInt8] = []
+        joined.reserveCapacity(parts.reduce(0) { $0 + $1.count })
+        for part in parts { joined.append(contentsOf: part) }
         return joined.withUnsafeBytes { hash($0, key: key, length: length) }
     }
 

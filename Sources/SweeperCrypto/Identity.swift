@@ -104,6 +104,18 @@ public struct PeerID: Hashable, Comparable, Sendable, CustomStringConvertible {
     }
 
     public static func < (lhs: PeerID, rhs: PeerID) -> Bool { lhs.bytes.lexicographicallyPrecedes(rhs.bytes) }
+
+    public static func == (lhs: PeerID, rhs: PeerID) -> Bool { lhs.bytes == rhs.bytes }
+
+    /// Hashes the first 8 bytes only: they are uniformly random (a key or a
+    /// hash), and hashing a whole byte array is slow.
+    public func hash(into hasher: inout Hasher) {
+        if bytes.count >= 8 {
+            hasher.combine(bytes.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) })
+        } else {
+            hasher.combine(bytes)
+        }
+    }
 }
 
 /// Why a saved identity could not be loaded.

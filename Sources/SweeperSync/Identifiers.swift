@@ -25,6 +25,18 @@ public struct GameID: Hashable, Comparable, Sendable, CustomStringConvertible {
     public var description: String { hexString(bytes) }
 
     public static func < (lhs: GameID, rhs: GameID) -> Bool { lhs.bytes.lexicographicallyPrecedes(rhs.bytes) }
+
+    public static func == (lhs: GameID, rhs: GameID) -> Bool { lhs.bytes == rhs.bytes }
+
+    /// Hashes the first 8 bytes only: they are uniformly random (a key or a
+    /// hash), and hashing a whole byte array is slow.
+    public func hash(into hasher: inout Hasher) {
+        if bytes.count >= 8 {
+            hasher.combine(bytes.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) })
+        } else {
+            hasher.combine(bytes)
+        }
+    }
 }
 
 /// The hash of an op: BLAKE2b-256 over a domain string and the op's
@@ -47,6 +59,18 @@ public struct OpHash: Hashable, Sendable, CustomStringConvertible {
     init(unchecked bytes: [UInt8]) { self.bytes = bytes }
 
     public var description: String { hexString(bytes) }
+
+    public static func == (lhs: OpHash, rhs: OpHash) -> Bool { lhs.bytes == rhs.bytes }
+
+    /// Hashes the first 8 bytes only: they are uniformly random (a key or a
+    /// hash), and hashing a whole byte array is slow.
+    public func hash(into hasher: inout Hasher) {
+        if bytes.count >= 8 {
+            hasher.combine(bytes.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) })
+        } else {
+            hasher.combine(bytes)
+        }
+    }
 }
 
 func hexString(_ bytes: [UInt8]) -> String {

@@ -199,13 +199,20 @@ public struct GameReplica: Sendable {
         var out: [OpSegment] = []
         let authors = [creator] + chains.keys.sorted().filter { $0 != creator }
         for author in authors {
-            guard let chain = chains[author] else { continue }
-            let from = Int(peer[author])
-            guard from < chain.count else { continue }
-            guard let lastSigned = chain.lastIndex(where: { $0.signature != nil }), lastSigned >= from else { continue }
-            if let segment = OpSegment(verifiedOps: Array(chain[from...lastSigned])) { out.append(segment) }
+            if let s = segment(of: author, after: peer[author]) { out.append(s) }
         }
         return out
+    }
+
+    /// The segment of `author`'s ops after `seq`, up to the last signed op
+    /// (`nil` when there is none to send).
+    public func segment(of author: PeerID, after seq: UInt64) -> OpSegment? {
+        guard let chain = chains[author], seq < UInt64(chain.count) else { return nil }
+        let from = Int(seq)
+        var last = chain.count - 1
+        while last >= from && chain[last].signature == nil { last -= 1 }
+        guard last >= from else { return nil }
+        return OpSegment(verifiedOps: Array(chain[from...last]))
     }
 }
 

@@ -11,7 +11,8 @@ import SweeperCrypto
 /// 1. On start both sides send a ``SyncMessage/summary(_:wantsReply:)`` of
 ///    their version vectors.
 /// 2. On a summary, a side sends the segments the other lacks, in per-author
-///    order (the genesis chain first), and answers with its own summary if asked.
+///    order (the genesis chain first), and answers with its own summary if
+///    asked and the other holds ops it lacks (so that they come back).
 /// 3. Afterwards, new ops (local or relayed) are pushed at once, from what
 ///    the peer is believed to hold up to this replica's head.
 /// Loss, duplication and reordering are harmless: duplicates are ignored,
@@ -61,7 +62,12 @@ public struct SyncSession: Sendable {
                 note(sent: segments)
                 step.replies.append(.ops(segments))
             }
-            if wantsReply { step.replies.append(.summary(replica.summary, wantsReply: false)) }
+            // Answer with our summary only when the peer holds ops we lack:
+            // otherwise it would have nothing to send us.
+            let ours = replica.summary
+            if wantsReply, games.contains(where: { !(ours[$0.key]?.dominates($0.value) ?? false) }) {
+                step.replies.append(.summary(ours, wantsReply: false))
+            }
         case .ops(let segments):
             for segment in segments {
                 let outcome = replica.insert(segment)
@@ -93,11 +99,7 @@ public struct SyncSession: Sendable {
                     let earliest = accepted.filter { $0.gameID == game && $0.author == author }.map(\.seq).min() ?? 1
                     floor = max(floor, earliest - 1)
                 }
-                var vector = VersionVector()
-                vector.advance(author, to: floor)
-                for segment in replicaGame.segments(after: vector) where segment.ops.first?.author == author {
-                    segments.append(segment)
-                }
+                if let segment = replicaGame.segment(of: author, after: floor) { segments.append(segment) }
             }
         }
         guard !segments.isEmpty else { return [] }

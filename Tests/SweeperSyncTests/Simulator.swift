@@ -1,0 +1,347 @@
+import SweeperCrypto
+import SweeperGame
+@testable import SweeperSync
+
+/// A deterministic simulated network of daemons running the real
+/// ``SyncSession`` and ``Replica`` code. Everything random comes from one
+/// seed, so a failing seed replays exactly.
+///
+/// Peers are joined by a connected random graph (a ring plus chords); each
+/// link carries encoded ``SyncMessage`` bytes through a queue that loses,
+/// duplicates, delays and so reorders them; partitions cut the graph into
+/// groups for a while and heal; peers restart from their stored ops; a few
+/// players make moves concurrently; forgers inject bad ops.
+struct Simulation {
+    struct Config {
+        var peers = 16
+        var players = 4
+        var activeTicks = 50
+        var moveChance = 4           // in 10, per tick, that some player moves
+        var lossPercent = 10
+        var duplicatePercent = 5
+        var maxDelay = 6
+        var tickEvery = 8            // anti-entropy summary period, in ticks
+        var forgeries = 6
+        var partitionPercent = 4     // per tick, chance a partition starts
+        var restartPercent = 3       // per tick, chance a peer restarts
+    }
+
+    struct Peer {
+        let author: OpAuthor
+        var replica: Replica
+        var sessions: [Int: SyncSession] = [:]
+        var disk: [[UInt8]] = []
+    }
+
+    struct Envelope {
+        let deliverAt: Int
+        let order: Int
+        let from: Int
+        let to: Int
+        let bytes: [UInt8]
+    }
+
+    let seed: UInt64
+    let config: Config
+    var rng: BoardRandom
+    let circle: CircleKey
+    var peers: [Peer] = []
+    var links: Set<[Int]> = []
+    var queue: [Envelope] = []
+    var now = 0
+    var sent = 0
+    var group: [Int]? = nil
+    var partitionEnds = 0
+    var gameID: GameID?
+    var validOps: [Op] = []
+    var injected: [OpRejection: Int] = [:]
+    var rejected: [OpRejection: Int] = [:]
+    var restarts = 0
+    var partitions = 0
+    var forgerCount: UInt64 = 0
+    /// Set while healing: nothing is lost, duplicated or delayed.
+    var lossless = false
+
+    init(seed: UInt64, config: Config = Config()) {
+        self.seed = seed
+        self.config = config
+        rng = BoardRandom(seed: seed)
+        circle = Fixtures.circle(seed)
+        for i in 0..<config.peers {
+            let author = OpAuthor(identity: Fixtures.identity(UInt64(i) + 1, salt: UInt8(truncatingIfNeeded: seed)), circle: circle)
+            peers.append(Peer(author: author, replica: Replica(circle: circle)))
+        }
+        // A ring plus random chords: connected, a few hops across.
+        for i in 0..<config.peers { links.insert([i, (i + 1) % config.peers].sorted()) }
+        for _ in 0..<(config.peers / 4) {
+            let a = rng.below(config.peers)
+            let b = rng.below(config.peers)
+            if a != b { links.insert([a, b].sorted()) }
+        }
+        for link in links.sorted(by: { $0.lexicographicallyPrecedes($1) }) { connect(link[0], link[1]) }
+    }
+
+    func neighbours(of p: Int) -> [Int] { peers[p].sessions.keys.sorted() }
+
+    mutating func connect(_ a: Int, _ b: Int) {
+        for (x, y) in [(a, b), (b, a)] {
+            var session = SyncSession()
+            let first = session.start(replica: peers[x].replica)
+            peers[x].sessions[y] = session
+            for m in first { send(m, from: x, to: y) }
+        }
+    }
+
+    // MARK: Network
+
+    func cut(_ a: Int, _ b: Int) -> Bool { group.map { $0[a] != $0[b] } ?? false }
+
+    mutating func send(_ message: SyncMessage, from: Int, to: Int) {
+        if cut(from, to) { return }
+        let reliable = lossless
+        if !reliable && rng.below(100) < config.lossPercent { return }
+        let copies = !reliable && rng.below(100) < config.duplicatePercent ? 2 : 1
+        let bytes = message.encoded
+        for _ in 0..<copies {
+            sent += 1
+            queue.append(Envelope(deliverAt: now + 1 + (reliable ? 0 : rng.below(config.maxDelay)), order: sent, from: from, to: to, bytes: bytes))
+        }
+    }
+
+    mutating func deliverDue() {
+        while true {
+            let due = queue.indices.filter { queue[$0].deliverAt <= now }
+            guard !due.isEmpty else { return }
+            let batch = due.map { queue[$0] }.sorted { ($0.deliverAt, $0.order) < ($1.deliverAt, $1.order) }
+            queue.removeAll { $0.deliverAt <= now }
+            for e in batch where !cut(e.from, e.to) { deliver(e.bytes, from: e.from, to: e.to) }
+        }
+    }
+
+    mutating func deliver(_ bytes: [UInt8], from: Int, to: Int) {
+        guard var session = peers[to].sessions[from] else { return }
+        let message: SyncMessage
+        do {
+            message = try SyncMessage(decoding: bytes)
+        } catch {
+            peers[to].replica.countMalformed()
+            rejected[.malformed, default: 0] += 1
+            return
+        }
+        let step = session.receive(message, replica: &peers[to].replica)
+        peers[to].sessions[from] = session
+        for r in step.outcome.rejected { rejected[r.reason, default: 0] += 1 }
+        for op in step.outcome.accepted { peers[to].disk.append(op.encoded) }
+        for m in step.replies { send(m, from: to, to: from) }
+        relay(step.outcome.accepted, at: to, except: from)
+    }
+
+    /// Hands newly accepted ops to every session of peer `p` (but `except`).
+    mutating func relay(_ ops: [Op], at p: Int, except: Int?) {
+        guard !ops.isEmpty else { return }
+        for n in neighbours(of: p) where n != except {
+            guard var session = peers[p].sessions[n] else { continue }
+            let out = session.push(ops, replica: peers[p].replica)
+            peers[p].sessions[n] = session
+            for m in out { send(m, from: p, to: n) }
+        }
+    }
+
+    mutating func antiEntropy() {
+        for p in peers.indices {
+            for n in neighbours(of: p) {
+                guard var session = peers[p].sessions[n] else { continue }
+                let out = session.tick(replica: peers[p].replica)
+                peers[p].sessions[n] = session
+                for m in out { send(m, from: p, to: n) }
+            }
+        }
+    }
+
+    // MARK: Events
+
+    mutating func createGame() throws {
+        let op = try Fixtures.genesis(by: peers[0].author, width: 8, height: 8, mines: 9, seed: seed, questionMarks: seed % 2 == 0)
+        gameID = op.gameID
+        local(op, at: 0)
+    }
+
+    mutating func local(_ op: Op, at p: Int) {
+        let outcome = peers[p].replica.insert(op)
+        for a in outcome.accepted { peers[p].disk.append(a.encoded) }
+        validOps.append(op)
+        relay(outcome.accepted, at: p, except: nil)
+    }
+
+    mutating func move() {
+        guard let gameID else { return }
+        let p = rng.below(config.players)
+        guard let game = peers[p].replica.games[gameID], let state = game.state, state.status == .playing else { return }
+        let n = state.genesis.geometry.cellCount
+        let covered = (0..<n).filter { !state.board.isRevealed($0) }
+        guard !covered.isEmpty else { return }
+        let author = peers[p].author
+        let clock = 1_790_000_000_000 + UInt64(now) * 250
+        var op: Op?
+        switch rng.below(10) {
+        case 0..<5:
+            // Mostly safe guesses, sometimes a mine, as players make.
+            let safe = covered.filter { !state.genesis.layout.isMine($0) && state.board.mark(at: $0) != .flag }
+            let pool = rng.below(12) == 0 || safe.isEmpty ? covered : safe
+            op = try? author.reveal(pool[rng.below(pool.count)], in: game, atMillis: clock)
+        case 5, 6:
+            let numbers = (0..<n).filter { state.board.isRevealed($0) && state.genesis.layout.adjacentMines($0) > 0 }
+            if !numbers.isEmpty { op = try? author.chord(numbers[rng.below(numbers.count)], in: game, atMillis: clock) }
+        case 7 where rng.below(4) == 0:
+            op = try? author.assist(in: game, atMillis: clock)
+        default:
+            op = try? author.cycleMark(covered[rng.below(covered.count)], in: game, atMillis: clock)
+        }
+        if let op { local(op, at: p) }
+    }
+
+    mutating func restart(_ p: Int) throws {
+        restarts += 1
+        var replica = Replica(circle: circle)
+        let outcome = replica.restore(try peers[p].disk.map { try Op(decoding: $0) })
+        for r in outcome.rejected { rejected[r.reason, default: 0] += 1 }
+        peers[p].replica = replica
+        peers[p].disk = (replica.games.values.flatMap(\.ops)).map(\.encoded)
+        // Its connections drop and come back: fresh sessions on both ends.
+        for n in neighbours(of: p) { connect(p, n) }
+    }
+
+    mutating func startPartition() {
+        partitions += 1
+        let groups = 2 + rng.below(2)
+        group = (0..<config.peers).map { _ in rng.below(groups) }
+        partitionEnds = now + 5 + rng.below(20)
+    }
+
+    /// Sends one forged op (or garbage) to a peer that knows the game, over
+    /// one of its links, and records what it should be refused as.
+    mutating func forge() {
+        guard let gameID else { return }
+        let targets = peers.indices.filter { peers[$0].replica.state(of: gameID) != nil && !peers[$0].sessions.isEmpty }
+        guard !targets.isEmpty else { return }
+        let to = targets[rng.below(targets.count)]
+        let via = neighbours(of: to)[rng.below(neighbours(of: to).count)]
+        forgerCount += 1
+        let rogue = Fixtures.identity(100_000 + forgerCount, salt: UInt8(truncatingIfNeeded: seed))
+        let forge = Forge(circle: circle)
+        let member = peers[rng.below(config.peers)].author.identity.peerID
+        let cells = CellRuns(cells: [rng.below(64)])
+        let kind = rng.below(6)
+        let op: Op
+        let reason: OpRejection
+        switch kind {
+        case 0:
+            // A member's op with a signature that is not the member's.
+            let real = forge.op(rogue, game: gameID, seq: 1_000 + forgerCount, lamport: 5, previous: .none, payload: .reveal(cells), author: member)
+            op = real
+            reason = .badSignature
+        case 1:
+            // A proper op whose signature was damaged on the way.
+            let honest = forge.op(rogue, game: gameID, seq: 1, lamport: 3, previous: .none, payload: .reveal(cells))
+            var sig = honest.signature?.bytes ?? []
+            if !sig.isEmpty { sig[rng.below(sig.count)] ^= 0x10 }
+            op = honest.with(signature: Signature(bytes: sig))
+            reason = .badSignature
+        case 2:
+            op = forge.op(rogue, game: gameID, seq: 1, lamport: 3, previous: .none, payload: .reveal(cells), proofCircle: Fixtures.circle(seed &+ 1))
+            reason = .notMember
+        case 3:
+            op = forge.op(rogue, game: gameID, seq: 1, lamport: 3, previous: OpHash(unchecked: Blake2b.hash([UInt8(kind)])), payload: .reveal(cells))
+            reason = .brokenChain
+        case 4:
+            op = forge.op(rogue, game: gameID, seq: 1, lamport: 3, previous: .none, payload: .reveal(CellRuns(cells: [64 + rng.below(1000)])))
+            reason = .cellOutOfRange
+        default:
+            var garbage = SyncMessage.ops([]).encoded
+            garbage += (0..<(1 + rng.below(40))).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+            injected[.malformed, default: 0] += 1
+            deliver(garbage, from: via, to: to)
+            return
+        }
+        injected[reason, default: 0] += 1
+        guard let segment = OpSegment(verifiedOps: [op]) else { return }
+        deliver(SyncMessage.ops([segment]).encoded, from: via, to: to)
+    }
+
+    // MARK: Run
+
+    /// What a run found; `problems` is empty when every check held.
+    struct Report {
+        var problems: [String] = []
+        var ops = 0
+        var messages = 0
+        var restarts = 0
+        var partitions = 0
+        var healTicks = 0
+    }
+
+    mutating func run() throws -> Report {
+        try createGame()
+        var forgeriesLeft = config.forgeries
+        for _ in 0..<config.activeTicks {
+            now += 1
+            if group != nil && now >= partitionEnds { group = nil }
+            if group == nil && rng.below(100) < config.partitionPercent { startPartition() }
+            if rng.below(100) < config.restartPercent { try restart(rng.below(config.peers)) }
+            if rng.below(10) < config.moveChance { move() }
+            if forgeriesLeft > 0 && rng.below(config.activeTicks / max(1, config.forgeries)) == 0 {
+                forge()
+                forgeriesLeft -= 1
+            }
+            if now % config.tickEvery == 0 { antiEntropy() }
+            deliverDue()
+        }
+        // Heal: no partitions, no loss; anti-entropy until quiet.
+        group = nil
+        lossless = true
+        var report = Report()
+        let reference = try referenceReplica()
+        var healTicks = 0
+        while healTicks < 40 {
+            healTicks += 1
+            now += 1
+            if healTicks % 4 == 1 { antiEntropy() }
+            deliverDue()
+            if queue.isEmpty && converged(to: reference) { break }
+        }
+        report.healTicks = healTicks
+        report.ops = validOps.count
+        report.messages = sent
+        report.restarts = restarts
+        report.partitions = partitions
+        report.problems = check(against: reference)
+        return report
+    }
+
+    func referenceReplica() throws -> Replica {
+        var r = Replica(circle: circle)
+        r.restore(validOps)
+        return r
+    }
+
+    func converged(to reference: Replica) -> Bool {
+        guard let gameID, let digest = reference.state(of: gameID)?.digest else { return false }
+        return peers.allSatisfy { $0.replica.summary == reference.summary && $0.replica.state(of: gameID)?.digest == digest }
+    }
+
+    func check(against reference: Replica) -> [String] {
+        var problems: [String] = []
+        guard let gameID, let digest = reference.state(of: gameID)?.digest else { return ["no reference state"] }
+        if reference.games[gameID]?.opCount != validOps.count {
+            problems.append("reference holds \(reference.games[gameID]?.opCount ?? 0) of \(validOps.count) valid ops")
+        }
+        for (i, p) in peers.enumerated() {
+            if p.replica.summary != reference.summary { problems.append("peer \(i) lacks ops: \(p.replica.games[gameID]?.opCount ?? 0) of \(validOps.count)") }
+            if p.replica.state(of: gameID)?.digest != digest { problems.append("peer \(i) has a different digest") }
+        }
+        for reason in OpRejection.allCases where (rejected[reason] ?? 0) != (injected[reason] ?? 0) {
+            problems.append("\(reason): \(rejected[reason] ?? 0) rejected, \(injected[reason] ?? 0) forged")
+        }
+        return problems
+    }
+}
