@@ -19,15 +19,20 @@ public struct Genesis: Hashable, Sendable {
     /// When the game was created, in milliseconds since 1970 (UTC).
     public let createdAtMillis: UInt64
 
-    /// Creates a genesis, checking that the layout fits the parameters and
-    /// that the start cell is mine-free.
+    /// Creates a genesis, checking that the layout fits the parameters, that
+    /// the start cell is mine-free and, when the mine count leaves room, that
+    /// its neighbours are too (DESIGN §2).
     public init(parameters: GameParameters, layout: MineLayout, questionMarks: Bool, seed: UInt64, createdAtMillis: UInt64) throws(SyncDecodingError) {
         guard layout.geometry == parameters.geometry else { throw .invalidGenesis("layout size does not match the parameters") }
         guard layout.mineCount == parameters.mines else {
             throw .invalidGenesis("layout has \(layout.mineCount) mines; the parameters say \(parameters.mines)")
         }
-        guard !layout.isMine(parameters.geometry.index(of: parameters.start)) else {
-            throw .invalidGenesis("the start cell holds a mine")
+        let start = parameters.geometry.index(of: parameters.start)
+        guard !layout.isMine(start) else { throw .invalidGenesis("the start cell holds a mine") }
+        if parameters.clearsStartNeighbours {
+            var mineNextToStart = false
+            parameters.geometry.forEachNeighbor(of: start) { if layout.isMine($0) { mineNextToStart = true } }
+            guard !mineNextToStart else { throw .invalidGenesis("a mine touches the start cell, though the size leaves room for a clear opening") }
         }
         self.parameters = parameters
         self.layout = layout

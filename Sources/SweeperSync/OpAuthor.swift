@@ -60,6 +60,18 @@ public struct OpAuthor: Sendable {
         return make(.reveal(CellRuns(cells: cells)), in: game, atMillis: now)
     }
 
+    /// The op that reveals exactly `cells`, as computed by the caller (no
+    /// rules applied: prefer ``reveal(_:in:atMillis:)`` and
+    /// ``chord(_:in:atMillis:)``), or `nil` when `cells` is empty.
+    public func reveal(cells: some Sequence<Int>, in game: GameReplica, atMillis now: UInt64) throws(MoveError) -> Op? {
+        guard let state = game.state else { throw .unknownGame }
+        let runs = CellRuns(cells: cells)
+        if let last = runs.runs.last, last.upperBound > state.genesis.geometry.cellCount { throw .cellOffBoard(last.upperBound - 1) }
+        if let first = runs.runs.first, first.lowerBound < 0 { throw .cellOffBoard(first.lowerBound) }
+        guard !runs.isEmpty else { return nil }
+        return make(.reveal(runs), in: game, atMillis: now)
+    }
+
     /// The op for a chord on `cell`, or `nil` when the chord does nothing.
     public func chord(_ cell: Int, in game: GameReplica, atMillis now: UInt64) throws(MoveError) -> Op? {
         let state = try playable(game, cell)
