@@ -105,7 +105,11 @@ let package = Package(
         ),
         .testTarget(
             name: "SweeperDaemonTests",
-            dependencies: ["SweeperDaemon", "SweeperControl", "SweeperStore", "sweeperd", "sweeper"],
+            dependencies: [
+                "SweeperDaemon", "SweeperControl", "SweeperStore", "SweeperSync", "SweeperCrypto", "SweeperGame",
+                "sweeperd", "sweeper",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict
         ),
         .executableTarget(
@@ -117,6 +121,29 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        // MARK: Terminal viewer (issue 6).
+        .target(name: "SweeperTUI", dependencies: ["SweeperControl"], swiftSettings: strict),
+        .testTarget(
+            name: "SweeperTUITests",
+            dependencies: ["SweeperTUI", "SweeperControl", "sweeperd", "sweeper"],
+            swiftSettings: strict
+        ),
+
+        // MARK: Peers: encrypted transport and links between daemons (issue 5).
+        .target(
+            name: "SweeperNet",
+            dependencies: [
+                "SweeperCrypto",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(name: "SweeperNetTests", dependencies: ["SweeperNet", "SweeperCrypto"], swiftSettings: strict),
+
         // MARK: Executables.
         .executableTarget(name: "sweeper-bench-game", dependencies: ["SweeperGame"], swiftSettings: strict),
         .executableTarget(
@@ -124,6 +151,7 @@ let package = Package(
             dependencies: [
                 "SweeperGame",
                 "SweeperControl",
+                "SweeperTUI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict

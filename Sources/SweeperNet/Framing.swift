@@ -1,0 +1,72 @@
+import NIOCore
+
+/// Why a peer connection was dropped.
+public enum PeerConnectionError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// A frame's length prefix is over the limit.
+    case frameTooLarge(length: Int, limit: Int)
+    /// A frame of length zero.
+    case emptyFrame
+    /// The handshake did not finish in time.
+    case handshakeTimedOut
+    /// The peer went quiet for too long.
+    case idle
+    /// The peer closed the connection mid-handshake.
+    case closedDuringHandshake
+    /// A message could not be decoded.
+    case malformedMessage(String)
+
+    public var description: String {
+        switch self {
+        case .frameTooLarge(let n, let limit): "frame of \(n) bytes is over the \(limit)-byte limit"
+        case .emptyFrame: "empty frame"
+        case .handshakeTimedOut: "handshake timed out"
+        case .idle: "peer silent for too long"
+        case .closedDuringHandshake: "peer closed the connection during the handshake"
+        case .malformedMessage(let why): "malformed message: \(why)"
+        }
+    }
+}
+
+/// Splits the byte stream into frames: a 4-byte big-endian length, then
+/// that many bytes. A length over the limit, or zero, fails the channel
+/// before any of the frame is buffered.
+struct FrameDecoder: ByteToMessageDecoder {
+    typealias InboundOut = ByteBuffer
+    let limit: Int
+
+    mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
+        guard let length = buffer.getInteger(at: buffer.readerIndex, as: UInt32.self) else { return .needMoreData }
+        let n = Int(length)
+        guard n > 0 else { throw PeerConnectionError.emptyFrame }
+        guard n <= limit else { throw PeerConnectionError.frameTooLarge(length: n, limit: limit) }
+        guard buffer.readableBytes >= 4 + n else { return .needMoreData }
+        buffer.moveReaderIndex(forwardBy: 4)
+        guard let frame = buffer.readSlice(length: n) else { return .needMoreData }
+        context.fireChannelRead(Self.wrapInboundOut(frame))
+        return .continue
+    }
+}
+
+/// Prefixes each outgoing frame with its 4-byte big-endian length.
+struct FrameEncoder: MessageToByteEncoder {
+    typealias OutboundIn = ByteBuffer
+
+    func encode(data: ByteBuffer, out: inout ByteBuffer) throws {
+        out.writeInteger(UInt32(data.readableBytes))
+        out.writeImmutableBuffer(data)
+    }
+}
+
+/// Closes the channel when no byte has arrived for the idle timeout.
+final class CloseOnIdleHandler: ChannelInboundHandler, Sendable {
+    typealias InboundIn = ByteBuffer
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let idle = event as? IdleStateHandler.IdleStateEvent, idle == .read {
+            context.fireErrorCaught(PeerConnectionError.idle)
+            context.close(promise: nil)
+            return
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+}

@@ -1,0 +1,80 @@
+/// What two peers say to each other inside their encrypted link.
+///
+/// Encoding: type (1 byte) ‖ body.
+/// - `hello` (0): protocol version (1) ‖ listening port (2, big-endian) ‖
+///   name length (1) ‖ name (UTF-8, at most 64 bytes).
+/// - `sync` (1): a ``SweeperSync`` sync message, as its own encoding.
+/// - `ping` (2) / `pong` (3): 8-byte big-endian token.
+public enum PeerMessage: Sendable, Equatable {
+    /// The first message each side sends after the handshake.
+    case hello(PeerHello)
+    /// A sync message, encoded by SweeperSync.
+    case sync([UInt8])
+    /// A keep-alive asking for a ``pong(_:)`` with the same token.
+    case ping(UInt64)
+    /// The answer to a ``ping(_:)``.
+    case pong(UInt64)
+
+    /// The encoded message.
+    public var encoded: [UInt8] {
+        switch self {
+        case .hello(let h):
+            let name = Array(h.name.utf8.prefix(PeerHello.nameLimit))
+            return [0, h.protocolVersion, UInt8(h.listenPort >> 8), UInt8(h.listenPort & 0xFF), UInt8(name.count)] + name
+        case .sync(let bytes):
+            return [1] + bytes
+        case .ping(let token):
+            return [2] + Self.bigEndian(token)
+        case .pong(let token):
+            return [3] + Self.bigEndian(token)
+        }
+    }
+
+    private static func bigEndian(_ v: UInt64) -> [UInt8] { (0..<8).map { UInt8(truncatingIfNeeded: v >> (56 - 8 * UInt64($0))) } }
+
+    /// Decodes a message, refusing unknown types, bad lengths and bad names.
+    public init(decoding bytes: [UInt8]) throws(PeerConnectionError) {
+        guard let type = bytes.first else { throw .malformedMessage("empty message") }
+        let body = bytes.dropFirst()
+        switch type {
+        case 0:
+            guard body.count >= 4 else { throw .malformedMessage("short hello") }
+            let b = Array(body)
+            let nameLength = Int(b[3])
+            guard nameLength <= PeerHello.nameLimit, b.count == 4 + nameLength else { throw .malformedMessage("hello of the wrong length") }
+            guard let name = String(validating: b[4...], as: UTF8.self) else { throw .malformedMessage("hello name is not UTF-8") }
+            self = .hello(PeerHello(protocolVersion: b[0], listenPort: UInt16(b[1]) << 8 | UInt16(b[2]), name: name))
+        case 1:
+            self = .sync(Array(body))
+        case 2, 3:
+            guard body.count == 8 else { throw .malformedMessage("keep-alive of \(body.count) bytes, not 8") }
+            let token = body.reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+            self = type == 2 ? .ping(token) : .pong(token)
+        default:
+            throw .malformedMessage("unknown message type \(type)")
+        }
+    }
+}
+
+/// Who a peer says it is, beyond its proven key.
+public struct PeerHello: Sendable, Equatable {
+    /// The longest name sent, in bytes.
+    public static let nameLimit = 64
+    /// The peer protocol version this build speaks.
+    public static let currentVersion: UInt8 = 1
+
+    /// The sender's peer protocol version.
+    public var protocolVersion: UInt8
+    /// The port the sender listens on (0 when it does not), so the receiver
+    /// can dial back after a restart.
+    public var listenPort: UInt16
+    /// The sender's player name.
+    public var name: String
+
+    /// Creates a hello.
+    public init(protocolVersion: UInt8 = PeerHello.currentVersion, listenPort: UInt16, name: String) {
+        self.protocolVersion = protocolVersion
+        self.listenPort = listenPort
+        self.name = name
+    }
+}

@@ -1,0 +1,613 @@
+import Foundation
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+import ServiceLifecycle
+import SweeperCrypto
+
+/// This daemon's credentials on the network.
+public struct PeerCredentials: Sendable {
+    /// The circle whose members it talks to.
+    public var circle: CircleKey
+    /// Its identity.
+    public var identity: SigningIdentity
+    /// Its player name, sent to peers in the hello.
+    public var name: String
+
+    /// Creates credentials.
+    public init(circle: CircleKey, identity: SigningIdentity, name: String) {
+        self.circle = circle
+        self.identity = identity
+        self.name = name
+    }
+}
+
+/// Limits and timings of peer connections.
+public struct PeerNodeConfiguration: Sendable {
+    /// The largest frame accepted (bytes of ciphertext).
+    public var frameLimit = 16 << 20
+    /// How long a handshake may take.
+    public var handshakeTimeout: TimeAmount = .seconds(10)
+    /// How long a peer may stay silent before the link is dropped.
+    public var idleTimeout: TimeAmount = .seconds(30)
+    /// How often a keep-alive is sent.
+    public var pingInterval: Duration = .seconds(10)
+    /// The first reconnect delay; it doubles per failure up to ``backoffCap``, with ±20% jitter.
+    public var backoffBase: Duration = .milliseconds(500)
+    /// The longest reconnect delay.
+    public var backoffCap: Duration = .seconds(30)
+    /// How many messages may wait to be sent on one link before newer ones
+    /// are dropped (anti-entropy repairs what a drop loses).
+    public var sendQueueLimit = 10_000
+
+    /// The defaults.
+    public init() {}
+}
+
+/// How a peer became known.
+public enum PeerOrigin: String, Sendable, Codable, Comparable {
+    /// Found by mDNS.
+    case mdns
+    /// Given by `--peer`, the config file or `sweeper connect`.
+    case `static`
+    /// It connected to us.
+    case incoming
+
+    public static func < (a: PeerOrigin, b: PeerOrigin) -> Bool { a.rawValue < b.rawValue }
+}
+
+/// Where a known peer stands.
+public enum PeerLinkState: String, Sendable, Codable {
+    /// A link is up.
+    case connected
+    /// A dial is under way.
+    case connecting
+    /// Seen on the network, no link yet.
+    case discovered
+    /// Known, but neither seen nor linked now.
+    case offline
+}
+
+/// An established link as the sync layer sees it.
+public struct PeerLinkHandle: Sendable, Hashable {
+    /// Unique for the life of the node.
+    public let id: UInt64
+    /// The peer at the other end.
+    public let peer: PeerID
+    let queue: AsyncStream<PeerMessage>.Continuation
+
+    /// Queues a sync message for the peer; never blocks.
+    public func send(sync bytes: [UInt8]) {
+        queue.yield(.sync(bytes))
+    }
+
+    public static func == (a: PeerLinkHandle, b: PeerLinkHandle) -> Bool { a.id == b.id }
+    public func hash(into hasher: inout Hasher) { hasher.combine(id) }
+}
+
+/// What the sync layer does with links. Calls for one link come in order:
+/// established, any number of received, closed.
+public protocol PeerNodeDelegate: Sendable {
+    /// A link to a peer is up (after the handshake).
+    func linkEstablished(_ link: PeerLinkHandle) async
+    /// A sync message arrived; the next one is read when this returns.
+    func received(sync bytes: [UInt8], on link: PeerLinkHandle) async
+    /// The link is gone.
+    func linkClosed(_ link: PeerLinkHandle) async
+}
+
+/// One known peer, as `sweeper peers` shows it.
+public struct PeerSnapshot: Sendable {
+    /// The peer's identity.
+    public var id: PeerID
+    /// Its player name, from its hello or its mDNS record.
+    public var name: String?
+    /// Addresses it was seen or linked at.
+    public var addresses: [String]
+    /// Where it stands.
+    public var state: PeerLinkState
+    /// How it became known (the first way first).
+    public var origins: [PeerOrigin]
+    /// When anything was last heard from it.
+    public var lastSeen: Date?
+    /// The last keep-alive round trip.
+    public var roundTrip: Duration?
+    /// The link, when connected.
+    public var linkID: UInt64?
+    /// Its circle tag, when seen by mDNS.
+    public var circleTag: String?
+    /// Whether it belongs to another circle (seen, never linked).
+    public var otherCircle: Bool
+}
+
+/// A sighting of a daemon on the network, from mDNS.
+public struct PeerSighting: Sendable, Equatable {
+    /// The daemon's identity (from its TXT record).
+    public var peer: PeerID
+    /// Its player name.
+    public var name: String
+    /// Its circle tag.
+    public var circleTag: String
+    /// Where it listens.
+    public var addresses: [SocketAddress]
+
+    /// Creates a sighting.
+    public init(peer: PeerID, name: String, circleTag: String, addresses: [SocketAddress]) {
+        self.peer = peer
+        self.name = name
+        self.circleTag = circleTag
+        self.addresses = addresses
+    }
+}
+
+/// The peer side of a daemon: it listens, dials static and discovered
+/// peers with capped exponential backoff, runs the secret handshake, keeps
+/// exactly one link per pair of peers, and hands each link's sync messages
+/// to its delegate. Run it as a `Service`.
+public actor PeerNode: Service {
+    private let credentials: PeerCredentials
+    private let configuration: PeerNodeConfiguration
+    private let logger: Logger
+    private let group: any EventLoopGroup
+    private var delegate: (any PeerNodeDelegate)?
+
+    private struct LinkRecord {
+        var handle: PeerLinkHandle
+        var channel: any Channel
+        var initiatedLocally: Bool
+        var roundTrip: Duration?
+    }
+
+    private struct PeerRecord {
+        var name: String?
+        var addresses: [String] = []
+        var origins: [PeerOrigin] = []
+        var lastSeen: Date?
+        var sightedAddresses: [SocketAddress] = []
+        var sighted = false
+        var dialing = false
+        var circleTag: String?
+    }
+
+    private struct ForeignRecord {
+        var sighting: PeerSighting
+        var lastSeen: Date
+    }
+
+    private var links: [UInt64: LinkRecord] = [:]
+    private var peers: [PeerID: PeerRecord] = [:]
+    private var foreign: [PeerID: ForeignRecord] = [:]
+    private var staticTargets: [String: PeerID?] = [:]
+    private var nextLinkID: UInt64 = 1
+    private var servers: [any Channel] = []
+    private var lastFailureLog: [String: Date] = [:]
+    private var suppressedFailures: [String: Int] = [:]
+    private let work: AsyncStream<Work>.Continuation
+    private let workStream: AsyncStream<Work>
+    /// The addresses the node listens on, once bound.
+    public private(set) var listeningAddresses: [SocketAddress] = []
+
+    private enum Work: Sendable {
+        case accept(NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never>)
+        case inbound(NIOAsyncChannel<ByteBuffer, ByteBuffer>)
+        case dialStatic(host: String, port: Int)
+        case dialPeer(PeerID)
+    }
+
+    /// Creates a node; call ``listen(on:)`` and ``setDelegate(_:)``, then run it.
+    public init(
+        credentials: PeerCredentials, configuration: PeerNodeConfiguration = PeerNodeConfiguration(),
+        group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, logger: Logger
+    ) {
+        self.credentials = credentials
+        self.configuration = configuration
+        self.group = group
+        self.logger = logger
+        (workStream, work) = AsyncStream<Work>.makeStream()
+    }
+
+    /// This node's identity.
+    public nonisolated var peerID: PeerID { credentials.identity.peerID }
+
+    /// Sets who handles sync messages.
+    public func setDelegate(_ delegate: any PeerNodeDelegate) {
+        self.delegate = delegate
+    }
+
+    // MARK: Listening and dialling
+
+    /// Binds a listener on each `host:port` (port 0 picks one). Returns the
+    /// bound addresses. Connections are accepted once the node runs.
+    @discardableResult
+    public func listen(on endpoints: [(host: String, port: Int)]) async throws -> [SocketAddress] {
+        var bound: [SocketAddress] = []
+        for (host, port) in endpoints {
+            let server = try await ServerBootstrap(group: group)
+                .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+                .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+                .bind(host: host, port: port) { [configuration] channel in
+                    Self.configure(channel, configuration)
+                }
+            servers.append(server.channel)
+            if let address = server.channel.localAddress { bound.append(address) }
+            work.yield(.accept(server))
+        }
+        listeningAddresses += bound
+        return bound
+    }
+
+    /// Dials `host:port` now and whenever the link drops (with backoff),
+    /// until the node stops. The peer's identity is learnt in the handshake.
+    public func addStaticPeer(host: String, port: Int) {
+        let key = "\(host):\(port)"
+        guard staticTargets[key] == nil else { return }
+        staticTargets[key] = .some(nil)
+        work.yield(.dialStatic(host: host, port: port))
+    }
+
+    /// Records an mDNS sighting: a member of this circle is dialled (the
+    /// peer with the smaller id first, so both rarely dial at once); a
+    /// daemon of another circle is only remembered, for `peers --all`.
+    public func sighted(_ sighting: PeerSighting) {
+        guard sighting.peer != peerID else { return }
+        guard sighting.circleTag == credentials.circle.tag else {
+            foreign[sighting.peer] = ForeignRecord(sighting: sighting, lastSeen: Date())
+            return
+        }
+        var record = peers[sighting.peer] ?? PeerRecord()
+        record.name = record.name ?? sighting.name
+        record.circleTag = sighting.circleTag
+        record.sighted = true
+        record.lastSeen = Date()
+        record.sightedAddresses = sighting.addresses
+        for a in sighting.addresses.map(Self.describe) where !record.addresses.contains(a) { record.addresses.append(a) }
+        if !record.origins.contains(.mdns) { record.origins.append(.mdns) }
+        let startDialling = !record.dialing
+        record.dialing = true
+        peers[sighting.peer] = record
+        if startDialling { work.yield(.dialPeer(sighting.peer)) }
+    }
+
+    /// Records that mDNS no longer sees `peer`.
+    public func sightingLost(_ peer: PeerID) {
+        foreign[peer] = nil
+        peers[peer]?.sighted = false
+    }
+
+    // MARK: Inspection
+
+    /// Every known peer, this circle's first, then (with `includeOtherCircles`)
+    /// daemons of other circles seen on the network.
+    public func snapshot(includeOtherCircles: Bool = false) -> [PeerSnapshot] {
+        var out: [PeerSnapshot] = []
+        for (id, record) in peers {
+            let link = links.values.first { $0.handle.peer == id }
+            let state: PeerLinkState =
+                link != nil ? .connected : record.dialing && dialsInFlight.contains(id) ? .connecting : record.sighted ? .discovered : .offline
+            out.append(PeerSnapshot(
+                id: id, name: record.name, addresses: record.addresses, state: state, origins: record.origins,
+                lastSeen: record.lastSeen, roundTrip: link?.roundTrip, linkID: link?.handle.id,
+                circleTag: record.circleTag, otherCircle: false))
+        }
+        out.sort { ($0.state == .connected ? 0 : 1, $0.name ?? "", $0.id) < ($1.state == .connected ? 0 : 1, $1.name ?? "", $1.id) }
+        if includeOtherCircles {
+            for (id, record) in foreign.sorted(by: { $0.key < $1.key }) {
+                out.append(PeerSnapshot(
+                    id: id, name: record.sighting.name, addresses: record.sighting.addresses.map(Self.describe), state: .discovered,
+                    origins: [.mdns], lastSeen: record.lastSeen, roundTrip: nil, linkID: nil,
+                    circleTag: record.sighting.circleTag, otherCircle: true))
+            }
+        }
+        return out
+    }
+
+    /// The number of links up.
+    public var connectedCount: Int { links.count }
+
+    private var dialsInFlight: Set<PeerID> = []
+
+    // MARK: Service
+
+    /// Accepts and dials until graceful shutdown, then closes every link.
+    public func run() async throws {
+        let stream = workStream
+        await withGracefulShutdownHandler {
+            await withDiscardingTaskGroup { group in
+                for await item in stream {
+                    switch item {
+                    case .accept(let server):
+                        group.addTask { await self.acceptLoop(server) }
+                    case .inbound(let channel):
+                        group.addTask { _ = await self.runLink(channel, role: .server, expected: nil, origin: .incoming) }
+                    case .dialStatic(let host, let port):
+                        group.addTask { await self.dialStaticLoop(host: host, port: port) }
+                    case .dialPeer(let peer):
+                        group.addTask { await self.dialPeerLoop(peer) }
+                    }
+                }
+                group.cancelAll()
+            }
+        } onGracefulShutdown: {
+            Task { await self.shutdown() }
+        }
+    }
+
+    /// Stops accepting and dialling and closes every link.
+    public func shutdown() {
+        work.finish()
+        for server in servers { server.close(promise: nil) }
+        for link in links.values {
+            link.handle.queue.finish()
+            link.channel.close(promise: nil)
+        }
+    }
+
+    // MARK: Internals
+
+    private static func configure(_ channel: any Channel, _ configuration: PeerNodeConfiguration) -> EventLoopFuture<NIOAsyncChannel<ByteBuffer, ByteBuffer>> {
+        channel.eventLoop.makeCompletedFuture {
+            let ops = channel.pipeline.syncOperations
+            try ops.addHandler(IdleStateHandler(readTimeout: configuration.idleTimeout))
+            try ops.addHandler(CloseOnIdleHandler())
+            try ops.addHandler(ByteToMessageHandler(FrameDecoder(limit: configuration.frameLimit)))
+            try ops.addHandler(MessageToByteHandler(FrameEncoder()))
+            return try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+        }
+    }
+
+    static func describe(_ address: SocketAddress) -> String {
+        guard let ip = address.ipAddress, let port = address.port else { return "\(address)" }
+        return address.protocol == .inet6 ? "[\(ip)]:\(port)" : "\(ip):\(port)"
+    }
+
+    private nonisolated func acceptLoop(_ server: NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never>) async {
+        do {
+            try await server.executeThenClose { inbound in
+                for try await child in inbound {
+                    await self.enqueue(.inbound(child))
+                }
+            }
+        } catch {
+            logger.debug("listener closed", metadata: ["error": "\(error)"])
+        }
+    }
+
+    private func enqueue(_ item: Work) { work.yield(item) }
+
+    private func backoff(_ failures: Int) -> Duration {
+        let base = Double(configuration.backoffBase.components.seconds) + Double(configuration.backoffBase.components.attoseconds) / 1e18
+        let cap = Double(configuration.backoffCap.components.seconds)
+        let seconds = min(cap, base * pow(2, Double(min(failures, 20)))) * Double.random(in: 0.8...1.2)
+        return .milliseconds(Int(seconds * 1000))
+    }
+
+    private nonisolated func dialStaticLoop(host: String, port: Int) async {
+        var failures = 0
+        while !Task.isCancelled {
+            if let known = await staticPeer("\(host):\(port)"), await isConnected(known) {
+                try? await Task.sleep(for: .seconds(1))
+                continue
+            }
+            var established: PeerID?
+            do {
+                let channel = try await ClientBootstrap(group: group)
+                    .connectTimeout(.seconds(5))
+                    .channelOption(.socketOption(.tcp_nodelay), value: 1)
+                    .connect(host: host, port: port) { [configuration] channel in Self.configure(channel, configuration) }
+                established = await runLink(channel, role: .client, expected: nil, origin: .static)
+            } catch {
+                await logFailure("\(host):\(port)", "dial failed: \(error)")
+            }
+            if let established { await setStaticPeer("\(host):\(port)", established) }
+            failures = established == nil ? failures + 1 : 0
+            try? await Task.sleep(for: await backoff(failures))
+        }
+    }
+
+    private func staticPeer(_ key: String) -> PeerID? { staticTargets[key] ?? nil }
+    private func setStaticPeer(_ key: String, _ peer: PeerID) { staticTargets[key] = .some(peer) }
+    private func isConnected(_ peer: PeerID) -> Bool { links.values.contains { $0.handle.peer == peer } }
+
+    private func dialPlan(_ peer: PeerID) -> (addresses: [SocketAddress], sighted: Bool)? {
+        guard let record = peers[peer] else { return nil }
+        return (record.sightedAddresses, record.sighted)
+    }
+
+    private func setDialing(_ peer: PeerID, _ inFlight: Bool) {
+        if inFlight { dialsInFlight.insert(peer) } else { dialsInFlight.remove(peer) }
+    }
+
+    private func stopDialling(_ peer: PeerID) { peers[peer]?.dialing = false }
+
+    private nonisolated func dialPeerLoop(_ peer: PeerID) async {
+        // The larger id waits a little, so that usually only one side dials.
+        if peerID > peer { try? await Task.sleep(for: .milliseconds(1500)) }
+        var failures = 0
+        while !Task.isCancelled {
+            if await isConnected(peer) {
+                try? await Task.sleep(for: .seconds(1))
+                continue
+            }
+            guard let plan = await dialPlan(peer), plan.sighted else {
+                await stopDialling(peer)
+                return
+            }
+            var established = false
+            await setDialing(peer, true)
+            for address in plan.addresses where !Task.isCancelled {
+                do {
+                    let channel = try await ClientBootstrap(group: group)
+                        .connectTimeout(.seconds(5))
+                        .channelOption(.socketOption(.tcp_nodelay), value: 1)
+                        .connect(to: address) { [configuration] channel in Self.configure(channel, configuration) }
+                    await setDialing(peer, false)
+                    if await runLink(channel, role: .client, expected: peer, origin: .mdns) != nil {
+                        established = true
+                        break
+                    }
+                } catch {
+                    await logFailure(Self.describe(address), "dial failed: \(error)")
+                }
+            }
+            await setDialing(peer, false)
+            failures = established ? 0 : failures + 1
+            try? await Task.sleep(for: await backoff(failures))
+        }
+    }
+
+    /// Logs a connection failure, at most once a minute per remote address.
+    private func logFailure(_ remote: String, _ message: String) {
+        let now = Date()
+        if let last = lastFailureLog[remote], now.timeIntervalSince(last) < 60 {
+            suppressedFailures[remote, default: 0] += 1
+            return
+        }
+        let suppressed = suppressedFailures.removeValue(forKey: remote) ?? 0
+        lastFailureLog[remote] = now
+        var metadata: Logger.Metadata = ["remote": "\(remote)"]
+        if suppressed > 0 { metadata["suppressed"] = "\(suppressed)" }
+        logger.warning("\(message)", metadata: metadata)
+    }
+
+    /// Runs one connection: handshake, registration, then messages until it
+    /// closes. Returns the peer when the handshake succeeded.
+    private nonisolated func runLink(
+        _ channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>, role: SecretHandshake.Role, expected: PeerID?, origin: PeerOrigin
+    ) async -> PeerID? {
+        let remote = channel.channel.remoteAddress.map(Self.describe) ?? "unknown"
+        let established = NIOLockedValueBox(false)
+        let raw = channel.channel
+        raw.eventLoop.scheduleTask(in: configuration.handshakeTimeout) {
+            if !established.withLockedValue({ $0 }) { raw.close(promise: nil) }
+        }
+        var peer: PeerID?
+        var handle: PeerLinkHandle?
+        do {
+            try await channel.executeThenClose { inbound, outbound in
+                var frames = inbound.makeAsyncIterator()
+                var handshake = SecretHandshake(
+                    role: role, circle: credentials.circle, identity: credentials.identity, expectedPeer: expected)
+                if let first = handshake.start() { try await outbound.write(ByteBuffer(bytes: first)) }
+                var keys: HandshakeResult?
+                while keys == nil {
+                    guard let frame = try await frames.next() else { throw PeerConnectionError.closedDuringHandshake }
+                    switch try handshake.receive(Array(buffer: frame)) {
+                    case .send(let reply):
+                        try await outbound.write(ByteBuffer(bytes: reply))
+                    case .finish(let reply, let result):
+                        if let reply { try await outbound.write(ByteBuffer(bytes: reply)) }
+                        keys = result
+                    }
+                }
+                guard let keys else { return }
+                let (queue, continuation) = AsyncStream<PeerMessage>.makeStream(
+                    bufferingPolicy: .bufferingOldest(configuration.sendQueueLimit))
+                guard let link = await register(
+                    peer: keys.peer, initiatedLocally: role == .client, origin: origin, remote: remote, channel: raw,
+                    queue: continuation)
+                else {
+                    logger.debug("closing a duplicate link", metadata: ["peer": "\(keys.peer.shortDescription)"])
+                    return
+                }
+                established.withLockedValue { $0 = true }
+                peer = keys.peer
+                handle = link
+                let delegate = await self.delegate
+                await delegate?.linkEstablished(link)
+                let listenPort = await listeningAddresses.first?.port ?? 0
+                continuation.yield(.hello(PeerHello(listenPort: UInt16(clamping: listenPort), name: credentials.name)))
+                try await withThrowingTaskGroup(of: Void.self) { tasks in
+                    tasks.addTask {
+                        let sender = SecretStreamSender(key: keys.sendKey)
+                        try await outbound.write(ByteBuffer(bytes: sender.header))
+                        for await message in queue {
+                            try await outbound.write(ByteBuffer(bytes: sender.seal(message.encoded)))
+                        }
+                    }
+                    tasks.addTask { [configuration] in
+                        while !Task.isCancelled {
+                            try await Task.sleep(for: configuration.pingInterval)
+                            continuation.yield(.ping(DispatchTime.now().uptimeNanoseconds))
+                        }
+                    }
+                    guard let header = try await frames.next() else { tasks.cancelAll(); return }
+                    let receiver = try SecretStreamReceiver(key: keys.receiveKey, header: Array(buffer: header))
+                    while let frame = try await frames.next() {
+                        let message = try PeerMessage(decoding: receiver.open(frame.readableBytesView))
+                        switch message {
+                        case .ping(let token):
+                            continuation.yield(.pong(token))
+                        case .pong(let token):
+                            await noteRoundTrip(link.id, token)
+                        case .hello(let hello):
+                            await noteHello(link.peer, hello)
+                        case .sync(let bytes):
+                            await delegate?.received(sync: bytes, on: link)
+                        }
+                        await noteSeen(link.peer)
+                    }
+                    continuation.finish()
+                    tasks.cancelAll()
+                }
+            }
+        } catch {
+            await logFailure(remote, handle == nil ? "handshake failed: \(error)" : "link dropped: \(error)")
+        }
+        if let handle {
+            handle.queue.finish()
+            await unregister(handle)
+            let delegate = await self.delegate
+            await delegate?.linkClosed(handle)
+        }
+        return peer
+    }
+
+    /// Adds a link, keeping one per peer: of two links between the same
+    /// pair, the one dialled by the smaller peer id stays (both sides agree);
+    /// of two dialled the same way, the newer stays.
+    private func register(
+        peer: PeerID, initiatedLocally: Bool, origin: PeerOrigin, remote: String, channel: any Channel,
+        queue: AsyncStream<PeerMessage>.Continuation
+    ) -> PeerLinkHandle? {
+        let smallerDials = peerID < peer
+        if let (id, existing) = links.first(where: { $0.value.handle.peer == peer }) {
+            let newPreferred = initiatedLocally == smallerDials
+            let existingPreferred = existing.initiatedLocally == smallerDials
+            if existingPreferred && !newPreferred { return nil }
+            links[id] = nil
+            existing.handle.queue.finish()
+            existing.channel.close(promise: nil)
+        }
+        let handle = PeerLinkHandle(id: nextLinkID, peer: peer, queue: queue)
+        nextLinkID += 1
+        links[handle.id] = LinkRecord(handle: handle, channel: channel, initiatedLocally: initiatedLocally)
+        var record = peers[peer] ?? PeerRecord()
+        if !record.origins.contains(origin) { record.origins.append(origin) }
+        if !record.addresses.contains(remote) && origin != .incoming { record.addresses.append(remote) }
+        record.lastSeen = Date()
+        peers[peer] = record
+        logger.info("peer linked", metadata: ["peer": "\(peer.shortDescription)", "remote": "\(remote)", "via": "\(origin.rawValue)"])
+        return handle
+    }
+
+    private func unregister(_ handle: PeerLinkHandle) {
+        guard links[handle.id] != nil else { return }
+        links[handle.id] = nil
+        peers[handle.peer]?.lastSeen = Date()
+        logger.info("peer unlinked", metadata: ["peer": "\(handle.peer.shortDescription)"])
+    }
+
+    private func noteRoundTrip(_ link: UInt64, _ token: UInt64) {
+        let now = DispatchTime.now().uptimeNanoseconds
+        guard now >= token else { return }
+        links[link]?.roundTrip = .nanoseconds(Int64(now - token))
+    }
+
+    private func noteHello(_ peer: PeerID, _ hello: PeerHello) {
+        let name = hello.name.filter { !$0.isNewline && $0 != "\0" }
+        if !name.isEmpty { peers[peer]?.name = name }
+    }
+
+    private func noteSeen(_ peer: PeerID) { peers[peer]?.lastSeen = Date() }
+}

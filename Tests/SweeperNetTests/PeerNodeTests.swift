@@ -1,0 +1,202 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import Testing
+import SweeperCrypto
+@testable import SweeperNet
+
+/// Records what a node hands to its sync layer.
+actor RecordingDelegate: PeerNodeDelegate {
+    private(set) var up: [PeerLinkHandle] = []
+    private(set) var down: [PeerLinkHandle] = []
+    private(set) var received: [[UInt8]] = []
+
+    func linkEstablished(_ link: PeerLinkHandle) async { up.append(link) }
+    func received(sync bytes: [UInt8], on link: PeerLinkHandle) async { received.append(bytes) }
+    func linkClosed(_ link: PeerLinkHandle) async { down.append(link) }
+    var openLinks: [PeerLinkHandle] { up.filter { l in !down.contains(l) } }
+}
+
+/// A running node on loopback, stopped by `stop()`.
+struct TestNode {
+    let node: PeerNode
+    let delegate = RecordingDelegate()
+    let task: Task<Void, any Error>
+    let port: Int
+
+    init(circle: CircleKey, name: String, configuration: PeerNodeConfiguration = PeerNodeConfiguration()) async throws {
+        var logger = Logger(label: "test.\(name)")
+        logger.logLevel = .critical
+        node = PeerNode(credentials: PeerCredentials(circle: circle, identity: SigningIdentity(), name: name), configuration: configuration, logger: logger)
+        await node.setDelegate(delegate)
+        let bound = try await node.listen(on: [("127.0.0.1", 0)])
+        port = bound.first?.port ?? 0
+        let node = self.node
+        task = Task { try await node.run() }
+    }
+
+    func stop() async {
+        await node.shutdown()
+        _ = await task.result
+    }
+}
+
+/// Waits (bounded) until `condition` holds.
+func eventually(_ seconds: Double = 10, _ condition: () async -> Bool) async -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+        if await condition() { return true }
+        try? await Task.sleep(for: .milliseconds(20))
+    }
+    return await condition()
+}
+
+@Suite(.serialized) struct PeerNodeTests {
+    @Test func membersLinkAndExchangeSyncMessagesBothWays() async throws {
+        let circle = CircleKey()
+        let a = try await TestNode(circle: circle, name: "alice")
+        let b = try await TestNode(circle: circle, name: "bob")
+        await a.node.addStaticPeer(host: "127.0.0.1", port: b.port)
+        #expect(await eventually { let x = await a.delegate.openLinks.count, y = await b.delegate.openLinks.count; return x == 1 && y == 1 })
+        let fromA = try #require(await a.delegate.openLinks.first)
+        let fromB = try #require(await b.delegate.openLinks.first)
+        #expect(fromA.peer == b.node.peerID)
+        #expect(fromB.peer == a.node.peerID)
+        fromA.send(sync: [1, 2, 3])
+        fromB.send(sync: [4, 5])
+        #expect(await eventually { let x = await b.delegate.received, y = await a.delegate.received; return x == [[1, 2, 3]] && y == [[4, 5]] })
+        // The hello names the peer; `peers` shows it connected, found statically on one side and incoming on the other.
+        #expect(await eventually { await a.node.snapshot().first?.name == "bob" })
+        let seenByA = try #require(await a.node.snapshot().first)
+        #expect(seenByA.state == .connected)
+        #expect(seenByA.origins == [.static])
+        #expect(await b.node.snapshot().first?.origins == [.incoming])
+        await a.stop()
+        #expect(await eventually { await b.delegate.openLinks.isEmpty })
+        await b.stop()
+    }
+
+    @Test func keepAlivesMeasureTheRoundTrip() async throws {
+        var fast = PeerNodeConfiguration()
+        fast.pingInterval = .milliseconds(50)
+        let circle = CircleKey()
+        let a = try await TestNode(circle: circle, name: "a", configuration: fast)
+        let b = try await TestNode(circle: circle, name: "b", configuration: fast)
+        await a.node.addStaticPeer(host: "127.0.0.1", port: b.port)
+        #expect(await eventually { await a.node.snapshot().first?.roundTrip != nil })
+        await a.stop()
+        await b.stop()
+    }
+
+    @Test func dialingEachOtherAtOnceLeavesOneLink() async throws {
+        let circle = CircleKey()
+        let a = try await TestNode(circle: circle, name: "a")
+        let b = try await TestNode(circle: circle, name: "b")
+        await a.node.addStaticPeer(host: "127.0.0.1", port: b.port)
+        await b.node.addStaticPeer(host: "127.0.0.1", port: a.port)
+        #expect(await eventually { let x = await a.node.connectedCount, y = await b.node.connectedCount; return x == 1 && y == 1 })
+        // Stay settled: the loser of the tie-break must not come back.
+        try await Task.sleep(for: .milliseconds(1500))
+        #expect(await a.node.connectedCount == 1)
+        #expect(await b.node.connectedCount == 1)
+        let linkA = try #require(await a.delegate.openLinks.first)
+        linkA.send(sync: [9])
+        #expect(await eventually { await b.delegate.received.contains([9]) })
+        await a.stop()
+        await b.stop()
+    }
+
+    @Test func aDaemonOfAnotherCircleNeverLinks() async throws {
+        let a = try await TestNode(circle: CircleKey(), name: "a")
+        let stranger = try await TestNode(circle: CircleKey(), name: "stranger")
+        await stranger.node.addStaticPeer(host: "127.0.0.1", port: a.port)
+        try await Task.sleep(for: .milliseconds(1500))
+        #expect(await a.delegate.up.isEmpty)
+        #expect(await stranger.delegate.up.isEmpty)
+        #expect(await a.node.snapshot().isEmpty)
+        await a.stop()
+        await stranger.stop()
+    }
+
+    @Test func garbageAndOversizedFramesAreDroppedAndServingGoesOn() async throws {
+        let circle = CircleKey()
+        let a = try await TestNode(circle: circle, name: "a")
+        for payload: [UInt8] in [Array("GET / HTTP/1.1\r\n\r\n".utf8), [0xFF, 0xFF, 0xFF, 0xFF, 1, 2], [0, 0, 0, 0], [0, 0, 0, 64] + [UInt8](repeating: 7, count: 64)] {
+            let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .connect(host: "127.0.0.1", port: a.port).get()
+            try await channel.writeAndFlush(ByteBuffer(bytes: payload))
+            // The node closes the connection: the channel goes inactive on its own.
+            #expect(await eventually(5) { !channel.isActive })
+            try? await channel.close()
+        }
+        #expect(await a.delegate.up.isEmpty)
+        // A real member still gets in.
+        let b = try await TestNode(circle: circle, name: "b")
+        await b.node.addStaticPeer(host: "127.0.0.1", port: a.port)
+        #expect(await eventually { await a.delegate.openLinks.count == 1 })
+        await a.stop()
+        await b.stop()
+    }
+
+    @Test func aStalledHandshakeIsCutOff() async throws {
+        var quick = PeerNodeConfiguration()
+        quick.handshakeTimeout = .milliseconds(300)
+        let a = try await TestNode(circle: CircleKey(), name: "a", configuration: quick)
+        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .connect(host: "127.0.0.1", port: a.port).get()
+        #expect(await eventually(5) { !channel.isActive })
+        await a.stop()
+    }
+
+    @Test func staticPeersAreRedialledAfterTheyRestart() async throws {
+        var quick = PeerNodeConfiguration()
+        quick.backoffBase = .milliseconds(50)
+        quick.backoffCap = .milliseconds(200)
+        let circle = CircleKey()
+        let a = try await TestNode(circle: circle, name: "a", configuration: quick)
+        var b = try await TestNode(circle: circle, name: "b")
+        let port = b.port
+        await a.node.addStaticPeer(host: "127.0.0.1", port: port)
+        #expect(await eventually { await a.node.connectedCount == 1 })
+        await b.stop()
+        #expect(await eventually { await a.node.connectedCount == 0 })
+        // Bring a daemon back on the same port: the dialler finds it again.
+        var again: TestNode?
+        for _ in 0..<50 where again == nil {
+            again = try? await TestNode(circle: circle, name: "b2", port: port)
+            if again == nil { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        b = try #require(again)
+        #expect(await eventually { await a.node.connectedCount == 1 })
+        await a.stop()
+        await b.stop()
+    }
+}
+
+extension TestNode {
+    init(circle: CircleKey, name: String, port: Int) async throws {
+        var logger = Logger(label: "test.\(name)")
+        logger.logLevel = .critical
+        node = PeerNode(credentials: PeerCredentials(circle: circle, identity: SigningIdentity(), name: name), logger: logger)
+        await node.setDelegate(delegate)
+        let bound = try await node.listen(on: [("127.0.0.1", port)])
+        self.port = bound.first?.port ?? 0
+        let node = self.node
+        task = Task { try await node.run() }
+    }
+}
+
+@Suite struct PeerMessageTests {
+    @Test func messagesRoundTrip() throws {
+        for m: PeerMessage in [.hello(PeerHello(listenPort: 7455, name: "Ünïcode name")), .sync([1, 2, 3]), .sync([]), .ping(42), .pong(.max)] {
+            #expect(try PeerMessage(decoding: m.encoded) == m)
+        }
+    }
+
+    @Test func badMessagesAreRefused() {
+        for bad: [UInt8] in [[], [9], [2, 1, 2], [0, 1, 0], [0, 1, 0, 0, 5, 65], [0, 1, 0, 0, 1, 0xFF]] {
+            #expect(throws: PeerConnectionError.self) { try PeerMessage(decoding: bad) }
+        }
+    }
+}
