@@ -19,6 +19,7 @@ actor GameHost: ControlResponder {
     private let events: EventHub
     private let logger: Logger
     private let onGamesChanged: @Sendable (Int) -> Void
+    private var onCommitted: @Sendable ([Op]) -> Void = { _ in }
 
     init(
         store: Store, settings: DaemonSettings, events: EventHub, logger: Logger,
@@ -36,6 +37,115 @@ actor GameHost: ControlResponder {
 
     /// The number of games held.
     var gameCount: Int { engine.games.count }
+
+    /// Sets the hook told about every op committed here, local or from a
+    /// peer, after it is committed: the network pushes them to peers.
+    func setCommittedOpsHandler(_ handler: @escaping @Sendable ([Op]) -> Void) {
+        onCommitted = handler
+    }
+
+    // MARK: Ops from peers
+
+    /// The current circle's replica, for sync sessions' summaries and segments.
+    var replica: Replica { engine.circles[0].replica }
+
+    /// Handles one sync message from a peer of the current circle: the
+    /// session inserts its ops into a copy of the replica, the accepted ops
+    /// are committed, then the copy is kept and subscribers are told.
+    /// Returns the replies for that peer and the ops accepted (to relay).
+    func receive(_ message: SyncMessage, session: inout SyncSession) throws -> (replies: [SyncMessage], accepted: [Op]) {
+        var next = engine
+        let before = engine
+        var replica = next.circles[0].replica
+        let step = session.receive(message, replica: &replica)
+        next.replaceReplica(replica, circle: 0)
+        try commitRemote(step.outcome, next: next, before: before)
+        return (step.replies, step.outcome.accepted)
+    }
+
+    /// Inserts ops pushed by a peer (each carrying its own signature), commits
+    /// the accepted ones and tells subscribers. Returns what the replica did.
+    @discardableResult
+    func receive(_ ops: [Op]) throws -> InsertOutcome {
+        var next = engine
+        let before = engine
+        var replica = next.circles[0].replica
+        var outcome = InsertOutcome()
+        for op in ops {
+            let o = replica.insert(op)
+            outcome.accepted += o.accepted
+            outcome.rejected += o.rejected
+            outcome.duplicates += o.duplicates
+            outcome.waiting += o.waiting
+        }
+        next.replaceReplica(replica, circle: 0)
+        try commitRemote(outcome, next: next, before: before)
+        return outcome
+    }
+
+    /// Commits accepted remote ops (new games with their genesis), keeps
+    /// `next`, then publishes events. Nothing is kept when the commit fails.
+    private func commitRemote(_ outcome: InsertOutcome, next: GameEngine, before: GameEngine) throws {
+        for r in outcome.rejected {
+            logger.warning("refused an op", metadata: ["game": "\(r.gameID)", "author": "\(r.author)", "seq": "\(r.seq)", "reason": "\(r.reason)"])
+        }
+        guard !outcome.accepted.isEmpty else {
+            engine = next  // waiting ops are kept in memory only
+            return
+        }
+        let byGame = Dictionary(grouping: outcome.accepted, by: \.gameID)
+        var added: [GameSummary] = []
+        var changes: [(GameID, [Int])] = []
+        for (gameID, ops) in byGame.sorted(by: { $0.key < $1.key }) {
+            guard let (_, replica) = next.game(gameID), let state = replica.state else { continue }
+            let s = summary(replica, state)
+            let summaryData = try JSONEncoder().encode(s)
+            let stored = ops.map(GameEngine.stored)
+            if before.game(gameID) == nil {
+                let now = Date()
+                let record = StoredGame(
+                    id: gameID.description, params: try JSONEncoder().encode(state.genesis.parameters),
+                    created: Date(timeIntervalSince1970: Double(state.startMillis) / 1000), lastActivity: now,
+                    status: state.status.rawValue, summary: summaryData)
+                if try !store.createGame(record, ops: stored) {
+                    try store.append(stored, updating: gameID.description, status: state.status.rawValue, summary: summaryData)
+                }
+                added.append(s)
+            } else {
+                try store.append(stored, updating: gameID.description, status: state.status.rawValue, summary: summaryData)
+                var cells: Set<Int> = []
+                for op in ops {
+                    switch op.payload {
+                    case .reveal(let runs): cells.formUnion(runs)
+                    case .mark(let c, _): cells.insert(c)
+                    default: break
+                    }
+                }
+                if let old = before.game(gameID)?.game.state, old.status == .playing, state.status != .playing {
+                    cells.formUnion(state.genesis.layout.mineIndices)
+                }
+                changes.append((gameID, cells.sorted()))
+            }
+        }
+        engine = next
+        for s in added {
+            events.publish(ControlEvent(event: .gameAdded, game: s.id, summary: s))
+        }
+        for (gameID, cells) in changes {
+            guard let state = engine.game(gameID)?.game.state else { continue }
+            let g = state.genesis.geometry
+            let looks = cells.map { i in
+                let c = g.cell(at: i)
+                return CellChange(x: c.x, y: c.y, value: String(state.look(i)))
+            }
+            events.publish(ControlEvent(
+                event: .cells, game: gameID.description, cells: looks, status: state.status.rawValue,
+                minesLeft: state.board.minesLeft, by: byGame[gameID]?.last?.author.description,
+                progress: state.board.progress, trippedBy: state.trippedBy?.description))
+        }
+        if !added.isEmpty { onGamesChanged(engine.games.count) }
+        onCommitted(outcome.accepted)
+    }
 
     // MARK: Routing
 
@@ -264,6 +374,7 @@ actor GameHost: ControlResponder {
             throw ControlError(code: "game-exists", message: "a game with this id exists already (same board, same second)")
         }
         engine = next
+        onCommitted([genesis])
         logger.info("new game", metadata: ["game": "\(genesis.gameID)", "size": "\(parameters.width)x\(parameters.height)/\(parameters.mines)"])
         events.publish(ControlEvent(event: .gameAdded, game: genesis.gameID.description, summary: s))
         onGamesChanged(engine.games.count)
@@ -360,6 +471,7 @@ actor GameHost: ControlResponder {
             [GameEngine.stored(op)], updating: op.gameID.description, status: state.status.rawValue,
             summary: try JSONEncoder().encode(s))
         engine = next
+        onCommitted([op])
         return (replica, state)
     }
 
