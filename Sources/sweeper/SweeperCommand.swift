@@ -9,7 +9,7 @@ struct SweeperCommand: AsyncParsableCommand {
         commandName: "sweeper",
         abstract: "Co-operative Minesweeper for a family on one network.",
         version: "0.1.0",
-        subcommands: [BoardCommand.self] + daemonCommands
+        subcommands: [BoardCommand.self] + daemonCommands + [PlayCommand.self]
     )
 
     @OptionGroup var options: ClientOptions  // `sweeper --socket PATH --json COMMAND`; daemon commands read the same group

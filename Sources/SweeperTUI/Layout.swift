@@ -1,0 +1,327 @@
+import SweeperControl
+
+/// The characters the viewer draws with: Unicode, or plain ASCII for
+/// terminals and locales that cannot show it.
+public struct Glyphs: Sendable, Equatable {
+    /// A covered cell.
+    public var covered: Character
+    /// A flag.
+    public var flag: Character
+    /// A mine shown after the end (or by the cheat).
+    public var mine: Character
+    /// The mine that went off.
+    public var tripped: Character
+    /// A flag that stood on a safe cell, after a loss.
+    public var wrongFlag: Character
+    /// Box drawing: horizontal, vertical, and the four corners.
+    public var horizontal: Character, vertical: Character
+    public var topLeft: Character, topRight: Character, bottomLeft: Character, bottomRight: Character
+    /// A separator in the status line.
+    public var separator: String
+
+    /// Unicode glyphs.
+    public static let unicode = Glyphs(
+        covered: "■", flag: "⚑", mine: "✱", tripped: "✸", wrongFlag: "✗", horizontal: "─", vertical: "│",
+        topLeft: "┌", topRight: "┐", bottomLeft: "└", bottomRight: "┘", separator: " · ")
+    /// ASCII glyphs.
+    public static let ascii = Glyphs(
+        covered: "#", flag: "F", mine: "*", tripped: "X", wrongFlag: "x", horizontal: "-", vertical: "|",
+        topLeft: "+", topRight: "+", bottomLeft: "+", bottomRight: "+", separator: " | ")
+
+    /// Whether a locale environment asks for UTF-8: the first of `LC_ALL`,
+    /// `LC_CTYPE`, `LANG` that is set decides.
+    public static func localeIsUTF8(_ environment: [String: String]) -> Bool {
+        for key in ["LC_ALL", "LC_CTYPE", "LANG"] {
+            if let value = environment[key], !value.isEmpty {
+                let v = value.lowercased()
+                return v.contains("utf-8") || v.contains("utf8")
+            }
+        }
+        return false
+    }
+}
+
+/// Where things are on a screen of a given size for a board of a given size.
+public struct BoardLayout: Equatable, Sendable {
+    /// The smallest screen the viewer draws on.
+    public static let minimumWidth = 30
+    /// The smallest screen the viewer draws on.
+    public static let minimumHeight = 10
+
+    /// The screen size.
+    public var width: Int, height: Int
+    /// Board cells that fit across and down.
+    public var columns: Int, rows: Int
+    /// Screen column and row of the first board cell (inside the frame).
+    public var left: Int, top: Int
+    /// Whether the screen is too small to draw on.
+    public var tooSmall: Bool
+
+    /// Lays out a `boardWidth`×`boardHeight` board on a `width`×`height` screen:
+    /// a title row, the framed board (two columns a cell), three status rows.
+    public init(width: Int, height: Int, boardWidth: Int, boardHeight: Int) {
+        self.width = width
+        self.height = height
+        tooSmall = width < Self.minimumWidth || height < Self.minimumHeight
+        columns = max(0, min(boardWidth, (width - 2) / 2))
+        rows = max(0, min(boardHeight, height - 6))
+        left = 1
+        top = 2
+    }
+
+    /// The board cell under a screen column and row (from 0), if any.
+    public func cell(column: Int, row: Int, origin: BoardPosition) -> BoardPosition? {
+        guard !tooSmall, column >= left, row >= top else { return nil }
+        let cx = (column - left) / 2
+        let cy = row - top
+        guard cx < columns, cy < rows else { return nil }
+        return BoardPosition(x: origin.x + cx, y: origin.y + cy)
+    }
+}
+
+/// Draws a ``Viewer`` onto a ``Screen``.
+public struct ViewerRenderer: Sendable {
+    /// The glyphs.
+    public var glyphs: Glyphs
+    /// Whether colours are used (styles keep bold and reverse either way).
+    public var color: Bool
+
+    /// Creates a renderer.
+    public init(glyphs: Glyphs, color: Bool) {
+        self.glyphs = glyphs
+        self.color = color
+    }
+
+    /// The classic colour of each number.
+    public static func numberColor(_ n: Int) -> Color {
+        switch n {
+        case 1: .brightBlue
+        case 2: .green
+        case 3: .brightRed
+        case 4: .blue
+        case 5: .red
+        case 6: .cyan
+        case 7: .brightBlack
+        default: .white
+        }
+    }
+
+    /// The layout for a screen size and the viewer's game.
+    public func layout(_ viewer: Viewer, width: Int, height: Int) -> BoardLayout {
+        BoardLayout(width: width, height: height, boardWidth: viewer.game?.width ?? 0, boardHeight: viewer.game?.height ?? 0)
+    }
+
+    /// The screen for a viewer state. The viewer is scrolled so its cursor is in view.
+    public func render(_ viewer: inout Viewer, width: Int, height: Int) -> Screen {
+        var screen = Screen(width: width, height: height)
+        let layout = layout(viewer, width: width, height: height)
+        if layout.tooSmall {
+            let lines = ["Terminal too small", "(\(width)×\(height); need \(BoardLayout.minimumWidth)×\(BoardLayout.minimumHeight))"]
+            for (i, line) in lines.enumerated() {
+                let row = height / 2 - 1 + i
+                screen.put(max(0, (width - line.count) / 2), row, line, Style(bold: i == 0))
+            }
+            return screen
+        }
+        viewer.scroll(columns: layout.columns, rows: layout.rows)
+        title(&screen, viewer)
+        if let game = viewer.game {
+            board(&screen, viewer, game, layout)
+        } else {
+            screen.put(2, 3, "Waiting for the daemon…")
+        }
+        status(&screen, viewer)
+        if let overlay = viewer.overlay { self.overlay(&screen, overlay, viewer) }
+        return screen
+    }
+
+    private func style(_ s: Style) -> Style { color ? s : s.withoutColor }
+
+    private func title(_ screen: inout Screen, _ viewer: Viewer) {
+        var text = " Sweeper"
+        if let g = viewer.game {
+            text += glyphs.separator + "game " + ControlFormatting.shortID(g.id) + glyphs.separator
+                + "\(g.width)×\(g.height), \(g.mines) mines"
+            if g.assisted { text += glyphs.separator + "assisted" }
+        }
+        screen.put(0, 0, text, Style(bold: true))
+        let help = "? help "
+        if screen.width - help.count > text.count + 1 { screen.put(screen.width - help.count, 0, help, Style(dim: true)) }
+    }
+
+    /// The look of one board cell: its glyph and style (before cursor and marker).
+    public func cellLook(_ look: Character, cheatMine: Bool, lost: Bool, wrongFlag: Bool) -> ScreenCell {
+        switch look {
+        case "#":
+            if cheatMine { return ScreenCell(glyphs.mine, style(Style(foreground: .magenta))) }
+            return ScreenCell(glyphs.covered, style(Style(foreground: .brightBlack)))
+        case "F":
+            if wrongFlag { return ScreenCell(glyphs.wrongFlag, style(Style(foreground: .brightWhite, background: .red, bold: true))) }
+            return ScreenCell(glyphs.flag, style(Style(foreground: .brightRed, bold: true)))
+        case "?":
+            return ScreenCell("?", style(Style(foreground: .yellow, bold: true)))
+        case ".":
+            return ScreenCell(" ")
+        case "*":
+            return ScreenCell(glyphs.mine, style(Style(bold: true)))
+        case "X":
+            return ScreenCell(glyphs.tripped, Style(foreground: color ? .brightWhite : nil, background: color ? .red : nil, bold: true, reverse: !color))
+        default:
+            if let n = look.wholeNumberValue, (1...8).contains(n) {
+                return ScreenCell(look, style(Style(foreground: Self.numberColor(n), bold: n != 7 && n != 8)))
+            }
+            return ScreenCell(look)
+        }
+    }
+
+    private func board(_ screen: inout Screen, _ viewer: Viewer, _ game: GameView, _ layout: BoardLayout) {
+        let frame = style(Style(foreground: .brightBlack))
+        let right = layout.left + layout.columns * 2
+        let bottom = layout.top + layout.rows
+        let moreLeft = viewer.origin.x > 0, moreRight = viewer.origin.x + layout.columns < game.width
+        let moreUp = viewer.origin.y > 0, moreDown = viewer.origin.y + layout.rows < game.height
+        screen.set(layout.left - 1, layout.top - 1, ScreenCell(glyphs.topLeft, frame))
+        screen.set(right, layout.top - 1, ScreenCell(glyphs.topRight, frame))
+        screen.set(layout.left - 1, bottom, ScreenCell(glyphs.bottomLeft, frame))
+        screen.set(right, bottom, ScreenCell(glyphs.bottomRight, frame))
+        for x in layout.left..<right {
+            screen.set(x, layout.top - 1, ScreenCell(moreUp ? "^" : glyphs.horizontal, frame))
+            screen.set(x, bottom, ScreenCell(moreDown ? "v" : glyphs.horizontal, frame))
+        }
+        for y in layout.top..<bottom {
+            screen.set(layout.left - 1, y, ScreenCell(moreLeft ? "<" : glyphs.vertical, frame))
+            screen.set(right, y, ScreenCell(moreRight ? ">" : glyphs.vertical, frame))
+        }
+        var markers: [BoardPosition: Character] = [:]
+        for (peer, p) in viewer.lastActed {
+            markers[p] = viewer.name(of: peer).lowercased().first ?? "'"
+        }
+        let lost = game.status == "lost"
+        let wrong = Set((game.wrongFlags ?? []).map { BoardPosition(x: $0.x, y: $0.y) })
+        for cy in 0..<layout.rows {
+            for cx in 0..<layout.columns {
+                let p = BoardPosition(x: viewer.origin.x + cx, y: viewer.origin.y + cy)
+                var cell = cellLook(
+                    viewer.look(p.x, p.y), cheatMine: viewer.cheatMine(p.x, p.y), lost: lost, wrongFlag: wrong.contains(p))
+                var second = ScreenCell(" ", cell.style)
+                if let m = markers[p] { second = ScreenCell(m, style(Style(foreground: .brightMagenta, bold: true, underline: true))) }
+                if p == viewer.cursor {
+                    cell.style.reverse.toggle()
+                    second.style.reverse.toggle()
+                    if second.character == " " { second.style = cell.style }
+                }
+                screen.set(layout.left + cx * 2, layout.top + cy, cell)
+                screen.set(layout.left + cx * 2 + 1, layout.top + cy, second)
+            }
+        }
+    }
+
+    /// The peer state a person reads: in sync, catching up, offline.
+    public static func syncState(_ state: String) -> String {
+        switch state.lowercased() {
+        case "connected", "in-sync", "in sync", "synced": "in sync"
+        case "connecting", "syncing", "catching-up", "catching up", "handshaking": "catching up"
+        default: "offline"
+        }
+    }
+
+    private func status(_ screen: inout Screen, _ viewer: Viewer) {
+        let y = screen.height - 3
+        let sep = glyphs.separator
+        if let g = viewer.game {
+            var line = " Mines left \(viewer.minesLeft)\(sep)Flags \(viewer.flags)\(sep)\(ControlFormatting.duration(viewer.elapsed))\(sep)"
+            let x = screen.put(0, y, line)
+            let (word, colour): (String, Color?) = switch g.status {
+            case "won": ("won", .green)
+            case "lost": ("lost", .red)
+            default: ("playing", nil)
+            }
+            var next = screen.put(x, y, word, style(Style(foreground: colour, bold: g.status != "playing")))
+            line = "\(sep)\(Int((viewer.progress * 100).rounded(.down)))%"
+            if let t = g.trippedBy { line += "\(sep)mine tripped by \(viewer.name(of: t))" }
+            next = screen.put(next, y, line)
+            _ = next
+            var who = " Players: " + (g.players.isEmpty ? "none yet" : g.players.map { "\($0.name) \($0.score)" }.joined(separator: ", "))
+            if !viewer.peers.isEmpty {
+                who += sep + "Peers: " + viewer.peers.map { "\($0.name) \(Self.syncState($0.state))" }.joined(separator: ", ")
+            }
+            screen.put(0, y + 1, who)
+        }
+        let bottom: String
+        let bottomStyle: Style
+        if case let .retrying(text) = viewer.connection {
+            bottom = " " + text
+            bottomStyle = style(Style(foreground: .yellow, bold: true))
+        } else if let message = viewer.message {
+            bottom = " " + message
+            bottomStyle = Style(bold: true)
+        } else {
+            bottom = " arrows/hjkl move\(sep)space reveal\(sep)f flag\(sep)H hint\(sep)? help\(sep)q quit"
+            bottomStyle = Style(dim: true)
+        }
+        screen.put(0, y + 2, bottom, bottomStyle)
+    }
+
+    private func overlay(_ screen: inout Screen, _ overlay: Overlay, _ viewer: Viewer) {
+        var lines: [String]
+        var title: String
+        var selected: Int?
+        switch overlay {
+        case .help:
+            title = "Keys"
+            lines = [
+                "arrows, h j k l   move (a count first: 5l)",
+                "J K L, Y          move five down, up, right, left",
+                "space, enter      reveal; on a number: chord",
+                "f                 flag (cycles marks)",
+                "H                 hint: go to a provable cell",
+                "g                 game list     p  peers",
+                "n                 new game      c  show mines",
+                "mouse             left reveals, right flags",
+                "q                 quit",
+                "",
+                "any key closes this",
+            ]
+        case let .games(list, sel):
+            title = "Games (enter opens, esc closes)"
+            lines = list.prefix(max(1, screen.height - 6)).map { g in
+                "\(ControlFormatting.shortID(g.id))  \(ControlFormatting.size(width: g.width, height: g.height, mines: g.mines))  "
+                    + "\(ControlFormatting.status(g.status, progress: g.progress))  \(g.players.joined(separator: ", "))"
+            }
+            if lines.isEmpty { lines = ["no games"] }
+            selected = sel
+        case .peers:
+            title = "Peers"
+            lines = viewer.peers.map { p in "\(p.name)  \(Self.syncState(p.state))  \(p.address ?? "")" }
+            if lines.isEmpty { lines = ["no peers yet (sweeper invite / join / connect)"] }
+        case let .confirm(question, _):
+            title = "Confirm"
+            lines = [question]
+        }
+        let inner = min(screen.width - 4, max(title.count + 2, lines.map(\.count).max() ?? 0))
+        let boxWidth = inner + 4
+        let boxHeight = min(screen.height, lines.count + 2)
+        let x0 = max(0, (screen.width - boxWidth) / 2)
+        let y0 = max(0, (screen.height - boxHeight) / 2)
+        let frame = Style(bold: true)
+        for y in y0..<(y0 + boxHeight) { screen.fill(x0, y, count: boxWidth) }
+        screen.set(x0, y0, ScreenCell(glyphs.topLeft, frame))
+        screen.set(x0 + boxWidth - 1, y0, ScreenCell(glyphs.topRight, frame))
+        screen.set(x0, y0 + boxHeight - 1, ScreenCell(glyphs.bottomLeft, frame))
+        screen.set(x0 + boxWidth - 1, y0 + boxHeight - 1, ScreenCell(glyphs.bottomRight, frame))
+        for x in (x0 + 1)..<(x0 + boxWidth - 1) {
+            screen.set(x, y0, ScreenCell(glyphs.horizontal, frame))
+            screen.set(x, y0 + boxHeight - 1, ScreenCell(glyphs.horizontal, frame))
+        }
+        for y in (y0 + 1)..<(y0 + boxHeight - 1) {
+            screen.set(x0, y, ScreenCell(glyphs.vertical, frame))
+            screen.set(x0 + boxWidth - 1, y, ScreenCell(glyphs.vertical, frame))
+        }
+        screen.put(x0 + 2, y0, " \(title) ", frame, limit: inner)
+        for (i, line) in lines.prefix(boxHeight - 2).enumerated() {
+            let s = i == selected ? Style(reverse: true) : Style.plain
+            if i == selected { screen.fill(x0 + 1, y0 + 1 + i, count: boxWidth - 2, ScreenCell(" ", s)) }
+            screen.put(x0 + 2, y0 + 1 + i, line, s, limit: inner)
+        }
+    }
+}

@@ -1,0 +1,318 @@
+import Foundation
+import SweeperControl
+
+/// What `sweeper play` was asked for.
+public struct PlayOptions: Sendable {
+    /// The daemon's control socket.
+    public var socketPath: String
+    /// A game id or prefix to open; the most recent game in progress when nil.
+    public var game: String?
+    /// Options for a new game: when given (and no game is), a new game is started.
+    public var newGame: Commands.New.Arguments?
+    /// Force ASCII drawing (otherwise chosen by the locale).
+    public var ascii: Bool
+    /// The environment (locale, `NO_COLOR`, paths).
+    public var environment: [String: String]
+    /// Start `sweeperd` when none answers.
+    public var startDaemon: Bool
+
+    /// Creates options.
+    public init(
+        socketPath: String, game: String? = nil, newGame: Commands.New.Arguments? = nil, ascii: Bool = false,
+        environment: [String: String] = ProcessInfo.processInfo.environment, startDaemon: Bool = true
+    ) {
+        self.socketPath = socketPath
+        self.game = game
+        self.newGame = newGame
+        self.ascii = ascii
+        self.environment = environment
+        self.startDaemon = startDaemon
+    }
+
+    /// The glyphs: ASCII when asked or when the locale is not UTF-8.
+    public var glyphs: Glyphs { ascii || !Glyphs.localeIsUTF8(environment) ? .ascii : .unicode }
+    /// Whether to colour: not when `NO_COLOR` is set to anything non-empty.
+    public var color: Bool { (environment["NO_COLOR"] ?? "").isEmpty }
+}
+
+/// How a play session ended.
+public enum PlayOutcome: Sendable, Equatable {
+    /// The player quit.
+    case quit
+    /// Something stopped the viewer; the text says what (printed after the terminal is restored).
+    case failed(String, exitCode: Int32)
+}
+
+/// News for the viewer's loop, from any task or thread.
+enum SessionMessage: Sendable {
+    case input([InputEvent])
+    case inputEnded
+    case resize
+    case tick
+    case subscribed
+    case connectionLost(attempt: Int, delay: Double)
+    case gaveUp
+    case event(ControlEvent)
+    case loaded(GameView)
+    case moved(Commands.MoveResult)
+    case games([GameSummary])
+    case peers([PeerInfo])
+    case hint(Commands.Hint.Result)
+    case identity(String)
+    case refreshed(GameView?)
+    case failed(String)
+}
+
+/// `sweeper play`: the live viewer on a terminal. Reads keys on a thread of
+/// its own, follows the daemon's event stream, and draws by diff.
+public enum PlaySession {
+    /// The most reconnection attempts after the daemon goes away (backoff 0.5 s doubling to 8 s: about a minute).
+    public static let maximumReconnects = 10
+
+    /// Runs the viewer until the player quits. The terminal is restored on every way out.
+    public static func run(_ options: PlayOptions) async -> PlayOutcome {
+        let terminal: Terminal
+        do {
+            terminal = try Terminal()
+        } catch {
+            return .failed("\(error)", exitCode: 2)
+        }
+        var startedMessage: String?
+        if options.startDaemon {
+            do {
+                if case let .started(pid, log) = try await DaemonStarter(socketPath: options.socketPath, environment: options.environment).ensureRunning() {
+                    startedMessage = "Started sweeperd (pid \(pid)) in the background; its log is \(log)."
+                }
+            } catch {
+                return .failed("\(error)", exitCode: 3)
+            }
+        }
+
+        let (stream, continuation) = AsyncStream.makeStream(of: SessionMessage.self)
+        terminal.enter()
+        defer { terminal.restore() }
+        InputReader.start(fd: terminal.input, continuation: continuation)
+
+        let socket = options.socketPath
+        let tasks = [
+            Task { await subscribe(socket: socket, continuation) },
+            Task {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .seconds(1))
+                    continuation.yield(.tick)
+                }
+            },
+            Task { await openFirstGame(options, continuation) },
+            Task {
+                if let status = try? await request(socket, Commands.Status.self, Empty()) { continuation.yield(.identity(status.peerID)) }
+                if let peers = try? await request(socket, Commands.Peers.self, Empty()) { continuation.yield(.peers(peers.peers)) }
+            },
+        ]
+        defer { for t in tasks { t.cancel() } }
+
+        var viewer = Viewer()
+        viewer.message = startedMessage
+        let renderer = ViewerRenderer(glyphs: options.glyphs, color: options.color)
+        let screenRenderer = ScreenRenderer(color: options.color)
+        var shown: Screen?
+        var refresh = RefreshState()
+        let start = ContinuousClock.now
+        var outcome = PlayOutcome.quit
+        var everSubscribed = false
+
+        func draw() {
+            let size = terminal.size()
+            let screen = renderer.render(&viewer, width: size.columns, height: size.rows)
+            let bytes = shown.map { screenRenderer.diff(from: $0, to: screen) } ?? screenRenderer.full(screen)
+            if !bytes.isEmpty { terminal.write(bytes) }
+            shown = screen
+        }
+
+        func perform(_ actions: [ViewerAction]) {
+            for action in actions { carryOut(action, options, &viewer, &refresh, continuation) }
+        }
+
+        draw()
+        loop: for await message in stream {
+            viewer.tick((ContinuousClock.now - start) / .seconds(1))
+            switch message {
+            case let .input(events):
+                for event in events {
+                    switch event {
+                    case let .key(key): perform(viewer.handle(key))
+                    case let .mouse(mouse):
+                        let size = terminal.size()
+                        let layout = renderer.layout(viewer, width: size.columns, height: size.rows)
+                        perform(viewer.handle(mouse, layout: layout))
+                    }
+                    if viewer.quitting { break loop }
+                }
+            case .inputEnded:
+                break loop
+            case .resize:
+                shown = nil  // repaint in full at the new size
+            case .tick:
+                break
+            case .subscribed:
+                viewer.connection = .connected
+                if everSubscribed, let id = viewer.game?.id {
+                    viewer.message = "Reconnected to the daemon."
+                    perform([.refresh(game: id), .listPeers])
+                }
+                everSubscribed = true
+            case let .connectionLost(attempt, delay):
+                viewer.connection = .retrying(
+                    "The daemon went away; retrying in \(String(format: "%.1f", delay)) s (attempt \(attempt) of \(maximumReconnects))…")
+            case .gaveUp:
+                outcome = .failed("the daemon went away and did not come back; start it with `sweeperd &`", exitCode: 3)
+                break loop
+            case let .event(event):
+                perform(viewer.apply(event))
+            case let .loaded(view):
+                viewer.load(view)
+            case let .moved(result):
+                viewer.apply(result)
+                perform([.refresh(game: result.game)])
+            case let .games(list):
+                viewer.showGames(list)
+            case let .peers(list):
+                viewer.peers = list
+            case let .hint(hint):
+                viewer.showHint(hint)
+            case let .identity(id):
+                viewer.selfID = id
+            case let .refreshed(view):
+                if let view, view.id == viewer.game?.id { viewer.load(view) }
+                refresh.inFlight = false
+                if refresh.again, let id = viewer.game?.id {
+                    refresh.again = false
+                    perform([.refresh(game: id)])
+                }
+            case let .failed(text):
+                viewer.message = text
+            }
+            draw()
+        }
+        return outcome
+    }
+
+    struct RefreshState {
+        var inFlight = false
+        var again = false
+    }
+
+    private static func carryOut(
+        _ action: ViewerAction, _ options: PlayOptions, _ viewer: inout Viewer, _ refresh: inout RefreshState,
+        _ out: AsyncStream<SessionMessage>.Continuation
+    ) {
+        let socket = options.socketPath
+        switch action {
+        case let .reveal(game, x, y):
+            Task { await answer(out) { .moved(try await request(socket, Commands.Reveal.self, .init(game: game, x: x, y: y))) } }
+        case let .chord(game, x, y):
+            Task { await answer(out) { .moved(try await request(socket, Commands.Chord.self, .init(game: game, x: x, y: y))) } }
+        case let .flag(game, x, y):
+            Task { await answer(out) { .moved(try await request(socket, Commands.Flag.self, .init(game: game, x: x, y: y))) } }
+        case let .hint(game):
+            Task { await answer(out) { .hint(try await request(socket, Commands.Hint.self, .init(game: game))) } }
+        case let .cheat(game):
+            Task { await answer(out) { .loaded(try await request(socket, Commands.Show.self, .init(game: game, cheat: true))) } }
+        case let .newGame(like):
+            let current = viewer.game
+            let arguments: Commands.New.Arguments
+            if let given = options.newGame {
+                arguments = Commands.New.Arguments(
+                    preset: given.preset, width: given.width, height: given.height, mines: given.mines, noGuess: given.noGuess,
+                    questionMarks: given.questionMarks)
+            } else if let current, current.id == like {
+                arguments = Commands.New.Arguments(
+                    width: current.width, height: current.height, mines: current.mines, questionMarks: current.questionMarks)
+            } else {
+                arguments = Commands.New.Arguments()
+            }
+            Task { await answer(out) { .loaded(try await request(socket, Commands.New.self, arguments)) } }
+        case let .open(game):
+            Task { await answer(out) { .loaded(try await request(socket, Commands.Show.self, .init(game: game))) } }
+        case .listGames:
+            Task { await answer(out) { .games(try await request(socket, Commands.Games.self, Empty()).games) } }
+        case .listPeers:
+            Task { await answer(out) { .peers(try await request(socket, Commands.Peers.self, Empty()).peers) } }
+        case let .refresh(game):
+            if refresh.inFlight {
+                refresh.again = true
+                return
+            }
+            refresh.inFlight = true
+            Task {
+                let view = try? await request(socket, Commands.Show.self, .init(game: game))
+                out.yield(.refreshed(view))
+            }
+        case .quit:
+            viewer.quit()
+        }
+    }
+
+    /// Runs a request and reports its answer, or its failure as a message.
+    private static func answer(
+        _ out: AsyncStream<SessionMessage>.Continuation, _ body: @Sendable () async throws -> SessionMessage
+    ) async {
+        do {
+            out.yield(try await body())
+        } catch let error as ControlError {
+            out.yield(.failed(error.message))
+        } catch {
+            out.yield(.failed("\(error)"))
+        }
+    }
+
+    static func request<C: ControlCommand>(_ socket: String, _ command: C.Type, _ arguments: C.Arguments) async throws -> C.Result
+    where C.Arguments: Sendable, C.Result: Sendable {
+        try await ControlClient.withConnection(socketPath: socket) { try await $0.call(command, arguments) }
+    }
+
+    /// Opens the game asked for, a new one, or the most recent game in progress (a new one when there is none).
+    private static func openFirstGame(_ options: PlayOptions, _ out: AsyncStream<SessionMessage>.Continuation) async {
+        let socket = options.socketPath
+        await answer(out) {
+            if let game = options.game {
+                return .loaded(try await request(socket, Commands.Show.self, .init(game: game)))
+            }
+            if let arguments = options.newGame {
+                return .loaded(try await request(socket, Commands.New.self, arguments))
+            }
+            let games = try await request(socket, Commands.Games.self, Empty()).games
+            if let playing = games.first(where: { $0.status == "playing" }) {
+                return .loaded(try await request(socket, Commands.Show.self, .init(game: playing.id)))
+            }
+            return .loaded(try await request(socket, Commands.New.self, Commands.New.Arguments()))
+        }
+    }
+
+    /// Follows the daemon's events; when the connection ends, retries with
+    /// a bounded backoff and says so.
+    private static func subscribe(socket: String, _ out: AsyncStream<SessionMessage>.Continuation) async {
+        var attempt = 0
+        while !Task.isCancelled {
+            let subscribed: Bool
+            do {
+                subscribed = try await ControlClient.withConnection(socketPath: socket) { client in
+                    let events = try await client.subscribe(game: nil)
+                    out.yield(.subscribed)
+                    for await event in events { out.yield(.event(event)) }
+                    return true
+                }
+            } catch {
+                subscribed = false
+            }
+            if Task.isCancelled { return }
+            attempt = subscribed ? 1 : attempt + 1
+            if attempt > maximumReconnects {
+                out.yield(.gaveUp)
+                return
+            }
+            let delay = min(8.0, 0.5 * Double(1 << min(attempt - 1, 5)))
+            out.yield(.connectionLost(attempt: attempt, delay: delay))
+            try? await Task.sleep(for: .seconds(delay))
+        }
+    }
+}

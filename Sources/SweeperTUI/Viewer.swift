@@ -1,0 +1,418 @@
+import SweeperControl
+
+/// A cell position on the board.
+public struct BoardPosition: Equatable, Hashable, Sendable {
+    /// Column, from 0.
+    public var x: Int
+    /// Row, from 0.
+    public var y: Int
+    /// Creates a position.
+    public init(x: Int, y: Int) {
+        self.x = x
+        self.y = y
+    }
+}
+
+/// What the viewer asks its runtime to do (talk to the daemon, or stop).
+public enum ViewerAction: Equatable, Sendable {
+    /// Reveal a covered cell.
+    case reveal(game: String, x: Int, y: Int)
+    /// Reveal the neighbours of a satisfied number.
+    case chord(game: String, x: Int, y: Int)
+    /// Cycle the mark of a covered cell.
+    case flag(game: String, x: Int, y: Int)
+    /// Ask for a hint.
+    case hint(game: String)
+    /// Show the mines (marks the game as assisted).
+    case cheat(game: String)
+    /// Start a new game; `like` is the game whose size to reuse.
+    case newGame(like: String?)
+    /// Open a game by id.
+    case open(game: String)
+    /// Fetch the game list for the list panel.
+    case listGames
+    /// Fetch the peers for the peers panel.
+    case listPeers
+    /// Fetch the game again (scores, end of game, time).
+    case refresh(game: String)
+    /// Leave.
+    case quit
+}
+
+/// The daemon connection as the viewer shows it.
+public enum ConnectionState: Equatable, Sendable {
+    /// Subscribed and up to date.
+    case connected
+    /// Lost; retrying. The text says when.
+    case retrying(String)
+}
+
+/// A panel over the board.
+public enum Overlay: Equatable, Sendable {
+    /// The keys.
+    case help
+    /// The game list, with the selected row.
+    case games([GameSummary], selected: Int)
+    /// The peers and their sync state.
+    case peers
+    /// A yes/no question before an action.
+    case confirm(String, ViewerAction)
+}
+
+/// The viewer's whole state, and how keys, mouse reports and daemon news
+/// change it. Pure: it never does I/O; it returns ``ViewerAction``s for the
+/// runtime to carry out and is fed their results.
+public struct Viewer: Sendable {
+    /// The game shown, as last fetched (its `board` is kept up to date by events).
+    public private(set) var game: GameView?
+    /// The board, row-major, one `board` character per cell.
+    public private(set) var cells: [Character] = []
+    /// The cursor.
+    public var cursor = BoardPosition(x: 0, y: 0)
+    /// The top-left board cell in view (the board scrolls with the cursor).
+    public var origin = BoardPosition(x: 0, y: 0)
+    /// A count typed before a move (`5l`).
+    public private(set) var count: Int?
+    /// The panel shown over the board, if any.
+    public var overlay: Overlay?
+    /// A line for the player (a hint, an error), shown until the next key.
+    public var message: String?
+    /// Where each other player last acted, by peer id.
+    public private(set) var lastActed: [String: BoardPosition] = [:]
+    /// This daemon's own peer id (its moves carry no marker).
+    public var selfID: String?
+    /// Peers as the daemon reports them.
+    public var peers: [PeerInfo] = []
+    /// The daemon connection.
+    public var connection: ConnectionState = .connected
+    /// The mine layout after the cheat (rows of `.` and `*`).
+    public private(set) var cheatLayout: [String]?
+    /// Elapsed seconds when the game was fetched, and the clock reading then.
+    private var elapsedBase = 0
+    private var elapsedClock: Double = 0
+    /// The clock now (seconds, monotonic), set by ``tick(_:)``.
+    public private(set) var clock: Double = 0
+    /// The number of flags on the board.
+    public private(set) var flags = 0
+    /// The number of revealed safe cells.
+    public private(set) var revealed = 0
+    /// Whether the viewer has been asked to quit.
+    public private(set) var quitting = false
+
+    /// An empty viewer (no game yet).
+    public init() {}
+
+    // MARK: Derived values
+
+    /// Mines minus flags.
+    public var minesLeft: Int { (game?.mines ?? 0) - flags }
+
+    /// Seconds played, ticking while the game is on.
+    public var elapsed: Int {
+        guard let game else { return 0 }
+        guard game.status == "playing" else { return elapsedBase }
+        return elapsedBase + max(0, Int(clock - elapsedClock))
+    }
+
+    /// Share of safe cells revealed.
+    public var progress: Double {
+        guard let game else { return 0 }
+        let safe = game.width * game.height - game.mines
+        return safe > 0 ? Double(revealed) / Double(safe) : 0
+    }
+
+    /// The look of a cell (`#` outside the board).
+    public func look(_ x: Int, _ y: Int) -> Character {
+        guard let game, x >= 0, y >= 0, x < game.width, y < game.height else { return "#" }
+        return cells[y * game.width + x]
+    }
+
+    /// Whether the cheat layout has a mine at a cell.
+    public func cheatMine(_ x: Int, _ y: Int) -> Bool {
+        guard let cheatLayout, y >= 0, y < cheatLayout.count else { return false }
+        let row = cheatLayout[y].utf8
+        guard x >= 0, x < row.count else { return false }
+        return row[row.index(row.startIndex, offsetBy: x)] == UInt8(ascii: "*")
+    }
+
+    /// The name of a player by peer id (their id's start when unknown).
+    public func name(of peerID: String) -> String {
+        if let p = game?.players.first(where: { $0.id == peerID }) { return p.name }
+        if let p = peers.first(where: { $0.id == peerID }) { return p.name }
+        return String(peerID.prefix(8))
+    }
+
+    // MARK: News from the daemon
+
+    /// Shows a freshly fetched game. A different game resets the cursor to its centre.
+    public mutating func load(_ view: GameView) {
+        let same = game?.id == view.id
+        game = view
+        cells = []
+        cells.reserveCapacity(view.width * view.height)
+        for y in 0..<view.height {
+            let row = y < view.board.count ? Array(view.board[y]) : []
+            for x in 0..<view.width { cells.append(x < row.count ? row[x] : "#") }
+        }
+        recount()
+        elapsedBase = view.elapsedSeconds
+        elapsedClock = clock
+        if let layout = view.mineLayout { cheatLayout = layout }
+        if !same {
+            cursor = BoardPosition(x: view.width / 2, y: view.height / 2)
+            origin = BoardPosition(x: 0, y: 0)
+            lastActed = [:]
+            if view.mineLayout == nil { cheatLayout = nil }
+        }
+        clampCursor()
+    }
+
+    /// Applies a move's answer.
+    public mutating func apply(_ result: Commands.MoveResult) {
+        guard result.game == game?.id else { return }
+        apply(result.changed, status: result.status, trippedBy: result.trippedBy)
+    }
+
+    /// Applies an event; returns what to fetch because of it.
+    public mutating func apply(_ event: ControlEvent) -> [ViewerAction] {
+        switch event.event {
+        case .cells:
+            guard let id = game?.id, event.game == id, let changed = event.cells else { return [] }
+            apply(changed, status: event.status, trippedBy: nil)
+            if let by = event.by, by != selfID, let acted = Self.actedCell(event) {
+                lastActed[by] = acted
+            }
+            return [.refresh(game: id)]
+        case .gameAdded:
+            if case .games = overlay { return [.listGames] }
+            return []
+        case .peerChanged:
+            guard let peer = event.peer else { return [] }
+            if let i = peers.firstIndex(where: { $0.id == peer.id }) { peers[i] = peer } else { peers.append(peer) }
+            return []
+        }
+    }
+
+    /// The cell a player acted on: the one the event names, else the only
+    /// or first changed cell.
+    static func actedCell(_ event: ControlEvent) -> BoardPosition? {
+        if let x = event.x, let y = event.y { return BoardPosition(x: x, y: y) }
+        guard let first = event.cells?.first else { return nil }
+        return BoardPosition(x: first.x, y: first.y)
+    }
+
+    private mutating func apply(_ changed: [CellChange], status: String?, trippedBy: String?) {
+        guard var view = game else { return }
+        for c in changed where c.x >= 0 && c.y >= 0 && c.x < view.width && c.y < view.height {
+            guard let look = c.value.first else { continue }
+            let i = c.y * view.width + c.x
+            count(cells[i], -1)
+            cells[i] = look
+            count(look, +1)
+        }
+        if let status, status != view.status {
+            if view.status == "playing" { elapsedBase = elapsed }
+            view.status = status
+        }
+        if let trippedBy { view.trippedBy = trippedBy }
+        game = view
+    }
+
+    private mutating func recount() {
+        flags = 0
+        revealed = 0
+        for c in cells { count(c, +1) }
+    }
+
+    private mutating func count(_ look: Character, _ delta: Int) {
+        switch look {
+        case "F": flags += delta
+        case ".", "1", "2", "3", "4", "5", "6", "7", "8": revealed += delta
+        default: break
+        }
+    }
+
+    /// Advances the clock (seconds, monotonic).
+    public mutating func tick(_ now: Double) {
+        clock = now
+    }
+
+    /// Shows the game list.
+    public mutating func showGames(_ games: [GameSummary]) {
+        let selected = games.firstIndex { $0.id == game?.id } ?? 0
+        if case let .games(_, old) = overlay {
+            overlay = .games(games, selected: min(old, max(0, games.count - 1)))
+        } else {
+            overlay = .games(games, selected: selected)
+        }
+    }
+
+    /// Shows a hint: the cursor goes to the cell.
+    public mutating func showHint(_ hint: Commands.Hint.Result) {
+        if let x = hint.x, let y = hint.y {
+            cursor = BoardPosition(x: x, y: y)
+            clampCursor()
+        }
+        message = hint.message
+    }
+
+    // MARK: Input
+
+    /// Handles one key; returns what the runtime should do.
+    public mutating func handle(_ key: Key) -> [ViewerAction] {
+        if let overlay { return handle(key, over: overlay) }
+        message = nil
+        if case let .character(c) = key, let digit = c.wholeNumberValue, c.isASCII, digit > 0 || count != nil {
+            count = min(999, (count ?? 0) * 10 + digit)
+            return []
+        }
+        let n = count ?? 1
+        count = nil
+        switch key {
+        case .left, .character("h"): move(-n, 0)
+        case .right, .character("l"): move(n, 0)
+        case .up, .character("k"): move(0, -n)
+        case .down, .character("j"): move(0, n)
+        case .character("J"): move(0, 5 * n)
+        case .character("K"): move(0, -5 * n)
+        case .character("L"): move(5 * n, 0)
+        case .character("Y"): move(-5 * n, 0)
+        case .home, .character("0"): cursor.x = 0
+        case .end, .character("$"): cursor.x = max(0, (game?.width ?? 1) - 1)
+        case .pageUp: move(0, -10 * n)
+        case .pageDown: move(0, 10 * n)
+        case .character(" "), .enter: return open(cursor)
+        case .character("f"): return mark(cursor)
+        case .character("?"): overlay = .help
+        case .character("H"):
+            guard let id = game?.id else { return [] }
+            return [.hint(game: id)]
+        case .character("g"): return [.listGames]
+        case .character("p"):
+            overlay = .peers
+            return [.listPeers]
+        case .character("n"):
+            if let game, game.status == "playing", revealed > 0 {
+                overlay = .confirm("Leave this game and start a new one? (y/n)", .newGame(like: game.id))
+                return []
+            }
+            return [.newGame(like: game?.id)]
+        case .character("c"):
+            guard let game else { return [] }
+            guard game.status == "playing" else {
+                message = "The game is over: every mine is already shown."
+                return []
+            }
+            overlay = .confirm("Show the mines? The game will be marked assisted for everyone. (y/n)", .cheat(game: game.id))
+        case .character("q"), .control("c"), .control("d"):
+            quitting = true
+            return [.quit]
+        case .escape: break
+        default: break
+        }
+        return []
+    }
+
+    private mutating func handle(_ key: Key, over overlay: Overlay) -> [ViewerAction] {
+        switch overlay {
+        case .help, .peers:
+            self.overlay = nil
+            if key == .character("q") || key == .control("c") {
+                quitting = true
+                return [.quit]
+            }
+        case let .games(list, selected):
+            switch key {
+            case .up, .character("k"): self.overlay = .games(list, selected: max(0, selected - 1))
+            case .down, .character("j"): self.overlay = .games(list, selected: min(max(0, list.count - 1), selected + 1))
+            case .enter, .character(" "):
+                self.overlay = nil
+                if selected < list.count { return [.open(game: list[selected].id)] }
+            case .control("c"):
+                quitting = true
+                return [.quit]
+            default: self.overlay = nil
+            }
+        case let .confirm(_, action):
+            self.overlay = nil
+            if key == .character("y") || key == .character("Y") { return [action] }
+            message = "Cancelled."
+        }
+        return []
+    }
+
+    /// Handles a mouse report, given where the board's cells are on screen.
+    public mutating func handle(_ mouse: MouseEvent, layout: BoardLayout) -> [ViewerAction] {
+        guard mouse.pressed, !mouse.motion, overlay == nil else {
+            if mouse.pressed, overlay != nil, case .help = overlay { overlay = nil }
+            return []
+        }
+        switch mouse.button {
+        case .wheelUp:
+            move(0, -3)
+            return []
+        case .wheelDown:
+            move(0, 3)
+            return []
+        default: break
+        }
+        guard let cell = layout.cell(column: mouse.column - 1, row: mouse.row - 1, origin: origin) else { return [] }
+        message = nil
+        cursor = cell
+        switch mouse.button {
+        case .left: return open(cell)
+        case .right: return mark(cell)
+        default: return []
+        }
+    }
+
+    private mutating func open(_ p: BoardPosition) -> [ViewerAction] {
+        guard let game else { return [] }
+        guard game.status == "playing" else {
+            message = "The game is over. n starts a new one, g lists games."
+            return []
+        }
+        switch look(p.x, p.y) {
+        case "#", "?": return [.reveal(game: game.id, x: p.x, y: p.y)]
+        case "1", "2", "3", "4", "5", "6", "7", "8": return [.chord(game: game.id, x: p.x, y: p.y)]
+        case "F":
+            message = "Flagged: f takes the flag off."
+            return []
+        default: return []
+        }
+    }
+
+    private mutating func mark(_ p: BoardPosition) -> [ViewerAction] {
+        guard let game, game.status == "playing" else { return [] }
+        switch look(p.x, p.y) {
+        case "#", "F", "?": return [.flag(game: game.id, x: p.x, y: p.y)]
+        default: return []
+        }
+    }
+
+    private mutating func move(_ dx: Int, _ dy: Int) {
+        cursor.x += dx
+        cursor.y += dy
+        clampCursor()
+    }
+
+    private mutating func clampCursor() {
+        guard let game else { return }
+        cursor.x = min(max(0, cursor.x), game.width - 1)
+        cursor.y = min(max(0, cursor.y), game.height - 1)
+    }
+
+    /// Scrolls so the cursor is in view of a board window `columns`×`rows` cells.
+    public mutating func scroll(columns: Int, rows: Int) {
+        guard let game, columns > 0, rows > 0 else { return }
+        if cursor.x < origin.x { origin.x = cursor.x }
+        if cursor.x >= origin.x + columns { origin.x = cursor.x - columns + 1 }
+        if cursor.y < origin.y { origin.y = cursor.y }
+        if cursor.y >= origin.y + rows { origin.y = cursor.y - rows + 1 }
+        origin.x = min(max(0, origin.x), max(0, game.width - columns))
+        origin.y = min(max(0, origin.y), max(0, game.height - rows))
+    }
+
+    /// Notes that quitting was asked for from outside (a signal, the daemon gone for good).
+    public mutating func quit() { quitting = true }
+}
