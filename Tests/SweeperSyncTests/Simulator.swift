@@ -15,15 +15,15 @@ struct Simulation {
     struct Config {
         var peers = 16
         var players = 4
-        var activeTicks = 50
+        var activeTicks = 40
         var moveChance = 4           // in 10, per tick, that some player moves
         var lossPercent = 10
         var duplicatePercent = 5
         var maxDelay = 6
         var tickEvery = 8            // anti-entropy summary period, in ticks
-        var forgeries = 6
-        var partitionPercent = 4     // per tick, chance a partition starts
-        var restartPercent = 3       // per tick, chance a peer restarts
+        var forgeries = 5
+        var partitionPercent = 5     // per tick, chance a partition starts
+        var restartPercent = 4       // per tick, chance a peer restarts
     }
 
     struct Peer {
@@ -119,7 +119,9 @@ struct Simulation {
     }
 
     mutating func deliver(_ bytes: [UInt8], from: Int, to: Int) {
-        guard var session = peers[to].sessions[from] else { return }
+        // Taken out and put back, so that the session is not copied.
+        guard var session = peers[to].sessions.removeValue(forKey: from) else { return }
+        defer { peers[to].sessions[from] = session }
         let message: SyncMessage
         do {
             message = try SyncMessage(decoding: bytes)
@@ -129,7 +131,6 @@ struct Simulation {
             return
         }
         let step = session.receive(message, replica: &peers[to].replica)
-        peers[to].sessions[from] = session
         for r in step.outcome.rejected { rejected[r.reason, default: 0] += 1 }
         for op in step.outcome.accepted { peers[to].disk.append(op.encoded) }
         for m in step.replies { send(m, from: to, to: from) }
@@ -140,7 +141,7 @@ struct Simulation {
     mutating func relay(_ ops: [Op], at p: Int, except: Int?) {
         guard !ops.isEmpty else { return }
         for n in neighbours(of: p) where n != except {
-            guard var session = peers[p].sessions[n] else { continue }
+            guard var session = peers[p].sessions.removeValue(forKey: n) else { continue }
             let out = session.push(ops, replica: peers[p].replica)
             peers[p].sessions[n] = session
             for m in out { send(m, from: p, to: n) }
@@ -150,7 +151,7 @@ struct Simulation {
     mutating func antiEntropy() {
         for p in peers.indices {
             for n in neighbours(of: p) {
-                guard var session = peers[p].sessions[n] else { continue }
+                guard var session = peers[p].sessions.removeValue(forKey: n) else { continue }
                 let out = session.tick(replica: peers[p].replica)
                 peers[p].sessions[n] = session
                 for m in out { send(m, from: p, to: n) }
