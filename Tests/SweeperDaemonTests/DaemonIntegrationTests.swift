@@ -267,4 +267,18 @@ import Testing
         #expect(lines.allSatisfy { $0.hasPrefix("<") && $0.dropFirst(2).hasPrefix(">sweeperd: ") }, "\(lines)")
         #expect(lines.contains { $0.hasPrefix("<5>sweeperd: serving") })
     }
+
+    @Test func aDamagedDatabaseIsRefusedAndLeftAlone() throws {
+        let h = try DaemonHarness()
+        defer { h.cleanup() }
+        try FileManager.default.createDirectory(atPath: h.stateDirectory, withIntermediateDirectories: true)
+        let path = h.stateDirectory + "/sweeper.sqlite"
+        let garbage = Data((0..<10_000).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) })
+        try garbage.write(to: URL(fileURLWithPath: path))
+        let o = try h.run(DaemonHarness.sweeperd, ["--state-dir", h.stateDirectory, "--socket", h.socketPath, "--no-mdns"])
+        #expect(o.status == 1)
+        #expect(o.stderr.contains("damaged") && o.stderr.contains(path), "\(o.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == garbage)
+        #expect(!FileManager.default.fileExists(atPath: h.socketPath))
+    }
 }
