@@ -178,7 +178,7 @@ public struct Viewer: Sendable {
         switch event.event {
         case .cells:
             guard let id = game?.id, event.game == id, let changed = event.cells else { return [] }
-            apply(changed, status: event.status, trippedBy: nil)
+            apply(changed, status: event.status, trippedBy: event.trippedBy)
             if let by = event.by, by != selfID, let acted = Self.actedCell(event) {
                 lastActed[by] = acted
             }

@@ -69,8 +69,8 @@ import Testing
     }
 
     @Test func malformedInputIsDroppedNotTrapped() {
-        // Bad mouse fields, an invalid UTF-8 byte, a huge number, an unknown final byte.
-        let junk = "\u{1B}[<a;b;cM" + "\u{1B}[<0;99999999999999999999;1M" + "\u{1B}[99z"
+        // Mouse reports with an empty or missing field or a huge number, an unknown final byte.
+        let junk = "\u{1B}[<0;;5M" + "\u{1B}[<1;2M" + "\u{1B}[<0;99999999999999999999;1M" + "\u{1B}[99z"
         #expect(decode(junk + "q") == [.key(.character("q"))])
         var d = InputDecoder()
         #expect(d.feed([0xFF, 0x80, UInt8(ascii: "q")]) == [.key(.character("q"))])

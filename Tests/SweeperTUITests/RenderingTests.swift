@@ -1,0 +1,247 @@
+import SweeperControl
+import Testing
+
+@testable import SweeperTUI
+
+/// A game view for tests.
+func gameView(
+    _ board: [String], mines: Int, status: String = "playing", id: String = "abcdef1234567890",
+    players: [PlayerScore] = [PlayerScore(id: "me", name: "ann", score: 3)], trippedBy: String? = nil,
+    wrongFlags: [CellPosition]? = nil
+) -> GameView {
+    GameView(
+        id: id, width: board.first?.count ?? 0, height: board.count, mines: mines, status: status, digest: "d", revealed: 0,
+        flags: 0, board: board, players: players, trippedBy: trippedBy, elapsedSeconds: 42, progress: 0, assisted: false,
+        questionMarks: false, wrongFlags: wrongFlags)
+}
+
+func viewer(_ view: GameView) -> Viewer {
+    var v = Viewer()
+    v.load(view)
+    return v
+}
+
+@Suite struct RenderingTests {
+    let ascii = ViewerRenderer(glyphs: .ascii, color: false)
+
+    @Test func exactScreenOfASmallBoard() {
+        var v = viewer(gameView(["#F1.", "#?2.", "#13."], mines: 3))
+        v.cursor = BoardPosition(x: 0, y: 0)
+        let screen = ascii.render(&v, width: 44, height: 10)
+        let expected = [
+            " Sweeper | game abcdef12 | 4×3, 3 mines     ",
+            "+--------+                                  ",
+            "|# F 1   |                                  ",
+            "|# ? 2   |                                  ",
+            "|# 1 3   |                                  ",
+            "+--------+                                  ",
+            "                                            ",
+            " Mines left 2 | Flags 1 | 0:00:42 | playing ",
+            " Players: ann 3                             ",
+            " arrows/hjkl move | space reveal | f flag | ",
+        ]
+        #expect(screen.text == expected.joined(separator: "\n"))
+        // The cursor is shown in reverse video over both columns of its cell.
+        #expect(screen[1, 2].style.reverse && screen[2, 2].style.reverse)
+        #expect(!screen[3, 2].style.reverse)
+    }
+
+    @Test func classicNumberColours() {
+        let colours = (1...8).map { ViewerRenderer.numberColor($0) }
+        #expect(colours == [.brightBlue, .green, .brightRed, .blue, .red, .cyan, .brightBlack, .white])
+        let r = ViewerRenderer(glyphs: .unicode, color: true)
+        #expect(r.cellLook("3", cheatMine: false, lost: false, wrongFlag: false).style.foreground == .brightRed)
+        #expect(r.cellLook("F", cheatMine: false, lost: false, wrongFlag: false).character == "⚑")
+        #expect(r.cellLook("X", cheatMine: false, lost: true, wrongFlag: false).style.background == .red)
+        #expect(r.cellLook("F", cheatMine: false, lost: true, wrongFlag: true).character == "✗")
+    }
+
+    @Test func lossShowsTrippedMineAndWrongFlags() {
+        let view = gameView(
+            ["XF*", "F12", "..."], mines: 2, status: "lost", players: [PlayerScore(id: "p2", name: "bob", score: 1)],
+            trippedBy: "p2", wrongFlags: [CellPosition(x: 0, y: 1)])
+        var v = viewer(view)
+        v.cursor = BoardPosition(x: 2, y: 2)
+        let screen = ascii.render(&v, width: 80, height: 10)
+        #expect(screen.line(2).hasPrefix("|X F * |"))
+        #expect(screen.line(3).hasPrefix("|x 1 2 |"))
+        #expect(screen.line(7).contains("lost"))
+        #expect(screen.line(7).contains("mine tripped by bob"))
+        // Without colour the mine that went off is still marked, by reverse video.
+        #expect(screen[1, 2].style.reverse)
+    }
+
+    @Test func tooSmallSaysSo() {
+        var v = viewer(gameView(["##", "##"], mines: 1))
+        let screen = ascii.render(&v, width: 20, height: 6)
+        #expect(screen.text.contains("Terminal too small"))
+        #expect(screen.text.contains("(20×6; need 30×10)"))
+    }
+
+    @Test func bigBoardsScrollWithTheCursor() {
+        let rows = Array(repeating: String(repeating: "#", count: 40), count: 30)
+        var v = viewer(gameView(rows, mines: 10))
+        v.cursor = BoardPosition(x: 39, y: 29)
+        let screen = ascii.render(&v, width: 30, height: 12)
+        let layout = ascii.layout(v, width: 30, height: 12)
+        #expect(layout.columns == 14 && layout.rows == 6)
+        #expect(v.origin == BoardPosition(x: 26, y: 24))
+        // More board above and to the left: the frame says so.
+        #expect(screen.line(1).contains("^"))
+        #expect(screen[0, 3].character == "<")
+        // The cursor is the bottom-right visible cell.
+        #expect(screen[1 + 13 * 2, 2 + 5].style.reverse)
+    }
+
+    @Test func exactDiffBytes() {
+        var old = Screen(width: 4, height: 2)
+        old.put(0, 0, "abcd")
+        var new = old
+        new.set(2, 0, ScreenCell("X", Style(foreground: .red)))
+        let bytes = ScreenRenderer(color: true).diff(from: old, to: new)
+        #expect(String(decoding: bytes, as: UTF8.self) == "\u{1B}[1;3H\u{1B}[0;31mX\u{1B}[0m")
+        #expect(ScreenRenderer(color: true).diff(from: new, to: new).isEmpty)
+        // Without colour the same change carries no colour code.
+        let plain = ScreenRenderer(color: false).diff(from: old, to: new)
+        #expect(String(decoding: plain, as: UTF8.self) == "\u{1B}[1;3H\u{1B}[0mX\u{1B}[0m")
+    }
+
+    @Test func aPeersOneCellMoveIsTensOfBytes() {
+        let board = Array(repeating: "#########", count: 9)
+        var v = viewer(gameView(board, mines: 10))
+        v.selfID = "me"
+        let r = ViewerRenderer(glyphs: .unicode, color: true)
+        let before = r.render(&v, width: 80, height: 24)
+        let actions = v.apply(ControlEvent(
+            event: .cells, game: "abcdef1234567890", cells: [CellChange(x: 1, y: 1, value: "F")], status: "playing", by: "me",
+            x: 1, y: 1))
+        #expect(actions == [.refresh(game: "abcdef1234567890")])
+        let after = r.render(&v, width: 80, height: 24)
+        let bytes = ScreenRenderer(color: true).diff(from: before, to: after)
+        let full = ScreenRenderer(color: true).full(after)
+        // The flag, and the two counters in the status line.
+        #expect(bytes.count < 80, "\(bytes.count) bytes")
+        #expect(full.count > 10 * bytes.count)
+        #expect(String(decoding: bytes, as: UTF8.self).contains("⚑"))
+    }
+
+    @Test func otherPlayersLastMoveIsMarked() {
+        let board = Array(repeating: "#####", count: 5)
+        var v = viewer(gameView(board, mines: 3, players: [PlayerScore(id: "me", name: "ann", score: 0), PlayerScore(id: "p2", name: "Bob", score: 0)]))
+        v.selfID = "me"
+        _ = v.apply(ControlEvent(event: .cells, game: v.game?.id, cells: [CellChange(x: 3, y: 0, value: "2")], by: "p2", x: 3, y: 0))
+        _ = v.apply(ControlEvent(event: .cells, game: v.game?.id, cells: [CellChange(x: 0, y: 4, value: "1")], by: "me", x: 0, y: 4))
+        #expect(v.lastActed == ["p2": BoardPosition(x: 3, y: 0)])
+        let screen = ascii.render(&v, width: 40, height: 12)
+        #expect(screen.line(2).hasPrefix("|# # # 2b# |"))
+        // Events of other games change nothing.
+        _ = v.apply(ControlEvent(event: .cells, game: "other", cells: [CellChange(x: 0, y: 0, value: "1")], by: "p2"))
+        #expect(v.look(0, 0) == "#")
+    }
+
+    @Test func noColorMeansNoColourCodes() {
+        var v = viewer(gameView(["123", "456", "78F"], mines: 1))
+        let screen = ViewerRenderer(glyphs: .unicode, color: false).render(&v, width: 40, height: 12)
+        let text = String(decoding: ScreenRenderer(color: false).full(screen), as: UTF8.self)
+        let sgrs = text.split(separator: "\u{1B}[").compactMap { part -> [Int]? in
+            guard let m = part.firstIndex(of: "m"), part[..<m].allSatisfy({ $0.isNumber || $0 == ";" }) else { return nil }
+            return part[..<m].split(separator: ";").compactMap { Int($0) }
+        }
+        #expect(!sgrs.isEmpty)
+        #expect(sgrs.allSatisfy { codes in codes.allSatisfy { !(30...49).contains($0) && !(90...107).contains($0) } })
+    }
+
+    @Test func localeDecidesUnicode() {
+        #expect(Glyphs.localeIsUTF8(["LANG": "en_GB.UTF-8"]))
+        #expect(Glyphs.localeIsUTF8(["LC_ALL": "C.utf8", "LANG": "C"]))
+        #expect(!Glyphs.localeIsUTF8(["LC_ALL": "C", "LANG": "en_GB.UTF-8"]))
+        #expect(!Glyphs.localeIsUTF8(["LC_CTYPE": "POSIX"]))
+        #expect(!Glyphs.localeIsUTF8([:]))
+        #expect(PlayOptions(socketPath: "s", environment: ["LANG": "C"]).glyphs == .ascii)
+        #expect(PlayOptions(socketPath: "s", ascii: true, environment: ["LANG": "C.UTF-8"]).glyphs == .ascii)
+        #expect(PlayOptions(socketPath: "s", environment: ["LANG": "C.UTF-8"]).glyphs == .unicode)
+        #expect(!PlayOptions(socketPath: "s", environment: ["NO_COLOR": "1"]).color)
+        #expect(PlayOptions(socketPath: "s", environment: ["NO_COLOR": ""]).color)
+    }
+}
+
+@Suite struct ViewerTests {
+    let id = "abcdef1234567890"
+
+    @Test func movesWithCountsAndClamps() {
+        var v = viewer(gameView(Array(repeating: "##########", count: 10), mines: 5))
+        #expect(v.cursor == BoardPosition(x: 5, y: 5))
+        for k in "3h" { _ = v.handle(.character(k)) }
+        #expect(v.cursor == BoardPosition(x: 2, y: 5))
+        _ = v.handle(.character("J"))
+        #expect(v.cursor == BoardPosition(x: 2, y: 9))
+        for k in "12l" { _ = v.handle(.character(k)) }
+        #expect(v.cursor == BoardPosition(x: 9, y: 9))
+        _ = v.handle(.up)
+        _ = v.handle(.character("Y"))
+        #expect(v.cursor == BoardPosition(x: 4, y: 8))
+    }
+
+    @Test func revealChordFlagByKey() {
+        var v = viewer(gameView(["#1F", "###", "###"], mines: 2))
+        v.cursor = BoardPosition(x: 0, y: 0)
+        #expect(v.handle(.character(" ")) == [.reveal(game: id, x: 0, y: 0)])
+        #expect(v.handle(.character("f")) == [.flag(game: id, x: 0, y: 0)])
+        _ = v.handle(.right)
+        #expect(v.handle(.enter) == [.chord(game: id, x: 1, y: 0)])
+        #expect(v.handle(.character("f")).isEmpty)  // a number cannot be flagged
+        _ = v.handle(.right)
+        #expect(v.handle(.enter).isEmpty)  // a flag is not revealed
+        #expect(v.message != nil)
+        #expect(v.handle(.character("H")) == [.hint(game: id)])
+        #expect(v.handle(.character("q")) == [.quit])
+        #expect(v.quitting)
+    }
+
+    @Test func cheatAsksFirst() {
+        var v = viewer(gameView(["##", "##"], mines: 1))
+        #expect(v.handle(.character("c")).isEmpty)
+        #expect(v.overlay == .confirm("Show the mines? The game will be marked assisted for everyone. (y/n)", .cheat(game: id)))
+        #expect(v.handle(.character("n")).isEmpty)
+        #expect(v.overlay == nil)
+        _ = v.handle(.character("c"))
+        #expect(v.handle(.character("y")) == [.cheat(game: id)])
+    }
+
+    @Test func mouseClicksMapToCells() {
+        var v = viewer(gameView(["###", "#2#", "###"], mines: 1))
+        let layout = BoardLayout(width: 40, height: 12, boardWidth: 3, boardHeight: 3)
+        // Column 4 (1-based) is screen column 3: board column 1; row 3 is board row 0.
+        #expect(v.handle(MouseEvent(button: .left, column: 4, row: 3, pressed: true), layout: layout) == [.reveal(game: id, x: 1, y: 0)])
+        #expect(v.cursor == BoardPosition(x: 1, y: 0))
+        #expect(v.handle(MouseEvent(button: .left, column: 5, row: 4, pressed: true), layout: layout) == [.chord(game: id, x: 1, y: 1)])
+        #expect(v.handle(MouseEvent(button: .right, column: 6, row: 5, pressed: true), layout: layout) == [.flag(game: id, x: 2, y: 2)])
+        // Releases and clicks off the board do nothing.
+        #expect(v.handle(MouseEvent(button: .left, column: 4, row: 3, pressed: false), layout: layout).isEmpty)
+        #expect(v.handle(MouseEvent(button: .left, column: 30, row: 3, pressed: true), layout: layout).isEmpty)
+    }
+
+    @Test func gameListOpensTheSelectedGame() {
+        var v = viewer(gameView(["##", "##"], mines: 1))
+        #expect(v.handle(.character("g")) == [.listGames])
+        let games = ["g1", "g2"].map {
+            GameSummary(id: $0, width: 9, height: 9, mines: 10, status: "playing", progress: 0, elapsedSeconds: 0, players: [], created: 0, assisted: false)
+        }
+        v.showGames(games)
+        _ = v.handle(.down)
+        #expect(v.handle(.enter) == [.open(game: "g2")])
+        #expect(v.overlay == nil)
+    }
+
+    @Test func elapsedTicksOnlyWhilePlaying() {
+        var v = Viewer()
+        v.tick(100)
+        v.load(gameView(["##", "#1"], mines: 1))
+        v.tick(105.5)
+        #expect(v.elapsed == 47)
+        _ = v.apply(ControlEvent(event: .cells, game: id, cells: [CellChange(x: 0, y: 0, value: "X")], status: "lost", by: "p2", trippedBy: "p2"))
+        v.tick(200)
+        #expect(v.elapsed == 47)
+        #expect(v.game?.trippedBy == "p2")
+    }
+}
