@@ -110,8 +110,12 @@ public enum Daemon {
         if notifier.isEnabled, let interval = notifier.watchdogInterval {
             services.append(WatchdogService(notifier: notifier, interval: interval))
         }
-        let group = ServiceGroup(
-            services: services, gracefulShutdownSignals: [.sigterm, .sigint], cancellationSignals: [], logger: logger)
+        var configuration = ServiceGroupConfiguration(
+            services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        // A client that stops reading must not hold the daemon up forever:
+        // after this, what is left is cancelled (the store still closes).
+        configuration.maximumGracefulShutdownDuration = .seconds(15)
+        let group = ServiceGroup(configuration: configuration)
         do {
             try await group.run()
         } catch {
