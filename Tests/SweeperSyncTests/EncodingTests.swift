@@ -146,3 +146,38 @@ import Testing
         #expect(throws: SyncDecodingError.self) { try SyncMessage(decoding: [1, 0, 0, 0xFF, 0xFF, 0x03]) }
     }
 }
+
+@Suite struct MessageMutationTests {
+    /// Damaged sync messages either fail to decode or, when they decode,
+    /// change nothing a replica accepts beyond the original ops.
+    @Test func damagedMessagesNeverTrapNorSneakOpsIn() throws {
+        let world = try OpWorld.make(seed: 17, steps: 60)
+        let source = world.replicas[0]
+        let message = SyncMessage.ops(source.segments(for: world.gameID, after: VersionVector())).encoded
+        let genuine = Set((source.games[world.gameID]?.ops ?? []).map(\.hash))
+        var rng = BoardRandom(seed: 4)
+        var decoded = 0
+        for _ in 0..<300 {
+            var bytes = message
+            for _ in 0..<(1 + rng.below(3)) {
+                switch rng.below(3) {
+                case 0: bytes[rng.below(bytes.count)] = UInt8(truncatingIfNeeded: rng.next())
+                case 1: bytes.removeLast(rng.below(min(8, bytes.count - 2)) + 1)
+                default: bytes.insert(UInt8(truncatingIfNeeded: rng.next()), at: rng.below(bytes.count))
+                }
+            }
+            guard let damaged = try? SyncMessage(decoding: bytes) else { continue }
+            decoded += 1
+            var replica = Replica(circle: world.circle)
+            guard case .ops(let segments) = damaged else { continue }
+            for s in segments {
+                for op in replica.insert(s).accepted {
+                    #expect(genuine.contains(op.hash), "a damaged message got a new op accepted")
+                }
+            }
+        }
+        // Most damage is caught by the decoder itself.
+        #expect(decoded < 300)
+        #expect(decoded > 0, "no damaged message decoded, so acceptance was not exercised")
+    }
+}
