@@ -19,6 +19,21 @@ public enum MoveError: Error, Equatable, Sendable, CustomStringConvertible {
     }
 }
 
+/// Why a new game could not be made.
+public enum NewGameError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The generator found no board (no-guess generation gave up).
+    case generation(GenerationError)
+    /// The generated board does not make a valid genesis.
+    case invalidBoard(SyncDecodingError)
+
+    public var description: String {
+        switch self {
+        case .generation(let e): e.description
+        case .invalidBoard(let e): e.description
+        }
+    }
+}
+
 /// Makes this daemon's signed ops: the genesis of a new game, and the op
 /// for each player action, computed against the replica's current view.
 ///
@@ -49,6 +64,24 @@ public struct OpAuthor: Sendable {
         let g = try Genesis(parameters: parameters, layout: layout, questionMarks: questionMarks, seed: seed, createdAtMillis: createdAtMillis)
         return Op(signing: identity, circle: circle, gameID: g.gameID(creator: identity.peerID), seq: 1, lamport: 1,
                   previous: .none, wallClockMillis: createdAtMillis, payload: .genesis(g))
+    }
+
+    /// The genesis op of a new game: generates the board from `parameters`
+    /// and `seed` with `SweeperGame`'s `Generator`, then signs its genesis.
+    public func newGame(_ parameters: GameParameters, seed: UInt64, questionMarks: Bool,
+                        createdAtMillis: UInt64) throws(NewGameError) -> Op {
+        let board: GeneratedBoard
+        do {
+            board = try Generator.generate(parameters, seed: seed)
+        } catch {
+            throw .generation(error)
+        }
+        do {
+            return try genesis(parameters: parameters, layout: board.layout, seed: seed, questionMarks: questionMarks,
+                               createdAtMillis: createdAtMillis)
+        } catch {
+            throw .invalidBoard(error)
+        }
     }
 
     /// The op that reveals `cell` (a flood when it is a zero), or `nil` when

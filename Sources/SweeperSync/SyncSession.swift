@@ -81,6 +81,20 @@ public struct SyncSession: Sendable {
         return step
     }
 
+    /// Decodes and handles one message from the peer. Bytes that do not
+    /// decode are counted in the replica (``OpRejection/malformed``) and
+    /// rethrown, so that the transport can drop and log the peer.
+    public mutating func receive(encoded bytes: [UInt8], replica: inout Replica) throws(SyncDecodingError) -> Step {
+        let message: SyncMessage
+        do {
+            message = try SyncMessage(decoding: bytes)
+        } catch {
+            replica.countMalformed()
+            throw error
+        }
+        return receive(message, replica: &replica)
+    }
+
     /// Messages that bring the peer the given newly accepted ops (and
     /// anything before them it is believed to lack). Ops the peer holds or
     /// sent are skipped.

@@ -89,4 +89,28 @@ struct Pair {
         _ = try pair.run()
         #expect(pair.replicas[1].summary == world.replicas[0].summary)
     }
+
+    @Test func newGamesComeFromTheGenerator() throws {
+        let circle = Fixtures.circle(8)
+        let author = OpAuthor(identity: Fixtures.identity(8), circle: circle)
+        let parameters = try GameParameters(preset: .intermediate, noGuess: true)
+        let a = try author.newGame(parameters, seed: 99, questionMarks: true, createdAtMillis: 1)
+        let b = try author.newGame(parameters, seed: 99, questionMarks: true, createdAtMillis: 1)
+        #expect(a.gameID == b.gameID)
+        guard case .genesis(let g) = a.payload else {
+            Issue.record("not a genesis")
+            return
+        }
+        #expect(g.layout == (try Generator.generate(parameters, seed: 99)).layout)
+        #expect(g.parameters.noGuess && g.questionMarks && g.seed == 99)
+        var replica = Replica(circle: circle)
+        #expect(replica.insert(a).accepted.count == 1)
+    }
+
+    @Test func undecodableBytesAreCountedAndThrown() {
+        var replica = Replica(circle: Fixtures.circle(1))
+        var session = SyncSession()
+        #expect(throws: SyncDecodingError.self) { _ = try session.receive(encoded: [1, 1, 5], replica: &replica) }
+        #expect(replica.rejectionCounts[.malformed] == 1)
+    }
 }
