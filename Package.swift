@@ -144,6 +144,17 @@ let package = Package(
         ),
         .testTarget(name: "SweeperNetTests", dependencies: ["SweeperNet", "SweeperCrypto"], swiftSettings: strict),
 
+        // MARK: mDNS discovery over avahi-client (issue 5).
+        // No pkgConfig: avahi-client's cflags (-D_REENTRANT) are refused by SwiftPM;
+        // its headers and libraries are in the default paths on Debian.
+        .systemLibrary(name: "CAvahi", providers: [.apt(["libavahi-client-dev"])]),
+        .target(
+            name: "SweeperDiscovery",
+            dependencies: ["CAvahi", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict
+        ),
+        .testTarget(name: "SweeperDiscoveryTests", dependencies: ["SweeperDiscovery"], swiftSettings: strict),
+
         // MARK: Executables.
         .executableTarget(name: "sweeper-bench-game", dependencies: ["SweeperGame"], swiftSettings: strict),
         .executableTarget(

@@ -1,0 +1,419 @@
+import CAvahi
+import Foundation
+import Logging
+import Synchronization
+
+/// What this daemon announces on the network.
+public struct ServiceAnnouncement: Sendable, Equatable {
+    /// The readable instance name, such as "alice on kitchen-pc". Avahi
+    /// picks an alternative ("… #2") on a collision.
+    public var instanceName: String
+    /// The TCP port peers dial.
+    public var port: UInt16
+    /// TXT record entries (`key=value`).
+    public var txt: [String: String]
+
+    /// Creates an announcement.
+    public init(instanceName: String, port: UInt16, txt: [String: String]) {
+        self.instanceName = instanceName
+        self.port = port
+        self.txt = txt
+    }
+}
+
+/// A resolved address of a service instance.
+public struct ResolvedAddress: Sendable, Hashable {
+    /// The address as text, without a scope.
+    public var ip: String
+    /// Whether it is IPv6.
+    public var isIPv6: Bool
+    /// The interface it was seen on (the scope of a link-local address).
+    public var interfaceIndex: Int32
+
+    /// Whether it is an IPv6 link-local address, which needs its interface to be dialled.
+    public var isLinkLocal: Bool { isIPv6 && ip.lowercased().hasPrefix("fe80") }
+}
+
+/// A service instance found on the network.
+public struct ServiceRecord: Sendable, Equatable {
+    /// Its instance name.
+    public var instanceName: String
+    /// The host it runs on.
+    public var hostName: String
+    /// Where it listens, one entry per interface and protocol it was resolved on.
+    public var addresses: [ResolvedAddress]
+    /// Its port.
+    public var port: UInt16
+    /// Its TXT record.
+    public var txt: [String: String]
+}
+
+/// What discovery reports.
+public enum DiscoveryEvent: Sendable, Equatable {
+    /// An instance was resolved (again: addresses accumulate per instance).
+    case found(ServiceRecord)
+    /// An instance went away.
+    case lost(instanceName: String)
+    /// Discovery's own state changed.
+    case status(DiscoveryStatus)
+}
+
+/// Whether mDNS works right now.
+public enum DiscoveryStatus: Sendable, Equatable, CustomStringConvertible {
+    /// Not started, or stopped.
+    case stopped
+    /// Waiting for avahi-daemon.
+    case unavailable(String)
+    /// Published under this name and browsing.
+    case running(publishedAs: String)
+
+    public var description: String {
+        switch self {
+        case .stopped: "stopped"
+        case .unavailable(let why): "unavailable (\(why))"
+        case .running(let name): "running as \"\(name)\""
+        }
+    }
+}
+
+/// mDNS over avahi-client: publishes one service, browses and resolves the
+/// same type, and reports sightings as one async stream.
+///
+/// Threading follows Avahi's rules: a threaded poll runs the client; every
+/// call from outside it holds the poll's lock; callbacks run on the poll
+/// thread with the lock already held and take no lock. C callbacks reach
+/// this object through an unretained pointer that stays valid until
+/// ``stop()`` has freed the client.
+///
+/// When avahi-daemon is not running, or goes away and comes back, the client
+/// waits in the connecting state (`AVAHI_CLIENT_NO_FAIL`) and publishes again
+/// by itself; if the D-Bus connection itself fails, ``run()`` makes a new
+/// client every few seconds.
+public final class AvahiDiscovery: Sendable {
+    /// The DNS-SD service type.
+    public let serviceType: String
+    private let logger: Logger
+    /// Sightings and status changes, in order.
+    public let events: AsyncStream<DiscoveryEvent>
+    private let continuation: AsyncStream<DiscoveryEvent>.Continuation
+    private let state: Mutex<State>
+
+    /// Poll-thread state. Touched only with the poll lock held (inside
+    /// callbacks, or by Swift code that took the lock).
+    private final class Core: @unchecked Sendable {
+        var poll: OpaquePointer?
+        var client: OpaquePointer?
+        var group: OpaquePointer?
+        var browser: OpaquePointer?
+        var announcement: ServiceAnnouncement
+        var publishedName: String
+        var failed = false
+        init(_ a: ServiceAnnouncement) {
+            announcement = a
+            publishedName = a.instanceName
+        }
+    }
+
+    private struct State: @unchecked Sendable {
+        var status: DiscoveryStatus = .stopped
+        var records: [String: ServiceRecord] = [:]
+    }
+
+    private let core: Core
+
+    /// Creates discovery for `serviceType` (such as `_sweeper._tcp`) that
+    /// will publish `announcement` once started.
+    public init(serviceType: String, announcement: ServiceAnnouncement, logger: Logger) {
+        self.serviceType = serviceType
+        self.logger = logger
+        core = Core(announcement)
+        state = Mutex(State())
+        (events, continuation) = AsyncStream<DiscoveryEvent>.makeStream()
+    }
+
+    /// The current status.
+    public var status: DiscoveryStatus { state.withLock { $0.status } }
+
+    /// Starts, then keeps mDNS going until the task is cancelled, making a
+    /// new client whenever the old one has failed; stops on cancellation.
+    public func run() async {
+        start()
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .seconds(3))
+            if Task.isCancelled { break }
+            if needsRestart() {
+                logger.info("mdns: reconnecting to avahi")
+                stop(finishing: false)
+                start()
+            }
+        }
+        stop()
+    }
+
+    /// Changes what is published (for example after joining another circle).
+    public func update(_ announcement: ServiceAnnouncement) {
+        withPollLock {
+            core.announcement = announcement
+            core.publishedName = announcement.instanceName
+            if let group = core.group { avahi_entry_group_reset(group) }
+            publish()
+        }
+    }
+
+    // MARK: Life cycle
+
+    private func start() {
+        let userdata = Unmanaged.passUnretained(self).toOpaque()
+        guard let poll = avahi_threaded_poll_new() else {
+            setStatus(.unavailable("cannot make an avahi poll"))
+            return
+        }
+        core.poll = poll
+        core.failed = false
+        var error: Int32 = 0
+        let client = avahi_client_new(
+            avahi_threaded_poll_get(poll), AVAHI_CLIENT_NO_FAIL,
+            { client, clientState, userdata in
+                guard let userdata else { return }
+                let me = Unmanaged<AvahiDiscovery>.fromOpaque(UnsafeRawPointer(userdata)).takeUnretainedValue()
+                me.clientChanged(client, clientState)
+            },
+            UnsafeMutableRawPointer(userdata), &error)
+        guard let client else {
+            setStatus(.unavailable(Self.message(error)))
+            core.failed = true
+            return
+        }
+        core.client = client
+        if avahi_threaded_poll_start(poll) < 0 {
+            setStatus(.unavailable("cannot start the avahi poll thread"))
+            core.failed = true
+        }
+    }
+
+    /// Withdraws the service and frees everything.
+    public func stop() { stop(finishing: true) }
+
+    private func stop(finishing: Bool) {
+        if let poll = core.poll {
+            avahi_threaded_poll_stop(poll)
+            // The poll thread has stopped: nothing else touches the core now.
+            if let client = core.client { avahi_client_free(client) }  // frees its groups, browsers, resolvers
+            avahi_threaded_poll_free(poll)
+        } else if let client = core.client {
+            avahi_client_free(client)
+        }
+        core.poll = nil
+        core.client = nil
+        core.group = nil
+        core.browser = nil
+        if finishing {
+            setStatus(.stopped)
+            continuation.finish()
+        }
+    }
+
+    private func needsRestart() -> Bool {
+        withPollLock { core.failed || core.client == nil }
+    }
+
+    private func withPollLock<R>(_ body: () -> R) -> R {
+        guard let poll = core.poll else { return body() }
+        avahi_threaded_poll_lock(poll)
+        defer { avahi_threaded_poll_unlock(poll) }
+        return body()
+    }
+
+    private func setStatus(_ status: DiscoveryStatus) {
+        let changed = state.withLock { s -> Bool in
+            guard s.status != status else { return false }
+            s.status = status
+            return true
+        }
+        guard changed else { return }
+        switch status {
+        case .unavailable(let why): logger.warning("mdns: unavailable (\(why)); peers given with --peer still work")
+        case .running(let name): logger.info("mdns: published", metadata: ["name": "\(name)"])
+        case .stopped: break
+        }
+        continuation.yield(.status(status))
+    }
+
+    private static func message(_ error: Int32) -> String {
+        guard let text = avahi_strerror(error) else { return "error \(error)" }
+        return String(cString: text)
+    }
+
+    // MARK: Callbacks (poll thread, lock held)
+
+    private func clientChanged(_ client: OpaquePointer?, _ clientState: AvahiClientState) {
+        switch clientState {
+        case AVAHI_CLIENT_S_RUNNING:
+            core.client = client
+            publish()
+            browse()
+        case AVAHI_CLIENT_S_COLLISION, AVAHI_CLIENT_S_REGISTERING:
+            // The host name changed or collided: withdraw until running again.
+            if let group = core.group { avahi_entry_group_reset(group) }
+        case AVAHI_CLIENT_CONNECTING:
+            dropObjects()
+            setStatus(.unavailable("avahi-daemon is not running"))
+        case AVAHI_CLIENT_FAILURE:
+            dropObjects()
+            let why = client.map { Self.message(avahi_client_errno($0)) } ?? "failure"
+            setStatus(.unavailable(why))
+            core.failed = true
+        default:
+            break
+        }
+    }
+
+    private func dropObjects() {
+        if let browser = core.browser { avahi_service_browser_free(browser) }
+        if let group = core.group { avahi_entry_group_free(group) }
+        core.browser = nil
+        core.group = nil
+        let lost = state.withLock { s -> [String] in
+            defer { s.records = [:] }
+            return Array(s.records.keys)
+        }
+        for name in lost { continuation.yield(.lost(instanceName: name)) }
+    }
+
+    private func publish() {
+        guard let client = core.client, avahi_client_get_state(client) == AVAHI_CLIENT_S_RUNNING else { return }
+        let userdata = UnsafeMutableRawPointer(Unmanaged.passUnretained(self).toOpaque())
+        if core.group == nil {
+            core.group = avahi_entry_group_new(client, { group, groupState, userdata in
+                guard let userdata else { return }
+                let me = Unmanaged<AvahiDiscovery>.fromOpaque(UnsafeRawPointer(userdata)).takeUnretainedValue()
+                me.groupChanged(group, groupState)
+            }, userdata)
+        }
+        guard let group = core.group else {
+            setStatus(.unavailable("cannot make an entry group: \(Self.message(avahi_client_errno(client)))"))
+            return
+        }
+        guard avahi_entry_group_is_empty(group) != 0 else { return }
+        var list: UnsafeMutablePointer<AvahiStringList>? = nil
+        for (key, value) in core.announcement.txt.sorted(by: { $0.key < $1.key }) {
+            list = avahi_string_list_add(list, "\(key)=\(value)")
+        }
+        defer { avahi_string_list_free(list) }
+        let result = avahi_entry_group_add_service_strlst(
+            group, AvahiIfIndex(sweeper_avahi_if_unspec), AvahiProtocol(sweeper_avahi_proto_unspec), AvahiPublishFlags(0),
+            core.publishedName, serviceType, nil, nil, core.announcement.port, list)
+        if result == AVAHI_ERR_COLLISION {
+            renameAfterCollision()
+            return
+        }
+        guard result >= 0, avahi_entry_group_commit(group) >= 0 else {
+            setStatus(.unavailable("cannot publish: \(Self.message(result < 0 ? result : avahi_client_errno(client)))"))
+            return
+        }
+    }
+
+    private func renameAfterCollision() {
+        if let alternative = avahi_alternative_service_name(core.publishedName) {
+            core.publishedName = String(cString: alternative)
+            avahi_free(alternative)
+        }
+        logger.notice("mdns: name collision, publishing as \"\(core.publishedName)\"")
+        if let group = core.group { avahi_entry_group_reset(group) }
+        publish()
+    }
+
+    private func groupChanged(_ group: OpaquePointer?, _ groupState: AvahiEntryGroupState) {
+        switch groupState {
+        case AVAHI_ENTRY_GROUP_ESTABLISHED:
+            setStatus(.running(publishedAs: core.publishedName))
+        case AVAHI_ENTRY_GROUP_COLLISION:
+            renameAfterCollision()
+        case AVAHI_ENTRY_GROUP_FAILURE:
+            let why = core.client.map { Self.message(avahi_client_errno($0)) } ?? "failure"
+            setStatus(.unavailable("publishing failed: \(why)"))
+        default:
+            break
+        }
+    }
+
+    private func browse() {
+        guard core.browser == nil, let client = core.client else { return }
+        let userdata = UnsafeMutableRawPointer(Unmanaged.passUnretained(self).toOpaque())
+        core.browser = avahi_service_browser_new(
+            client, AvahiIfIndex(sweeper_avahi_if_unspec), AvahiProtocol(sweeper_avahi_proto_unspec), serviceType, nil,
+            AvahiLookupFlags(0),
+            { _, interface, proto, event, name, type, domain, _, userdata in
+                guard let userdata else { return }
+                let me = Unmanaged<AvahiDiscovery>.fromOpaque(UnsafeRawPointer(userdata)).takeUnretainedValue()
+                me.browsed(interface, proto, event, name, type, domain)
+            }, userdata)
+        if core.browser == nil {
+            setStatus(.unavailable("cannot browse: \(Self.message(avahi_client_errno(client)))"))
+        }
+    }
+
+    private func browsed(
+        _ interface: AvahiIfIndex, _ proto: AvahiProtocol, _ event: AvahiBrowserEvent,
+        _ name: UnsafePointer<CChar>?, _ type: UnsafePointer<CChar>?, _ domain: UnsafePointer<CChar>?
+    ) {
+        guard let client = core.client else { return }
+        switch event {
+        case AVAHI_BROWSER_NEW:
+            let userdata = UnsafeMutableRawPointer(Unmanaged.passUnretained(self).toOpaque())
+            // The resolver frees itself in its callback.
+            _ = avahi_service_resolver_new(
+                client, interface, proto, name, type, domain, AvahiProtocol(sweeper_avahi_proto_unspec), AvahiLookupFlags(0),
+                { resolver, interface, _, event, name, _, _, host, address, port, txt, _, userdata in
+                    defer { if let resolver { avahi_service_resolver_free(resolver) } }
+                    guard let userdata, event == AVAHI_RESOLVER_FOUND, let name, let address else { return }
+                    let me = Unmanaged<AvahiDiscovery>.fromOpaque(UnsafeRawPointer(userdata)).takeUnretainedValue()
+                    me.resolved(interface, String(cString: name), host.map { String(cString: $0) } ?? "", address, port, txt)
+                }, userdata)
+        case AVAHI_BROWSER_REMOVE:
+            guard let name else { return }
+            let instance = String(cString: name)
+            let existed = state.withLock { $0.records.removeValue(forKey: instance) != nil }
+            if existed { continuation.yield(.lost(instanceName: instance)) }
+        case AVAHI_BROWSER_FAILURE:
+            setStatus(.unavailable("browsing failed: \(Self.message(avahi_client_errno(client)))"))
+        default:
+            break
+        }
+    }
+
+    private func resolved(
+        _ interface: AvahiIfIndex, _ name: String, _ host: String, _ address: UnsafePointer<AvahiAddress>, _ port: UInt16,
+        _ txt: UnsafeMutablePointer<AvahiStringList>?
+    ) {
+        var buffer = [CChar](repeating: 0, count: Int(AVAHI_ADDRESS_STR_MAX))
+        avahi_address_snprint(&buffer, buffer.count, address)
+        let ip = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let resolved = ResolvedAddress(ip: ip, isIPv6: address.pointee.proto == AvahiProtocol(sweeper_avahi_proto_inet6), interfaceIndex: interface)
+        var entries: [String: String] = [:]
+        var item = txt
+        var count = 0
+        while let node = item, count < 64 {
+            count += 1
+            if let text = avahi_string_list_get_text(node) {
+                let size = Int(avahi_string_list_get_size(node))
+                let bytes = UnsafeBufferPointer(start: text, count: min(size, 255))
+                let string = String(decoding: bytes, as: UTF8.self)
+                if let eq = string.firstIndex(of: "=") {
+                    entries[String(string[..<eq])] = String(string[string.index(after: eq)...])
+                }
+            }
+            item = avahi_string_list_get_next(node)
+        }
+        let record = state.withLock { s -> ServiceRecord in
+            var r = s.records[name] ?? ServiceRecord(instanceName: name, hostName: host, addresses: [], port: port, txt: entries)
+            r.hostName = host
+            r.port = port
+            r.txt = entries
+            if !r.addresses.contains(resolved) { r.addresses.append(resolved) }
+            s.records[name] = r
+            return r
+        }
+        continuation.yield(.found(record))
+    }
+}
