@@ -95,7 +95,7 @@ let package = Package(
         .target(
             name: "SweeperDaemon",
             dependencies: [
-                "SweeperGame", "SweeperStore", "SweeperControl", "SweeperSync", "SweeperCrypto",
+                "SweeperGame", "SweeperStore", "SweeperControl", "SweeperNet", "SweeperDiscovery", "SweeperSync", "SweeperCrypto",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -107,7 +107,7 @@ let package = Package(
             name: "SweeperDaemonTests",
             dependencies: [
                 "SweeperDaemon", "SweeperControl", "SweeperStore", "SweeperSync", "SweeperCrypto", "SweeperGame",
-                "sweeperd", "sweeper",
+                "sweeperd", "sweeper", "SweeperTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
@@ -153,7 +153,15 @@ let package = Package(
             dependencies: ["CAvahi", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
-        .testTarget(name: "SweeperDiscoveryTests", dependencies: ["SweeperDiscovery"], swiftSettings: strict),
+        .testTarget(name: "SweeperDiscoveryTests", dependencies: ["SweeperDiscovery", "SweeperTestSupport"], swiftSettings: strict),
+        // Processes (posix_spawn) and the network-namespace lab, shared by the tests above.
+        .target(name: "SweeperTestSupport", path: "Tests/SweeperTestSupport", swiftSettings: strict),
+        // Scripts/bench-latency.sh: move-to-event latency between two lab hosts.
+        .executableTarget(
+            name: "sweeper-bench-latency",
+            dependencies: ["SweeperControl", "SweeperCrypto"],
+            swiftSettings: strict
+        ),
 
         // MARK: Executables.
         .executableTarget(name: "sweeper-bench-game", dependencies: ["SweeperGame"], swiftSettings: strict),

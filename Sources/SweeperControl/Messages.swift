@@ -184,21 +184,70 @@ public struct CellChange: Codable, Equatable, Sendable {
 
 /// A peer as reported by `peers` and peer events.
 public struct PeerInfo: Codable, Equatable, Sendable {
+    /// Whether this daemon and the peer hold the same ops.
+    public struct Sync: Codable, Equatable, Sendable {
+        /// Ops this daemon holds that the peer does not (as far as its last summary says).
+        public var theyLack: Int
+        /// Ops the peer holds that this daemon does not.
+        public var weLack: Int
+        /// Whether neither side lacks anything.
+        public var inSync: Bool { theyLack == 0 && weLack == 0 }
+
+        /// Creates a sync state.
+        public init(theyLack: Int, weLack: Int) {
+            self.theyLack = theyLack
+            self.weLack = weLack
+        }
+
+        private enum CodingKeys: String, CodingKey { case theyLack, weLack, inSync }
+        /// Decodes the two counts (`inSync` is derived).
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            theyLack = try c.decode(Int.self, forKey: .theyLack)
+            weLack = try c.decode(Int.self, forKey: .weLack)
+        }
+        /// Encodes the counts and `inSync`.
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(theyLack, forKey: .theyLack)
+            try c.encode(weLack, forKey: .weLack)
+            try c.encode(inSync, forKey: .inSync)
+        }
+    }
+
     /// The peer's printable id.
     public var id: String
     /// The player's name.
     public var name: String
-    /// The address it is reached at, if known.
-    public var address: String?
-    /// `connected`, `connecting`, `known`.
+    /// Addresses it was seen or linked at.
+    public var addresses: [String]
+    /// `connected`, `connecting`, `discovered` or `offline`.
     public var state: String
+    /// How it became known: `mdns`, `static`, `incoming`.
+    public var via: [String]
+    /// Seconds since anything was heard from it, if ever.
+    public var lastSeenSecondsAgo: Double?
+    /// The last keep-alive round trip, in milliseconds.
+    public var roundTripMs: Double?
+    /// The sync state, while linked.
+    public var sync: Sync?
+    /// Whether it is a daemon of another circle (seen by mDNS, never linked).
+    public var otherCircle: Bool
 
     /// Creates a peer report.
-    public init(id: String, name: String, address: String?, state: String) {
+    public init(
+        id: String, name: String, addresses: [String], state: String, via: [String], lastSeenSecondsAgo: Double?,
+        roundTripMs: Double?, sync: Sync?, otherCircle: Bool
+    ) {
         self.id = id
         self.name = name
-        self.address = address
+        self.addresses = addresses
         self.state = state
+        self.via = via
+        self.lastSeenSecondsAgo = lastSeenSecondsAgo
+        self.roundTripMs = roundTripMs
+        self.sync = sync
+        self.otherCircle = otherCircle
     }
 }
 
@@ -506,7 +555,13 @@ public enum Commands {
     /// `peers`: known and connected peers.
     public enum Peers: ControlCommand {
         public static let name = "peers"
-        public typealias Arguments = Empty
+        /// Whether to list daemons of other circles too.
+        public struct Arguments: Codable, Equatable, Sendable {
+            /// Also daemons of other circles seen on the network.
+            public var all: Bool?
+            /// Creates arguments.
+            public init(all: Bool = false) { self.all = all }
+        }
         /// The peers.
         public struct Result: Codable, Equatable, Sendable {
             /// The peers.

@@ -19,6 +19,27 @@ struct WatchdogService: Service {
     }
 }
 
+/// Keeps systemd's STATUS line current: peers linked and games held.
+struct StatusService: Service {
+    let notifier: SystemdNotifier
+    let host: GameHost
+    let network: PeerNetwork
+
+    func run() async throws {
+        try? await cancelWhenGracefulShutdown {
+            var last = ""
+            while !Task.isCancelled {
+                let line = "STATUS=serving; \(await network.connectedCount()) peers, \(await host.gameCount) games; mdns \(network.mdnsStatus)"
+                if line != last {
+                    notifier.notify(line)
+                    last = line
+                }
+                try await Task.sleep(for: .seconds(5))
+            }
+        }
+    }
+}
+
 /// `sweeperd` put together: locks, store, engine, control server, systemd
 /// notification, all services under one `ServiceGroup`.
 public enum Daemon {
@@ -92,9 +113,13 @@ public enum Daemon {
         } catch {
             return refuse("\(error)")
         }
-        if !settings.listen.isEmpty || !settings.peers.isEmpty {
-            logger.notice("peer networking is not available in this version; --listen and --peer are ignored")
+        let network: PeerNetwork
+        do {
+            network = try await PeerNetwork.start(settings: settings, host: host, logger: logger)
+        } catch {
+            return refuse("cannot listen for peers: \(error)")
         }
+        await host.attach(network)
         let server = ControlServer(
             socketPath: settings.socketPath, responder: host, logger: logger,
             onListening: {
@@ -106,7 +131,8 @@ public enum Daemon {
                 logger.notice("stopping")
                 events.finish()
             })
-        var services: [any Service] = [server]
+        var services: [any Service] = [server] + network.services
+        if notifier.isEnabled { services.append(StatusService(notifier: notifier, host: host, network: network)) }
         if notifier.isEnabled, let interval = notifier.watchdogInterval {
             services.append(WatchdogService(notifier: notifier, interval: interval))
         }

@@ -20,6 +20,7 @@ actor GameHost: ControlResponder {
     private let logger: Logger
     private let onGamesChanged: @Sendable (Int) -> Void
     private var onCommitted: @Sendable ([Op]) -> Void = { _ in }
+    private var network: PeerNetwork?
 
     init(
         store: Store, settings: DaemonSettings, events: EventHub, logger: Logger,
@@ -37,6 +38,14 @@ actor GameHost: ControlResponder {
 
     /// The number of games held.
     var gameCount: Int { engine.games.count }
+
+    /// This daemon's identity and current circle, for the peer network.
+    var credentials: (SigningIdentity, CircleKey) { (engine.identity, engine.circle) }
+
+    /// Connects the peer network, for `peers`, `connect`, `status` and `join`.
+    func attach(_ network: PeerNetwork) {
+        self.network = network
+    }
 
     /// Sets the hook told about every op committed here, local or from a
     /// peer, after it is committed: the network pushes them to peers.
@@ -162,7 +171,7 @@ actor GameHost: ControlResponder {
         }
         do {
             switch command {
-            case Commands.Status.name: return try answer(head.id, status())
+            case Commands.Status.name: return try answer(head.id, await status())
             case Commands.Games.name: return try answer(head.id, Commands.Games.Result(games: summaries()))
             case Commands.New.name: return try answer(head.id, newGame(try args(line)))
             case Commands.Show.name: return try answer(head.id, show(try args(line)))
@@ -173,11 +182,20 @@ actor GameHost: ControlResponder {
             case Commands.Scores.name: return try answer(head.id, scores())
             case Commands.Invite.name:
                 return try answer(head.id, Commands.Invite.Result(code: InviteCode.encode(engine.circle), circleTag: engine.circle.tag))
-            case Commands.Join.name: return try answer(head.id, join(try args(line)))
-            case Commands.Peers.name: return try answer(head.id, peers())
+            case Commands.Join.name:
+                let result = try join(try args(line))
+                await network?.circleChanged(to: engine.circle, identity: engine.identity.peerID)
+                return try answer(head.id, result)
+            case Commands.Peers.name:
+                let a: Commands.Peers.Arguments = try args(line)
+                return try answer(head.id, Commands.Peers.Result(peers: await network?.peers(all: a.all ?? false) ?? []))
             case Commands.Connect.name:
-                let _: Commands.Connect.Arguments = try args(line)
-                throw ControlError.notImplemented("connecting to peers (issue 5)")
+                let a: Commands.Connect.Arguments = try args(line)
+                guard let network else {
+                    throw ControlError(code: "no-network", message: "this daemon has no peer network")
+                }
+                try await network.connect(a.address)
+                return try answer(head.id, Empty())
             case Commands.Subscribe.name:
                 let a: Commands.Subscribe.Arguments = try args(line)
                 let game = try a.game.map { try resolve($0).description }
@@ -308,12 +326,12 @@ actor GameHost: ControlResponder {
         }
     }
 
-    private func status() throws -> Commands.Status.Result {
+    private func status() async throws -> Commands.Status.Result {
         Commands.Status.Result(
             peerID: engine.identity.peerID.description, name: settings.name, circleTag: engine.circle.tag,
-            listening: settings.listen,
-            mdns: settings.mdns ? "not running (peer discovery is not available in this version)" : "disabled",
-            peers: 0, games: engine.games.count, version: Self.version, pid: getpid())
+            listening: network?.listening ?? [],
+            mdns: network?.mdnsStatus ?? "disabled",
+            peers: await network?.connectedCount() ?? 0, games: engine.games.count, version: Self.version, pid: getpid())
     }
 
     private func newGame(_ a: Commands.New.Arguments) throws -> GameView {
@@ -516,9 +534,5 @@ actor GameHost: ControlResponder {
         engine = next
         logger.notice("joined a circle", metadata: ["circle": "\(key.tag)"])
         return Commands.Join.Result(circleTag: key.tag)
-    }
-
-    private func peers() throws -> Commands.Peers.Result {
-        Commands.Peers.Result(peers: try store.peers().map { PeerInfo(id: $0.peerID, name: $0.name, address: $0.address, state: "known") })
     }
 }

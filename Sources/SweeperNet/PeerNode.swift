@@ -7,7 +7,7 @@ import ServiceLifecycle
 import SweeperCrypto
 
 /// This daemon's credentials on the network.
-public struct PeerCredentials: Sendable {
+public struct NodeCredentials: Sendable {
     /// The circle whose members it talks to.
     public var circle: CircleKey
     /// Its identity.
@@ -76,10 +76,17 @@ public struct PeerLinkHandle: Sendable, Hashable {
     /// The peer at the other end.
     public let peer: PeerID
     let queue: AsyncStream<PeerMessage>.Continuation
+    let channel: any Channel
 
     /// Queues a sync message for the peer; never blocks.
     public func send(sync bytes: [UInt8]) {
         queue.yield(.sync(bytes))
+    }
+
+    /// Drops the link (a peer that sent something malformed).
+    public func close() {
+        queue.finish()
+        channel.close(promise: nil)
     }
 
     public static func == (a: PeerLinkHandle, b: PeerLinkHandle) -> Bool { a.id == b.id }
@@ -146,7 +153,8 @@ public struct PeerSighting: Sendable, Equatable {
 /// exactly one link per pair of peers, and hands each link's sync messages
 /// to its delegate. Run it as a `Service`.
 public actor PeerNode: Service {
-    private let credentials: PeerCredentials
+    private var credentials: NodeCredentials
+    private let identity: SigningIdentity
     private let configuration: PeerNodeConfiguration
     private let logger: Logger
     private let group: any EventLoopGroup
@@ -197,10 +205,11 @@ public actor PeerNode: Service {
 
     /// Creates a node; call ``listen(on:)`` and ``setDelegate(_:)``, then run it.
     public init(
-        credentials: PeerCredentials, configuration: PeerNodeConfiguration = PeerNodeConfiguration(),
+        credentials: NodeCredentials, configuration: PeerNodeConfiguration = PeerNodeConfiguration(),
         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, logger: Logger
     ) {
         self.credentials = credentials
+        self.identity = credentials.identity
         self.configuration = configuration
         self.group = group
         self.logger = logger
@@ -208,7 +217,25 @@ public actor PeerNode: Service {
     }
 
     /// This node's identity.
-    public nonisolated var peerID: PeerID { credentials.identity.peerID }
+    public nonisolated var peerID: PeerID { identity.peerID }
+
+    /// The circle this node talks in.
+    public var circle: CircleKey { credentials.circle }
+
+    /// Moves the node to another circle (after `join`): every link closes,
+    /// and new handshakes prove the new key. Sightings of the old circle's
+    /// members become sightings of another circle.
+    public func changeCircle(_ circle: CircleKey) {
+        guard circle != credentials.circle else { return }
+        credentials.circle = circle
+        for link in links.values {
+            link.handle.queue.finish()
+            link.channel.close(promise: nil)
+        }
+        for (id, record) in peers where record.circleTag != nil && record.circleTag != circle.tag {
+            peers[id]?.sighted = false
+        }
+    }
 
     /// Sets who handles sync messages.
     public func setDelegate(_ delegate: any PeerNodeDelegate) {
@@ -486,6 +513,7 @@ public actor PeerNode: Service {
         do {
             try await channel.executeThenClose { inbound, outbound in
                 var frames = inbound.makeAsyncIterator()
+                let credentials = await self.credentials
                 var handshake = SecretHandshake(
                     role: role, circle: credentials.circle, identity: credentials.identity, expectedPeer: expected)
                 if let first = handshake.start() { try await outbound.write(ByteBuffer(bytes: first)) }
@@ -579,7 +607,7 @@ public actor PeerNode: Service {
             existing.handle.queue.finish()
             existing.channel.close(promise: nil)
         }
-        let handle = PeerLinkHandle(id: nextLinkID, peer: peer, queue: queue)
+        let handle = PeerLinkHandle(id: nextLinkID, peer: peer, queue: queue, channel: channel)
         nextLinkID += 1
         links[handle.id] = LinkRecord(handle: handle, channel: channel, initiatedLocally: initiatedLocally)
         var record = peers[peer] ?? PeerRecord()

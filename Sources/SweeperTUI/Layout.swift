@@ -217,6 +217,15 @@ public struct ViewerRenderer: Sendable {
     }
 
     /// The peer state a person reads: in sync, catching up, offline.
+    /// A peer's sync state in words: in sync, catching up, or offline.
+    public static func syncState(_ peer: PeerInfo) -> String {
+        switch peer.state {
+        case "connected": peer.sync?.inSync == true ? "in sync" : "catching up"
+        case "connecting": "catching up"
+        default: "offline"
+        }
+    }
+
     public static func syncState(_ state: String) -> String {
         switch state.lowercased() {
         case "connected", "in-sync", "in sync", "synced": "in sync"
@@ -243,7 +252,7 @@ public struct ViewerRenderer: Sendable {
             _ = next
             var who = " Players: " + (g.players.isEmpty ? "none yet" : g.players.map { "\($0.name) \($0.score)" }.joined(separator: ", "))
             if !viewer.peers.isEmpty {
-                who += sep + "Peers: " + viewer.peers.map { "\($0.name) \(Self.syncState($0.state))" }.joined(separator: ", ")
+                who += sep + "Peers: " + viewer.peers.map { "\($0.name) \(Self.syncState($0))" }.joined(separator: ", ")
             }
             screen.put(0, y + 1, who)
         }
@@ -292,7 +301,7 @@ public struct ViewerRenderer: Sendable {
             selected = sel
         case .peers:
             title = "Peers"
-            lines = viewer.peers.map { p in "\(p.name)  \(Self.syncState(p.state))  \(p.address ?? "")" }
+            lines = viewer.peers.map { p in "\(p.name)  \(Self.syncState(p))  \(p.addresses.first ?? "")" }
             if lines.isEmpty { lines = ["no peers yet (sweeper invite / join / connect)"] }
         case let .confirm(question, _):
             title = "Confirm"

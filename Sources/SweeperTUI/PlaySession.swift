@@ -105,7 +105,7 @@ public enum PlaySession {
             Task { await openFirstGame(options, continuation) },
             Task {
                 if let status = try? await request(socket, Commands.Status.self, Empty()) { continuation.yield(.identity(status.peerID)) }
-                if let peers = try? await request(socket, Commands.Peers.self, Empty()) { continuation.yield(.peers(peers.peers)) }
+                if let peers = try? await request(socket, Commands.Peers.self, .init()) { continuation.yield(.peers(peers.peers)) }
             },
         ]
         defer { for t in tasks { t.cancel() } }
@@ -236,7 +236,7 @@ public enum PlaySession {
         case .listGames:
             Task { await answer(out) { .games(try await request(socket, Commands.Games.self, Empty()).games) } }
         case .listPeers:
-            Task { await answer(out) { .peers(try await request(socket, Commands.Peers.self, Empty()).peers) } }
+            Task { await answer(out) { .peers(try await request(socket, Commands.Peers.self, .init()).peers) } }
         case let .refresh(game):
             if refresh.inFlight {
                 refresh.again = true

@@ -205,10 +205,13 @@ struct JoinCommand: AsyncParsableCommand {
 
 /// `sweeper peers`.
 struct PeersCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "peers", abstract: "List known and connected peers.")
+    static let configuration = CommandConfiguration(
+        commandName: "peers", abstract: "List known and connected peers, with their sync state.")
     @OptionGroup var options: ClientOptions
+    @Flag(help: "Also list daemons of other circles seen on the network.")
+    var all = false
     func run() async throws {
-        try await callDaemon(options, Commands.Peers.self, Empty()) { ControlFormatting.peers($0.peers) }
+        try await callDaemon(options, Commands.Peers.self, .init(all: all)) { ControlFormatting.peers($0.peers) }
     }
 }
 

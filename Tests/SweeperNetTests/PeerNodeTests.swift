@@ -28,7 +28,7 @@ struct TestNode {
     init(circle: CircleKey, name: String, configuration: PeerNodeConfiguration = PeerNodeConfiguration()) async throws {
         var logger = Logger(label: "test.\(name)")
         logger.logLevel = .critical
-        node = PeerNode(credentials: PeerCredentials(circle: circle, identity: SigningIdentity(), name: name), configuration: configuration, logger: logger)
+        node = PeerNode(credentials: NodeCredentials(circle: circle, identity: SigningIdentity(), name: name), configuration: configuration, logger: logger)
         await node.setDelegate(delegate)
         let bound = try await node.listen(on: [("127.0.0.1", 0)])
         port = bound.first?.port ?? 0
@@ -178,7 +178,7 @@ extension TestNode {
     init(circle: CircleKey, name: String, port: Int) async throws {
         var logger = Logger(label: "test.\(name)")
         logger.logLevel = .critical
-        node = PeerNode(credentials: PeerCredentials(circle: circle, identity: SigningIdentity(), name: name), logger: logger)
+        node = PeerNode(credentials: NodeCredentials(circle: circle, identity: SigningIdentity(), name: name), logger: logger)
         await node.setDelegate(delegate)
         let bound = try await node.listen(on: [("127.0.0.1", port)])
         self.port = bound.first?.port ?? 0

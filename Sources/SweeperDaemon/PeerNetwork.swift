@@ -1,0 +1,197 @@
+import Foundation
+import Logging
+import NIOCore
+import ServiceLifecycle
+import SweeperControl
+import SweeperCrypto
+import SweeperDiscovery
+import SweeperNet
+
+/// The daemon's peer side: the node that links to peers, the sync sessions
+/// over those links, and mDNS discovery feeding the node.
+final class PeerNetwork: Sendable {
+    /// The DNS-SD service type.
+    static let serviceType = "_sweeper._tcp"
+    /// The port used when `--listen` is not given.
+    static let defaultPort = 7455
+
+    let node: PeerNode
+    let sync: PeerSync
+    let discovery: AvahiDiscovery?
+    /// Where the node listens, as text.
+    let listening: [String]
+    private let name: String
+    private let logger: Logger
+
+    private init(node: PeerNode, sync: PeerSync, discovery: AvahiDiscovery?, listening: [String], name: String, logger: Logger) {
+        self.node = node
+        self.sync = sync
+        self.discovery = discovery
+        self.listening = listening
+        self.name = name
+        self.logger = logger
+    }
+
+    /// Binds the listeners and prepares the node, sync and discovery; they
+    /// run as services afterwards. A busy default port falls back to any port.
+    static func start(settings: DaemonSettings, host: GameHost, logger: Logger) async throws -> PeerNetwork {
+        let (identity, circle) = await host.credentials
+        let node = PeerNode(credentials: NodeCredentials(circle: circle, identity: identity, name: settings.name), logger: logger)
+        let sync = PeerSync(host: host, logger: logger)
+        await node.setDelegate(sync)
+        await host.setCommittedOpsHandler { ops in sync.opsCommitted(ops) }
+
+        var bound: [SocketAddress] = []
+        if settings.listen.isEmpty {
+            do {
+                bound = try await node.listen(on: [("::", defaultPort)])
+            } catch {
+                logger.notice("port \(defaultPort) is not free; listening on another", metadata: ["error": "\(error)"])
+                bound = try await node.listen(on: [("::", 0)])
+            }
+        } else {
+            for text in settings.listen {
+                guard let endpoint = HostPort(text) else { continue }
+                bound += try await node.listen(on: [(endpoint.host, endpoint.port)])
+            }
+        }
+        for text in settings.peers {
+            if let peer = HostPort(text) { await node.addStaticPeer(host: peer.host, port: peer.port) }
+        }
+        let listening = bound.map(describe)
+        var discovery: AvahiDiscovery?
+        if settings.mdns, let port = bound.first?.port {
+            discovery = AvahiDiscovery(
+                serviceType: serviceType,
+                announcement: announcement(name: settings.name, peer: identity.peerID, circle: circle, port: port),
+                logger: logger)
+        }
+        return PeerNetwork(node: node, sync: sync, discovery: discovery, listening: listening, name: settings.name, logger: logger)
+    }
+
+    /// What mDNS publishes: "NAME on HOST" with the protocol version, peer
+    /// id, circle tag and player name in TXT.
+    static func announcement(name: String, peer: PeerID, circle: CircleKey, port: Int) -> ServiceAnnouncement {
+        let host = ProcessInfo.processInfo.hostName.split(separator: ".").first.map(String.init) ?? "localhost"
+        return ServiceAnnouncement(
+            instanceName: String("\(name) on \(host)".prefix(63)), port: UInt16(clamping: port),
+            txt: ["v": "\(PeerHello.currentVersion)", "id": peer.description, "circle": circle.tag, "name": String(name.prefix(64))])
+    }
+
+    static func describe(_ address: SocketAddress) -> String {
+        guard let ip = address.ipAddress, let port = address.port else { return "\(address)" }
+        return address.protocol == .inet6 ? "[\(ip)]:\(port)" : "\(ip):\(port)"
+    }
+
+    /// The services to run: the node, the sync sessions, and discovery.
+    var services: [any Service] {
+        var list: [any Service] = [node, PeerSyncService(sync: sync)]
+        if let discovery { list.append(DiscoveryService(discovery: discovery, node: node, logger: logger)) }
+        return list
+    }
+
+    /// The mDNS state for `status`.
+    var mdnsStatus: String {
+        guard let discovery else { return "disabled" }
+        return discovery.status.description
+    }
+
+    /// The number of peers linked now.
+    func connectedCount() async -> Int { await node.connectedCount }
+
+    /// Dials `host:port` from now on, like `--peer`.
+    func connect(_ address: String) async throws {
+        guard let endpoint = HostPort(address) else {
+            throw ControlError.badArguments("'\(address)' is not HOST:PORT (use [v6]:PORT for IPv6)")
+        }
+        await node.addStaticPeer(host: endpoint.host, port: endpoint.port)
+    }
+
+    /// The peers for `sweeper peers`.
+    func peers(all: Bool) async -> [PeerInfo] {
+        let states = await sync.syncStates()
+        let now = Date()
+        return await node.snapshot(includeOtherCircles: all).map { p in
+            PeerInfo(
+                id: p.id.description, name: p.name ?? "", addresses: p.addresses, state: p.state.rawValue,
+                via: p.origins.map(\.rawValue), lastSeenSecondsAgo: p.lastSeen.map { max(0, now.timeIntervalSince($0)) },
+                roundTripMs: p.roundTrip.map { Double($0.components.seconds) * 1000 + Double($0.components.attoseconds) / 1e15 },
+                sync: p.linkID.flatMap { states[$0] }.map { PeerInfo.Sync(theyLack: $0.theyLack, weLack: $0.weLack) },
+                otherCircle: p.otherCircle)
+        }
+    }
+
+    /// After `join`: links move to the new circle and mDNS publishes its tag.
+    func circleChanged(to circle: CircleKey, identity: PeerID) async {
+        await node.changeCircle(circle)
+        if let discovery, let port = await node.listeningAddresses.first?.port {
+            discovery.update(Self.announcement(name: name, peer: identity, circle: circle, port: port))
+        }
+    }
+}
+
+/// Runs the sync sessions' pushes and anti-entropy until shutdown.
+struct PeerSyncService: Service {
+    let sync: PeerSync
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown { await sync.run() }
+        await sync.stop()
+    }
+}
+
+/// Runs mDNS and turns its sightings into the node's dial targets.
+struct DiscoveryService: Service {
+    let discovery: AvahiDiscovery
+    let node: PeerNode
+    let logger: Logger
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { await discovery.run() }
+                group.addTask {
+                    var instances: [String: PeerID] = [:]
+                    for await event in discovery.events {
+                        switch event {
+                        case .found(let record):
+                            guard let sighting = Self.sighting(record) else { continue }
+                            instances[record.instanceName] = sighting.peer
+                            await node.sighted(sighting)
+                        case .lost(let name):
+                            if let peer = instances.removeValue(forKey: name) { await node.sightingLost(peer) }
+                        case .status:
+                            break
+                        }
+                    }
+                }
+                await group.next()
+                group.cancelAll()
+            }
+        }
+    }
+
+    /// A sighting from a resolved record; nil when its TXT lacks a valid id.
+    /// IPv6 link-local addresses are dialled with the interface they were
+    /// seen on as their scope.
+    static func sighting(_ record: ServiceRecord) -> PeerSighting? {
+        guard let idText = record.txt["id"], let peer = try? PeerID(parsing: idText) else { return nil }
+        var addresses: [SocketAddress] = []
+        for a in record.addresses {
+            if a.isLinkLocal {
+                guard a.interfaceIndex > 0 else { continue }
+                var raw = sockaddr_in6()
+                raw.sin6_family = sa_family_t(AF_INET6)
+                raw.sin6_port = in_port_t(record.port).bigEndian
+                guard inet_pton(AF_INET6, a.ip, &raw.sin6_addr) == 1 else { continue }
+                raw.sin6_scope_id = UInt32(a.interfaceIndex)
+                addresses.append(SocketAddress(raw, host: a.ip))
+            } else if let address = try? SocketAddress(ipAddress: a.ip, port: Int(record.port)) {
+                addresses.append(address)
+            }
+        }
+        // IPv4 first: they need no scope and are what most home networks route.
+        addresses.sort { ($0.protocol == .inet ? 0 : 1) < ($1.protocol == .inet ? 0 : 1) }
+        return PeerSighting(peer: peer, name: record.txt["name"] ?? record.instanceName, circleTag: record.txt["circle"] ?? "", addresses: addresses)
+    }
+}
