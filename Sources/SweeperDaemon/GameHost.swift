@@ -42,6 +42,25 @@ actor GameHost: ControlResponder {
     /// This daemon's identity and current circle, for the peer network.
     var credentials: (SigningIdentity, CircleKey) { (engine.identity, engine.circle) }
 
+    /// Remembers a peer's name and the address it can be dialled at, so
+    /// games show its name and the daemon dials it again after a restart.
+    func rememberPeer(_ peer: PeerID, name: String, address: String?) {
+        let clean = String(name.filter { !$0.isNewline }.prefix(64))
+        let previous = try? store.peers().first { $0.peerID == peer.description }
+        do {
+            try store.savePeer(StoredPeer(
+                peerID: peer.description, name: clean.isEmpty ? (previous?.name ?? peer.shortDescription) : clean,
+                address: address ?? previous?.address, lastSeen: Date()))
+        } catch {
+            logger.warning("could not remember a peer", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Addresses of peers met before, to dial again at start.
+    func rememberedPeerAddresses() -> [String] {
+        ((try? store.peers()) ?? []).compactMap(\.address)
+    }
+
     /// Connects the peer network, for `peers`, `connect`, `status` and `join`.
     func attach(_ network: PeerNetwork) {
         self.network = network

@@ -55,7 +55,8 @@ final class PeerNetwork: Sendable {
                 bound += try await node.listen(on: [(endpoint.host, endpoint.port)])
             }
         }
-        for text in settings.peers {
+        // Static peers, and peers met before at the address they listen on.
+        for text in settings.peers + (await host.rememberedPeerAddresses()) {
             if let peer = HostPort(text) { await node.addStaticPeer(host: peer.host, port: peer.port) }
         }
         let listening = bound.map(describe)

@@ -80,6 +80,10 @@ actor PeerSync: PeerNodeDelegate {
         }
     }
 
+    func helloReceived(_ hello: PeerHello, dialBack: String?, on link: PeerLinkHandle) async {
+        await host.rememberPeer(link.peer, name: hello.name, address: dialBack)
+    }
+
     func linkClosed(_ link: PeerLinkHandle) async {
         sessions[link.id] = nil
     }

@@ -102,6 +102,14 @@ public protocol PeerNodeDelegate: Sendable {
     func received(sync bytes: [UInt8], on link: PeerLinkHandle) async
     /// The link is gone.
     func linkClosed(_ link: PeerLinkHandle) async
+    /// The peer introduced itself; `dialBack` is its address and listening
+    /// port (`host:port`), when it listens.
+    func helloReceived(_ hello: PeerHello, dialBack: String?, on link: PeerLinkHandle) async
+}
+
+extension PeerNodeDelegate {
+    /// Ignores hellos.
+    public func helloReceived(_ hello: PeerHello, dialBack: String?, on link: PeerLinkHandle) async {}
 }
 
 /// One known peer, as `sweeper peers` shows it.
@@ -570,6 +578,11 @@ public actor PeerNode: Service {
                             await noteRoundTrip(link.id, token)
                         case .hello(let hello):
                             await noteHello(link.peer, hello)
+                            var dialBack: String?
+                            if hello.listenPort != 0, let ip = raw.remoteAddress?.ipAddress {
+                                dialBack = ip.contains(":") ? "[\(ip)]:\(hello.listenPort)" : "\(ip):\(hello.listenPort)"
+                            }
+                            await delegate?.helloReceived(hello, dialBack: dialBack, on: link)
                         case .sync(let bytes):
                             await delegate?.received(sync: bytes, on: link)
                         }
