@@ -592,6 +592,8 @@ public actor PeerNode: Service {
                     tasks.cancelAll()
                 }
             }
+        } catch is CancellationError {
+            logger.debug("link closed at shutdown", metadata: ["remote": "\(remote)"])
         } catch {
             await logFailure(remote, handle == nil ? "handshake failed: \(error)" : "link dropped: \(error)")
         }
