@@ -1,22 +1,6 @@
 import Foundation
 import Testing
-
-/// The directory holding the built products (`sweeperd`, `sweeper`): the
-/// test bundle's own directory.
-let productsDirectory: String = {
-    let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-    var dir = (exe as NSString).deletingLastPathComponent
-    // On Linux the test runner is `<products>/<Package>PackageTests.xctest`.
-    if dir.hasSuffix(".xctest") { dir = (dir as NSString).deletingLastPathComponent }
-    return dir
-}()
-
-/// What a finished process left.
-struct Outcome {
-    var status: Int32
-    var stdout: String
-    var stderr: String
-}
+import SweeperTestSupport
 
 enum HarnessError: Error, CustomStringConvertible {
     case missingBinary(String)
@@ -165,21 +149,7 @@ final class DaemonHarness {
 
     /// Runs a program to completion and collects its output.
     func run(_ path: String, _ arguments: [String], environment extra: [String: String] = [:]) throws -> Outcome {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: path)
-        p.arguments = arguments
-        p.environment = environment(extra: extra)
-        let out = Pipe()
-        let err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        try p.run()
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        let errData = err.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return Outcome(
-            status: p.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-            stderr: String(decoding: errData, as: UTF8.self))
+        try runProcess([path] + arguments, environment: environment(extra: extra))
     }
 
     /// Runs `sweeper --json …` and decodes its output as a JSON object.

@@ -1,0 +1,251 @@
+// sweeper-bench-latency: the pieces of Scripts/bench-latency.sh.
+//
+//   sweeper-bench-latency moves MOVER_SOCKET WATCHER_SOCKET GAME COUNT
+//       flags COUNT hidden cells of GAME on the mover's daemon, one at a time,
+//       and times each from the move's answer to the `cells` event with that
+//       cell arriving on the watcher's event stream (another daemon).
+//   sweeper-bench-latency echo PORT          a TCP echo server on 0.0.0.0:PORT
+//   sweeper-bench-latency ping HOST PORT COUNT   TCP ping-pong round trips (64 bytes)
+//   sweeper-bench-latency sign-verify COUNT  one Ed25519 signature plus one verification
+//
+// Each measuring subcommand prints one line `NAME n=… p50_ms=… p99_ms=… …`.
+// Loops are bounded: a move whose event does not come within 5 s counts as lost.
+
+import Foundation
+import SweeperControl
+import SweeperCrypto
+import Synchronization
+
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("sweeper-bench-latency: \(message)\n".utf8))
+    exit(2)
+}
+
+/// Prints the line for a set of durations (seconds).
+func report(_ name: String, _ samples: [Double], extra: String = "") {
+    guard !samples.isEmpty else { fail("\(name): no samples") }
+    let sorted = samples.sorted()
+    func pct(_ p: Double) -> Double { sorted[min(sorted.count - 1, Int((p / 100 * Double(sorted.count)).rounded(.up)) - 1)] }
+    let mean = sorted.reduce(0, +) / Double(sorted.count)
+    func ms(_ s: Double) -> String { String(format: "%.3f", s * 1000) }
+    print("\(name) n=\(sorted.count) p50_ms=\(ms(pct(50))) p90_ms=\(ms(pct(90))) p99_ms=\(ms(pct(99))) max_ms=\(ms(sorted.last!)) mean_ms=\(ms(mean))\(extra)")
+}
+
+func seconds(_ d: Duration) -> Double {
+    Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
+}
+
+// MARK: Moves
+
+struct Cell: Hashable, Sendable { var x: Int, y: Int }
+
+/// Arrival times of cells on the watcher's stream, and at most one mover waiting for one.
+final class Arrivals: Sendable {
+    private struct State: ~Copyable {
+        var arrived: [Cell: ContinuousClock.Instant] = [:]
+        var waiter: (Cell, CheckedContinuation<ContinuousClock.Instant?, Never>)?
+    }
+    private let state = Mutex(State())
+
+    func record(_ cell: Cell, at instant: ContinuousClock.Instant) {
+        let waiter: CheckedContinuation<ContinuousClock.Instant?, Never>? = state.withLock { s in
+            if let w = s.waiter, w.0 == cell {
+                s.waiter = nil
+                return w.1
+            }
+            if s.arrived[cell] == nil { s.arrived[cell] = instant }
+            return nil
+        }
+        waiter?.resume(returning: instant)
+    }
+
+    /// The arrival of `cell`, waiting at most `timeout`; nil when it never came.
+    func wait(for cell: Cell, timeout: Duration) async -> ContinuousClock.Instant? {
+        let expiry = Task {
+            try? await Task.sleep(for: timeout)
+            let w: CheckedContinuation<ContinuousClock.Instant?, Never>? = self.state.withLock { s in
+                guard let w = s.waiter, w.0 == cell else { return nil }
+                s.waiter = nil
+                return w.1
+            }
+            w?.resume(returning: nil)
+        }
+        defer { expiry.cancel() }
+        return await withCheckedContinuation { (c: CheckedContinuation<ContinuousClock.Instant?, Never>) in
+            let ready: ContinuousClock.Instant? = state.withLock { s in
+                if let t = s.arrived.removeValue(forKey: cell) { return t }
+                s.waiter = (cell, c)
+                return nil
+            }
+            if let ready { c.resume(returning: ready) }
+        }
+    }
+}
+
+func moves(mover: String, watcher: String, game: String, count: Int) async throws {
+    let arrivals = Arrivals()
+    let clock = ContinuousClock()
+    try await ControlClient.withConnection(socketPath: watcher) { watch in
+        let stream = try await watch.subscribe(game: game)
+        let pump = Task {
+            for await event in stream where event.event == .cells {
+                let now = clock.now
+                for c in event.cells ?? [] { arrivals.record(Cell(x: c.x, y: c.y), at: now) }
+            }
+        }
+        defer { pump.cancel() }
+        try await ControlClient.withConnection(socketPath: mover) { move in
+            let view = try await move.call(Commands.Show.self, .init(game: game))
+            var hidden: [Cell] = []
+            for (y, row) in view.board.enumerated() {
+                for (x, ch) in row.enumerated() where ch == "#" { hidden.append(Cell(x: x, y: y)) }
+            }
+            let warmup = min(50, count / 10)
+            guard hidden.count >= count + warmup else { fail("only \(hidden.count) hidden cells for \(count + warmup) moves") }
+            var fromAnswer: [Double] = []
+            var fromRequest: [Double] = []
+            var lost = 0
+            var early = 0
+            for (i, cell) in hidden.prefix(count + warmup).enumerated() {
+                let sent = clock.now
+                _ = try await move.call(Commands.Flag.self, .init(game: game, x: cell.x, y: cell.y, mark: "flag"))
+                let answered = clock.now
+                guard let arrived = await arrivals.wait(for: cell, timeout: .seconds(5)) else {
+                    lost += 1
+                    continue
+                }
+                guard i >= warmup else { continue }
+                if arrived < answered { early += 1 }
+                fromAnswer.append(seconds(arrived - answered))
+                fromRequest.append(seconds(arrived - sent))
+            }
+            report("move-answer-to-event", fromAnswer, extra: " lost=\(lost) before_answer=\(early) warmup=\(warmup)")
+            report("move-request-to-event", fromRequest)
+        }
+    }
+}
+
+// MARK: TCP
+
+func setNoDelay(_ fd: Int32) {
+    var one: Int32 = 1
+    setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+}
+
+func address(_ host: String, _ port: UInt16) -> sockaddr_in {
+    var a = sockaddr_in()
+    a.sin_family = sa_family_t(AF_INET)
+    a.sin_port = port.bigEndian
+    guard inet_pton(AF_INET, host, &a.sin_addr) == 1 else { fail("bad IPv4 address \(host)") }
+    return a
+}
+
+func echo(port: UInt16) -> Never {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    var one: Int32 = 1
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+    var a = address("0.0.0.0", port)
+    let rc = withUnsafePointer(to: &a) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+    guard rc == 0, listen(fd, 4) == 0 else { fail("echo: bind/listen on \(port): \(String(cString: strerror(errno)))") }
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    while true {
+        let c = accept(fd, nil, nil)
+        if c < 0 { continue }
+        setNoDelay(c)
+        while true {
+            let n = read(c, &buffer, buffer.count)
+            if n <= 0 { break }
+            var off = 0
+            while off < n {
+                let w = buffer[off..<n].withUnsafeBytes { write(c, $0.baseAddress, $0.count) }
+                if w <= 0 { break }
+                off += w
+            }
+        }
+        close(c)
+    }
+}
+
+func ping(host: String, port: UInt16, count: Int) {
+    let clock = ContinuousClock()
+    var fd: Int32 = -1
+    // The echo server may still be starting: a bounded number of tries.
+    for _ in 0..<100 {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var a = address(host, port)
+        let rc = withUnsafePointer(to: &a) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        if rc == 0 { break }
+        close(fd)
+        fd = -1
+        usleep(50_000)
+    }
+    guard fd >= 0 else { fail("ping: cannot connect to \(host):\(port)") }
+    setNoDelay(fd)
+    var timeout = timeval(tv_sec: 5, tv_usec: 0)
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    let message = [UInt8](repeating: 0x2A, count: 64)
+    var buffer = [UInt8](repeating: 0, count: 64)
+    var samples: [Double] = []
+    let warmup = min(50, count / 10)
+    for i in 0..<(count + warmup) {
+        let start = clock.now
+        guard message.withUnsafeBytes({ write(fd, $0.baseAddress, $0.count) }) == message.count else { fail("ping: write failed") }
+        var got = 0
+        while got < message.count {
+            let n = buffer[got...].withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            guard n > 0 else { fail("ping: read failed after \(i) round trips") }
+            got += n
+        }
+        if i >= warmup { samples.append(seconds(clock.now - start)) }
+    }
+    close(fd)
+    report("tcp-rtt", samples)
+}
+
+// MARK: Signatures
+
+func signVerify(count: Int) {
+    let identity = SigningIdentity()
+    let message = (0..<200).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+    let clock = ContinuousClock()
+    var samples: [Double] = []
+    var failures = 0
+    for _ in 0..<count {
+        let start = clock.now
+        let signature = identity.sign(message)
+        let ok = identity.peerID.isValidSignature(signature, of: message)
+        samples.append(seconds(clock.now - start))
+        if !ok { failures += 1 }
+    }
+    guard failures == 0 else { fail("sign-verify: \(failures) signatures did not verify") }
+    report("sign-verify", samples)
+}
+
+// MARK: Main
+
+let args = Array(CommandLine.arguments.dropFirst())
+func int(_ i: Int) -> Int {
+    guard i < args.count, let v = Int(args[i]), v > 0 else { fail("argument \(i + 1) must be a positive number") }
+    return v
+}
+
+switch args.first {
+case "moves":
+    guard args.count == 5 else { fail("usage: moves MOVER_SOCKET WATCHER_SOCKET GAME COUNT") }
+    do {
+        try await moves(mover: args[1], watcher: args[2], game: args[3], count: int(4))
+    } catch {
+        fail("moves: \(error)")
+    }
+case "echo":
+    guard args.count == 2 else { fail("usage: echo PORT") }
+    echo(port: UInt16(clamping: int(1)))
+case "ping":
+    guard args.count == 4 else { fail("usage: ping HOST PORT COUNT") }
+    ping(host: args[1], port: UInt16(clamping: int(2)), count: int(3))
+case "sign-verify":
+    guard args.count == 2 else { fail("usage: sign-verify COUNT") }
+    signVerify(count: int(1))
+default:
+    fail("usage: sweeper-bench-latency moves|echo|ping|sign-verify …")
+}
