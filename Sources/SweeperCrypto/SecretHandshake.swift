@@ -90,9 +90,10 @@ public struct SecretHandshake: ~Copyable {
         self.expectedPeer = expectedPeer
         var pub = [UInt8](repeating: 0, count: 32)
         ephemeralSecret = SecretBytes(count: 32) { buffer in
-            let base = buffer.baseAddress!.assumingMemoryBound(to: UInt8.self)
+            // Both buffers are 32 bytes, so their base addresses exist.
+            guard let base = buffer.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
             pub.withUnsafeMutableBufferPointer { p in
-                _ = crypto_box_keypair(p.baseAddress!, base)
+                if let pk = p.baseAddress { _ = crypto_box_keypair(pk, base) }
             }
         }
         ephemeralPublic = pub
@@ -174,7 +175,9 @@ public struct SecretHandshake: ~Copyable {
         let ok = ephemeralSecret.withUnsafeBytes { sk in
             out.withUnsafeMutableBufferPointer { o in
                 key.withUnsafeBufferPointer { pk in
-                    crypto_scalarmult(o.baseAddress!, sk.baseAddress!.assumingMemoryBound(to: UInt8.self), pk.baseAddress!) == 0
+                    guard let q = o.baseAddress, let n = sk.baseAddress?.assumingMemoryBound(to: UInt8.self), let p = pk.baseAddress
+                    else { return false }
+                    return crypto_scalarmult(q, n, p) == 0
                 }
             }
         }
@@ -214,17 +217,21 @@ public struct SecretHandshake: ~Copyable {
     private func seal(_ plain: [UInt8], key: SecretBytes) throws(HandshakeError) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: plain.count + Int(crypto_secretbox_MACBYTES))
         let nonce = [UInt8](repeating: 0, count: Int(crypto_secretbox_NONCEBYTES))  // every key is used once
-        key.withUnsafeBytes { k in
-            _ = crypto_secretbox_easy(&out, plain, UInt64(plain.count), nonce, k.baseAddress!.assumingMemoryBound(to: UInt8.self))
+        let ok = key.withUnsafeBytes { k in
+            guard let kp = k.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return false }
+            return crypto_secretbox_easy(&out, plain, UInt64(plain.count), nonce, kp) == 0
         }
+        guard ok else { throw .badIdentityProof }
         return out
     }
 
     private func open(_ boxed: [UInt8], key: SecretBytes) throws(HandshakeError) -> [UInt8] {
+        guard boxed.count >= Int(crypto_secretbox_MACBYTES) else { throw .badIdentityProof }
         var out = [UInt8](repeating: 0, count: boxed.count - Int(crypto_secretbox_MACBYTES))
         let nonce = [UInt8](repeating: 0, count: Int(crypto_secretbox_NONCEBYTES))
         let ok = key.withUnsafeBytes { k in
-            crypto_secretbox_open_easy(&out, boxed, UInt64(boxed.count), nonce, k.baseAddress!.assumingMemoryBound(to: UInt8.self)) == 0
+            guard let kp = k.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return false }
+            return crypto_secretbox_open_easy(&out, boxed, UInt64(boxed.count), nonce, kp) == 0
         }
         guard ok else { throw .badIdentityProof }
         return out

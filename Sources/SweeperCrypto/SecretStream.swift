@@ -36,7 +36,10 @@ public final class SecretStreamSender {
         let state = UnsafeMutablePointer<crypto_secretstream_xchacha20poly1305_state>.allocate(capacity: 1)
         var header = [UInt8](repeating: 0, count: crypto_secretstream_xchacha20poly1305_headerbytes())
         key.withUnsafeBytes { k in
-            _ = crypto_secretstream_xchacha20poly1305_init_push(state, &header, k.bindMemory(to: UInt8.self).baseAddress!)
+            // A key is 32 bytes: its base address exists.
+            if let kp = k.bindMemory(to: UInt8.self).baseAddress {
+                _ = crypto_secretstream_xchacha20poly1305_init_push(state, &header, kp)
+            }
         }
         self.state = state
         self.header = header
@@ -76,7 +79,8 @@ public final class SecretStreamReceiver {
         guard header.count == Self.headerLength else { throw .badHeader }
         let state = UnsafeMutablePointer<crypto_secretstream_xchacha20poly1305_state>.allocate(capacity: 1)
         let ok = key.withUnsafeBytes { k in
-            crypto_secretstream_xchacha20poly1305_init_pull(state, header, k.bindMemory(to: UInt8.self).baseAddress!) == 0
+            guard let kp = k.bindMemory(to: UInt8.self).baseAddress else { return false }
+            return crypto_secretstream_xchacha20poly1305_init_pull(state, header, kp) == 0
         }
         guard ok else {
             state.deallocate()
