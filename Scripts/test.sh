@@ -11,6 +11,8 @@ swift test --skip-build
 # The offline board tools, as a user runs them.
 BIN=$(swift build --show-bin-path)
 "$BIN/sweeper" board generate --preset expert --no-guess --count 20 --seed 42 | "$BIN/sweeper" board solve | sort | uniq -c
+"$BIN/sweeper" board generate --preset beginner --seed 3 --count 2 --json |
+    python3 -c 'import json,sys; b=json.load(sys.stdin); assert len(b)==2 and b[0]["mines"]==10 and len(b[0]["rows"])==9, b'
 if "$BIN/sweeper" board generate --width 1 --height 9 --mines 3 2>/dev/null; then
     echo "test.sh: a bad size was accepted" >&2; exit 1
 fi

@@ -81,8 +81,10 @@ struct BoardGenerate: ParsableCommand {
     @Option(help: "How many boards to print (1 to 100000).")
     var count = 1
 
-    @Flag(help: "Print JSON instead of text.")
-    var json = false
+    /// `--json` (shared with the root command, so it works before or after
+    /// the subcommand); the socket is not used here.
+    @OptionGroup var options: ClientOptions
+    var json: Bool { options.json }
 
     func validate() throws {
         guard (1...100_000).contains(count) else { throw ValidationError("--count must be 1 to 100000, not \(count)") }
@@ -125,8 +127,9 @@ struct BoardSolve: ParsableCommand {
             """
     )
 
-    @Flag(help: "Print JSON instead of text.")
-    var json = false
+    /// `--json`, shared with the root command; the socket is not used here.
+    @OptionGroup var options: ClientOptions
+    var json: Bool { options.json }
 
     /// The largest input read, in bytes.
     static let maximumInput = 256 << 20
