@@ -1,0 +1,370 @@
+import Foundation
+import SweeperTestSupport
+import Testing
+
+// Several hosts in network namespaces on one bridge, each with its own D-Bus
+// and avahi-daemon (Scripts/netns-lab.sh), a real `sweeperd` in each, found by
+// mDNS alone, driven with the real `sweeper` CLI through each daemon's control
+// socket (a file, so the CLI runs in the root namespace). Every wait is bounded
+// in count and time; the lab stops every process it started by pid.
+
+/// A `sweeperd` inside one lab host. Separate processes per host: libdbus
+/// reads `DBUS_SYSTEM_BUS_ADDRESS` once per process, and `netns-lab.sh exec`
+/// sets that host's bus.
+final class LabDaemon {
+    let lab: Lab
+    let host: Int
+    let root: String
+    private(set) var pid: pid_t?
+
+    var socketPath: String { root + "/control.sock" }
+    var stateDirectory: String { root + "/state" }
+    var logPath: String { root + "/sweeperd.log" }
+    var name: String { "h\(host)" }
+
+    static var sweeperd: String { productsDirectory + "/sweeperd" }
+    static var sweeper: String { productsDirectory + "/sweeper" }
+
+    init(lab: Lab, host: Int) throws {
+        self.lab = lab
+        self.host = host
+        root = lab.directory + "/d\(host)"
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        for binary in [Self.sweeperd, Self.sweeper] where !FileManager.default.isExecutableFile(atPath: binary) {
+            throw ProcessError("no binary at \(binary); build the sweeperd and sweeper products first")
+        }
+    }
+
+    /// No stray systemd, XDG or socket settings from the test's environment.
+    var environment: [String: String] {
+        var env = ProcessInfo.processInfo.environment
+        for key in ["NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID", "JOURNAL_STREAM", "SWEEPER_SOCKET", "DBUS_SYSTEM_BUS_ADDRESS"] {
+            env[key] = nil
+        }
+        env["XDG_CONFIG_HOME"] = root + "/config"
+        env["XDG_STATE_HOME"] = root + "/xdg-state"
+        env["XDG_RUNTIME_DIR"] = root + "/xdg-run"
+        env["USER"] = name
+        return env
+    }
+
+    /// Starts the daemon in its host and waits (at most 30 s) until it answers `status`.
+    func start() throws {
+        let argv = [
+            Self.sweeperd, "--state-dir", stateDirectory, "--socket", socketPath, "--listen", "0.0.0.0:7455",
+            "--name", name, "--log-level", "debug",
+        ]
+        let pid = try lab.spawn(host, argv, environment: environment, output: logPath)
+        self.pid = pid
+        for _ in 0..<150 {
+            if hasExited(pid) {
+                self.pid = nil
+                throw ProcessError("sweeperd in \(name) exited at start; log:\n\(log())")
+            }
+            if let o = try? cli(["status"]), o.status == 0 { return }
+            usleep(200_000)
+        }
+        throw ProcessError("sweeperd in \(name) did not answer within 30 s; log:\n\(log())")
+    }
+
+    /// Stops the daemon by its pid (SIGTERM, or e.g. SIGKILL), waiting for it.
+    func stop(signal: Int32 = SIGTERM) {
+        guard let pid else { return }
+        self.pid = nil
+        lab.stop(pid, signal: signal)
+    }
+
+    func cli(_ arguments: [String]) throws -> Outcome {
+        try runProcess([Self.sweeper, "--socket", socketPath] + arguments, environment: environment)
+    }
+
+    /// The command line of `sweeper --socket … ARGS`, for starting several at once.
+    func argv(_ arguments: [String]) -> [String] { [Self.sweeper, "--socket", socketPath] + arguments }
+
+    /// `sweeper --json ARGS`, decoded; throws when it fails.
+    func json(_ arguments: [String]) throws -> [String: Any] {
+        let o = try cli(["--json"] + arguments)
+        guard o.status == 0 else { throw ProcessError("\(name): sweeper \(arguments) exited \(o.status): \(o.stderr)") }
+        guard let object = try JSONSerialization.jsonObject(with: Data(o.stdout.utf8)) as? [String: Any] else {
+            throw ProcessError("\(name): sweeper \(arguments) printed no JSON object: \(o.stdout)")
+        }
+        return object
+    }
+
+    func status() throws -> [String: Any] { try json(["status"]) }
+    var peerID: String { get throws { try status()["peerID"] as? String ?? "" } }
+
+    func peers(all: Bool = false) throws -> [[String: Any]] {
+        try json(all ? ["peers", "--all"] : ["peers"])["peers"] as? [[String: Any]] ?? []
+    }
+
+    /// The peer with id `id` as this daemon lists it.
+    func peer(_ id: String, all: Bool = false) -> [String: Any]? {
+        (try? peers(all: all))?.first { $0["id"] as? String == id }
+    }
+
+    func gameIDs() -> [String] {
+        ((try? json(["games"]))?["games"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
+    }
+
+    func show(_ game: String) -> [String: Any]? { try? json(["show", game]) }
+    func digest(_ game: String) -> String? { show(game)?["digest"] as? String }
+    func board(_ game: String) -> [String] { show(game)?["board"] as? [String] ?? [] }
+
+    func log() -> String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+
+    /// The daemon's last log lines and its peers, for a failure's message.
+    func diagnostics() -> String {
+        let tail = log().split(separator: "\n", omittingEmptySubsequences: false).suffix(40).joined(separator: "\n")
+        let peers = (try? cli(["--json", "peers", "--all"]))?.stdout ?? "(no answer)"
+        return "— \(name) pid \(pid.map(String.init) ?? "none") peers --all:\n\(peers)\n— \(name) log tail:\n\(tail)"
+    }
+}
+
+/// Polls `condition` every 250 ms, at most `seconds`; whether it came true.
+func eventually(seconds: Double = 60, _ condition: () throws -> Bool) -> Bool {
+    for _ in 0..<Int(seconds * 4) {
+        if (try? condition()) == true { return true }
+        usleep(250_000)
+    }
+    return (try? condition()) == true
+}
+
+/// The cell at (x, y) of a board's rows.
+func cell(_ board: [String], _ x: Int, _ y: Int) -> Character? {
+    guard y < board.count, x < board[y].count else { return nil }
+    return board[y][board[y].index(board[y].startIndex, offsetBy: x)]
+}
+
+/// The hidden cells of a board's rows (a new game starts with its opening revealed).
+func hiddenCells(_ board: [String]) -> [(x: Int, y: Int)] {
+    board.enumerated().flatMap { y, row in row.enumerated().filter { $0.element == "#" }.map { (x: $0.offset, y: y) } }
+}
+
+/// A lab of `hosts` hosts with a daemon in each; the first `members` form one
+/// circle through an invite code made on h1, the rest keep circles of their own.
+final class Circle {
+    let lab: Lab
+    var daemons: [LabDaemon] = []
+    var ids: [String] = []
+
+    init(hosts: Int, members: Int) throws {
+        lab = try Lab(hosts: hosts)
+        do {
+            for h in 1...hosts {
+                let d = try LabDaemon(lab: lab, host: h)
+                try d.start()
+                daemons.append(d)
+                ids.append(try d.peerID)
+            }
+            if members > 1 {
+                guard let code = try daemons[0].json(["invite"])["code"] as? String, !code.isEmpty else {
+                    throw ProcessError("h1 printed no invite code")
+                }
+                for d in daemons[1..<members] { _ = try d.json(["join", code]) }
+            }
+        } catch {
+            lab.down()
+            throw error
+        }
+    }
+
+    subscript(_ host: Int) -> LabDaemon { daemons[host - 1] }
+
+    /// Whether every one of `hosts` lists every other as connected.
+    func allConnected(_ hosts: [Int]) -> Bool {
+        hosts.allSatisfy { h in
+            hosts.filter { $0 != h }.allSatisfy { other in self[h].peer(ids[other - 1])?["state"] as? String == "connected" }
+        }
+    }
+
+    /// Waits until all of `hosts` are connected to each other; records the state if not.
+    func waitConnected(_ hosts: [Int], seconds: Double = 60, sourceLocation: SourceLocation = #_sourceLocation) -> Bool {
+        let ok = eventually(seconds: seconds) { allConnected(hosts) }
+        if !ok { Issue.record("hosts \(hosts) not all connected after \(Int(seconds)) s\n\(diagnostics())", sourceLocation: sourceLocation) }
+        return ok
+    }
+
+    /// Waits until `game` is on all of `hosts` with one digest; that digest, or nil.
+    func waitConverged(_ game: String, _ hosts: [Int], seconds: Double = 60, sourceLocation: SourceLocation = #_sourceLocation) -> String? {
+        var digest: String?
+        let ok = eventually(seconds: seconds) {
+            let digests = hosts.map { self[$0].digest(game) }
+            digest = digests[0]
+            return digest != nil && digests.allSatisfy { $0 == digest }
+        }
+        if !ok {
+            let digests = hosts.map { "h\($0): \(self[$0].digest(game) ?? "none")" }.joined(separator: ", ")
+            Issue.record("game \(game) did not converge on \(hosts) within \(Int(seconds)) s: \(digests)\n\(diagnostics())", sourceLocation: sourceLocation)
+            return nil
+        }
+        return digest
+    }
+
+    func diagnostics() -> String { daemons.map { $0.diagnostics() }.joined(separator: "\n") }
+
+    /// Makes a 16×16 game on `host` and returns its id.
+    func newGame(on host: Int, seed: Int) throws -> String {
+        let view = try self[host].json(["new", "--width", "16", "--height", "16", "--mines", "40", "--seed", "\(seed)"])
+        guard let id = view["id"] as? String else { throw ProcessError("new printed no id: \(view)") }
+        return id
+    }
+
+    func down() { lab.down() }
+}
+
+@Suite(.serialized, .enabled(if: labAvailable, Comment(rawValue: labUnavailableReason ?? "")))
+struct PeerScenarioTests {
+    @Test func threeHostsJoinWithAnInviteAndFindEachOtherByMDNSAlone() throws {
+        let c = try Circle(hosts: 3, members: 3)
+        defer { c.down() }
+        let tags = try (1...3).map { try c[$0].status()["circleTag"] as? String ?? "" }
+        #expect(Set(tags).count == 1 && !tags[0].isEmpty, "circle tags \(tags)")
+        #expect(Set(c.ids).count == 3)
+        guard c.waitConnected([1, 2, 3]) else { return }
+        for h in 1...3 {
+            let status = try c[h].status()
+            #expect(status["peers"] as? Int == 2, "h\(h) status \(status)")
+            #expect((status["mdns"] as? String)?.hasPrefix("running") == true, "h\(h) mdns \(status["mdns"] ?? "nil")")
+            let peers = try c[h].peers()
+            for other in (1...3) where other != h {
+                let p = peers.first { $0["id"] as? String == c.ids[other - 1] }
+                #expect(p?["name"] as? String == "h\(other)")
+                #expect(p?["otherCircle"] as? Bool == false)
+                let via = p?["via"] as? [String] ?? []
+                #expect(!via.contains("static"), "h\(h) sees h\(other) via \(via)")
+                #expect((p?["addresses"] as? [String] ?? []).contains { $0.contains("198.18.0.\(other)") }, "h\(h): \(p ?? [:])")
+            }
+        }
+        // Nobody was given an address: each link was dialled after an mDNS sighting.
+        for (a, b) in [(1, 2), (1, 3), (2, 3)] {
+            let seen = (c[a].peer(c.ids[b - 1])?["via"] as? [String] ?? []) + (c[b].peer(c.ids[a - 1])?["via"] as? [String] ?? [])
+            #expect(seen.contains("mdns"), "h\(a)–h\(b) via \(seen)")
+        }
+    }
+
+    @Test func aGameMadeOnOneAppearsOnAllAndSimultaneousMovesConverge() throws {
+        let c = try Circle(hosts: 3, members: 3)
+        defer { c.down() }
+        guard c.waitConnected([1, 2, 3]) else { return }
+        let game = try c.newGame(on: 1, seed: 11)
+        #expect(eventually { (2...3).allSatisfy { c[$0].gameIDs().contains(game) } }, "game \(game) did not reach h2 and h3\n\(c.diagnostics())")
+
+        // Players on different hosts move at the same moment: distinct cells,
+        // and one cell flagged on h2 while h3 clears it.
+        let hidden = hiddenCells(c[1].board(game))
+        guard hidden.count >= 5 else {
+            Issue.record("only \(hidden.count) hidden cells")
+            return
+        }
+        let (a, b, d, e, contested) = (hidden[0], hidden[hidden.count - 1], hidden[1], hidden[hidden.count - 2], hidden[hidden.count / 2])
+        func move(_ h: Int, _ cell: (x: Int, y: Int), mark: String = "flag") throws -> StartedProcess {
+            try StartedProcess(c[h].argv(["flag", game, "\(cell.x)", "\(cell.y)", "--mark", mark]), environment: c[h].environment)
+        }
+        let moves = try [move(2, a), move(3, b), move(2, d), move(3, e), move(2, contested), move(3, contested, mark: "none")].map { $0.wait() }
+        for (i, o) in moves.enumerated() { #expect(o.status == 0, "move \(i): \(o.stderr)") }
+
+        guard let digest = c.waitConverged(game, [1, 2, 3]) else { return }
+        #expect(digest.count >= 16)
+        let boards = (1...3).map { c[$0].board(game) }
+        #expect(boards[0] == boards[1] && boards[1] == boards[2])
+        for p in [a, b, d, e] { #expect(cell(boards[0], p.x, p.y) == "F", "(\(p.x), \(p.y)) in \(boards[0])") }
+        #expect(["F", "#"].contains(cell(boards[0], contested.x, contested.y)))
+    }
+
+    @Test func aHostCutOffKeepsPlayingAloneAndAllConvergeAfterItComesBack() throws {
+        let c = try Circle(hosts: 3, members: 3)
+        defer { c.down() }
+        guard c.waitConnected([1, 2, 3]) else { return }
+        let game = try c.newGame(on: 1, seed: 12)
+        guard c.waitConverged(game, [1, 2, 3]) != nil else { return }
+
+        let hidden = hiddenCells(c[1].board(game))
+        guard hidden.count >= 3, let p = hidden.first, let q = hidden.last else {
+            Issue.record("only \(hidden.count) hidden cells")
+            return
+        }
+        let r = hidden[hidden.count / 2]
+        try c.lab.cut(3)
+        let alone = try c[3].cli(["flag", game, "\(p.x)", "\(p.y)"])
+        #expect(alone.status == 0, "h3 could not play alone: \(alone.stderr)")
+        #expect(cell(c[3].board(game), p.x, p.y) == "F")
+        let there = try c[1].cli(["flag", game, "\(q.x)", "\(q.y)"])
+        #expect(there.status == 0, "\(there.stderr)")
+        #expect(try c[2].cli(["flag", game, "\(r.x)", "\(r.y)"]).status == 0)
+        // h1 and h2 still agree with each other; h3's move could not reach them.
+        #expect(c.waitConverged(game, [1, 2]) != nil)
+        #expect(cell(c[1].board(game), p.x, p.y) == "#")
+        #expect(cell(c[3].board(game), q.x, q.y) == "#")
+        #expect(c[1].digest(game) != c[3].digest(game))
+
+        try c.lab.heal(3)
+        guard c.waitConverged(game, [1, 2, 3], seconds: 120) != nil else { return }
+        for h in 1...3 {
+            let board = c[h].board(game)
+            #expect([p, q, r].allSatisfy { cell(board, $0.x, $0.y) == "F" }, "h\(h): \(board)")
+        }
+        #expect(c.waitConnected([1, 2, 3], seconds: 120))
+    }
+
+    @Test func aDaemonOfAnotherCircleIsSeenButNeverConnectsNorSeesAGame() throws {
+        let c = try Circle(hosts: 3, members: 2)
+        defer { c.down() }
+        guard c.waitConnected([1, 2]) else { return }
+        let game = try c.newGame(on: 1, seed: 13)
+        guard c.waitConverged(game, [1, 2]) != nil else { return }
+        let stranger = c.ids[2]
+
+        // Each side sees the other on the network, marked as another circle.
+        let seen = eventually {
+            (1...2).allSatisfy { c[$0].peer(stranger, all: true)?["otherCircle"] as? Bool == true }
+                && (1...2).allSatisfy { c[3].peer(c.ids[$0 - 1], all: true)?["otherCircle"] as? Bool == true }
+        }
+        #expect(seen, "other circle not listed by peers --all\n\(c.diagnostics())")
+        // A move made while it was looking, so there was something to leak.
+        if let p = hiddenCells(c[2].board(game)).first { #expect(try c[2].cli(["flag", game, "\(p.x)", "\(p.y)"]).status == 0) }
+        #expect(c.waitConverged(game, [1, 2]) != nil)
+
+        for h in 1...2 {
+            #expect(c[h].peer(stranger, all: true)?["state"] as? String != "connected")
+            #expect(c[h].peer(stranger) == nil || c[h].peer(stranger)?["state"] as? String != "connected")
+            #expect(try c[h].status()["peers"] as? Int == 1)
+        }
+        for p in try c[3].peers(all: true) {
+            #expect(p["state"] as? String != "connected", "h3 connected to \(p)")
+            #expect(p["otherCircle"] as? Bool == true, "h3 lists \(p)")
+        }
+        #expect(try c[3].status()["peers"] as? Int == 0)
+        #expect(c[3].gameIDs().isEmpty)
+        #expect(c[3].show(game) == nil)
+    }
+
+    @Test func aDaemonKilledAndRestartedCatchesUp() throws {
+        let c = try Circle(hosts: 3, members: 3)
+        defer { c.down() }
+        guard c.waitConnected([1, 2, 3]) else { return }
+        let first = try c.newGame(on: 1, seed: 14)
+        guard c.waitConverged(first, [1, 2, 3]) != nil else { return }
+
+        c[3].stop(signal: SIGKILL)
+        let hidden = hiddenCells(c[1].board(first))
+        guard hidden.count >= 2, let p = hidden.first, let q = hidden.last else {
+            Issue.record("only \(hidden.count) hidden cells")
+            return
+        }
+        #expect(try c[1].cli(["flag", first, "\(p.x)", "\(p.y)"]).status == 0)
+        #expect(try c[2].cli(["flag", first, "\(q.x)", "\(q.y)"]).status == 0)
+        let second = try c.newGame(on: 2, seed: 15)
+        guard c.waitConverged(second, [1, 2]) != nil, let s = hiddenCells(c[1].board(second)).first else { return }
+        #expect(try c[1].cli(["flag", second, "\(s.x)", "\(s.y)"]).status == 0)
+        guard c.waitConverged(second, [1, 2]) != nil else { return }
+
+        try c[3].start()
+        #expect(try c[3].peerID == c.ids[2], "the identity survives the restart")
+        #expect(c.waitConverged(first, [1, 2, 3]) != nil)
+        #expect(c.waitConverged(second, [1, 2, 3]) != nil)
+        #expect(cell(c[3].board(first), p.x, p.y) == "F" && cell(c[3].board(first), q.x, q.y) == "F")
+        #expect(cell(c[3].board(second), s.x, s.y) == "F")
+        #expect(c.waitConnected([1, 2, 3]))
+    }
+}
