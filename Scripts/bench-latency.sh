@@ -10,8 +10,9 @@
 #
 # Environment: SCRATCH (build directory, default .build), CONFIG (release or
 # debug, default release), LINK (mdns, the default, or static: h2 dials h1 by
-# address). Needs root, iproute2, dbus and avahi-daemon. Traffic stays on
-# loopback and 198.18.0.1–2 inside the lab's own namespaces.
+# address), TMPDIR (where the daemons keep their state; /dev/shm takes the
+# disk's fsync out). Needs root, iproute2, dbus and avahi-daemon. Traffic stays
+# on loopback and 198.18.0.1–2 inside the lab's own namespaces.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="/opt/swift/usr/bin:$PATH"
@@ -32,7 +33,7 @@ for product in sweeperd sweeper sweeper-bench-latency; do
 done
 bin=$(swift build --scratch-path "$scratch" -c "$config" --show-bin-path)
 
-dir=$(mktemp -d /tmp/sweeper-bench.XXXXXX)
+dir=$(mktemp -d "${TMPDIR:-/tmp}/sweeper-bench.XXXXXX")
 pids=()
 cleanup() {
     # Stop what we started, by pid, then the lab (which stops its own by pid).
