@@ -105,6 +105,9 @@ public final class AvahiDiscovery: Sendable {
         var client: OpaquePointer?
         var group: OpaquePointer?
         var browser: OpaquePointer?
+        /// Live resolvers by interface, protocol and instance name: they
+        /// report again when a record changes (a new TXT after `join`).
+        var resolvers: [String: OpaquePointer] = [:]
         var announcement: ServiceAnnouncement
         var publishedName: String
         var failed = false
@@ -153,7 +156,21 @@ public final class AvahiDiscovery: Sendable {
     /// Changes what is published (for example after joining another circle).
     public func update(_ announcement: ServiceAnnouncement) {
         withPollLock {
+            let sameService = announcement.instanceName == core.announcement.instanceName && announcement.port == core.announcement.port
             core.announcement = announcement
+            if sameService, let group = core.group, avahi_entry_group_is_empty(group) == 0 {
+                // Only the TXT changes: update it in place, so browsers' live
+                // resolvers see the new record under the same name.
+                var list: UnsafeMutablePointer<AvahiStringList>? = nil
+                for (key, value) in announcement.txt.sorted(by: { $0.key < $1.key }) {
+                    list = avahi_string_list_add(list, "\(key)=\(value)")
+                }
+                defer { avahi_string_list_free(list) }
+                let result = avahi_entry_group_update_service_txt_strlst(
+                    group, AvahiIfIndex(sweeper_avahi_if_unspec), AvahiProtocol(sweeper_avahi_proto_unspec), AvahiPublishFlags(0),
+                    core.publishedName, serviceType, nil, list)
+                if result >= 0 { return }
+            }
             core.publishedName = announcement.instanceName
             if let group = core.group { avahi_entry_group_reset(group) }
             publish()
@@ -207,6 +224,7 @@ public final class AvahiDiscovery: Sendable {
         core.client = nil
         core.group = nil
         core.browser = nil
+        core.resolvers = [:]
         if finishing {
             setStatus(.stopped)
             continuation.finish()
@@ -269,6 +287,8 @@ public final class AvahiDiscovery: Sendable {
     }
 
     private func dropObjects() {
+        for resolver in core.resolvers.values { avahi_service_resolver_free(resolver) }
+        core.resolvers = [:]
         if let browser = core.browser { avahi_service_browser_free(browser) }
         if let group = core.group { avahi_entry_group_free(group) }
         core.browser = nil
@@ -360,19 +380,28 @@ public final class AvahiDiscovery: Sendable {
         guard let client = core.client else { return }
         switch event {
         case AVAHI_BROWSER_NEW:
+            guard let name else { return }
+            let key = "\(interface)/\(proto)/\(String(cString: name))"
+            guard core.resolvers[key] == nil else { return }
             let userdata = UnsafeMutableRawPointer(Unmanaged.passUnretained(self).toOpaque())
-            // The resolver frees itself in its callback.
-            _ = avahi_service_resolver_new(
+            // The resolver stays: it answers again whenever the record changes.
+            let resolver = avahi_service_resolver_new(
                 client, interface, proto, name, type, domain, AvahiProtocol(sweeper_avahi_proto_unspec), AvahiLookupFlags(0),
                 { resolver, interface, _, event, name, _, _, host, address, port, txt, _, userdata in
-                    defer { if let resolver { avahi_service_resolver_free(resolver) } }
-                    guard let userdata, event == AVAHI_RESOLVER_FOUND, let name, let address else { return }
+                    guard let userdata else { return }
                     let me = Unmanaged<AvahiDiscovery>.fromOpaque(UnsafeRawPointer(userdata)).takeUnretainedValue()
+                    guard event == AVAHI_RESOLVER_FOUND, let name, let address else {
+                        me.resolverFailed(resolver)
+                        return
+                    }
                     me.resolved(interface, String(cString: name), host.map { String(cString: $0) } ?? "", address, port, txt)
                 }, userdata)
+            if let resolver { core.resolvers[key] = resolver }
         case AVAHI_BROWSER_REMOVE:
             guard let name else { return }
             let instance = String(cString: name)
+            let key = "\(interface)/\(proto)/\(instance)"
+            if let resolver = core.resolvers.removeValue(forKey: key) { avahi_service_resolver_free(resolver) }
             let existed = state.withLock { $0.records.removeValue(forKey: instance) != nil }
             if existed { continuation.yield(.lost(instanceName: instance)) }
         case AVAHI_BROWSER_FAILURE:
@@ -380,6 +409,14 @@ public final class AvahiDiscovery: Sendable {
         default:
             break
         }
+    }
+
+    /// A resolver that failed (timeout, or the record went away) is freed;
+    /// the browser makes a new one if the service shows up again.
+    private func resolverFailed(_ resolver: OpaquePointer?) {
+        guard let resolver else { return }
+        if let key = core.resolvers.first(where: { $0.value == resolver })?.key { core.resolvers[key] = nil }
+        avahi_service_resolver_free(resolver)
     }
 
     private func resolved(

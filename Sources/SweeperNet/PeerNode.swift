@@ -194,6 +194,9 @@ public actor PeerNode: Service {
     private var links: [UInt64: LinkRecord] = [:]
     private var peers: [PeerID: PeerRecord] = [:]
     private var foreign: [PeerID: ForeignRecord] = [:]
+    /// The last mDNS sighting of every daemon, of any circle, so a change of
+    /// circle can sort them again.
+    private var sightings: [PeerID: PeerSighting] = [:]
     private var staticTargets: [String: PeerID?] = [:]
     private var nextLinkID: UInt64 = 1
     private var servers: [any Channel] = []
@@ -240,9 +243,9 @@ public actor PeerNode: Service {
             link.handle.queue.finish()
             link.channel.close(promise: nil)
         }
-        for (id, record) in peers where record.circleTag != nil && record.circleTag != circle.tag {
-            peers[id]?.sighted = false
-        }
+        // Sort every daemon seen so far again: members of the new circle
+        // are dialled, members of the old one become another circle's.
+        for sighting in sightings.values { sighted(sighting) }
     }
 
     /// Sets who handles sync messages.
@@ -286,10 +289,13 @@ public actor PeerNode: Service {
     /// daemon of another circle is only remembered, for `peers --all`.
     public func sighted(_ sighting: PeerSighting) {
         guard sighting.peer != peerID else { return }
+        sightings[sighting.peer] = sighting
         guard sighting.circleTag == credentials.circle.tag else {
             foreign[sighting.peer] = ForeignRecord(sighting: sighting, lastSeen: Date())
+            peers[sighting.peer]?.sighted = false
             return
         }
+        foreign[sighting.peer] = nil
         var record = peers[sighting.peer] ?? PeerRecord()
         record.name = record.name ?? sighting.name
         record.circleTag = sighting.circleTag
@@ -307,6 +313,7 @@ public actor PeerNode: Service {
     /// Records that mDNS no longer sees `peer`.
     public func sightingLost(_ peer: PeerID) {
         foreign[peer] = nil
+        sightings[peer] = nil
         peers[peer]?.sighted = false
     }
 

@@ -49,11 +49,11 @@ final class LabDaemon {
     }
 
     /// Starts the daemon in its host and waits (at most 30 s) until it answers `status`.
-    func start() throws {
+    func start(mdns: Bool = true) throws {
         let argv = [
             Self.sweeperd, "--state-dir", stateDirectory, "--socket", socketPath, "--listen", "0.0.0.0:7455",
             "--name", name, "--log-level", "debug",
-        ]
+        ] + (mdns ? [] : ["--no-mdns"])
         let pid = try lab.spawn(host, argv, environment: environment, output: logPath)
         self.pid = pid
         for _ in 0..<150 {
@@ -143,6 +143,10 @@ func hiddenCells(_ board: [String]) -> [(x: Int, y: Int)] {
 
 /// A lab of `hosts` hosts with a daemon in each; the first `members` form one
 /// circle through an invite code made on h1, the rest keep circles of their own.
+///
+/// By default the circle is formed with mDNS off, then every daemon restarts
+/// with mDNS on and no peer addresses: what follows depends on mDNS alone, not
+/// on whether a join beat the first sightings (see the known issue below).
 final class Circle {
     let lab: Lab
     var daemons: [LabDaemon] = []
@@ -155,7 +159,7 @@ final class Circle {
         do {
             for h in 1...hosts {
                 let d = try LabDaemon(lab: lab, host: h)
-                try d.start()
+                try d.start(mdns: joinAfterSightings)
                 daemons.append(d)
                 ids.append(try d.peerID)
             }
@@ -173,6 +177,10 @@ final class Circle {
                     throw ProcessError("h1 printed no invite code")
                 }
                 for d in daemons[1..<members] { _ = try d.json(["join", code]) }
+            }
+            if !joinAfterSightings {
+                for d in daemons { d.stop() }
+                for d in daemons { try d.start() }
             }
         } catch {
             lab.down()
@@ -259,14 +267,7 @@ struct PeerScenarioTests {
     @Test func joiningAfterTheOthersWereSeenStillLinksEveryone() throws {
         let c = try Circle(hosts: 3, members: 3, joinAfterSightings: true)
         defer { c.down() }
-        withKnownIssue(
-            """
-            After `join`, PeerNode.changeCircle does not re-examine sightings kept as another circle's, \
-            and AvahiDiscovery frees each resolver after its first answer, so a peer's new circle TXT is never seen
-            """
-        ) {
-            #expect(c.waitConnected([1, 2, 3], seconds: 30))
-        }
+        #expect(c.waitConnected([1, 2, 3], seconds: 30))
     }
 
     @Test func aGameMadeOnOneAppearsOnAllAndSimultaneousMovesConverge() throws {
