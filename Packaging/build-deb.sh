@@ -30,7 +30,7 @@ DEBVERSION="$VERSION-1"
 ARCH=$(dpkg --print-architecture)
 
 WORK="$SCRATCH/deb-work"
-ROOT="$WORK/root"
+ROOT="$WORK/debian/sweeper"   # where dpkg-shlibdeps expects a package tree
 rm -rf "$WORK"
 mkdir -p "$ROOT" "$OUT"
 
@@ -51,10 +51,8 @@ DATE=$(date -R -u -d "@${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/nul
 chmod 0644 "$DOC/changelog.Debian.gz"
 
 # Depends: the libraries the binaries really link, as dpkg-shlibdeps finds them.
-SHLIBS="$WORK/shlibs"
-mkdir -p "$SHLIBS/debian"
-printf 'Source: sweeper\nMaintainer: %s\n\nPackage: sweeper\nArchitecture: any\n' "$MAINTAINER" > "$SHLIBS/debian/control"
-DEPENDS=$(cd "$SHLIBS" && dpkg-shlibdeps -O "../root/usr/bin/sweeper" "../root/usr/bin/sweeperd" | sed -n 's/^shlibs:Depends=//p')
+printf 'Source: sweeper\nMaintainer: %s\n\nPackage: sweeper\nArchitecture: any\n' "$MAINTAINER" > "$WORK/debian/control"
+DEPENDS=$(cd "$WORK" && dpkg-shlibdeps -O debian/sweeper/usr/bin/sweeper debian/sweeper/usr/bin/sweeperd | sed -n 's/^shlibs:Depends=//p')
 [[ -n "$DEPENDS" ]] || { echo "build-deb: dpkg-shlibdeps found no dependencies" >&2; exit 1; }
 INSTALLED_SIZE=$(du -sk --apparent-size "$ROOT/usr" | cut -f1)
 
@@ -67,7 +65,7 @@ Maintainer: $MAINTAINER
 Installed-Size: $INSTALLED_SIZE
 Depends: $DEPENDS
 Recommends: avahi-daemon
-Section: games
+Section: misc
 Priority: optional
 Description: co-operative Minesweeper for a family on one network
  Every player runs sweeperd, a small daemon that finds the other players'
