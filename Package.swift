@@ -125,7 +125,7 @@ let package = Package(
         .target(name: "SweeperTUI", dependencies: ["SweeperControl"], swiftSettings: strict),
         .testTarget(
             name: "SweeperTUITests",
-            dependencies: ["SweeperTUI", "SweeperControl", "sweeperd", "sweeper"],
+            dependencies: ["SweeperTUI", "SweeperControl", "sweeperd", "sweeper", "SweeperTestSupport"],
             swiftSettings: strict
         ),
 

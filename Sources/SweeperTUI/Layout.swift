@@ -119,7 +119,7 @@ public struct ViewerRenderer: Sendable {
             let lines = ["Terminal too small", "(\(width)×\(height); need \(BoardLayout.minimumWidth)×\(BoardLayout.minimumHeight))"]
             for (i, line) in lines.enumerated() {
                 let row = height / 2 - 1 + i
-                screen.put(max(0, (width - line.count) / 2), row, line, Style(bold: i == 0))
+                screen.put(max(0, (width - line.count) / 2), row, text(line), Style(bold: i == 0))
             }
             return screen
         }
@@ -128,7 +128,7 @@ public struct ViewerRenderer: Sendable {
         if let game = viewer.game {
             board(&screen, viewer, game, layout)
         } else {
-            screen.put(2, 3, "Waiting for the daemon…")
+            screen.put(2, 3, text("Waiting for the daemon…"))
         }
         status(&screen, viewer)
         if let overlay = viewer.overlay { self.overlay(&screen, overlay, viewer) }
@@ -137,6 +137,13 @@ public struct ViewerRenderer: Sendable {
 
     private func style(_ s: Style) -> Style { color ? s : s.withoutColor }
 
+    /// Text in the glyphs' character set: `×` and `…` spelled out in ASCII.
+    func text(_ s: String) -> String {
+        guard glyphs == .ascii else { return s }
+        return s.replacingOccurrences(of: "×", with: "x").replacingOccurrences(of: "…", with: "...")
+            .replacingOccurrences(of: "–", with: "-")
+    }
+
     private func title(_ screen: inout Screen, _ viewer: Viewer) {
         var text = " Sweeper"
         if let g = viewer.game {
@@ -144,7 +151,7 @@ public struct ViewerRenderer: Sendable {
                 + "\(g.width)×\(g.height), \(g.mines) mines"
             if g.assisted { text += glyphs.separator + "assisted" }
         }
-        screen.put(0, 0, text, Style(bold: true))
+        screen.put(0, 0, self.text(text), Style(bold: true))
         let help = "? help "
         if screen.width - help.count > text.count + 1 { screen.put(screen.width - help.count, 0, help, Style(dim: true)) }
     }
@@ -254,7 +261,7 @@ public struct ViewerRenderer: Sendable {
             if !viewer.peers.isEmpty {
                 who += sep + "Peers: " + viewer.peers.map { "\($0.name) \(Self.syncState($0))" }.joined(separator: ", ")
             }
-            screen.put(0, y + 1, who)
+            screen.put(0, y + 1, text(who))
         }
         let bottom: String
         let bottomStyle: Style
@@ -268,7 +275,7 @@ public struct ViewerRenderer: Sendable {
             bottom = " arrows/hjkl move\(sep)space reveal\(sep)f flag\(sep)H hint\(sep)? help\(sep)q quit"
             bottomStyle = Style(dim: true)
         }
-        screen.put(0, y + 2, bottom, bottomStyle)
+        screen.put(0, y + 2, text(bottom), bottomStyle)
     }
 
     private func overlay(_ screen: inout Screen, _ overlay: Overlay, _ viewer: Viewer) {
@@ -326,11 +333,11 @@ public struct ViewerRenderer: Sendable {
             screen.set(x0, y, ScreenCell(glyphs.vertical, frame))
             screen.set(x0 + boxWidth - 1, y, ScreenCell(glyphs.vertical, frame))
         }
-        screen.put(x0 + 2, y0, " \(title) ", frame, limit: inner)
+        screen.put(x0 + 2, y0, " \(text(title)) ", frame, limit: inner)
         for (i, line) in lines.prefix(boxHeight - 2).enumerated() {
             let s = i == selected ? Style(reverse: true) : Style.plain
             if i == selected { screen.fill(x0 + 1, y0 + 1 + i, count: boxWidth - 2, ScreenCell(" ", s)) }
-            screen.put(x0 + 2, y0 + 1 + i, line, s, limit: inner)
+            screen.put(x0 + 2, y0 + 1 + i, text(line), s, limit: inner)
         }
     }
 }

@@ -29,7 +29,7 @@ func viewer(_ view: GameView) -> Viewer {
         v.cursor = BoardPosition(x: 0, y: 0)
         let screen = ascii.render(&v, width: 44, height: 10)
         let expected = [
-            " Sweeper | game abcdef12 | 4×3, 3 mines     ",
+            " Sweeper | game abcdef12 | 4x3, 3 mines     ",
             "+--------+                                  ",
             "|# F 1   |                                  ",
             "|# ? 2   |                                  ",
@@ -75,7 +75,7 @@ func viewer(_ view: GameView) -> Viewer {
         var v = viewer(gameView(["##", "##"], mines: 1))
         let screen = ascii.render(&v, width: 20, height: 6)
         #expect(screen.text.contains("Terminal too small"))
-        #expect(screen.text.contains("(20×6; need 30×10)"))
+        #expect(screen.text.contains("(20x6; need 30x10)"))
     }
 
     @Test func bigBoardsScrollWithTheCursor() {

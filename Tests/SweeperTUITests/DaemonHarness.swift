@@ -1,0 +1,1 @@
+../SweeperDaemonTests/Harness.swift

@@ -1,0 +1,279 @@
+import Foundation
+import SweeperTestSupport
+import Testing
+
+/// A tmux server of our own (its own socket name, no config file) with one
+/// session of a fixed size. `kill()` stops that server and nothing else.
+final class TmuxPane {
+    let server: String
+    let session = "play"
+
+    init(width: Int, height: Int, command: String, environment: [String: String]) throws {
+        server = "sweeper-tui-" + UUID().uuidString.prefix(8).lowercased()
+        let env = environment.sorted { $0.key < $1.key }.map { "\($0.key)=\(Self.quote($0.value))" }.joined(separator: " ")
+        // The server this starts keeps whatever descriptors it was given: no pipes, or reading them never ends.
+        let o = try tmux(
+            ["new-session", "-d", "-s", session, "-x", "\(width)", "-y", "\(height)", "env -i \(env) sh -c \(Self.quote(command))"],
+            collect: false)
+        guard o.status == 0 else { throw HarnessError.notReady("tmux new-session exited \(o.status)") }
+        _ = try tmux(["set-option", "-t", session, "remain-on-exit", "on"])
+    }
+
+    static func quote(_ s: String) -> String { "'" + s.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+
+    /// Runs a tmux command against our server (posix_spawn helpers: Foundation's Process may never see these exit).
+    @discardableResult
+    func tmux(_ arguments: [String], collect: Bool = true) throws -> Outcome {
+        let argv = ["/usr/bin/tmux", "-L", server, "-f", "/dev/null"] + arguments
+        if collect { return try runProcess(argv) }
+        // Output to /dev/null, and a bounded wait for the client to finish.
+        let pid = try spawnDetached(argv)
+        for _ in 0..<200 where !hasExited(pid) { usleep(50_000) }
+        return Outcome(status: 0, stdout: "", stderr: "")
+    }
+
+    /// What a person sees in the pane, one string per row.
+    func capture() -> [String] {
+        guard let o = try? tmux(["capture-pane", "-p", "-t", session]) else { return [] }
+        return o.stdout.components(separatedBy: "\n")
+    }
+
+    /// Sends keys (tmux key names, or literal text with `literal`).
+    func send(_ keys: String..., literal: Bool = false) {
+        _ = try? tmux(["send-keys", "-t", session] + (literal ? ["-l"] : []) + keys)
+    }
+
+    /// A tmux format value of the pane (e.g. `#{alternate_on}`).
+    func format(_ f: String) -> String {
+        ((try? tmux(["display-message", "-p", "-t", session, f]))?.stdout ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    func resize(width: Int, height: Int) {
+        _ = try? tmux(["resize-window", "-t", session, "-x", "\(width)", "-y", "\(height)"])
+    }
+
+    /// Waits (at most 200 looks, 50 ms apart) until the screen satisfies `test`; returns the last screen.
+    @discardableResult
+    func waitFor(_ what: String = "", _ test: ([String]) -> Bool) -> [String] {
+        var screen: [String] = []
+        for _ in 0..<200 {
+            screen = capture()
+            if test(screen) { return screen }
+            usleep(50_000)
+        }
+        Issue.record("timed out waiting for \(what); the pane shows:\n\(screen.joined(separator: "\n"))")
+        return screen
+    }
+
+    @discardableResult
+    func waitFor(_ text: String) -> [String] { waitFor(text) { $0.joined(separator: "\n").contains(text) } }
+
+    /// The processes directly under the pane's shell.
+    func childPIDs() -> [Int32] {
+        guard let shell = Int32(format("#{pane_pid}")),
+            let text = try? String(contentsOfFile: "/proc/\(shell)/task/\(shell)/children", encoding: .utf8)
+        else { return [] }
+        return text.split(separator: " ").compactMap { Int32($0) }
+    }
+
+    func kill() {
+        _ = try? tmux(["kill-server"], collect: false)
+        unlink("/tmp/tmux-\(getuid())/\(server)")
+    }
+}
+
+/// `sweeper play` in tmux against a real daemon.
+@Suite(.serialized) struct PlayInTmuxTests {
+    /// The pane's environment: a UTF-8 locale, our XDG dirs, nothing else.
+    func environment(_ h: DaemonHarness, extra: [String: String] = [:]) -> [String: String] {
+        var env = [
+            "PATH": "/usr/bin:/bin", "HOME": h.root, "LANG": "C.UTF-8", "TERM": "tmux-256color", "USER": "tester",
+            "XDG_STATE_HOME": h.root + "/xdg-state", "XDG_RUNTIME_DIR": h.root + "/xdg-run", "XDG_CONFIG_HOME": h.root + "/config",
+        ]
+        for (k, v) in extra { env[k] = v }
+        return env
+    }
+
+    /// A shell line that notes the terminal mode, plays, and notes it again.
+    func playCommand(_ h: DaemonHarness, _ arguments: String) -> String {
+        "stty -g > \(h.root)/stty-before; printf 'before play\\n'; \(DaemonHarness.sweeper) --socket \(h.socketPath) play \(arguments); "
+            + "echo \"play exited $?\"; stty -g > \(h.root)/stty-after; sleep 600"
+    }
+
+    func board(_ h: DaemonHarness, _ game: String) throws -> [String] {
+        try h.json(["show", game])["board"] as? [String] ?? []
+    }
+
+    /// The screen column and row of a board cell (small boards are not scrolled).
+    func at(_ screen: [String], x: Int, y: Int) -> Character? {
+        let row = 2 + y
+        guard row < screen.count else { return nil }
+        let chars = Array(screen[row])
+        return 1 + 2 * x < chars.count ? chars[1 + 2 * x] : nil
+    }
+
+    func firstCovered(_ board: [String]) -> (x: Int, y: Int)? {
+        for (y, row) in board.enumerated() { if let x = Array(row).firstIndex(of: "#") { return (x, y) } }
+        return nil
+    }
+
+    @Test func playsShowsOutsideMovesResizesAndQuitsCleanly() throws {
+        let h = try DaemonHarness()
+        defer { h.cleanup() }
+        try h.start()
+        let game = try #require(try h.json(["new", "--width", "9", "--height", "9", "--mines", "10", "--seed", "7"])["id"] as? String)
+        let pane = try TmuxPane(width: 80, height: 24, command: playCommand(h, ""), environment: environment(h))
+        defer { pane.kill() }
+
+        // The most recent game in progress opens, with its status line.
+        var screen = pane.waitFor("Mines left 10")
+        #expect(screen[0].contains("game " + String(game.prefix(8))))
+        #expect(screen.contains { $0.contains("9×9, 10 mines") })
+        #expect(pane.format("#{alternate_on}") == "1")
+
+        // A move made with the CLI from outside appears in the pane.
+        let cell = try #require(firstCovered(try board(h, game)))
+        let flagged = try h.cli(["flag", game, "\(cell.x)", "\(cell.y)"])
+        #expect(flagged.status == 0)
+        screen = pane.waitFor("the flag from outside") { self.at($0, x: cell.x, y: cell.y) == "⚑" }
+        pane.waitFor("Mines left 9")
+
+        // Keys: walk from the centre to another covered cell and flag it.
+        let rows = try board(h, game)
+        var target: (x: Int, y: Int)?
+        for (y, row) in rows.enumerated() {
+            for (x, c) in Array(row).enumerated() where c == "#" && (x, y) != (cell.x, cell.y) { target = (x, y) }
+        }
+        let t = try #require(target)
+        let dx = t.x - 4, dy = t.y - 4
+        if dx != 0 { pane.send("\(abs(dx))\(dx > 0 ? "l" : "h")", literal: true) }
+        if dy != 0 { pane.send("\(abs(dy))\(dy > 0 ? "j" : "k")", literal: true) }
+        pane.send("f", literal: true)
+        pane.waitFor("Mines left 8")
+        #expect(Array(try board(h, game)[t.y])[t.x] == "F")
+
+        // Help overlay opens and any key closes it.
+        pane.send("?", literal: true)
+        pane.waitFor("any key closes this")
+        pane.send("Escape")
+        pane.waitFor("help closed") { !$0.joined().contains("any key closes this") }
+
+        // A resize redraws at once, at the new size; too small says so.
+        pane.resize(width: 100, height: 30)
+        screen = pane.waitFor("the status line at the new bottom") { $0.count >= 30 && $0[27].contains("Mines left 8") }
+        pane.resize(width: 20, height: 6)
+        pane.waitFor("Terminal too small")
+        pane.resize(width: 80, height: 24)
+        screen = pane.waitFor("the board again") { $0.count >= 24 && $0[21].contains("Mines left 8") }
+        #expect(self.at(screen, x: cell.x, y: cell.y) == "⚑")
+
+        // q leaves the terminal as it was.
+        pane.send("q", literal: true)
+        screen = pane.waitFor("play exited 0")
+        #expect(screen.contains("before play"))
+        #expect(!screen.joined().contains("Mines left"))
+        #expect(pane.format("#{alternate_on}") == "0")
+        #expect(pane.format("#{mouse_sgr_flag}#{mouse_standard_flag}") == "00")
+        #expect(pane.format("#{cursor_flag}") == "1")
+        pane.waitFor("the mode noted") { _ in FileManager.default.fileExists(atPath: h.root + "/stty-after") }
+        let before = try String(contentsOfFile: h.root + "/stty-before", encoding: .utf8)
+        let after = try String(contentsOfFile: h.root + "/stty-after", encoding: .utf8)
+        #expect(before == after)
+    }
+
+    @Test func mouseClicksRevealAndFlag() throws {
+        let h = try DaemonHarness()
+        defer { h.cleanup() }
+        try h.start()
+        let game = try #require(try h.json(["new", "--width", "9", "--height", "9", "--mines", "10", "--seed", "11"])["id"] as? String)
+        let pane = try TmuxPane(width: 80, height: 24, command: playCommand(h, game), environment: environment(h))
+        defer { pane.kill() }
+        pane.waitFor("Mines left 10")
+        let cell = try #require(firstCovered(try board(h, game)))
+        // tmux passes SGR mouse reports through as typed: right click at the cell's screen position (1-based).
+        pane.send("\u{1B}[<2;\(2 + 2 * cell.x);\(3 + cell.y)M", literal: true)
+        pane.waitFor("Mines left 9")
+        #expect(Array(try board(h, game)[cell.y])[cell.x] == "F")
+        pane.send("q", literal: true)
+        pane.waitFor("play exited 0")
+    }
+
+    @Test func daemonGoingAwayIsSaidAndSurvived() throws {
+        let h = try DaemonHarness()
+        defer { h.cleanup() }
+        try h.start()
+        _ = try h.json(["new", "--preset", "beginner", "--seed", "3"])
+        let pane = try TmuxPane(width: 80, height: 24, command: playCommand(h, ""), environment: environment(h))
+        defer { pane.kill() }
+        pane.waitFor("Mines left 10")
+        h.stop()
+        pane.waitFor("The daemon went away; retrying")
+        try h.start()
+        pane.waitFor("Reconnected to the daemon.")
+        // SIGTERM restores the terminal too.
+        let children = pane.childPIDs()
+        #expect(children.count == 1)
+        for pid in children { Foundation.kill(pid, SIGTERM) }
+        let screen = pane.waitFor("play exited 143")
+        #expect(screen.contains("before play"))
+        #expect(pane.format("#{alternate_on}") == "0")
+        pane.waitFor("the mode noted") { _ in FileManager.default.fileExists(atPath: h.root + "/stty-after") }
+        #expect(try String(contentsOfFile: h.root + "/stty-before", encoding: .utf8) == String(contentsOfFile: h.root + "/stty-after", encoding: .utf8))
+    }
+
+    @Test func startsTheDaemonWhenNoneAnswersAndDrawsASCII() throws {
+        let h = try DaemonHarness()
+        defer { h.cleanup() }
+        // No daemon: play starts one (found beside sweeper), says so once, and starts a game.
+        let pane = try TmuxPane(
+            width: 90, height: 24, command: playCommand(h, "--preset beginner --seed 5"), environment: environment(h, extra: ["LANG": "C"]))
+        defer { pane.kill() }
+        defer {
+            // Stop the daemon play started, by the pid it reports, and wait (bounded) for it to go.
+            if let status = try? h.json(["status"]), let pid = status["pid"] as? Int {
+                Foundation.kill(Int32(pid), SIGTERM)
+                for _ in 0..<100 where FileManager.default.fileExists(atPath: "/proc/\(pid)") { usleep(50_000) }
+            }
+        }
+        pane.waitFor("Started sweeperd")
+        let screen = pane.waitFor("Mines left 10")
+        #expect(screen.joined().contains("in the background; its log is \(h.root)/xdg-state/sw"))
+        // The locale is not UTF-8: ASCII only.
+        #expect(screen[1].hasPrefix("+-"))
+        #expect(screen.allSatisfy { $0.unicodeScalars.allSatisfy(\.isASCII) })
+        #expect(FileManager.default.fileExists(atPath: h.root + "/xdg-state/sweeper/sweeperd.log"))
+        pane.send("q", literal: true)
+        pane.waitFor("play exited 0")
+    }
+
+    @Test func aLossShowsTheTrippedMineAndWrongFlags() throws {
+        let h = try DaemonHarness()
+        defer { h.cleanup() }
+        try h.start()
+        let game = try #require(try h.json(["new", "--width", "9", "--height", "9", "--mines", "10", "--seed", "13"])["id"] as? String)
+        let pane = try TmuxPane(width: 80, height: 24, command: playCommand(h, game), environment: environment(h))
+        defer { pane.kill() }
+        pane.waitFor("Mines left 10")
+        let layout = try #require(try h.json(["show", game, "--cheat"])["mineLayout"] as? [String])
+        let rows = try board(h, game)
+        var safe: (Int, Int)?
+        var mine: (Int, Int)?
+        for (y, row) in rows.enumerated() {
+            for (x, c) in Array(row).enumerated() where c == "#" {
+                if Array(layout[y])[x] == "*" { mine = mine ?? (x, y) } else { safe = safe ?? (x, y) }
+            }
+        }
+        let s = try #require(safe), m = try #require(mine)
+        #expect(try h.cli(["flag", game, "\(s.0)", "\(s.1)"]).status == 0)
+        #expect(try h.cli(["reveal", game, "\(m.0)", "\(m.1)"]).status == 0)
+        let view = try h.json(["show", game])
+        #expect(view["status"] as? String == "lost")
+        let wrong = try #require(view["wrongFlags"] as? [[String: Int]])
+        #expect(wrong == [["x": s.0, "y": s.1]])
+        let screen = pane.waitFor("the wrong flag") { self.at($0, x: s.0, y: s.1) == "✗" }
+        #expect(self.at(screen, x: m.0, y: m.1) == "✸")
+        #expect(screen.contains { $0.contains("lost") && $0.contains("mine tripped by tester") })
+        pane.send("q", literal: true)
+        pane.waitFor("play exited 0")
+    }
+}
