@@ -83,10 +83,8 @@ struct CellArgument: ExpressibleByArgument {
     }
 }
 
-/// `sweeper new`.
-struct NewCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "new", abstract: "Start a game and print its id.")
-    @OptionGroup var options: ClientOptions
+/// The options that describe a new game, shared by `new` and `play`.
+struct NewGameOptions: ParsableArguments {
     @Option(help: "beginner (9×9, 10), intermediate (16×16, 40) or expert (30×16, 99).") var preset: String?
     @Option(help: "Width in cells (2–500).") var width: Int?
     @Option(help: "Height in cells (2–500).") var height: Int?
@@ -96,6 +94,11 @@ struct NewCommand: AsyncParsableCommand {
     @Option(help: "The start cell X,Y (default: the centre).") var start: CellArgument?
     @Flag(name: .customLong("question-marks"), help: "Let marks cycle through question marks.") var questionMarks = false
 
+    /// Whether any option was given.
+    var isEmpty: Bool {
+        preset == nil && width == nil && height == nil && mines == nil && !noGuess && seed == nil && start == nil && !questionMarks
+    }
+
     func validate() throws {
         if preset != nil && (width != nil || height != nil || mines != nil) {
             throw ValidationError("give --preset or --width/--height/--mines, not both")
@@ -104,11 +107,22 @@ struct NewCommand: AsyncParsableCommand {
         if given != 0 && given != 3 { throw ValidationError("give --width, --height and --mines together") }
     }
 
-    func run() async throws {
-        let args = Commands.New.Arguments(
+    /// The request's arguments.
+    var arguments: Commands.New.Arguments {
+        Commands.New.Arguments(
             preset: preset, width: width, height: height, mines: mines, noGuess: noGuess, seed: seed, startX: start?.x,
             startY: start?.y, questionMarks: questionMarks)
-        try await callDaemon(options, Commands.New.self, args) { "\($0.id)\n" }
+    }
+}
+
+/// `sweeper new`.
+struct NewCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "new", abstract: "Start a game and print its id.")
+    @OptionGroup var options: ClientOptions
+    @OptionGroup var game: NewGameOptions
+
+    func run() async throws {
+        try await callDaemon(options, Commands.New.self, game.arguments) { "\($0.id)\n" }
     }
 }
 
