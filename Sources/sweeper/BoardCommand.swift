@@ -14,7 +14,7 @@ struct BoardCommand: ParsableCommand {
 extension Preset: ExpressibleByArgument {}
 
 extension Cell: ExpressibleByArgument {
-    /// Parses `X,Y`.
+    /// Parses `X,Y` (a start cell, on every command that takes one).
     public init?(argument: String) {
         let parts = argument.split(separator: ",", omittingEmptySubsequences: false)
         guard parts.count == 2, let x = Int(parts[0]), let y = Int(parts[1]) else { return nil }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SweeperControl
+import SweeperGame
 
 /// Options shared by every command that talks to the daemon.
 struct ClientOptions: ParsableArguments {
@@ -71,18 +72,6 @@ struct GamesCommand: AsyncParsableCommand {
     }
 }
 
-/// `X,Y` on the command line.
-struct CellArgument: ExpressibleByArgument {
-    var x: Int
-    var y: Int
-    init?(argument: String) {
-        let parts = argument.split(separator: ",", omittingEmptySubsequences: false)
-        guard parts.count == 2, let x = Int(parts[0]), let y = Int(parts[1]) else { return nil }
-        self.x = x
-        self.y = y
-    }
-}
-
 /// The options that describe a new game, shared by `new` and `play`.
 struct NewGameOptions: ParsableArguments {
     @Option(help: "beginner (9×9, 10), intermediate (16×16, 40) or expert (30×16, 99).") var preset: String?
@@ -91,7 +80,7 @@ struct NewGameOptions: ParsableArguments {
     @Option(help: "Number of mines.") var mines: Int?
     @Flag(name: .customLong("no-guess"), help: "Only boards solvable without guessing.") var noGuess = false
     @Option(help: "The generator's seed.") var seed: UInt64?
-    @Option(help: "The start cell X,Y (default: the centre).") var start: CellArgument?
+    @Option(help: "The start cell X,Y (default: the centre).") var start: Cell?
     @Flag(name: .customLong("question-marks"), help: "Let marks cycle through question marks.") var questionMarks = false
 
     /// Whether any option was given.
