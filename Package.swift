@@ -163,6 +163,13 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        // MARK: Man pages, systemd unit, packaging (issue 8).
+        .testTarget(
+            name: "SweeperPackagingTests",
+            dependencies: ["sweeper", "sweeperd", "SweeperControl", "SweeperDaemon", "SweeperTestSupport"],
+            swiftSettings: strict
+        ),
+
         // MARK: Executables.
         .executableTarget(name: "sweeper-bench-game", dependencies: ["SweeperGame"], swiftSettings: strict),
         .executableTarget(
