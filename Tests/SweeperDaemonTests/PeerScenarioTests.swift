@@ -154,7 +154,8 @@ final class Circle {
 
     /// With `joinAfterSightings`, the join waits until every daemon has seen
     /// every other by mDNS (as when daemons have been running for a while).
-    init(hosts: Int, members: Int, joinAfterSightings: Bool = false) throws {
+    /// With `mdns` false, the daemons restart with `--no-mdns` (links only by address).
+    init(hosts: Int, members: Int, joinAfterSightings: Bool = false, mdns: Bool = true) throws {
         lab = try Lab(hosts: hosts)
         do {
             for h in 1...hosts {
@@ -180,7 +181,7 @@ final class Circle {
             }
             if !joinAfterSightings {
                 for d in daemons { d.stop() }
-                for d in daemons { try d.start() }
+                for d in daemons { try d.start(mdns: mdns) }
             }
         } catch {
             lab.down()
@@ -375,6 +376,56 @@ struct PeerScenarioTests {
         #expect(try c[3].status()["peers"] as? Int == 0)
         #expect(c[3].gameIDs().isEmpty)
         #expect(c[3].show(game) == nil)
+    }
+
+    /// Without mDNS, h1 and h3 are each given only h2's address: what h1
+    /// does reaches h3 through h2, and back.
+    @Test func staticLinksInALineRelayBothWays() throws {
+        let c = try Circle(hosts: 3, members: 3, mdns: false)
+        defer { c.down() }
+        #expect(try c[1].status()["mdns"] as? String == "disabled")
+        #expect(try c[1].cli(["connect", "198.18.0.2:7455"]).status == 0)
+        #expect(try c[3].cli(["connect", "198.18.0.2:7455"]).status == 0)
+        guard c.waitConnected([1, 2]), c.waitConnected([2, 3]) else { return }
+        let via12 = c[1].peer(c.ids[1])?["via"] as? [String] ?? []
+        let via21 = c[2].peer(c.ids[0])?["via"] as? [String] ?? []
+        #expect(via12.contains("static") && via21.contains("incoming"), "h1→h2 via \(via12), h2→h1 via \(via21)")
+
+        let game = try c.newGame(on: 1, seed: 16)
+        guard c.waitConverged(game, [1, 2, 3]) != nil else { return }
+        let hidden = hiddenCells(c[3].board(game))
+        guard hidden.count >= 2, let p = hidden.first, let q = hidden.last else {
+            Issue.record("only \(hidden.count) hidden cells")
+            return
+        }
+        #expect(try c[3].cli(["flag", game, "\(p.x)", "\(p.y)"]).status == 0)
+        #expect(try c[1].cli(["flag", game, "\(q.x)", "\(q.y)"]).status == 0)
+        guard c.waitConverged(game, [1, 2, 3]) != nil else { return }
+        #expect(cell(c[1].board(game), p.x, p.y) == "F" && cell(c[3].board(game), q.x, q.y) == "F")
+    }
+
+    /// avahi-daemon stops under a running daemon: it says so, keeps serving
+    /// and keeps its link; when avahi-daemon comes back, mDNS runs again.
+    @Test func anAvahiOutageIsReportedAndOutlived() throws {
+        let c = try Circle(hosts: 2, members: 2)
+        defer { c.down() }
+        guard c.waitConnected([1, 2]) else { return }
+        try c.lab.run(["avahi-stop", "2"])
+        let unavailable = eventually(seconds: 30) { (try c[2].status()["mdns"] as? String)?.hasPrefix("unavailable") == true }
+        #expect(unavailable, "h2 mdns: \(String(describing: (try? c[2].status())?["mdns"]))")
+        // Still serving, still linked: a game made on h2 reaches h1.
+        let game = try c.newGame(on: 2, seed: 17)
+        #expect(c.waitConverged(game, [1, 2]) != nil)
+        try c.lab.run(["avahi-start", "2"])
+        let running = eventually(seconds: 60) { (try c[2].status()["mdns"] as? String)?.hasPrefix("running") == true }
+        #expect(running, "h2 mdns: \(String(describing: (try? c[2].status())?["mdns"]))\n\(c.diagnostics())")
+        // h2 published itself again: h1's host finds it by mDNS.
+        let browsed = eventually(seconds: 30) {
+            let o = try runProcess(c.lab.inHost(1, ["timeout", "5", "avahi-browse", "-rpt", "_sweeper._tcp"]))
+            return o.stdout.split(separator: "\n").contains { $0.hasPrefix("=") && $0.contains("198.18.0.2;7455") && $0.contains("id=\(c.ids[1])") }
+        }
+        #expect(browsed)
+        #expect(try c[2].status()["peers"] as? Int == 1)
     }
 
     @Test func aDaemonKilledAndRestartedCatchesUp() throws {
