@@ -225,18 +225,11 @@ public struct ViewerRenderer: Sendable {
 
     /// The peer state a person reads: in sync, catching up, offline.
     /// A peer's sync state in words: in sync, catching up, or offline.
+    /// A peer's sync state as a person reads it: in sync, catching up, offline.
     public static func syncState(_ peer: PeerInfo) -> String {
         switch peer.state {
         case "connected": peer.sync?.inSync == true ? "in sync" : "catching up"
         case "connecting": "catching up"
-        default: "offline"
-        }
-    }
-
-    public static func syncState(_ state: String) -> String {
-        switch state.lowercased() {
-        case "connected", "in-sync", "in sync", "synced": "in sync"
-        case "connecting", "syncing", "catching-up", "catching up", "handshaking": "catching up"
         default: "offline"
         }
     }
@@ -258,8 +251,9 @@ public struct ViewerRenderer: Sendable {
             next = screen.put(next, y, line)
             _ = next
             var who = " Players: " + (g.players.isEmpty ? "none yet" : g.players.map { "\($0.name) \($0.score)" }.joined(separator: ", "))
-            if !viewer.peers.isEmpty {
-                who += sep + "Peers: " + viewer.peers.map { "\($0.name) \(Self.syncState($0))" }.joined(separator: ", ")
+            let circle = viewer.peers.filter { !$0.otherCircle }
+            if !circle.isEmpty {
+                who += sep + "Peers: " + circle.map { "\($0.name) \(Self.syncState($0))" }.joined(separator: ", ")
             }
             screen.put(0, y + 1, text(who))
         }

@@ -119,6 +119,7 @@ public enum PlaySession {
         let start = ContinuousClock.now
         var outcome = PlayOutcome.quit
         var everSubscribed = false
+        var ticks = 0
 
         func draw() {
             let size = terminal.size()
@@ -152,7 +153,9 @@ public enum PlaySession {
             case .resize:
                 shown = nil  // repaint in full at the new size
             case .tick:
-                break
+                // Peers' links and sync counts change without events: look again every few seconds.
+                ticks += 1
+                if ticks % 5 == 0, viewer.connection == .connected { perform([.listPeers]) }
             case .subscribed:
                 viewer.connection = .connected
                 if everSubscribed, let id = viewer.game?.id {

@@ -139,6 +139,22 @@ func viewer(_ view: GameView) -> Viewer {
         #expect(v.look(0, 0) == "#")
     }
 
+    @Test func peersWithTheirSyncState() {
+        func peer(_ name: String, _ state: String, _ sync: PeerInfo.Sync?, other: Bool = false) -> PeerInfo {
+            PeerInfo(
+                id: name, name: name, addresses: [], state: state, via: [], lastSeenSecondsAgo: nil, roundTripMs: nil, sync: sync,
+                otherCircle: other)
+        }
+        var v = viewer(gameView(["##", "##"], mines: 1))
+        v.peers = [
+            peer("bob", "connected", PeerInfo.Sync(theyLack: 0, weLack: 0)), peer("cy", "connected", PeerInfo.Sync(theyLack: 3, weLack: 0)),
+            peer("dan", "offline", nil), peer("zed", "discovered", nil, other: true),
+        ]
+        let screen = ascii.render(&v, width: 100, height: 12)
+        #expect(screen.line(10).contains("Players: ann 3 | Peers: bob in sync, cy catching up, dan offline"))
+        #expect(!screen.text.contains("zed"))
+    }
+
     @Test func noColorMeansNoColourCodes() {
         var v = viewer(gameView(["123", "456", "78F"], mines: 1))
         let screen = ViewerRenderer(glyphs: .unicode, color: false).render(&v, width: 40, height: 12)

@@ -76,6 +76,17 @@ final class TmuxPane {
         return text.split(separator: " ").compactMap { Int32($0) }
     }
 
+    /// The one process under the pane's shell (the player), waiting a bounded time for it.
+    func playPID() -> Int32? {
+        for _ in 0..<100 {
+            let children = childPIDs()
+            if children.count == 1 { return children[0] }
+            usleep(50_000)
+        }
+        Issue.record("no single process under the pane's shell: \(childPIDs())")
+        return nil
+    }
+
     func kill() {
         _ = try? tmux(["kill-server"], collect: false)
         unlink("/tmp/tmux-\(getuid())/\(server)")
@@ -211,14 +222,45 @@ final class TmuxPane {
         try h.start()
         pane.waitFor("Reconnected to the daemon.")
         // SIGTERM restores the terminal too.
-        let children = pane.childPIDs()
-        #expect(children.count == 1)
-        for pid in children { Foundation.kill(pid, SIGTERM) }
+        Foundation.kill(try #require(pane.playPID()), SIGTERM)
         let screen = pane.waitFor("play exited 143")
         #expect(screen.contains("before play"))
         #expect(pane.format("#{alternate_on}") == "0")
         pane.waitFor("the mode noted") { _ in FileManager.default.fileExists(atPath: h.root + "/stty-after") }
         #expect(try String(contentsOfFile: h.root + "/stty-before", encoding: .utf8) == String(contentsOfFile: h.root + "/stty-after", encoding: .utf8))
+    }
+
+    @Test func aCrashOrHangupRestoresTheTerminal() throws {
+        let h = try DaemonHarness()
+        defer { h.cleanup() }
+        try h.start()
+        _ = try h.json(["new", "--preset", "beginner", "--seed", "4"])
+        let play = "\(DaemonHarness.sweeper) --socket \(h.socketPath) play"
+        let command = "stty -g > \(h.root)/stty-before; printf 'before play\\n'; SWIFT_BACKTRACE=enable=no \(play); "
+            + "echo \"play exited $?\"; stty -g > \(h.root)/stty-1; read go; \(play); echo \"again exited $?\"; stty -g > \(h.root)/stty-2; sleep 600"
+        let pane = try TmuxPane(width: 80, height: 24, command: command, environment: environment(h))
+        defer { pane.kill() }
+        let before = { try String(contentsOfFile: h.root + "/stty-before", encoding: .utf8) }
+        func mode(_ name: String) throws -> String {
+            pane.waitFor("the mode noted") { _ in FileManager.default.fileExists(atPath: h.root + "/" + name) }
+            return try String(contentsOfFile: h.root + "/" + name, encoding: .utf8)
+        }
+
+        // A crash (SIGSEGV): the handler restores, then the process dies of the signal.
+        pane.waitFor("Mines left 10")
+        Foundation.kill(try #require(pane.playPID()), SIGSEGV)
+        var screen = pane.waitFor("play exited 139")
+        #expect(pane.format("#{alternate_on}#{mouse_sgr_flag}#{cursor_flag}") == "001")
+        #expect(try mode("stty-1") == before())
+        #expect(!screen.joined().contains("Mines left"))
+
+        // The terminal hanging up (SIGHUP).
+        pane.send("Enter")
+        pane.waitFor("Mines left 10")
+        Foundation.kill(try #require(pane.playPID()), SIGHUP)
+        screen = pane.waitFor("again exited 129")
+        #expect(pane.format("#{alternate_on}#{mouse_sgr_flag}#{cursor_flag}") == "001")
+        #expect(try mode("stty-2") == before())
     }
 
     @Test func startsTheDaemonWhenNoneAnswersAndDrawsASCII() throws {
