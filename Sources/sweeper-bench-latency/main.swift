@@ -119,7 +119,11 @@ func moves(mover: String, watcher: String, game: String, count: Int) async throw
                 fromAnswer.append(seconds(arrived - answered))
                 fromRequest.append(seconds(arrived - sent))
             }
-            report("move-answer-to-event", fromAnswer, extra: " lost=\(lost) before_answer=\(early) warmup=\(warmup)")
+            // The median of the first and the last tenth: does a move cost more as the game grows?
+            let tenth = max(1, fromAnswer.count / 10)
+            func median(_ xs: ArraySlice<Double>) -> String { String(format: "%.3f", xs.sorted()[xs.count / 2] * 1000) }
+            let trend = " first_tenth_p50_ms=\(median(fromAnswer.prefix(tenth))) last_tenth_p50_ms=\(median(fromAnswer.suffix(tenth)))"
+            report("move-answer-to-event", fromAnswer, extra: " lost=\(lost) before_answer=\(early) warmup=\(warmup)" + trend)
             report("move-request-to-event", fromRequest)
         }
     }
