@@ -193,12 +193,14 @@ public struct Viewer: Sendable {
         }
     }
 
-    /// The cell a player acted on: the one the event names, else the only
-    /// or first changed cell.
+    /// The cell a player acted on: the one the event names; else (a peer's
+    /// ops carry no clicked cell) the mine that went off, the only changed
+    /// cell, or the first changed cell that is not a mine shown at the end.
     static func actedCell(_ event: ControlEvent) -> BoardPosition? {
         if let x = event.x, let y = event.y { return BoardPosition(x: x, y: y) }
-        guard let first = event.cells?.first else { return nil }
-        return BoardPosition(x: first.x, y: first.y)
+        guard let cells = event.cells, let first = cells.first else { return nil }
+        let pick = cells.first { $0.value == "X" } ?? (cells.count == 1 ? first : cells.first { $0.value != "*" } ?? first)
+        return BoardPosition(x: pick.x, y: pick.y)
     }
 
     private mutating func apply(_ changed: [CellChange], status: String?, trippedBy: String?) {

@@ -134,9 +134,18 @@ func viewer(_ view: GameView) -> Viewer {
         #expect(v.lastActed == ["p2": BoardPosition(x: 3, y: 0)])
         let screen = ascii.render(&v, width: 40, height: 12)
         #expect(screen.line(2).hasPrefix("|# # # 2b# |"))
+        // A peer's op names no cell: the mine that went off is where they acted, else a cell that is not a shown mine.
+        _ = v.apply(ControlEvent(event: .cells, game: v.game?.id, cells: [
+            CellChange(x: 0, y: 0, value: "*"), CellChange(x: 2, y: 2, value: "X"), CellChange(x: 4, y: 4, value: "*"),
+        ], status: "lost", by: "p2"))
+        #expect(v.lastActed["p2"] == BoardPosition(x: 2, y: 2))
+        _ = v.apply(ControlEvent(event: .cells, game: v.game?.id, cells: [
+            CellChange(x: 0, y: 1, value: "*"), CellChange(x: 3, y: 1, value: "."), CellChange(x: 4, y: 1, value: "1"),
+        ], by: "p2"))
+        #expect(v.lastActed["p2"] == BoardPosition(x: 3, y: 1))
         // Events of other games change nothing.
-        _ = v.apply(ControlEvent(event: .cells, game: "other", cells: [CellChange(x: 0, y: 0, value: "1")], by: "p2"))
-        #expect(v.look(0, 0) == "#")
+        _ = v.apply(ControlEvent(event: .cells, game: "other", cells: [CellChange(x: 1, y: 3, value: "1")], by: "p2"))
+        #expect(v.look(1, 3) == "#")
     }
 
     @Test func peersWithTheirSyncState() {

@@ -263,6 +263,37 @@ final class TmuxPane {
         #expect(try mode("stty-2") == before())
     }
 
+    @Test func aPeersMovesAppearWithTheirMarkerAndSyncState() throws {
+        let a = try DaemonHarness()
+        defer { a.cleanup() }
+        let b = try DaemonHarness()
+        defer { b.cleanup() }
+        try a.start(name: "ann")
+        try b.start(name: "bob")
+        let code = try a.cli(["invite"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(try b.cli(["join", code]).status == 0)
+        let listening = try #require((try a.json(["status"])["listening"] as? [String])?.first)
+        let port = try #require(listening.split(separator: ":").last)
+        #expect(try b.cli(["connect", "127.0.0.1:\(port)"]).status == 0)
+        let game = try #require(try a.json(["new", "--preset", "beginner", "--seed", "9"])["id"] as? String)
+        // Bounded wait for the game to reach bob's daemon.
+        for _ in 0..<200 where (try? b.cli(["show", game]).status) != 0 { usleep(50_000) }
+        let pane = try TmuxPane(width: 80, height: 24, command: playCommand(a, game), environment: environment(a))
+        defer { pane.kill() }
+        pane.waitFor("Peers: bob in sync")
+        let cell = try #require(firstCovered(try board(b, game)))
+        #expect(try b.cli(["flag", game, "\(cell.x)", "\(cell.y)"]).status == 0)
+        // Bob's flag appears with his marker beside it, and he joins the players.
+        let screen = pane.waitFor("bob's flag and marker") { s in
+            guard 2 + cell.y < s.count else { return false }
+            let row = Array(s[2 + cell.y])
+            return 2 + 2 * cell.x < row.count && row[1 + 2 * cell.x] == "⚑" && row[2 + 2 * cell.x] == "b"
+        }
+        #expect(screen.contains { $0.contains("Players:") && $0.contains("bob") })
+        pane.send("q", literal: true)
+        pane.waitFor("play exited 0")
+    }
+
     @Test func startsTheDaemonWhenNoneAnswersAndDrawsASCII() throws {
         let h = try DaemonHarness()
         defer { h.cleanup() }
