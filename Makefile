@@ -13,8 +13,8 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 SWIFT ?= swift
 SCRATCH ?= .build-pkg
-# No $ORIGIN run path: the binaries load only system libraries.
-SWIFT_BUILD_FLAGS ?= -c release --static-swift-stdlib --disable-local-rpath
+# No $ORIGIN run path: the binaries load only system libraries. Full RELRO, bound now.
+SWIFT_BUILD_FLAGS ?= -c release --static-swift-stdlib --disable-local-rpath -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now
 BUILT_BIN ?=
 BIN := $(or $(BUILT_BIN),$(SCRATCH)/release)
 

@@ -51,6 +51,7 @@ DATE=$(date -R -u -d "@${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/nul
 chmod 0644 "$DOC/changelog.Debian.gz"
 
 # Depends: the libraries the binaries really link, as dpkg-shlibdeps finds them.
+install -d -m 0755 "$ROOT/DEBIAN"
 printf 'Source: sweeper\nMaintainer: %s\n\nPackage: sweeper\nArchitecture: any\n' "$MAINTAINER" > "$WORK/debian/control"
 DEPENDS=$(cd "$WORK" && dpkg-shlibdeps -O debian/sweeper/usr/bin/sweeper debian/sweeper/usr/bin/sweeperd | sed -n 's/^shlibs:Depends=//p')
 [[ -n "$DEPENDS" ]] || { echo "build-deb: dpkg-shlibdeps found no dependencies" >&2; exit 1; }
