@@ -111,6 +111,16 @@ final class TmuxPane {
             + "echo \"play exited $?\"; stty -g > \(h.root)/stty-after; sleep 600"
     }
 
+    /// A terminal mode the pane's shell saved with `stty -g`, once it is written in full (bounded wait).
+    func savedMode(_ pane: TmuxPane, _ path: String) -> String {
+        var text = ""
+        pane.waitFor("\(path) written") { _ in
+            text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+            return text.hasSuffix("\n")
+        }
+        return text
+    }
+
     func board(_ h: DaemonHarness, _ game: String) throws -> [String] {
         try h.json(["show", game])["board"] as? [String] ?? []
     }
@@ -186,9 +196,8 @@ final class TmuxPane {
         #expect(pane.format("#{alternate_on}") == "0")
         #expect(pane.format("#{mouse_sgr_flag}#{mouse_standard_flag}") == "00")
         #expect(pane.format("#{cursor_flag}") == "1")
-        pane.waitFor("the mode noted") { _ in FileManager.default.fileExists(atPath: h.root + "/stty-after") }
-        let before = try String(contentsOfFile: h.root + "/stty-before", encoding: .utf8)
-        let after = try String(contentsOfFile: h.root + "/stty-after", encoding: .utf8)
+        let before = savedMode(pane, h.root + "/stty-before")
+        let after = savedMode(pane, h.root + "/stty-after")
         #expect(before == after)
     }
 
@@ -226,8 +235,7 @@ final class TmuxPane {
         let screen = pane.waitFor("play exited 143")
         #expect(screen.contains("before play"))
         #expect(pane.format("#{alternate_on}") == "0")
-        pane.waitFor("the mode noted") { _ in FileManager.default.fileExists(atPath: h.root + "/stty-after") }
-        #expect(try String(contentsOfFile: h.root + "/stty-before", encoding: .utf8) == String(contentsOfFile: h.root + "/stty-after", encoding: .utf8))
+        #expect(savedMode(pane, h.root + "/stty-before") == savedMode(pane, h.root + "/stty-after"))
     }
 
     @Test func aCrashOrHangupRestoresTheTerminal() throws {
@@ -240,18 +248,14 @@ final class TmuxPane {
             + "echo \"play exited $?\"; stty -g > \(h.root)/stty-1; read go; \(play); echo \"again exited $?\"; stty -g > \(h.root)/stty-2; sleep 600"
         let pane = try TmuxPane(width: 80, height: 24, command: command, environment: environment(h))
         defer { pane.kill() }
-        let before = { try String(contentsOfFile: h.root + "/stty-before", encoding: .utf8) }
-        func mode(_ name: String) throws -> String {
-            pane.waitFor("the mode noted") { _ in FileManager.default.fileExists(atPath: h.root + "/" + name) }
-            return try String(contentsOfFile: h.root + "/" + name, encoding: .utf8)
-        }
+        let before = savedMode(pane, h.root + "/stty-before")
 
         // A crash (SIGSEGV): the handler restores, then the process dies of the signal.
         pane.waitFor("Mines left 10")
         Foundation.kill(try #require(pane.playPID()), SIGSEGV)
         var screen = pane.waitFor("play exited 139")
         #expect(pane.format("#{alternate_on}#{mouse_sgr_flag}#{cursor_flag}") == "001")
-        #expect(try mode("stty-1") == before())
+        #expect(savedMode(pane, h.root + "/stty-1") == before)
         #expect(!screen.joined().contains("Mines left"))
 
         // The terminal hanging up (SIGHUP).
@@ -260,7 +264,7 @@ final class TmuxPane {
         Foundation.kill(try #require(pane.playPID()), SIGHUP)
         screen = pane.waitFor("again exited 129")
         #expect(pane.format("#{alternate_on}#{mouse_sgr_flag}#{cursor_flag}") == "001")
-        #expect(try mode("stty-2") == before())
+        #expect(savedMode(pane, h.root + "/stty-2") == before)
     }
 
     @Test func aPeersMovesAppearWithTheirMarkerAndSyncState() throws {
