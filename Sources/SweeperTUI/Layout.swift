@@ -128,7 +128,7 @@ public struct ViewerRenderer: Sendable {
         if let game = viewer.game {
             board(&screen, viewer, game, layout)
         } else {
-            screen.put(2, 3, text("Waiting for the daemon…"))
+            screen.put(2, 3, text(viewer.noGame ? "No game open: n starts one, g lists games." : "Waiting for the daemon…"))
         }
         status(&screen, viewer)
         if let overlay = viewer.overlay { self.overlay(&screen, overlay, viewer) }

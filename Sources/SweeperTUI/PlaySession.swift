@@ -193,6 +193,7 @@ public enum PlaySession {
                 }
             case let .failed(text):
                 viewer.message = text
+                if viewer.game == nil { viewer.noGame = true }
             }
             draw()
         }

@@ -96,6 +96,8 @@ public struct Viewer: Sendable {
     public private(set) var flags = 0
     /// The number of revealed safe cells.
     public private(set) var revealed = 0
+    /// Whether opening a game failed and none is shown.
+    public var noGame = false
     /// Whether the viewer has been asked to quit.
     public private(set) var quitting = false
 
@@ -148,6 +150,7 @@ public struct Viewer: Sendable {
     public mutating func load(_ view: GameView) {
         let same = game?.id == view.id
         game = view
+        noGame = false
         cells = []
         cells.reserveCapacity(view.width * view.height)
         for y in 0..<view.height {

@@ -24,7 +24,8 @@ final class TmuxPane {
     /// Runs a tmux command against our server (posix_spawn helpers: Foundation's Process may never see these exit).
     @discardableResult
     func tmux(_ arguments: [String], collect: Bool = true) throws -> Outcome {
-        let argv = ["/usr/bin/tmux", "-L", server, "-f", "/dev/null"] + arguments
+        // -u: UTF-8 whatever the test's own locale, so the pane keeps the viewer's glyphs.
+        let argv = ["/usr/bin/tmux", "-u", "-L", server, "-f", "/dev/null"] + arguments
         if collect { return try runProcess(argv) }
         // Output to /dev/null, and a bounded wait for the client to finish.
         let pid = try spawnDetached(argv)
@@ -199,6 +200,19 @@ final class TmuxPane {
         let before = savedMode(pane, h.root + "/stty-before")
         let after = savedMode(pane, h.root + "/stty-after")
         #expect(before == after)
+    }
+
+    @Test func anUnknownGameSaysSoAndNStartsOne() throws {
+        let h = try DaemonHarness()
+        defer { h.cleanup() }
+        try h.start()
+        let pane = try TmuxPane(width: 80, height: 24, command: playCommand(h, "ffffffff"), environment: environment(h))
+        defer { pane.kill() }
+        pane.waitFor("No game open: n starts one, g lists games.")
+        pane.send("n", literal: true)
+        pane.waitFor("Mines left 10")
+        pane.send("q", literal: true)
+        pane.waitFor("play exited 0")
     }
 
     @Test func mouseClicksRevealAndFlag() throws {
