@@ -6,8 +6,11 @@ public enum Key: Equatable, Sendable {
     case control(Character)
     /// Alt (meta) plus a character: escape followed by it.
     case alt(Character)
+    /// An arrow key.
     case up, down, left, right
+    /// An editing or paging key.
     case home, end, pageUp, pageDown, insert, delete
+    /// Enter (CR or LF), Tab (and Shift-Tab), Backspace (DEL or BS), a lone Escape.
     case enter, tab, backspace, escape
     /// A function key, F1 to F12.
     case function(Int)
@@ -15,7 +18,9 @@ public enum Key: Equatable, Sendable {
 
 /// A mouse button in an SGR report.
 public enum MouseButton: Equatable, Sendable {
+    /// A button.
     case left, middle, right
+    /// The wheel.
     case wheelUp, wheelDown
     /// Movement with no button, or a button the viewer ignores.
     case other(Int)

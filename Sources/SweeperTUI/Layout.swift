@@ -13,8 +13,9 @@ public struct Glyphs: Sendable, Equatable {
     public var tripped: Character
     /// A flag that stood on a safe cell, after a loss.
     public var wrongFlag: Character
-    /// Box drawing: horizontal, vertical, and the four corners.
+    /// Box drawing: horizontal and vertical lines.
     public var horizontal: Character, vertical: Character
+    /// Box drawing: the four corners.
     public var topLeft: Character, topRight: Character, bottomLeft: Character, bottomRight: Character
     /// A separator in the status line.
     public var separator: String

@@ -1,6 +1,8 @@
 /// A terminal colour: one of the 16 ANSI colours.
 public enum Color: Int, Equatable, Sendable {
+    /// The eight normal colours (SGR 30–37, 40–47).
     case black = 0, red, green, yellow, blue, magenta, cyan, white
+    /// The eight bright colours (SGR 90–97, 100–107).
     case brightBlack = 8, brightRed, brightGreen, brightYellow, brightBlue, brightMagenta, brightCyan, brightWhite
 
     var foregroundCode: Int { rawValue < 8 ? 30 + rawValue : 90 + rawValue - 8 }
