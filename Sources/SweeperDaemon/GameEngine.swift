@@ -152,6 +152,26 @@ struct GameEngine: Sendable {
         return next
     }
 
+    /// Inserts a locally made op in place (no copy of the engine, so a long
+    /// game's chains are appended to, not copied). On a failed commit the
+    /// caller reloads the engine from the store.
+    mutating func insert(_ op: Op, circle index: Int) throws {
+        let outcome = circles[index].replica.insert(op)
+        if let r = outcome.rejected.first {
+            throw ControlError.internal("own op refused by the replica: \(r.reason)")
+        }
+    }
+
+    /// Runs `body` on one circle's replica in place.
+    mutating func withReplica<R>(circle index: Int, _ body: (inout Replica) throws -> R) rethrows -> R {
+        try body(&circles[index].replica)
+    }
+
+    /// Every game's status, to compare with after ops are inserted.
+    var statuses: [GameID: GameStatus] {
+        Dictionary(games.map { ($0.state.gameID, $0.state.status) }, uniquingKeysWith: { a, _ in a })
+    }
+
     /// Replaces one circle's replica (after a sync session worked on a copy).
     mutating func replaceReplica(_ replica: Replica, circle index: Int) {
         circles[index].replica = replica

@@ -82,12 +82,9 @@ actor GameHost: ControlResponder {
     /// are committed, then the copy is kept and subscribers are told.
     /// Returns the replies for that peer and the ops accepted (to relay).
     func receive(_ message: SyncMessage, session: inout SyncSession) throws -> (replies: [SyncMessage], accepted: [Op]) {
-        var next = engine
-        let before = engine
-        var replica = next.circles[0].replica
-        let step = session.receive(message, replica: &replica)
-        next.replaceReplica(replica, circle: 0)
-        try commitRemote(step.outcome, next: next, before: before)
+        let before = engine.statuses
+        let step = engine.withReplica(circle: 0) { session.receive(message, replica: &$0) }
+        try commitRemote(step.outcome, before: before)
         return (step.replies, step.outcome.accepted)
     }
 
@@ -95,41 +92,58 @@ actor GameHost: ControlResponder {
     /// the accepted ones and tells subscribers. Returns what the replica did.
     @discardableResult
     func receive(_ ops: [Op]) throws -> InsertOutcome {
-        var next = engine
-        let before = engine
-        var replica = next.circles[0].replica
+        let before = engine.statuses
         var outcome = InsertOutcome()
-        for op in ops {
-            let o = replica.insert(op)
-            outcome.accepted += o.accepted
-            outcome.rejected += o.rejected
-            outcome.duplicates += o.duplicates
-            outcome.waiting += o.waiting
+        engine.withReplica(circle: 0) { replica in
+            for op in ops {
+                let o = replica.insert(op)
+                outcome.accepted += o.accepted
+                outcome.rejected += o.rejected
+                outcome.duplicates += o.duplicates
+                outcome.waiting += o.waiting
+            }
         }
-        next.replaceReplica(replica, circle: 0)
-        try commitRemote(outcome, next: next, before: before)
+        try commitRemote(outcome, before: before)
         return outcome
     }
 
-    /// Commits accepted remote ops (new games with their genesis), keeps
-    /// `next`, then publishes events. Nothing is kept when the commit fails.
-    private func commitRemote(_ outcome: InsertOutcome, next: GameEngine, before: GameEngine) throws {
+    /// Reloads every game from the store after a failed commit, so memory
+    /// holds exactly what is on disk.
+    private func reloadAfterFailedCommit(_ error: any Error) {
+        logger.error("a commit failed; reloading the games from the store", metadata: ["error": "\(error)"])
+        do {
+            engine = try GameEngine.load(store, logger: logger)
+        } catch {
+            logger.critical("could not reload the games", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Commits accepted remote ops (new games with their genesis) that are
+    /// already in the engine, then publishes events. When the commit fails
+    /// the engine is reloaded from the store, so nothing uncommitted is kept.
+    private func commitRemote(_ outcome: InsertOutcome, before: [GameID: GameStatus]) throws {
+        do {
+            try commitRemoteOps(outcome, before: before)
+        } catch {
+            reloadAfterFailedCommit(error)
+            throw error
+        }
+    }
+
+    private func commitRemoteOps(_ outcome: InsertOutcome, before: [GameID: GameStatus]) throws {
         for r in outcome.rejected {
             logger.warning("refused an op", metadata: ["game": "\(r.gameID)", "author": "\(r.author)", "seq": "\(r.seq)", "reason": "\(r.reason)"])
         }
-        guard !outcome.accepted.isEmpty else {
-            engine = next  // waiting ops are kept in memory only
-            return
-        }
+        guard !outcome.accepted.isEmpty else { return }  // waiting ops are kept in memory only
         let byGame = Dictionary(grouping: outcome.accepted, by: \.gameID)
         var added: [GameSummary] = []
         var changes: [(GameID, [Int])] = []
         for (gameID, ops) in byGame.sorted(by: { $0.key < $1.key }) {
-            guard let (_, replica) = next.game(gameID), let state = replica.state else { continue }
+            guard let (_, replica) = engine.game(gameID), let state = replica.state else { continue }
             let s = summary(replica, state)
             let summaryData = try JSONEncoder().encode(s)
             let stored = ops.map(GameEngine.stored)
-            if before.game(gameID) == nil {
+            if before[gameID] == nil {
                 let now = Date()
                 let record = StoredGame(
                     id: gameID.description, params: try JSONEncoder().encode(state.genesis.parameters),
@@ -149,13 +163,12 @@ actor GameHost: ControlResponder {
                     default: break
                     }
                 }
-                if let old = before.game(gameID)?.game.state, old.status == .playing, state.status != .playing {
+                if before[gameID] == .playing, state.status != .playing {
                     cells.formUnion(state.genesis.layout.mineIndices)
                 }
                 changes.append((gameID, cells.sorted()))
             }
         }
-        engine = next
         for s in added {
             events.publish(ControlEvent(event: .gameAdded, game: s.id, summary: s))
         }
@@ -496,20 +509,25 @@ actor GameHost: ControlResponder {
             trippedBy: after.trippedBy?.description)
     }
 
-    /// Applies a local op to a copy of the engine, commits the op (and the
-    /// cached summary) to the store, and only then keeps the copy.
+    /// Applies a local op in place, commits the op (and the cached summary)
+    /// to the store before anyone is answered; a failed commit reloads the
+    /// engine from the store, so nothing uncommitted is kept.
     private func commit(_ op: Op, circle: Int) throws -> (SweeperSync.GameReplica, GameState) {
-        let next = try engine.inserting(op, circle: circle)
-        guard let (_, replica) = next.game(op.gameID), let state = replica.state else {
-            throw ControlError.internal("the game vanished")
+        try engine.insert(op, circle: circle)
+        do {
+            guard let (_, replica) = engine.game(op.gameID), let state = replica.state else {
+                throw ControlError.internal("the game vanished")
+            }
+            let s = summary(replica, state)
+            try store.append(
+                [GameEngine.stored(op)], updating: op.gameID.description, status: state.status.rawValue,
+                summary: try JSONEncoder().encode(s))
+            onCommitted([op])
+            return (replica, state)
+        } catch {
+            reloadAfterFailedCommit(error)
+            throw error
         }
-        let s = summary(replica, state)
-        try store.append(
-            [GameEngine.stored(op)], updating: op.gameID.description, status: state.status.rawValue,
-            summary: try JSONEncoder().encode(s))
-        engine = next
-        onCommitted([op])
-        return (replica, state)
     }
 
     private func hint(_ a: Commands.GameArguments) throws -> Commands.Hint.Result {

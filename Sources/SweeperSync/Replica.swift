@@ -151,12 +151,14 @@ public struct GameReplica: Sendable {
     private mutating func drain(_ author: PeerID, _ outcome: inout InsertOutcome) {
         guard state != nil else { return }
         while true {
-            let chain = chains[author] ?? []
-            let next = UInt64(chain.count) + 1
+            // Read the count and last op without holding the array, so the
+            // append below stays in place instead of copying the chain.
+            let next = UInt64(chains[author]?.count ?? 0) + 1
+            let previous = chains[author]?.last
             guard let op = pending[author]?.removeValue(forKey: next) else { break }
             pendingCount -= 1
             if pending[author]?.isEmpty == true { pending[author] = nil }
-            if let why = problem(with: op, after: chain.last) {
+            if let why = problem(with: op, after: previous) {
                 reject(op, why, &outcome)
                 // Everything after a refused op can never follow on.
                 if let rest = pending.removeValue(forKey: author) {

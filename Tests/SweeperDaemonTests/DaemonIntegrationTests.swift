@@ -199,7 +199,11 @@ import Testing
         let code = try #require(invite["code"] as? String)
         let joined = try h.json(["join", code])
         #expect(joined["circleTag"] as? String == invite["circleTag"] as? String)
-        #expect(try h.cli(["connect", "127.0.0.1:9"]).status == 1)
+        // A malformed address is refused; a well-formed one is dialled from
+        // then on (with backoff) and listed as a static peer once reached.
+        let bad = try h.cli(["connect", "no-port-here"])
+        #expect(bad.status == 1 && bad.stderr.contains("HOST:PORT"))
+        #expect(try h.cli(["connect", "127.0.0.1:9"]).status == 0)
         #expect(try h.json(["peers"])["peers"] as? [Any] != nil)
     }
 
