@@ -7,4 +7,5 @@ apt-get update
 apt-get install -y --no-install-recommends \
     pkg-config libsodium-dev libavahi-client-dev libsqlite3-dev \
     avahi-daemon avahi-utils dbus iproute2 \
-    sgt-puzzles bc tmux mandoc procps
+    sgt-puzzles bc tmux mandoc procps \
+    make dpkg-dev lintian systemd binutils python3

@@ -7,6 +7,9 @@ export PATH="/opt/swift/usr/bin:$PATH"
 
 swift build --build-tests
 swift test --skip-build
+# The Debian package: a release build with the Swift runtime linked
+# statically, installed into a throwaway root, checked with lintian.
+SWEEPER_PACKAGING_TESTS=1 swift test --skip-build --filter debianPackageInstallsAndRuns
 
 # The offline board tools, as a user runs them.
 BIN=$(swift build --show-bin-path)

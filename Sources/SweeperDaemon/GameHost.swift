@@ -56,6 +56,16 @@ actor GameHost: ControlResponder {
         }
     }
 
+    /// Tells subscribers that a peer linked, introduced itself or went away.
+    func peerChanged(_ peer: PeerID) async {
+        guard let network else { return }
+        let info = await network.peers(all: false).first { $0.id == peer.description }
+            ?? PeerInfo(
+                id: peer.description, name: name(of: peer), addresses: [], state: "offline", via: [], lastSeenSecondsAgo: nil,
+                roundTripMs: nil, sync: nil, otherCircle: false)
+        events.publish(ControlEvent(event: .peerChanged, peer: info))
+    }
+
     /// Addresses of peers met before, to dial again at start.
     func rememberedPeerAddresses() -> [String] {
         ((try? store.peers()) ?? []).compactMap(\.address)

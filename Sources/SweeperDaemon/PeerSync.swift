@@ -58,6 +58,7 @@ actor PeerSync: PeerNodeDelegate {
         let messages = session.start(replica: await host.replica)
         sessions[link.id] = (link, session)
         send(messages, on: link)
+        await host.peerChanged(link.peer)
     }
 
     func received(sync bytes: [UInt8], on link: PeerLinkHandle) async {
@@ -82,10 +83,12 @@ actor PeerSync: PeerNodeDelegate {
 
     func helloReceived(_ hello: PeerHello, dialBack: String?, on link: PeerLinkHandle) async {
         await host.rememberPeer(link.peer, name: hello.name, address: dialBack)
+        await host.peerChanged(link.peer)
     }
 
     func linkClosed(_ link: PeerLinkHandle) async {
         sessions[link.id] = nil
+        await host.peerChanged(link.peer)
     }
 
     // MARK: Pushing
