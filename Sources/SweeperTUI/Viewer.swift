@@ -265,6 +265,8 @@ public struct Viewer: Sendable {
 
     /// Handles one key; returns what the runtime should do.
     public mutating func handle(_ key: Key) -> [ViewerAction] {
+        // The viewer binds no Alt keys: escape and a key typed quickly after it are both meant.
+        if case let .alt(c) = key { return handle(.escape) + handle(.character(c)) }
         if let overlay { return handle(key, over: overlay) }
         message = nil
         if case let .character(c) = key, let digit = c.wholeNumberValue, c.isASCII, digit > 0 || count != nil {

@@ -256,6 +256,11 @@ func viewer(_ view: GameView) -> Viewer {
         _ = v.handle(.down)
         #expect(v.handle(.enter) == [.open(game: "g2")])
         #expect(v.overlay == nil)
+        // Escape and p arriving together (Alt-p): the list closes and the peers panel opens.
+        _ = v.handle(.character("g"))
+        v.showGames(games)
+        #expect(v.handle(.alt("p")) == [.listPeers])
+        #expect(v.overlay == .peers)
     }
 
     @Test func elapsedTicksOnlyWhilePlaying() {
