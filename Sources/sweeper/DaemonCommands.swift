@@ -126,15 +126,20 @@ struct ShowCommand: AsyncParsableCommand {
     }
 }
 
+/// `GAME X Y`: the cell a move acts on.
+struct CellTarget: ParsableArguments {
+    @Argument(help: "A game id or unique prefix.") var game: String
+    @Argument(help: "Column, from 0.") var x: Int
+    @Argument(help: "Row, from 0.") var y: Int
+}
+
 /// `sweeper reveal GAME X Y`.
 struct RevealCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "reveal", abstract: "Reveal a cell.")
     @OptionGroup var options: ClientOptions
-    @Argument(help: "A game id or unique prefix.") var game: String
-    @Argument(help: "Column, from 0.") var x: Int
-    @Argument(help: "Row, from 0.") var y: Int
+    @OptionGroup var cell: CellTarget
     func run() async throws {
-        try await callDaemon(options, Commands.Reveal.self, .init(game: game, x: x, y: y), text: ControlFormatting.move)
+        try await callDaemon(options, Commands.Reveal.self, .init(game: cell.game, x: cell.x, y: cell.y), text: ControlFormatting.move)
     }
 }
 
@@ -142,9 +147,7 @@ struct RevealCommand: AsyncParsableCommand {
 struct FlagCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "flag", abstract: "Flag a cell, or cycle its mark.")
     @OptionGroup var options: ClientOptions
-    @Argument(help: "A game id or unique prefix.") var game: String
-    @Argument(help: "Column, from 0.") var x: Int
-    @Argument(help: "Row, from 0.") var y: Int
+    @OptionGroup var cell: CellTarget
     @Option(help: "flag, question or none (default: cycle).") var mark: String?
     func validate() throws {
         if let mark, !["flag", "question", "none"].contains(mark) {
@@ -152,7 +155,8 @@ struct FlagCommand: AsyncParsableCommand {
         }
     }
     func run() async throws {
-        try await callDaemon(options, Commands.Flag.self, .init(game: game, x: x, y: y, mark: mark), text: ControlFormatting.move)
+        try await callDaemon(
+            options, Commands.Flag.self, .init(game: cell.game, x: cell.x, y: cell.y, mark: mark), text: ControlFormatting.move)
     }
 }
 
@@ -160,11 +164,9 @@ struct FlagCommand: AsyncParsableCommand {
 struct ChordCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "chord", abstract: "Reveal the unflagged neighbours of a satisfied number.")
     @OptionGroup var options: ClientOptions
-    @Argument(help: "A game id or unique prefix.") var game: String
-    @Argument(help: "Column, from 0.") var x: Int
-    @Argument(help: "Row, from 0.") var y: Int
+    @OptionGroup var cell: CellTarget
     func run() async throws {
-        try await callDaemon(options, Commands.Chord.self, .init(game: game, x: x, y: y), text: ControlFormatting.move)
+        try await callDaemon(options, Commands.Chord.self, .init(game: cell.game, x: cell.x, y: cell.y), text: ControlFormatting.move)
     }
 }
 
