@@ -129,9 +129,13 @@ exec)
     exec ip netns exec "$(prefix)h$i" env DBUS_SYSTEM_BUS_ADDRESS="unix:path=$dir/h$i/bus.sock" "$@"
     ;;
 avahi-stop)
+    # TERM, then KILL if it is still there after 5 s; return only once it is gone.
     i=${3:?host}
-    kill -TERM "$(cat "$dir/h$i/avahi.pid")" 2>/dev/null || true
-    for _ in $(seq 1 50); do kill -0 "$(cat "$dir/h$i/avahi.pid")" 2>/dev/null || break; sleep 0.1; done
+    pid=$(cat "$dir/h$i/avahi.pid")
+    kill -TERM "$pid" 2>/dev/null || true
+    for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$pid" 2>/dev/null || true
+    for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
     ;;
 avahi-start)
     i=${3:?host}

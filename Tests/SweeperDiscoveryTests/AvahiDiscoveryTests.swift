@@ -42,7 +42,7 @@ struct AvahiDiscoveryTests {
             runner.cancel()
             pump.cancel()
         }
-        #expect(await waitFor(log) { if case .status(.unavailable) = $0 { return true } else { return false } })
+        #expect(await waitFor(log, seconds: 30) { if case .status(.unavailable) = $0 { return true } else { return false } })
         if case .running = discovery.status { Issue.record("running without avahi-daemon") }
 
         // avahi-daemon appears: we publish by ourselves.
