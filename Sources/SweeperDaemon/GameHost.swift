@@ -21,6 +21,9 @@ actor GameHost: ControlResponder {
     private let onGamesChanged: @Sendable (Int) -> Void
     private var onCommitted: @Sendable ([Op]) -> Void = { _ in }
     private var network: PeerNetwork?
+    /// Peers' names as last heard, kept in memory: every summary names the
+    /// players, and a query per player per move would sit on the move's path.
+    private var peerNames: [String: String] = [:]
 
     init(
         store: Store, settings: DaemonSettings, events: EventHub, logger: Logger,
@@ -34,6 +37,7 @@ actor GameHost: ControlResponder {
         let engine = try GameEngine.load(store, logger: logger)
         logger.info("loaded games", metadata: ["count": "\(engine.games.count)", "peer": "\(engine.identity.peerID)"])
         self.engine = engine
+        self.peerNames = Dictionary(((try? store.peers()) ?? []).map { ($0.peerID, $0.name) }, uniquingKeysWith: { _, b in b })
     }
 
     /// The number of games held.
@@ -47,10 +51,11 @@ actor GameHost: ControlResponder {
     func rememberPeer(_ peer: PeerID, name: String, address: String?) {
         let clean = String(name.filter { !$0.isNewline }.prefix(64))
         let previous = try? store.peers().first { $0.peerID == peer.description }
+        let name = clean.isEmpty ? (previous?.name ?? peer.shortDescription) : clean
+        peerNames[peer.description] = name
         do {
             try store.savePeer(StoredPeer(
-                peerID: peer.description, name: clean.isEmpty ? (previous?.name ?? peer.shortDescription) : clean,
-                address: address ?? previous?.address, lastSeen: Date()))
+                peerID: peer.description, name: name, address: address ?? previous?.address, lastSeen: Date()))
         } catch {
             logger.warning("could not remember a peer", metadata: ["error": "\(error)"])
         }
@@ -321,7 +326,7 @@ actor GameHost: ControlResponder {
 
     private func name(of author: PeerID) -> String {
         if author == engine.identity.peerID { return settings.name }
-        if let peer = try? store.peers().first(where: { $0.peerID == author.description }) { return peer.name }
+        if let name = peerNames[author.description] { return name }
         return author.shortDescription
     }
 
