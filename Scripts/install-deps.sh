@@ -1,11 +1,9 @@
 #!/usr/bin/env bash
-# Installs what Sweeper needs from Debian to build, test and run (as root).
-# The Swift toolchain itself is expected at /opt/swift or on PATH.
+# Installs what Sweeper needs from Debian to build, test and run (as root):
+# the packages listed in Scripts/debian-packages.txt. The Swift toolchain
+# itself is expected at /opt/swift or on PATH.
 set -euo pipefail
+cd "$(dirname "$0")/.."
 export DEBIAN_FRONTEND=noninteractive
 apt-get update
-apt-get install -y --no-install-recommends \
-    pkg-config libsodium-dev libavahi-client-dev libsqlite3-dev \
-    avahi-daemon avahi-utils dbus iproute2 \
-    sgt-puzzles bc tmux mandoc procps \
-    make dpkg-dev lintian systemd binutils python3
+grep -v '^#' Scripts/debian-packages.txt | xargs apt-get install -y --no-install-recommends

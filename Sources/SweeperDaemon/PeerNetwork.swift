@@ -59,7 +59,7 @@ final class PeerNetwork: Sendable {
         for text in settings.peers + (await host.rememberedPeerAddresses()) {
             if let peer = HostPort(text) { await node.addStaticPeer(host: peer.host, port: peer.port) }
         }
-        let listening = bound.map(describe)
+        let listening = bound.map(\.hostPortText)
         var discovery: AvahiDiscovery?
         if settings.mdns, let port = bound.first?.port {
             discovery = AvahiDiscovery(
@@ -77,11 +77,6 @@ final class PeerNetwork: Sendable {
         return ServiceAnnouncement(
             instanceName: String("\(name) on \(host)".prefix(63)), port: UInt16(clamping: port),
             txt: ["v": "\(PeerHello.currentVersion)", "id": peer.description, "circle": circle.tag, "name": String(name.prefix(64))])
-    }
-
-    static func describe(_ address: SocketAddress) -> String {
-        guard let ip = address.ipAddress, let port = address.port else { return "\(address)" }
-        return address.protocol == .inet6 ? "[\(ip)]:\(port)" : "\(ip):\(port)"
     }
 
     /// The services to run: the node, the sync sessions, and discovery.

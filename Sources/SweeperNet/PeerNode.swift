@@ -302,7 +302,7 @@ public actor PeerNode: Service {
         record.sighted = true
         record.lastSeen = Date()
         record.sightedAddresses = sighting.addresses
-        for a in sighting.addresses.map(Self.describe) where !record.addresses.contains(a) { record.addresses.append(a) }
+        for a in sighting.addresses.map(\.hostPortText) where !record.addresses.contains(a) { record.addresses.append(a) }
         if !record.origins.contains(.mdns) { record.origins.append(.mdns) }
         let startDialling = !record.dialing
         record.dialing = true
@@ -326,7 +326,7 @@ public actor PeerNode: Service {
         for (id, record) in peers {
             let link = links.values.first { $0.handle.peer == id }
             let state: PeerLinkState =
-                link != nil ? .connected : record.dialing && dialsInFlight.contains(id) ? .connecting : record.sighted ? .discovered : .offline
+                link != nil ? .connected : dialsInFlight.contains(id) ? .connecting : record.sighted ? .discovered : .offline
             out.append(PeerSnapshot(
                 id: id, name: record.name, addresses: record.addresses, state: state, origins: record.origins,
                 lastSeen: record.lastSeen, roundTrip: link?.roundTrip, linkID: link?.handle.id,
@@ -336,7 +336,7 @@ public actor PeerNode: Service {
         if includeOtherCircles {
             for (id, record) in foreign.sorted(by: { $0.key < $1.key }) {
                 out.append(PeerSnapshot(
-                    id: id, name: record.sighting.name, addresses: record.sighting.addresses.map(Self.describe), state: .discovered,
+                    id: id, name: record.sighting.name, addresses: record.sighting.addresses.map(\.hostPortText), state: .discovered,
                     origins: [.mdns], lastSeen: record.lastSeen, roundTrip: nil, linkID: nil,
                     circleTag: record.sighting.circleTag, otherCircle: true))
             }
@@ -396,11 +396,6 @@ public actor PeerNode: Service {
             try ops.addHandler(MessageToByteHandler(FrameEncoder()))
             return try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
         }
-    }
-
-    static func describe(_ address: SocketAddress) -> String {
-        guard let ip = address.ipAddress, let port = address.port else { return "\(address)" }
-        return address.protocol == .inet6 ? "[\(ip)]:\(port)" : "\(ip):\(port)"
     }
 
     private nonisolated func acceptLoop(_ server: NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never>) async {
@@ -489,7 +484,7 @@ public actor PeerNode: Service {
                         break
                     }
                 } catch {
-                    await logFailure(Self.describe(address), "dial failed: \(error)")
+                    await logFailure(address.hostPortText, "dial failed: \(error)")
                 }
             }
             await setDialing(peer, false)
@@ -517,7 +512,7 @@ public actor PeerNode: Service {
     private nonisolated func runLink(
         _ channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>, role: SecretHandshake.Role, expected: PeerID?, origin: PeerOrigin
     ) async -> PeerID? {
-        let remote = channel.channel.remoteAddress.map(Self.describe) ?? "unknown"
+        let remote = channel.channel.remoteAddress.map(\.hostPortText) ?? "unknown"
         let established = NIOLockedValueBox(false)
         let raw = channel.channel
         raw.eventLoop.scheduleTask(in: configuration.handshakeTimeout) {
@@ -660,4 +655,12 @@ public actor PeerNode: Service {
     }
 
     private func noteSeen(_ peer: PeerID) { peers[peer]?.lastSeen = Date() }
+}
+
+extension SocketAddress {
+    /// `ip:port`, or `[ip]:port` for IPv6: how peers' addresses are shown and logged.
+    public var hostPortText: String {
+        guard let ip = ipAddress, let port else { return "\(self)" }
+        return self.protocol == .inet6 ? "[\(ip)]:\(port)" : "\(ip):\(port)"
+    }
 }
