@@ -66,6 +66,10 @@ public struct ControlError: Error, Codable, Equatable, Sendable, CustomStringCon
     /// The caller's uid is not the daemon's.
     public static let permissionDenied = ControlError(
         code: "permission-denied", message: "this daemon serves only its own user")
+    /// The daemon has too many control connections open; this one is closed.
+    public static func tooManyConnections(limit: Int) -> ControlError {
+        ControlError(code: "too-many-connections", message: "the daemon already serves \(limit) control connections; try again later")
+    }
     /// The feature does not exist yet.
     public static func notImplemented(_ what: String) -> ControlError {
         ControlError(code: "not-implemented", message: "\(what) is not available in this version")

@@ -30,7 +30,9 @@ struct PeerCredentials: Sendable {
 
 /// The control-socket server: a Unix socket (directory 0700, socket 0600)
 /// served with SwiftNIO, one task per connection, requests answered in order.
-/// Callers of another uid get a `permission-denied` answer and are dropped.
+/// Callers of another uid get a `permission-denied` answer and are dropped;
+/// beyond ``connectionLimit`` open connections, a new one gets a
+/// `too-many-connections` answer and is closed.
 /// On graceful shutdown it stops accepting, lets each connection finish the
 /// request in hand, closes them and removes the socket file.
 public struct ControlServer: Service {
@@ -41,6 +43,9 @@ public struct ControlServer: Service {
     private let onListening: @Sendable () async -> Void
     private let onShutdown: @Sendable () -> Void
     private let connections = Connections()
+
+    /// The most control connections open at once (viewers, CLI calls).
+    public static let connectionLimit = 256
 
     /// Creates a server; `onListening` runs once the socket accepts
     /// connections, `onShutdown` when graceful shutdown begins.
@@ -113,7 +118,7 @@ public struct ControlServer: Service {
 
     private func serve(_ connection: NIOAsyncChannel<LineFrame, ByteBuffer>) async {
         let channel = connection.channel
-        let key = connections.add(channel)
+        let (key, open) = connections.add(channel)
         defer { connections.remove(key) }
         var credentials: PeerCredentials?
         if let provider = channel as? any SocketOptionProvider {
@@ -125,10 +130,20 @@ public struct ControlServer: Service {
         do {
             try await connection.executeThenClose { inbound, outbound in
                 guard allowed else {
-                    logger.warning(
-                        "refused a control connection from another user",
-                        metadata: ["uid": "\(credentials.map { String($0.uid) } ?? "unknown")"])
+                    if connections.shouldLog("uid \(credentials.map { String($0.uid) } ?? "unknown")") {
+                        logger.warning(
+                            "refused a control connection from another user",
+                            metadata: ["uid": "\(credentials.map { String($0.uid) } ?? "unknown")"])
+                    }
                     let line = (try? ControlCoding.line(Answer<Empty>.failure(nil, .permissionDenied))) ?? Data()
+                    try await outbound.write(ByteBuffer(bytes: line))
+                    return
+                }
+                guard open <= Self.connectionLimit else {
+                    if connections.shouldLog("too many connections") {
+                        logger.warning("refused a control connection: too many open", metadata: ["limit": "\(Self.connectionLimit)"])
+                    }
+                    let line = (try? ControlCoding.line(Answer<Empty>.failure(nil, .tooManyConnections(limit: Self.connectionLimit)))) ?? Data()
                     try await outbound.write(ByteBuffer(bytes: line))
                     return
                 }
@@ -173,15 +188,27 @@ public struct ControlServer: Service {
 /// finishes the request it is answering and closes.
 final class Connections: Sendable {
     private let state = Mutex<(next: Int, channels: [Int: any Channel], closing: Bool)>((0, [:], false))
+    private let logged = Mutex<[String: ContinuousClock.Instant]>([:])
 
-    func add(_ channel: any Channel) -> Int {
-        let (key, closing) = state.withLock { s in
+    /// Adds a connection; returns its key and how many are open with it.
+    func add(_ channel: any Channel) -> (key: Int, open: Int) {
+        let (key, open, closing) = state.withLock { s in
             s.next += 1
             s.channels[s.next] = channel
-            return (s.next, s.closing)
+            return (s.next, s.channels.count, s.closing)
         }
         if closing { Self.closeInput(channel) }
-        return key
+        return (key, open)
+    }
+
+    /// Whether a refusal of this kind may be logged now: once a minute per kind.
+    func shouldLog(_ kind: String) -> Bool {
+        let now = ContinuousClock.now
+        return logged.withLock { last in
+            if let previous = last[kind], previous.duration(to: now) < .seconds(60) { return false }
+            last[kind] = now
+            return true
+        }
     }
 
     func remove(_ key: Int) {

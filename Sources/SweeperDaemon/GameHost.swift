@@ -95,12 +95,15 @@ actor GameHost: ControlResponder {
     /// Handles one sync message from a peer of the current circle: the
     /// session inserts its ops into a copy of the replica, the accepted ops
     /// are committed, then the copy is kept and subscribers are told.
-    /// Returns the replies for that peer and the ops accepted (to relay).
-    func receive(_ message: SyncMessage, session: inout SyncSession) throws -> (replies: [SyncMessage], accepted: [Op]) {
+    /// Returns the replies for that peer, the ops accepted (to relay) and
+    /// the ops refused (for the caller to log, rate-limited per peer).
+    func receive(
+        _ message: SyncMessage, session: inout SyncSession
+    ) throws -> (replies: [SyncMessage], accepted: [Op], rejected: [OpRefusal]) {
         let before = engine.statuses
         let step = engine.withReplica(circle: 0) { session.receive(message, replica: &$0) }
         try commitRemote(step.outcome, before: before)
-        return (step.replies, step.outcome.accepted)
+        return (step.replies, step.outcome.accepted, step.outcome.rejected.map(OpRefusal.init))
     }
 
     /// Inserts ops pushed by a peer (each carrying its own signature), commits
@@ -117,6 +120,9 @@ actor GameHost: ControlResponder {
                 outcome.duplicates += o.duplicates
                 outcome.waiting += o.waiting
             }
+        }
+        for r in outcome.rejected {
+            logger.warning("refused an op", metadata: ["game": "\(r.gameID)", "author": "\(r.author)", "seq": "\(r.seq)", "reason": "\(r.reason)"])
         }
         try commitRemote(outcome, before: before)
         return outcome
@@ -146,9 +152,6 @@ actor GameHost: ControlResponder {
     }
 
     private func commitRemoteOps(_ outcome: InsertOutcome, before: [GameID: GameStatus]) throws {
-        for r in outcome.rejected {
-            logger.warning("refused an op", metadata: ["game": "\(r.gameID)", "author": "\(r.author)", "seq": "\(r.seq)", "reason": "\(r.reason)"])
-        }
         guard !outcome.accepted.isEmpty else { return }  // waiting ops are kept in memory only
         let byGame = Dictionary(grouping: outcome.accepted, by: \.gameID)
         var added: [GameSummary] = []
@@ -586,5 +589,17 @@ actor GameHost: ControlResponder {
         engine = next
         logger.notice("joined a circle", metadata: ["circle": "\(key.tag)"])
         return Commands.Join.Result(circleTag: key.tag)
+    }
+}
+
+/// An op a peer sent that the replica refused, and why.
+struct OpRefusal: Sendable {
+    var gameID: GameID
+    var author: PeerID
+    var seq: UInt64
+    var reason: OpRejection
+
+    init(_ r: (gameID: GameID, author: PeerID, seq: UInt64, reason: OpRejection)) {
+        (gameID, author, seq, reason) = r
     }
 }

@@ -14,6 +14,8 @@ actor PeerSync: PeerNodeDelegate {
     private var sessions: [UInt64: (link: PeerLinkHandle, sync: SyncSession)] = [:]
     private let committed: AsyncStream<[Op]>
     private let committedInput: AsyncStream<[Op]>.Continuation
+    /// Complaints about peers, at most once a minute per peer and kind.
+    private var complaints = RateLimitedLog()
 
     /// The largest sync message sent in one frame; bigger catch-ups are split.
     static let messageBudget = 4 << 20
@@ -67,17 +69,34 @@ actor PeerSync: PeerNodeDelegate {
         do {
             message = try SyncMessage(decoding: bytes)
         } catch {
-            logger.warning("dropping a peer that sent a malformed sync message", metadata: ["peer": "\(link.peer.shortDescription)", "error": "\(error)"])
+            complaints.log(
+                logger, key: "\(link.peer) malformed", "dropping a peer that sent a malformed sync message",
+                metadata: ["peer": "\(link.peer.shortDescription)", "error": "\(error)"])
             link.close()
             return
         }
         do {
-            let (replies, _) = try await host.receive(message, session: &session)
+            let (replies, _, refused) = try await host.receive(message, session: &session)
             if sessions[link.id] != nil { sessions[link.id]?.sync = session }
             send(replies, on: link)
+            logRefusals(refused, from: link.peer)
         } catch {
             // Storage failed: nothing was kept, the peer will offer the ops again.
             logger.error("could not commit ops from a peer", metadata: ["peer": "\(link.peer.shortDescription)", "error": "\(error)"])
+        }
+    }
+
+    /// Logs the ops a peer sent that were refused: one line per peer and
+    /// reason a minute, with the count and the first op refused.
+    private func logRefusals(_ refused: [OpRefusal], from peer: PeerID) {
+        for (reason, ops) in Dictionary(grouping: refused, by: \.reason).sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+            guard let first = ops.first else { continue }
+            complaints.log(
+                logger, key: "\(peer) refused \(reason)", "refused ops from a peer",
+                metadata: [
+                    "peer": "\(peer.shortDescription)", "reason": "\(reason)", "count": "\(ops.count)",
+                    "game": "\(first.gameID)", "author": "\(first.author.shortDescription)", "seq": "\(first.seq)",
+                ])
         }
     }
 
@@ -151,12 +170,10 @@ actor PeerSync: PeerNodeDelegate {
             var weLack = 0
             let theirs = entry.sync.peerHolds
             for game in Set(ours.keys).union(theirs.keys) {
-                let mine = ours[game]?.heads ?? [:]
-                let their = theirs[game]?.heads ?? [:]
-                for author in Set(mine.keys).union(their.keys) {
-                    let a = mine[author] ?? 0, b = their[author] ?? 0
-                    if a > b { theyLack += Int(a - b) } else { weLack += Int(b - a) }
-                }
+                // The peer's summary may claim any sequence numbers: lag(against:) saturates instead of trapping.
+                let (ahead, behind) = (ours[game] ?? VersionVector()).lag(against: theirs[game] ?? VersionVector())
+                theyLack = theyLack.addingReportingOverflow(ahead).overflow ? .max : theyLack + ahead
+                weLack = weLack.addingReportingOverflow(behind).overflow ? .max : weLack + behind
             }
             out[id] = PeerInfoSync(theyLack: theyLack, weLack: weLack)
         }

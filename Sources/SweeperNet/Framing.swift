@@ -14,6 +14,9 @@ public enum PeerConnectionError: Error, Equatable, Sendable, CustomStringConvert
     case closedDuringHandshake
     /// A message could not be decoded.
     case malformedMessage(String)
+    /// Too many unauthenticated connections are in their handshake, from
+    /// this address or in all.
+    case tooManyHandshakes(inFlight: Int, limit: Int)
 
     public var description: String {
         switch self {
@@ -23,6 +26,7 @@ public enum PeerConnectionError: Error, Equatable, Sendable, CustomStringConvert
         case .idle: "peer silent for too long"
         case .closedDuringHandshake: "peer closed the connection during the handshake"
         case .malformedMessage(let why): "malformed message: \(why)"
+        case .tooManyHandshakes(let n, let limit): "refused: \(n) handshakes in flight, limit \(limit)"
         }
     }
 }
@@ -30,18 +34,34 @@ public enum PeerConnectionError: Error, Equatable, Sendable, CustomStringConvert
 /// Splits the byte stream into frames: a 4-byte big-endian length, then
 /// that many bytes. A length over the limit, or zero, fails the channel
 /// before any of the frame is buffered.
+///
+/// The first ``openingFrameCount`` frames of a connection (the two
+/// handshake messages each side receives and the secret-stream header) are
+/// held to the much smaller `openingLimit`: a stranger who has proven
+/// nothing cannot make the daemon buffer megabytes.
 struct FrameDecoder: ByteToMessageDecoder {
     typealias InboundOut = ByteBuffer
+    /// Frames received before the link is up: two handshake messages and the stream header.
+    static let openingFrameCount = 3
     let limit: Int
+    let openingLimit: Int
+    private var framesSeen = 0
+
+    init(limit: Int, openingLimit: Int) {
+        self.limit = limit
+        self.openingLimit = min(limit, openingLimit)
+    }
 
     mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
         guard let length = buffer.getInteger(at: buffer.readerIndex, as: UInt32.self) else { return .needMoreData }
         let n = Int(length)
+        let limit = framesSeen < Self.openingFrameCount ? openingLimit : self.limit
         guard n > 0 else { throw PeerConnectionError.emptyFrame }
         guard n <= limit else { throw PeerConnectionError.frameTooLarge(length: n, limit: limit) }
         guard buffer.readableBytes >= 4 + n else { return .needMoreData }
         buffer.moveReaderIndex(forwardBy: 4)
         guard let frame = buffer.readSlice(length: n) else { return .needMoreData }
+        framesSeen += 1
         context.fireChannelRead(Self.wrapInboundOut(frame))
         return .continue
     }

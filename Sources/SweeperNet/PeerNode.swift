@@ -27,6 +27,15 @@ public struct NodeCredentials: Sendable {
 public struct PeerNodeConfiguration: Sendable {
     /// The largest frame accepted (bytes of ciphertext).
     public var frameLimit = 16 << 20
+    /// The largest frame accepted before the link is up (handshake messages
+    /// are 64 and 112 bytes, the stream header 24).
+    public var handshakeFrameLimit = 1024
+    /// The most incoming connections in their handshake at once; more are
+    /// closed at once, so strangers cannot hold many sockets open.
+    public var handshakeLimit = 64
+    /// The most incoming connections in their handshake at once from one
+    /// IP address, so one host cannot take every slot.
+    public var handshakeLimitPerAddress = 8
     /// How long a handshake may take.
     public var handshakeTimeout: TimeAmount = .seconds(10)
     /// How long a peer may stay silent before the link is dropped.
@@ -200,8 +209,9 @@ public actor PeerNode: Service {
     private var staticTargets: [String: PeerID?] = [:]
     private var nextLinkID: UInt64 = 1
     private var servers: [any Channel] = []
-    private var lastFailureLog: [String: Date] = [:]
-    private var suppressedFailures: [String: Int] = [:]
+    private var failureLog = RateLimitedLog()
+    /// Incoming connections in their handshake, by remote IP address.
+    private var handshakesInFlight: [String: Int] = [:]
     private let work: AsyncStream<Work>.Continuation
     private let workStream: AsyncStream<Work>
     /// The addresses the node listens on, once bound.
@@ -392,7 +402,8 @@ public actor PeerNode: Service {
             let ops = channel.pipeline.syncOperations
             try ops.addHandler(IdleStateHandler(readTimeout: configuration.idleTimeout))
             try ops.addHandler(CloseOnIdleHandler())
-            try ops.addHandler(ByteToMessageHandler(FrameDecoder(limit: configuration.frameLimit)))
+            try ops.addHandler(ByteToMessageHandler(
+                FrameDecoder(limit: configuration.frameLimit, openingLimit: configuration.handshakeFrameLimit)))
             try ops.addHandler(MessageToByteHandler(FrameEncoder()))
             return try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
         }
@@ -493,18 +504,32 @@ public actor PeerNode: Service {
         }
     }
 
-    /// Logs a connection failure, at most once a minute per remote address.
-    private func logFailure(_ remote: String, _ message: String) {
-        let now = Date()
-        if let last = lastFailureLog[remote], now.timeIntervalSince(last) < 60 {
-            suppressedFailures[remote, default: 0] += 1
-            return
+    /// Logs a connection failure, at most once a minute per `key` (the
+    /// address dialled, or the IP address a connection came from).
+    private func logFailure(_ key: String, _ message: String, remote: String? = nil) {
+        failureLog.log(logger, key: key, "\(message)", metadata: ["remote": "\(remote ?? key)"])
+    }
+
+    /// Takes a handshake slot for an incoming connection from `ip`, or says
+    /// why there is none (``PeerNodeConfiguration/handshakeLimit`` in all,
+    /// ``PeerNodeConfiguration/handshakeLimitPerAddress`` per address).
+    private func admitHandshake(from ip: String) -> PeerConnectionError? {
+        let total = handshakesInFlight.values.reduce(0, +)
+        let fromHere = handshakesInFlight[ip] ?? 0
+        if fromHere >= configuration.handshakeLimitPerAddress {
+            return .tooManyHandshakes(inFlight: fromHere, limit: configuration.handshakeLimitPerAddress)
         }
-        let suppressed = suppressedFailures.removeValue(forKey: remote) ?? 0
-        lastFailureLog[remote] = now
-        var metadata: Logger.Metadata = ["remote": "\(remote)"]
-        if suppressed > 0 { metadata["suppressed"] = "\(suppressed)" }
-        logger.warning("\(message)", metadata: metadata)
+        if total >= configuration.handshakeLimit {
+            return .tooManyHandshakes(inFlight: total, limit: configuration.handshakeLimit)
+        }
+        handshakesInFlight[ip] = fromHere + 1
+        return nil
+    }
+
+    /// Gives back a slot taken by ``admitHandshake(from:)``.
+    private func releaseHandshake(from ip: String) {
+        guard let n = handshakesInFlight[ip] else { return }
+        handshakesInFlight[ip] = n > 1 ? n - 1 : nil
     }
 
     /// Runs one connection: handshake, registration, then messages until it
@@ -513,8 +538,20 @@ public actor PeerNode: Service {
         _ channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>, role: SecretHandshake.Role, expected: PeerID?, origin: PeerOrigin
     ) async -> PeerID? {
         let remote = channel.channel.remoteAddress.map(\.hostPortText) ?? "unknown"
+        // Incoming connections come from ever-new ports: their complaints are
+        // rate-limited per IP address, dials per address dialled.
+        let logKey = role == .server ? (channel.channel.remoteAddress?.ipAddress ?? remote) : remote
         let established = NIOLockedValueBox(false)
         let raw = channel.channel
+        var holdsHandshakeSlot = false
+        if role == .server {
+            if let refusal = await admitHandshake(from: logKey) {
+                await logFailure(logKey, "connection refused: \(refusal)", remote: remote)
+                try? await channel.executeThenClose { _, _ in }
+                return nil
+            }
+            holdsHandshakeSlot = true
+        }
         raw.eventLoop.scheduleTask(in: configuration.handshakeTimeout) {
             if !established.withLockedValue({ $0 }) { raw.close(promise: nil) }
         }
@@ -537,6 +574,10 @@ public actor PeerNode: Service {
                         if let reply { try await outbound.write(ByteBuffer(bytes: reply)) }
                         keys = result
                     }
+                }
+                if holdsHandshakeSlot {
+                    holdsHandshakeSlot = false
+                    await releaseHandshake(from: logKey)
                 }
                 guard let keys else { return }
                 let (queue, continuation) = AsyncStream<PeerMessage>.makeStream(
@@ -597,8 +638,9 @@ public actor PeerNode: Service {
         } catch is CancellationError {
             logger.debug("link closed at shutdown", metadata: ["remote": "\(remote)"])
         } catch {
-            await logFailure(remote, handle == nil ? "handshake failed: \(error)" : "link dropped: \(error)")
+            await logFailure(logKey, handle == nil ? "handshake failed: \(error)" : "link dropped: \(error)", remote: remote)
         }
+        if holdsHandshakeSlot { await releaseHandshake(from: logKey) }
         if let handle {
             handle.queue.finish()
             await unregister(handle)
