@@ -17,8 +17,33 @@ public struct VersionVector: Hashable, Sendable {
         if seq > self[author] { heads[author] = seq }
     }
 
-    /// The total number of ops the vector covers.
-    public var opCount: UInt64 { heads.values.reduce(0, +) }
+    /// The total number of ops the vector covers (at most `UInt64.max`:
+    /// a peer's summary may claim any sequence numbers).
+    public var opCount: UInt64 {
+        heads.values.reduce(0) { total, seq in
+            let (sum, overflow) = total.addingReportingOverflow(seq)
+            return overflow ? .max : sum
+        }
+    }
+
+    /// How many ops this vector holds that `other` lacks (`ahead`) and
+    /// `other` holds that this lacks (`behind`), summed over authors. Each
+    /// sum stops at `Int.max`: a peer's summary may claim any sequence
+    /// numbers, and counting them must not trap.
+    public func lag(against other: VersionVector) -> (ahead: Int, behind: Int) {
+        var ahead = 0
+        var behind = 0
+        func add(_ total: inout Int, _ difference: UInt64) {
+            let d = difference > UInt64(Int.max) ? Int.max : Int(difference)
+            let (sum, overflow) = total.addingReportingOverflow(d)
+            total = overflow ? .max : sum
+        }
+        for author in Set(heads.keys).union(other.heads.keys) {
+            let mine = self[author], theirs = other[author]
+            if mine > theirs { add(&ahead, mine - theirs) } else { add(&behind, theirs - mine) }
+        }
+        return (ahead, behind)
+    }
 
     /// Whether this vector holds everything `other` does.
     public func dominates(_ other: VersionVector) -> Bool {
