@@ -100,6 +100,7 @@ actor GameHost: ControlResponder {
     func receive(
         _ message: SyncMessage, session: inout SyncSession
     ) throws -> (replies: [SyncMessage], accepted: [Op], rejected: [OpRefusal]) {
+        try reloadIfPending()
         let before = engine.statuses
         let step = engine.withReplica(circle: 0) { session.receive(message, replica: &$0) }
         try commitRemote(step.outcome, before: before)
@@ -110,6 +111,7 @@ actor GameHost: ControlResponder {
     /// the accepted ones and tells subscribers. Returns what the replica did.
     @discardableResult
     func receive(_ ops: [Op]) throws -> InsertOutcome {
+        try reloadIfPending()
         let before = engine.statuses
         var outcome = InsertOutcome()
         engine.withReplica(circle: 0) { replica in
@@ -129,14 +131,30 @@ actor GameHost: ControlResponder {
     }
 
     /// Reloads every game from the store after a failed commit, so memory
-    /// holds exactly what is on disk.
+    /// holds exactly what is on disk. When the store cannot be read either,
+    /// memory may hold an op that is not on disk: every request is then
+    /// refused until a reload succeeds (see ``reloadIfPending()``).
     private func reloadAfterFailedCommit(_ error: any Error) {
         logger.error("a commit failed; reloading the games from the store", metadata: ["error": "\(error)"])
         do {
             engine = try GameEngine.load(store, logger: logger)
+            reloadPending = false
         } catch {
-            logger.critical("could not reload the games", metadata: ["error": "\(error)"])
+            reloadPending = true
+            logger.critical("could not reload the games; refusing requests until the store can be read", metadata: ["error": "\(error)"])
         }
+    }
+
+    /// Set when a failed commit could not be followed by a reload.
+    private var reloadPending = false
+
+    /// Retries a reload that failed after a failed commit; throws (the
+    /// store's error) while the store still cannot be read.
+    private func reloadIfPending() throws {
+        guard reloadPending else { return }
+        engine = try GameEngine.load(store, logger: logger)
+        reloadPending = false
+        logger.notice("reloaded the games from the store")
     }
 
     /// Commits accepted remote ops (new games with their genesis) that are
@@ -220,6 +238,7 @@ actor GameHost: ControlResponder {
             return .answer(Self.failure(head.id, .malformed("no \"command\"")))
         }
         do {
+            try reloadIfPending()
             switch command {
             case Commands.Status.name: return try answer(head.id, await status())
             case Commands.Games.name: return try answer(head.id, Commands.Games.Result(games: summaries()))
@@ -260,7 +279,7 @@ actor GameHost: ControlResponder {
             return .answer(Self.failure(head.id, error.error))
         } catch let error as StoreError {
             logger.error("store failure", metadata: ["error": "\(error)"])
-            return .answer(Self.failure(head.id, ControlError(code: "store-failure", message: "\(error)")))
+            return .answer(Self.failure(head.id, .store(error)))
         } catch {
             logger.error("request failed", metadata: ["command": "\(command)", "error": "\(error)"])
             return .answer(Self.failure(head.id, .internal("\(error)")))

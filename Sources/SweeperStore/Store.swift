@@ -12,11 +12,27 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     case stateDirectory(path: String, detail: String)
     /// SQLite failed.
     case database(String)
+    /// The file system holding the database at `path` has no space left
+    /// (`SQLITE_FULL`): the write was rolled back and nothing was saved.
+    case full(path: String, detail: String)
+    /// The database at `path` cannot be written: its file system is
+    /// read-only, or the file was opened read-only (`SQLITE_READONLY`, or an
+    /// I/O error on a read-only file system). Nothing was saved.
+    case readOnly(path: String, detail: String)
+    /// Reading or writing the database at `path` failed at the operating
+    /// system's level (`SQLITE_IOERR`, `SQLITE_CANTOPEN`). Nothing was saved.
+    case ioError(path: String, detail: String)
 
     public var description: String {
         switch self {
         case let .corrupt(path, detail):
             "the database \(path) is damaged (\(detail)); it was left untouched — move it aside to start afresh, or restore a backup"
+        case let .full(path, detail):
+            "storage full: no space left for \(path) (\(detail)); nothing was saved — free some space and try again"
+        case let .readOnly(path, detail):
+            "storage read-only: \(path) cannot be written (\(detail)); nothing was saved — make its file system writable again"
+        case let .ioError(path, detail):
+            "storage I/O error on \(path) (\(detail)); nothing was saved — check the disk"
         case let .newerSchema(path, found, known):
             "the database \(path) has schema version \(found), newer than this sweeperd knows (\(known)); it was left untouched — run a newer sweeperd"
         case let .stateDirectory(path, detail):
@@ -149,7 +165,7 @@ public final class Store: Sendable {
             defer { umask(old) }
             pool = try DatabasePool(path: path, configuration: config)
         } catch {
-            throw .database("\(error)")
+            throw Self.classify(error, path: path)
         }
         chmod(path, 0o600)
         do {
@@ -157,10 +173,19 @@ public final class Store: Sendable {
             // connection, so this holds for every write.
             try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
             try Self.migrator.migrate(pool)
-            try pool.write { db in try db.execute(sql: "PRAGMA user_version = \(Self.schemaVersion)") }
+            // Written only when it changes: a start writes nothing to an
+            // up-to-date database, so it can start (and serve reads) on a full disk.
+            try pool.write { db in
+                if try Int.fetchOne(db, sql: "PRAGMA user_version") != Self.schemaVersion {
+                    try db.execute(sql: "PRAGMA user_version = \(Self.schemaVersion)")
+                }
+            }
         } catch {
             try? pool.close()
-            throw .database("migration failed: \(error)")
+            switch Self.classify(error, path: path) {
+            case .database(let detail): throw .database("migration failed: \(detail)")
+            case let other: throw other
+            }
         }
     }
 
@@ -207,7 +232,12 @@ public final class Store: Sendable {
             defer { try? queue.close() }
             outcome = try queue.read { db in try check(db, path: path) }
         } catch {
-            outcome = .failure(.corrupt(path: path, detail: "\(error)"))
+            // Only SQLite's own verdict makes a file damaged: a full disk, a
+            // read-only file system or an I/O error while opening is said as such.
+            switch classify(error, path: path) {
+            case .database: outcome = .failure(.corrupt(path: path, detail: "\(error)"))
+            case let other: outcome = .failure(other)
+            }
         }
         try outcome.get()
     }
@@ -281,11 +311,79 @@ public final class Store: Sendable {
     // MARK: Access helpers
 
     private func write<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
-        do { return try pool.write(body) } catch { throw .database("\(error)") }
+        do { return try pool.write(body) } catch { throw Self.classify(error, path: path) }
     }
 
     private func read<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
-        do { return try pool.read(body) } catch { throw .database("\(error)") }
+        do { return try pool.read(body) } catch { throw Self.classify(error, path: path) }
+    }
+
+    /// Sorts a failure into what a user can act on: a full disk, a read-only
+    /// file system, a damaged file, an I/O error, or another database error.
+    /// SQLite reports a write refused by a read-only file system (`EROFS`) as
+    /// a plain I/O error, and a full disk met while syncing as one too, so
+    /// I/O errors are told apart by looking at the file system itself.
+    static func classify(_ error: any Error, path: String) -> StoreError {
+        if let error = error as? StoreError { return error }
+        guard let error = error as? DatabaseError else { return .database("\(error)") }
+        let detail = error.message ?? "\(error.resultCode)"
+        let directory = (path as NSString).deletingLastPathComponent
+        switch error.resultCode {
+        case .SQLITE_FULL:
+            return .full(path: path, detail: detail)
+        case .SQLITE_READONLY:
+            return .readOnly(path: path, detail: detail)
+        case .SQLITE_CORRUPT, .SQLITE_NOTADB:
+            return .corrupt(path: path, detail: detail)
+        case .SQLITE_IOERR, .SQLITE_CANTOPEN:
+            switch probeWritable(directory) {
+            case EROFS: return .readOnly(path: path, detail: "read-only file system; \(detail)")
+            case EACCES, EPERM: return .readOnly(path: path, detail: "permission denied; \(detail)")
+            case ENOSPC, EDQUOT: return .full(path: path, detail: "no space left on device; \(detail)")
+            default: return .ioError(path: path, detail: detail)
+            }
+        default:
+            return .database("\(error)")
+        }
+    }
+
+    /// Why `directory` cannot take a write, as an `errno` (0 when it can):
+    /// its file system's flags and free space, then a one-byte probe file,
+    /// removed at once. Some file systems (ext4 after an error) refuse writes
+    /// while still reporting themselves writable, hence the probe.
+    private static func probeWritable(_ directory: String) -> Int32 {
+        var fs = statvfs()
+        if statvfs(directory, &fs) == 0 {
+            if fs.f_flag & UInt(ST_RDONLY) != 0 { return EROFS }
+            if fs.f_bavail == 0 { return ENOSPC }
+        }
+        let probe = (directory as NSString).appendingPathComponent(".sweeperd-write-probe-\(getpid())")
+        let fd = open(probe, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { return errno }
+        defer {
+            Glibc.close(fd)
+            unlink(probe)
+        }
+        var byte: UInt8 = 0
+        if Glibc.write(fd, &byte, 1) != 1 { return errno }
+        if fsync(fd) != 0 { return errno }
+        return 0
+    }
+
+    /// Runs SQLite's full `PRAGMA integrity_check` on the database at `path`
+    /// over a read-only connection (it writes nothing to the database, though
+    /// SQLite may rebuild the `-shm` index of a `-wal` left by a crash).
+    /// Returns SQLite's report: `["ok"]` for a healthy database.
+    public static func integrityCheck(path: String) throws(StoreError) -> [String] {
+        var config = Configuration()
+        config.readonly = true
+        do {
+            let queue = try DatabaseQueue(path: path, configuration: config)
+            defer { try? queue.close() }
+            return try queue.read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check") }
+        } catch {
+            throw classify(error, path: path)
+        }
     }
 
     // MARK: Identity and circle
