@@ -26,7 +26,7 @@ public enum PeerConnectionError: Error, Equatable, Sendable, CustomStringConvert
         case .idle: "peer silent for too long"
         case .closedDuringHandshake: "peer closed the connection during the handshake"
         case .malformedMessage(let why): "malformed message: \(why)"
-        case .tooManyHandshakes(let n, let limit): "refused: \(n) handshakes in flight, limit \(limit)"
+        case .tooManyHandshakes(let n, let limit): "too many handshakes in flight (\(n), limit \(limit))"
         }
     }
 }

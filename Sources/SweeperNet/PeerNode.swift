@@ -552,8 +552,12 @@ public actor PeerNode: Service {
             }
             holdsHandshakeSlot = true
         }
+        let timedOut = NIOLockedValueBox(false)
         raw.eventLoop.scheduleTask(in: configuration.handshakeTimeout) {
-            if !established.withLockedValue({ $0 }) { raw.close(promise: nil) }
+            if !established.withLockedValue({ $0 }) {
+                timedOut.withLockedValue { $0 = true }
+                raw.close(promise: nil)
+            }
         }
         var peer: PeerID?
         var handle: PeerLinkHandle?
@@ -638,7 +642,8 @@ public actor PeerNode: Service {
         } catch is CancellationError {
             logger.debug("link closed at shutdown", metadata: ["remote": "\(remote)"])
         } catch {
-            await logFailure(logKey, handle == nil ? "handshake failed: \(error)" : "link dropped: \(error)", remote: remote)
+            let reason: any Error = handle == nil && timedOut.withLockedValue({ $0 }) ? PeerConnectionError.handshakeTimedOut : error
+            await logFailure(logKey, handle == nil ? "handshake failed: \(reason)" : "link dropped: \(reason)", remote: remote)
         }
         if holdsHandshakeSlot { await releaseHandshake(from: logKey) }
         if let handle {

@@ -1,0 +1,291 @@
+import Foundation
+import SweeperCrypto
+import SweeperGame
+import Testing
+@testable import SweeperSync
+
+/// Hostile peers against a real `sweeperd` (issue 7): strangers, garbage,
+/// oversized and replayed frames, forged ops, floods and stalled handshakes.
+/// Each is dropped or refused, logged once (however often it is repeated),
+/// and the daemon goes on serving its players and its honest peer with its
+/// games unchanged. Attackers use their own loopback addresses (127.0.0.2
+/// and up); the honest peer links from 127.0.0.1.
+@Suite(.serialized) struct AdversaryTests {
+    /// How often each attack is repeated: the log must still say it once.
+    static let repetitions = 4
+
+    /// Runs `attack` `repetitions` times, each of which must end with the
+    /// connection dropped.
+    private func repeatDropped(_ scene: AttackScene, _ what: String, _ attack: () throws -> Bool) rethrows {
+        for i in 0..<Self.repetitions {
+            #expect(try attack(), "\(what) (try \(i + 1)): the daemon did not drop the connection")
+        }
+    }
+
+    /// Expects exactly one log line since `offset` with all of `needles` (waiting up to 15 s for it).
+    private func expectLoggedOnce(_ target: TargetDaemon, since offset: Int, _ needles: [String], what: String) {
+        let match = { target.log(since: offset).split(separator: "\n").filter { line in needles.allSatisfy { line.contains($0) } } }
+        _ = eventually(15) { !match().isEmpty }
+        let lines = match()
+        #expect(lines.count == 1, "\(what): expected one log line with \(needles), got \(lines.count):\n\(lines.joined(separator: "\n"))")
+    }
+
+    @Test func strangersGarbageOversizedAndReplayedFramesAreDroppedAndLoggedOnce() throws {
+        let scene = try AttackScene()
+        defer { scene.cleanup() }
+        let (target, port, circle) = (scene.target, scene.port, scene.circle)
+        let before = try target.digests()
+        let descriptors = target.openDescriptors()
+        var checks: [(offset: Int, needles: [String], what: String)] = []
+        func note(_ offset: Int, _ what: String, _ needles: String...) { checks.append((offset, needles, what)) }
+
+        // A session recorded by a member, to be replayed blindly later.
+        let recorded: [[UInt8]] = try {
+            let recorder = try AdversaryPeer(port: port, from: "127.0.0.99", circle: circle)
+            recorder.sendHello()
+            recorder.send(sync: .summary([:], wantsReply: true))
+            #expect(recorder.nextSync() != nil, "a member with the key gets the daemon's summary")
+            return recorder.wire.sentFrames
+        }()
+
+        // 1. No circle key: refused at the first message.
+        var offset = target.log().utf8.count
+        repeatDropped(scene, "wrong circle key") {
+            do {
+                _ = try AdversaryPeer(port: port, from: "127.0.0.2", circle: CircleKey())
+                return false
+            } catch { return true }
+        }
+        note(offset, "a stranger", "handshake failed", "does not hold this circle's key", "remote=127.0.0.2:")
+
+        // 2. Garbage instead of a handshake, framed and unframed.
+        offset = target.log().utf8.count
+        try repeatDropped(scene, "garbage handshake") {
+            let w = try WireClient(port: port, from: "127.0.0.3")
+            w.sendFrame(Forge.randomBytes(64))
+            return w.waitForClose(seconds: 15)
+        }
+        note(offset, "garbage handshake", "handshake failed", "remote=127.0.0.3:")
+
+        // 3. An oversized length prefix before the handshake: refused before
+        // any of it is buffered (strangers get 1 KiB frames).
+        offset = target.log().utf8.count
+        try repeatDropped(scene, "oversized frame from a stranger") {
+            let w = try WireClient(port: port, from: "127.0.0.4")
+            w.sendRaw([0x00, 0xA0, 0x00, 0x00] + [UInt8](repeating: 7, count: 4096))
+            return w.waitForClose(seconds: 15)
+        }
+        note(offset, "oversized stranger frame", "frame of 10485760 bytes is over the 1024-byte limit", "remote=127.0.0.4:")
+
+        // 4. A recorded session replayed frame by frame: the identity proof
+        // is bound to the old ephemeral keys.
+        offset = target.log().utf8.count
+        try repeatDropped(scene, "replayed session") {
+            let w = try WireClient(port: port, from: "127.0.0.5")
+            for frame in recorded { w.sendFrame(frame) }
+            return w.waitForClose(seconds: 15)
+        }
+        note(offset, "replayed session", "handshake failed", "identity proof is invalid", "remote=127.0.0.5:")
+
+        // 5. A member that sends garbage after the handshake.
+        offset = target.log().utf8.count
+        try repeatDropped(scene, "garbage in the stream") {
+            let p = try AdversaryPeer(port: port, from: "127.0.0.6", circle: circle)
+            p.wire.sendFrame(Forge.randomBytes(100))
+            return p.wire.waitForClose(seconds: 15)
+        }
+        note(offset, "garbage frame", "link dropped", "failed authentication", "remote=127.0.0.6:")
+
+        // 6. A member that announces a frame over the 16 MiB limit.
+        offset = target.log().utf8.count
+        try repeatDropped(scene, "oversized frame from a member") {
+            let p = try AdversaryPeer(port: port, from: "127.0.0.7", circle: circle)
+            p.wire.sendRaw([0xFF, 0xFF, 0xFF, 0xFF, 1, 2, 3])
+            return p.wire.waitForClose(seconds: 15)
+        }
+        note(offset, "oversized member frame", "link dropped", "frame of 4294967295 bytes is over the 16777216-byte limit", "remote=127.0.0.7:")
+
+        // 7. A frame of this very session sent again.
+        offset = target.log().utf8.count
+        try repeatDropped(scene, "in-session replay") {
+            let p = try AdversaryPeer(port: port, from: "127.0.0.8", circle: circle)
+            p.sendHello()
+            guard let last = p.sealedFrames.last else { return false }
+            p.wire.sendFrame(last)
+            return p.wire.waitForClose(seconds: 15)
+        }
+        note(offset, "replayed frame", "link dropped", "failed authentication", "remote=127.0.0.8:")
+
+        // 8. A well-sealed message of an unknown type.
+        offset = target.log().utf8.count
+        try repeatDropped(scene, "unknown message type") {
+            let p = try AdversaryPeer(port: port, from: "127.0.0.9", circle: circle)
+            p.send(message: [9, 1, 2, 3])
+            return p.wire.waitForClose(seconds: 15)
+        }
+        note(offset, "unknown message", "link dropped", "unknown message type 9", "remote=127.0.0.9:")
+
+        // 9. A well-sealed sync message that does not decode (one member, again and again).
+        offset = target.log().utf8.count
+        let garbler = SigningIdentity()
+        try repeatDropped(scene, "malformed sync message") {
+            let p = try AdversaryPeer(port: port, from: "127.0.0.10", circle: circle, identity: garbler)
+            p.send(message: [1, 7, 7, 7])
+            return p.wire.waitForClose(seconds: 15)
+        }
+        note(offset, "malformed sync", "malformed sync message", "peer=\(garbler.peerID.shortDescription)")
+
+        // Nothing changed; the daemon serves its player and its honest peer.
+        #expect(try target.digests() == before)
+        #expect(try scene.stillServes() == nil)
+        for c in checks { expectLoggedOnce(target, since: c.offset, c.needles, what: c.what) }
+        // No socket is left behind by any of it.
+        #expect(eventually(30) { target.openDescriptors() <= descriptors + 2 }, "descriptors: \(descriptors) before, \(target.openDescriptors()) after")
+    }
+
+    @Test func forgedOpsAreRefusedLoggedOnceAndChangeNothing() throws {
+        let scene = try AttackScene()
+        defer { scene.cleanup() }
+        let (target, port, circle) = (scene.target, scene.port, scene.circle)
+        let game = try #require(GameID(hex: scene.game))
+        let honestID = try scene.honest.peerID()
+        let before = try target.digests()
+
+        // A member with its own identity who breaks the rules, from its own address.
+        func attack(_ source: String, _ mallory: SigningIdentity, _ ops: @escaping () -> [Op]) throws {
+            for _ in 0..<Self.repetitions {
+                let p = try AdversaryPeer(port: port, from: source, circle: circle, identity: mallory)
+                p.sendHello()
+                p.send(ops: ops())
+                // The daemon answers a summary sent after the ops with the
+                // game's ops: the ops before it were handled.
+                p.send(sync: .summary([game: VersionVector()], wantsReply: true))
+                let answer = p.nextSync { if case .ops = $0 { true } else { false } }
+                #expect(answer != nil, "the daemon stopped talking to \(source)")
+            }
+        }
+        var checks: [(offset: Int, needles: [String], what: String)] = []
+
+        // Ops signed by someone other than their claimed author (the target itself, its honest peer).
+        var offset = target.log().utf8.count
+        let forger = SigningIdentity()
+        try attack("127.0.0.30", forger) {
+            [scene.targetID, honestID].map { victim in
+                Forge.op(author: forger, circle: circle, game: game, seq: 500, payload: .mark(cell: 0, mark: .flag),
+                         signer: forger, claimedAuthor: victim)
+            }
+        }
+        checks.append((offset, ["refused ops", "reason=badSignature", "peer=\(forger.peerID.shortDescription)"], "forged signature"))
+
+        // An op whose chain is broken: seq 1 naming a previous op.
+        offset = target.log().utf8.count
+        let breaker = SigningIdentity()
+        try attack("127.0.0.31", breaker) {
+            [Forge.op(author: breaker, circle: circle, game: game, previous: OpHash(unchecked: Forge.randomBytes(32)),
+                      payload: .mark(cell: 0, mark: .flag))]
+        }
+        checks.append((offset, ["refused ops", "reason=brokenChain", "peer=\(breaker.peerID.shortDescription)"], "broken chain"))
+
+        // Ops for a game nobody made, and a genesis that does not match its game id.
+        offset = target.log().utf8.count
+        let inventor = SigningIdentity()
+        let invented = try #require(GameID(bytes: Forge.randomBytes(16)))
+        let generated = try Generator.generate(try GameParameters(preset: .beginner), seed: 7)
+        let realGenesis = try OpAuthor(identity: inventor, circle: circle).genesis(
+            parameters: generated.parameters, layout: generated.layout, seed: 7, questionMarks: false, createdAtMillis: 1)
+        guard case .genesis(let g) = realGenesis.payload else { Issue.record("no genesis"); return }
+        try attack("127.0.0.32", inventor) {
+            [Forge.op(author: inventor, circle: circle, game: invented, seq: 2, payload: .mark(cell: 3, mark: .flag)),
+             Forge.op(author: inventor, circle: circle, game: invented, payload: .genesis(g))]
+        }
+        checks.append((offset, ["refused ops", "reason=invalidGenesis", "peer=\(inventor.peerID.shortDescription)"], "invented game"))
+
+        // Cells off the 16×16 board.
+        offset = target.log().utf8.count
+        let outlander = SigningIdentity()
+        try attack("127.0.0.33", outlander) {
+            [Forge.op(author: outlander, circle: circle, game: game, payload: .mark(cell: 256, mark: .flag)),
+             Forge.op(author: outlander, circle: circle, game: game, payload: .reveal(CellRuns(cells: 250..<300)))]
+        }
+        checks.append((offset, ["refused ops", "reason=cellOutOfRange", "peer=\(outlander.peerID.shortDescription)"], "cells off the board"))
+
+        // An outsider's op relayed by a member: its proof is another circle's.
+        offset = target.log().utf8.count
+        let relay = SigningIdentity()
+        let outsider = SigningIdentity()
+        try attack("127.0.0.34", relay) {
+            [Forge.op(author: outsider, circle: CircleKey(), game: game, payload: .mark(cell: 0, mark: .flag))]
+        }
+        checks.append((offset, ["refused ops", "reason=notMember", "peer=\(relay.peerID.shortDescription)"], "outsider's op"))
+
+        // Nothing was kept: the same games with the same digests, no invented game.
+        let after = try target.digests()
+        #expect(after == before)
+        #expect(after[invented.description] == nil)
+        #expect(try scene.stillServes() == nil)
+        for c in checks { expectLoggedOnce(target, since: c.offset, c.needles, what: c.what) }
+    }
+
+    @Test func floodsAndStalledHandshakesDoNotStarveHonestPeersOrLeak() throws {
+        let scene = try AttackScene()
+        defer { scene.cleanup() }
+        let (target, port, circle) = (scene.target, scene.port, scene.circle)
+        let descriptors = target.openDescriptors()
+        let before = try target.digests()
+
+        // 300 connections at once from one address, saying nothing.
+        var offset = target.log().utf8.count
+        let flood = try (0..<300).map { _ in try WireClient(port: port, from: "127.0.0.40") }
+        // Meanwhile: a member from elsewhere links, the daemon serves its player and its peer.
+        let member = try AdversaryPeer(port: port, from: "127.0.0.41", circle: circle)
+        member.sendHello()
+        #expect(member.nextSync() != nil)
+        #expect(try scene.stillServes() == nil)
+        // All but a handful are closed at once; the rest when their handshake times out.
+        let closed = flood.filter { $0.waitForClose(seconds: 0.05) }.count
+        #expect(closed >= 300 - 8 - 1, "only \(closed) of 300 idle connections closed early")
+        #expect(flood.allSatisfy { $0.waitForClose(seconds: 40) })
+        expectLoggedOnce(target, since: offset, ["remote=127.0.0.40:"], what: "the flood")
+        #expect(target.log(since: offset).contains("connection refused: too many handshakes in flight (8, limit 8)"))
+
+        // Handshakes that stall after the first exchange: 8 from one address
+        // hold its slots, a 9th is refused; the daemon drops them all in time.
+        offset = target.log().utf8.count
+        var stalled: [WireClient] = []
+        for _ in 0..<8 { stalled.append(try stallAfterFirstExchange(port: port, from: "127.0.0.42", circle: circle)) }
+        let ninth = try WireClient(port: port, from: "127.0.0.42")
+        ninth.sendFrame(SecretHandshakeHello.first(circle))
+        #expect(ninth.waitForClose(seconds: 15), "a 9th stalled handshake from one address is refused")
+        let lone = try stallAfterFirstExchange(port: port, from: "127.0.0.43", circle: circle)
+        #expect(try scene.stillServes() == nil)
+        let other = try AdversaryPeer(port: port, from: "127.0.0.44", circle: circle)
+        other.sendHello()
+        #expect(other.nextSync() != nil, "a member from another address links while handshakes stall")
+        #expect((stalled + [lone]).allSatisfy { $0.waitForClose(seconds: 40) }, "stalled handshakes are dropped after the timeout")
+        expectLoggedOnce(target, since: offset, ["remote=127.0.0.42:"], what: "stalls from one address")
+        expectLoggedOnce(target, since: offset, ["handshake timed out", "remote=127.0.0.43:"], what: "a lone stall")
+
+        #expect(try target.digests().count == before.count)
+        #expect(target.isRunning)
+        withExtendedLifetime((member, other)) {}
+        #expect(eventually(40) { target.openDescriptors() <= descriptors + 2 },
+                "descriptors: \(descriptors) before, \(target.openDescriptors()) after")
+    }
+
+    /// A connection that sends the first handshake message with the circle
+    /// key, reads the daemon's answer, then says nothing more.
+    private func stallAfterFirstExchange(port: Int, from source: String, circle: CircleKey) throws -> WireClient {
+        let w = try WireClient(port: port, from: source)
+        w.sendFrame(SecretHandshakeHello.first(circle))
+        guard w.readFrame() != nil else { throw AdversaryError.wire("the daemon did not answer a stalled handshake's first message") }
+        return w
+    }
+}
+
+/// The client's first handshake message for `circle`, from a real handshake.
+enum SecretHandshakeHello {
+    static func first(_ circle: CircleKey) -> [UInt8] {
+        var h = SecretHandshake(role: .client, circle: circle, identity: SigningIdentity())
+        return h.start() ?? []
+    }
+}
