@@ -77,6 +77,11 @@ public enum Daemon {
         } catch {
             return refuse("cannot make directories: \(error.localizedDescription)")
         }
+        // Said plainly rather than as a lock failure: everything else needs writes too.
+        if access(settings.stateDirectory, W_OK) != 0 && errno == EROFS {
+            return refuse(
+                "the state directory \(settings.stateDirectory) is on a read-only file system; sweeperd keeps its games there and must write them — make it writable again (nothing was changed)")
+        }
         do {
             stateLock = try InstanceLock(
                 path: settings.stateDirectory + "/sweeperd.lock", resource: "the state directory \(settings.stateDirectory)")

@@ -189,8 +189,14 @@ public final class Store: Sendable {
         }
     }
 
-    /// Closes the database; later calls fail.
+    /// Checkpoints the WAL into the database file, then closes the
+    /// database; later calls fail. After a clean close the database file
+    /// holds every commit by itself (a copy of it is a whole backup): GRDB
+    /// closes its writer before its read-only readers, and a read-only
+    /// connection closing last cannot checkpoint, so without this the
+    /// commits would stay in the `-wal` file.
     public func close() {
+        _ = try? pool.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
         try? pool.close()
     }
 
