@@ -134,11 +134,13 @@ struct GameEngine: Sendable {
         return nil
     }
 
-    /// The row stored for an op.
+    /// The row stored for an op. Its seq and Lamport time are clamped to
+    /// SQLite's signed 64 bits (the replica refuses larger ones anyway; the
+    /// encoded bytes are what is read back).
     static func stored(_ op: Op) -> StoredOp {
         StoredOp(
-            gameID: op.gameID.description, author: Data(op.author.bytes), seq: Int64(op.seq), lamport: Int64(op.lamport),
-            bytes: Data(op.encoded))
+            gameID: op.gameID.description, author: Data(op.author.bytes), seq: Int64(clamping: op.seq),
+            lamport: Int64(clamping: op.lamport), bytes: Data(op.encoded))
     }
 
     /// Inserts a locally made op into a copy of the engine; the caller

@@ -88,6 +88,11 @@ public enum OpPayload: Hashable, Sendable {
 public struct Op: Hashable, Sendable {
     /// The version byte of the canonical encoding.
     public static let version: UInt8 = 1
+    /// The greatest Lamport time a replica accepts (2^53). A game's clock
+    /// grows by one per op, so no real game comes near it; a peer's op that
+    /// claims more is refused (``OpRejection/lamportOutOfRange``), so that
+    /// the next op's time (one more) always fits, in 64 bits and in SQLite.
+    public static let lamportLimit: UInt64 = 1 << 53
     static let signatureDomain = Array("sweeper/op/v1\0".utf8)
     static let hashDomain = Array("sweeper/op-hash/v1\0".utf8)
 

@@ -11,6 +11,9 @@ public enum OpRejection: String, Sendable, CaseIterable, CustomStringConvertible
     case brokenChain
     /// The op names a cell that is not on the game's board.
     case cellOutOfRange
+    /// The op's Lamport time is over ``Op/lamportLimit``: no real game gets
+    /// there, and accepting it would leave no room for the next move.
+    case lamportOutOfRange
     /// The genesis is invalid, or does not match its game id, or appears where no genesis may.
     case invalidGenesis
     /// A different op already holds this author's sequence number.
@@ -135,6 +138,10 @@ public struct GameReplica: Sendable {
             reject(op, .invalidGenesis, &outcome)
             return
         }
+        guard op.lamport <= Op.lamportLimit else {
+            reject(op, .lamportOutOfRange, &outcome)
+            return
+        }
         // A waiting op that claims the creator's seq 1 is now known to be a fake.
         if let fake = pending[op.author]?.removeValue(forKey: 1) {
             pendingCount -= 1
@@ -186,6 +193,7 @@ public struct GameReplica: Sendable {
             if op.author == state.creator { return .invalidGenesis }
         }
         guard op.payload.cellUpperBound <= state.genesis.geometry.cellCount else { return .cellOutOfRange }
+        guard op.lamport <= Op.lamportLimit else { return .lamportOutOfRange }
         return nil
     }
 

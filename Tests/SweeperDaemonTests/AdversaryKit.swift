@@ -84,9 +84,13 @@ final class TargetDaemon {
         pid = 0
     }
 
+    /// Stops the daemon and removes its directory (kept, for a post-mortem,
+    /// when `SWEEPER_KEEP_TEST_DIRS` is set).
     func cleanup() {
         stop()
-        try? FileManager.default.removeItem(atPath: root)
+        if ProcessInfo.processInfo.environment["SWEEPER_KEEP_TEST_DIRS"] == nil {
+            try? FileManager.default.removeItem(atPath: root)
+        }
     }
 
     func log() -> String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }

@@ -218,6 +218,15 @@ import Testing
         }
         checks.append((offset, ["refused ops", "reason=notMember", "peer=\(relay.peerID.shortDescription)"], "outsider's op"))
 
+        // A well-signed op from the far future: a Lamport time no game can
+        // reach, which would leave no room for anybody's next move.
+        offset = target.log().utf8.count
+        let timeTraveller = SigningIdentity()
+        try attack("127.0.0.35", timeTraveller) {
+            [Forge.op(author: timeTraveller, circle: circle, game: game, lamport: .max, payload: .mark(cell: 0, mark: .flag))]
+        }
+        checks.append((offset, ["refused ops", "reason=lamportOutOfRange", "peer=\(timeTraveller.peerID.shortDescription)"], "far future"))
+
         // Nothing was kept: the same games with the same digests, no invented game.
         let after = try target.digests()
         #expect(after == before)
