@@ -235,6 +235,36 @@ import Testing
         for c in checks { expectLoggedOnce(target, since: c.offset, c.needles, what: c.what) }
     }
 
+    @Test func aMembersValidGameWithExtremeClocksIsServedWithoutHarm() throws {
+        let scene = try AttackScene()
+        defer { scene.cleanup() }
+        let (target, port, circle) = (scene.target, scene.port, scene.circle)
+        // A genesis and a move stamped at the end of time, and a move at its
+        // very beginning: odd, but signed and chained by a member, so kept.
+        let member = SigningIdentity()
+        let author = OpAuthor(identity: member, circle: circle)
+        let generated = try Generator.generate(try GameParameters(preset: .expert), seed: 9)
+        let genesis = try author.genesis(
+            parameters: generated.parameters, layout: generated.layout, seed: 9, questionMarks: true, createdAtMillis: .max)
+        var replica = Replica(circle: circle)
+        replica.insert(genesis)
+        let game = try #require(replica.games[genesis.gameID])
+        let covered = try #require((0..<480).first { !(game.state?.board.isRevealed($0) ?? true) })
+        let flag = try #require(try author.setMark(.flag, on: covered, in: game, atMillis: 0))
+        let p = try AdversaryPeer(port: port, from: "127.0.0.36", circle: circle, identity: member)
+        p.sendHello()
+        p.send(sync: .ops([try #require(OpSegment(verifiedOps: [genesis, flag]))]))
+        let id = genesis.gameID.description
+        #expect(try eventually(15) { try target.digests()[id] != nil }, "the member's game was not kept")
+        let view = try target.result(#"{"id":1,"command":"show","game":"\#(id)"}"#)
+        #expect(view["flags"] as? Int == 1)
+        #expect(try target.request(#"{"id":1,"command":"games"}"#)["ok"] as? Bool == true)
+        #expect(try target.request(#"{"id":1,"command":"scores"}"#)["ok"] as? Bool == true)
+        #expect(try target.flagFresh(game: id))
+        #expect(try scene.stillServes() == nil)
+        #expect(try eventually(30) { try scene.honest.digests()[id] == target.digests()[id] })
+    }
+
     @Test func floodsAndStalledHandshakesDoNotStarveHonestPeersOrLeak() throws {
         let scene = try AttackScene()
         defer { scene.cleanup() }
