@@ -19,7 +19,7 @@ actor GameHost: ControlResponder {
     private let events: EventHub
     private let logger: Logger
     private let onGamesChanged: @Sendable (Int) -> Void
-    private var onCommitted: @Sendable ([Op]) -> Void = { _ in }
+    private var onNewOps: @Sendable ([Op], Replica) -> Void = { _, _ in }
     private var network: PeerNetwork?
     /// Peers' names as last heard, kept in memory: every summary names the
     /// players, and a query per player per move would sit on the move's path.
@@ -81,10 +81,11 @@ actor GameHost: ControlResponder {
         self.network = network
     }
 
-    /// Sets the hook told about every op committed here, local or from a
-    /// peer, after it is committed: the network pushes them to peers.
-    func setCommittedOpsHandler(_ handler: @escaping @Sendable ([Op]) -> Void) {
-        onCommitted = handler
+    /// Sets the hook told, synchronously and with the replica that holds
+    /// them, about every new op: a local one once it is committed, a peer's
+    /// once it is verified and applied. The network pushes them to peers.
+    func setNewOpsHandler(_ handler: @escaping @Sendable ([Op], Replica) -> Void) {
+        onNewOps = handler
     }
 
     // MARK: Ops from peers
@@ -92,23 +93,37 @@ actor GameHost: ControlResponder {
     /// The current circle's replica, for sync sessions' summaries and segments.
     var replica: Replica { engine.circles[0].replica }
 
-    /// Handles one sync message from a peer of the current circle: the
-    /// session inserts its ops into a copy of the replica, the accepted ops
-    /// are committed, then the copy is kept and subscribers are told.
-    /// Returns the replies for that peer, the ops accepted (to relay) and
-    /// the ops refused (for the caller to log, rate-limited per peer).
+    /// Handles one sync message from a peer of the current circle on its
+    /// link's session: the session inserts the ops (verifying each), then
+    /// subscribers are told, the ops are relayed and committed (see
+    /// ``commitRemote(_:before:)``). Returns the replies for that peer, the
+    /// ops accepted and the ops refused (for the caller to log,
+    /// rate-limited per peer).
+    func receive(
+        _ message: SyncMessage, on link: LinkSession
+    ) throws -> (replies: [SyncMessage], accepted: [Op], rejected: [OpRefusal]) {
+        try receive { replica in link.withSession { $0.receive(message, replica: &replica) } }
+    }
+
+    /// As ``receive(_:on:)``, with a session the caller keeps.
     func receive(
         _ message: SyncMessage, session: inout SyncSession
     ) throws -> (replies: [SyncMessage], accepted: [Op], rejected: [OpRefusal]) {
-        try reloadIfPending()
-        let before = engine.statuses
-        let step = engine.withReplica(circle: 0) { session.receive(message, replica: &$0) }
-        try commitRemote(step.outcome, before: before)
-        return (step.replies, step.outcome.accepted, step.outcome.rejected.map(OpRefusal.init))
+        try receive { session.receive(message, replica: &$0) }
     }
 
-    /// Inserts ops pushed by a peer (each carrying its own signature), commits
-    /// the accepted ones and tells subscribers. Returns what the replica did.
+    private func receive(
+        applying step: (inout Replica) -> SyncSession.Step
+    ) throws -> (replies: [SyncMessage], accepted: [Op], rejected: [OpRefusal]) {
+        try reloadIfPending()
+        let before = engine.statuses
+        let done = engine.withReplica(circle: 0, step)
+        try commitRemote(done.outcome, before: before)
+        return (done.replies, done.outcome.accepted, done.outcome.rejected.map(OpRefusal.init))
+    }
+
+    /// Inserts ops pushed by a peer (each carrying its own signature), then
+    /// shows, relays and commits the accepted ones. Returns what the replica did.
     @discardableResult
     func receive(_ ops: [Op]) throws -> InsertOutcome {
         try reloadIfPending()
@@ -157,71 +172,80 @@ actor GameHost: ControlResponder {
         logger.notice("reloaded the games from the store")
     }
 
-    /// Commits accepted remote ops (new games with their genesis) that are
-    /// already in the engine, then publishes events. When the commit fails
-    /// the engine is reloaded from the store, so nothing uncommitted is kept.
+    /// Shows, relays and commits accepted remote ops (new games with their
+    /// genesis) that are already in the engine. Subscribers are told and
+    /// peers are sent the ops before the write: a peer's op was committed
+    /// by its author before the author answered the move, so our disk is not
+    /// the only copy, and waiting for it (an fsync) would put the disk on
+    /// every move's way to the other screens. When the write fails, the
+    /// engine is reloaded from the store and the ops come back with the
+    /// next summary exchange.
     private func commitRemote(_ outcome: InsertOutcome, before: [GameID: GameStatus]) throws {
+        guard !outcome.accepted.isEmpty else { return }  // waiting ops are kept in memory only
+        let byGame = Dictionary(grouping: outcome.accepted, by: \.gameID).sorted { $0.key < $1.key }
+        var added: [GameID] = []
+        for (gameID, ops) in byGame {
+            guard let state = engine.game(gameID)?.game.state else { continue }
+            if before[gameID] == nil {
+                added.append(gameID)
+                continue
+            }
+            var cells: Set<Int> = []
+            for op in ops {
+                switch op.payload {
+                case .reveal(let runs): cells.formUnion(runs)
+                case .mark(let c, _): cells.insert(c)
+                default: break
+                }
+            }
+            if before[gameID] == .playing, state.status != .playing {
+                cells.formUnion(state.genesis.layout.mineIndices)
+            }
+            let g = state.genesis.geometry
+            let looks = cells.sorted().map { i in
+                let c = g.cell(at: i)
+                return CellChange(x: c.x, y: c.y, value: String(state.look(i)))
+            }
+            events.publish(ControlEvent(
+                event: .cells, game: gameID.description, cells: looks, status: state.status.rawValue,
+                minesLeft: state.board.minesLeft, by: ops.last?.author.description,
+                progress: state.board.progress, trippedBy: state.trippedBy?.description))
+        }
+        onNewOps(outcome.accepted, replica)
         do {
-            try commitRemoteOps(outcome, before: before)
+            try writeRemote(byGame, added: Set(added))
         } catch {
             reloadAfterFailedCommit(error)
             throw error
         }
     }
 
-    private func commitRemoteOps(_ outcome: InsertOutcome, before: [GameID: GameStatus]) throws {
-        guard !outcome.accepted.isEmpty else { return }  // waiting ops are kept in memory only
-        let byGame = Dictionary(grouping: outcome.accepted, by: \.gameID)
-        var added: [GameSummary] = []
-        var changes: [(GameID, [Int])] = []
-        for (gameID, ops) in byGame.sorted(by: { $0.key < $1.key }) {
+    /// Writes remote ops, game by game, with each game's summary; new games
+    /// are created and announced once written.
+    private func writeRemote(_ byGame: [(key: GameID, value: [Op])], added: Set<GameID>) throws {
+        var summaries: [GameSummary] = []
+        for (gameID, ops) in byGame {
             guard let (_, replica) = engine.game(gameID), let state = replica.state else { continue }
             let s = summary(replica, state)
             let summaryData = try JSONEncoder().encode(s)
             let stored = ops.map(GameEngine.stored)
-            if before[gameID] == nil {
-                let now = Date()
+            if added.contains(gameID) {
                 let record = StoredGame(
                     id: gameID.description, params: try JSONEncoder().encode(state.genesis.parameters),
-                    created: Date(timeIntervalSince1970: Double(state.startMillis) / 1000), lastActivity: now,
+                    created: Date(timeIntervalSince1970: Double(state.startMillis) / 1000), lastActivity: Date(),
                     status: state.status.rawValue, summary: summaryData)
                 if try !store.createGame(record, ops: stored) {
                     try store.append(stored, updating: gameID.description, status: state.status.rawValue, summary: summaryData)
                 }
-                added.append(s)
+                summaries.append(s)
             } else {
                 try store.append(stored, updating: gameID.description, status: state.status.rawValue, summary: summaryData)
-                var cells: Set<Int> = []
-                for op in ops {
-                    switch op.payload {
-                    case .reveal(let runs): cells.formUnion(runs)
-                    case .mark(let c, _): cells.insert(c)
-                    default: break
-                    }
-                }
-                if before[gameID] == .playing, state.status != .playing {
-                    cells.formUnion(state.genesis.layout.mineIndices)
-                }
-                changes.append((gameID, cells.sorted()))
             }
         }
-        for s in added {
+        for s in summaries {
             events.publish(ControlEvent(event: .gameAdded, game: s.id, summary: s))
         }
-        for (gameID, cells) in changes {
-            guard let state = engine.game(gameID)?.game.state else { continue }
-            let g = state.genesis.geometry
-            let looks = cells.map { i in
-                let c = g.cell(at: i)
-                return CellChange(x: c.x, y: c.y, value: String(state.look(i)))
-            }
-            events.publish(ControlEvent(
-                event: .cells, game: gameID.description, cells: looks, status: state.status.rawValue,
-                minesLeft: state.board.minesLeft, by: byGame[gameID]?.last?.author.description,
-                progress: state.board.progress, trippedBy: state.trippedBy?.description))
-        }
-        if !added.isEmpty { onGamesChanged(engine.games.count) }
-        onCommitted(outcome.accepted)
+        if !summaries.isEmpty { onGamesChanged(engine.games.count) }
     }
 
     // MARK: Routing
@@ -461,7 +485,7 @@ actor GameHost: ControlResponder {
             throw ControlError(code: "game-exists", message: "a game with this id exists already (same board, same second)")
         }
         engine = next
-        onCommitted([genesis])
+        onNewOps([genesis], self.replica)
         logger.info("new game", metadata: ["game": "\(genesis.gameID)", "size": "\(parameters.width)x\(parameters.height)/\(parameters.mines)"])
         events.publish(ControlEvent(event: .gameAdded, game: genesis.gameID.description, summary: s))
         onGamesChanged(engine.games.count)
@@ -559,7 +583,7 @@ actor GameHost: ControlResponder {
             try store.append(
                 [GameEngine.stored(op)], updating: op.gameID.description, status: state.status.rawValue,
                 summary: try JSONEncoder().encode(s))
-            onCommitted([op])
+            onNewOps([op], self.replica)
             return (replica, state)
         } catch {
             reloadAfterFailedCommit(error)

@@ -39,7 +39,7 @@ final class PeerNetwork: Sendable {
         let node = PeerNode(credentials: NodeCredentials(circle: circle, identity: identity, name: settings.name), logger: logger)
         let sync = PeerSync(host: host, logger: logger)
         await node.setDelegate(sync)
-        await host.setCommittedOpsHandler { ops in sync.opsCommitted(ops) }
+        await host.setNewOpsHandler { ops, replica in sync.push(ops, replica: replica) }
 
         var bound: [SocketAddress] = []
         if settings.listen.isEmpty {
@@ -126,13 +126,12 @@ final class PeerNetwork: Sendable {
     }
 }
 
-/// Runs the sync sessions' pushes and anti-entropy until shutdown.
+/// Runs the sync sessions' anti-entropy until shutdown.
 struct PeerSyncService: Service {
     let sync: PeerSync
 
     func run() async throws {
         await cancelWhenGracefulShutdown { await sync.run() }
-        await sync.stop()
     }
 }
 

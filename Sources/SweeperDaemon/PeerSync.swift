@@ -3,19 +3,41 @@ import Logging
 import SweeperCrypto
 import SweeperNet
 import SweeperSync
+import Synchronization
+
+/// One link's sync session, shared by the link's reader (ops coming in)
+/// and the game host's pushes (ops going out), each under the session's
+/// lock, so neither overwrites what the other noted.
+final class LinkSession: Sendable {
+    let link: PeerLinkHandle
+    private let session: Mutex<SyncSession>
+
+    init(link: PeerLinkHandle, session: SyncSession) {
+        self.link = link
+        self.session = Mutex(session)
+    }
+
+    /// Runs `body` on the session, under its lock.
+    func withSession<R: Sendable>(_ body: (inout SyncSession) -> R) -> R {
+        session.withLock { body(&$0) }
+    }
+}
 
 /// Runs one sync session per peer link over the daemon's replica: catch-up
 /// when a link comes up, ops from peers through the game host (verified,
-/// committed, then relayed), every committed op pushed to every link, and
-/// periodic summaries for anti-entropy.
-actor PeerSync: PeerNodeDelegate {
+/// applied, shown, relayed, committed), every new op pushed to every link
+/// at once from inside the game host, and periodic summaries for
+/// anti-entropy.
+///
+/// Pushing is synchronous: the host calls ``push(_:replica:)`` with its own
+/// replica the moment it holds a new op, so a move reaches the links
+/// without waiting for another actor or task.
+final class PeerSync: PeerNodeDelegate, Sendable {
     private let host: GameHost
     private let logger: Logger
-    private var sessions: [UInt64: (link: PeerLinkHandle, sync: SyncSession)] = [:]
-    private let committed: AsyncStream<[Op]>
-    private let committedInput: AsyncStream<[Op]>.Continuation
+    private let sessions = Mutex<[UInt64: LinkSession]>([:])
     /// Complaints about peers, at most once a minute per peer and kind.
-    private var complaints = RateLimitedLog()
+    private let complaints = Mutex(RateLimitedLog())
 
     /// The largest sync message sent in one frame; bigger catch-ups are split.
     static let messageBudget = 4 << 20
@@ -25,60 +47,44 @@ actor PeerSync: PeerNodeDelegate {
     init(host: GameHost, logger: Logger) {
         self.host = host
         self.logger = logger
-        (committed, committedInput) = AsyncStream<[Op]>.makeStream()
     }
 
-    /// Hands ops the host committed (local moves and peers' ops) to the
-    /// sessions, in commit order.
-    nonisolated func opsCommitted(_ ops: [Op]) {
-        committedInput.yield(ops)
-    }
-
-    /// Pushes committed ops and ticks anti-entropy until cancelled.
+    /// Ticks anti-entropy until cancelled.
     func run() async {
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask {
-                for await ops in self.committed { await self.push(ops) }
-            }
-            group.addTask {
-                while !Task.isCancelled {
-                    try? await Task.sleep(for: Self.antiEntropyInterval)
-                    await self.tick()
-                }
-            }
-            await group.next()
-            group.cancelAll()
+        while !Task.isCancelled {
+            try? await Task.sleep(for: Self.antiEntropyInterval)
+            if Task.isCancelled { break }
+            await tick()
         }
     }
-
-    func stop() { committedInput.finish() }
 
     // MARK: PeerNodeDelegate
 
     func linkEstablished(_ link: PeerLinkHandle) async {
         var session = SyncSession()
         let messages = session.start(replica: await host.replica)
-        sessions[link.id] = (link, session)
-        send(messages, on: link)
+        sessions.withLock { $0[link.id] = LinkSession(link: link, session: session) }
+        Self.send(messages, on: link)
         await host.peerChanged(link.peer)
     }
 
     func received(sync bytes: [UInt8], on link: PeerLinkHandle) async {
-        guard var session = sessions[link.id]?.sync else { return }
+        guard let session = sessions.withLock({ $0[link.id] }) else { return }
         let message: SyncMessage
         do {
             message = try SyncMessage(decoding: bytes)
         } catch {
-            complaints.log(
-                logger, key: "\(link.peer) malformed", "dropping a peer that sent a malformed sync message",
-                metadata: ["peer": "\(link.peer.shortDescription)", "error": "\(error)"])
+            _ = complaints.withLock {
+                $0.log(
+                    logger, key: "\(link.peer) malformed", "dropping a peer that sent a malformed sync message",
+                    metadata: ["peer": "\(link.peer.shortDescription)", "error": "\(error)"])
+            }
             link.close()
             return
         }
         do {
-            let (replies, _, refused) = try await host.receive(message, session: &session)
-            if sessions[link.id] != nil { sessions[link.id]?.sync = session }
-            send(replies, on: link)
+            let (replies, _, refused) = try await host.receive(message, on: session)
+            Self.send(replies, on: link)
             logRefusals(refused, from: link.peer)
         } catch {
             // Storage failed: nothing was kept, the peer will offer the ops again.
@@ -91,12 +97,14 @@ actor PeerSync: PeerNodeDelegate {
     private func logRefusals(_ refused: [OpRefusal], from peer: PeerID) {
         for (reason, ops) in Dictionary(grouping: refused, by: \.reason).sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
             guard let first = ops.first else { continue }
-            complaints.log(
-                logger, key: "\(peer) refused \(reason)", "refused ops from a peer",
-                metadata: [
-                    "peer": "\(peer.shortDescription)", "reason": "\(reason)", "count": "\(ops.count)",
-                    "game": "\(first.gameID)", "author": "\(first.author.shortDescription)", "seq": "\(first.seq)",
-                ])
+            _ = complaints.withLock {
+                $0.log(
+                    logger, key: "\(peer) refused \(reason)", "refused ops from a peer",
+                    metadata: [
+                        "peer": "\(peer.shortDescription)", "reason": "\(reason)", "count": "\(ops.count)",
+                        "game": "\(first.gameID)", "author": "\(first.author.shortDescription)", "seq": "\(first.seq)",
+                    ])
+            }
         }
     }
 
@@ -106,36 +114,38 @@ actor PeerSync: PeerNodeDelegate {
     }
 
     func linkClosed(_ link: PeerLinkHandle) async {
-        sessions[link.id] = nil
+        _ = sessions.withLock { $0.removeValue(forKey: link.id) }
         await host.peerChanged(link.peer)
     }
 
     // MARK: Pushing
 
-    private func push(_ ops: [Op]) async {
-        guard !ops.isEmpty, !sessions.isEmpty else { return }
-        let replica = await host.replica
-        for id in sessions.keys.sorted() {
-            guard var entry = sessions[id] else { continue }
-            let messages = entry.sync.push(ops, replica: replica)
-            sessions[id] = entry
-            send(messages, on: entry.link)
+    /// Brings every linked peer the new ops (and whatever before them it is
+    /// believed to lack), from `replica`, the host's replica that holds
+    /// them. Called by the host, synchronously, the moment it holds them;
+    /// a peer that sent them holds them already and is skipped by its session.
+    func push(_ ops: [Op], replica: Replica) {
+        guard !ops.isEmpty else { return }
+        for session in linkSessions() {
+            Self.send(session.withSession { $0.push(ops, replica: replica) }, on: session.link)
         }
     }
 
     private func tick() async {
-        guard !sessions.isEmpty else { return }
+        guard !linkSessions().isEmpty else { return }
         let replica = await host.replica
-        for id in sessions.keys.sorted() {
-            guard var entry = sessions[id] else { continue }
-            let messages = entry.sync.tick(replica: replica)
-            sessions[id] = entry
-            send(messages, on: entry.link)
+        for session in linkSessions() {
+            Self.send(session.withSession { $0.tick(replica: replica) }, on: session.link)
         }
     }
 
+    /// The linked sessions, in link order.
+    private func linkSessions() -> [LinkSession] {
+        sessions.withLock { all in all.keys.sorted().compactMap { all[$0] } }
+    }
+
     /// Sends messages, splitting an ops message whose encoding is over the budget.
-    private func send(_ messages: [SyncMessage], on link: PeerLinkHandle) {
+    private static func send(_ messages: [SyncMessage], on link: PeerLinkHandle) {
         for message in messages {
             let encoded = message.encoded
             guard encoded.count > Self.messageBudget, case .ops(let segments) = message else {
@@ -165,17 +175,17 @@ actor PeerSync: PeerNodeDelegate {
     func syncStates() async -> [UInt64: PeerInfoSync] {
         let ours = await host.replica.summary
         var out: [UInt64: PeerInfoSync] = [:]
-        for (id, entry) in sessions where entry.sync.hasPeerSummary {
+        for session in linkSessions() {
+            guard let theirs = session.withSession({ $0.hasPeerSummary ? $0.peerHolds : nil }) else { continue }
             var theyLack = 0
             var weLack = 0
-            let theirs = entry.sync.peerHolds
             for game in Set(ours.keys).union(theirs.keys) {
                 // The peer's summary may claim any sequence numbers: lag(against:) saturates instead of trapping.
                 let (ahead, behind) = (ours[game] ?? VersionVector()).lag(against: theirs[game] ?? VersionVector())
                 theyLack = theyLack.addingReportingOverflow(ahead).overflow ? .max : theyLack + ahead
                 weLack = weLack.addingReportingOverflow(behind).overflow ? .max : weLack + behind
             }
-            out[id] = PeerInfoSync(theyLack: theyLack, weLack: weLack)
+            out[session.link.id] = PeerInfoSync(theyLack: theyLack, weLack: weLack)
         }
         return out
     }
