@@ -1,0 +1,149 @@
+// The control socket: bytes from a client go through the line framer (in a
+// NIO pipeline, in pieces of input-chosen sizes), and each line is answered
+// by the daemon's request router over a real store holding a game. Every
+// answer must be one JSON line.
+import Dispatch
+import Foundation
+import FuzzSupport
+import Logging
+import NIOCore
+import NIOEmbedded
+import SweeperControl
+import SweeperCrypto
+@testable import SweeperDaemon
+import SweeperStore
+
+/// A daemon's request router over a store in a scratch directory (on tmpfs
+/// when there is one), made again every few hundred inputs so games made by
+/// inputs do not pile up.
+final class Host: @unchecked Sendable {
+    nonisolated(unsafe) static var current: Host?
+    nonisolated(unsafe) static var uses = 0
+
+    let directory: String
+    let store: Store
+    let host: GameHost
+
+    init() throws {
+        let base = FileManager.default.fileExists(atPath: "/dev/shm") ? "/dev/shm/" : NSTemporaryDirectory()
+        directory = base + "sweeper-fuzz-control-\(getpid())"
+        try? FileManager.default.removeItem(atPath: directory)
+        store = try Store(directory: directory)
+        let settings = DaemonSettings(
+            stateDirectory: directory, socketPath: directory + "/control.sock", listen: [], peers: [], name: "fuzz", mdns: false,
+            logLevel: .critical)
+        var logger = Logger(label: "fuzz")
+        logger.logLevel = .critical
+        host = try GameHost(store: store, settings: settings, events: EventHub(), logger: logger) { _ in }
+    }
+
+    func close() {
+        store.close()
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    static func get() -> Host? {
+        uses += 1
+        if uses % 500 == 0, let old = current {
+            old.close()
+            current = nil
+        }
+        if current == nil {
+            do {
+                current = try Host()
+                // A game to play on.
+                _ = current.map { answer($0.host, Data(#"{"id":1,"command":"new","preset":"beginner","seed":7}"#.utf8)) }
+            } catch {
+                FileHandle.standardError.write(Data("cannot make a store: \(error)\n".utf8))
+                exit(1)
+            }
+        }
+        return current
+    }
+}
+
+/// The router's answer to one line, waited for.
+func answer(_ host: GameHost, _ line: Data) -> Data {
+    let done = DispatchSemaphore(value: 0)
+    let box = AnswerBox()
+    Task {
+        switch await host.reply(to: line) {
+        case .answer(let data): box.data = data
+        case .subscribe(let data, let events):
+            box.data = data
+            // The connection ends at once: the subscription ends with it.
+            let reader = Task { for await _ in events {} }
+            reader.cancel()
+            await reader.value
+        }
+        done.signal()
+    }
+    done.wait()
+    return box.data
+}
+
+final class AnswerBox: @unchecked Sendable {
+    var data = Data()
+}
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzControl(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    var input = FuzzInput(data, size)
+    let piece = Int(input.byte()) + 1
+    let bytes = input.rest()
+    guard let host = Host.get()?.host else { return 0 }
+    let channel = EmbeddedChannel(handler: ByteToMessageHandler(LineFramer(maximumLength: ControlProtocol.maximumLineLength)))
+    func drain() {
+        while let frame = try? channel.readInbound(as: LineFrame.self) {
+            guard case .line(let buffer) = frame, buffer.readableBytes > 0 else { continue }
+            check(buffer.readableBytes <= ControlProtocol.maximumLineLength, "a line over the limit got through")
+            let reply = answer(host, Data(buffer.readableBytesView))
+            check(reply.last == 0x0A && !reply.dropLast().contains(0x0A), "an answer is not one line")
+            check((try? JSONSerialization.jsonObject(with: reply)) is [String: Any], "an answer is not a JSON object")
+        }
+    }
+    var offset = 0
+    while offset < bytes.count {
+        let end = min(bytes.count, offset + piece)
+        do { try channel.writeInbound(ByteBuffer(bytes: bytes[offset..<end])) } catch { break }
+        offset = end
+        drain()
+    }
+    _ = try? channel.finish()
+    drain()
+    return 0
+}
+
+@_cdecl("FuzzControl_main")
+public func main(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+    writeSeedsIfAsked {
+        seeds()
+    }
+    return runFuzzer(argc, argv, fuzzControl)
+}
+
+func seeds() -> [[UInt8]] {
+    do {
+        func line(_ command: String, _ arguments: some Encodable & Sendable) -> [UInt8] {
+            Array((try? ControlCoding.line(Request(id: .int(1), command: command, arguments: arguments))) ?? Data())
+        }
+        let requests: [[UInt8]] = [
+            line(Commands.Status.name, Empty()),
+            line(Commands.Games.name, Empty()),
+            line(Commands.New.name, Commands.New.Arguments(width: 8, height: 6, mines: 5, noGuess: true, seed: 3, startX: 1, startY: 1, questionMarks: true)),
+            line(Commands.New.name, Commands.New.Arguments(preset: "expert")),
+            line(Commands.Show.name, Commands.GameArguments(game: nil, cheat: false)),
+            line(Commands.Reveal.name, Commands.MoveArguments(game: nil, x: 0, y: 0)),
+            line(Commands.Flag.name, Commands.MoveArguments(game: nil, x: 2, y: 3, mark: "flag")),
+            line(Commands.Chord.name, Commands.MoveArguments(game: "0", x: 4, y: 4)),
+            line(Commands.Hint.name, Commands.GameArguments(game: nil)),
+            line(Commands.Scores.name, Empty()),
+            line(Commands.Invite.name, Empty()),
+            line(Commands.Join.name, Commands.Join.Arguments(code: InviteCode.encode(Fixtures.circle))),
+            line(Commands.Peers.name, Commands.Peers.Arguments(all: true)),
+            line(Commands.Connect.name, Commands.Connect.Arguments(address: "[::1]:7455")),
+            line(Commands.Subscribe.name, Commands.Subscribe.Arguments(game: nil)),
+        ]
+        return requests.map { [255] + $0 } + [[3] + requests[2] + requests[5] + requests[6] + requests[0]]
+    }
+}

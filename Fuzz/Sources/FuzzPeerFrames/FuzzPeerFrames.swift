@@ -1,0 +1,75 @@
+// The bytes a peer sends before the handshake completes, as the daemon reads
+// them: the frame decoder (4-byte big-endian lengths, 16 MiB limit) in a
+// NIO pipeline, fed in pieces of input-chosen sizes, each frame handed to a
+// server-side handshake (runLink); and every frame also decoded as a peer
+// message and sync message, as after the handshake.
+import FuzzSupport
+import NIOCore
+import NIOEmbedded
+import SweeperCrypto
+@testable import SweeperNet
+import SweeperSync
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzPeerFrames(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    var input = FuzzInput(data, size)
+    let piece = Int(input.byte() % 64) + 1
+    let bytes = input.rest()
+    let configuration = PeerNodeConfiguration()
+    let channel = EmbeddedChannel(handler: ByteToMessageHandler(
+        FrameDecoder(limit: configuration.frameLimit, openingLimit: configuration.handshakeFrameLimit)))
+    var frames = 0
+    var handshake = SecretHandshake(role: .server, circle: Fixtures.circle, identity: Fixtures.players[0])
+    var handshakeFailed = false
+    func drain() {
+        while let frame = try? channel.readInbound(as: ByteBuffer.self) {
+            let message = Array(buffer: frame)
+            let limit = frames < FrameDecoder.openingFrameCount ? configuration.handshakeFrameLimit : configuration.frameLimit
+            check(!message.isEmpty && message.count <= limit, "frame \(frames) of \(message.count) bytes got through")
+            frames += 1
+            if !handshakeFailed {
+                do { _ = try handshake.receive(message) } catch { handshakeFailed = true }
+            }
+            if case .sync(let sync)? = try? PeerMessage(decoding: message) { _ = try? SyncMessage(decoding: sync) }
+        }
+    }
+    var offset = 0
+    do {
+        while offset < bytes.count {
+            let end = min(bytes.count, offset + piece)
+            try channel.writeInbound(ByteBuffer(bytes: bytes[offset..<end]))
+            offset = end
+            drain()
+        }
+    } catch {
+        drain()
+    }
+    _ = try? channel.finish()
+    drain()
+    return 0
+}
+
+@_cdecl("FuzzPeerFrames_main")
+public func main(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+    writeSeedsIfAsked {
+        func framed(_ frames: [[UInt8]]) -> [UInt8] {
+            var out: [UInt8] = []
+            for f in frames {
+                var b = ByteBuffer()
+                try? FrameEncoder().encode(data: ByteBuffer(bytes: f), out: &b)
+                out += Array(buffer: b)
+            }
+            return out
+        }
+        var client = SecretHandshake(role: .client, circle: Fixtures.circle, identity: Fixtures.players[1])
+        let hello = client.start() ?? []
+        let summary = SyncMessage.summary(Fixtures.replica.summary, wantsReply: true).encoded
+        return [
+            [8] + framed([hello]),
+            [1] + framed([hello, [UInt8](repeating: 0, count: SecretHandshake.clientAuthLength)]),
+            [63] + framed([PeerMessage.hello(PeerHello(listenPort: 7455, name: "ann")).encoded, PeerMessage.ping(42).encoded]),
+            [3] + framed([PeerMessage.sync(summary).encoded, PeerMessage.pong(7).encoded]),
+        ]
+    }
+    return runFuzzer(argc, argv, fuzzPeerFrames)
+}

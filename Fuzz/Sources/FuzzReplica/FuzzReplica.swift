@@ -1,0 +1,182 @@
+// Applying ops to a replica: ops that are validly signed by circle members
+// (so they get past the signature and membership checks) but otherwise
+// chosen by the fuzzer: any payload (cells off the board, any genesis),
+// sequence numbers, Lamport times, wall clocks and chains, single or in
+// segments; interleaved with local moves (OpAuthor) against whatever state
+// that made. Invariant: rebuilding from the accepted ops (as the daemon
+// does at start) gives the same state.
+import FuzzSupport
+import SweeperCrypto
+import SweeperGame
+@testable import SweeperSync
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzReplica(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    var input = FuzzInput(data, size)
+    var world = World()
+    var steps = 0
+    while !input.isAtEnd && steps < 64 {
+        steps += 1
+        world.step(&input)
+    }
+    world.flush()
+    world.checkRestore()
+    return 0
+}
+
+struct World {
+    var replica = Fixtures.replica
+    var games: [GameID] = [Fixtures.genesis.gameID]
+    var batch: [Op] = []
+
+    mutating func step(_ input: inout FuzzInput) {
+        switch input.byte() % 4 {
+        case 0: remoteOp(&input)
+        case 1: localMove(&input)
+        case 2: flush()
+        default: query(&input)
+        }
+    }
+
+    /// An op from another member, its fields chosen by the input.
+    mutating func remoteOp(_ input: inout FuzzInput) {
+        let who = Fixtures.players[Int(input.byte()) % Fixtures.players.count]
+        let flags = input.byte()
+        var reader = ByteReader(input.chunk())
+        guard let payload = try? OpPayload.decode(from: &reader) else { return }
+        let gameID: GameID
+        if case .genesis(let g) = payload, flags & 1 == 0 {
+            gameID = g.gameID(creator: who.peerID)
+            games.append(gameID)
+        } else {
+            gameID = games[Int(input.byte()) % games.count]
+        }
+        let chain = replica.games[gameID]?.chains[who.peerID] ?? []
+        let pendingInBatch = batch.last.map { $0.author == who.peerID && $0.gameID == gameID } ?? false
+        let last = pendingInBatch ? batch.last : chain.last
+        let next = (last?.seq ?? 0) &+ 1
+        let seq: UInt64
+        switch (flags >> 1) & 3 {
+        case 0: seq = next
+        case 1: seq = next &+ UInt64(input.byte())
+        case 2: seq = max(1, UInt64(input.uint16()) << 48 | UInt64(input.uint16()) << 32 | UInt64(input.uint16()) << 16 | UInt64(input.uint16()))
+        default: seq = 1
+        }
+        let lamport: UInt64
+        if flags & 8 == 0 {
+            lamport = max(replica.games[gameID]?.maxLamport ?? 0, last?.lamport ?? 0) &+ 1 | 1
+        } else {
+            lamport = max(1, UInt64(input.uint16()) << 48 | UInt64(input.uint16()) << 32 | UInt64(input.uint16()) << 16 | UInt64(input.uint16()))
+        }
+        let previous = flags & 16 == 0 && seq == next ? (last?.hash ?? .none) : OpHash(unchecked: [UInt8](repeating: input.byte(), count: 32))
+        let wall = UInt64(input.uint16()) << 48 | UInt64(input.uint16())
+        let made = Op(signing: who, circle: Fixtures.circle, gameID: gameID, seq: seq, lamport: lamport, previous: previous,
+                      wallClockMillis: wall, payload: payload)
+        // Only what a peer can send: the op as the receiver decodes it.
+        guard let op = try? Op(decoding: made.encoded) else { return }
+        if flags & 32 != 0 {
+            // Part of a segment: only its last op keeps a signature.
+            if let first = batch.first, first.author != op.author || first.gameID != op.gameID || op.seq != (batch.last?.seq ?? 0) + 1 {
+                flush()
+            }
+            batch.append(op)
+        } else {
+            flush()
+            replica.insert(op)
+        }
+    }
+
+    /// Sends the segment being gathered.
+    mutating func flush() {
+        guard !batch.isEmpty else { return }
+        let ops = batch.enumerated().map { $0.offset == batch.count - 1 ? $0.element : $0.element.with(signature: nil) }
+        batch = []
+        // Only what a peer can send: the segment as the receiver decodes it.
+        if let segment = OpSegment(verifiedOps: ops), let decoded = try? OpSegment(decoding: segment.encoded) {
+            replica.insert(decoded)
+        }
+    }
+
+    /// A move by this daemon's player, as the control socket asks for one.
+    mutating func localMove(_ input: inout FuzzInput) {
+        flush()
+        let author = Fixtures.authors[Int(input.byte()) % Fixtures.authors.count]
+        guard let game = replica.games[games[Int(input.byte()) % games.count]] else { return }
+        let kind = input.byte()
+        let cell = Int(Int16(bitPattern: input.uint16()))
+        let now = UInt64(input.uint16()) << 32
+        let op: Op?
+        do {
+            switch kind % 6 {
+            case 0: op = try author.reveal(cell, in: game, atMillis: now)
+            case 1: op = try author.chord(cell, in: game, atMillis: now)
+            case 2: op = try author.cycleMark(cell, in: game, atMillis: now)
+            case 3: op = try author.setMark(Mark(rawValue: kind / 6 % 3) ?? .flag, on: cell, in: game, atMillis: now)
+            case 4: op = try author.assist(in: game, atMillis: now)
+            default: op = try author.reveal(cells: [cell, cell + 1, cell + 9], in: game, atMillis: now)
+            }
+        } catch {
+            return
+        }
+        guard let op else { return }
+        let outcome = replica.insert(op)
+        check(outcome.rejected.isEmpty, "a local move was refused: \(outcome.rejected.map(\.reason))")
+    }
+
+    /// What the control socket and the sync sessions read from the replica.
+    mutating func query(_ input: inout FuzzInput) {
+        flush()
+        guard let game = replica.games[games[Int(input.byte()) % games.count]] else { return }
+        var vector = VersionVector()
+        for author in game.chains.keys { vector.advance(author, to: UInt64(input.byte())) }
+        for segment in game.segments(after: vector) { _ = segment.encoded }
+        _ = game.vector.lag(against: vector)
+        guard let state = game.state else { return }
+        _ = state.digest
+        _ = state.scores
+        _ = state.endMillis
+        _ = state.trippedBy
+        let cell = Int(input.uint16())
+        _ = state.firstRevealer(of: cell)
+        _ = state.firstRevealStamp(of: cell)
+        _ = state.board.progress
+        _ = Solver.hint(for: state.board)
+    }
+
+    /// Rebuilding from the accepted ops (the daemon's start) gives the same state.
+    func checkRestore() {
+        var all: [Op] = []
+        for game in replica.games.values { all += game.ops }
+        var fresh = Replica(circle: Fixtures.circle)
+        fresh.restore(all.reversed())
+        for (id, game) in replica.games {
+            guard let state = game.state else { continue }
+            check(fresh.state(of: id)?.digest == state.digest, "restoring \(id) from its ops gives another state")
+        }
+    }
+}
+
+@_cdecl("FuzzReplica_main")
+public func main(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+    writeSeedsIfAsked {
+        // Payload encodings as the real encoder writes them, wrapped in remote-op steps.
+        func payload(_ p: OpPayload) -> [UInt8] {
+            var w = ByteWriter()
+            p.encode(into: &w)
+            return w.bytes
+        }
+        func remote(_ who: UInt8, _ flags: UInt8, _ p: OpPayload, tail: [UInt8] = []) -> [UInt8] {
+            [0, who, flags] + chunk(payload(p)) + tail
+        }
+        guard case .genesis(let g) = Fixtures.genesis.payload else { return [] }
+        let reveal = OpPayload.reveal(CellRuns(cells: [0, 1, 2, 30, 31, 80]))
+        return [
+            remote(1, 0, reveal, tail: [0]) + remote(2, 0, .mark(cell: 5, mark: .flag), tail: [0]) + [3, 0, 1, 2],
+            remote(0, 0, .genesis(g)) + [1, 1, 1, 0, 40, 0, 0, 1] + [3, 1, 7, 7, 7],
+            remote(1, 32, reveal, tail: [0]) + remote(1, 32, .assisted, tail: [0]) + remote(1, 32, .mark(cell: 3, mark: .question), tail: [0]) + [2],
+            remote(2, 8, reveal, tail: [0, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF]),
+            [1, 0, 0, 0, 10, 0, 0, 1, 1, 1, 2, 11, 0, 0, 2, 1, 2, 3, 12, 0, 0, 3, 3, 0, 0, 40, 0, 1, 4, 0, 5, 0, 20, 0, 0, 9],
+        ]
+    }
+    return runFuzzer(argc, argv, fuzzReplica)
+}

@@ -1,0 +1,98 @@
+// Frames after the handshake: the receiving half of a secret stream under
+// the link's real key. Odd modes feed it garbage (a header, then frames);
+// even modes seal the input's chunks with the real sender first, sometimes
+// flipping a bit, so the decoders behind the encryption are reached: each
+// opened frame is a peer message, a sync message inside it goes to a sync
+// session over a replica holding a game, a hello's name is cleaned as the
+// daemon does.
+import FuzzSupport
+import SweeperCrypto
+import SweeperNet
+import SweeperSync
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzSecretStream(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    var input = FuzzInput(data, size)
+    let mode = input.byte()
+    let receiver: SecretStreamReceiver
+    var sender: SecretStreamSender?
+    if mode & 1 == 1 {
+        guard let r = try? SecretStreamReceiver(key: Fixtures.streamKey, header: input.take(SecretStreamReceiver.headerLength)) else {
+            return 0
+        }
+        receiver = r
+    } else {
+        let s = SecretStreamSender(key: Fixtures.streamKey)
+        guard let r = try? SecretStreamReceiver(key: Fixtures.streamKey, header: s.header) else {
+            check(false, "a receiver refused its sender's header")
+            return 0
+        }
+        (sender, receiver) = (s, r)
+    }
+    var replica = Fixtures.replica
+    var session = SyncSession()
+    _ = session.start(replica: replica)
+    var frames = 0
+    while !input.isAtEnd && frames < 32 {
+        frames += 1
+        var frame: [UInt8]
+        let plain: [UInt8]
+        if let sender {
+            let control = input.byte()
+            plain = input.chunk()
+            frame = sender.seal(plain)
+            if control & 0x80 != 0 { frame[Int(control & 0x7F) % frame.count] ^= 1 }
+            let opened = try? receiver.open(frame)
+            if control & 0x80 == 0 { check(opened == plain, "a sealed frame did not open to its plaintext") }
+            guard let opened else { return 0 }
+            handle(opened, &replica, &session)
+        } else {
+            frame = input.chunk()
+            guard let opened = try? receiver.open(frame) else { return 0 }
+            handle(opened, &replica, &session)
+        }
+    }
+    return 0
+}
+
+/// What runLink and PeerSync do with an opened frame.
+func handle(_ bytes: [UInt8], _ replica: inout Replica, _ session: inout SyncSession) {
+    guard let message = try? PeerMessage(decoding: bytes) else { return }
+    check(message.encoded == bytes, "a peer message does not re-encode to its bytes")
+    switch message {
+    case .hello(let hello):
+        let name = hello.name.filter { !$0.isNewline && $0 != "\0" }
+        _ = String(name.prefix(64))
+    case .ping(let token):
+        _ = PeerMessage.pong(token).encoded
+    case .pong:
+        break
+    case .sync(let sync):
+        guard let step = try? session.receive(encoded: sync, replica: &replica) else { return }
+        for reply in step.replies { _ = PeerMessage.sync(reply.encoded).encoded }
+        _ = session.push(step.outcome.accepted, replica: replica)
+        for (game, theirs) in session.peerHolds { _ = (replica.summary[game] ?? VersionVector()).lag(against: theirs) }
+    }
+}
+
+@_cdecl("FuzzSecretStream_main")
+public func main(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+    writeSeedsIfAsked {
+        let replica = Fixtures.replica
+        let segments = replica.segments(for: Fixtures.genesis.gameID, after: VersionVector())
+        let messages: [PeerMessage] = [
+            .hello(PeerHello(listenPort: 7455, name: "ann")),
+            .sync(SyncMessage.summary(replica.summary, wantsReply: true).encoded),
+            .sync(SyncMessage.ops(segments).encoded),
+            .ping(1_234_567),
+            .pong(1_234_567),
+        ]
+        var valid: [UInt8] = [0]
+        for m in messages { valid += [0] + chunk(m.encoded) }
+        let sender = SecretStreamSender(key: Fixtures.streamKey)
+        var garbage: [UInt8] = [1] + sender.header
+        for m in messages.prefix(2) { garbage += chunk(sender.seal(m.encoded)) }
+        return [valid, garbage, [0, 0x85] + chunk(messages[0].encoded)]
+    }
+    return runFuzzer(argc, argv, fuzzSecretStream)
+}

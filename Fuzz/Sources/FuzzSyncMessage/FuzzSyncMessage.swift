@@ -1,0 +1,62 @@
+// Sync messages from a peer (`SyncMessage(decoding:)`), then what the daemon
+// does with one: a sync session over a replica holding a game takes it in,
+// answers, pushes, and reports how far apart the two sides are.
+import FuzzSupport
+import SweeperCrypto
+import SweeperSync
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzSyncMessage(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    let bytes = FuzzInput(data, size).bytes
+    guard let message = try? SyncMessage(decoding: bytes) else { return 0 }
+    let again = try? SyncMessage(decoding: message.encoded)
+    check(again == message, "a sync message does not survive re-encoding")
+    receive(message)
+    return 0
+}
+
+/// What the daemon does with a decoded message (PeerSync and GameHost).
+func receive(_ message: SyncMessage) {
+    var replica = Fixtures.replica
+    var session = SyncSession()
+    _ = session.start(replica: replica)
+    let step = session.receive(message, replica: &replica)
+    for reply in step.replies { _ = reply.encoded }
+    _ = session.push(step.outcome.accepted, replica: replica)
+    _ = session.tick(replica: replica)
+    // What `sweeper peers` shows: ops each side lacks.
+    let ours = replica.summary
+    for (game, theirs) in session.peerHolds {
+        _ = (ours[game] ?? VersionVector()).lag(against: theirs)
+        _ = theirs.opCount
+    }
+    for game in replica.games.values {
+        guard let state = game.state else { continue }
+        _ = state.digest
+        _ = state.scores
+        _ = state.endMillis
+    }
+}
+
+@_cdecl("FuzzSyncMessage_main")
+public func main(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+    writeSeedsIfAsked {
+        let replica = Fixtures.replica
+        let id = Fixtures.genesis.gameID
+        let segments = replica.segments(for: id, after: VersionVector())
+        var seeds: [[UInt8]] = [
+            SyncMessage.summary(replica.summary, wantsReply: true).encoded,
+            SyncMessage.summary([:], wantsReply: false).encoded,
+            SyncMessage.ops(segments).encoded,
+        ]
+        for s in segments { seeds.append(SyncMessage.ops([s]).encoded) }
+        // A summary that lacks the last op of each author: the answer is a segment per author.
+        if let vector = replica.summary[id] {
+            var behind = vector
+            for (author, seq) in vector.heads where seq > 1 { behind = VersionVector(heads: behind.heads.merging([author: seq - 1]) { $1 }) }
+            seeds.append(SyncMessage.summary([id: behind], wantsReply: true).encoded)
+        }
+        return seeds
+    }
+    return runFuzzer(argc, argv, fuzzSyncMessage)
+}
