@@ -20,6 +20,11 @@ let package = Package(
         .library(name: "SweeperCrypto", targets: ["SweeperCrypto"]),
         .library(name: "SweeperSync", targets: ["SweeperSync"]),
         .executable(name: "sweeper-bench-sync", targets: ["sweeper-bench-sync"]),
+        // For the fuzz targets in Fuzz/ (a separate package that depends on this one).
+        .library(name: "SweeperNet", targets: ["SweeperNet"]),
+        .library(name: "SweeperControl", targets: ["SweeperControl"]),
+        .library(name: "SweeperStore", targets: ["SweeperStore"]),
+        .library(name: "SweeperDaemon", targets: ["SweeperDaemon"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
