@@ -26,4 +26,8 @@ echo "1 1 0 0" | "$BIN/sweeper" board solve 2>/dev/null
 rc=$?
 set -e
 if [[ $rc -ne 2 ]]; then echo "test.sh: malformed board input exited $rc, not 2" >&2; exit 1; fi
+
+# A short fuzz run: every decoder that outside bytes reach, 20 s per target
+# under libFuzzer and AddressSanitizer (a longer run: Scripts/fuzz.sh 1800).
+bash Scripts/fuzz.sh 20
 echo "test.sh: all checks passed"
