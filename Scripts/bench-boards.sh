@@ -3,6 +3,9 @@
 #
 #   Scripts/bench-boards.sh            # builds release binaries, prints figures
 #   SKIP_BUILD=1 Scripts/bench-boards.sh
+#   WITH_TATHAM_500=1 …                 # also times Tatham on the 500×500 board (~15 s)
+#
+# Besides the table it prints `result: KEY VALUE` lines for Scripts/bench.py.
 #
 # For each size it times `sweeper board generate --no-guess --count 100` and
 # `sgt-mines --generate 100 WxHnM` (which makes no-guess boards by default),
@@ -45,6 +48,8 @@ for spec in "9 9 10" "16 16 40" "30 16 99" "100 100 2000"; do
     ours=$(best_of_3 "$SWEEPER" board generate --no-guess --width "$w" --height "$h" --mines "$m" --count 100 --seed 1)
     theirs=$(best_of_3 "$TATHAM" --generate 100 "${w}x${h}n${m}")
     printf '%-14s %12.3f %12.3f %8.2f\n' "${w}x${h}/${m}" "$ours" "$theirs" "$(echo "$ours / $theirs" | bc -l)"
+    echo "result: boards.${w}x${h}n${m}.ours_s $ours"
+    echo "result: boards.${w}x${h}n${m}.tatham_s $theirs"
 done
 
 # Every board we made above must be solvable by our own solver.
@@ -55,7 +60,10 @@ big=$(best_of_3 "$SWEEPER" board generate --no-guess --width 500 --height 500 --
 printf '500x500/50000 (20%%): sweeper %.2f s (goal under 10 s)' "$big"
 if [[ -n ${WITH_TATHAM_500:-} ]]; then
     t0=$(date +%s.%N); "$TATHAM" --generate 1 500x500n50000 >/dev/null; t1=$(date +%s.%N)
-    printf ', tatham %.2f s' "$(echo "$t1 - $t0" | bc -l)"
+    big_tatham=$(echo "$t1 - $t0" | bc -l)
+    printf ', tatham %.2f s' "$big_tatham"
 fi
 echo
+echo "result: boards.500x500n50000.ours_s $big"
+[[ -n ${big_tatham:-} ]] && echo "result: boards.500x500n50000.tatham_s $big_tatham"
 "$BIN/sweeper-bench-game"

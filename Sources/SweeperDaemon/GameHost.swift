@@ -220,8 +220,10 @@ actor GameHost: ControlResponder {
         }
     }
 
-    /// Writes remote ops, game by game, with each game's summary; new games
-    /// are created and announced once written.
+    /// Writes remote ops, game by game, with each game's summary, without
+    /// waiting for an fsync (their authors hold them; a later synced write
+    /// or checkpoint makes them durable here); new games are created and
+    /// announced once written.
     private func writeRemote(_ byGame: [(key: GameID, value: [Op])], added: Set<GameID>) throws {
         var summaries: [GameSummary] = []
         for (gameID, ops) in byGame {
@@ -234,12 +236,16 @@ actor GameHost: ControlResponder {
                     id: gameID.description, params: try JSONEncoder().encode(state.genesis.parameters),
                     created: Date(timeIntervalSince1970: Double(state.startMillis) / 1000), lastActivity: Date(),
                     status: state.status.rawValue, summary: summaryData)
-                if try !store.createGame(record, ops: stored) {
-                    try store.append(stored, updating: gameID.description, status: state.status.rawValue, summary: summaryData)
+                if try !store.createGame(record, ops: stored, durability: .deferred) {
+                    try store.append(
+                        stored, updating: gameID.description, status: state.status.rawValue, summary: summaryData,
+                        durability: .deferred)
                 }
                 summaries.append(s)
             } else {
-                try store.append(stored, updating: gameID.description, status: state.status.rawValue, summary: summaryData)
+                try store.append(
+                    stored, updating: gameID.description, status: state.status.rawValue, summary: summaryData,
+                    durability: .deferred)
             }
         }
         for s in summaries {

@@ -132,12 +132,24 @@ public struct StoredOp: Equatable, Sendable {
 
 /// The daemon's SQLite database (WAL mode) under its state directory.
 ///
-/// Every write is one transaction committed with `synchronous=FULL` before
-/// the call returns: in WAL mode `NORMAL` survives a killed process but may
-/// lose the last commits on power loss, and moves come at human speed, so the
-/// extra fsync per move costs nothing that matters. A database that is
-/// damaged, or that a newer version wrote, is refused and never written.
+/// Every write is one transaction committed before the call returns. By
+/// default it is committed with `synchronous=FULL` (``Durability/synced``):
+/// in WAL mode `NORMAL` survives a killed process but may lose the last
+/// commits on power loss, and local moves come at human speed, so the extra
+/// fsync per move costs nothing that matters. Ops another peer holds anyway
+/// (a peer's own moves) are written ``Durability/deferred``. A database that
+/// is damaged, or that a newer version wrote, is refused and never written.
 public final class Store: Sendable {
+    /// How far a write is on disk when the call returns.
+    public enum Durability: Sendable {
+        /// Committed and fsynced (`synchronous=FULL`): survives power loss.
+        case synced
+        /// Committed without an fsync (`synchronous=NORMAL` in WAL mode):
+        /// survives a killed process; power loss may lose it until the next
+        /// synced write or checkpoint. For data that also lives elsewhere.
+        case deferred
+    }
+
     /// The schema version this build writes and understands.
     public static let schemaVersion = 1
     /// The database file name inside the state directory.
@@ -316,8 +328,32 @@ public final class Store: Sendable {
 
     // MARK: Access helpers
 
-    private func write<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
-        do { return try pool.write(body) } catch { throw Self.classify(error, path: path) }
+    private func write<T>(_ durability: Durability = .synced, _ body: (Database) throws -> T) throws(StoreError) -> T {
+        do {
+            switch durability {
+            case .synced:
+                return try pool.write(body)
+            case .deferred:
+                return try pool.writeWithoutTransaction { db in
+                    try db.execute(sql: "PRAGMA synchronous = NORMAL")
+                    var result: T?
+                    do {
+                        try db.inTransaction(.immediate) {
+                            result = try body(db)
+                            return .commit
+                        }
+                    } catch {
+                        try db.execute(sql: "PRAGMA synchronous = FULL")
+                        throw error
+                    }
+                    try db.execute(sql: "PRAGMA synchronous = FULL")
+                    guard let result else { throw StoreError.database("a deferred write produced no result") }
+                    return result
+                }
+            }
+        } catch {
+            throw Self.classify(error, path: path)
+        }
     }
 
     private func read<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
@@ -483,8 +519,8 @@ public final class Store: Sendable {
     /// Stores a new game together with its first ops (normally its genesis),
     /// in one transaction. Returns false if a game with that id exists.
     @discardableResult
-    public func createGame(_ game: StoredGame, ops: [StoredOp] = []) throws(StoreError) -> Bool {
-        try write { db in
+    public func createGame(_ game: StoredGame, ops: [StoredOp] = [], durability: Durability = .synced) throws(StoreError) -> Bool {
+        try write(durability) { db in
             try db.execute(
                 sql: "INSERT OR IGNORE INTO games (id, params, created, lastActivity, status, summary) VALUES (?, ?, ?, ?, ?, ?)",
                 arguments: [game.id, game.params, game.created, game.lastActivity, game.status, game.summary])
@@ -527,9 +563,9 @@ public final class Store: Sendable {
     @discardableResult
     public func append(
         _ ops: [StoredOp], updating gameID: String? = nil, status: String? = nil, summary: Data? = nil,
-        at time: Date = Date()
+        at time: Date = Date(), durability: Durability = .synced
     ) throws(StoreError) -> Int {
-        try write { db in
+        try write(durability) { db in
             var added = 0
             for op in ops {
                 try Self.insert(op, db)

@@ -1,9 +1,14 @@
-// sweeper-bench-latency: the pieces of Scripts/bench-latency.sh.
+// sweeper-bench-latency: the measuring pieces of Scripts/bench.py (and so
+// of Scripts/bench.sh and Scripts/bench-latency.sh).
 //
-//   sweeper-bench-latency moves MOVER_SOCKET WATCHER_SOCKET GAME COUNT
+//   sweeper-bench-latency moves MOVER_SOCKET GAME COUNT WATCHER_SOCKET…
 //       flags COUNT hidden cells of GAME on the mover's daemon, one at a time,
 //       and times each from the move's answer to the `cells` event with that
-//       cell arriving on the watcher's event stream (another daemon).
+//       cell arriving on each watcher's event stream (other daemons).
+//   sweeper-bench-latency load GAME RATE SECONDS SOCKET…
+//       a player on every daemon flags hidden cells of GAME at RATE moves a
+//       second each for SECONDS, all at once; every move is timed from its
+//       answer to its arrival on every other daemon's event stream.
 //   sweeper-bench-latency echo PORT          a TCP echo server on 0.0.0.0:PORT
 //   sweeper-bench-latency ping HOST PORT COUNT   TCP ping-pong round trips (64 bytes)
 //   sweeper-bench-latency sign-verify COUNT  one Ed25519 signature plus one verification
@@ -82,35 +87,53 @@ final class Arrivals: Sendable {
     }
 }
 
-func moves(mover: String, watcher: String, game: String, count: Int) async throws {
-    let arrivals = Arrivals()
-    let clock = ContinuousClock()
-    try await ControlClient.withConnection(socketPath: watcher) { watch in
-        let stream = try await watch.subscribe(game: game)
-        let pump = Task {
+/// Subscribes to `game` on `socket` and records every changed cell's
+/// arrival in `arrivals` until the returned task is cancelled.
+func watch(_ socket: String, game: String, into arrivals: Arrivals, clock: ContinuousClock) -> Task<Void, any Error> {
+    Task {
+        try await ControlClient.withConnection(socketPath: socket) { watch in
+            let stream = try await watch.subscribe(game: game)
             for await event in stream where event.event == .cells {
                 let now = clock.now
                 for c in event.cells ?? [] { arrivals.record(Cell(x: c.x, y: c.y), at: now) }
             }
         }
-        defer { pump.cancel() }
-        try await ControlClient.withConnection(socketPath: mover) { move in
-            let view = try await move.call(Commands.Show.self, .init(game: game))
-            var hidden: [Cell] = []
-            for (y, row) in view.board.enumerated() {
-                for (x, ch) in row.enumerated() where ch == "#" { hidden.append(Cell(x: x, y: y)) }
-            }
-            let warmup = min(50, count / 10)
-            guard hidden.count >= count + warmup else { fail("only \(hidden.count) hidden cells for \(count + warmup) moves") }
-            var fromAnswer: [Double] = []
-            var fromRequest: [Double] = []
-            var lost = 0
-            var early = 0
-            for (i, cell) in hidden.prefix(count + warmup).enumerated() {
-                let sent = clock.now
-                _ = try await move.call(Commands.Flag.self, .init(game: game, x: cell.x, y: cell.y, mark: "flag"))
-                let answered = clock.now
-                guard let arrived = await arrivals.wait(for: cell, timeout: .seconds(5)) else {
+    }
+}
+
+/// The hidden cells of `game` as the daemon at `socket` shows it.
+func hiddenCells(_ socket: String, game: String) async throws -> [Cell] {
+    try await ControlClient.withConnection(socketPath: socket) { client in
+        let view = try await client.call(Commands.Show.self, .init(game: game))
+        var hidden: [Cell] = []
+        for (y, row) in view.board.enumerated() {
+            for (x, ch) in row.enumerated() where ch == "#" { hidden.append(Cell(x: x, y: y)) }
+        }
+        return hidden
+    }
+}
+
+func moves(mover: String, watchers: [String], game: String, count: Int) async throws {
+    let clock = ContinuousClock()
+    let arrivals = watchers.map { _ in Arrivals() }
+    let pumps = zip(watchers, arrivals).map { watch($0, game: game, into: $1, clock: clock) }
+    defer { for p in pumps { p.cancel() } }
+    let hidden = try await hiddenCells(mover, game: game)
+    let warmup = min(50, count / 10)
+    guard hidden.count >= count + warmup else { fail("only \(hidden.count) hidden cells for \(count + warmup) moves") }
+    // Subscriptions are answered before events flow: give them a moment.
+    try await Task.sleep(for: .milliseconds(200))
+    try await ControlClient.withConnection(socketPath: mover) { move in
+        var fromAnswer: [Double] = []
+        var fromRequest: [Double] = []
+        var lost = 0
+        var early = 0
+        for (i, cell) in hidden.prefix(count + warmup).enumerated() {
+            let sent = clock.now
+            _ = try await move.call(Commands.Flag.self, .init(game: game, x: cell.x, y: cell.y, mark: "flag"))
+            let answered = clock.now
+            for watcher in arrivals {
+                guard let arrived = await watcher.wait(for: cell, timeout: .seconds(5)) else {
                     lost += 1
                     continue
                 }
@@ -119,14 +142,93 @@ func moves(mover: String, watcher: String, game: String, count: Int) async throw
                 fromAnswer.append(seconds(arrived - answered))
                 fromRequest.append(seconds(arrived - sent))
             }
-            // The median of the first and the last tenth: does a move cost more as the game grows?
-            let tenth = max(1, fromAnswer.count / 10)
-            func median(_ xs: ArraySlice<Double>) -> String { String(format: "%.3f", xs.sorted()[xs.count / 2] * 1000) }
-            let trend = " first_tenth_p50_ms=\(median(fromAnswer.prefix(tenth))) last_tenth_p50_ms=\(median(fromAnswer.suffix(tenth)))"
-            report("move-answer-to-event", fromAnswer, extra: " lost=\(lost) before_answer=\(early) warmup=\(warmup)" + trend)
-            report("move-request-to-event", fromRequest)
+        }
+        // The median of the first and the last tenth: does a move cost more as the game grows?
+        let tenth = max(1, fromAnswer.count / 10)
+        func median(_ xs: ArraySlice<Double>) -> String { String(format: "%.3f", xs.sorted()[xs.count / 2] * 1000) }
+        let trend = " first_tenth_p50_ms=\(median(fromAnswer.prefix(tenth))) last_tenth_p50_ms=\(median(fromAnswer.suffix(tenth)))"
+        report("move-answer-to-event", fromAnswer, extra: " lost=\(lost) before_answer=\(early) warmup=\(warmup) watchers=\(watchers.count)" + trend)
+        report("move-request-to-event", fromRequest)
+    }
+}
+
+/// Answer times of one player's moves.
+final class Answers: Sendable {
+    private let times = Mutex<[Cell: ContinuousClock.Instant]>([:])
+    func record(_ cell: Cell, at instant: ContinuousClock.Instant) { times.withLock { $0[cell] = instant } }
+    var all: [Cell: ContinuousClock.Instant] { times.withLock { $0 } }
+}
+
+/// Every arrival of every cell on one watcher's stream.
+final class ArrivalLog: Sendable {
+    private let times = Mutex<[Cell: ContinuousClock.Instant]>([:])
+    func record(_ cell: Cell, at instant: ContinuousClock.Instant) {
+        times.withLock { t in if t[cell] == nil { t[cell] = instant } }
+    }
+    var all: [Cell: ContinuousClock.Instant] { times.withLock { $0 } }
+}
+
+func load(game: String, rate: Int, seconds duration: Int, sockets: [String]) async throws {
+    let clock = ContinuousClock()
+    let logs = sockets.map { _ in ArrivalLog() }
+    let pumps = zip(sockets, logs).map { socket, log in
+        Task {
+            try await ControlClient.withConnection(socketPath: socket) { watch in
+                let stream = try await watch.subscribe(game: game)
+                for await event in stream where event.event == .cells {
+                    let now = clock.now
+                    for c in event.cells ?? [] { log.record(Cell(x: c.x, y: c.y), at: now) }
+                }
+            }
         }
     }
+    defer { for p in pumps { p.cancel() } }
+    let hidden = try await hiddenCells(sockets[0], game: game)
+    let perPlayer = rate * duration
+    guard hidden.count >= perPlayer * sockets.count else { fail("only \(hidden.count) hidden cells for \(perPlayer * sockets.count) moves") }
+    try await Task.sleep(for: .milliseconds(200))
+    let answers = sockets.map { _ in Answers() }
+    let start = clock.now
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        for (i, socket) in sockets.enumerated() {
+            let cells = hidden[(i * perPlayer)..<((i + 1) * perPlayer)]
+            let answered = answers[i]
+            group.addTask {
+                try await ControlClient.withConnection(socketPath: socket) { move in
+                    for (k, cell) in cells.enumerated() {
+                        // A fixed schedule: move k is due at k / RATE seconds, each
+                        // player's shifted by its share of one interval, so the
+                        // players' moves interleave rather than land together.
+                        let interval = 1_000_000_000 / Int64(rate)
+                        let due = start + .nanoseconds(Int64(k) * interval + Int64(i) * interval / Int64(sockets.count))
+                        if clock.now < due { try await Task.sleep(until: due, clock: clock) }
+                        _ = try await move.call(Commands.Flag.self, .init(game: game, x: cell.x, y: cell.y, mark: "flag"))
+                        answered.record(cell, at: clock.now)
+                    }
+                }
+            }
+        }
+        try await group.waitForAll()
+    }
+    let elapsed = seconds(clock.now - start)
+    try await Task.sleep(for: .seconds(3))
+    var samples: [Double] = []
+    var lost = 0
+    var moves = 0
+    for (i, answered) in answers.enumerated() {
+        for (cell, at) in answered.all {
+            moves += 1
+            for (j, log) in logs.enumerated() where j != i {
+                guard let arrived = log.all[cell] else {
+                    lost += 1
+                    continue
+                }
+                samples.append(Swift.max(0, seconds(arrived - at)))
+            }
+        }
+    }
+    let achieved = Double(moves) / elapsed / Double(sockets.count)
+    report("load-answer-to-event", samples, extra: String(format: " players=%d moves=%d lost=%d rate_per_player=%.1f", sockets.count, moves, lost, achieved))
 }
 
 // MARK: TCP
@@ -235,11 +337,18 @@ func int(_ i: Int) -> Int {
 
 switch args.first {
 case "moves":
-    guard args.count == 5 else { fail("usage: moves MOVER_SOCKET WATCHER_SOCKET GAME COUNT") }
+    guard args.count >= 5 else { fail("usage: moves MOVER_SOCKET GAME COUNT WATCHER_SOCKET…") }
     do {
-        try await moves(mover: args[1], watcher: args[2], game: args[3], count: int(4))
+        try await moves(mover: args[1], watchers: Array(args[4...]), game: args[2], count: int(3))
     } catch {
         fail("moves: \(error)")
+    }
+case "load":
+    guard args.count >= 6 else { fail("usage: load GAME RATE SECONDS SOCKET…") }
+    do {
+        try await load(game: args[1], rate: int(2), seconds: int(3), sockets: Array(args[4...]))
+    } catch {
+        fail("load: \(error)")
     }
 case "echo":
     guard args.count == 2 else { fail("usage: echo PORT") }
@@ -251,5 +360,5 @@ case "sign-verify":
     guard args.count == 2 else { fail("usage: sign-verify COUNT") }
     signVerify(count: int(1))
 default:
-    fail("usage: sweeper-bench-latency moves|echo|ping|sign-verify …")
+    fail("usage: sweeper-bench-latency moves|load|echo|ping|sign-verify …")
 }

@@ -32,6 +32,27 @@ private func mode(_ path: String) throws -> Int {
         #expect(settings.synchronous == 2)  // FULL
     }
 
+    /// A deferred write (a peer's ops) is committed without an fsync and
+    /// leaves the connection at FULL for the next write.
+    @Test func deferredWritesCommitAndLeaveTheNextWriteSynced() throws {
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        let store = try Store(directory: dir.path)
+        defer { store.close() }
+        let a = Data([0xAA])
+        let genesis = StoredOp(gameID: "g1", author: a, seq: 1, lamport: 1, bytes: Data("genesis".utf8))
+        let game = StoredGame(id: "g1", params: Data("{}".utf8), created: Date(timeIntervalSince1970: 10), lastActivity: Date(timeIntervalSince1970: 10), status: "playing", summary: Data("{}".utf8))
+        #expect(try store.createGame(game, ops: [genesis], durability: .deferred))
+        #expect(try store.durabilitySettings().synchronous == 2)
+        let added = try store.append(
+            [StoredOp(gameID: "g1", author: a, seq: 2, lamport: 2, bytes: Data("a2".utf8))], updating: "g1", status: "won",
+            durability: .deferred)
+        #expect(added == 1)
+        #expect(try store.durabilitySettings().synchronous == 2)
+        #expect(try store.ops(gameID: "g1").map(\.seq) == [1, 2])
+        #expect(try store.game(id: "g1")?.status == "won")
+    }
+
     @Test func identityCircleSettingsAndPeersPersist() throws {
         let dir = try TempDir()
         defer { dir.cleanup() }

@@ -1,0 +1,622 @@
+#!/usr/bin/env python3
+"""Every Sweeper benchmark in one run, beside its anchor, written to BENCHMARKS.md.
+
+Run it through Scripts/bench.sh, which builds the release binaries first:
+
+    Scripts/bench.sh                    # everything, ~15 minutes on 2 cores
+    Scripts/bench.sh --quick            # fewer moves and repeats, for trying it out
+    Scripts/bench.sh --only boards,sync # some sections: boards, sync, lab (= latency,
+                                        # discovery, resources), latency (alone)
+    Scripts/bench.sh --hosts 2,4        # the lab sizes for latency (default 2,4,8)
+    Scripts/bench.sh --out FILE         # the report elsewhere (default BENCHMARKS.md)
+
+Sections and their anchors:
+  boards     Scripts/bench-boards.sh: no-guess generation vs Tatham's `sgt-mines --generate`
+  sync       Scripts/bench-sync.sh: bytes and apply time vs Yjs (pycrdt), catch-up, scale
+  lab        real daemons in network namespaces (Scripts/netns-lab.sh), each with its own
+             D-Bus and avahi-daemon: move latency with 2, 4 and 8 hosts and under load vs a
+             bare TCP round trip + one sign and one verify; discovery vs avahi-publish to
+             avahi-browse; resident memory and idle CPU.
+
+Every sub-benchmark prints `result: KEY VALUE` lines; this script gathers them, checks
+the goals and writes the report. Traffic stays on loopback and 198.18.0.0/24 inside the
+lab's own namespaces; every process started is stopped by its pid.
+"""
+
+import argparse
+import json
+import os
+import platform
+import re
+import select
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+LAB_SCRIPT = os.path.join(ROOT, "Scripts", "netns-lab.sh")
+RESULT = re.compile(r"^result: (\S+) (-?[0-9.]+(?:e-?[0-9]+)?)\s*$")
+
+
+def log(message):
+    print(f"bench: {message}", file=sys.stderr, flush=True)
+
+
+def results_in(text):
+    """The `result: KEY VALUE` lines of a sub-benchmark's output."""
+    found = {}
+    for line in text.splitlines():
+        m = RESULT.match(line)
+        if m:
+            found[m.group(1)] = float(m.group(2))
+    return found
+
+
+def fields(line):
+    """`NAME k=v k=v …` as a dict of floats (where they parse)."""
+    out = {}
+    for part in line.split()[1:]:
+        if "=" in part:
+            k, v = part.split("=", 1)
+            try:
+                out[k] = float(v)
+            except ValueError:
+                pass
+    return out
+
+
+def run(argv, env=None, timeout=900):
+    """Runs a command, returns its stdout; raises with its stderr when it fails."""
+    p = subprocess.run(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=timeout)
+    if p.returncode != 0:
+        raise RuntimeError(f"{' '.join(argv)} exited {p.returncode}:\n{p.stderr[-3000:]}")
+    return p.stdout
+
+
+# MARK: The lab
+
+
+class Lab:
+    """Hosts h1…hN in network namespaces on a bridge; stops what it started by pid."""
+
+    def __init__(self, hosts):
+        self.hosts = hosts
+        self.dir = tempfile.mkdtemp(prefix="sweeper-bench-", dir=os.environ.get("BENCH_TMPDIR", "/tmp"))
+        self.procs = []
+        try:
+            run(["bash", LAB_SCRIPT, "up", self.dir, str(hosts)], timeout=120)
+        except Exception:
+            self.down()
+            raise
+
+    def argv(self, i, command):
+        # netns-lab.sh exec execs `ip netns exec … env … command`: the pid is the command's.
+        return ["bash", LAB_SCRIPT, "exec", self.dir, str(i)] + command
+
+    def spawn(self, i, command, env=None, stdout=None):
+        p = subprocess.Popen(self.argv(i, command), env=env, stdin=subprocess.DEVNULL,
+                             stdout=stdout if stdout is not None else subprocess.DEVNULL,
+                             stderr=subprocess.STDOUT if stdout is not None else subprocess.DEVNULL)
+        self.procs.append(p)
+        return p
+
+    def stop(self, p, sig=signal.SIGTERM, grace=5.0):
+        if p.poll() is None:
+            try:
+                p.send_signal(sig)
+                p.wait(timeout=grace)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait(timeout=5)
+            except ProcessLookupError:
+                pass
+        if p in self.procs:
+            self.procs.remove(p)
+
+    def down(self):
+        for p in list(self.procs):
+            self.stop(p)
+        subprocess.run(["bash", LAB_SCRIPT, "down", self.dir], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+class Daemon:
+    """A sweeperd in one lab host, driven with the sweeper CLI over its control socket."""
+
+    def __init__(self, lab, i, bindir):
+        self.lab, self.i, self.bindir = lab, i, bindir
+        self.root = f"{lab.dir}/d{i}"
+        os.makedirs(self.root, exist_ok=True)
+        self.socket = f"{self.root}/control.sock"
+        self.proc = None
+        self.env = {k: v for k, v in os.environ.items()
+                    if k not in ("NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID", "SWEEPER_SOCKET", "DBUS_SYSTEM_BUS_ADDRESS")}
+        self.env.update(XDG_CONFIG_HOME=f"{self.root}/config", XDG_STATE_HOME=f"{self.root}/xdg-state",
+                        XDG_RUNTIME_DIR=f"{self.root}/xdg-run", USER=f"h{i}")
+
+    def launch(self):
+        log_file = open(f"{self.root}/log", "ab")
+        self.proc = self.lab.spawn(self.i, [f"{self.bindir}/sweeperd", "--state-dir", f"{self.root}/state",
+                                            "--socket", self.socket, "--listen", "0.0.0.0:7455",
+                                            "--name", f"h{self.i}", "--log-level", "warning"],
+                                   env=self.env, stdout=log_file)
+        log_file.close()
+
+    def start(self):
+        self.launch()
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"sweeperd in h{self.i} exited at start:\n{self.log_tail()}")
+            if self.try_cli("status") is not None:
+                return
+            time.sleep(0.05)
+        raise RuntimeError(f"sweeperd in h{self.i} did not answer within 30 s:\n{self.log_tail()}")
+
+    def stop(self, sig=signal.SIGTERM):
+        if self.proc:
+            self.lab.stop(self.proc, sig)
+            self.proc = None
+
+    @property
+    def pid(self):
+        return self.proc.pid
+
+    def log_tail(self):
+        try:
+            with open(f"{self.root}/log", errors="replace") as f:
+                return "".join(f.readlines()[-20:])
+        except OSError:
+            return "(no log)"
+
+    def try_cli(self, *args):
+        p = subprocess.run([f"{self.bindir}/sweeper", "--socket", self.socket, "--json", *args], env=self.env,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=60)
+        if p.returncode != 0:
+            return None
+        try:
+            return json.loads(p.stdout) if p.stdout.strip() else {}
+        except json.JSONDecodeError:
+            return None
+
+    def cli(self, *args):
+        out = self.try_cli(*args)
+        if out is None:
+            raise RuntimeError(f"h{self.i}: sweeper {' '.join(args)} failed\n{self.log_tail()}")
+        return out
+
+    def connected(self):
+        peers = (self.try_cli("peers") or {}).get("peers", [])
+        return {p["id"] for p in peers if p.get("state") == "connected"}
+
+
+def wait_for(condition, seconds, what):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():
+            return
+        time.sleep(0.1)
+    if not condition():
+        raise RuntimeError(f"timed out after {seconds} s waiting for {what}")
+
+
+def circle(lab, bindir):
+    """A daemon in every host, one circle (invite on h1), linked by mDNS alone:
+    the daemons restart after joining, so no link depends on the join's timing."""
+    daemons = [Daemon(lab, i, bindir) for i in range(1, lab.hosts + 1)]
+    for d in daemons:
+        d.start()
+    code = daemons[0].cli("invite")["code"]
+    for d in daemons[1:]:
+        d.cli("join", code)
+    for d in daemons:
+        d.stop()
+    for d in daemons:
+        d.start()
+    ids = [d.cli("status")["peerID"] for d in daemons]
+    wait_for(lambda: all(d.connected() >= set(ids) - {ids[k]} for k, d in enumerate(daemons)), 90,
+             f"{lab.hosts} daemons to link by mDNS")
+    return daemons, ids
+
+
+def rss_mb(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def cpu_ticks(pid):
+    with open(f"/proc/{pid}/stat") as f:
+        rest = f.read().rsplit(")", 1)[1].split()
+    return int(rest[11]) + int(rest[12])  # utime + stime (fields 14 and 15)
+
+
+def idle_cpu_percent(pid, seconds):
+    t0, c0 = time.monotonic(), cpu_ticks(pid)
+    time.sleep(seconds)
+    t1, c1 = time.monotonic(), cpu_ticks(pid)
+    return 100.0 * (c1 - c0) / os.sysconf("SC_CLK_TCK") / (t1 - t0)
+
+
+def bench_tool(bindir, *args, lab=None, host=None):
+    argv = [f"{bindir}/sweeper-bench-latency", *args]
+    if lab is not None:
+        argv = lab.argv(host, argv)
+    return run(argv, timeout=600)
+
+
+def new_game(d, others, width, height, mines, seed):
+    game = d.cli("new", "--width", str(width), "--height", str(height), "--mines", str(mines), "--seed", str(seed))["id"]
+    wait_for(lambda: all(o.try_cli("show", game) is not None for o in others), 60, f"game {game} on every host")
+    return game
+
+
+def lab_section(args, bindir, results, full):
+    """Latency with each number of hosts; with `full`, also discovery and resources (in the 2-host lab)."""
+    moves = 200 if args.quick else 1000
+    repeats = 2 if args.quick else 5
+    sv = fields(bench_tool(bindir, "sign-verify", str(moves)))
+    results["latency.sign_verify_ms"] = sv["p50_ms"]
+
+    for hosts in args.hosts:
+        log(f"lab of {hosts} hosts")
+        lab = Lab(hosts)
+        try:
+            daemons, ids = circle(lab, bindir)
+            if hosts == 2 and full:
+                discovery_and_idle(args, lab, daemons, ids, results, repeats)
+            echo = lab.spawn(2, [f"{bindir}/sweeper-bench-latency", "echo", "7999"])
+            rtt = fields(bench_tool(bindir, "ping", "198.18.0.2", "7999", str(moves), lab=lab, host=1))
+            lab.stop(echo)
+            results[f"latency.h{hosts}.rtt_ms"] = rtt["p50_ms"]
+            game = new_game(daemons[0], daemons[1:], 200, 200, 8000, 1)
+            out = bench_tool(bindir, "moves", daemons[0].socket, game, str(moves), *[d.socket for d in daemons[1:]])
+            line = next(l for l in out.splitlines() if l.startswith("move-answer-to-event"))
+            f = fields(line)
+            results[f"latency.h{hosts}.p50_ms"] = f["p50_ms"]
+            results[f"latency.h{hosts}.p99_ms"] = f["p99_ms"]
+            results[f"latency.h{hosts}.samples"] = f["n"]
+            results[f"latency.h{hosts}.lost"] = f["lost"]
+            log(f"{hosts} hosts: {line}")
+            if hosts == 4:
+                seconds = 3 if args.quick else 10
+                out = bench_tool(bindir, "load", game, "20", str(seconds), *[d.socket for d in daemons])
+                line = next(l for l in out.splitlines() if l.startswith("load-answer-to-event"))
+                f = fields(line)
+                results["latency.load4x20.p50_ms"] = f["p50_ms"]
+                results["latency.load4x20.p99_ms"] = f["p99_ms"]
+                results["latency.load4x20.samples"] = f["n"]
+                results["latency.load4x20.lost"] = f["lost"]
+                results["latency.load4x20.rate_per_player"] = f["rate_per_player"]
+                log(f"load: {line}")
+            if hosts == 2 and full:
+                stored_and_live(args, bindir, daemons, results)
+        finally:
+            lab.down()
+
+
+def discovery_and_idle(args, lab, daemons, ids, results, repeats):
+    """Start-to-linked over mDNS vs avahi-publish-to-avahi-browse; idle memory and CPU."""
+    h1, h2 = daemons
+    times = []
+    for _ in range(repeats):
+        h2.stop()
+        time.sleep(1.0)
+        t0 = time.monotonic()
+        h2.launch()
+        deadline = t0 + 60
+        while time.monotonic() < deadline and ids[0] not in h2.connected():
+            time.sleep(0.02)
+        if ids[0] not in h2.connected():
+            raise RuntimeError(f"h2 did not link to h1 within 60 s of starting:\n{h2.log_tail()}")
+        times.append(time.monotonic() - t0)
+    results["discovery.sweeper_ms"] = statistics.median(times) * 1000
+    log(f"discovery: start to linked {[round(t * 1000) for t in times]} ms")
+
+    browse = lab.spawn(2, ["stdbuf", "-oL", "avahi-browse", "-rp", "_sweeperbench._tcp"], stdout=subprocess.PIPE)
+    anchor = []
+    try:
+        for k in range(repeats):
+            name = f"bench{k}-{os.getpid()}"
+            t0 = time.monotonic()
+            pub = lab.spawn(1, ["avahi-publish", "-s", name, "_sweeperbench._tcp", "9999"])
+            seen = None
+            buffer = b""
+            while seen is None and time.monotonic() < t0 + 30:
+                ready, _, _ = select.select([browse.stdout], [], [], 0.5)
+                if not ready:
+                    continue
+                chunk = os.read(browse.stdout.fileno(), 65536)
+                if not chunk:
+                    break
+                buffer += chunk
+                for line in buffer.split(b"\n"):
+                    if line.startswith(b"=") and name.encode() in line:
+                        seen = time.monotonic()
+                buffer = buffer.rsplit(b"\n", 1)[-1]
+            lab.stop(pub)
+            if seen is None:
+                raise RuntimeError("avahi-browse in h2 never resolved avahi-publish's service from h1")
+            anchor.append(seen - t0)
+    finally:
+        lab.stop(browse)
+    results["discovery.avahi_ms"] = statistics.median(anchor) * 1000
+    log(f"discovery: avahi-publish to avahi-browse {[round(t * 1000) for t in anchor]} ms")
+
+    time.sleep(5)
+    results["resources.idle_rss_mb"] = rss_mb(h2.pid)
+    results["resources.idle_cpu_percent"] = idle_cpu_percent(h2.pid, 10 if args.quick else 30)
+    log(f"idle: {results['resources.idle_rss_mb']:.1f} MB, {results['resources.idle_cpu_percent']:.3f}% of a core")
+
+
+def stored_and_live(args, bindir, daemons, results):
+    """Memory with 100 stored games (after a restart loads them) and with a live 500×500 game."""
+    h1, h2 = daemons
+    for k in range(100):
+        h1.cli("new", "--preset", "expert", "--seed", str(1000 + k))
+    wait_for(lambda: len((h2.try_cli("games") or {}).get("games", [])) >= 101, 60, "100 games on h2")
+    h1.stop()
+    h1.start()
+    time.sleep(3)
+    results["resources.games100_rss_mb"] = rss_mb(h1.pid)
+    t0 = time.monotonic()
+    game = new_game(h1, [h2], 500, 500, 50000, 7)
+    results["resources.new500_ms"] = (time.monotonic() - t0) * 1000
+    out = bench_tool(bindir, "moves", h1.socket, game, "200" if args.quick else "1000", h2.socket)
+    f = fields(next(l for l in out.splitlines() if l.startswith("move-answer-to-event")))
+    results["latency.board500.p50_ms"] = f["p50_ms"]
+    results["latency.board500.p99_ms"] = f["p99_ms"]
+    time.sleep(2)
+    results["resources.live500_rss_mb"] = max(rss_mb(h1.pid), rss_mb(h2.pid))
+    log(f"memory: 100 games {results['resources.games100_rss_mb']:.1f} MB, live 500x500 {results['resources.live500_rss_mb']:.1f} MB")
+
+
+# MARK: The other sections
+
+
+def boards_section(args, results):
+    env = dict(os.environ, SKIP_BUILD="1")
+    if not args.quick:
+        env["WITH_TATHAM_500"] = "1"
+    out = run(["bash", os.path.join(ROOT, "Scripts", "bench-boards.sh")], env=env, timeout=1200)
+    sys.stderr.write(out)
+    results.update(results_in(out))
+
+
+def sync_section(args, results):
+    env = dict(os.environ, SCRATCH=args.scratch)
+    out = run(["bash", os.path.join(ROOT, "Scripts", "bench-sync.sh")], env=env, timeout=1200)
+    sys.stderr.write(out)
+    results.update(results_in(out))
+
+
+# MARK: The report
+
+
+def machine():
+    cpu = "unknown CPU"
+    try:
+        with open("/proc/cpuinfo") as f:
+            cpu = next(l.split(":", 1)[1].strip() for l in f if l.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    mem = 0
+    with open("/proc/meminfo") as f:
+        mem = int(next(l for l in f if l.startswith("MemTotal")).split()[1]) / 1024 / 1024
+    swift = subprocess.run(["swift", "--version"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True).stdout.splitlines()
+    distro = ""
+    try:
+        with open("/etc/os-release") as f:
+            distro = next((l.split("=", 1)[1].strip().strip('"') for l in f if l.startswith("PRETTY_NAME=")), "")
+    except OSError:
+        pass
+    return (f"{os.cpu_count()} cores ({cpu}), {mem:.0f} GiB memory, {distro}, Linux {platform.release()}, "
+            f"{swift[0] if swift else 'swift'}")
+
+
+def fmt(x, unit=""):
+    if x is None:
+        return "–"
+    if abs(x) >= 1000:
+        s = f"{x:,.0f}"
+    elif abs(x) >= 100:
+        s = f"{x:.0f}"
+    elif abs(x) >= 10:
+        s = f"{x:.1f}"
+    elif abs(x) >= 1:
+        s = f"{x:.2f}"
+    else:
+        s = f"{x:.3f}"
+    return s + unit
+
+
+def verdict(ok):
+    return "met" if ok else "**not met**"
+
+
+def report(results, args, started, wall):
+    r = results.get
+    lines = ["# Benchmarks", "",
+             f"Written by `Scripts/bench.sh{' --quick' if args.quick else ''}` on {time.strftime('%Y-%m-%d', time.gmtime(started))} "
+             f"in {wall / 60:.1f} minutes. Machine: {machine()}. Release builds. Every figure below comes from that one run; "
+             "anchors ran beside ours in the same run. Rerun with `sudo Scripts/bench.sh` (needs root for the network "
+             "namespaces; `Scripts/install-deps.sh` installs what it uses).", ""]
+    intro = len(lines)
+    goals = []
+
+    # Boards.
+    if r("boards.9x9n10.ours_s") is not None:
+        lines += ["## Boards: no-guess generation", "",
+                  "100 boards of each size, best of 3 runs, `sweeper board generate --no-guess` against Tatham's "
+                  "`sgt-mines --generate` (Debian's sgt-puzzles, no-guess by default). Goal: at most 1.0× Tatham, aim 0.5×.", "",
+                  "| board | Sweeper | Tatham | ratio | goal |", "|---|---:|---:|---:|---|"]
+        for key, label in [("9x9n10", "beginner 9×9/10"), ("16x16n40", "intermediate 16×16/40"),
+                           ("30x16n99", "expert 30×16/99"), ("100x100n2000", "100×100/2000")]:
+            ours, theirs = r(f"boards.{key}.ours_s"), r(f"boards.{key}.tatham_s")
+            if ours is None or theirs is None:
+                continue
+            ratio = ours / theirs
+            goals.append((f"generation {label}", ratio <= 1.0))
+            lines.append(f"| {label} | {fmt(ours, ' s')} | {fmt(theirs, ' s')} | {ratio:.2f}× | "
+                         f"{verdict(ratio <= 1.0)}{' (aim 0.5× met)' if ratio <= 0.5 else ''} |")
+        big, big_t = r("boards.500x500n50000.ours_s"), r("boards.500x500n50000.tatham_s")
+        if big is not None:
+            lines.append(f"| one 500×500/50000 (20%) | {fmt(big, ' s')} | {fmt(big_t, ' s') if big_t else 'not run'} | "
+                         f"{f'{big / big_t:.2f}×' if big_t else '–'} | {verdict(big < 10)} (under 10 s) |")
+        if r("boards.flood_500x500_ms") is not None:
+            lines += ["", f"Context: opening a 500×500 board with one mine (a flood over 249,999 cells) takes "
+                          f"{fmt(r('boards.flood_500x500_ms'), ' ms')} (median of 15)."]
+        lines.append("")
+
+    # Sync.
+    if any(k.startswith("sync.") for k in results):
+        lines += ["## Sync: bytes and apply time against Yjs", "",
+                  "Recorded multi-player games (real moves with the real engine) as our signed ops against the same "
+                  "actions as Yjs updates (pycrdt: one Doc per player, one Map keyed by cell, one transaction per action). "
+                  "Our live encoding is one signed op per message, as pushed when a move is made; catch-up sends "
+                  "chain segments. Apply = decode, verify every signature and apply, on a fresh replica (Yjs: apply "
+                  "every update to a fresh Doc), best of 3. Goal: bytes at most 1.0× Yjs.", "",
+                  "| game | ops | ours live | ours catch-up | Yjs | live/Yjs | catch-up/Yjs | our apply | Yjs apply | goal |",
+                  "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+        for game, label in [("beginner2", "beginner, 2 players"), ("expert3", "expert, 3 players"),
+                            ("huge4", "100×100, 4 players")]:
+            push, chain, yjs = r(f"sync.{game}.ours_push_bytes"), r(f"sync.{game}.ours_chain_bytes"), r(f"sync.{game}.yjs_bytes")
+            if push is None:
+                continue
+            live_ratio = push / yjs if yjs else None
+            chain_ratio = chain / yjs if yjs and chain else None
+            if live_ratio is not None:
+                goals.append((f"bytes {label} (live)", live_ratio <= 1.0))
+            lines.append(
+                f"| {label} | {fmt(r(f'sync.{game}.ops'))} | {fmt(push, ' B')} | {fmt(chain, ' B')} | {fmt(yjs, ' B')} | "
+                f"{fmt(live_ratio)}× | {fmt(chain_ratio)}× | {fmt(r(f'sync.{game}.ours_apply_ms'), ' ms')} | "
+                f"{fmt(r(f'sync.{game}.yjs_apply_ms'), ' ms')} | "
+                f"{verdict(live_ratio is not None and live_ratio <= 1.0)} |")
+        c = r("sync.catchup_10k_ms")
+        lines += ["", f"- Catch-up of a 10,000-op game (decode, verify, apply): {fmt(c, ' ms')} — goal under 100 ms: {verdict(c is not None and c < 100)}.",
+                  f"- Apply rate, every signature verified, one core: {fmt(r('sync.apply_rate_ops_per_s'))} ops/s.", ""]
+        if c is not None:
+            goals.append(("catch-up of 10,000 ops under 100 ms", c < 100))
+        scale = sorted({(k.split(".")[1], int(k.split(".")[2])) for k in results if k.startswith("scale.")},
+                       key=lambda t: (int(t[0].split("x")[0]) * int(t[0].split("x")[1]), t[1]))
+        if scale:
+            lines += ["### Scale", "", "How catch-up time and a game's memory grow with its ops and its board.", "",
+                      "| board | ops | catch-up | memory |", "|---|---:|---:|---:|"]
+            for board, ops in scale:
+                lines.append(f"| {board.replace('x', '×')} | {ops:,} | {fmt(r(f'scale.{board}.{ops}.catchup_ms'), ' ms')} | "
+                             f"{fmt((r(f'scale.{board}.{ops}.memory_bytes') or 0) / 1024 / 1024, ' MiB')} |")
+            lines.append("")
+
+    # Latency.
+    if r("latency.h2.p50_ms") is not None:
+        sv = r("latency.sign_verify_ms")
+        lines += ["## Latency: a move on one host to its arrival on the others", "",
+                  "Real daemons in network namespaces on one bridge, linked by mDNS. A move (a flag on a 200×200 "
+                  "board) is timed from its answer on the mover's control socket to its `cells` event on every other "
+                  "host's event stream. The anchor: a bare TCP ping-pong (64 bytes) between h1 and h2 in the same run, "
+                  f"and one Ed25519 signature plus one verification ({fmt(sv, ' ms')}). "
+                  "Goal: p50 within 3 × RTT + sign + verify; p99 under 5 ms.", "",
+                  "| hosts | samples | p50 | p99 | bare RTT p50 | p50 budget | p50 / budget | p50 goal | p99 goal |",
+                  "|---|---:|---:|---:|---:|---:|---:|---|---|"]
+        for hosts in sorted({int(k.split(".")[1][1:]) for k in results if re.match(r"latency\.h\d+\.p50_ms", k)}):
+            p50, p99, rtt = r(f"latency.h{hosts}.p50_ms"), r(f"latency.h{hosts}.p99_ms"), r(f"latency.h{hosts}.rtt_ms")
+            if p50 is None:
+                continue
+            budget = 3 * rtt + sv
+            goals.append((f"latency p50, {hosts} hosts", p50 <= budget))
+            goals.append((f"latency p99, {hosts} hosts", p99 < 5))
+            lost = r(f"latency.h{hosts}.lost") or 0
+            lines.append(f"| {hosts} | {fmt(r(f'latency.h{hosts}.samples'))}{f' ({lost:.0f} lost)' if lost else ''} | "
+                         f"{fmt(p50, ' ms')} | {fmt(p99, ' ms')} | {fmt(rtt, ' ms')} | {fmt(budget, ' ms')} | "
+                         f"{p50 / budget:.2f}× | {verdict(p50 <= budget)} | {verdict(p99 < 5)} |")
+        if r("latency.load4x20.p50_ms") is not None:
+            p50, p99 = r("latency.load4x20.p50_ms"), r("latency.load4x20.p99_ms")
+            rtt = r("latency.h4.rtt_ms")
+            budget = 3 * rtt + sv
+            goals.append(("latency p99 under load", p99 < 5))
+            lines.append(f"| 4, each a player making {fmt(r('latency.load4x20.rate_per_player'))} moves/s | "
+                         f"{fmt(r('latency.load4x20.samples'))} | {fmt(p50, ' ms')} | {fmt(p99, ' ms')} | {fmt(rtt, ' ms')} | "
+                         f"{fmt(budget, ' ms')} | {p50 / budget:.2f}× | {verdict(p50 <= budget)} | {verdict(p99 < 5)} |")
+        if r("latency.board500.p50_ms") is not None:
+            lines += ["", f"Context: on a live 500×500 board between two hosts, p50 {fmt(r('latency.board500.p50_ms'), ' ms')}, "
+                          f"p99 {fmt(r('latency.board500.p99_ms'), ' ms')}."]
+        lines.append("")
+
+    if r("discovery.sweeper_ms") is not None:
+        ours, avahi = r("discovery.sweeper_ms"), r("discovery.avahi_ms")
+        lines += ["## Discovery", "",
+                  "From starting `sweeperd` on h2 (h1's running) to h2 listing h1 as connected — process start, "
+                  "database open, mDNS browse and resolve, TCP, handshake — beside Avahi's own announcement time: "
+                  "from starting `avahi-publish` on h1 to `avahi-browse -r` on h2 printing the resolved service. "
+                  "Medians of several runs.", "",
+                  "| | Sweeper | avahi-publish → avahi-browse | ratio |", "|---|---:|---:|---:|",
+                  f"| start to first peer | {fmt(ours, ' ms')} | {fmt(avahi, ' ms')} | {ours / avahi:.2f}× |", ""]
+
+    if r("resources.idle_rss_mb") is not None:
+        rss, cpu = r("resources.idle_rss_mb"), r("resources.idle_cpu_percent")
+        goals.append(("idle resident memory under 30 MB", rss < 30))
+        goals.append(("idle CPU under 0.5% of a core", cpu < 0.5))
+        lines += ["## Resources", "", "Resident memory (VmRSS) and CPU of `sweeperd` (release) in the lab.", "",
+                  "| state | figure | goal |", "|---|---:|---|",
+                  f"| idle, one peer linked, no games | {fmt(rss, ' MB')} | under 30 MB: {verdict(rss < 30)} |",
+                  f"| idle CPU over {10 if args.quick else 30} s, linked (pings, anti-entropy) | {fmt(cpu, '%')} of a core | "
+                  f"under 0.5%: {verdict(cpu < 0.5)} |",
+                  f"| 100 stored games (+1 of 200×200), after a restart loads them | {fmt(r('resources.games100_rss_mb'), ' MB')} | – |",
+                  f"| a live 500×500 game (50,000 mines), moves made | {fmt(r('resources.live500_rss_mb'), ' MB')} | – |",
+                  f"| making that 500×500 game, to it being on both hosts | {fmt(r('resources.new500_ms'), ' ms')} | – |", ""]
+
+    met = [g for g in goals if g[1]]
+    missed = [g for g in goals if not g[1]]
+    summary = ["## Goals", "", f"{len(met)} of {len(goals)} goals met."]
+    if missed:
+        summary += ["", "Missed:"] + [f"- {name}" for name, _ in missed]
+    summary.append("")
+    lines[intro:intro] = summary
+    lines += ["## Raw figures", "", "```"] + [f"{k} {v:g}" for k, v in sorted(results.items())] + ["```", ""]
+    return "\n".join(lines)
+
+
+def main():
+    parser = argparse.ArgumentParser(description="Runs every benchmark and writes BENCHMARKS.md.")
+    parser.add_argument("--quick", action="store_true", help="fewer moves and repeats")
+    parser.add_argument("--only", default="boards,sync,lab",
+                        help="comma-separated: boards, sync, lab (latency, discovery, resources), latency (alone)")
+    parser.add_argument("--hosts", default="2,4,8", help="lab sizes for latency, comma-separated (2 to 9)")
+    parser.add_argument("--out", default=os.path.join(ROOT, "BENCHMARKS.md"))
+    parser.add_argument("--bindir", required=True, help="the release binaries")
+    parser.add_argument("--scratch", default=".build", help="the build directory (for bench-sync.sh)")
+    args = parser.parse_args()
+    sections = set(args.only.split(","))
+    unknown = sections - {"boards", "sync", "lab", "latency"}
+    if unknown:
+        parser.error(f"unknown sections {sorted(unknown)}; allowed: boards, sync, lab, latency")
+    try:
+        args.hosts = [int(h) for h in args.hosts.split(",")]
+        assert all(2 <= h <= 9 for h in args.hosts)
+    except (ValueError, AssertionError):
+        parser.error(f"--hosts takes sizes from 2 to 9, comma-separated, not {args.hosts!r}")
+    started = time.time()
+    results = {}
+    if "boards" in sections:
+        log("boards")
+        boards_section(args, results)
+    if "sync" in sections:
+        log("sync")
+        sync_section(args, results)
+    if "lab" in sections or "latency" in sections:
+        lab_section(args, args.bindir, results, full="lab" in sections)
+    text = report(results, args, started, time.time() - started)
+    with open(args.out, "w") as f:
+        f.write(text)
+    print(text)
+    log(f"wrote {args.out} in {(time.time() - started) / 60:.1f} minutes")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Every Sweeper benchmark in one run, beside its anchors, written to
+# BENCHMARKS.md: board generation vs Tatham's Mines, sync bytes and apply time
+# vs Yjs (pycrdt), catch-up and scale, move latency with 2, 4 and 8 real
+# daemons in network namespaces vs a bare TCP round trip, discovery vs Avahi's
+# own announcement, memory and idle CPU. About 15 minutes on 2 cores.
+#
+#   sudo Scripts/bench.sh [--quick] [--only boards,sync,lab] [--hosts 2,4,8] [--out FILE]
+#
+# Needs root (network namespaces) and what Scripts/install-deps.sh installs
+# (sgt-puzzles, avahi-daemon, avahi-utils, dbus, iproute2, python3; pycrdt is
+# installed with pip when missing). SCRATCH sets the build directory (default
+# .build). Every figure also goes to stdout as `result: KEY VALUE` lines in the
+# sub-benchmarks; see Scripts/bench.py.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="/opt/swift/usr/bin:$PATH"
+scratch=${SCRATCH:-.build}
+
+if [[ $(id -u) -ne 0 ]]; then echo "bench: needs root (network namespaces for the lab)" >&2; exit 2; fi
+for tool in ip dbus-daemon avahi-daemon avahi-publish avahi-browse python3 bc /usr/games/sgt-mines; do
+    command -v "$tool" >/dev/null || { echo "bench: needs $tool (run Scripts/install-deps.sh)" >&2; exit 2; }
+done
+if ! python3 -c 'import pycrdt' 2>/dev/null; then
+    pip install --quiet --break-system-packages pycrdt >&2 || echo "bench: pycrdt could not be installed; the Yjs figures will be missing" >&2
+fi
+
+for product in sweeper sweeperd sweeper-bench-game sweeper-bench-sync sweeper-bench-latency; do
+    swift build -c release --scratch-path "$scratch" --product "$product" >&2
+done
+bin=$(swift build -c release --scratch-path "$scratch" --show-bin-path)
+exec python3 Scripts/bench.py --bindir "$bin" --scratch "$scratch" "$@"
