@@ -87,15 +87,18 @@ final class Arrivals: Sendable {
     }
 }
 
-/// Subscribes to `game` on `socket` and records every changed cell's
-/// arrival in `arrivals` until the returned task is cancelled.
-func watch(_ socket: String, game: String, into arrivals: Arrivals, clock: ContinuousClock) -> Task<Void, any Error> {
+/// Subscribes to `game` on `socket` and hands every changed cell's arrival
+/// to `record` until the returned task is cancelled.
+func watch(
+    _ socket: String, game: String, clock: ContinuousClock,
+    record: @escaping @Sendable (Cell, ContinuousClock.Instant) -> Void
+) -> Task<Void, any Error> {
     Task {
         try await ControlClient.withConnection(socketPath: socket) { watch in
             let stream = try await watch.subscribe(game: game)
             for await event in stream where event.event == .cells {
                 let now = clock.now
-                for c in event.cells ?? [] { arrivals.record(Cell(x: c.x, y: c.y), at: now) }
+                for c in event.cells ?? [] { record(Cell(x: c.x, y: c.y), now) }
             }
         }
     }
@@ -116,7 +119,9 @@ func hiddenCells(_ socket: String, game: String) async throws -> [Cell] {
 func moves(mover: String, watchers: [String], game: String, count: Int) async throws {
     let clock = ContinuousClock()
     let arrivals = watchers.map { _ in Arrivals() }
-    let pumps = zip(watchers, arrivals).map { watch($0, game: game, into: $1, clock: clock) }
+    let pumps = zip(watchers, arrivals).map { socket, arrivals in
+        watch(socket, game: game, clock: clock) { arrivals.record($0, at: $1) }
+    }
     defer { for p in pumps { p.cancel() } }
     let hidden = try await hiddenCells(mover, game: game)
     let warmup = min(50, count / 10)
@@ -172,15 +177,7 @@ func load(game: String, rate: Int, seconds duration: Int, sockets: [String]) asy
     let clock = ContinuousClock()
     let logs = sockets.map { _ in ArrivalLog() }
     let pumps = zip(sockets, logs).map { socket, log in
-        Task {
-            try await ControlClient.withConnection(socketPath: socket) { watch in
-                let stream = try await watch.subscribe(game: game)
-                for await event in stream where event.event == .cells {
-                    let now = clock.now
-                    for c in event.cells ?? [] { log.record(Cell(x: c.x, y: c.y), at: now) }
-                }
-            }
-        }
+        watch(socket, game: game, clock: clock) { log.record($0, at: $1) }
     }
     defer { for p in pumps { p.cancel() } }
     let hidden = try await hiddenCells(sockets[0], game: game)

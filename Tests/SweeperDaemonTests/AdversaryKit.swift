@@ -108,7 +108,7 @@ final class TargetDaemon {
 
     /// One request on a fresh connection: the answer as a JSON object.
     func request(_ line: String) throws -> [String: Any] {
-        let c = try RawConnection(path: socketPath)
+        let c = try ControlLineClient(path: socketPath)
         c.send(line)
         guard let answer = c.readJSON() else { throw AdversaryError.setup("no answer to \(line)") }
         return answer
@@ -247,67 +247,6 @@ final class AttackScene {
 }
 
 // MARK: Control lines
-
-/// A blocking client of the control socket that never raises SIGPIPE and
-/// never blocks longer than its timeouts: for floods, where one thread
-/// writes while another reads (hence `@unchecked Sendable`: the reader
-/// alone touches the buffer).
-final class LineClient: @unchecked Sendable {
-    private let fd: Int32
-    private var pending: [UInt8] = []
-
-    init(path: String, sendTimeout: Int = 30) throws {
-        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw AdversaryError.wire("socket: \(errno)") }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
-        let rc = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard rc == 0 else {
-            let why = String(cString: strerror(errno))
-            close(fd)
-            throw AdversaryError.wire("connect \(path): \(why)")
-        }
-        var timeout = timeval(tv_sec: 30, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var sendTimeout = timeval(tv_sec: sendTimeout, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &sendTimeout, socklen_t(MemoryLayout<timeval>.size))
-    }
-
-    deinit { close(fd) }
-
-    /// Writes bytes; false when the daemon closed or stopped reading for the send timeout.
-    @discardableResult
-    func send(_ bytes: [UInt8]) -> Bool {
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if n <= 0 { return false }
-            offset += n
-        }
-        return true
-    }
-
-    @discardableResult
-    func send(_ line: String) -> Bool { send(Array((line + "\n").utf8)) }
-
-    /// The next line, or nil at the end of the stream or after 30 s of silence.
-    func readLine() -> String? {
-        while true {
-            if let nl = pending.firstIndex(of: 0x0A) {
-                let line = String(decoding: pending[..<nl], as: UTF8.self)
-                pending.removeSubrange(...nl)
-                return line
-            }
-            var buffer = [UInt8](repeating: 0, count: 65536)
-            let n = recv(fd, &buffer, buffer.count, 0)
-            guard n > 0 else { return nil }
-            pending += buffer[0..<n]
-        }
-    }
-}
 
 // MARK: The wire
 

@@ -11,19 +11,6 @@ import Testing
 // Seeded: SWEEPER_CHAOS_SEED=N replays a run (the seed is printed, and named in
 // every failure). Bounded: at most `rounds` rounds and `seconds` of moving.
 
-/// SplitMix64: a small seeded generator for the test's choices.
-struct ChaosRandom: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// What became of one host during the run.
 private enum HostCondition: Equatable {
     case up
@@ -53,7 +40,7 @@ struct ChaosTests {
         let seed = ProcessInfo.processInfo.environment["SWEEPER_CHAOS_SEED"].flatMap { UInt64($0) }
             ?? UInt64.random(in: 1...999_999)
         print("chaos: seed \(seed) (replay with SWEEPER_CHAOS_SEED=\(seed))")
-        var random = ChaosRandom(seed: seed)
+        var random = SplitMix64(seed: seed)
         let hosts = Array(1...5)
         let rounds = 240
         let seconds = 60.0

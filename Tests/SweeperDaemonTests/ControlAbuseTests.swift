@@ -55,7 +55,7 @@ import Testing
         defer { d.cleanup() }
         try d.start()
         let game = try d.newGame(seed: 3)
-        let c = try LineClient(path: d.socketPath)
+        let c = try ControlLineClient(path: d.socketPath)
 
         let cases: [(line: [UInt8], code: String, id: Int?)] = [
             (Array("{not json".utf8), "malformed-request", nil),
@@ -94,7 +94,7 @@ import Testing
 
         // A huge line that never ends, then a hang-up: nothing is kept, nothing breaks.
         do {
-            let h = try LineClient(path: d.socketPath)
+            let h = try ControlLineClient(path: d.socketPath)
             h.send(Array(repeating: UInt8(ascii: "{"), count: 8 << 20))
             #expect(code(json(h.readLine())) == "line-too-long")
         }
@@ -112,7 +112,7 @@ import Testing
         // 5000 requests pipelined on one connection, good and bad mixed,
         // written from another thread while this one reads: one answer each, in order.
         let count = 5000
-        var c: LineClient? = try LineClient(path: d.socketPath)
+        var c: ControlLineClient? = try ControlLineClient(path: d.socketPath)
         var batch: [UInt8] = []
         for i in 0..<count {
             let line = switch i % 4 {
@@ -139,7 +139,7 @@ import Testing
 
         // A client that pipelines thousands of requests and never reads its answers.
         do {
-            let greedy = try LineClient(path: d.socketPath, sendTimeout: 5)
+            let greedy = try ControlLineClient(path: d.socketPath, sendTimeout: 5)
             let line = Array(#"{"id":1,"command":"show","game":"\#(game)"}"#.utf8) + [0x0A]
             let thread = Thread {
                 var lines: [UInt8] = []
@@ -156,7 +156,7 @@ import Testing
         // More connections at once than the daemon takes: every one gets an
         // answer, either served or told there are too many.
         do {
-            let crowd = try (0..<300).map { _ in try LineClient(path: d.socketPath) }
+            let crowd = try (0..<300).map { _ in try ControlLineClient(path: d.socketPath) }
             var served = 0
             var turnedAway = 0
             for client in crowd {

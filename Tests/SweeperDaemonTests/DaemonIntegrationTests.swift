@@ -1,4 +1,5 @@
 import Foundation
+import SweeperTestSupport
 import Testing
 
 /// End-to-end tests: the real `sweeperd` on a temporary state directory and
@@ -109,7 +110,7 @@ import Testing
         let (x, y) = try #require(
             before.enumerated().lazy.compactMap { y, row in row.firstIndex(of: "#").map { (row.distance(from: row.startIndex, to: $0), y) } }.first)
         // Flag it over the raw socket, then kill the daemon the moment the answer arrives.
-        let raw = try RawConnection(path: h.socketPath)
+        let raw = try ControlLineClient(path: h.socketPath)
         raw.send(#"{"id":"m1","command":"flag","game":"\#(game)","x":\#(x),"y":\#(y)}"#)
         let answer = try #require(raw.readJSON())
         #expect(answer["ok"] as? Bool == true, "\(answer)")
@@ -123,7 +124,7 @@ import Testing
         let h = try DaemonHarness()
         defer { h.cleanup() }
         try h.start()
-        let raw = try RawConnection(path: h.socketPath)
+        let raw = try ControlLineClient(path: h.socketPath)
         raw.send("this is not json")
         let malformed = try #require(raw.readJSON())
         #expect(malformed["ok"] as? Bool == false)
@@ -159,7 +160,7 @@ import Testing
         let h = try DaemonHarness()
         defer { h.cleanup() }
         try h.start()
-        let raw = try RawConnection(path: h.socketPath)
+        let raw = try ControlLineClient(path: h.socketPath)
         raw.send(#"{"id":1,"command":"subscribe"}"#)
         #expect(try #require(raw.readJSON())["ok"] as? Bool == true)
         let game = try h.cli(["new", "--seed", "9"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -244,8 +245,8 @@ import Testing
         let h = try DaemonHarness()
         defer { h.cleanup() }
         try h.start()
-        let idle = try RawConnection(path: h.socketPath)
-        let subscribed = try RawConnection(path: h.socketPath)
+        let idle = try ControlLineClient(path: h.socketPath)
+        let subscribed = try ControlLineClient(path: h.socketPath)
         subscribed.send(#"{"id":1,"command":"subscribe"}"#)
         #expect(subscribed.readJSON()?["ok"] as? Bool == true)
         idle.send(#"{"id":2,"command":"games"}"#)

@@ -51,78 +51,6 @@ private enum Capabilities {
     }()
 }
 
-/// A deterministic generator (SplitMix64) so a failing round can be replayed
-/// with `SWEEPER_FAULT_SEED=…`.
-private struct SeededRandom: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
-// MARK: - A client that survives the daemon's death
-
-/// A control-socket connection that sends with `MSG_NOSIGNAL` (a killed
-/// daemon must not SIGPIPE the test runner) and gives up after 30 s of silence.
-private final class FaultClient {
-    private let fd: Int32
-    private var pending: [UInt8] = []
-
-    init(path: String) throws {
-        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw ProcessError("socket: \(errno)") }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
-        let rc = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard rc == 0 else {
-            close(fd)
-            throw ProcessError("connect \(path): \(String(cString: strerror(errno)))")
-        }
-        var timeout = timeval(tv_sec: 30, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-    }
-
-    deinit { close(fd) }
-
-    /// Sends one request and reads its answer; nil when the connection died.
-    func request(_ object: [String: Any]) -> [String: Any]? {
-        guard var line = try? JSONSerialization.data(withJSONObject: object) else { return nil }
-        line.append(0x0A)
-        let sent = line.withUnsafeBytes { buffer -> Bool in
-            guard let base = buffer.baseAddress else { return false }
-            var offset = 0
-            while offset < buffer.count {
-                let n = send(fd, base + offset, buffer.count - offset, Int32(MSG_NOSIGNAL))
-                if n <= 0 { return false }
-                offset += n
-            }
-            return true
-        }
-        guard sent, let answer = readLine() else { return nil }
-        return (try? JSONSerialization.jsonObject(with: Data(answer.utf8))) as? [String: Any]
-    }
-
-    private func readLine() -> String? {
-        while true {
-            if let nl = pending.firstIndex(of: 0x0A) {
-                let line = String(decoding: pending[..<nl], as: UTF8.self)
-                pending.removeSubrange(...nl)
-                return line
-            }
-            var buffer = [UInt8](repeating: 0, count: 65536)
-            let n = recv(fd, &buffer, buffer.count, 0)
-            guard n > 0 else { return nil }
-            pending += buffer[0..<n]
-        }
-    }
-}
 
 // MARK: - The rig: a daemon by pid, mounts, cleanup
 
@@ -160,7 +88,7 @@ private final class FaultRig {
                 pid = 0
                 throw ProcessError("sweeperd exited at start; log:\n\(log().suffix(3000))")
             }
-            if let client = try? FaultClient(path: socket), client.request(["id": 0, "command": "status"])?["ok"] as? Bool == true {
+            if let client = try? ControlLineClient(path: socket), client.request(["id": 0, "command": "status"])?["ok"] as? Bool == true {
                 return
             }
             usleep(50_000)
@@ -232,7 +160,7 @@ private final class FaultRig {
     /// One request on a fresh connection; records an issue and returns [:] on failure.
     @discardableResult
     func ask(_ object: [String: Any], sourceLocation: SourceLocation = #_sourceLocation) -> [String: Any] {
-        guard let client = try? FaultClient(path: socket), let answer = client.request(object) else {
+        guard let client = try? ControlLineClient(path: socket), let answer = client.request(object) else {
             Issue.record("no answer to \(object); log:\n\(log().suffix(2000))", sourceLocation: sourceLocation)
             return [:]
         }
@@ -332,7 +260,7 @@ private func missing(_ moves: [AnsweredMove], boards: [String: [[Character]]]) -
         let seed = ProcessInfo.processInfo.environment["SWEEPER_FAULT_SEED"].flatMap { UInt64($0) }
             ?? UInt64.random(in: 1...UInt64.max)
         print("StorageFaultTests.sigkill: SWEEPER_FAULT_SEED=\(seed)")
-        var random = SeededRandom(state: seed)
+        var random = SplitMix64(seed: seed)
         let rig = try FaultRig()
         defer { rig.cleanup() }
         try rig.start()
@@ -368,7 +296,7 @@ private func missing(_ moves: [AnsweredMove], boards: [String: [[Character]]]) -
             let group = DispatchGroup()
             for cells in work {
                 DispatchQueue.global().async(group: group) {
-                    guard let client = try? FaultClient(path: socket) else { return }
+                    guard let client = try? ControlLineClient(path: socket) else { return }
                     for (i, c) in cells.enumerated() {
                         guard let answer = client.request(moveRequest(game: c.game, x: c.x, y: c.y, mine: c.mine, id: i)) else { return }
                         if let move = answered(answer, game: c.game, x: c.x, y: c.y) {
