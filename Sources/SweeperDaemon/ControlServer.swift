@@ -4,6 +4,7 @@ import NIOCore
 import NIOPosix
 import ServiceLifecycle
 import SweeperControl
+import SweeperNet
 import Synchronization
 
 /// What the daemon does with one request line.
@@ -130,19 +131,17 @@ public struct ControlServer: Service {
         do {
             try await connection.executeThenClose { inbound, outbound in
                 guard allowed else {
-                    if connections.shouldLog("uid \(credentials.map { String($0.uid) } ?? "unknown")") {
-                        logger.warning(
-                            "refused a control connection from another user",
-                            metadata: ["uid": "\(credentials.map { String($0.uid) } ?? "unknown")"])
-                    }
+                    let uid = credentials.map { String($0.uid) } ?? "unknown"
+                    connections.complain(
+                        logger, key: "uid \(uid)", "refused a control connection from another user", metadata: ["uid": "\(uid)"])
                     let line = (try? ControlCoding.line(Answer<Empty>.failure(nil, .permissionDenied))) ?? Data()
                     try await outbound.write(ByteBuffer(bytes: line))
                     return
                 }
                 guard open <= Self.connectionLimit else {
-                    if connections.shouldLog("too many connections") {
-                        logger.warning("refused a control connection: too many open", metadata: ["limit": "\(Self.connectionLimit)"])
-                    }
+                    connections.complain(
+                        logger, key: "too many connections", "refused a control connection: too many open",
+                        metadata: ["limit": "\(Self.connectionLimit)"])
                     let line = (try? ControlCoding.line(Answer<Empty>.failure(nil, .tooManyConnections(limit: Self.connectionLimit)))) ?? Data()
                     try await outbound.write(ByteBuffer(bytes: line))
                     return
@@ -188,7 +187,8 @@ public struct ControlServer: Service {
 /// finishes the request it is answering and closes.
 final class Connections: Sendable {
     private let state = Mutex<(next: Int, channels: [Int: any Channel], closing: Bool)>((0, [:], false))
-    private let logged = Mutex<[String: ContinuousClock.Instant]>([:])
+    /// Refusals, logged once a minute per kind.
+    private let complaints = Mutex(RateLimitedLog())
 
     /// Adds a connection; returns its key and how many are open with it.
     func add(_ channel: any Channel) -> (key: Int, open: Int) {
@@ -201,14 +201,9 @@ final class Connections: Sendable {
         return (key, open)
     }
 
-    /// Whether a refusal of this kind may be logged now: once a minute per kind.
-    func shouldLog(_ kind: String) -> Bool {
-        let now = ContinuousClock.now
-        return logged.withLock { last in
-            if let previous = last[kind], previous.duration(to: now) < .seconds(60) { return false }
-            last[kind] = now
-            return true
-        }
+    /// Logs a refusal unless one of this kind was logged in the last minute.
+    func complain(_ logger: Logger, key: String, _ message: Logger.Message, metadata: Logger.Metadata) {
+        _ = complaints.withLock { $0.log(logger, key: key, message, metadata: metadata) }
     }
 
     func remove(_ key: Int) {
