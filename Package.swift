@@ -25,6 +25,7 @@ let package = Package(
         .library(name: "SweeperControl", targets: ["SweeperControl"]),
         .library(name: "SweeperStore", targets: ["SweeperStore"]),
         .library(name: "SweeperDaemon", targets: ["SweeperDaemon"]),
+        .library(name: "SweeperDiscovery", targets: ["SweeperDiscovery"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),

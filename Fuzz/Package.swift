@@ -45,6 +45,7 @@ let package = Package(
         fuzzTarget("FuzzInviteCode", [sweeper("SweeperCrypto"), sweeper("SweeperSync")]),
         fuzzTarget("FuzzBoardText", [sweeper("SweeperGame")]),
         fuzzTarget("FuzzConfig", [sweeper("SweeperDaemon")]),
+        fuzzTarget("FuzzDiscovery", [sweeper("SweeperDaemon"), sweeper("SweeperDiscovery"), sweeper("SweeperNet"), sweeper("SweeperCrypto")]),
     ],
     swiftLanguageModes: [.v6]
 )

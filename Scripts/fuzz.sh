@@ -15,13 +15,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="/opt/swift/usr/bin:$PATH"
 
-ALL_TARGETS=(FuzzPeerFrames FuzzHandshake FuzzSecretStream FuzzOp FuzzSyncMessage FuzzReplica FuzzControl FuzzInviteCode FuzzBoardText FuzzConfig)
+ALL_TARGETS=(FuzzPeerFrames FuzzHandshake FuzzSecretStream FuzzOp FuzzSyncMessage FuzzReplica FuzzControl FuzzInviteCode FuzzBoardText FuzzConfig FuzzDiscovery)
 
 # The longest input tried per target: room for several messages, frames or
 # lines, while keeping executions fast.
 max_len() {
     case "$1" in
         FuzzInviteCode) echo 256 ;;
+        FuzzDiscovery) echo 1024 ;;
         FuzzHandshake) echo 1024 ;;
         FuzzOp | FuzzConfig) echo 2048 ;;
         *) echo 4096 ;;

@@ -48,6 +48,17 @@ public struct ServiceRecord: Sendable, Equatable {
     public var txt: [String: String]
 }
 
+extension ServiceRecord {
+    /// One TXT record string as sent by anyone on the network: `key=value`
+    /// (at most 255 bytes read, as UTF-8 with bad bytes replaced), or nil
+    /// without an `=`.
+    static func txtEntry(_ bytes: some Collection<UInt8>) -> (key: String, value: String)? {
+        let string = String(decoding: bytes.prefix(255), as: UTF8.self)
+        guard let eq = string.firstIndex(of: "=") else { return nil }
+        return (String(string[..<eq]), String(string[string.index(after: eq)...]))
+    }
+}
+
 /// What discovery reports.
 public enum DiscoveryEvent: Sendable, Equatable {
     /// An instance was resolved (again: addresses accumulate per instance).
@@ -434,10 +445,8 @@ public final class AvahiDiscovery: Sendable {
             count += 1
             if let text = avahi_string_list_get_text(node) {
                 let size = Int(avahi_string_list_get_size(node))
-                let bytes = UnsafeBufferPointer(start: text, count: min(size, 255))
-                let string = String(decoding: bytes, as: UTF8.self)
-                if let eq = string.firstIndex(of: "=") {
-                    entries[String(string[..<eq])] = String(string[string.index(after: eq)...])
+                if let (key, value) = ServiceRecord.txtEntry(UnsafeBufferPointer(start: text, count: size)) {
+                    entries[key] = value
                 }
             }
             item = avahi_string_list_get_next(node)
