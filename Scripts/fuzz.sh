@@ -50,11 +50,18 @@ fi
 TARGETS=("$@")
 [[ ${#TARGETS[@]} -eq 0 ]] && TARGETS=("${ALL_TARGETS[@]}")
 
+# Swift's own crash reporter would read memory AddressSanitizer watches
+# and bury the report: libFuzzer and the sanitizer report instead.
+export SWIFT_BACKTRACE=enable=no
+
 build_start=$(date +%s)
+set +e
 swift build -c release --package-path Fuzz \
     -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -enable-testing 2>&1 |
-    grep -v "Cannot export local symbol" || true
-if [[ ${PIPESTATUS[0]} -ne 0 ]]; then
+    grep -v "Cannot export local symbol"
+build_status=${PIPESTATUS[0]}
+set -e
+if [[ $build_status -ne 0 ]]; then
     echo "fuzz.sh: the fuzz targets did not build" >&2
     exit 1
 fi
@@ -63,7 +70,7 @@ echo "fuzz.sh: built in $(($(date +%s) - build_start)) s"
 
 if [[ $SEEDS_ONLY -eq 1 ]]; then
     for t in "${TARGETS[@]}"; do
-        rm -rf "Fuzz/Corpus/$t"
+        rm -f "Fuzz/Corpus/$t"/seed-*  # found inputs (regressions) stay
         SWEEPER_FUZZ_SEEDS="Fuzz/Corpus/$t" "$BIN/$t"
         echo "fuzz.sh: $t: $(find "Fuzz/Corpus/$t" -type f | wc -l) seeds"
     done

@@ -310,6 +310,16 @@ public struct Replica: Sendable {
             let limit = max(0, pendingLimit - totalPending + (game?.pendingCount ?? 0))
             var replica = games.removeValue(forKey: last.gameID) ?? GameReplica(gameID: last.gameID)
             for op in segment.ops { replica.admit(op, limit: limit, outcome: &outcome) }
+            if let end = replica.chains[last.author]?.last, end.signature == nil {
+                // A later op of the segment was refused, so the ops accepted
+                // before it end the chain without a signature: they could
+                // never be relayed, nor restored after a restart (the state
+                // would change). The segment goes in whole or not at all.
+                let reason = outcome.rejected.first { $0.author == last.author }?.reason ?? .brokenChain
+                outcome = InsertOutcome()
+                for op in segment.ops { outcome.rejected.append((op.gameID, op.author, op.seq, reason)) }
+                replica = game ?? GameReplica(gameID: last.gameID)
+            }
             games[last.gameID] = replica
         }
         count(outcome)

@@ -25,4 +25,37 @@ import Testing
         #expect(two.lag(against: VersionVector()) == (ahead: Int.max, behind: 0))
         #expect(VersionVector(heads: [author: 5]).lag(against: VersionVector(heads: [author: 2])) == (ahead: 3, behind: 0))
     }
+
+    /// FuzzReplica input (base64) `AAEhCAABAwACAQAgICAxAAMBAAEhCAABAwAqAQAgICBCb29sAAIDAgD/`:
+    /// bob sends a segment of two reveals, the first on the board, the
+    /// second (the signed one) off it. The first was accepted, unsigned, and
+    /// ended bob's chain: it could never be relayed and was gone after a
+    /// restart (restoring the stored ops gave another state).
+    @Test func segmentWhoseSignedOpIsRefusedLeavesNothingBehind() throws {
+        let circle = Fixtures.circle(1)
+        let ann = OpAuthor(identity: Fixtures.identity(1), circle: circle)
+        let bob = Fixtures.identity(2)
+        let genesis = try Fixtures.genesis(by: ann)
+        var replica = Replica(circle: circle)
+        replica.insert(genesis)
+        let before = try #require(replica.state(of: genesis.gameID)?.digest)
+        // The reveal payloads exactly as in the input: cells 0..<3, 4 and 37..<70; then 0..<43, 44 and 77..<110.
+        let first = Op(signing: bob, circle: circle, gameID: genesis.gameID, seq: 1, lamport: 2, previous: .none,
+                       wallClockMillis: 0x31 << 48 | 0x0103, payload: .reveal(CellRuns(validRuns: [0..<3, 4..<5, 37..<70])))
+        let second = Op(signing: bob, circle: circle, gameID: genesis.gameID, seq: 2, lamport: 3, previous: first.hash,
+                        wallClockMillis: 0x20 << 48 | 0x6f6f, payload: .reveal(CellRuns(validRuns: [0..<43, 44..<45, 77..<110])))
+        let segment = try #require(OpSegment(verifiedOps: [first.with(signature: nil), second]))
+        let outcome = replica.insert(try OpSegment(decoding: segment.encoded))
+        #expect(outcome.accepted.isEmpty)
+        #expect(outcome.rejected.map(\.seq) == [1, 2])
+        #expect(outcome.rejected.allSatisfy { $0.reason == .cellOutOfRange })
+        #expect(replica.games[genesis.gameID]?.chains[bob.peerID] == nil)
+        #expect(replica.state(of: genesis.gameID)?.digest == before)
+        // What is held survives a restart unchanged.
+        var restored = Replica(circle: circle)
+        restored.restore(replica.games[genesis.gameID]?.ops ?? [])
+        #expect(restored.state(of: genesis.gameID)?.digest == before)
+        // The first op alone, signed, still goes in.
+        #expect(replica.insert(first).accepted.map(\.hash) == [first.hash])
+    }
 }
