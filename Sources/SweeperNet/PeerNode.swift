@@ -5,7 +5,6 @@ import NIOCore
 import NIOPosix
 import ServiceLifecycle
 import SweeperCrypto
-import Synchronization
 
 /// This daemon's credentials on the network.
 public struct NodeCredentials: Sendable {
@@ -47,9 +46,9 @@ public struct PeerNodeConfiguration: Sendable {
     public var backoffBase: Duration = .milliseconds(500)
     /// The longest reconnect delay.
     public var backoffCap: Duration = .seconds(30)
-    /// How many bytes may wait to be written on one link before new
-    /// messages are dropped (anti-entropy repairs what a drop loses).
-    public var sendBufferLimit = 32 << 20
+    /// How many messages may wait to be sent on one link before newer ones
+    /// are dropped (anti-entropy repairs what a drop loses).
+    public var sendQueueLimit = 10_000
 
     /// The defaults.
     public init() {}
@@ -85,70 +84,22 @@ public struct PeerLinkHandle: Sendable, Hashable {
     public let id: UInt64
     /// The peer at the other end.
     public let peer: PeerID
-    let sender: LinkSender
+    let queue: AsyncStream<PeerMessage>.Continuation
     let channel: any Channel
 
-    /// Sends a sync message to the peer at once (sealed and handed to the
-    /// network from the calling thread); never blocks.
+    /// Queues a sync message for the peer; never blocks.
     public func send(sync bytes: [UInt8]) {
-        sender.send(.sync(bytes))
+        queue.yield(.sync(bytes))
     }
 
     /// Drops the link (a peer that sent something malformed).
     public func close() {
-        sender.close()
+        queue.finish()
         channel.close(promise: nil)
     }
 
     public static func == (a: PeerLinkHandle, b: PeerLinkHandle) -> Bool { a.id == b.id }
     public func hash(into hasher: inout Hasher) { hasher.combine(id) }
-}
-
-/// The sending half of an established link: seals each message with the
-/// link's secret stream and hands it to the channel at once, from whichever
-/// thread calls, so a move goes out without waiting for another task. The
-/// lock is held across sealing and the hand-over, and the event loop runs
-/// writes in the order they were handed over, so frames leave in the order
-/// of their nonces. While more than the limit waits to be written (a peer
-/// that does not read), new messages are dropped before sealing.
-final class LinkSender: Sendable {
-    private struct State {
-        var stream: SecretStreamSender
-        var open = true
-    }
-
-    private let channel: any Channel
-    private let state: Mutex<State>
-    private let limit: Int
-    /// Bytes handed to the channel and not yet written.
-    private let waiting = Atomic<Int>(0)
-
-    /// A sender for `channel`, whose stream header was already written.
-    init(channel: any Channel, stream: sending SecretStreamSender, limit: Int) {
-        self.channel = channel
-        self.limit = limit
-        state = Mutex(State(stream: stream))
-    }
-
-    /// Seals and writes `message`; false when it was dropped (link closed or backed up).
-    @discardableResult
-    func send(_ message: PeerMessage) -> Bool {
-        state.withLock { s in
-            guard s.open, channel.isActive, waiting.load(ordering: .relaxed) < limit else { return false }
-            let sealed = s.stream.seal(message.encoded)
-            let size = sealed.count
-            waiting.add(size, ordering: .relaxed)
-            let written = channel.eventLoop.makePromise(of: Void.self)
-            written.futureResult.whenComplete { _ in self.waiting.subtract(size, ordering: .relaxed) }
-            channel.writeAndFlush(ByteBuffer(bytes: sealed), promise: written)
-            return true
-        }
-    }
-
-    /// Sends nothing more.
-    func close() {
-        state.withLock { $0.open = false }
-    }
 }
 
 /// What the sync layer does with links. Calls for one link come in order:
@@ -299,7 +250,7 @@ public actor PeerNode: Service {
         guard circle != credentials.circle else { return }
         credentials.circle = circle
         for link in links.values {
-            link.handle.sender.close()
+            link.handle.queue.finish()
             link.channel.close(promise: nil)
         }
         // Sort every daemon seen so far again: members of the new circle
@@ -439,7 +390,7 @@ public actor PeerNode: Service {
         work.finish()
         for server in servers { server.close(promise: nil) }
         for link in links.values {
-            link.handle.sender.close()
+            link.handle.queue.finish()
             link.channel.close(promise: nil)
         }
     }
@@ -611,22 +562,20 @@ public actor PeerNode: Service {
         var peer: PeerID?
         var handle: PeerLinkHandle?
         do {
-            try await channel.executeThenClose { inbound, _ in
+            try await channel.executeThenClose { inbound, outbound in
                 var frames = inbound.makeAsyncIterator()
                 let credentials = await self.credentials
                 var handshake = SecretHandshake(
                     role: role, circle: credentials.circle, identity: credentials.identity, expectedPeer: expected)
-                // Everything is written straight to the channel, awaited, so the
-                // link's sender (which writes from any thread) keeps the order.
-                if let first = handshake.start() { try await raw.writeAndFlush(ByteBuffer(bytes: first)).get() }
+                if let first = handshake.start() { try await outbound.write(ByteBuffer(bytes: first)) }
                 var keys: HandshakeResult?
                 while keys == nil {
                     guard let frame = try await frames.next() else { throw PeerConnectionError.closedDuringHandshake }
                     switch try handshake.receive(Array(buffer: frame)) {
                     case .send(let reply):
-                        try await raw.writeAndFlush(ByteBuffer(bytes: reply)).get()
+                        try await outbound.write(ByteBuffer(bytes: reply))
                     case .finish(let reply, let result):
-                        if let reply { try await raw.writeAndFlush(ByteBuffer(bytes: reply)).get() }
+                        if let reply { try await outbound.write(ByteBuffer(bytes: reply)) }
                         keys = result
                     }
                 }
@@ -635,12 +584,11 @@ public actor PeerNode: Service {
                     await releaseHandshake(from: logKey)
                 }
                 guard let keys else { return }
-                let stream = SecretStreamSender(key: keys.sendKey)
-                try await raw.writeAndFlush(ByteBuffer(bytes: stream.header)).get()
-                let sender = LinkSender(channel: raw, stream: stream, limit: configuration.sendBufferLimit)
+                let (queue, continuation) = AsyncStream<PeerMessage>.makeStream(
+                    bufferingPolicy: .bufferingOldest(configuration.sendQueueLimit))
                 guard let link = await register(
                     peer: keys.peer, initiatedLocally: role == .client, origin: origin, remote: remote, channel: raw,
-                    sender: sender)
+                    queue: continuation)
                 else {
                     logger.debug("closing a duplicate link", metadata: ["peer": "\(keys.peer.shortDescription)"])
                     return
@@ -651,12 +599,19 @@ public actor PeerNode: Service {
                 let delegate = await self.delegate
                 await delegate?.linkEstablished(link)
                 let listenPort = await listeningAddresses.first?.port ?? 0
-                sender.send(.hello(PeerHello(listenPort: UInt16(clamping: listenPort), name: credentials.name)))
+                continuation.yield(.hello(PeerHello(listenPort: UInt16(clamping: listenPort), name: credentials.name)))
                 try await withThrowingTaskGroup(of: Void.self) { tasks in
+                    tasks.addTask {
+                        let sender = SecretStreamSender(key: keys.sendKey)
+                        try await outbound.write(ByteBuffer(bytes: sender.header))
+                        for await message in queue {
+                            try await outbound.write(ByteBuffer(bytes: sender.seal(message.encoded)))
+                        }
+                    }
                     tasks.addTask { [configuration] in
                         while !Task.isCancelled {
                             try await Task.sleep(for: configuration.pingInterval)
-                            sender.send(.ping(DispatchTime.now().uptimeNanoseconds))
+                            continuation.yield(.ping(DispatchTime.now().uptimeNanoseconds))
                         }
                     }
                     guard let header = try await frames.next() else { tasks.cancelAll(); return }
@@ -665,7 +620,7 @@ public actor PeerNode: Service {
                         let message = try PeerMessage(decoding: receiver.open(frame.readableBytesView))
                         switch message {
                         case .ping(let token):
-                            sender.send(.pong(token))
+                            continuation.yield(.pong(token))
                         case .pong(let token):
                             await noteRoundTrip(link.id, token)
                         case .hello(let hello):
@@ -680,7 +635,7 @@ public actor PeerNode: Service {
                         }
                         await noteSeen(link.peer)
                     }
-                    sender.close()
+                    continuation.finish()
                     tasks.cancelAll()
                 }
             }
@@ -692,7 +647,7 @@ public actor PeerNode: Service {
         }
         if holdsHandshakeSlot { await releaseHandshake(from: logKey) }
         if let handle {
-            handle.sender.close()
+            handle.queue.finish()
             await unregister(handle)
             let delegate = await self.delegate
             await delegate?.linkClosed(handle)
@@ -705,7 +660,7 @@ public actor PeerNode: Service {
     /// of two dialled the same way, the newer stays.
     private func register(
         peer: PeerID, initiatedLocally: Bool, origin: PeerOrigin, remote: String, channel: any Channel,
-        sender: LinkSender
+        queue: AsyncStream<PeerMessage>.Continuation
     ) -> PeerLinkHandle? {
         let smallerDials = peerID < peer
         if let (id, existing) = links.first(where: { $0.value.handle.peer == peer }) {
@@ -713,10 +668,10 @@ public actor PeerNode: Service {
             let existingPreferred = existing.initiatedLocally == smallerDials
             if existingPreferred && !newPreferred { return nil }
             links[id] = nil
-            existing.handle.sender.close()
+            existing.handle.queue.finish()
             existing.channel.close(promise: nil)
         }
-        let handle = PeerLinkHandle(id: nextLinkID, peer: peer, sender: sender, channel: channel)
+        let handle = PeerLinkHandle(id: nextLinkID, peer: peer, queue: queue, channel: channel)
         nextLinkID += 1
         links[handle.id] = LinkRecord(handle: handle, channel: channel, initiatedLocally: initiatedLocally)
         var record = peers[peer] ?? PeerRecord()
