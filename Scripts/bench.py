@@ -459,7 +459,7 @@ def report(results, args, started, wall):
     r = results.get
     lines = ["# Benchmarks", "",
              f"Written by `Scripts/bench.sh{' --quick' if args.quick else ''}` on {time.strftime('%Y-%m-%d', time.gmtime(started))} "
-             f"in {wall / 60:.1f} minutes. Machine: {machine()}. Release builds. Every figure below comes from that one run; "
+             f"in {wall / 60:.1f} minutes of measuring, after the release build. Machine: {machine()}. Release builds. Every figure below comes from that one run; "
              "anchors ran beside ours in the same run. Rerun with `sudo Scripts/bench.sh` (needs root for the network "
              "namespaces; `Scripts/install-deps.sh` installs what it uses).", ""]
     intro = len(lines)
