@@ -3,7 +3,7 @@
 
 Run it through Scripts/bench.sh, which builds the release binaries first:
 
-    Scripts/bench.sh                    # everything, ~15 minutes on 2 cores
+    Scripts/bench.sh                    # everything: ~3 min after the release build
     Scripts/bench.sh --quick            # fewer moves and repeats, for trying it out
     Scripts/bench.sh --only boards,sync # some sections: boards, sync, lab (= latency,
                                         # discovery, resources), latency (alone)

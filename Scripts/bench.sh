@@ -3,7 +3,8 @@
 # BENCHMARKS.md: board generation vs Tatham's Mines, sync bytes and apply time
 # vs Yjs (pycrdt), catch-up and scale, move latency with 2, 4 and 8 real
 # daemons in network namespaces vs a bare TCP round trip, discovery vs Avahi's
-# own announcement, memory and idle CPU. About 15 minutes on 2 cores.
+# own announcement, memory and idle CPU. About 3 minutes of measuring on 2
+# cores, after a release build (about 5 minutes from cold).
 #
 #   sudo Scripts/bench.sh [--quick] [--only boards,sync,lab] [--hosts 2,4,8] [--out FILE]
 #
