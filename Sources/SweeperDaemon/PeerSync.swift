@@ -132,9 +132,10 @@ final class PeerSync: PeerNodeDelegate, Sendable {
     }
 
     private func tick() async {
-        guard !linkSessions().isEmpty else { return }
+        let linked = linkSessions()
+        guard !linked.isEmpty else { return }
         let replica = await host.replica
-        for session in linkSessions() {
+        for session in linked {
             Self.send(session.withSession { $0.tick(replica: replica) }, on: session.link)
         }
     }

@@ -157,15 +157,9 @@ func moves(mover: String, watchers: [String], game: String, count: Int) async th
     }
 }
 
-/// Answer times of one player's moves.
-final class Answers: Sendable {
-    private let times = Mutex<[Cell: ContinuousClock.Instant]>([:])
-    func record(_ cell: Cell, at instant: ContinuousClock.Instant) { times.withLock { $0[cell] = instant } }
-    var all: [Cell: ContinuousClock.Instant] { times.withLock { $0 } }
-}
-
-/// Every arrival of every cell on one watcher's stream.
-final class ArrivalLog: Sendable {
+/// The first time each cell was seen: one player's answers, or one
+/// watcher's arrivals.
+final class CellTimes: Sendable {
     private let times = Mutex<[Cell: ContinuousClock.Instant]>([:])
     func record(_ cell: Cell, at instant: ContinuousClock.Instant) {
         times.withLock { t in if t[cell] == nil { t[cell] = instant } }
@@ -175,7 +169,7 @@ final class ArrivalLog: Sendable {
 
 func load(game: String, rate: Int, seconds duration: Int, sockets: [String]) async throws {
     let clock = ContinuousClock()
-    let logs = sockets.map { _ in ArrivalLog() }
+    let logs = sockets.map { _ in CellTimes() }
     let pumps = zip(sockets, logs).map { socket, log in
         watch(socket, game: game, clock: clock) { log.record($0, at: $1) }
     }
@@ -184,7 +178,7 @@ func load(game: String, rate: Int, seconds duration: Int, sockets: [String]) asy
     let perPlayer = rate * duration
     guard hidden.count >= perPlayer * sockets.count else { fail("only \(hidden.count) hidden cells for \(perPlayer * sockets.count) moves") }
     try await Task.sleep(for: .milliseconds(200))
-    let answers = sockets.map { _ in Answers() }
+    let answers = sockets.map { _ in CellTimes() }
     let start = clock.now
     try await withThrowingTaskGroup(of: Void.self) { group in
         for (i, socket) in sockets.enumerated() {
@@ -212,11 +206,12 @@ func load(game: String, rate: Int, seconds duration: Int, sockets: [String]) asy
     var samples: [Double] = []
     var lost = 0
     var moves = 0
+    let arrivedAt = logs.map(\.all)
     for (i, answered) in answers.enumerated() {
         for (cell, at) in answered.all {
             moves += 1
-            for (j, log) in logs.enumerated() where j != i {
-                guard let arrived = log.all[cell] else {
+            for (j, arrivals) in arrivedAt.enumerated() where j != i {
+                guard let arrived = arrivals[cell] else {
                     lost += 1
                     continue
                 }
