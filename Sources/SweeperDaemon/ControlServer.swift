@@ -44,16 +44,20 @@ public struct ControlServer: Service {
     private let onListening: @Sendable () async -> Void
     private let onShutdown: @Sendable () -> Void
     private let connections = Connections()
+    private let eventLoop: any EventLoop
 
     /// The most control connections open at once (viewers, CLI calls).
     public static let connectionLimit = 256
 
     /// Creates a server; `onListening` runs once the socket accepts
-    /// connections, `onShutdown` when graceful shutdown begins.
+    /// connections, `onShutdown` when graceful shutdown begins. Its
+    /// channels and connection tasks run on `eventLoop`.
     public init(
         socketPath: String, responder: any ControlResponder, logger: Logger,
+        eventLoop: any EventLoop = MultiThreadedEventLoopGroup.singleton.next(),
         onListening: @escaping @Sendable () async -> Void = {}, onShutdown: @escaping @Sendable () -> Void = {}
     ) {
+        self.eventLoop = eventLoop
         self.socketPath = socketPath
         self.responder = responder
         self.logger = logger
@@ -79,8 +83,14 @@ public struct ControlServer: Service {
     }
 
     public func run() async throws {
+        try await withTaskExecutorPreference(EventLoopTaskExecutor(eventLoop)) {
+            try await acceptConnections()
+        }
+    }
+
+    private func acceptConnections() async throws {
         let connections = self.connections
-        let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        let server = try await ServerBootstrap(group: eventLoop)
             .serverChannelOption(.backlog, value: 64)
             .bind(unixDomainSocketPath: socketPath, cleanupExistingSocketFile: false) { channel in
                 channel.eventLoop.makeCompletedFuture {

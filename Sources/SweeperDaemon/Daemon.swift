@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NIOPosix
 import ServiceLifecycle
 import SweeperControl
 import SweeperStore
@@ -102,11 +103,19 @@ public enum Daemon {
         }
         defer { store.close() }
 
+        // The daemon's one event loop: the control socket, the peer links,
+        // the peer node and the game host all run on its thread, so a move
+        // crosses the daemon without waking another thread. Only the store's
+        // fsync of a local move blocks it, and the move waits for that anyway.
+        let loops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        defer { loops.shutdownGracefully { _ in } }
+        let loop = loops.next()
+
         let notifier = SystemdNotifier()
         let events = EventHub()
         let host: GameHost
         do {
-            host = try GameHost(store: store, settings: settings, events: events, logger: logger) { games in
+            host = try GameHost(store: store, settings: settings, events: events, logger: logger, eventLoop: loop) { games in
                 notifier.notify("STATUS=serving; 0 peers, \(games) games")
             }
         } catch {
@@ -120,13 +129,13 @@ public enum Daemon {
         }
         let network: PeerNetwork
         do {
-            network = try await PeerNetwork.start(settings: settings, host: host, logger: logger)
+            network = try await PeerNetwork.start(settings: settings, host: host, eventLoop: loop, logger: logger)
         } catch {
             return refuse("cannot listen for peers: \(error)")
         }
         await host.attach(network)
         let server = ControlServer(
-            socketPath: settings.socketPath, responder: host, logger: logger,
+            socketPath: settings.socketPath, responder: host, logger: logger, eventLoop: loop,
             onListening: {
                 notifier.notify("READY=1\nSTATUS=serving; 0 peers, \(games) games\nMAINPID=\(getpid())")
                 logger.notice("serving", metadata: ["socket": "\(settings.socketPath)", "state": "\(settings.stateDirectory)"])
@@ -150,10 +159,12 @@ public enum Daemon {
         do {
             try await group.run()
         } catch {
+            await host.writeRemoteOps()
             logger.error("stopped on an error", metadata: ["error": "\(error)"])
             unlink(settings.socketPath)
             return 1
         }
+        await host.writeRemoteOps()
         logger.notice("stopped")
         return 0
     }

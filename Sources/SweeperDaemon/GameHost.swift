@@ -1,5 +1,7 @@
 import Foundation
 import Logging
+import NIOCore
+import NIOPosix
 import SweeperControl
 import SweeperGame
 import SweeperStore
@@ -9,6 +11,10 @@ import SweeperCrypto
 /// The daemon's engine and request router: holds every game's replica,
 /// turns control requests into signed ops, commits them, answers, then
 /// notifies subscribers. A local move is answered only after its op is committed.
+///
+/// The host's executor is an event loop: the daemon's loop, shared with the
+/// peer node and the control server, so a peer's op goes from its socket
+/// through the host to the viewers' sockets on one thread.
 actor GameHost: ControlResponder {
     /// The daemon's version, reported by `status`.
     static let version = "0.1.0"
@@ -24,11 +30,17 @@ actor GameHost: ControlResponder {
     /// Peers' names as last heard, kept in memory: every summary names the
     /// players, and a query per player per move would sit on the move's path.
     private var peerNames: [String: String] = [:]
+    /// The loop the host's jobs run on.
+    let eventLoop: any EventLoop
+
+    nonisolated var unownedExecutor: UnownedSerialExecutor { eventLoop.executor.asUnownedSerialExecutor() }
 
     init(
         store: Store, settings: DaemonSettings, events: EventHub, logger: Logger,
+        eventLoop: any EventLoop = MultiThreadedEventLoopGroup.singleton.next(),
         onGamesChanged: @escaping @Sendable (Int) -> Void
     ) throws {
+        self.eventLoop = eventLoop
         self.store = store
         self.settings = settings
         self.events = events
@@ -95,8 +107,8 @@ actor GameHost: ControlResponder {
 
     /// Handles one sync message from a peer of the current circle on its
     /// link's session: the session inserts the ops (verifying each), then
-    /// subscribers are told, the ops are relayed and committed (see
-    /// ``commitRemote(_:before:)``). Returns the replies for that peer, the
+    /// subscribers are told, the ops are relayed and queued for writing
+    /// (see ``commitRemote(_:before:)``). Returns the replies for that peer, the
     /// ops accepted and the ops refused (for the caller to log,
     /// rate-limited per peer).
     func receive(
@@ -118,12 +130,12 @@ actor GameHost: ControlResponder {
         try reloadIfPending()
         let before = engine.statuses
         let done = engine.withReplica(circle: 0, step)
-        try commitRemote(done.outcome, before: before)
+        commitRemote(done.outcome, before: before)
         return (done.replies, done.outcome.accepted, done.outcome.rejected.map(OpRefusal.init))
     }
 
     /// Inserts ops pushed by a peer (each carrying its own signature), then
-    /// shows, relays and commits the accepted ones. Returns what the replica did.
+    /// shows, relays and queues for writing the accepted ones. Returns what the replica did.
     @discardableResult
     func receive(_ ops: [Op]) throws -> InsertOutcome {
         try reloadIfPending()
@@ -141,7 +153,7 @@ actor GameHost: ControlResponder {
         for r in outcome.rejected {
             logger.warning("refused an op", metadata: ["game": "\(r.gameID)", "author": "\(r.author)", "seq": "\(r.seq)", "reason": "\(r.reason)"])
         }
-        try commitRemote(outcome, before: before)
+        commitRemote(outcome, before: before)
         return outcome
     }
 
@@ -151,6 +163,9 @@ actor GameHost: ControlResponder {
     /// refused until a reload succeeds (see ``reloadIfPending()``).
     private func reloadAfterFailedCommit(_ error: any Error) {
         logger.error("a commit failed; reloading the games from the store", metadata: ["error": "\(error)"])
+        // Remote ops not yet written are dropped with the engine; peers offer them again.
+        unwritten.ops = [:]
+        unwritten.newGames = []
         do {
             engine = try GameEngine.load(store, logger: logger)
             reloadPending = false
@@ -172,22 +187,26 @@ actor GameHost: ControlResponder {
         logger.notice("reloaded the games from the store")
     }
 
-    /// Shows, relays and commits accepted remote ops (new games with their
-    /// genesis) that are already in the engine. Subscribers are told and
-    /// peers are sent the ops before the write: a peer's op was committed
-    /// by its author before the author answered the move, so our disk is not
-    /// the only copy, and waiting for it (an fsync) would put the disk on
-    /// every move's way to the other screens. When the write fails, the
-    /// engine is reloaded from the store and the ops come back with the
-    /// next summary exchange.
-    private func commitRemote(_ outcome: InsertOutcome, before: [GameID: GameStatus]) throws {
+    /// Shows, relays and queues for writing accepted remote ops (new games
+    /// with their genesis) that are already in the engine. Subscribers are
+    /// told and peers are sent the ops first, and the write comes in a job
+    /// of its own after the viewers' event jobs on the host's loop: a peer's
+    /// op was committed by its author before the author answered the move,
+    /// so our disk is not the only copy, and the disk has no place on a
+    /// move's way to the other screens. When the write fails, the engine is
+    /// reloaded from the store and the ops come back with the next summary
+    /// exchange.
+    private func commitRemote(_ outcome: InsertOutcome, before: [GameID: GameStatus]) {
         guard !outcome.accepted.isEmpty else { return }  // waiting ops are kept in memory only
         let byGame = Dictionary(grouping: outcome.accepted, by: \.gameID).sorted { $0.key < $1.key }
-        var added: [GameID] = []
+        var added = false
         for (gameID, ops) in byGame {
-            guard let state = engine.game(gameID)?.game.state else { continue }
+            guard let (_, replica) = engine.game(gameID), let state = replica.state else { continue }
+            unwritten.ops[gameID, default: []] += ops
             if before[gameID] == nil {
-                added.append(gameID)
+                unwritten.newGames.insert(gameID)
+                added = true
+                events.publish(ControlEvent(event: .gameAdded, game: gameID.description, summary: summary(replica, state)))
                 continue
             }
             var cells: Set<Int> = []
@@ -211,47 +230,45 @@ actor GameHost: ControlResponder {
                 minesLeft: state.board.minesLeft, by: ops.last?.author.description,
                 progress: state.board.progress, trippedBy: state.trippedBy?.description))
         }
+        if added { onGamesChanged(engine.games.count) }
         onNewOps(outcome.accepted, replica)
-        do {
-            try writeRemote(byGame, added: Set(added))
-        } catch {
-            reloadAfterFailedCommit(error)
-            throw error
+        if !unwritten.scheduled {
+            unwritten.scheduled = true
+            // Queued on the host's loop behind the jobs the events and pushes woke.
+            Task { self.writeRemoteOps() }
         }
     }
 
-    /// Writes remote ops, game by game, with each game's summary, without
-    /// waiting for an fsync (their authors hold them; a later synced write
-    /// or checkpoint makes them durable here); new games are created and
-    /// announced once written.
-    private func writeRemote(_ byGame: [(key: GameID, value: [Op])], added: Set<GameID>) throws {
-        var summaries: [GameSummary] = []
-        for (gameID, ops) in byGame {
-            guard let (_, replica) = engine.game(gameID), let state = replica.state else { continue }
-            let s = summary(replica, state)
-            let summaryData = try JSONEncoder().encode(s)
-            let stored = ops.map(GameEngine.stored)
-            if added.contains(gameID) {
-                let record = StoredGame(
-                    id: gameID.description, params: try JSONEncoder().encode(state.genesis.parameters),
-                    created: Date(timeIntervalSince1970: Double(state.startMillis) / 1000), lastActivity: Date(),
-                    status: state.status.rawValue, summary: summaryData)
-                if try !store.createGame(record, ops: stored, durability: .deferred) {
-                    try store.append(
-                        stored, updating: gameID.description, status: state.status.rawValue, summary: summaryData,
-                        durability: .deferred)
+    /// Remote ops applied but not yet written, by game, and the games they create.
+    private var unwritten: (ops: [GameID: [Op]], newGames: Set<GameID>, scheduled: Bool) = ([:], [], false)
+
+    /// Writes the remote ops applied since the last write, game by game,
+    /// with each game's summary, without waiting for an fsync (their
+    /// authors hold them; a later synced write or checkpoint makes them
+    /// durable here). A failed write reloads the engine from the store.
+    func writeRemoteOps() {
+        let pending = unwritten
+        unwritten = ([:], [], false)
+        guard !pending.ops.isEmpty else { return }
+        do {
+            for (gameID, ops) in pending.ops.sorted(by: { $0.key < $1.key }) {
+                guard let (_, replica) = engine.game(gameID), let state = replica.state else { continue }
+                let summaryData = try JSONEncoder().encode(summary(replica, state))
+                let stored = ops.map(GameEngine.stored)
+                if pending.newGames.contains(gameID) {
+                    let record = StoredGame(
+                        id: gameID.description, params: try JSONEncoder().encode(state.genesis.parameters),
+                        created: Date(timeIntervalSince1970: Double(state.startMillis) / 1000), lastActivity: Date(),
+                        status: state.status.rawValue, summary: summaryData)
+                    if try store.createGame(record, ops: stored, durability: .deferred) { continue }
                 }
-                summaries.append(s)
-            } else {
                 try store.append(
                     stored, updating: gameID.description, status: state.status.rawValue, summary: summaryData,
                     durability: .deferred)
             }
+        } catch {
+            reloadAfterFailedCommit(error)
         }
-        for s in summaries {
-            events.publish(ControlEvent(event: .gameAdded, game: s.id, summary: s))
-        }
-        if !summaries.isEmpty { onGamesChanged(engine.games.count) }
     }
 
     // MARK: Routing
@@ -519,6 +536,50 @@ actor GameHost: ControlResponder {
     private enum Move { case reveal, flag, chord }
 
     private func move(_ kind: Move, _ a: Commands.MoveArguments) throws -> Commands.MoveResult {
+        // The op is made from a copy of the game, dropped before the op goes
+        // in: a copy still held would make the insertion copy the game whole.
+        let (circle, op, before) = try makeOp(kind, a)
+        let geometry = before.geometry
+        guard let op else {
+            return Commands.MoveResult(
+                game: before.id, changed: [], status: before.status.rawValue, progress: before.progress,
+                trippedBy: before.trippedBy)
+        }
+        let (_, after) = try commit(op, circle: circle)
+        var changed: [Int]
+        switch op.payload {
+        case .reveal(let runs): changed = Array(runs)
+        case .mark(let c, _): changed = [c]
+        default: changed = []
+        }
+        if before.status == .playing && after.status != .playing {
+            changed = Array(Set(changed).union(after.genesis.layout.mineIndices)).sorted()
+        }
+        let changes = changed.map { i in
+            let c = geometry.cell(at: i)
+            return CellChange(x: c.x, y: c.y, value: String(after.look(i)))
+        }
+        events.publish(ControlEvent(
+            event: .cells, game: before.id, cells: changes, status: after.status.rawValue, minesLeft: after.board.minesLeft,
+            by: engine.identity.peerID.description, x: a.x, y: a.y, progress: after.board.progress,
+            trippedBy: after.trippedBy?.description))
+        return Commands.MoveResult(
+            game: before.id, changed: changes, status: after.status.rawValue, progress: after.board.progress,
+            trippedBy: after.trippedBy?.description)
+    }
+
+    /// What a move needs to know of its game before the op goes in.
+    private struct GameBefore {
+        var id: String
+        var geometry: BoardGeometry
+        var status: GameStatus
+        var progress: Double
+        var trippedBy: String?
+    }
+
+    /// The op for a move (nil when it changes nothing), from a copy of the
+    /// game that is gone when this returns.
+    private func makeOp(_ kind: Move, _ a: Commands.MoveArguments) throws -> (circle: Int, op: Op?, before: GameBefore) {
         let (circle, replica, state) = try lookup(a.game)
         let geometry = state.genesis.geometry
         let cell = Cell(x: a.x, y: a.y)
@@ -547,33 +608,10 @@ actor GameHost: ControlResponder {
         } catch let error as MoveError {
             throw GameActionError(error, x: a.x, y: a.y, geometry: geometry)
         }
-        let gameID = state.gameID.description
-        guard let op else {
-            return Commands.MoveResult(
-                game: gameID, changed: [], status: state.status.rawValue, progress: state.board.progress,
-                trippedBy: state.trippedBy?.description)
-        }
-        let (_, after) = try commit(op, circle: circle)
-        var changed: [Int]
-        switch op.payload {
-        case .reveal(let runs): changed = Array(runs)
-        case .mark(let c, _): changed = [c]
-        default: changed = []
-        }
-        if state.status == .playing && after.status != .playing {
-            changed = Array(Set(changed).union(after.genesis.layout.mineIndices)).sorted()
-        }
-        let changes = changed.map { i in
-            let c = geometry.cell(at: i)
-            return CellChange(x: c.x, y: c.y, value: String(after.look(i)))
-        }
-        events.publish(ControlEvent(
-            event: .cells, game: gameID, cells: changes, status: after.status.rawValue, minesLeft: after.board.minesLeft,
-            by: engine.identity.peerID.description, x: a.x, y: a.y, progress: after.board.progress,
-            trippedBy: after.trippedBy?.description))
-        return Commands.MoveResult(
-            game: gameID, changed: changes, status: after.status.rawValue, progress: after.board.progress,
-            trippedBy: after.trippedBy?.description)
+        let before = GameBefore(
+            id: state.gameID.description, geometry: geometry, status: state.status, progress: state.board.progress,
+            trippedBy: state.trippedBy?.description)
+        return (circle, op, before)
     }
 
     /// Applies a local op in place, commits the op (and the cached summary)

@@ -174,7 +174,9 @@ public actor PeerNode: Service {
     private let identity: SigningIdentity
     private let configuration: PeerNodeConfiguration
     private let logger: Logger
-    private let group: any EventLoopGroup
+    /// The loop the node's channels, its own state and its link tasks run on.
+    private let eventLoop: any EventLoop
+    private let taskExecutor: EventLoopTaskExecutor
     private var delegate: (any PeerNodeDelegate)?
 
     private struct LinkRecord {
@@ -224,21 +226,28 @@ public actor PeerNode: Service {
         case dialPeer(PeerID)
     }
 
-    /// Creates a node; call ``listen(on:)`` and ``setDelegate(_:)``, then run it.
+    /// Creates a node on `eventLoop`: its channels, its state (the actor's
+    /// executor is the loop) and, once it runs, its link tasks all use
+    /// that loop's thread. Call ``listen(on:)`` and ``setDelegate(_:)``,
+    /// then run it.
     public init(
         credentials: NodeCredentials, configuration: PeerNodeConfiguration = PeerNodeConfiguration(),
-        group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, logger: Logger
+        eventLoop: any EventLoop = MultiThreadedEventLoopGroup.singleton.next(), logger: Logger
     ) {
         self.credentials = credentials
         self.identity = credentials.identity
         self.configuration = configuration
-        self.group = group
+        self.eventLoop = eventLoop
+        self.taskExecutor = EventLoopTaskExecutor(eventLoop)
         self.logger = logger
         (workStream, work) = AsyncStream<Work>.makeStream()
     }
 
     /// This node's identity.
     public nonisolated var peerID: PeerID { identity.peerID }
+
+    /// The node's state is kept on its event loop.
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { eventLoop.executor.asUnownedSerialExecutor() }
 
     /// The circle this node talks in.
     public var circle: CircleKey { credentials.circle }
@@ -271,7 +280,7 @@ public actor PeerNode: Service {
     public func listen(on endpoints: [(host: String, port: Int)]) async throws -> [SocketAddress] {
         var bound: [SocketAddress] = []
         for (host, port) in endpoints {
-            let server = try await ServerBootstrap(group: group)
+            let server = try await ServerBootstrap(group: eventLoop)
                 .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
                 .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
                 .bind(host: host, port: port) { [configuration] channel in
@@ -362,8 +371,15 @@ public actor PeerNode: Service {
     // MARK: Service
 
     /// Accepts and dials until graceful shutdown, then closes every link.
+    /// Every link's tasks run on the node's event loop.
     public func run() async throws {
         let stream = workStream
+        await withTaskExecutorPreference(taskExecutor) {
+            await serve(stream)
+        }
+    }
+
+    private func serve(_ stream: AsyncStream<Work>) async {
         await withGracefulShutdownHandler {
             await withDiscardingTaskGroup { group in
                 for await item in stream {
@@ -439,7 +455,7 @@ public actor PeerNode: Service {
             }
             var established: PeerID?
             do {
-                let channel = try await ClientBootstrap(group: group)
+                let channel = try await ClientBootstrap(group: eventLoop)
                     .connectTimeout(.seconds(5))
                     .channelOption(.socketOption(.tcp_nodelay), value: 1)
                     .connect(host: host, port: port) { [configuration] channel in Self.configure(channel, configuration) }
@@ -485,7 +501,7 @@ public actor PeerNode: Service {
             await setDialing(peer, true)
             for address in plan.addresses where !Task.isCancelled {
                 do {
-                    let channel = try await ClientBootstrap(group: group)
+                    let channel = try await ClientBootstrap(group: eventLoop)
                         .connectTimeout(.seconds(5))
                         .channelOption(.socketOption(.tcp_nodelay), value: 1)
                         .connect(to: address) { [configuration] channel in Self.configure(channel, configuration) }

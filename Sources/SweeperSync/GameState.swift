@@ -155,6 +155,8 @@ public struct GameState: Sendable {
 
     /// The revealed mine with the smallest first-reveal stamp, if any.
     private var trippingCell: Int? {
+        // Only a lost game has a revealed mine: no scan of the board while playing.
+        guard board.status == .lost else { return nil }
         var best: Int?
         let layout = genesis.layout
         for c in 0..<firstLamport.count where firstLamport[c] != 0 && layout.isMine(c) {

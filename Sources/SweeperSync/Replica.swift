@@ -64,8 +64,61 @@ public struct GameReplica: Sendable {
     public private(set) var pendingCount = 0
     /// The greatest Lamport time among accepted ops.
     public private(set) var maxLamport: UInt64 = 0
+    /// While a segment goes in (see ``beginSegment()``): what puts the game
+    /// back if the segment cannot go in whole, and the accepted ops whose
+    /// effect on the state waits until it has.
+    private var journal: Journal?
+
+    private struct Journal {
+        var chainCounts: [PeerID: Int]
+        var pending: [PeerID: [UInt64: Op]]
+        var pendingCount: Int
+        var maxLamport: UInt64
+        var hadState: Bool
+        /// Held ops whose signature the segment filled in, as they were.
+        var signed: [(author: PeerID, index: Int, op: Op)] = []
+        /// Accepted ops, in order, to apply to the state once the segment is in.
+        var accepted: [Op] = []
+    }
 
     init(gameID: GameID) { self.gameID = gameID }
+
+    /// Starts taking in a segment that must go in whole or not at all.
+    /// Nothing is copied: the journal keeps chain lengths, the (usually
+    /// empty) waiting ops and a few counters, and the accepted ops reach the
+    /// state only at ``endSegment(keep:)``. (Keeping a copy of the game
+    /// instead would make every append and every applied op copy the
+    /// chains and the board whole, a cost that grows with the game.)
+    mutating func beginSegment() {
+        journal = Journal(
+            chainCounts: chains.mapValues(\.count), pending: pending, pendingCount: pendingCount, maxLamport: maxLamport,
+            hadState: state != nil)
+    }
+
+    /// Ends a segment: kept, its accepted ops take effect on the state in
+    /// the order they were accepted; not kept, the game is put back as it
+    /// was at ``beginSegment()``.
+    mutating func endSegment(keep: Bool) {
+        guard let j = journal else { return }
+        journal = nil
+        if keep {
+            for op in j.accepted { state?.apply(op) }
+            return
+        }
+        for author in Array(chains.keys) {
+            guard let count = j.chainCounts[author] else {
+                chains[author] = nil
+                continue
+            }
+            let extra = (chains[author]?.count ?? 0) - count
+            if extra > 0 { chains[author]?.removeLast(extra) }
+        }
+        for s in j.signed.reversed() { chains[s.author]?[s.index] = s.op }
+        pending = j.pending
+        pendingCount = j.pendingCount
+        maxLamport = j.maxLamport
+        if !j.hadState { state = nil }
+    }
 
     /// The genesis, once known.
     public var genesis: Genesis? { state?.genesis }
@@ -107,6 +160,7 @@ public struct GameReplica: Sendable {
             if same {
                 outcome.duplicates += 1
                 if op.signature != nil, let held = self.op(author: op.author, seq: op.seq), held.signature == nil {
+                    journal?.signed.append((op.author, Int(op.seq - 1), held))
                     chains[op.author]?[Int(op.seq - 1)] = held.with(signature: op.signature)
                 }
             } else {
@@ -176,7 +230,11 @@ public struct GameReplica: Sendable {
             }
             chains[author, default: []].append(op)
             maxLamport = max(maxLamport, op.lamport)
-            state?.apply(op)
+            if journal != nil {
+                journal?.accepted.append(op)
+            } else {
+                state?.apply(op)
+            }
             outcome.accepted.append(op)
         }
     }
@@ -296,8 +354,8 @@ public struct Replica: Sendable {
     public mutating func insert(_ segment: OpSegment) -> InsertOutcome {
         var outcome = InsertOutcome()
         guard let last = segment.ops.last else { return outcome }
-        let game = games[last.gameID]
-        if let same = game?.holds(last), same {
+        // No copy of the game is held here: the game is changed in place below.
+        if let same = games[last.gameID]?.holds(last), same {
             // Already held up to its end; a mismatch earlier would show as a conflict of `last`.
             outcome.duplicates = segment.ops.count
             return outcome
@@ -307,8 +365,9 @@ public struct Replica: Sendable {
         } else if !segment.isChained || !last.hasValidSignature {
             for op in segment.ops { outcome.rejected.append((op.gameID, op.author, op.seq, .badSignature)) }
         } else {
-            let limit = max(0, pendingLimit - totalPending + (game?.pendingCount ?? 0))
+            let limit = max(0, pendingLimit - totalPending + (games[last.gameID]?.pendingCount ?? 0))
             var replica = games.removeValue(forKey: last.gameID) ?? GameReplica(gameID: last.gameID)
+            replica.beginSegment()
             for op in segment.ops { replica.admit(op, limit: limit, outcome: &outcome) }
             if let end = replica.chains[last.author]?.last, end.signature == nil {
                 // A later op of the segment was refused, so the ops accepted
@@ -318,7 +377,9 @@ public struct Replica: Sendable {
                 let reason = outcome.rejected.first { $0.author == last.author }?.reason ?? .brokenChain
                 outcome = InsertOutcome()
                 for op in segment.ops { outcome.rejected.append((op.gameID, op.author, op.seq, reason)) }
-                replica = game ?? GameReplica(gameID: last.gameID)
+                replica.endSegment(keep: false)
+            } else {
+                replica.endSegment(keep: true)
             }
             games[last.gameID] = replica
         }

@@ -72,6 +72,8 @@ import Testing
         let segments = bobReplica.segments(for: game, after: VersionVector())
         let result = try await f.host.receive(.ops(segments), session: &session)
         #expect(result.accepted.count == 2)
+        // The write follows in a job of its own; this waits for it.
+        await f.host.writeRemoteOps()
         #expect(try f.store.ops(gameID: game.description).count == 2)
         let added = await events.next()
         #expect(added?.event == .gameAdded && added?.game == game.description)
@@ -105,6 +107,7 @@ import Testing
         #expect(view.digest == GameEngine.hex(bobState.digest))
 
         // Restart: a new host on the same store finds the same state.
+        await f.host.writeRemoteOps()
         let again = try Fixture.host(store: f.store, events: EventHub(), directory: f.directory)
         let reloaded = try await show(again, game.description)
         #expect(reloaded == view.with(elapsed: reloaded.elapsedSeconds))

@@ -239,6 +239,49 @@ struct Forge {
         #expect(fresh.games[world.gameID]?.opCount ?? 0 <= 1)
     }
 
+    /// A segment refused at its signed end puts back an existing game as it
+    /// was: the chain's length, a held op's missing signature that the
+    /// segment filled in, the ops waiting for a gap, and the state; with no
+    /// copy of the game held while the segment goes in.
+    @Test func aRefusedSegmentPutsTheChainSignaturesAndWaitingOpsBack() throws {
+        var (r, g) = try started()
+        let forge = Forge(circle: circle)
+        let bob = Fixtures.identity(2)
+        let state = try #require(r.state(of: g.gameID))
+        let cells = coveredSafeCells(state)
+        try #require(cells.count >= 6)
+        var ops: [Op] = []
+        for seq in 1...6 {
+            let cell = seq == 4 ? state.genesis.geometry.cellCount + 7 : cells[seq]  // the 4th is off the board
+            ops.append(forge.op(
+                bob, game: g.gameID, seq: UInt64(seq), lamport: UInt64(seq + 1), previous: ops.last?.hash ?? .none,
+                payload: .mark(cell: cell, mark: .flag)))
+        }
+        // Held: 1 (without its signature, vouched for by 2's) and 2; waiting: 6.
+        let held = try #require(OpSegment(verifiedOps: [ops[0].with(signature: nil), ops[1]]))
+        #expect(r.insert(held).accepted.count == 2)
+        #expect(r.insert(ops[5]).waiting == 1)
+        let digest = try #require(r.state(of: g.gameID)?.digest)
+
+        // 1 signed again, 2 again, 3, and 4 (the signed end) off the board.
+        let segment = try #require(OpSegment(verifiedOps: [ops[0], ops[1], ops[2].with(signature: nil), ops[3]]))
+        let outcome = r.insert(segment)
+        #expect(outcome.accepted.isEmpty)
+        #expect(outcome.rejected.map(\.seq) == [1, 2, 3, 4])
+        let game = try #require(r.games[g.gameID])
+        #expect(game.chains[bob.peerID]?.count == 2)
+        #expect(game.chains[bob.peerID]?.first?.signature == nil)
+        #expect(game.pendingCount == 1)
+        #expect(game.state?.digest == digest)
+
+        // What is held still takes what follows on: 3 goes in, 6 still waits for 5.
+        let next = r.insert(ops[2])
+        #expect(next.accepted.map(\.seq) == [3])
+        #expect(r.games[g.gameID]?.pendingCount == 1)
+        #expect(r.insert(ops[5]).duplicates == 1)  // 6 is the one waiting
+        #expect(r.state(of: g.gameID)?.board.mark(at: cells[3]) == .flag)
+    }
+
     @Test func restoreFromStoredOpsGivesTheSameState() throws {
         let world = try OpWorld.make(seed: 8, steps: 150)
         let source = world.replicas[1]

@@ -1,0 +1,26 @@
+import NIOCore
+
+/// Runs Swift concurrency jobs on one SwiftNIO event loop.
+///
+/// The daemon keeps its actors (the peer node, the game host) on one event
+/// loop, as their serial executor, and runs its tasks (link readers and
+/// writers, control connections) with this executor as their preference
+/// (`withTaskExecutorPreference`). A frame read from a peer's socket is
+/// then decrypted, verified, applied and written to a viewer's socket on
+/// the thread that read it, with no thread woken in between: the way a
+/// single-threaded daemon (MPD, Redis) handles its clients, with the
+/// structure of Swift concurrency kept.
+public final class EventLoopTaskExecutor: TaskExecutor {
+    /// The loop the jobs run on.
+    public let eventLoop: any EventLoop
+
+    /// An executor running jobs on `eventLoop`.
+    public init(_ eventLoop: any EventLoop) {
+        self.eventLoop = eventLoop
+    }
+
+    public func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        eventLoop.execute { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+    }
+}
