@@ -175,7 +175,7 @@ public struct ControlServer: Service {
                             try await withThrowingTaskGroup(of: Void.self) { group in
                                 group.addTask {
                                     for await event in events {
-                                        guard let line = try? ControlCoding.line(event) else { continue }
+                                        guard let line = try? event.jsonLine() else { continue }
                                         try await outbound.write(ByteBuffer(bytes: line))
                                     }
                                 }

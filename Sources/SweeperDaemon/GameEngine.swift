@@ -171,7 +171,14 @@ struct GameEngine: Sendable {
 
     /// Every game's status, to compare with after ops are inserted.
     var statuses: [GameID: GameStatus] {
-        Dictionary(games.map { ($0.state.gameID, $0.state.status) }, uniquingKeysWith: { a, _ in a })
+        // Read straight from the replicas: this runs before every peer's message.
+        var out: [GameID: GameStatus] = [:]
+        for c in circles {
+            for (id, g) in c.replica.games where out[id] == nil {
+                if let status = g.state?.status { out[id] = status }
+            }
+        }
+        return out
     }
 
     /// Replaces one circle's replica (after a sync session worked on a copy).

@@ -227,7 +227,7 @@ actor GameHost: ControlResponder {
             }
             events.publish(ControlEvent(
                 event: .cells, game: gameID.description, cells: looks, status: state.status.rawValue,
-                minesLeft: state.board.minesLeft, by: ops.last?.author.description,
+                minesLeft: state.board.minesLeft, by: ops.last.map { text(of: $0.author) },
                 progress: state.board.progress, trippedBy: state.trippedBy?.description))
         }
         if added { onGamesChanged(engine.games.count) }
@@ -391,6 +391,18 @@ actor GameHost: ControlResponder {
             throw ControlError(code: "unknown-game", message: "no game \(id)")
         }
         return (circle, replica, state)
+    }
+
+    /// Peer ids as text, by id: every move's event names its author, and
+    /// the id's base32 form costs more than the rest of the event. Holds the
+    /// authors of accepted ops only (members of a circle), so it stays small.
+    private var peerIDTexts: [PeerID: String] = [:]
+
+    private func text(of peer: PeerID) -> String {
+        if let known = peerIDTexts[peer] { return known }
+        let text = peer.description
+        peerIDTexts[peer] = text
+        return text
     }
 
     private func name(of author: PeerID) -> String {
@@ -561,7 +573,7 @@ actor GameHost: ControlResponder {
         }
         events.publish(ControlEvent(
             event: .cells, game: before.id, cells: changes, status: after.status.rawValue, minesLeft: after.board.minesLeft,
-            by: engine.identity.peerID.description, x: a.x, y: a.y, progress: after.board.progress,
+            by: text(of: engine.identity.peerID), x: a.x, y: a.y, progress: after.board.progress,
             trippedBy: after.trippedBy?.description))
         return Commands.MoveResult(
             game: before.id, changed: changes, status: after.status.rawValue, progress: after.board.progress,
