@@ -38,7 +38,7 @@ final class PeerNetwork: Sendable {
         let (identity, circle) = await host.credentials
         let node = PeerNode(
             credentials: NodeCredentials(circle: circle, identity: identity, name: settings.name), eventLoop: eventLoop, logger: logger)
-        let sync = PeerSync(host: host, logger: logger)
+        let sync = PeerSync(host: host, ownID: identity.peerID, logger: logger)
         await node.setDelegate(sync)
         await host.setNewOpsHandler { ops, replica in sync.push(ops, replica: replica) }
 

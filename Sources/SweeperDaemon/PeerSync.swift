@@ -34,6 +34,8 @@ final class LinkSession: Sendable {
 /// without waiting for another actor or task.
 final class PeerSync: PeerNodeDelegate, Sendable {
     private let host: GameHost
+    /// This daemon's own id: its own ops go to every link.
+    private let ownID: PeerID
     private let logger: Logger
     private let sessions = Mutex<[UInt64: LinkSession]>([:])
     /// Complaints about peers, at most once a minute per peer and kind.
@@ -44,8 +46,9 @@ final class PeerSync: PeerNodeDelegate, Sendable {
     /// How often summaries are exchanged with every peer.
     static let antiEntropyInterval: Duration = .seconds(5)
 
-    init(host: GameHost, logger: Logger) {
+    init(host: GameHost, ownID: PeerID, logger: Logger) {
         self.host = host
+        self.ownID = ownID
         self.logger = logger
     }
 
@@ -127,8 +130,22 @@ final class PeerSync: PeerNodeDelegate, Sendable {
     func push(_ ops: [Op], replica: Replica) {
         guard !ops.isEmpty else { return }
         for session in linkSessions() {
-            Self.send(session.withSession { $0.push(ops, replica: replica) }, on: session.link)
+            let relayed = Self.relayed(ops, to: session.link.reportedLinks, ownID: ownID)
+            guard !relayed.isEmpty else { continue }
+            Self.send(session.withSession { $0.push(relayed, replica: replica) }, on: session.link)
         }
+    }
+
+    /// The ops to push to a peer that says it is linked to `linkedPeers`:
+    /// this daemon's own ops always, another author's only when the peer is
+    /// not linked to that author, who pushes them there itself. On a home
+    /// network where every daemon links to every other, a move is then sent
+    /// once to each peer instead of once by every peer to every other; a
+    /// daemon out of the author's reach still gets it relayed, and
+    /// anti-entropy repairs a push that was lost.
+    static func relayed(_ ops: [Op], to linkedPeers: Set<PeerID>, ownID: PeerID) -> [Op] {
+        guard !linkedPeers.isEmpty else { return ops }
+        return ops.filter { $0.author == ownID || !linkedPeers.contains($0.author) }
     }
 
     private func tick() async {

@@ -1,3 +1,5 @@
+import SweeperCrypto
+
 /// What two peers say to each other inside their encrypted link.
 ///
 /// Encoding: type (1 byte) ‖ body.
@@ -5,6 +7,8 @@
 ///   name length (1) ‖ name (UTF-8, at most 64 bytes).
 /// - `sync` (1): a ``SweeperSync`` sync message, as its own encoding.
 /// - `ping` (2) / `pong` (3): 8-byte big-endian token.
+/// - `links` (4, protocol version 2): count (2, big-endian) ‖ that many
+///   32-byte peer ids.
 public enum PeerMessage: Sendable, Equatable {
     /// The first message each side sends after the handshake.
     case hello(PeerHello)
@@ -14,6 +18,13 @@ public enum PeerMessage: Sendable, Equatable {
     case ping(UInt64)
     /// The answer to a ``ping(_:)``.
     case pong(UInt64)
+    /// The peers the sender is linked to now, sent whenever that changes,
+    /// to peers of protocol version 2 or later: an op is not relayed to a
+    /// peer linked to its author, who pushes it there itself.
+    case links([PeerID])
+
+    /// The most peer ids one ``links(_:)`` message may carry.
+    public static let linksLimit = 1024
 
     /// The encoded message.
     public var encoded: [UInt8] {
@@ -27,6 +38,9 @@ public enum PeerMessage: Sendable, Equatable {
             return [2] + Self.bigEndian(token)
         case .pong(let token):
             return [3] + Self.bigEndian(token)
+        case .links(let peers):
+            let listed = peers.prefix(Self.linksLimit)
+            return [4, UInt8(listed.count >> 8), UInt8(listed.count & 0xFF)] + listed.flatMap(\.bytes)
         }
     }
 
@@ -50,6 +64,22 @@ public enum PeerMessage: Sendable, Equatable {
             guard body.count == 8 else { throw .malformedMessage("keep-alive of \(body.count) bytes, not 8") }
             let token = body.reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
             self = type == 2 ? .ping(token) : .pong(token)
+        case 4:
+            guard body.count >= 2 else { throw .malformedMessage("short links message") }
+            let b = Array(body)
+            let count = Int(b[0]) << 8 | Int(b[1])
+            guard count <= Self.linksLimit, b.count == 2 + count * PeerID.byteCount else {
+                throw .malformedMessage("links message of the wrong length")
+            }
+            var peers: [PeerID] = []
+            for i in 0..<count {
+                let start = 2 + i * PeerID.byteCount
+                guard let peer = try? PeerID(bytes: Array(b[start..<(start + PeerID.byteCount)])) else {
+                    throw .malformedMessage("links message with a bad peer id")
+                }
+                peers.append(peer)
+            }
+            self = .links(peers)
         default:
             throw .malformedMessage("unknown message type \(type)")
         }
@@ -60,8 +90,11 @@ public enum PeerMessage: Sendable, Equatable {
 public struct PeerHello: Sendable, Equatable {
     /// The longest name sent, in bytes.
     public static let nameLimit = 64
-    /// The peer protocol version this build speaks.
-    public static let currentVersion: UInt8 = 1
+    /// The peer protocol version this build speaks: 2 adds the
+    /// ``PeerMessage/links(_:)`` message.
+    public static let currentVersion: UInt8 = 2
+    /// The first version that understands ``PeerMessage/links(_:)``.
+    public static let linksVersion: UInt8 = 2
 
     /// The sender's peer protocol version.
     public var protocolVersion: UInt8

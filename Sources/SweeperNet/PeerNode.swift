@@ -86,6 +86,11 @@ public struct PeerLinkHandle: Sendable, Hashable {
     public let peer: PeerID
     let queue: AsyncStream<PeerMessage>.Continuation
     let channel: any Channel
+    let reported: NIOLockedValueBox<Set<PeerID>>
+
+    /// The peers this peer last said it is linked to (``PeerMessage/links(_:)``);
+    /// empty until it says, and always for peers of protocol version 1.
+    public var reportedLinks: Set<PeerID> { reported.withLockedValue { $0 } }
 
     /// Queues a sync message for the peer; never blocks.
     public func send(sync bytes: [UInt8]) {
@@ -184,6 +189,8 @@ public actor PeerNode: Service {
         var channel: any Channel
         var initiatedLocally: Bool
         var roundTrip: Duration?
+        /// Whether the peer's hello said it understands ``PeerMessage/links(_:)``.
+        var speaksLinks = false
     }
 
     private struct PeerRecord {
@@ -639,8 +646,10 @@ public actor PeerNode: Service {
                             continuation.yield(.pong(token))
                         case .pong(let token):
                             await noteRoundTrip(link.id, token)
+                        case .links(let peers):
+                            link.reported.withLockedValue { $0 = Set(peers) }
                         case .hello(let hello):
-                            await noteHello(link.peer, hello)
+                            await noteHello(link, hello)
                             var dialBack: String?
                             if hello.listenPort != 0, let ip = raw.remoteAddress?.ipAddress {
                                 dialBack = ip.contains(":") ? "[\(ip)]:\(hello.listenPort)" : "\(ip):\(hello.listenPort)"
@@ -687,7 +696,7 @@ public actor PeerNode: Service {
             existing.handle.queue.finish()
             existing.channel.close(promise: nil)
         }
-        let handle = PeerLinkHandle(id: nextLinkID, peer: peer, queue: queue, channel: channel)
+        let handle = PeerLinkHandle(id: nextLinkID, peer: peer, queue: queue, channel: channel, reported: NIOLockedValueBox([]))
         nextLinkID += 1
         links[handle.id] = LinkRecord(handle: handle, channel: channel, initiatedLocally: initiatedLocally)
         var record = peers[peer] ?? PeerRecord()
@@ -696,6 +705,7 @@ public actor PeerNode: Service {
         record.lastSeen = Date()
         peers[peer] = record
         logger.info("peer linked", metadata: ["peer": "\(peer.shortDescription)", "remote": "\(remote)", "via": "\(origin.rawValue)"])
+        announceLinks()
         return handle
     }
 
@@ -704,6 +714,15 @@ public actor PeerNode: Service {
         links[handle.id] = nil
         peers[handle.peer]?.lastSeen = Date()
         logger.info("peer unlinked", metadata: ["peer": "\(handle.peer.shortDescription)"])
+        announceLinks()
+    }
+
+    /// Tells every peer that understands it whom this node is linked to now.
+    private func announceLinks() {
+        let linked = links.values.map(\.handle.peer).sorted()
+        for link in links.values where link.speaksLinks {
+            link.handle.queue.yield(.links(linked.filter { $0 != link.handle.peer }))
+        }
     }
 
     private func noteRoundTrip(_ link: UInt64, _ token: UInt64) {
@@ -712,9 +731,14 @@ public actor PeerNode: Service {
         links[link]?.roundTrip = .nanoseconds(Int64(now - token))
     }
 
-    private func noteHello(_ peer: PeerID, _ hello: PeerHello) {
+    private func noteHello(_ link: PeerLinkHandle, _ hello: PeerHello) {
         let name = hello.name.filter { !$0.isNewline && $0 != "\0" }
-        if !name.isEmpty { peers[peer]?.name = name }
+        if !name.isEmpty { peers[link.peer]?.name = name }
+        if hello.protocolVersion >= PeerHello.linksVersion, links[link.id] != nil, links[link.id]?.speaksLinks == false {
+            links[link.id]?.speaksLinks = true
+            let linked = links.values.map(\.handle.peer).filter { $0 != link.peer }.sorted()
+            link.queue.yield(.links(linked))
+        }
     }
 
     private func noteSeen(_ peer: PeerID) { peers[peer]?.lastSeen = Date() }

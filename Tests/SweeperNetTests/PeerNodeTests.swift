@@ -107,6 +107,27 @@ func eventually(_ seconds: Double = 10, _ condition: () async -> Bool) async -> 
         await b.stop()
     }
 
+    /// Each side says whom it is linked to, again whenever that changes:
+    /// with a–b and b–c up, c learns that b is linked to a; once a leaves,
+    /// that b is linked to nobody else.
+    @Test func linkedPeersAreReportedAndKeptCurrent() async throws {
+        let circle = CircleKey()
+        let a = try await TestNode(circle: circle, name: "a")
+        let b = try await TestNode(circle: circle, name: "b")
+        let c = try await TestNode(circle: circle, name: "c")
+        await a.node.addStaticPeer(host: "127.0.0.1", port: b.port)
+        await c.node.addStaticPeer(host: "127.0.0.1", port: b.port)
+        #expect(await eventually { await b.node.connectedCount == 2 })
+        let cToB = try #require(await eventually { await c.delegate.openLinks.count == 1 } ? c.delegate.openLinks.first : nil)
+        #expect(await eventually { cToB.reportedLinks == [a.node.peerID] })
+        let aToB = try #require(await a.delegate.openLinks.first)
+        #expect(await eventually { aToB.reportedLinks == [c.node.peerID] })
+        await a.stop()
+        #expect(await eventually { cToB.reportedLinks.isEmpty })
+        await b.stop()
+        await c.stop()
+    }
+
     @Test func aDaemonOfAnotherCircleNeverLinks() async throws {
         let a = try await TestNode(circle: CircleKey(), name: "a")
         let stranger = try await TestNode(circle: CircleKey(), name: "stranger")
@@ -189,13 +210,23 @@ extension TestNode {
 
 @Suite struct PeerMessageTests {
     @Test func messagesRoundTrip() throws {
-        for m: PeerMessage in [.hello(PeerHello(listenPort: 7455, name: "Ünïcode name")), .sync([1, 2, 3]), .sync([]), .ping(42), .pong(.max)] {
+        let two = [SigningIdentity().peerID, SigningIdentity().peerID]
+        for m: PeerMessage in [
+            .hello(PeerHello(listenPort: 7455, name: "Ünïcode name")), .sync([1, 2, 3]), .sync([]), .ping(42), .pong(.max),
+            .links([]), .links(two),
+        ] {
             #expect(try PeerMessage(decoding: m.encoded) == m)
         }
     }
 
     @Test func badMessagesAreRefused() {
         for bad: [UInt8] in [[], [9], [2, 1, 2], [0, 1, 0], [0, 1, 0, 0, 5, 65], [0, 1, 0, 0, 1, 0xFF]] {
+            #expect(throws: PeerConnectionError.self) { try PeerMessage(decoding: bad) }
+        }
+        // Links: a count that does not match the ids, a partial id, or more than the limit.
+        let id = SigningIdentity().peerID.bytes
+        let over = PeerMessage.linksLimit + 1
+        for bad: [UInt8] in [[4], [4, 0], [4, 0, 1], [4, 0, 2] + id, [4, 0, 1] + id.dropLast(), [4, UInt8(over >> 8), UInt8(over & 0xFF)]] {
             #expect(throws: PeerConnectionError.self) { try PeerMessage(decoding: bad) }
         }
     }

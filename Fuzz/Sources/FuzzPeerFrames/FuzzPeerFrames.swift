@@ -69,6 +69,7 @@ public func main(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer
             [1] + framed([hello, [UInt8](repeating: 0, count: SecretHandshake.clientAuthLength)]),
             [63] + framed([PeerMessage.hello(PeerHello(listenPort: 7455, name: "ann")).encoded, PeerMessage.ping(42).encoded]),
             [3] + framed([PeerMessage.sync(summary).encoded, PeerMessage.pong(7).encoded]),
+            [5] + framed([PeerMessage.links(Fixtures.players.map(\.peerID)).encoded, PeerMessage.links([]).encoded]),
         ]
     }
     return runFuzzer(argc, argv, fuzzPeerFrames)

@@ -67,6 +67,8 @@ func handle(_ bytes: [UInt8], _ replica: inout Replica, _ session: inout SyncSes
         _ = PeerMessage.pong(token).encoded
     case .pong:
         break
+    case .links(let peers):
+        _ = Set(peers)
     case .sync(let sync):
         guard let step = try? session.receive(encoded: sync, replica: &replica) else { return }
         for reply in step.replies { _ = PeerMessage.sync(reply.encoded).encoded }
