@@ -51,6 +51,8 @@ private struct JSONLineWriter {
     /// Whether the object being written has no member yet, per open object.
     private var empty: [Bool] = []
 
+    private static let hex = Array("0123456789abcdef".utf8)
+
     init() { bytes.reserveCapacity(256) }
 
     mutating func byte(_ b: UInt8) { bytes.append(b) }
@@ -89,9 +91,8 @@ private struct JSONLineWriter {
             case 0x0D: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
             case 0x09: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
             case 0..<0x20:
-                let hex = Array("0123456789abcdef".utf8)
                 bytes.append(contentsOf: [
-                    UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(b >> 4)], hex[Int(b & 0xF)],
+                    UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), Self.hex[Int(b >> 4)], Self.hex[Int(b & 0xF)],
                 ])
             default: bytes.append(b)
             }

@@ -156,15 +156,19 @@ public enum Daemon {
         // after this, what is left is cancelled (the store still closes).
         configuration.maximumGracefulShutdownDuration = .seconds(15)
         let group = ServiceGroup(configuration: configuration)
+        var failure: (any Error)?
         do {
             try await group.run()
         } catch {
-            await host.writeRemoteOps()
-            logger.error("stopped on an error", metadata: ["error": "\(error)"])
+            failure = error
+        }
+        // Peers' ops applied but not yet written go to the store before it closes.
+        await host.writeRemoteOps()
+        if let failure {
+            logger.error("stopped on an error", metadata: ["error": "\(failure)"])
             unlink(settings.socketPath)
             return 1
         }
-        await host.writeRemoteOps()
         logger.notice("stopped")
         return 0
     }

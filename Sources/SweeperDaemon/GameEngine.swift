@@ -181,11 +181,6 @@ struct GameEngine: Sendable {
         return out
     }
 
-    /// Replaces one circle's replica (after a sync session worked on a copy).
-    mutating func replaceReplica(_ replica: Replica, circle index: Int) {
-        circles[index].replica = replica
-    }
-
     /// A copy that has joined `key` (the old circle is kept for its games).
     func joining(_ key: CircleKey) -> GameEngine {
         var next = self

@@ -719,10 +719,14 @@ public actor PeerNode: Service {
 
     /// Tells every peer that understands it whom this node is linked to now.
     private func announceLinks() {
-        let linked = links.values.map(\.handle.peer).sorted()
         for link in links.values where link.speaksLinks {
-            link.handle.queue.yield(.links(linked.filter { $0 != link.handle.peer }))
+            link.handle.queue.yield(.links(linkedPeers(except: link.handle.peer)))
         }
+    }
+
+    /// The peers linked now, but `peer`, in order.
+    private func linkedPeers(except peer: PeerID) -> [PeerID] {
+        links.values.map(\.handle.peer).filter { $0 != peer }.sorted()
     }
 
     private func noteRoundTrip(_ link: UInt64, _ token: UInt64) {
@@ -734,10 +738,9 @@ public actor PeerNode: Service {
     private func noteHello(_ link: PeerLinkHandle, _ hello: PeerHello) {
         let name = hello.name.filter { !$0.isNewline && $0 != "\0" }
         if !name.isEmpty { peers[link.peer]?.name = name }
-        if hello.protocolVersion >= PeerHello.linksVersion, links[link.id] != nil, links[link.id]?.speaksLinks == false {
+        if hello.protocolVersion >= PeerHello.linksVersion, links[link.id]?.speaksLinks == false {
             links[link.id]?.speaksLinks = true
-            let linked = links.values.map(\.handle.peer).filter { $0 != link.peer }.sorted()
-            link.queue.yield(.links(linked))
+            link.queue.yield(.links(linkedPeers(except: link.peer)))
         }
     }
 
