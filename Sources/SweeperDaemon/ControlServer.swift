@@ -144,16 +144,14 @@ public struct ControlServer: Service {
                     let uid = credentials.map { String($0.uid) } ?? "unknown"
                     connections.complain(
                         logger, key: "uid \(uid)", "refused a control connection from another user", metadata: ["uid": "\(uid)"])
-                    let line = (try? ControlCoding.line(Answer<Empty>.failure(nil, .permissionDenied))) ?? Data()
-                    try await outbound.write(ByteBuffer(bytes: line))
+                    try await Self.refuse(.permissionDenied, inbound, outbound)
                     return
                 }
                 guard open <= Self.connectionLimit else {
                     connections.complain(
                         logger, key: "too many connections", "refused a control connection: too many open",
                         metadata: ["limit": "\(Self.connectionLimit)"])
-                    let line = (try? ControlCoding.line(Answer<Empty>.failure(nil, .tooManyConnections(limit: Self.connectionLimit)))) ?? Data()
-                    try await outbound.write(ByteBuffer(bytes: line))
+                    try await Self.refuse(.tooManyConnections(limit: Self.connectionLimit), inbound, outbound)
                     return
                 }
                 var iterator = inbound.makeAsyncIterator()
@@ -189,6 +187,33 @@ public struct ControlServer: Service {
             }
         } catch {
             logger.debug("control connection ended", metadata: ["error": "\(error)"])
+        }
+    }
+}
+
+extension ControlServer {
+    /// How long a refused connection is kept open for the client to read why.
+    static let refusalLinger: Duration = .seconds(1)
+
+    /// Answers a connection it will not serve with `error`, then lingers
+    /// before closing, as HTTP servers do: it reads and drops what the
+    /// client sends until the client closes, or for ``refusalLinger`` at
+    /// most. Closing at once could fail the client's first write, and the
+    /// client would lose the answer explaining why.
+    static func refuse(
+        _ error: ControlError, _ inbound: NIOAsyncChannelInboundStream<LineFrame>, _ outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
+    ) async throws {
+        let line = (try? ControlCoding.line(Answer<Empty>.failure(nil, error))) ?? Data()
+        try await outbound.write(ByteBuffer(bytes: line))
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                do {
+                    for try await _ in inbound {}
+                } catch {}
+            }
+            group.addTask { try? await Task.sleep(for: refusalLinger) }
+            await group.next()
+            group.cancelAll()
         }
     }
 }
