@@ -8,7 +8,16 @@ export PATH="/opt/swift/usr/bin:$PATH"
 swift build --build-tests
 # One test at a time: the lab and tmux suites start real daemons and
 # avahi-daemons, and on 2 cores parallel suites starve each other's timeouts.
-swift test --skip-build --no-parallel
+# The output is kept, so that a failure's details are repeated at the end,
+# where a CI summary that shows only the last lines still names the test.
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+if ! swift test --skip-build --no-parallel 2>&1 | tee "$log"; then
+    echo "test.sh: these tests failed:" >&2
+    grep -A4 -e 'recorded an issue' -e 'Fatal error' "$log" >&2 || true
+    grep -e '✘ Test' "$log" >&2 || true
+    exit 1
+fi
 # The Debian package: a release build with the Swift runtime linked
 # statically, installed into a throwaway root, checked with lintian.
 SWEEPER_PACKAGING_TESTS=1 swift test --skip-build --filter debianPackageInstallsAndRuns
