@@ -129,7 +129,7 @@ public enum Daemon {
         }
         let network: PeerNetwork
         do {
-            network = try await PeerNetwork.start(settings: settings, host: host, eventLoop: loop, logger: logger)
+            network = try await PeerNetwork.start(settings: settings, host: host, logger: logger)
         } catch {
             return refuse("cannot listen for peers: \(error)")
         }

@@ -34,10 +34,13 @@ final class PeerNetwork: Sendable {
 
     /// Binds the listeners and prepares the node, sync and discovery; they
     /// run as services afterwards. A busy default port falls back to any port.
-    static func start(settings: DaemonSettings, host: GameHost, eventLoop: any EventLoop, logger: Logger) async throws -> PeerNetwork {
+    /// The node runs on the host's event loop, so peers' messages reach the
+    /// host in the call that read them.
+    static func start(settings: DaemonSettings, host: GameHost, logger: Logger) async throws -> PeerNetwork {
         let (identity, circle) = await host.credentials
         let node = PeerNode(
-            credentials: NodeCredentials(circle: circle, identity: identity, name: settings.name), eventLoop: eventLoop, logger: logger)
+            credentials: NodeCredentials(circle: circle, identity: identity, name: settings.name), eventLoop: host.eventLoop,
+            logger: logger)
         let sync = PeerSync(host: host, ownID: identity.peerID, logger: logger)
         await node.setDelegate(sync)
         await host.setNewOpsHandler { ops, replica in sync.push(ops, replica: replica) }

@@ -61,17 +61,42 @@ final class PeerSync: PeerNodeDelegate, Sendable {
         }
     }
 
-    // MARK: PeerNodeDelegate
-
-    func linkEstablished(_ link: PeerLinkHandle) async {
-        var session = SyncSession()
-        let messages = session.start(replica: await host.replica)
-        sessions.withLock { $0[link.id] = LinkSession(link: link, session: session) }
-        Self.send(messages, on: link)
-        await host.peerChanged(link.peer)
+    /// Runs `body` on the host: at once when called on the host's event
+    /// loop (the daemon runs the node on the same loop, so a peer's op goes
+    /// from the socket into the game in the call that read it), else in
+    /// the loop's next turn, in the order of the calls.
+    private func onHost(_ body: @escaping @Sendable (isolated GameHost) -> Void) {
+        let host = self.host
+        if host.eventLoop.inEventLoop {
+            host.assumeIsolated(body)
+        } else {
+            host.eventLoop.execute { host.assumeIsolated(body) }
+        }
     }
 
-    func received(sync bytes: [UInt8], on link: PeerLinkHandle) async {
+    // MARK: PeerNodeDelegate
+
+    func linkEstablished(_ link: PeerLinkHandle) {
+        onHost { host in
+            var session = SyncSession()
+            let messages = session.start(replica: host.replica)
+            self.sessions.withLock { $0[link.id] = LinkSession(link: link, session: session) }
+            Self.send(messages, on: link)
+        }
+        peerChanged(link.peer)
+    }
+
+    /// Tells the host a peer's state changed (its `peers` event), in a task:
+    /// it reads the node, which is busy with the call that brought the news.
+    private func peerChanged(_ peer: PeerID) {
+        Task { [host] in await host.peerChanged(peer) }
+    }
+
+    func received(sync bytes: [UInt8], on link: PeerLinkHandle) {
+        onHost { host in self.received(sync: bytes, on: link, host: host) }
+    }
+
+    private func received(sync bytes: [UInt8], on link: PeerLinkHandle, host: isolated GameHost) {
         guard let session = sessions.withLock({ $0[link.id] }) else { return }
         let message: SyncMessage
         do {
@@ -86,7 +111,7 @@ final class PeerSync: PeerNodeDelegate, Sendable {
             return
         }
         do {
-            let (replies, _, refused) = try await host.receive(message, on: session)
+            let (replies, _, refused) = try host.receive(message, on: session)
             Self.send(replies, on: link)
             logRefusals(refused, from: link.peer)
         } catch {
@@ -111,14 +136,14 @@ final class PeerSync: PeerNodeDelegate, Sendable {
         }
     }
 
-    func helloReceived(_ hello: PeerHello, dialBack: String?, on link: PeerLinkHandle) async {
-        await host.rememberPeer(link.peer, name: hello.name, address: dialBack)
-        await host.peerChanged(link.peer)
+    func helloReceived(_ hello: PeerHello, dialBack: String?, on link: PeerLinkHandle) {
+        onHost { host in host.rememberPeer(link.peer, name: hello.name, address: dialBack) }
+        peerChanged(link.peer)
     }
 
-    func linkClosed(_ link: PeerLinkHandle) async {
-        _ = sessions.withLock { $0.removeValue(forKey: link.id) }
-        await host.peerChanged(link.peer)
+    func linkClosed(_ link: PeerLinkHandle) {
+        onHost { _ in _ = self.sessions.withLock { $0.removeValue(forKey: link.id) } }
+        peerChanged(link.peer)
     }
 
     // MARK: Pushing

@@ -46,9 +46,9 @@ public struct PeerNodeConfiguration: Sendable {
     public var backoffBase: Duration = .milliseconds(500)
     /// The longest reconnect delay.
     public var backoffCap: Duration = .seconds(30)
-    /// How many messages may wait to be sent on one link before newer ones
-    /// are dropped (anti-entropy repairs what a drop loses).
-    public var sendQueueLimit = 10_000
+    /// How many bytes may wait to be sent on one link before new sync
+    /// messages are dropped (anti-entropy repairs what a drop loses).
+    public var sendBufferLimit = 64 << 20
 
     /// The defaults.
     public init() {}
@@ -84,7 +84,6 @@ public struct PeerLinkHandle: Sendable, Hashable {
     public let id: UInt64
     /// The peer at the other end.
     public let peer: PeerID
-    let queue: AsyncStream<PeerMessage>.Continuation
     let channel: any Channel
     let reported: NIOLockedValueBox<Set<PeerID>>
 
@@ -92,14 +91,23 @@ public struct PeerLinkHandle: Sendable, Hashable {
     /// empty until it says, and always for peers of protocol version 1.
     public var reportedLinks: Set<PeerID> { reported.withLockedValue { $0 } }
 
-    /// Queues a sync message for the peer; never blocks.
+    /// Sends a sync message to the peer; never blocks. On the link's event
+    /// loop the message is sealed and handed to the socket at once; from
+    /// elsewhere it is sent in the loop's next turn. While more than
+    /// ``PeerNodeConfiguration/sendBufferLimit`` bytes wait to be sent, the
+    /// message is dropped (anti-entropy repairs the loss).
     public func send(sync bytes: [UInt8]) {
-        queue.yield(.sync(bytes))
+        guard channel.isWritable else { return }
+        send(.sync(bytes))
+    }
+
+    /// Sends any message.
+    func send(_ message: PeerMessage) {
+        channel.writeAndFlush(message, promise: nil)
     }
 
     /// Drops the link (a peer that sent something malformed).
     public func close() {
-        queue.finish()
         channel.close(promise: nil)
     }
 
@@ -107,23 +115,37 @@ public struct PeerLinkHandle: Sendable, Hashable {
     public func hash(into hasher: inout Hasher) { hasher.combine(id) }
 }
 
-/// What the sync layer does with links. Calls for one link come in order:
-/// established, any number of received, closed.
+/// What the sync layer does with links.
+///
+/// Every call comes on the node's event loop, synchronously, from the
+/// code that read the message off the socket; so they must not block, and
+/// work that waits belongs in a task of its own. Calls for one link come
+/// in order: established, any number of received and hellos, closed.
 public protocol PeerNodeDelegate: Sendable {
-    /// A link to a peer is up (after the handshake).
-    func linkEstablished(_ link: PeerLinkHandle) async
-    /// A sync message arrived; the next one is read when this returns.
-    func received(sync bytes: [UInt8], on link: PeerLinkHandle) async
+    /// A link to a peer is up (after the handshake); none of its messages
+    /// is handed on before this returns.
+    func linkEstablished(_ link: PeerLinkHandle)
+    /// A sync message arrived; the link's next frame is read when this returns.
+    func received(sync bytes: [UInt8], on link: PeerLinkHandle)
     /// The link is gone.
-    func linkClosed(_ link: PeerLinkHandle) async
+    func linkClosed(_ link: PeerLinkHandle)
     /// The peer introduced itself; `dialBack` is its address and listening
     /// port (`host:port`), when it listens.
-    func helloReceived(_ hello: PeerHello, dialBack: String?, on link: PeerLinkHandle) async
+    func helloReceived(_ hello: PeerHello, dialBack: String?, on link: PeerLinkHandle)
 }
 
 extension PeerNodeDelegate {
     /// Ignores hellos.
-    public func helloReceived(_ hello: PeerHello, dialBack: String?, on link: PeerLinkHandle) async {}
+    public func helloReceived(_ hello: PeerHello, dialBack: String?, on link: PeerLinkHandle) {}
+}
+
+/// A connection as the node holds it: the channel, its protocol handler
+/// (touched only on the channel's loop) and when it ended.
+struct LinkChannel: Sendable {
+    let channel: any Channel
+    let handler: NIOLoopBound<PeerLinkHandler>
+    /// Completes when the connection closes, with the error that closed it.
+    let ended: EventLoopFuture<(any Error)?>
 }
 
 /// One known peer, as `sweeper peers` shows it.
@@ -227,8 +249,8 @@ public actor PeerNode: Service {
     public private(set) var listeningAddresses: [SocketAddress] = []
 
     private enum Work: Sendable {
-        case accept(NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never>)
-        case inbound(NIOAsyncChannel<ByteBuffer, ByteBuffer>)
+        case accept(NIOAsyncChannel<LinkChannel, Never>)
+        case inbound(LinkChannel)
         case dialStatic(host: String, port: Int)
         case dialPeer(PeerID)
     }
@@ -265,10 +287,7 @@ public actor PeerNode: Service {
     public func changeCircle(_ circle: CircleKey) {
         guard circle != credentials.circle else { return }
         credentials.circle = circle
-        for link in links.values {
-            link.handle.queue.finish()
-            link.channel.close(promise: nil)
-        }
+        for link in links.values { link.channel.close(promise: nil) }
         // Sort every daemon seen so far again: members of the new circle
         // are dialled, members of the old one become another circle's.
         for sighting in sightings.values { sighted(sighting) }
@@ -410,17 +429,20 @@ public actor PeerNode: Service {
 
     /// Stops accepting and dialling and closes every link.
     public func shutdown() {
+        stopped = true
         work.finish()
         for server in servers { server.close(promise: nil) }
-        for link in links.values {
-            link.handle.queue.finish()
-            link.channel.close(promise: nil)
-        }
+        for link in links.values { link.channel.close(promise: nil) }
     }
+
+    /// Set by ``shutdown()``: no link comes up after it.
+    private var stopped = false
 
     // MARK: Internals
 
-    private static func configure(_ channel: any Channel, _ configuration: PeerNodeConfiguration) -> EventLoopFuture<NIOAsyncChannel<ByteBuffer, ByteBuffer>> {
+    /// Sets up a connection's pipeline: idle timeout, frames, and the
+    /// link's protocol handler.
+    static func configure(_ channel: any Channel, _ configuration: PeerNodeConfiguration) -> EventLoopFuture<LinkChannel> {
         channel.eventLoop.makeCompletedFuture {
             let ops = channel.pipeline.syncOperations
             try ops.addHandler(IdleStateHandler(readTimeout: configuration.idleTimeout))
@@ -428,11 +450,15 @@ public actor PeerNode: Service {
             try ops.addHandler(ByteToMessageHandler(
                 FrameDecoder(limit: configuration.frameLimit, openingLimit: configuration.handshakeFrameLimit)))
             try ops.addHandler(MessageToByteHandler(FrameEncoder()))
-            return try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+            let handler = PeerLinkHandler(eventLoop: channel.eventLoop, pingInterval: TimeAmount(configuration.pingInterval))
+            try ops.addHandler(handler)
+            let limit = max(configuration.sendBufferLimit, 2)
+            try channel.syncOptions?.setOption(.writeBufferWaterMark, value: ChannelOptions.Types.WriteBufferWaterMark(low: limit / 2, high: limit))
+            return LinkChannel(channel: channel, handler: NIOLoopBound(handler, eventLoop: channel.eventLoop), ended: handler.ended)
         }
     }
 
-    private nonisolated func acceptLoop(_ server: NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never>) async {
+    private nonisolated func acceptLoop(_ server: NIOAsyncChannel<LinkChannel, Never>) async {
         do {
             try await server.executeThenClose { inbound in
                 for try await child in inbound {
@@ -557,24 +583,24 @@ public actor PeerNode: Service {
 
     /// Runs one connection: handshake, registration, then messages until it
     /// closes. Returns the peer when the handshake succeeded.
-    private nonisolated func runLink(
-        _ channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>, role: SecretHandshake.Role, expected: PeerID?, origin: PeerOrigin
-    ) async -> PeerID? {
-        let remote = channel.channel.remoteAddress.map(\.hostPortText) ?? "unknown"
+    ///
+    /// Once the link is up, its messages never pass through this task: the
+    /// link's handler hands each one to ``handle(_:on:)`` on the loop, in
+    /// the call that read it. This task only waits for the end.
+    private nonisolated func runLink(_ link: LinkChannel, role: SecretHandshake.Role, expected: PeerID?, origin: PeerOrigin) async -> PeerID? {
+        let raw = link.channel
+        let remote = raw.remoteAddress.map(\.hostPortText) ?? "unknown"
         // Incoming connections come from ever-new ports: their complaints are
         // rate-limited per IP address, dials per address dialled.
-        let logKey = role == .server ? (channel.channel.remoteAddress?.ipAddress ?? remote) : remote
-        let established = NIOLockedValueBox(false)
-        let raw = channel.channel
-        var holdsHandshakeSlot = false
+        let logKey = role == .server ? (raw.remoteAddress?.ipAddress ?? remote) : remote
         if role == .server {
             if let refusal = await admitHandshake(from: logKey) {
                 await logFailure(logKey, "connection refused: \(refusal)", remote: remote)
-                try? await channel.executeThenClose { _, _ in }
+                raw.close(promise: nil)
                 return nil
             }
-            holdsHandshakeSlot = true
         }
+        let established = NIOLockedValueBox(false)
         let timedOut = NIOLockedValueBox(false)
         raw.eventLoop.scheduleTask(in: configuration.handshakeTimeout) {
             if !established.withLockedValue({ $0 }) {
@@ -582,121 +608,103 @@ public actor PeerNode: Service {
                 raw.close(promise: nil)
             }
         }
-        var peer: PeerID?
-        var handle: PeerLinkHandle?
+        let credentials = await self.credentials
+        let handle = NIOLockedValueBox<PeerLinkHandle?>(nil)
+        let peer: PeerID?
         do {
-            try await channel.executeThenClose { inbound, outbound in
-                var frames = inbound.makeAsyncIterator()
-                let credentials = await self.credentials
-                var handshake = SecretHandshake(
-                    role: role, circle: credentials.circle, identity: credentials.identity, expectedPeer: expected)
-                if let first = handshake.start() { try await outbound.write(ByteBuffer(bytes: first)) }
-                var keys: HandshakeResult?
-                while keys == nil {
-                    guard let frame = try await frames.next() else { throw PeerConnectionError.closedDuringHandshake }
-                    switch try handshake.receive(Array(buffer: frame)) {
-                    case .send(let reply):
-                        try await outbound.write(ByteBuffer(bytes: reply))
-                    case .finish(let reply, let result):
-                        if let reply { try await outbound.write(ByteBuffer(bytes: reply)) }
-                        keys = result
-                    }
-                }
-                if holdsHandshakeSlot {
-                    holdsHandshakeSlot = false
-                    await releaseHandshake(from: logKey)
-                }
-                guard let keys else { return }
-                let (queue, continuation) = AsyncStream<PeerMessage>.makeStream(
-                    bufferingPolicy: .bufferingOldest(configuration.sendQueueLimit))
-                guard let link = await register(
-                    peer: keys.peer, initiatedLocally: role == .client, origin: origin, remote: remote, channel: raw,
-                    queue: continuation)
-                else {
-                    logger.debug("closing a duplicate link", metadata: ["peer": "\(keys.peer.shortDescription)"])
-                    return
-                }
-                established.withLockedValue { $0 = true }
-                peer = keys.peer
-                handle = link
-                let delegate = await self.delegate
-                await delegate?.linkEstablished(link)
-                let listenPort = await listeningAddresses.first?.port ?? 0
-                continuation.yield(.hello(PeerHello(listenPort: UInt16(clamping: listenPort), name: credentials.name)))
-                try await withThrowingTaskGroup(of: Void.self) { tasks in
-                    tasks.addTask {
-                        let sender = SecretStreamSender(key: keys.sendKey)
-                        try await outbound.write(ByteBuffer(bytes: sender.header))
-                        for await message in queue {
-                            try await outbound.write(ByteBuffer(bytes: sender.seal(message.encoded)))
+            peer = try await withTaskCancellationHandler {
+                try await raw.eventLoop.flatSubmit {
+                    link.handler.value.start(
+                        SecretHandshake(role: role, circle: credentials.circle, identity: credentials.identity, expectedPeer: expected)
+                    ) { keys in
+                        established.withLockedValue { $0 = true }
+                        return self.assumeIsolated { node in
+                            guard let up = node.linkUp(
+                                keys.peer, initiatedLocally: role == .client, origin: origin, remote: remote, channel: raw)
+                            else { return nil }
+                            handle.withLockedValue { $0 = up }
+                            return { message in self.assumeIsolated { $0.handle(message, on: up) } }
                         }
                     }
-                    tasks.addTask { [configuration] in
-                        while !Task.isCancelled {
-                            try await Task.sleep(for: configuration.pingInterval)
-                            continuation.yield(.ping(DispatchTime.now().uptimeNanoseconds))
-                        }
-                    }
-                    guard let header = try await frames.next() else { tasks.cancelAll(); return }
-                    let receiver = try SecretStreamReceiver(key: keys.receiveKey, header: Array(buffer: header))
-                    while let frame = try await frames.next() {
-                        let message = try PeerMessage(decoding: receiver.open(frame.readableBytesView))
-                        switch message {
-                        case .ping(let token):
-                            continuation.yield(.pong(token))
-                        case .pong(let token):
-                            await noteRoundTrip(link.id, token)
-                        case .links(let peers):
-                            link.reported.withLockedValue { $0 = Set(peers) }
-                        case .hello(let hello):
-                            await noteHello(link, hello)
-                            var dialBack: String?
-                            if hello.listenPort != 0, let ip = raw.remoteAddress?.ipAddress {
-                                dialBack = ip.contains(":") ? "[\(ip)]:\(hello.listenPort)" : "\(ip):\(hello.listenPort)"
-                            }
-                            await delegate?.helloReceived(hello, dialBack: dialBack, on: link)
-                        case .sync(let bytes):
-                            await delegate?.received(sync: bytes, on: link)
-                        }
-                        await noteSeen(link.peer)
-                    }
-                    continuation.finish()
-                    tasks.cancelAll()
-                }
+                }.get()
+            } onCancel: {
+                raw.close(promise: nil)
             }
-        } catch is CancellationError {
-            logger.debug("link closed at shutdown", metadata: ["remote": "\(remote)"])
         } catch {
-            let reason: any Error = handle == nil && timedOut.withLockedValue({ $0 }) ? PeerConnectionError.handshakeTimedOut : error
-            await logFailure(logKey, handle == nil ? "handshake failed: \(reason)" : "link dropped: \(reason)", remote: remote)
+            if role == .server { await releaseHandshake(from: logKey) }
+            let reason: any Error = timedOut.withLockedValue({ $0 }) ? PeerConnectionError.handshakeTimedOut : error
+            await logFailure(logKey, "handshake failed: \(reason)", remote: remote)
+            return nil
         }
-        if holdsHandshakeSlot { await releaseHandshake(from: logKey) }
-        if let handle {
-            handle.queue.finish()
-            await unregister(handle)
-            let delegate = await self.delegate
-            await delegate?.linkClosed(handle)
+        if role == .server { await releaseHandshake(from: logKey) }
+        guard let peer, let up = handle.withLockedValue({ $0 }) else {
+            logger.debug("closing a duplicate link", metadata: ["remote": "\(remote)"])
+            return nil
         }
+        let failure = await withTaskCancellationHandler {
+            try? await link.ended.get()
+        } onCancel: {
+            raw.close(promise: nil)
+        }
+        if let failure {
+            await logFailure(logKey, "link dropped: \(failure)", remote: remote)
+        }
+        await unregister(up)
         return peer
+    }
+
+    /// Registers a link whose handshake just succeeded, on the loop, before
+    /// any of its messages is read: the delegate is told, and the peer gets
+    /// this node's hello. Returns nil, to close it, when the link duplicates
+    /// a preferred one or the node is stopping.
+    private func linkUp(
+        _ peer: PeerID, initiatedLocally: Bool, origin: PeerOrigin, remote: String, channel: any Channel
+    ) -> PeerLinkHandle? {
+        guard !stopped, let link = register(peer: peer, initiatedLocally: initiatedLocally, origin: origin, remote: remote, channel: channel)
+        else { return nil }
+        let listenPort = listeningAddresses.first?.port ?? 0
+        link.send(.hello(PeerHello(listenPort: UInt16(clamping: listenPort), name: credentials.name)))
+        delegate?.linkEstablished(link)
+        return link
+    }
+
+    /// Handles one message of a link, on the loop, as its frame is read.
+    private func handle(_ message: PeerMessage, on link: PeerLinkHandle) {
+        switch message {
+        case .ping:
+            break  // the link's handler answered it
+        case .pong(let token):
+            noteRoundTrip(link.id, token)
+        case .links(let peers):
+            link.reported.withLockedValue { $0 = Set(peers) }
+        case .hello(let hello):
+            noteHello(link, hello)
+            var dialBack: String?
+            if hello.listenPort != 0, let ip = link.channel.remoteAddress?.ipAddress {
+                dialBack = ip.contains(":") ? "[\(ip)]:\(hello.listenPort)" : "\(ip):\(hello.listenPort)"
+            }
+            delegate?.helloReceived(hello, dialBack: dialBack, on: link)
+        case .sync(let bytes):
+            delegate?.received(sync: bytes, on: link)
+        }
+        noteSeen(link.peer)
     }
 
     /// Adds a link, keeping one per peer: of two links between the same
     /// pair, the one dialled by the smaller peer id stays (both sides agree);
     /// of two dialled the same way, the newer stays.
     private func register(
-        peer: PeerID, initiatedLocally: Bool, origin: PeerOrigin, remote: String, channel: any Channel,
-        queue: AsyncStream<PeerMessage>.Continuation
+        peer: PeerID, initiatedLocally: Bool, origin: PeerOrigin, remote: String, channel: any Channel
     ) -> PeerLinkHandle? {
         let smallerDials = peerID < peer
-        if let (id, existing) = links.first(where: { $0.value.handle.peer == peer }) {
+        if let existing = links.values.first(where: { $0.handle.peer == peer }) {
             let newPreferred = initiatedLocally == smallerDials
             let existingPreferred = existing.initiatedLocally == smallerDials
             if existingPreferred && !newPreferred { return nil }
-            links[id] = nil
-            existing.handle.queue.finish()
             existing.channel.close(promise: nil)
+            unregister(existing.handle)
         }
-        let handle = PeerLinkHandle(id: nextLinkID, peer: peer, queue: queue, channel: channel, reported: NIOLockedValueBox([]))
+        let handle = PeerLinkHandle(id: nextLinkID, peer: peer, channel: channel, reported: NIOLockedValueBox([]))
         nextLinkID += 1
         links[handle.id] = LinkRecord(handle: handle, channel: channel, initiatedLocally: initiatedLocally)
         var record = peers[peer] ?? PeerRecord()
@@ -709,18 +717,20 @@ public actor PeerNode: Service {
         return handle
     }
 
+    /// Removes a link and tells the delegate, once per link.
     private func unregister(_ handle: PeerLinkHandle) {
         guard links[handle.id] != nil else { return }
         links[handle.id] = nil
         peers[handle.peer]?.lastSeen = Date()
         logger.info("peer unlinked", metadata: ["peer": "\(handle.peer.shortDescription)"])
+        delegate?.linkClosed(handle)
         announceLinks()
     }
 
     /// Tells every peer that understands it whom this node is linked to now.
     private func announceLinks() {
         for link in links.values where link.speaksLinks {
-            link.handle.queue.yield(.links(linkedPeers(except: link.handle.peer)))
+            link.handle.send(.links(linkedPeers(except: link.handle.peer)))
         }
     }
 
@@ -740,7 +750,7 @@ public actor PeerNode: Service {
         if !name.isEmpty { peers[link.peer]?.name = name }
         if hello.protocolVersion >= PeerHello.linksVersion, links[link.id]?.speaksLinks == false {
             links[link.id]?.speaksLinks = true
-            link.queue.yield(.links(linkedPeers(except: link.peer)))
+            link.send(.links(linkedPeers(except: link.peer)))
         }
     }
 

@@ -2,20 +2,23 @@ import Foundation
 import Logging
 import NIOCore
 import NIOPosix
+import Synchronization
 import Testing
 import SweeperCrypto
 @testable import SweeperNet
 
 /// Records what a node hands to its sync layer.
-actor RecordingDelegate: PeerNodeDelegate {
-    private(set) var up: [PeerLinkHandle] = []
-    private(set) var down: [PeerLinkHandle] = []
-    private(set) var received: [[UInt8]] = []
+final class RecordingDelegate: PeerNodeDelegate {
+    private let log = Mutex<(up: [PeerLinkHandle], down: [PeerLinkHandle], received: [[UInt8]])>(([], [], []))
 
-    func linkEstablished(_ link: PeerLinkHandle) async { up.append(link) }
-    func received(sync bytes: [UInt8], on link: PeerLinkHandle) async { received.append(bytes) }
-    func linkClosed(_ link: PeerLinkHandle) async { down.append(link) }
-    var openLinks: [PeerLinkHandle] { up.filter { l in !down.contains(l) } }
+    var up: [PeerLinkHandle] { log.withLock { $0.up } }
+    var down: [PeerLinkHandle] { log.withLock { $0.down } }
+    var received: [[UInt8]] { log.withLock { $0.received } }
+    var openLinks: [PeerLinkHandle] { log.withLock { l in l.up.filter { !l.down.contains($0) } } }
+
+    func linkEstablished(_ link: PeerLinkHandle) { log.withLock { $0.up.append(link) } }
+    func received(sync bytes: [UInt8], on link: PeerLinkHandle) { log.withLock { $0.received.append(bytes) } }
+    func linkClosed(_ link: PeerLinkHandle) { log.withLock { $0.down.append(link) } }
 }
 
 /// A running node on loopback, stopped by `stop()`.
@@ -58,14 +61,14 @@ func eventually(_ seconds: Double = 10, _ condition: () async -> Bool) async -> 
         let a = try await TestNode(circle: circle, name: "alice")
         let b = try await TestNode(circle: circle, name: "bob")
         await a.node.addStaticPeer(host: "127.0.0.1", port: b.port)
-        #expect(await eventually { let x = await a.delegate.openLinks.count, y = await b.delegate.openLinks.count; return x == 1 && y == 1 })
-        let fromA = try #require(await a.delegate.openLinks.first)
-        let fromB = try #require(await b.delegate.openLinks.first)
+        #expect(await eventually { let x = a.delegate.openLinks.count, y = b.delegate.openLinks.count; return x == 1 && y == 1 })
+        let fromA = try #require(a.delegate.openLinks.first)
+        let fromB = try #require(b.delegate.openLinks.first)
         #expect(fromA.peer == b.node.peerID)
         #expect(fromB.peer == a.node.peerID)
         fromA.send(sync: [1, 2, 3])
         fromB.send(sync: [4, 5])
-        #expect(await eventually { let x = await b.delegate.received, y = await a.delegate.received; return x == [[1, 2, 3]] && y == [[4, 5]] })
+        #expect(await eventually { let x = b.delegate.received, y = a.delegate.received; return x == [[1, 2, 3]] && y == [[4, 5]] })
         // The hello names the peer; `peers` shows it connected, found statically on one side and incoming on the other.
         #expect(await eventually { await a.node.snapshot().first?.name == "bob" })
         let seenByA = try #require(await a.node.snapshot().first)
@@ -73,7 +76,7 @@ func eventually(_ seconds: Double = 10, _ condition: () async -> Bool) async -> 
         #expect(seenByA.origins == [.static])
         #expect(await b.node.snapshot().first?.origins == [.incoming])
         await a.stop()
-        #expect(await eventually { await b.delegate.openLinks.isEmpty })
+        #expect(await eventually { b.delegate.openLinks.isEmpty })
         await b.stop()
     }
 
@@ -100,9 +103,9 @@ func eventually(_ seconds: Double = 10, _ condition: () async -> Bool) async -> 
         try await Task.sleep(for: .milliseconds(1500))
         #expect(await a.node.connectedCount == 1)
         #expect(await b.node.connectedCount == 1)
-        let linkA = try #require(await a.delegate.openLinks.first)
+        let linkA = try #require(a.delegate.openLinks.first)
         linkA.send(sync: [9])
-        #expect(await eventually { await b.delegate.received.contains([9]) })
+        #expect(await eventually { b.delegate.received.contains([9]) })
         await a.stop()
         await b.stop()
     }
@@ -118,9 +121,9 @@ func eventually(_ seconds: Double = 10, _ condition: () async -> Bool) async -> 
         await a.node.addStaticPeer(host: "127.0.0.1", port: b.port)
         await c.node.addStaticPeer(host: "127.0.0.1", port: b.port)
         #expect(await eventually { await b.node.connectedCount == 2 })
-        let cToB = try #require(await eventually { await c.delegate.openLinks.count == 1 } ? c.delegate.openLinks.first : nil)
+        let cToB = try #require(await eventually { c.delegate.openLinks.count == 1 } ? c.delegate.openLinks.first : nil)
         #expect(await eventually { cToB.reportedLinks == [a.node.peerID] })
-        let aToB = try #require(await a.delegate.openLinks.first)
+        let aToB = try #require(a.delegate.openLinks.first)
         #expect(await eventually { aToB.reportedLinks == [c.node.peerID] })
         await a.stop()
         #expect(await eventually { cToB.reportedLinks.isEmpty })
@@ -133,8 +136,8 @@ func eventually(_ seconds: Double = 10, _ condition: () async -> Bool) async -> 
         let stranger = try await TestNode(circle: CircleKey(), name: "stranger")
         await stranger.node.addStaticPeer(host: "127.0.0.1", port: a.port)
         try await Task.sleep(for: .milliseconds(1500))
-        #expect(await a.delegate.up.isEmpty)
-        #expect(await stranger.delegate.up.isEmpty)
+        #expect(a.delegate.up.isEmpty)
+        #expect(stranger.delegate.up.isEmpty)
         #expect(await a.node.snapshot().isEmpty)
         await a.stop()
         await stranger.stop()
@@ -151,11 +154,11 @@ func eventually(_ seconds: Double = 10, _ condition: () async -> Bool) async -> 
             #expect(await eventually(5) { !channel.isActive })
             try? await channel.close()
         }
-        #expect(await a.delegate.up.isEmpty)
+        #expect(a.delegate.up.isEmpty)
         // A real member still gets in.
         let b = try await TestNode(circle: circle, name: "b")
         await b.node.addStaticPeer(host: "127.0.0.1", port: a.port)
-        #expect(await eventually { await a.delegate.openLinks.count == 1 })
+        #expect(await eventually { a.delegate.openLinks.count == 1 })
         await a.stop()
         await b.stop()
     }
