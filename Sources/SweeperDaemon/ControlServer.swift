@@ -12,7 +12,7 @@ public enum ControlReply: Sendable {
     /// Send this answer line.
     case answer(Data)
     /// Send this answer, then the events, until the connection closes.
-    case subscribe(answer: Data, events: AsyncStream<ControlEvent>)
+    case subscribe(answer: Data, events: EventConnection)
 }
 
 /// Turns request lines into replies (the daemon's request router).
@@ -166,20 +166,14 @@ public struct ControlServer: Service {
                         case let .answer(data):
                             try await outbound.write(ByteBuffer(bytes: data))
                         case let .subscribe(answer, events):
-                            try await outbound.write(ByteBuffer(bytes: answer))
-                            // Events go out from a child task; lines after
+                            // The events follow the answer, written to the
+                            // socket by whoever publishes them; lines after
                             // subscribing are ignored, and the end of input
-                            // (the client leaving, or shutdown) ends the stream.
-                            try await withThrowingTaskGroup(of: Void.self) { group in
-                                group.addTask {
-                                    for await event in events {
-                                        guard let line = try? event.jsonLine() else { continue }
-                                        try await outbound.write(ByteBuffer(bytes: line))
-                                    }
-                                }
-                                while try await iterator.next() != nil {}
-                                group.cancelAll()
-                            }
+                            // (the client leaving, or shutdown) ends the subscription.
+                            defer { events.end() }
+                            try await outbound.write(ByteBuffer(bytes: answer))
+                            events.attach(channel)
+                            while try await iterator.next() != nil {}
                             return
                         }
                     }

@@ -1,45 +1,174 @@
 import Foundation
+import NIOCore
 import SweeperControl
 import Synchronization
 
-/// Fans events out to subscribed control connections. A slow subscriber
-/// loses its oldest events rather than holding the daemon up.
+/// Fans events out to subscribers: control connections, whose events are
+/// written to their sockets by the publisher in the call that publishes
+/// them, and in-process streams. A slow subscriber loses events rather than
+/// holding the daemon up.
 final class EventHub: Sendable {
-    private struct Subscriber {
-        var game: String?
-        var continuation: AsyncStream<ControlEvent>.Continuation
+    private enum Sink {
+        case stream(AsyncStream<ControlEvent>.Continuation)
+        case connection(EventConnection)
     }
 
-    private let subscribers = Mutex<(next: Int, all: [Int: Subscriber])>((0, [:]))
+    private struct Subscriber {
+        var game: String?
+        var sink: Sink
+    }
 
-    /// A new stream of events, of one game or all.
+    private let subscribers = Mutex<(next: Int, all: [Int: Subscriber], finished: Bool)>((0, [:], false))
+
+    /// A new stream of events, of one game or all, keeping the newest 4,096
+    /// when its reader falls behind.
     func subscribe(game: String?) -> AsyncStream<ControlEvent> {
         let (stream, continuation) = AsyncStream.makeStream(of: ControlEvent.self, bufferingPolicy: .bufferingNewest(4096))
-        let key = subscribers.withLock { s in
-            s.next += 1
-            s.all[s.next] = Subscriber(game: game, continuation: continuation)
-            return s.next
-        }
-        continuation.onTermination = { [weak self] _ in
-            _ = self?.subscribers.withLock { $0.all.removeValue(forKey: key) }
-        }
+        let key = add(Subscriber(game: game, sink: .stream(continuation)))
+        continuation.onTermination = { [weak self] _ in self?.remove(key) }
         return stream
     }
 
-    /// Sends an event to every interested subscriber.
-    func publish(_ event: ControlEvent) {
-        let targets = subscribers.withLock { s in
-            s.all.values.filter { $0.game == nil || event.game == nil || $0.game == event.game }.map(\.continuation)
-        }
-        for t in targets { t.yield(event) }
+    /// A new subscription of a control connection, of one game or all: the
+    /// events are held until ``EventConnection/attach(_:)``, then written
+    /// to the connection as they are published.
+    func subscribeConnection(game: String?) -> EventConnection {
+        let connection = EventConnection()
+        let key = add(Subscriber(game: game, sink: .connection(connection)))
+        connection.onEnd { [weak self] in self?.remove(key) }
+        return connection
     }
 
-    /// Ends every stream.
+    private func add(_ subscriber: Subscriber) -> Int {
+        let (key, finished) = subscribers.withLock { s in
+            s.next += 1
+            if !s.finished { s.all[s.next] = subscriber }
+            return (s.next, s.finished)
+        }
+        if finished { Self.end(subscriber.sink) }
+        return key
+    }
+
+    private func remove(_ key: Int) {
+        _ = subscribers.withLock { $0.all.removeValue(forKey: key) }
+    }
+
+    /// Sends an event to every interested subscriber; connections get it
+    /// encoded once.
+    func publish(_ event: ControlEvent) {
+        let targets = subscribers.withLock { s in
+            s.all.values.filter { $0.game == nil || event.game == nil || $0.game == event.game }.map(\.sink)
+        }
+        var line: Data?
+        var encoded = false
+        for target in targets {
+            switch target {
+            case .stream(let continuation):
+                continuation.yield(event)
+            case .connection(let connection):
+                if !encoded {
+                    line = try? event.jsonLine()
+                    encoded = true
+                }
+                if let line { connection.deliver(event, line: line) }
+            }
+        }
+    }
+
+    /// Ends every subscription; later ones end at once.
     func finish() {
         let all = subscribers.withLock { s in
-            defer { s.all = [:] }
+            defer {
+                s.all = [:]
+                s.finished = true
+            }
             return Array(s.all.values)
         }
-        for s in all { s.continuation.finish() }
+        for s in all { Self.end(s.sink) }
+    }
+
+    private static func end(_ sink: Sink) {
+        switch sink {
+        case .stream(let continuation): continuation.finish()
+        case .connection(let connection): connection.end()
+        }
+    }
+}
+
+/// One control connection's subscription to events. Until it is attached
+/// to the connection's channel (after the answer to `subscribe` is
+/// written), events are held, the newest ``heldLimit``; from then on each
+/// is written and flushed to the channel by the publisher, in the order
+/// published, so a peer's move reaches a viewer's socket in the call that
+/// applied it. While more than ``sendBufferLimit`` bytes wait to be sent,
+/// new events are dropped.
+public final class EventConnection: Sendable {
+    private enum State {
+        case holding([ControlEvent])
+        case attached(any Channel)
+        case ended
+    }
+
+    /// The most events held before the subscription is attached.
+    static let heldLimit = 4096
+    /// The most bytes waiting for a slow viewer before events are dropped.
+    static let sendBufferLimit = 4 << 20
+
+    private let state = Mutex<State>(.holding([]))
+    private let ended = Mutex<(@Sendable () -> Void)?>(nil)
+
+    fileprivate init() {}
+
+    fileprivate func onEnd(_ action: @escaping @Sendable () -> Void) {
+        ended.withLock { $0 = action }
+    }
+
+    /// Holds `event`, or writes its encoded `line` to the attached channel.
+    fileprivate func deliver(_ event: ControlEvent, line: Data) {
+        state.withLock { s in
+            switch s {
+            case .holding(var held):
+                s = .ended  // lets `held` be changed in place
+                held.append(event)
+                if held.count > Self.heldLimit { held.removeFirst(held.count - Self.heldLimit) }
+                s = .holding(held)
+            case .attached(let channel):
+                // Written under the lock, so lines leave in the order published.
+                guard channel.isWritable else { return }
+                channel.writeAndFlush(ByteBuffer(bytes: line), promise: nil)
+            case .ended:
+                break
+            }
+        }
+    }
+
+    /// Writes the events held so far to `channel`, then every later one as
+    /// it is published. Call once the answer to `subscribe` is written; on
+    /// another thread than the channel's loop, attaching waits for the
+    /// loop's next turn, behind that answer.
+    public func attach(_ channel: any Channel) {
+        guard channel.eventLoop.inEventLoop else {
+            channel.eventLoop.execute { self.attach(channel) }
+            return
+        }
+        try? channel.syncOptions?.setOption(
+            .writeBufferWaterMark, value: ChannelOptions.Types.WriteBufferWaterMark(low: Self.sendBufferLimit / 2, high: Self.sendBufferLimit))
+        state.withLock { s in
+            guard case .holding(let held) = s else { return }
+            s = .attached(channel)
+            for event in held {
+                if let line = try? event.jsonLine() { channel.write(ByteBuffer(bytes: line), promise: nil) }
+            }
+            channel.flush()
+        }
+    }
+
+    /// Stops the subscription: nothing more is written or held.
+    public func end() {
+        state.withLock { $0 = .ended }
+        ended.withLock { action in
+            action?()
+            action = nil
+        }
     }
 }

@@ -315,8 +315,8 @@ actor GameHost: ControlResponder {
             case Commands.Subscribe.name:
                 let a: Commands.Subscribe.Arguments = try args(line)
                 let game = try a.game.map { try resolve($0).description }
-                let stream = events.subscribe(game: game)
-                return .subscribe(answer: try Self.success(head.id, Commands.Subscribe.Result(game: game)), events: stream)
+                let subscription = events.subscribeConnection(game: game)
+                return .subscribe(answer: try Self.success(head.id, Commands.Subscribe.Result(game: game)), events: subscription)
             default:
                 throw ControlError.unknownCommand(command)
             }

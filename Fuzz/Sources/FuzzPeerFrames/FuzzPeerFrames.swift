@@ -1,8 +1,8 @@
-// The bytes a peer sends before the handshake completes, as the daemon reads
-// them: the frame decoder (4-byte big-endian lengths, 16 MiB limit) in a
-// NIO pipeline, fed in pieces of input-chosen sizes, each frame handed to a
-// server-side handshake (runLink); and every frame also decoded as a peer
-// message and sync message, as after the handshake.
+// The bytes a peer sends, as the daemon reads them: the frame decoder
+// (4-byte big-endian lengths, 16 MiB limit) in a NIO pipeline, fed in pieces
+// of input-chosen sizes, with the link's own handler (PeerLinkHandler, a
+// server-side handshake) behind it, as in the daemon; and every frame also
+// decoded as a peer message and sync message, as after the handshake.
 import FuzzSupport
 import NIOCore
 import NIOEmbedded
@@ -46,7 +46,46 @@ public func fuzzPeerFrames(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     }
     _ = try? channel.finish()
     drain()
+    linkHandler(bytes, piece: piece, configuration: configuration)
     return 0
+}
+
+/// The same bytes through the daemon's pipeline: frame decoder, frame
+/// encoder and the link handler in its server handshake. Whatever comes,
+/// the handler must end the link with an error or wait for more, never trap,
+/// and once the channel closes both of its futures must be complete.
+private func linkHandler(_ bytes: [UInt8], piece: Int, configuration: PeerNodeConfiguration) {
+    let loop = EmbeddedEventLoop()
+    let handler = PeerLinkHandler(eventLoop: loop, pingInterval: .seconds(10))
+    let channel = EmbeddedChannel(loop: loop)
+    do {
+        try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(
+            FrameDecoder(limit: configuration.frameLimit, openingLimit: configuration.handshakeFrameLimit)))
+        try channel.pipeline.syncOperations.addHandler(MessageToByteHandler(FrameEncoder()))
+        try channel.pipeline.syncOperations.addHandler(handler)
+        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 7455)).wait()
+    } catch {
+        check(false, "the pipeline could not be set up: \(error)")
+        return
+    }
+    let handshake = handler.start(SecretHandshake(role: .server, circle: Fixtures.circle, identity: Fixtures.players[0])) { _ in
+        { _ in }
+    }
+    var offset = 0
+    while offset < bytes.count, channel.isActive {
+        let end = min(bytes.count, offset + piece)
+        do { try channel.writeInbound(ByteBuffer(bytes: bytes[offset..<end])) } catch { break }
+        offset = end
+        while (try? channel.readOutbound(as: ByteBuffer.self)) != nil {}
+    }
+    _ = try? channel.finish()
+    loop.run()
+    var complete = false
+    handshake.whenComplete { _ in complete = true }
+    check(complete, "the handshake future is still pending after the channel closed")
+    complete = false
+    handler.ended.whenComplete { _ in complete = true }
+    check(complete, "the link's end is still pending after the channel closed")
 }
 
 @_cdecl("FuzzPeerFrames_main")
