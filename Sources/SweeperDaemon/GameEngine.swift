@@ -169,13 +169,16 @@ struct GameEngine: Sendable {
         try body(&circles[index].replica)
     }
 
-    /// Every game's status, to compare with after ops are inserted.
-    var statuses: [GameID: GameStatus] {
-        // Read straight from the replicas: this runs before every peer's message.
+    /// The status of each of `ids` that is held, to compare with after ops
+    /// of those games are inserted (a game not held yet has none).
+    func statuses(of ids: some Sequence<GameID>) -> [GameID: GameStatus] {
         var out: [GameID: GameStatus] = [:]
-        for c in circles {
-            for (id, g) in c.replica.games where out[id] == nil {
-                if let status = g.state?.status { out[id] = status }
+        for id in ids where out[id] == nil {
+            for c in circles {
+                if let status = c.replica.games[id]?.state?.status {
+                    out[id] = status
+                    break
+                }
             }
         }
         return out

@@ -114,21 +114,24 @@ actor GameHost: ControlResponder {
     func receive(
         _ message: SyncMessage, on link: LinkSession
     ) throws -> (replies: [SyncMessage], accepted: [Op], rejected: [OpRefusal]) {
-        try receive { replica in link.withSession { $0.receive(message, replica: &replica) } }
+        try receive(message) { replica in link.withSession { $0.receive(message, replica: &replica) } }
     }
 
     /// As ``receive(_:on:)``, with a session the caller keeps.
     func receive(
         _ message: SyncMessage, session: inout SyncSession
     ) throws -> (replies: [SyncMessage], accepted: [Op], rejected: [OpRefusal]) {
-        try receive { session.receive(message, replica: &$0) }
+        try receive(message) { session.receive(message, replica: &$0) }
     }
 
     private func receive(
-        applying step: (inout Replica) -> SyncSession.Step
+        _ message: SyncMessage, applying step: (inout Replica) -> SyncSession.Step
     ) throws -> (replies: [SyncMessage], accepted: [Op], rejected: [OpRefusal]) {
         try reloadIfPending()
-        let before = engine.statuses
+        // Only ops bring changes to show, and only to the games they belong to.
+        var touched: [GameID] = []
+        if case .ops(let segments) = message { touched = segments.compactMap { $0.ops.last?.gameID } }
+        let before = engine.statuses(of: touched)
         let done = engine.withReplica(circle: 0, step)
         commitRemote(done.outcome, before: before)
         return (done.replies, done.outcome.accepted, done.outcome.rejected.map(OpRefusal.init))
@@ -139,7 +142,7 @@ actor GameHost: ControlResponder {
     @discardableResult
     func receive(_ ops: [Op]) throws -> InsertOutcome {
         try reloadIfPending()
-        let before = engine.statuses
+        let before = engine.statuses(of: ops.map(\.gameID))
         var outcome = InsertOutcome()
         engine.withReplica(circle: 0) { replica in
             for op in ops {

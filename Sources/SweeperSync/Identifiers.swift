@@ -74,15 +74,21 @@ public struct OpHash: Hashable, Sendable, CustomStringConvertible {
 }
 
 func hexString(_ bytes: [UInt8]) -> String {
-    let digits = Array("0123456789abcdef")
-    var s = ""
-    s.reserveCapacity(bytes.count * 2)
-    for b in bytes {
-        s.append(digits[Int(b >> 4)])
-        s.append(digits[Int(b & 15)])
+    // Written as ASCII straight into the string's storage: ids are shown in
+    // every event a move sends.
+    String(unsafeUninitializedCapacity: bytes.count * 2) { out in
+        var i = 0
+        for b in bytes {
+            out[i] = hexDigit(b >> 4)
+            out[i + 1] = hexDigit(b & 15)
+            i += 2
+        }
+        return i
     }
-    return s
 }
+
+/// The lowercase ASCII hex digit of `v` (0–15).
+@inline(__always) private func hexDigit(_ v: UInt8) -> UInt8 { v < 10 ? 0x30 + v : 0x57 + v }
 
 func hexBytes(_ text: String) -> [UInt8]? {
     let chars = Array(text.utf8)
