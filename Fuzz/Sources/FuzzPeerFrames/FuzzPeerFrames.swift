@@ -81,10 +81,10 @@ private func linkHandler(_ bytes: [UInt8], piece: Int, configuration: PeerNodeCo
     _ = try? channel.finish()
     loop.run()
     var complete = false
-    handshake.whenComplete { _ in complete = true }
+    handshake.assumeIsolated().whenComplete { _ in complete = true }
     check(complete, "the handshake future is still pending after the channel closed")
     complete = false
-    handler.ended.whenComplete { _ in complete = true }
+    handler.ended.assumeIsolated().whenComplete { _ in complete = true }
     check(complete, "the link's end is still pending after the channel closed")
 }
 

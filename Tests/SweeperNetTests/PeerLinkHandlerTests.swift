@@ -1,0 +1,162 @@
+import NIOCore
+import NIOEmbedded
+import Synchronization
+import Testing
+import SweeperCrypto
+@testable import SweeperNet
+
+/// The messages a link handed on.
+private final class Inbox: Sendable {
+    private let log = Mutex<[PeerMessage]>([])
+    func add(_ message: PeerMessage) { log.withLock { $0.append(message) } }
+    var all: [PeerMessage] { log.withLock { $0 } }
+}
+
+/// One end of a link in an embedded channel: the daemon's pipeline (frame
+/// decoder, frame encoder, link handler) and what it hands on.
+private final class LinkEnd {
+    let loop = EmbeddedEventLoop()
+    let channel: EmbeddedChannel
+    let handler: PeerLinkHandler
+    let identity = SigningIdentity()
+    let inbox = Inbox()
+
+    init(pingInterval: TimeAmount = .seconds(10)) throws {
+        channel = EmbeddedChannel(loop: loop)
+        handler = PeerLinkHandler(eventLoop: loop, pingInterval: pingInterval)
+        let ops = channel.pipeline.syncOperations
+        try ops.addHandler(ByteToMessageHandler(FrameDecoder(limit: 1 << 20, openingLimit: 1024)))
+        try ops.addHandler(MessageToByteHandler(FrameEncoder()))
+        try ops.addHandler(handler)
+        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 7455)).wait()
+    }
+
+    /// Starts the handshake; `accept` decides whether the link is kept.
+    func start(_ role: SecretHandshake.Role, circle: CircleKey, accept: Bool = true) -> EventLoopFuture<PeerID?> {
+        let inbox = self.inbox
+        return handler.start(SecretHandshake(role: role, circle: circle, identity: identity)) { _ in
+            guard accept else { return nil }
+            return { message in inbox.add(message) }
+        }
+    }
+
+    var messages: [PeerMessage] { inbox.all }
+}
+
+/// Moves every byte either side has written to the other until both are quiet.
+private func pump(_ a: LinkEnd, _ b: LinkEnd) throws {
+    for _ in 0..<100 {
+        var moved = false
+        for (from, to) in [(a, b), (b, a)] {
+            while let bytes = try from.channel.readOutbound(as: ByteBuffer.self) {
+                moved = true
+                if to.channel.isActive { _ = try? to.channel.writeInbound(bytes) }
+            }
+        }
+        if !moved { return }
+    }
+}
+
+/// The result of a future of an embedded loop, nil while it is pending.
+private func value<T>(_ future: EventLoopFuture<T>) -> Result<T, any Error>? {
+    var result: Result<T, any Error>?
+    future.assumeIsolated().whenComplete { result = $0 }
+    return result
+}
+
+@Suite struct PeerLinkHandlerTests {
+    @Test func handshakeThenMessagesInOrderAndPingsAnswered() throws {
+        let circle = CircleKey()
+        let client = try LinkEnd(pingInterval: .seconds(10))
+        let server = try LinkEnd()
+        let serverUp = server.start(.server, circle: circle)
+        let clientUp = client.start(.client, circle: circle)
+        try pump(client, server)
+        #expect(try value(clientUp)?.get() == server.identity.peerID)
+        #expect(try value(serverUp)?.get() == client.identity.peerID)
+
+        // Messages are sealed in the order written and handed on in that order.
+        for n: UInt8 in 1...5 { client.channel.write(PeerMessage.sync([n]), promise: nil) }
+        client.channel.flush()
+        server.channel.writeAndFlush(PeerMessage.links([client.identity.peerID]), promise: nil)
+        try pump(client, server)
+        #expect(server.messages == (1...5).map { PeerMessage.sync([$0]) })
+        #expect(client.messages == [.links([client.identity.peerID])])
+
+        // Once the interval passes the client pings; the server answers by itself.
+        client.loop.advanceTime(by: .seconds(10))
+        try pump(client, server)
+        guard case .ping(let token)? = server.messages.last else {
+            Issue.record("no ping arrived: \(server.messages)")
+            return
+        }
+        #expect(client.messages.last == .pong(token))
+        #expect(client.channel.isActive && server.channel.isActive)
+    }
+
+    @Test func aTamperedFrameEndsTheLinkWithTheError() throws {
+        let circle = CircleKey()
+        let client = try LinkEnd()
+        let server = try LinkEnd()
+        _ = server.start(.server, circle: circle)
+        _ = client.start(.client, circle: circle)
+        try pump(client, server)
+        client.channel.writeAndFlush(PeerMessage.sync([1, 2, 3]), promise: nil)
+        var frame = try #require(try client.channel.readOutbound(as: ByteBuffer.self))
+        // Flip one ciphertext byte after the 4-byte length.
+        let last = frame.writerIndex - 1
+        frame.setInteger(try #require(frame.getInteger(at: last, as: UInt8.self)) ^ 1, at: last)
+        _ = try? server.channel.writeInbound(frame)
+        #expect(!server.channel.isActive)
+        #expect(server.messages.isEmpty)
+        let failure = try value(server.handler.ended)?.get()
+        #expect(failure is SecretStreamError)
+    }
+
+    @Test func aStrangerOfAnotherCircleFailsTheHandshake() throws {
+        let client = try LinkEnd()
+        let server = try LinkEnd()
+        let serverUp = server.start(.server, circle: CircleKey())
+        _ = client.start(.client, circle: CircleKey())
+        try pump(client, server)
+        #expect(!server.channel.isActive)
+        #expect(throws: HandshakeError.self) { try value(serverUp)?.get() }
+        #expect(try value(server.handler.ended)?.get() is HandshakeError)
+    }
+
+    @Test func framesBeforeTheStartAreHeldThenHandledAndTooManyClose() throws {
+        let circle = CircleKey()
+        let client = try LinkEnd()
+        let server = try LinkEnd()
+        // The client speaks first; the server starts late and still completes.
+        _ = client.start(.client, circle: circle)
+        try pump(client, server)
+        let serverUp = server.start(.server, circle: circle)
+        try pump(client, server)
+        #expect(try value(serverUp)?.get() == client.identity.peerID)
+
+        // A peer that sends more frames than a handshake has before it starts is cut off.
+        let early = try LinkEnd()
+        for _ in 0...PeerLinkHandler.heldFrameLimit {
+            var frame = ByteBuffer()
+            try FrameEncoder().encode(data: ByteBuffer(bytes: [1, 2, 3]), out: &frame)
+            _ = try? early.channel.writeInbound(frame)
+        }
+        #expect(!early.channel.isActive)
+        #expect(try value(early.handler.ended)?.get() is HandshakeError)
+    }
+
+    @Test func aRefusedLinkClosesWithoutFailing() throws {
+        let circle = CircleKey()
+        let client = try LinkEnd()
+        let server = try LinkEnd()
+        let serverUp = server.start(.server, circle: circle, accept: false)
+        _ = client.start(.client, circle: circle)
+        try pump(client, server)
+        let up = try #require(value(serverUp))
+        #expect(try up.get() == nil)
+        #expect(!server.channel.isActive)
+        let failure = try value(server.handler.ended)?.get()
+        #expect(failure == nil)
+    }
+}
