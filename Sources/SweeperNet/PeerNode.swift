@@ -201,7 +201,7 @@ public actor PeerNode: Service {
     private let identity: SigningIdentity
     private let configuration: PeerNodeConfiguration
     private let logger: Logger
-    /// The loop the node's channels, its own state and its link tasks run on.
+    /// The loop the node's channels, their handlers, its own state and its tasks run on.
     private let eventLoop: any EventLoop
     private let taskExecutor: EventLoopTaskExecutor
     private var delegate: (any PeerNodeDelegate)?
@@ -256,7 +256,7 @@ public actor PeerNode: Service {
     }
 
     /// Creates a node on `eventLoop`: its channels, its state (the actor's
-    /// executor is the loop) and, once it runs, its link tasks all use
+    /// executor is the loop) and, once it runs, its dialling and link tasks use
     /// that loop's thread. Call ``listen(on:)`` and ``setDelegate(_:)``,
     /// then run it.
     public init(

@@ -335,7 +335,7 @@ public final class Store: Sendable {
                 return try pool.write(body)
             case .deferred:
                 return try pool.writeWithoutTransaction { db in
-                    try db.execute(sql: "PRAGMA synchronous = NORMAL")
+                    try db.cachedStatement(sql: "PRAGMA synchronous = NORMAL").execute()
                     var result: T?
                     do {
                         try db.inTransaction(.immediate) {
@@ -343,10 +343,10 @@ public final class Store: Sendable {
                             return .commit
                         }
                     } catch {
-                        try db.execute(sql: "PRAGMA synchronous = FULL")
+                        try db.cachedStatement(sql: "PRAGMA synchronous = FULL").execute()
                         throw error
                     }
-                    try db.execute(sql: "PRAGMA synchronous = FULL")
+                    try db.cachedStatement(sql: "PRAGMA synchronous = FULL").execute()
                     guard let result else { throw StoreError.database("a deferred write produced no result") }
                     return result
                 }
@@ -552,9 +552,10 @@ public final class Store: Sendable {
     }
 
     private static func insert(_ op: StoredOp, _ db: Database) throws {
-        try db.execute(
-            sql: "INSERT OR IGNORE INTO ops (gameID, author, seq, lamport, bytes) VALUES (?, ?, ?, ?, ?)",
-            arguments: [op.gameID, op.author, op.seq, op.lamport, op.bytes])
+        // Cached statements: every move writes one, and parsing the SQL anew
+        // each time cost more than the insert.
+        try db.cachedStatement(sql: "INSERT OR IGNORE INTO ops (gameID, author, seq, lamport, bytes) VALUES (?, ?, ?, ?, ?)")
+            .execute(arguments: [op.gameID, op.author, op.seq, op.lamport, op.bytes])
     }
 
     /// Appends ops and updates the game's cached status and summary, all in
@@ -572,12 +573,12 @@ public final class Store: Sendable {
                 added += db.changesCount
             }
             if let gameID {
-                try db.execute(
+                try db.cachedStatement(
                     sql: """
                         UPDATE games SET lastActivity = ?, status = coalesce(?, status),
                             summary = coalesce(?, summary) WHERE id = ?
-                        """,
-                    arguments: [time, status, summary, gameID])
+                        """
+                ).execute(arguments: [time, status, summary, gameID])
             }
             return added
         }

@@ -290,7 +290,8 @@ private func missing(_ moves: [AnsweredMove], boards: [String: [[Character]]]) -
                 }
             }
             let killAfterMoves = 30 + Int(random.next() % 150)
-            let killDelay = Double(random.next() % 1000) / 1000
+            // Up to 0.1 s more: the clients answer a move every millisecond or so, so the kill comes mid-work.
+            let killDelay = Double(random.next() % 100) / 1000
             let tally = Tally()
             let socket = rig.socket
             let group = DispatchGroup()

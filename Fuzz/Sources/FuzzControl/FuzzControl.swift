@@ -72,9 +72,7 @@ func answer(_ host: GameHost, _ line: Data) -> Data {
         case .subscribe(let data, let events):
             box.data = data
             // The connection ends at once: the subscription ends with it.
-            let reader = Task { for await _ in events {} }
-            reader.cancel()
-            await reader.value
+            events.end()
         }
         done.signal()
     }
