@@ -226,8 +226,20 @@ extension DaemonSettings {
         let configPath = overrides.configFile ?? (xdg("XDG_CONFIG_HOME", ".config") + "/sweeper/config.toml")
         var file: [String: (ConfigValue, Int)] = [:]
         if FileManager.default.fileExists(atPath: configPath) {
-            guard let data = FileManager.default.contents(atPath: configPath), let text = String(data: data, encoding: .utf8) else {
-                throw ConfigurationError(file: configPath, message: "cannot be read as UTF-8 text")
+            // Read to its end rather than by its size, so that `/dev/null`
+            // and pipes read as what they hold.
+            guard let handle = FileHandle(forReadingAtPath: configPath) else {
+                throw ConfigurationError(file: configPath, message: "cannot be opened: \(String(cString: strerror(errno)))")
+            }
+            defer { try? handle.close() }
+            let data: Data
+            do {
+                data = try handle.readToEnd() ?? Data()
+            } catch {
+                throw ConfigurationError(file: configPath, message: "cannot be read: \(error.localizedDescription)")
+            }
+            guard let text = String(data: data, encoding: .utf8) else {
+                throw ConfigurationError(file: configPath, message: "is not UTF-8 text")
             }
             for entry in try ConfigFileParser.parse(text, file: configPath) {
                 guard configKeys.contains(entry.key) else {

@@ -75,14 +75,31 @@ import Testing
         var o = DaemonOverrides()
         o.configFile = file
         #expect(throws: ConfigurationError.self) { try DaemonSettings.resolve(overrides: o, environment: [:]) }
+        // An empty config (/dev/null reads as one) is fine; the flags are what is wrong.
+        var empty = DaemonOverrides()
+        empty.configFile = "/dev/null"
+        #expect(try DaemonSettings.resolve(overrides: empty, environment: ["HOME": "/home/u", "USER": "u"]).name == "u")
         var p = DaemonOverrides()
         p.peers = ["no-port"]
         p.configFile = "/dev/null"
-        #expect(throws: ConfigurationError.self) { try DaemonSettings.resolve(overrides: p, environment: [:]) }
+        #expect { try DaemonSettings.resolve(overrides: p, environment: [:]) } throws: { error in
+            (error as? ConfigurationError)?.message.contains("no-port") == true
+        }
         var l = DaemonOverrides()
         l.logLevel = "loud"
         l.configFile = "/dev/null"
-        #expect(throws: ConfigurationError.self) { try DaemonSettings.resolve(overrides: l, environment: [:]) }
+        #expect { try DaemonSettings.resolve(overrides: l, environment: [:]) } throws: { error in
+            (error as? ConfigurationError)?.message.contains("loud") == true
+        }
+        // A file that is not UTF-8 says so.
+        let binary = try tempFile("")
+        defer { try? FileManager.default.removeItem(atPath: binary) }
+        try Data([0x6E, 0x61, 0xFF, 0xFE]).write(to: URL(fileURLWithPath: binary))
+        var b = DaemonOverrides()
+        b.configFile = binary
+        #expect { try DaemonSettings.resolve(overrides: b, environment: [:]) } throws: { error in
+            (error as? ConfigurationError)?.message == "is not UTF-8 text"
+        }
         #expect(HostPort("[::1]:70") == HostPort("[::1]:70"))
         #expect(HostPort("[::1]:70")?.host == "::1")
         #expect(HostPort("example:99999") == nil)
