@@ -1,8 +1,9 @@
 // swift-tools-version: 6.2
 //
 // Sweeper: co-operative Minesweeper for a family on one network, with no server.
-// One library module per concern (see ../shared/DESIGN.md §1); the executables
-// `sweeper` and `sweeperd` are thin layers of argument parsing on top.
+// One library module per concern (Docs/ARCHITECTURE.md has the map and what each
+// may import); the executables `sweeper` and `sweeperd` are thin layers of
+// argument parsing on top.
 
 import PackageDescription
 
@@ -16,6 +17,7 @@ let package = Package(
     products: [
         .executable(name: "sweeper", targets: ["sweeper"]),
         .executable(name: "sweeperd", targets: ["sweeperd"]),
+        .library(name: "SweeperConventions", targets: ["SweeperConventions"]),
         .library(name: "SweeperGame", targets: ["SweeperGame"]),
         .library(name: "SweeperCrypto", targets: ["SweeperCrypto"]),
         .library(name: "SweeperSync", targets: ["SweeperSync"]),
@@ -36,6 +38,10 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
+        // MARK: Conventions every module shares: hex, paths, names, version.
+        .target(name: "SweeperConventions", swiftSettings: strict),
+        .testTarget(name: "SweeperConventionsTests", dependencies: ["SweeperConventions"], swiftSettings: strict),
+
         // MARK: The game: pure Swift, no I/O.
         .target(name: "SweeperGame", swiftSettings: strict),
         .testTarget(
@@ -47,15 +53,15 @@ let package = Package(
             swiftSettings: strict
         ),
 
-        // MARK: Crypto and replicated state (issue 3).
+        // MARK: Crypto and replicated state.
         .systemLibrary(
             name: "CSodium",
             pkgConfig: "libsodium",
             providers: [.apt(["libsodium-dev"])]
         ),
-        .target(name: "SweeperCrypto", dependencies: ["CSodium"], swiftSettings: strict),
+        .target(name: "SweeperCrypto", dependencies: ["CSodium", "SweeperConventions"], swiftSettings: strict),
         .testTarget(name: "SweeperCryptoTests", dependencies: ["SweeperCrypto"], swiftSettings: strict),
-        .target(name: "SweeperSync", dependencies: ["SweeperGame", "SweeperCrypto"], swiftSettings: strict),
+        .target(name: "SweeperSync", dependencies: ["SweeperGame", "SweeperCrypto", "SweeperConventions"], swiftSettings: strict),
         .testTarget(
             name: "SweeperSyncTests",
             dependencies: [
@@ -70,10 +76,10 @@ let package = Package(
             swiftSettings: strict
         ),
 
-        // MARK: Storage, control socket, daemon (issue 4).
+        // MARK: Storage, control socket, daemon.
         .target(
             name: "SweeperStore",
-            dependencies: [.product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["SweeperConventions", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strict
         ),
         .testTarget(
@@ -84,6 +90,7 @@ let package = Package(
         .target(
             name: "SweeperControl",
             dependencies: [
+                "SweeperConventions",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
@@ -102,6 +109,7 @@ let package = Package(
             name: "SweeperDaemon",
             dependencies: [
                 "SweeperGame", "SweeperStore", "SweeperControl", "SweeperNet", "SweeperDiscovery", "SweeperSync", "SweeperCrypto",
+                "SweeperConventions",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -112,34 +120,34 @@ let package = Package(
         .testTarget(
             name: "SweeperDaemonTests",
             dependencies: [
-                "SweeperDaemon", "SweeperControl", "SweeperStore", "SweeperSync", "SweeperCrypto", "SweeperGame",
-                "sweeperd", "sweeper", "SweeperTestSupport",
+                "SweeperDaemon", "SweeperControl", "SweeperConventions", "SweeperStore", "SweeperSync", "SweeperCrypto", "SweeperGame",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
             ],
             swiftSettings: strict
         ),
         .executableTarget(
             name: "sweeperd",
             dependencies: [
-                "SweeperDaemon",
+                "SweeperDaemon", "SweeperConventions",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
         ),
 
-        // MARK: Terminal viewer (issue 6).
-        .target(name: "SweeperTUI", dependencies: ["SweeperControl"], swiftSettings: strict),
+        // MARK: Terminal viewer.
+        .target(name: "SweeperTUI", dependencies: ["SweeperControl", "SweeperConventions"], swiftSettings: strict),
         .testTarget(
             name: "SweeperTUITests",
-            dependencies: ["SweeperTUI", "SweeperControl", "sweeperd", "sweeper", "SweeperTestSupport"],
+            dependencies: ["SweeperTUI", "SweeperControl"],
             swiftSettings: strict
         ),
 
-        // MARK: Peers: encrypted transport and links between daemons (issue 5).
+        // MARK: Peers: encrypted transport and links between daemons.
         .target(
             name: "SweeperNet",
             dependencies: [
-                "SweeperCrypto",
+                "SweeperCrypto", "SweeperConventions",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -148,9 +156,9 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        .testTarget(name: "SweeperNetTests", dependencies: ["SweeperNet", "SweeperCrypto"], swiftSettings: strict),
+        .testTarget(name: "SweeperNetTests", dependencies: ["SweeperNet", "SweeperCrypto", "SweeperTestSupport"], swiftSettings: strict),
 
-        // MARK: mDNS discovery over avahi-client (issue 5).
+        // MARK: mDNS discovery over avahi-client.
         // No pkgConfig: avahi-client's cflags (-D_REENTRANT) are refused by SwiftPM;
         // its headers and libraries are in the default paths on Debian.
         .systemLibrary(name: "CAvahi", providers: [.apt(["libavahi-client-dev"])]),
@@ -159,9 +167,22 @@ let package = Package(
             dependencies: ["CAvahi", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
-        .testTarget(name: "SweeperDiscoveryTests", dependencies: ["SweeperDiscovery", "SweeperTestSupport"], swiftSettings: strict),
-        // Processes (posix_spawn) and the network-namespace lab, shared by the tests above.
+        .testTarget(name: "SweeperDiscoveryTests", dependencies: ["SweeperDiscovery"], swiftSettings: strict),
+
+        // MARK: The system tier: real processes, labs of network namespaces, tmux.
+        // Processes (posix_spawn), the daemon harness and the network-namespace lab.
         .target(name: "SweeperTestSupport", path: "Tests/SweeperTestSupport", swiftSettings: strict),
+        // Real `sweeperd` and `sweeper` processes: end to end, hostile peers and
+        // clients, storage faults, several hosts found by mDNS, chaos, the viewer in tmux.
+        .testTarget(
+            name: "SweeperSystemTests",
+            dependencies: [
+                "SweeperTestSupport", "SweeperSync", "SweeperCrypto", "SweeperGame", "SweeperStore", "SweeperDiscovery",
+                "sweeperd", "sweeper",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
         // Scripts/bench-latency.sh: move-to-event latency between two lab hosts.
         .executableTarget(
             name: "sweeper-bench-latency",
@@ -169,7 +190,7 @@ let package = Package(
             swiftSettings: strict
         ),
 
-        // MARK: Man pages, systemd unit, packaging (issue 8).
+        // MARK: Man pages, systemd unit, packaging.
         .testTarget(
             name: "SweeperPackagingTests",
             dependencies: ["sweeper", "sweeperd", "SweeperControl", "SweeperDaemon", "SweeperTestSupport"],
@@ -183,6 +204,7 @@ let package = Package(
             dependencies: [
                 "SweeperGame",
                 "SweeperControl",
+                "SweeperConventions",
                 "SweeperTUI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],

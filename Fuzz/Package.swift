@@ -1,6 +1,6 @@
 // swift-tools-version: 6.2
 //
-// libFuzzer targets for every decoder that bytes from outside reach (issue 7).
+// libFuzzer targets for every decoder that bytes from outside reach.
 // A package of its own so the main package's products build as they are;
 // build and run them with Scripts/fuzz.sh, which passes
 // `-sanitize=fuzzer,address -parse-as-library -enable-testing` (the last
@@ -40,7 +40,7 @@ let package = Package(
         fuzzTarget("FuzzOp", [sweeper("SweeperSync")]),
         fuzzTarget("FuzzSyncMessage", [sweeper("SweeperSync"), sweeper("SweeperCrypto")]),
         fuzzTarget("FuzzReplica", [sweeper("SweeperSync"), sweeper("SweeperCrypto"), sweeper("SweeperGame")]),
-        fuzzTarget("FuzzControl", [sweeper("SweeperControl"), sweeper("SweeperDaemon"), sweeper("SweeperStore"), sweeper("SweeperCrypto"), nio("NIOCore"), nio("NIOEmbedded"),
+        fuzzTarget("FuzzControl", [sweeper("SweeperControl"), sweeper("SweeperDaemon"), sweeper("SweeperStore"), sweeper("SweeperCrypto"), nio("NIOCore"), nio("NIOEmbedded"), nio("NIOPosix"),
                                    .product(name: "Logging", package: "swift-log")]),
         fuzzTarget("FuzzInviteCode", [sweeper("SweeperCrypto"), sweeper("SweeperSync")]),
         fuzzTarget("FuzzBoardText", [sweeper("SweeperGame")]),

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Benchmarks for SweeperSync (issues 3 and 9): sync against Yjs, and scale.
+# Benchmarks for SweeperSync: sync against Yjs, and scale.
 #
 #   bash Scripts/bench-sync.sh        (SCRATCH=DIR to share a build directory)
 #

@@ -521,7 +521,7 @@ def report(results, args, started, wall):
         c = r("sync.catchup_10k_ms")
         lines += ["", "Why live pushes miss: each carries a 64-byte Ed25519 signature, more than a whole Yjs update "
                       "(23–45 bytes a move here), because every op is relayed and must prove its author on its own "
-                      "(DESIGN: signed ops, no trust in relays). Catch-up segments sign once per author chain and "
+                      "(every op is signed, no relay is trusted: Docs/ARCHITECTURE.md). Catch-up segments sign once per author chain and "
                       "meet the goal on games of real size; a two-player beginner game is too short to amortise "
                       "the signatures."]
         lines += ["", f"- Catch-up of a 10,000-op game (decode, verify, apply): {fmt(c, ' ms')} — goal under 100 ms: {verdict(c is not None and c < 100)}.",

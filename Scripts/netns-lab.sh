@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A LAN of test hosts on one machine: network namespaces on a bridge, each
-# with its own D-Bus system bus and avahi-daemon (see ../shared/netns-avahi.md).
+# with its own D-Bus system bus and avahi-daemon (Docs/testing.md explains the recipe).
 #
 #   Scripts/netns-lab.sh up DIR N      make hosts h1..hN (198.18.0.1..N/24)
 #   Scripts/netns-lab.sh down DIR      stop what `up` started (by pid) and remove it

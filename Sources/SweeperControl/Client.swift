@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import NIOPosix
 import Synchronization
+import SweeperConventions
 
 /// Why a client call failed without an answer from the daemon.
 public enum ControlClientError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -50,9 +51,7 @@ public final class ControlClient: Sendable {
     /// The default socket path: `$SWEEPER_SOCKET`, else
     /// `$XDG_RUNTIME_DIR/sweeper/control.sock`, else `/tmp/sweeper-UID/control.sock`.
     public static func defaultSocketPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-        if let path = environment["SWEEPER_SOCKET"], !path.isEmpty { return path }
-        if let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty { return runtime + "/sweeper/control.sock" }
-        return "/tmp/sweeper-\(getuid())/control.sock"
+        SweeperPaths(environment: environment).socket
     }
 
     /// Connects to the daemon at `socketPath`, runs `body`, and closes.

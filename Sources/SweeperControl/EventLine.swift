@@ -34,7 +34,7 @@ extension ControlEvent {
         if let game { out.key("game"); out.string(game) }
         if let minesLeft { out.key("minesLeft"); out.int(minesLeft) }
         if let progress { out.key("progress"); out.ascii(progress.description) }
-        if let status { out.key("status"); out.string(status) }
+        if let status { out.key("status"); out.string(status.rawValue) }
         if let trippedBy { out.key("trippedBy"); out.string(trippedBy) }
         if let x { out.key("x"); out.int(x) }
         if let y { out.key("y"); out.int(y) }

@@ -12,11 +12,11 @@ public enum ControlFormatting {
     public static func size(width: Int, height: Int, mines: Int) -> String { "\(width)×\(height) (\(mines))" }
 
     /// `Solved`, `Failed`, or the progress as a percentage.
-    public static func status(_ status: String, progress: Double) -> String {
+    public static func status(_ status: PlayStatus, progress: Double) -> String {
         switch status {
-        case "won": "Solved"
-        case "lost": "Failed"
-        default: "\(Int((progress * 100).rounded(.down)))%"
+        case .won: "Solved"
+        case .lost: "Failed"
+        case .playing: "\(Int((progress * 100).rounded(.down)))%"
         }
     }
 
@@ -69,7 +69,7 @@ public enum ControlFormatting {
     public static func statusLine(_ v: GameView) -> String {
         var parts = [
             "mines \(v.mines - v.flags)/\(v.mines)", "flags \(v.flags)", "time \(duration(v.elapsedSeconds))",
-            v.status == "playing" ? "playing \(status(v.status, progress: v.progress))" : status(v.status, progress: v.progress),
+            v.status == .playing ? "playing \(status(v.status, progress: v.progress))" : status(v.status, progress: v.progress),
         ]
         if v.assisted { parts.append("assisted") }
         if !v.players.isEmpty {
@@ -93,7 +93,7 @@ public enum ControlFormatting {
             out = "Changed \(r.changed.count) cells."
         }
         out += "\n" + "Status: " + status(r.status, progress: r.progress)
-        if r.status == "lost", let t = r.trippedBy { out += " (mine tripped by \(shortID(t)))" }
+        if r.status == .lost, let t = r.trippedBy { out += " (mine tripped by \(shortID(t)))" }
         return out + "\n"
     }
 
@@ -131,9 +131,9 @@ public enum ControlFormatting {
             } else if let s = p.sync {
                 sync = s.inSync ? "in sync" : "catching up (they lack \(s.theyLack), we lack \(s.weLack))"
             } else {
-                sync = p.state == "connected" ? "starting" : "offline"
+                sync = p.state == .connected ? "starting" : "offline"
             }
-            return [shortID(p.id), p.name, p.addresses.isEmpty ? "-" : p.addresses.joined(separator: " "), p.state, p.via.joined(separator: ","), seen, rtt, sync]
+            return [shortID(p.id), p.name, p.addresses.isEmpty ? "-" : p.addresses.joined(separator: " "), p.state.rawValue, p.via.joined(separator: ","), seen, rtt, sync]
         })
     }
 }

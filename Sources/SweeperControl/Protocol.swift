@@ -70,10 +70,6 @@ public struct ControlError: Error, Codable, Equatable, Sendable, CustomStringCon
     public static func tooManyConnections(limit: Int) -> ControlError {
         ControlError(code: "too-many-connections", message: "the daemon already serves \(limit) control connections; try again later")
     }
-    /// The feature does not exist yet.
-    public static func notImplemented(_ what: String) -> ControlError {
-        ControlError(code: "not-implemented", message: "\(what) is not available in this version")
-    }
     /// Something went wrong inside the daemon.
     public static func `internal`(_ detail: String) -> ControlError {
         ControlError(code: "internal", message: "internal error: \(detail)")
@@ -88,8 +84,6 @@ public enum ControlProtocol {
     /// The longest answer or event line a client reads: boards up to 500×500
     /// in JSON are a few hundred kilobytes.
     public static let maximumAnswerLength = 16 * 1024 * 1024
-    /// The protocol version reported by `status`.
-    public static let version = 1
 }
 
 /// A command of the control protocol, with its argument and result types.

@@ -1,3 +1,5 @@
+import SweeperConventions
+
 /// The secret that makes a family's circle: 32 random bytes shared by every
 /// member's daemon. Knowing it is what membership means.
 public struct CircleKey: Sendable, Equatable {
@@ -26,7 +28,7 @@ public struct CircleKey: Sendable, Equatable {
     /// it reveals nothing about the key.
     public var tag: String {
         let digest = Blake2b.keyedHash(key: secret, Array("sweeper/circle-tag/v1".utf8), length: 16)
-        return digest.prefix(8).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+        return Hex.encode(digest.prefix(8))
     }
 
     /// The proof that `member` belongs to this circle: keyed BLAKE2b-128

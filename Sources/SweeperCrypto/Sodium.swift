@@ -30,11 +30,3 @@ public func constantTimeEqual(_ a: some Collection<UInt8>, _ b: some Collection<
         }
     }
 }
-
-/// Fills a new array with `count` cryptographically secure random bytes.
-public func secureRandomBytes(count: Int) -> [UInt8] {
-    Sodium.ensureReady()
-    var out = [UInt8](repeating: 0, count: count)
-    out.withUnsafeMutableBytes { sweeper_randombytes($0.baseAddress, $0.count) }
-    return out
-}

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import SweeperConventions
 
 /// Everything `sweeperd` is told: by flags, by the config file, by XDG defaults.
 public struct DaemonSettings: Equatable, Sendable {
@@ -218,12 +219,8 @@ extension DaemonSettings {
     public static func resolve(
         overrides: DaemonOverrides, environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws(ConfigurationError) -> DaemonSettings {
-        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
-        func xdg(_ variable: String, _ fallback: String) -> String {
-            if let v = environment[variable], v.hasPrefix("/") { return v }
-            return home + "/" + fallback
-        }
-        let configPath = overrides.configFile ?? (xdg("XDG_CONFIG_HOME", ".config") + "/sweeper/config.toml")
+        let paths = SweeperPaths(environment: environment)
+        let configPath = overrides.configFile ?? paths.configFile
         var file: [String: (ConfigValue, Int)] = [:]
         if FileManager.default.fileExists(atPath: configPath) {
             // Read to its end rather than by its size, so that `/dev/null`
@@ -285,22 +282,18 @@ extension DaemonSettings {
             throw ConfigurationError(
                 message: "unknown log level '\(levelText)' (one of: \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")))")
         }
-        let runtime: String
-        if let r = environment["XDG_RUNTIME_DIR"], r.hasPrefix("/") {
-            runtime = r + "/sweeper"
-        } else {
-            runtime = "/tmp/sweeper-\(getuid())"
-        }
         let listen = overrides.listen.isEmpty ? try list("listen") : overrides.listen
         let peers = overrides.peers.isEmpty ? try list("peers") : overrides.peers
         for address in listen + peers where HostPort(address) == nil {
             throw ConfigurationError(message: "'\(address)' is not HOST:PORT (IPv6 as [addr]:port)")
         }
         let name = overrides.name ?? fileName ?? Self.loginName(environment)
-        guard !name.isEmpty, name.count <= 64 else { throw ConfigurationError(message: "the player name must be 1 to 64 characters") }
+        guard !name.isEmpty, name.utf8.count <= PlayerName.byteLimit else {
+            throw ConfigurationError(message: "the player name must be 1 to \(PlayerName.byteLimit) bytes of UTF-8")
+        }
         return DaemonSettings(
-            stateDirectory: overrides.stateDirectory ?? fileState ?? xdg("XDG_STATE_HOME", ".local/state") + "/sweeper",
-            socketPath: overrides.socketPath ?? fileSocket ?? runtime + "/control.sock",
+            stateDirectory: overrides.stateDirectory ?? fileState ?? paths.stateDirectory,
+            socketPath: overrides.socketPath ?? fileSocket ?? paths.socket,
             listen: listen, peers: peers, name: name, mdns: mdns, logLevel: level)
     }
 

@@ -6,6 +6,7 @@ import ServiceLifecycle
 import SweeperControl
 import SweeperNet
 import Synchronization
+import SweeperConventions
 
 /// What the daemon does with one request line.
 public enum ControlReply: Sendable {
@@ -69,10 +70,7 @@ public struct ControlServer: Service {
     /// socket file (the caller holds the socket's instance lock).
     public static func prepare(socketPath: String) throws {
         let directory = (socketPath as NSString).deletingLastPathComponent
-        let fm = FileManager.default
-        if !fm.fileExists(atPath: directory) {
-            try fm.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        }
+        try PrivateDirectory.make(directory)
         var st = stat()
         if lstat(socketPath, &st) == 0 {
             guard (st.st_mode & S_IFMT) == S_IFSOCK else {

@@ -3,46 +3,11 @@ import Logging
 import NIOPosix
 import ServiceLifecycle
 import SweeperControl
+import SweeperConventions
 import SweeperStore
 
-/// Sends `WATCHDOG=1` at half of `$WATCHDOG_USEC` until graceful shutdown.
-struct WatchdogService: Service {
-    let notifier: SystemdNotifier
-    let interval: Duration
-
-    func run() async throws {
-        try? await cancelWhenGracefulShutdown {
-            while !Task.isCancelled {
-                notifier.notify("WATCHDOG=1")
-                try await Task.sleep(for: interval)
-            }
-        }
-    }
-}
-
-/// Keeps systemd's STATUS line current: peers linked and games held.
-struct StatusService: Service {
-    let notifier: SystemdNotifier
-    let host: GameHost
-    let network: PeerNetwork
-
-    func run() async throws {
-        try? await cancelWhenGracefulShutdown {
-            var last = ""
-            while !Task.isCancelled {
-                let line = "STATUS=serving; \(await network.connectedCount()) peers, \(await host.gameCount) games; mdns \(network.mdnsStatus)"
-                if line != last {
-                    notifier.notify(line)
-                    last = line
-                }
-                try await Task.sleep(for: .seconds(5))
-            }
-        }
-    }
-}
-
-/// `sweeperd` put together: locks, store, engine, control server, systemd
-/// notification, all services under one `ServiceGroup`.
+/// `sweeperd` put together: locks, store, game service, peer network,
+/// control server, systemd notification, all services under one `ServiceGroup`.
 public enum Daemon {
     /// Sets up logging to stderr (journald prefixes when stderr is the journal).
     public static func bootstrapLogging(level: Logger.Level) {
@@ -68,15 +33,10 @@ public enum Daemon {
         let stateLock: InstanceLock
         let socketLock: InstanceLock
         do {
-            try FileManager.default.createDirectory(
-                atPath: settings.stateDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            let socketDirectory = (settings.socketPath as NSString).deletingLastPathComponent
-            if !FileManager.default.fileExists(atPath: socketDirectory) {
-                try FileManager.default.createDirectory(
-                    atPath: socketDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            }
+            try PrivateDirectory.make(settings.stateDirectory)
+            try PrivateDirectory.make((settings.socketPath as NSString).deletingLastPathComponent)
         } catch {
-            return refuse("cannot make directories: \(error.localizedDescription)")
+            return refuse("\(error)")
         }
         // Said plainly rather than as a lock failure: everything else needs writes too.
         if access(settings.stateDirectory, W_OK) != 0 && errno == EROFS {
@@ -104,7 +64,7 @@ public enum Daemon {
         defer { store.close() }
 
         // The daemon's one event loop: the control socket, the peer links,
-        // the peer node and the game host all run on its thread, so a move
+        // the peer node and the game service all run on its thread, so a move
         // crosses the daemon without waking another thread. Only the store's
         // fsync of a local move blocks it, and the move waits for that anyway.
         let loops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
@@ -112,32 +72,22 @@ public enum Daemon {
         let loop = loops.next()
 
         let notifier = SystemdNotifier()
-        let events = EventHub()
-        let host: GameHost
-        do {
-            host = try GameHost(store: store, settings: settings, events: events, logger: logger, eventLoop: loop) { games in
-                notifier.notify("STATUS=serving; 0 peers, \(games) games")
-            }
-        } catch {
-            return refuse("cannot load the state: \(error)")
-        }
-        let games = await host.gameCount
         do {
             try ControlServer.prepare(socketPath: settings.socketPath)
         } catch {
             return refuse("\(error)")
         }
-        let network: PeerNetwork
+        let core: DaemonCore
         do {
-            network = try await PeerNetwork.start(settings: settings, host: host, logger: logger)
+            core = try await DaemonCore.assemble(settings: settings, store: store, notifier: notifier, eventLoop: loop, logger: logger)
         } catch {
-            return refuse("cannot listen for peers: \(error)")
+            return refuse("\(error)")
         }
-        await host.attach(network)
+        let (events, status, network) = (core.events, core.status, core.network)
         let server = ControlServer(
-            socketPath: settings.socketPath, responder: host, logger: logger, eventLoop: loop,
+            socketPath: settings.socketPath, responder: core.router, logger: logger, eventLoop: loop,
             onListening: {
-                notifier.notify("READY=1\nSTATUS=serving; 0 peers, \(games) games\nMAINPID=\(getpid())")
+                notifier.notify("READY=1\n\(status.line)\nMAINPID=\(getpid())")
                 logger.notice("serving", metadata: ["socket": "\(settings.socketPath)", "state": "\(settings.stateDirectory)"])
             },
             onShutdown: {
@@ -146,7 +96,7 @@ public enum Daemon {
                 events.finish()
             })
         var services: [any Service] = [server] + network.services
-        if notifier.isEnabled { services.append(StatusService(notifier: notifier, host: host, network: network)) }
+        if notifier.isEnabled { services.append(StatusService(status: status, network: network)) }
         if notifier.isEnabled, let interval = notifier.watchdogInterval {
             services.append(WatchdogService(notifier: notifier, interval: interval))
         }
@@ -163,7 +113,7 @@ public enum Daemon {
             failure = error
         }
         // Peers' ops applied but not yet written go to the store before it closes.
-        await host.writeRemoteOps()
+        await core.service.writeRemoteOps()
         if let failure {
             logger.error("stopped on an error", metadata: ["error": "\(failure)"])
             unlink(settings.socketPath)

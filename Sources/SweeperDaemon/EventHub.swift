@@ -3,76 +3,48 @@ import NIOCore
 import SweeperControl
 import Synchronization
 
-/// Fans events out to subscribers: control connections, whose events are
-/// written to their sockets by the publisher in the call that publishes
-/// them, and in-process streams. A slow subscriber loses events rather than
-/// holding the daemon up.
+/// Fans events out to the control connections subscribed to them: each
+/// event is written to their sockets by the publisher, in the call that
+/// publishes it. A slow subscriber loses events rather than holding the
+/// daemon up.
 final class EventHub: Sendable {
-    private enum Sink {
-        case stream(AsyncStream<ControlEvent>.Continuation)
-        case connection(EventConnection)
-    }
-
     private struct Subscriber {
+        /// The game it follows, or nil for every game.
         var game: String?
-        var sink: Sink
+        var connection: EventConnection
     }
 
     private let subscribers = Mutex<(next: Int, all: [Int: Subscriber], finished: Bool)>((0, [:], false))
 
-    /// A new stream of events, of one game or all, keeping the newest 4,096
-    /// when its reader falls behind.
-    func subscribe(game: String?) -> AsyncStream<ControlEvent> {
-        let (stream, continuation) = AsyncStream.makeStream(of: ControlEvent.self, bufferingPolicy: .bufferingNewest(4096))
-        let key = add(Subscriber(game: game, sink: .stream(continuation)))
-        continuation.onTermination = { [weak self] _ in self?.remove(key) }
-        return stream
-    }
-
     /// A new subscription of a control connection, of one game or all: the
     /// events are held until ``EventConnection/attach(_:)``, then written
     /// to the connection as they are published.
-    func subscribeConnection(game: String?) -> EventConnection {
+    func subscribe(game: String?) -> EventConnection {
         let connection = EventConnection()
-        let key = add(Subscriber(game: game, sink: .connection(connection)))
-        connection.onEnd { [weak self] in self?.remove(key) }
-        return connection
-    }
-
-    private func add(_ subscriber: Subscriber) -> Int {
         let (key, finished) = subscribers.withLock { s in
             s.next += 1
-            if !s.finished { s.all[s.next] = subscriber }
+            if !s.finished { s.all[s.next] = Subscriber(game: game, connection: connection) }
             return (s.next, s.finished)
         }
-        if finished { Self.end(subscriber.sink) }
-        return key
+        if finished {
+            connection.end()
+        } else {
+            connection.onEnd { [weak self] in self?.remove(key) }
+        }
+        return connection
     }
 
     private func remove(_ key: Int) {
         _ = subscribers.withLock { $0.all.removeValue(forKey: key) }
     }
 
-    /// Sends an event to every interested subscriber; connections get it
-    /// encoded once.
+    /// Sends an event to every interested subscriber, encoded once.
     func publish(_ event: ControlEvent) {
         let targets = subscribers.withLock { s in
-            s.all.values.filter { $0.game == nil || event.game == nil || $0.game == event.game }.map(\.sink)
+            s.all.values.filter { $0.game == nil || event.game == nil || $0.game == event.game }.map(\.connection)
         }
-        var line: Data?
-        var encoded = false
-        for target in targets {
-            switch target {
-            case .stream(let continuation):
-                continuation.yield(event)
-            case .connection(let connection):
-                if !encoded {
-                    line = try? event.jsonLine()
-                    encoded = true
-                }
-                if let line { connection.deliver(event, line: line) }
-            }
-        }
+        guard !targets.isEmpty, let line = try? event.jsonLine() else { return }
+        for target in targets { target.deliver(event, line: line) }
     }
 
     /// Ends every subscription; later ones end at once.
@@ -84,14 +56,7 @@ final class EventHub: Sendable {
             }
             return Array(s.all.values)
         }
-        for s in all { Self.end(s.sink) }
-    }
-
-    private static func end(_ sink: Sink) {
-        switch sink {
-        case .stream(let continuation): continuation.finish()
-        case .connection(let connection): connection.end()
-        }
+        for s in all { s.connection.end() }
     }
 }
 

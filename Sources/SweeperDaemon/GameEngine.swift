@@ -1,33 +1,10 @@
 import Foundation
 import Logging
-import SweeperControl
+import SweeperConventions
 import SweeperCrypto
 import SweeperGame
 import SweeperStore
 import SweeperSync
-
-/// Why a player's action was refused.
-struct GameActionError: Error, Sendable {
-    var error: ControlError
-
-    static func outsideBoard(_ x: Int, _ y: Int, _ g: BoardGeometry) -> GameActionError {
-        GameActionError(error: ControlError(
-            code: "outside-board",
-            message: "cell \(x),\(y) is outside the \(g.width)×\(g.height) board (x 0–\(g.width - 1), y 0–\(g.height - 1))"))
-    }
-    static func gameOver(_ status: GameStatus) -> GameActionError {
-        GameActionError(error: ControlError(code: "game-over", message: "the game is over (\(status == .won ? "solved" : "lost"))"))
-    }
-    init(error: ControlError) { self.error = error }
-    init(_ move: MoveError, x: Int, y: Int, geometry: BoardGeometry?) {
-        switch move {
-        case .unknownGame: error = ControlError(code: "unknown-game", message: "\(move)")
-        case .cellOffBoard:
-            if let geometry { error = Self.outsideBoard(x, y, geometry).error } else { error = ControlError(code: "outside-board", message: "\(move)") }
-        case .gameOver(let s): error = Self.gameOver(s).error
-        }
-    }
-}
 
 /// One circle's games: SweeperSync's replica and this daemon's op author in
 /// that circle. The first circle is the current one; earlier circles (left
@@ -53,12 +30,12 @@ struct GameEngine: Sendable {
         if let stored = try store.identity() {
             identity = try SigningIdentity(secretKeyBytes: [UInt8](stored.secretKey))
             guard identity.peerID.bytes == [UInt8](stored.publicKey) else {
-                throw ControlError.internal("the stored identity's public key does not match its secret key")
+                throw GameEngineError.identityMismatch
             }
         } else {
             let made = SigningIdentity()
             try store.saveIdentity(StoredIdentity(secretKey: Data(made.secretKeyBytes), publicKey: Data(made.peerID.bytes)))
-            guard let again = try store.identity() else { throw ControlError.internal("identity not saved") }
+            guard let again = try store.identity() else { throw GameEngineError.identityNotSaved }
             identity = try SigningIdentity(secretKeyBytes: [UInt8](again.secretKey))
             logger.notice("made a new identity", metadata: ["peer": "\(identity.peerID)"])
         }
@@ -72,7 +49,7 @@ struct GameEngine: Sendable {
         }
         var keys = [current]
         for hex in (try store.setting(previousCirclesKey) ?? "").split(separator: ",") {
-            if let bytes = Self.bytes(hex: String(hex)), let key = try? CircleKey(bytes: bytes), !keys.contains(key) {
+            if let bytes = Hex.decode(String(hex)), let key = try? CircleKey(bytes: bytes), !keys.contains(key) {
                 keys.append(key)
             }
         }
@@ -92,21 +69,6 @@ struct GameEngine: Sendable {
         }
         return GameEngine(identity: identity, circles: circles)
     }
-
-    static func bytes(hex: String) -> [UInt8]? {
-        let chars = Array(hex.utf8)
-        guard chars.count % 2 == 0 else { return nil }
-        var out: [UInt8] = []
-        var i = 0
-        while i < chars.count {
-            guard let b = UInt8(String(decoding: chars[i..<i + 2], as: UTF8.self), radix: 16) else { return nil }
-            out.append(b)
-            i += 2
-        }
-        return out
-    }
-
-    static func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
 
     /// The current circle.
     var circle: CircleKey { circles[0].circle }
@@ -149,7 +111,7 @@ struct GameEngine: Sendable {
         var next = self
         let outcome = next.circles[index].replica.insert(op)
         if let r = outcome.rejected.first {
-            throw ControlError.internal("own op refused by the replica: \(r.reason)")
+            throw GameEngineError.ownOpRefused(r.reason)
         }
         return next
     }
@@ -160,7 +122,7 @@ struct GameEngine: Sendable {
     mutating func insert(_ op: Op, circle index: Int) throws {
         let outcome = circles[index].replica.insert(op)
         if let r = outcome.rejected.first {
-            throw ControlError.internal("own op refused by the replica: \(r.reason)")
+            throw GameEngineError.ownOpRefused(r.reason)
         }
     }
 
@@ -198,55 +160,6 @@ struct GameEngine: Sendable {
 
     /// The stored list of previous circles.
     var previousCirclesSetting: String {
-        circles.dropFirst().map { Self.hex($0.circle.bytes) }.joined(separator: ",")
+        circles.dropFirst().map { Hex.encode($0.circle.bytes) }.joined(separator: ",")
     }
-}
-
-// MARK: Views of a game state
-
-extension GameState {
-    /// The look of one cell, as in the `board` rows of `show`.
-    func look(_ i: Int) -> Character {
-        let layout = genesis.layout
-        let over = status != .playing
-        if board.isRevealed(i) {
-            if layout.isMine(i) { return i == trippedMine ? "X" : "*" }
-            let n = layout.adjacentMines(i)
-            return n == 0 ? "." : Character(String(n))
-        }
-        switch board.mark(at: i) {
-        case .flag: return "F"
-        case .question: return over && layout.isMine(i) ? "*" : "?"
-        case .none: return over && layout.isMine(i) ? "*" : "#"
-        }
-    }
-
-    /// The board rows.
-    var rows: [String] {
-        let g = genesis.geometry
-        return (0..<g.height).map { y in String((0..<g.width).map { look(g.index(x: $0, y: y)) }) }
-    }
-
-    /// The mine layout rows (`.` and `*`).
-    var layoutRows: [String] {
-        let g = genesis.geometry
-        return (0..<g.height).map { y in String((0..<g.width).map { genesis.layout.isMine(g.index(x: $0, y: y)) ? "*" : "." }) }
-    }
-
-    /// Revealed cells (mines included).
-    var revealedCount: Int { (0..<genesis.geometry.cellCount).reduce(0) { $0 + (board.isRevealed($1) ? 1 : 0) } }
-
-    /// Seconds from the start to the end, or to `now` while playing.
-    func elapsedSeconds(nowMillis: UInt64) -> Int {
-        let end = endMillis ?? nowMillis
-        return end > startMillis ? Int((end - startMillis) / 1000) : 0
-    }
-
-    /// The digest as hex.
-    var digestHex: String { GameEngine.hex(digest) }
-}
-
-extension Date {
-    /// Milliseconds since 1970.
-    var millis: UInt64 { UInt64(max(0, timeIntervalSince1970 * 1000)) }
 }

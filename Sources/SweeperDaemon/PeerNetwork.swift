@@ -3,6 +3,7 @@ import Logging
 import NIOCore
 import ServiceLifecycle
 import SweeperControl
+import SweeperConventions
 import SweeperCrypto
 import SweeperDiscovery
 import SweeperNet
@@ -21,30 +22,35 @@ final class PeerNetwork: Sendable {
     /// Where the node listens, as text.
     let listening: [String]
     private let name: String
+    private let identity: PeerID
     private let logger: Logger
 
-    private init(node: PeerNode, sync: PeerSync, discovery: AvahiDiscovery?, listening: [String], name: String, logger: Logger) {
+    private init(
+        node: PeerNode, sync: PeerSync, discovery: AvahiDiscovery?, listening: [String], name: String, identity: PeerID,
+        logger: Logger
+    ) {
         self.node = node
         self.sync = sync
         self.discovery = discovery
         self.listening = listening
         self.name = name
+        self.identity = identity
         self.logger = logger
     }
 
-    /// Binds the listeners and prepares the node, sync and discovery; they
-    /// run as services afterwards. A busy default port falls back to any port.
-    /// The node runs on the host's event loop, so peers' messages reach the
-    /// host in the call that read them.
-    static func start(settings: DaemonSettings, host: GameHost, logger: Logger) async throws -> PeerNetwork {
-        let (identity, circle) = await host.credentials
+    /// Binds the listeners and prepares the node (with `sync` as its
+    /// delegate) and discovery; they run as services afterwards. A busy
+    /// default port falls back to any port. The node runs on the service's
+    /// event loop, so peers' messages reach the service in the call that
+    /// read them. It dials the static peers of `settings` and the peers of
+    /// `book` met before.
+    static func start(
+        settings: DaemonSettings, identity: SigningIdentity, circle: CircleKey, sync: PeerSync, book: PeerBook,
+        eventLoop: any EventLoop, logger: Logger
+    ) async throws -> PeerNetwork {
         let node = PeerNode(
-            credentials: NodeCredentials(circle: circle, identity: identity, name: settings.name), eventLoop: host.eventLoop,
-            logger: logger)
-        let sync = PeerSync(host: host, ownID: identity.peerID, logger: logger)
-        await node.setDelegate(sync)
-        await host.setNewOpsHandler { ops, replica in sync.push(ops, replica: replica) }
-
+            credentials: NodeCredentials(circle: circle, identity: identity, name: settings.name), delegate: sync,
+            eventLoop: eventLoop, logger: logger)
         var bound: [SocketAddress] = []
         if settings.listen.isEmpty {
             do {
@@ -60,7 +66,7 @@ final class PeerNetwork: Sendable {
             }
         }
         // Static peers, and peers met before at the address they listen on.
-        for text in settings.peers + (await host.rememberedPeerAddresses()) {
+        for text in settings.peers + book.addresses() {
             if let peer = HostPort(text) { await node.addStaticPeer(host: peer.host, port: peer.port) }
         }
         let listening = bound.map(\.hostPortText)
@@ -71,16 +77,19 @@ final class PeerNetwork: Sendable {
                 announcement: announcement(name: settings.name, peer: identity.peerID, circle: circle, port: port),
                 logger: logger)
         }
-        return PeerNetwork(node: node, sync: sync, discovery: discovery, listening: listening, name: settings.name, logger: logger)
+        return PeerNetwork(
+            node: node, sync: sync, discovery: discovery, listening: listening, name: settings.name, identity: identity.peerID,
+            logger: logger)
     }
 
     /// What mDNS publishes: "NAME on HOST" with the protocol version, peer
-    /// id, circle tag and player name in TXT.
+    /// id, circle tag and player name in TXT. A DNS label holds 63 bytes, so
+    /// the instance name is cut there, on a character boundary.
     static func announcement(name: String, peer: PeerID, circle: CircleKey, port: Int) -> ServiceAnnouncement {
         let host = ProcessInfo.processInfo.hostName.split(separator: ".").first.map(String.init) ?? "localhost"
         return ServiceAnnouncement(
-            instanceName: String("\(name) on \(host)".prefix(63)), port: UInt16(clamping: port),
-            txt: ["v": "\(PeerHello.currentVersion)", "id": peer.description, "circle": circle.tag, "name": String(name.prefix(64))])
+            instanceName: PlayerName.cleaned("\(name) on \(host)", limit: 63), port: UInt16(clamping: port),
+            txt: ["v": "\(PeerHello.currentVersion)", "id": peer.description, "circle": circle.tag, "name": PlayerName.cleaned(name)])
     }
 
     /// The services to run: the node, the sync sessions, and discovery.
@@ -99,11 +108,8 @@ final class PeerNetwork: Sendable {
     /// The number of peers linked now.
     func connectedCount() async -> Int { await node.connectedCount }
 
-    /// Dials `host:port` from now on, like `--peer`.
-    func connect(_ address: String) async throws {
-        guard let endpoint = HostPort(address) else {
-            throw ControlError.badArguments("'\(address)' is not HOST:PORT (use [v6]:PORT for IPv6)")
-        }
+    /// Dials `endpoint` from now on, like `--peer`.
+    func connect(_ endpoint: HostPort) async {
         await node.addStaticPeer(host: endpoint.host, port: endpoint.port)
     }
 
@@ -112,17 +118,12 @@ final class PeerNetwork: Sendable {
         let states = await sync.syncStates()
         let now = Date()
         return await node.snapshot(includeOtherCircles: all).map { p in
-            PeerInfo(
-                id: p.id.description, name: p.name ?? "", addresses: p.addresses, state: p.state.rawValue,
-                via: p.origins.map(\.rawValue), lastSeenSecondsAgo: p.lastSeen.map { max(0, now.timeIntervalSince($0)) },
-                roundTripMs: p.roundTrip.map { Double($0.components.seconds) * 1000 + Double($0.components.attoseconds) / 1e15 },
-                sync: p.linkID.flatMap { states[$0] }.map { PeerInfo.Sync(theyLack: $0.theyLack, weLack: $0.weLack) },
-                otherCircle: p.otherCircle)
+            PeerInfo(p, sync: p.linkID.flatMap { states[$0] }, now: now)
         }
     }
 
     /// After `join`: links move to the new circle and mDNS publishes its tag.
-    func circleChanged(to circle: CircleKey, identity: PeerID) async {
+    func circleChanged(to circle: CircleKey) async {
         await node.changeCircle(circle)
         if let discovery, let port = await node.listeningAddresses.first?.port {
             discovery.update(Self.announcement(name: name, peer: identity, circle: circle, port: port))

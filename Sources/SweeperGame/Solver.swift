@@ -59,18 +59,6 @@ public enum Solver {
     }
 }
 
-/// The perturbation policy the generator hands to the solver: how to move
-/// mines when deduction is stuck.
-struct Perturber {
-    var random: BoardRandom
-    /// Cells the generator must keep mine-free (the opening).
-    var protected: [Bool]
-    /// Whether the whole unknown region may be filled or emptied at once
-    /// when no constraint is left to work on.
-    var allowWholeRegion: Bool
-    var count = 0
-}
-
 /// The solver's working state. A value type with mutating methods, so the
 /// hot loops run on contiguous storage with static exclusivity checking.
 struct SolverCore {
@@ -196,131 +184,13 @@ struct SolverCore {
         }
     }
 
-    @inline(__always) private mutating func swapPool(_ a: Int, _ b: Int) {
+    @inline(__always) mutating func swapPool(_ a: Int, _ b: Int) {
         guard a != b else { return }
         let ca = poolCells[a], cb = poolCells[b]
         poolCells[a] = cb
         poolCells[b] = ca
         poolPos[Int(cb)] = Int32(a)
         poolPos[Int(ca)] = Int32(b)
-    }
-
-    // MARK: Sets
-
-    /// Adds a set given in board coordinates (anchor may be off the board
-    /// before normalising), merging it with an identical one.
-    @discardableResult
-    mutating func addSet(ax: Int, ay: Int, mask: UInt16, mines m: Int) -> Int32? {
-        guard mask != 0 else { return nil }
-        var ax = ax, ay = ay, mask = mask
-        // Normalise: the top row and the left column of the window are used.
-        while mask & 0b000_000_111 == 0 { mask >>= 3; ay += 1 }
-        while mask & 0b001_001_001 == 0 { mask = (mask >> 1) & 0b011_011_011; ax += 1 }
-        let anchor = ay * width + ax
-        var s = anchorHead[anchor]
-        while s >= 0 {
-            if setMask[Int(s)] == mask { return nil }
-            s = setNext[Int(s)]
-        }
-        let id: Int32
-        if let free = freeSets.popLast() {
-            id = free
-            setAX[Int(id)] = Int32(ax)
-            setAY[Int(id)] = Int32(ay)
-            setMask[Int(id)] = mask
-            setMines[Int(id)] = Int32(m)
-            setInTodo[Int(id)] = false
-        } else {
-            id = Int32(setAX.count)
-            setAX.append(Int32(ax))
-            setAY.append(Int32(ay))
-            setMask.append(mask)
-            setMines.append(Int32(m))
-            setNext.append(-1)
-            setLivePos.append(-1)
-            setInTodo.append(false)
-        }
-        setNext[Int(id)] = anchorHead[anchor]
-        anchorHead[anchor] = id
-        setLivePos[Int(id)] = Int32(liveSets.count)
-        liveSets.append(id)
-        addTodo(id)
-        return id
-    }
-
-    mutating func addTodo(_ id: Int32) {
-        if !setInTodo[Int(id)] {
-            setInTodo[Int(id)] = true
-            setTodo.append(id)
-        }
-    }
-
-    mutating func removeSet(_ id: Int32) {
-        let i = Int(id)
-        guard setLivePos[i] >= 0 else { return }
-        let anchor = Int(setAY[i]) * width + Int(setAX[i])
-        if anchorHead[anchor] == id {
-            anchorHead[anchor] = setNext[i]
-        } else {
-            var s = anchorHead[anchor]
-            while s >= 0 {
-                if setNext[Int(s)] == id {
-                    setNext[Int(s)] = setNext[i]
-                    break
-                }
-                s = setNext[Int(s)]
-            }
-        }
-        let pos = Int(setLivePos[i])
-        let last = liveSets.removeLast()
-        if last != id {
-            liveSets[pos] = last
-            setLivePos[Int(last)] = Int32(pos)
-        }
-        setLivePos[i] = -1
-        freeSets.append(id)
-    }
-
-    func isLive(_ id: Int32) -> Bool { setLivePos[Int(id)] >= 0 }
-
-    /// Calls `body` with each live set whose window could overlap the 3×3
-    /// window anchored at (x, y) shifted by `reach` (2 for a window, 0...2
-    /// for a single square handled by the caller).
-    func forEachSet(anchorsX xs: ClosedRange<Int>, anchorsY ys: ClosedRange<Int>, _ body: (Int32) -> Void) {
-        let x0 = max(0, xs.lowerBound), x1 = min(width - 1, xs.upperBound)
-        let y0 = max(0, ys.lowerBound), y1 = min(height - 1, ys.upperBound)
-        guard x0 <= x1, y0 <= y1 else { return }
-        for y in y0...y1 {
-            for x in x0...x1 {
-                var s = anchorHead[y * width + x]
-                while s >= 0 {
-                    body(s)
-                    s = setNext[Int(s)]
-                }
-            }
-        }
-    }
-
-    /// The live sets containing the square at `cell`.
-    func sets(containing cell: Int) -> [Int32] {
-        let x = cell % width, y = cell / width
-        var found: [Int32] = []
-        forEachSet(anchorsX: (x - 2)...x, anchorsY: (y - 2)...y) { s in
-            let dx = x - Int(setAX[Int(s)]), dy = y - Int(setAY[Int(s)])
-            if dx <= 2 && dy <= 2 && setMask[Int(s)] & (1 << UInt16(dy * 3 + dx)) != 0 { found.append(s) }
-        }
-        return found
-    }
-
-    /// Calls `body` with each board cell of a set's window mask.
-    @inline(__always)
-    func forEachCell(ax: Int, ay: Int, mask: UInt16, _ body: (Int) -> Void) {
-        var m = mask
-        while m != 0 {
-            let b = m.trailingZeroBitCount
-            m &= m - 1
-            body((ay + b / 3) * width + ax + b % 3)
-        }
     }
 
     // MARK: The deductive loop
@@ -536,101 +406,5 @@ struct SolverCore {
         let a = SolverCore.frame(setMask[i]) << 16
         let b = SolverCore.frame(setMask[j]) << UInt64(dy * 7 + dx)
         return a & b != 0
-    }
-
-    // MARK: Perturbation (generation only)
-
-    /// Moves mines so that a random stuck set becomes all mines or all safe,
-    /// trading with unknown squares on the frontier first, then unknown
-    /// squares beyond it, then (last resort) known squares, never within the
-    /// opening. The constraint sets are kept true by adjusting the count of
-    /// every set that holds a changed square.
-    private mutating func perturb(_ p: UnsafeMutablePointer<Perturber>) -> Bool {
-        var inSet = Set<Int>()
-        var setCells: [Int] = []
-        if liveSets.isEmpty {
-            guard p.pointee.allowWholeRegion else { return false }
-            for cell in 0..<(width * height) where state[cell] == SolverCore.unknown {
-                setCells.append(cell)
-                inSet.insert(cell)
-            }
-        } else {
-            let s = Int(liveSets[p.pointee.random.below(liveSets.count)])
-            forEachCell(ax: Int(setAX[s]), ay: Int(setAY[s]), mask: setMask[s]) {
-                setCells.append($0)
-                inSet.insert($0)
-            }
-        }
-        guard !setCells.isEmpty else { return false }
-        var fullInSet: [Int] = []
-        var emptyInSet: [Int] = []
-        for c in setCells {
-            if mines[c] != 0 { fullInSet.append(c) } else { emptyInSet.append(c) }
-        }
-        var toFill: [Int] = []  // empty squares outside that could take the set's mines
-        var toEmpty: [Int] = []  // full squares outside that could give mines to the set
-        let segments = [0..<frontierEnd, frontierEnd..<knownStart, knownStart..<poolCells.count]
-        search: for segment in segments {
-            var k = segment.lowerBound
-            while k < segment.upperBound {
-                swapPool(k, k + p.pointee.random.below(segment.upperBound - k))
-                let c = Int(poolCells[k])
-                k += 1
-                if inSet.contains(c) || p.pointee.protected[c] { continue }
-                if mines[c] != 0 { toEmpty.append(c) } else { toFill.append(c) }
-                if toFill.count == fullInSet.count || toEmpty.count == emptyInSet.count { break search }
-            }
-        }
-        var changes: [(Int, Int)] = []
-        if toFill.count == fullInSet.count {
-            for c in fullInSet { changes.append((c, -1)) }
-            for c in toFill { changes.append((c, +1)) }
-        } else if toEmpty.count == emptyInSet.count {
-            for c in emptyInSet { changes.append((c, +1)) }
-            for c in toEmpty { changes.append((c, -1)) }
-        } else {
-            // Not enough room either way: fill part of the set.
-            guard !toEmpty.isEmpty else { return false }
-            var candidates = emptyInSet
-            for k in 0..<toEmpty.count {
-                let j = k + p.pointee.random.below(candidates.count - k)
-                candidates.swapAt(k, j)
-                changes.append((candidates[k], +1))
-            }
-            for c in toEmpty { changes.append((c, -1)) }
-        }
-        p.pointee.count += 1
-        for (cell, delta) in changes { apply(cell, delta: delta) }
-        return true
-    }
-
-    private mutating func apply(_ cell: Int, delta: Int) {
-        mines[cell] = delta > 0 ? 1 : 0
-        let x = cell % width, y = cell / width
-        for ny in max(0, y - 1)...min(height - 1, y + 1) {
-            for nx in max(0, x - 1)...min(width - 1, x + 1) where nx != x || ny != y {
-                counts[ny * width + nx] = UInt8(Int(counts[ny * width + nx]) + delta)
-            }
-        }
-        switch state[cell] {
-        case SolverCore.unknown:
-            for s in sets(containing: cell) {
-                setMines[Int(s)] += Int32(delta)
-                addTodo(s)
-            }
-        case SolverCore.opened where delta > 0:
-            // A known safe square became a mine: it is known as a mine now.
-            state[cell] = SolverCore.knownMine
-            openedCount -= 1
-            knownMineCount += 1
-        case SolverCore.knownMine where delta < 0:
-            // A known mine was cleared: open it and take in its number.
-            state[cell] = SolverCore.opened
-            openedCount += 1
-            knownMineCount -= 1
-            squareQueue.append(Int32(cell))
-        default:
-            break
-        }
     }
 }

@@ -1,4 +1,5 @@
 import SweeperCrypto
+import SweeperConventions
 
 /// What two peers say to each other inside their encrypted link.
 ///
@@ -30,7 +31,7 @@ public enum PeerMessage: Sendable, Equatable {
     public var encoded: [UInt8] {
         switch self {
         case .hello(let h):
-            let name = Array(h.name.utf8.prefix(PeerHello.nameLimit))
+            let name = Array(PlayerName.truncated(h.name).utf8)
             return [0, h.protocolVersion, UInt8(h.listenPort >> 8), UInt8(h.listenPort & 0xFF), UInt8(name.count)] + name
         case .sync(let bytes):
             return [1] + bytes
@@ -55,7 +56,7 @@ public enum PeerMessage: Sendable, Equatable {
             guard body.count >= 4 else { throw .malformedMessage("short hello") }
             let b = Array(body)
             let nameLength = Int(b[3])
-            guard nameLength <= PeerHello.nameLimit, b.count == 4 + nameLength else { throw .malformedMessage("hello of the wrong length") }
+            guard nameLength <= PlayerName.byteLimit, b.count == 4 + nameLength else { throw .malformedMessage("hello of the wrong length") }
             guard let name = String(validating: b[4...], as: UTF8.self) else { throw .malformedMessage("hello name is not UTF-8") }
             self = .hello(PeerHello(protocolVersion: b[0], listenPort: UInt16(b[1]) << 8 | UInt16(b[2]), name: name))
         case 1:
@@ -88,8 +89,6 @@ public enum PeerMessage: Sendable, Equatable {
 
 /// Who a peer says it is, beyond its proven key.
 public struct PeerHello: Sendable, Equatable {
-    /// The longest name sent, in bytes.
-    public static let nameLimit = 64
     /// The peer protocol version this build speaks: 2 adds the
     /// ``PeerMessage/links(_:)`` message.
     public static let currentVersion: UInt8 = 2

@@ -132,11 +132,17 @@ public protocol PeerNodeDelegate: Sendable {
     /// The peer introduced itself; `dialBack` is its address and listening
     /// port (`host:port`), when it listens.
     func helloReceived(_ hello: PeerHello, dialBack: String?, on link: PeerLinkHandle)
+    /// What `sweeper peers` shows of a peer of this circle changed (a link
+    /// came up or closed, a hello gave its name): its snapshot now, after
+    /// the node's own state was updated.
+    func peerChanged(_ snapshot: PeerSnapshot)
 }
 
 extension PeerNodeDelegate {
     /// Ignores hellos.
     public func helloReceived(_ hello: PeerHello, dialBack: String?, on link: PeerLinkHandle) {}
+    /// Ignores changes of peers' state.
+    public func peerChanged(_ snapshot: PeerSnapshot) {}
 }
 
 /// A connection as the node holds it: the channel, its protocol handler
@@ -204,7 +210,7 @@ public actor PeerNode: Service {
     /// The loop the node's channels, their handlers, its own state and its tasks run on.
     private let eventLoop: any EventLoop
     private let taskExecutor: EventLoopTaskExecutor
-    private var delegate: (any PeerNodeDelegate)?
+    private let delegate: any PeerNodeDelegate
 
     private struct LinkRecord {
         var handle: PeerLinkHandle
@@ -257,12 +263,13 @@ public actor PeerNode: Service {
 
     /// Creates a node on `eventLoop`: its channels, its state (the actor's
     /// executor is the loop) and, once it runs, its dialling and link tasks use
-    /// that loop's thread. Call ``listen(on:)`` and ``setDelegate(_:)``,
-    /// then run it.
+    /// that loop's thread. Links' messages go to `delegate`. Call
+    /// ``listen(on:)``, then run it.
     public init(
         credentials: NodeCredentials, configuration: PeerNodeConfiguration = PeerNodeConfiguration(),
-        eventLoop: any EventLoop = MultiThreadedEventLoopGroup.singleton.next(), logger: Logger
+        delegate: any PeerNodeDelegate, eventLoop: any EventLoop = MultiThreadedEventLoopGroup.singleton.next(), logger: Logger
     ) {
+        self.delegate = delegate
         self.credentials = credentials
         self.identity = credentials.identity
         self.configuration = configuration
@@ -291,11 +298,6 @@ public actor PeerNode: Service {
         // Sort every daemon seen so far again: members of the new circle
         // are dialled, members of the old one become another circle's.
         for sighting in sightings.values { sighted(sighting) }
-    }
-
-    /// Sets who handles sync messages.
-    public func setDelegate(_ delegate: any PeerNodeDelegate) {
-        self.delegate = delegate
     }
 
     // MARK: Listening and dialling
@@ -387,6 +389,11 @@ public actor PeerNode: Service {
             }
         }
         return out
+    }
+
+    /// Tells the delegate how `peer` stands now.
+    private func tellChanged(_ peer: PeerID) {
+        if let snapshot = snapshot().first(where: { $0.id == peer }) { delegate.peerChanged(snapshot) }
     }
 
     /// The number of links up.
@@ -664,7 +671,8 @@ public actor PeerNode: Service {
         else { return nil }
         let listenPort = listeningAddresses.first?.port ?? 0
         link.send(.hello(PeerHello(listenPort: UInt16(clamping: listenPort), name: credentials.name)))
-        delegate?.linkEstablished(link)
+        delegate.linkEstablished(link)
+        tellChanged(peer)
         return link
     }
 
@@ -683,9 +691,10 @@ public actor PeerNode: Service {
             if hello.listenPort != 0, let ip = link.channel.remoteAddress?.ipAddress {
                 dialBack = ip.contains(":") ? "[\(ip)]:\(hello.listenPort)" : "\(ip):\(hello.listenPort)"
             }
-            delegate?.helloReceived(hello, dialBack: dialBack, on: link)
+            delegate.helloReceived(hello, dialBack: dialBack, on: link)
+            tellChanged(link.peer)
         case .sync(let bytes):
-            delegate?.received(sync: bytes, on: link)
+            delegate.received(sync: bytes, on: link)
         }
         noteSeen(link.peer)
     }
@@ -723,7 +732,8 @@ public actor PeerNode: Service {
         links[handle.id] = nil
         peers[handle.peer]?.lastSeen = Date()
         logger.info("peer unlinked", metadata: ["peer": "\(handle.peer.shortDescription)"])
-        delegate?.linkClosed(handle)
+        delegate.linkClosed(handle)
+        tellChanged(handle.peer)
         announceLinks()
     }
 

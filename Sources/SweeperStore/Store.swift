@@ -1,134 +1,6 @@
 import Foundation
 import GRDB
-
-/// Why the store refused to open or to act.
-public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
-    /// The file at `path` is not a healthy SQLite database. It was left as it was.
-    case corrupt(path: String, detail: String)
-    /// The database was written by a newer Sweeper (schema `found`, this build knows up to `known`).
-    /// It was left as it was.
-    case newerSchema(path: String, found: Int, known: Int)
-    /// The state directory could not be made or secured.
-    case stateDirectory(path: String, detail: String)
-    /// SQLite failed.
-    case database(String)
-    /// The file system holding the database at `path` has no space left
-    /// (`SQLITE_FULL`): the write was rolled back and nothing was saved.
-    case full(path: String, detail: String)
-    /// The database at `path` cannot be written: its file system is
-    /// read-only, or the file was opened read-only (`SQLITE_READONLY`, or an
-    /// I/O error on a read-only file system). Nothing was saved.
-    case readOnly(path: String, detail: String)
-    /// Reading or writing the database at `path` failed at the operating
-    /// system's level (`SQLITE_IOERR`, `SQLITE_CANTOPEN`). Nothing was saved.
-    case ioError(path: String, detail: String)
-
-    public var description: String {
-        switch self {
-        case let .corrupt(path, detail):
-            "the database \(path) is damaged (\(detail)); it was left untouched — move it aside to start afresh, or restore a backup"
-        case let .full(path, detail):
-            "storage full: no space left for \(path) (\(detail)); nothing was saved — free some space and try again"
-        case let .readOnly(path, detail):
-            "storage read-only: \(path) cannot be written (\(detail)); nothing was saved — make its file system writable again"
-        case let .ioError(path, detail):
-            "storage I/O error on \(path) (\(detail)); nothing was saved — check the disk"
-        case let .newerSchema(path, found, known):
-            "the database \(path) has schema version \(found), newer than this sweeperd knows (\(known)); it was left untouched — run a newer sweeperd"
-        case let .stateDirectory(path, detail):
-            "cannot use the state directory \(path): \(detail)"
-        case let .database(message):
-            "database error: \(message)"
-        }
-    }
-}
-
-/// The daemon's identity as stored: Ed25519 key pair bytes, opaque to the store.
-public struct StoredIdentity: Equatable, Sendable {
-    /// The secret key bytes (libsodium's 64-byte form).
-    public var secretKey: Data
-    /// The public key bytes.
-    public var publicKey: Data
-    /// When it was made.
-    public var created: Date
-
-    /// Creates an identity record.
-    public init(secretKey: Data, publicKey: Data, created: Date = Date()) {
-        self.secretKey = secretKey
-        self.publicKey = publicKey
-        self.created = created
-    }
-}
-
-/// A peer this daemon has seen or been told about.
-public struct StoredPeer: Equatable, Sendable, Codable {
-    /// The peer's printable id.
-    public var peerID: String
-    /// The player's name, as last heard.
-    public var name: String
-    /// The last address it was reached at (`host:port`), if any.
-    public var address: String?
-    /// When it was last seen.
-    public var lastSeen: Date
-
-    /// Creates a peer record.
-    public init(peerID: String, name: String, address: String?, lastSeen: Date) {
-        self.peerID = peerID
-        self.name = name
-        self.address = address
-        self.lastSeen = lastSeen
-    }
-}
-
-/// One game as listed: its parameters and a cached summary (the truth is its ops).
-public struct StoredGame: Equatable, Sendable, Codable {
-    /// The game id (printable).
-    public var id: String
-    /// The game's parameters, encoded by the caller (JSON).
-    public var params: Data
-    /// When the game was made.
-    public var created: Date
-    /// When an op of the game was last stored.
-    public var lastActivity: Date
-    /// The cached status (`playing`, `won`, `lost`).
-    public var status: String
-    /// A cached summary, encoded by the caller (JSON), for listing without replaying ops.
-    public var summary: Data
-
-    /// Creates a game record.
-    public init(id: String, params: Data, created: Date, lastActivity: Date, status: String, summary: Data) {
-        self.id = id
-        self.params = params
-        self.created = created
-        self.lastActivity = lastActivity
-        self.status = status
-        self.summary = summary
-    }
-}
-
-/// One signed op of a game, stored as opaque encoded bytes with the fields
-/// needed to index and order it.
-public struct StoredOp: Equatable, Sendable {
-    /// The game it belongs to.
-    public var gameID: String
-    /// The author's public key (or any stable author id) bytes.
-    public var author: Data
-    /// The author's sequence number in this game (1, 2, …).
-    public var seq: Int64
-    /// The op's Lamport time.
-    public var lamport: Int64
-    /// The op as encoded and signed by its author.
-    public var bytes: Data
-
-    /// Creates an op record.
-    public init(gameID: String, author: Data, seq: Int64, lamport: Int64, bytes: Data) {
-        self.gameID = gameID
-        self.author = author
-        self.seq = seq
-        self.lamport = lamport
-        self.bytes = bytes
-    }
-}
+import SweeperConventions
 
 /// The daemon's SQLite database (WAL mode) under its state directory.
 ///
@@ -215,19 +87,10 @@ public final class Store: Sendable {
     // MARK: Opening checks
 
     private static func prepareDirectory(_ directory: String) throws(StoreError) {
-        let fm = FileManager.default
-        var isDir: ObjCBool = false
-        if fm.fileExists(atPath: directory, isDirectory: &isDir) {
-            guard isDir.boolValue else { throw .stateDirectory(path: directory, detail: "not a directory") }
-        } else {
-            do {
-                try fm.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            } catch {
-                throw .stateDirectory(path: directory, detail: "\(error.localizedDescription)")
-            }
-        }
-        if chmod(directory, 0o700) != 0 {
-            throw .stateDirectory(path: directory, detail: String(cString: strerror(errno)))
+        do {
+            try PrivateDirectory.make(directory, tighten: true)
+        } catch {
+            throw .stateDirectory(path: directory, detail: error.detail)
         }
     }
 
@@ -328,7 +191,7 @@ public final class Store: Sendable {
 
     // MARK: Access helpers
 
-    private func write<T>(_ durability: Durability = .synced, _ body: (Database) throws -> T) throws(StoreError) -> T {
+    func write<T>(_ durability: Durability = .synced, _ body: (Database) throws -> T) throws(StoreError) -> T {
         do {
             switch durability {
             case .synced:
@@ -356,7 +219,7 @@ public final class Store: Sendable {
         }
     }
 
-    private func read<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
+    func read<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
         do { return try pool.read(body) } catch { throw Self.classify(error, path: path) }
     }
 
@@ -425,186 +288,6 @@ public final class Store: Sendable {
             return try queue.read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check") }
         } catch {
             throw classify(error, path: path)
-        }
-    }
-
-    // MARK: Identity and circle
-
-    /// The stored identity, if one was made.
-    public func identity() throws(StoreError) -> StoredIdentity? {
-        try read { db in
-            try Row.fetchOne(db, sql: "SELECT secretKey, publicKey, created FROM identity WHERE id = 1").map {
-                StoredIdentity(secretKey: $0["secretKey"], publicKey: $0["publicKey"], created: $0["created"])
-            }
-        }
-    }
-
-    /// Stores the identity; refuses to replace an existing one (returns false).
-    @discardableResult
-    public func saveIdentity(_ identity: StoredIdentity) throws(StoreError) -> Bool {
-        try write { db in
-            try db.execute(
-                sql: "INSERT OR IGNORE INTO identity (id, secretKey, publicKey, created) VALUES (1, ?, ?, ?)",
-                arguments: [identity.secretKey, identity.publicKey, identity.created])
-            return db.changesCount == 1
-        }
-    }
-
-    /// The circle key, if any.
-    public func circleKey() throws(StoreError) -> Data? {
-        try read { db in try Data.fetchOne(db, sql: "SELECT key FROM circle WHERE id = 1") }
-    }
-
-    /// Sets (or replaces) the circle key.
-    public func setCircleKey(_ key: Data) throws(StoreError) {
-        try write { db in
-            try db.execute(
-                sql: "INSERT INTO circle (id, key, joined) VALUES (1, ?, ?) ON CONFLICT(id) DO UPDATE SET key = excluded.key, joined = excluded.joined",
-                arguments: [key, Date()])
-        }
-    }
-
-    // MARK: Settings
-
-    /// A setting's value.
-    public func setting(_ key: String) throws(StoreError) -> String? {
-        try read { db in try String.fetchOne(db, sql: "SELECT value FROM settings WHERE key = ?", arguments: [key]) }
-    }
-
-    /// Sets a setting; `nil` removes it.
-    public func setSetting(_ key: String, _ value: String?) throws(StoreError) {
-        try write { db in
-            if let value {
-                try db.execute(
-                    sql: "INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                    arguments: [key, value])
-            } else {
-                try db.execute(sql: "DELETE FROM settings WHERE key = ?", arguments: [key])
-            }
-        }
-    }
-
-    // MARK: Peers
-
-    /// Adds or updates a known peer.
-    public func savePeer(_ peer: StoredPeer) throws(StoreError) {
-        try write { db in
-            try db.execute(
-                sql: """
-                    INSERT INTO peers (peerID, name, address, lastSeen) VALUES (?, ?, ?, ?)
-                    ON CONFLICT(peerID) DO UPDATE SET name = excluded.name,
-                        address = coalesce(excluded.address, address), lastSeen = excluded.lastSeen
-                    """,
-                arguments: [peer.peerID, peer.name, peer.address, peer.lastSeen])
-        }
-    }
-
-    /// All known peers, most recently seen first.
-    public func peers() throws(StoreError) -> [StoredPeer] {
-        try read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM peers ORDER BY lastSeen DESC, peerID").map {
-                StoredPeer(peerID: $0["peerID"], name: $0["name"], address: $0["address"], lastSeen: $0["lastSeen"])
-            }
-        }
-    }
-
-    // MARK: Games and ops
-
-    private static func game(_ row: Row) -> StoredGame {
-        StoredGame(
-            id: row["id"], params: row["params"], created: row["created"], lastActivity: row["lastActivity"],
-            status: row["status"], summary: row["summary"])
-    }
-
-    /// Stores a new game together with its first ops (normally its genesis),
-    /// in one transaction. Returns false if a game with that id exists.
-    @discardableResult
-    public func createGame(_ game: StoredGame, ops: [StoredOp] = [], durability: Durability = .synced) throws(StoreError) -> Bool {
-        try write(durability) { db in
-            try db.execute(
-                sql: "INSERT OR IGNORE INTO games (id, params, created, lastActivity, status, summary) VALUES (?, ?, ?, ?, ?, ?)",
-                arguments: [game.id, game.params, game.created, game.lastActivity, game.status, game.summary])
-            guard db.changesCount == 1 else { return false }
-            for op in ops { try Self.insert(op, db) }
-            return true
-        }
-    }
-
-    /// Every game, most recent activity first.
-    public func games() throws(StoreError) -> [StoredGame] {
-        try read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM games ORDER BY lastActivity DESC, created DESC, id").map(Self.game)
-        }
-    }
-
-    /// One game by full id.
-    public func game(id: String) throws(StoreError) -> StoredGame? {
-        try read { db in try Row.fetchOne(db, sql: "SELECT * FROM games WHERE id = ?", arguments: [id]).map(Self.game) }
-    }
-
-    /// Ids of the games whose id starts with `prefix`.
-    public func gameIDs(withPrefix prefix: String) throws(StoreError) -> [String] {
-        try read { db in
-            try String.fetchAll(
-                db, sql: "SELECT id FROM games WHERE substr(id, 1, ?) = ? ORDER BY id",
-                arguments: [prefix.count, prefix])
-        }
-    }
-
-    private static func insert(_ op: StoredOp, _ db: Database) throws {
-        // Cached statements: every move writes one, and parsing the SQL anew
-        // each time cost more than the insert.
-        try db.cachedStatement(sql: "INSERT OR IGNORE INTO ops (gameID, author, seq, lamport, bytes) VALUES (?, ?, ?, ?, ?)")
-            .execute(arguments: [op.gameID, op.author, op.seq, op.lamport, op.bytes])
-    }
-
-    /// Appends ops and updates the game's cached status and summary, all in
-    /// one committed transaction. Ops already stored (same game, author and
-    /// seq) are skipped. Returns how many ops were new.
-    @discardableResult
-    public func append(
-        _ ops: [StoredOp], updating gameID: String? = nil, status: String? = nil, summary: Data? = nil,
-        at time: Date = Date(), durability: Durability = .synced
-    ) throws(StoreError) -> Int {
-        try write(durability) { db in
-            var added = 0
-            for op in ops {
-                try Self.insert(op, db)
-                added += db.changesCount
-            }
-            if let gameID {
-                try db.cachedStatement(
-                    sql: """
-                        UPDATE games SET lastActivity = ?, status = coalesce(?, status),
-                            summary = coalesce(?, summary) WHERE id = ?
-                        """
-                ).execute(arguments: [time, status, summary, gameID])
-            }
-            return added
-        }
-    }
-
-    /// The ops of a game in storage order (the order they were committed).
-    public func ops(gameID: String) throws(StoreError) -> [StoredOp] {
-        try read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM ops WHERE gameID = ? ORDER BY rowid", arguments: [gameID]).map {
-                StoredOp(gameID: $0["gameID"], author: $0["author"], seq: $0["seq"], lamport: $0["lamport"], bytes: $0["bytes"])
-            }
-        }
-    }
-
-    /// The number of stored ops (all games).
-    public func opCount() throws(StoreError) -> Int {
-        try read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM ops") ?? 0 }
-    }
-
-    /// The journal mode and synchronous setting in force, for diagnostics and tests.
-    public func durabilitySettings() throws(StoreError) -> (journalMode: String, synchronous: Int) {
-        try write { db in
-            (
-                try String.fetchOne(db, sql: "PRAGMA journal_mode") ?? "",
-                try Int.fetchOne(db, sql: "PRAGMA synchronous") ?? -1
-            )
         }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import SweeperControl
+import SweeperConventions
 
 /// Starts `sweeperd` in the background when no daemon answers, so one
 /// command starts a game.
@@ -33,8 +34,7 @@ public struct DaemonStarter: Sendable {
 
     /// The state directory: `$XDG_STATE_HOME/sweeper`, else `~/.local/state/sweeper`.
     public var stateDirectory: String {
-        if let s = environment["XDG_STATE_HOME"], s.hasPrefix("/") { return s + "/sweeper" }
-        return (environment["HOME"] ?? NSHomeDirectory()) + "/.local/state/sweeper"
+        SweeperPaths(environment: environment).stateDirectory
     }
 
     /// The `sweeperd` to start: beside this program, else on `PATH`.
@@ -67,8 +67,7 @@ public struct DaemonStarter: Sendable {
         guard let executable = daemonExecutable() else {
             throw Failure(description: "no daemon answers on \(socketPath) and no sweeperd was found beside sweeper or on PATH")
         }
-        try FileManager.default.createDirectory(
-            atPath: stateDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try PrivateDirectory.make(stateDirectory)
         let log = stateDirectory + "/sweeperd.log"
         let pid = try spawn(executable, ["--socket", socketPath], log: log)
         for _ in 0..<attempts {

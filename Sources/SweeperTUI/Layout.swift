@@ -204,7 +204,7 @@ public struct ViewerRenderer: Sendable {
         for (peer, p) in viewer.lastActed {
             markers[p] = viewer.name(of: peer).lowercased().first ?? "'"
         }
-        let lost = game.status == "lost"
+        let lost = game.status == .lost
         let wrong = Set((game.wrongFlags ?? []).map { BoardPosition(x: $0.x, y: $0.y) })
         for cy in 0..<layout.rows {
             for cx in 0..<layout.columns {
@@ -229,9 +229,9 @@ public struct ViewerRenderer: Sendable {
     /// A peer's sync state as a person reads it: in sync, catching up, offline.
     public static func syncState(_ peer: PeerInfo) -> String {
         switch peer.state {
-        case "connected": peer.sync?.inSync == true ? "in sync" : "catching up"
-        case "connecting": "catching up"
-        default: "offline"
+        case .connected: peer.sync?.inSync == true ? "in sync" : "catching up"
+        case .connecting: "catching up"
+        case .discovered, .offline: "offline"
         }
     }
 
@@ -242,11 +242,11 @@ public struct ViewerRenderer: Sendable {
             var line = " Mines left \(viewer.minesLeft)\(sep)Flags \(viewer.flags)\(sep)\(ControlFormatting.duration(viewer.elapsed))\(sep)"
             let x = screen.put(0, y, line)
             let (word, colour): (String, Color?) = switch g.status {
-            case "won": ("won", .green)
-            case "lost": ("lost", .red)
-            default: ("playing", nil)
+            case .won: ("won", .green)
+            case .lost: ("lost", .red)
+            case .playing: ("playing", nil)
             }
-            var next = screen.put(x, y, word, style(Style(foreground: colour, bold: g.status != "playing")))
+            var next = screen.put(x, y, word, style(Style(foreground: colour, bold: g.status != .playing)))
             line = "\(sep)\(Int((viewer.progress * 100).rounded(.down)))%"
             if let t = g.trippedBy { line += "\(sep)mine tripped by \(viewer.name(of: t))" }
             next = screen.put(next, y, line)

@@ -285,7 +285,7 @@ public enum PlaySession {
                 return .loaded(try await request(socket, Commands.New.self, arguments))
             }
             let games = try await request(socket, Commands.Games.self, Empty()).games
-            if let playing = games.first(where: { $0.status == "playing" }) {
+            if let playing = games.first(where: { $0.status == .playing }) {
                 return .loaded(try await request(socket, Commands.Show.self, .init(game: playing.id)))
             }
             return .loaded(try await request(socket, Commands.New.self, Commands.New.Arguments()))

@@ -112,7 +112,7 @@ public struct Viewer: Sendable {
     /// Seconds played, ticking while the game is on.
     public var elapsed: Int {
         guard let game else { return 0 }
-        guard game.status == "playing" else { return elapsedBase }
+        guard game.status == .playing else { return elapsedBase }
         return elapsedBase + max(0, Int(clock - elapsedClock))
     }
 
@@ -206,7 +206,7 @@ public struct Viewer: Sendable {
         return BoardPosition(x: pick.x, y: pick.y)
     }
 
-    private mutating func apply(_ changed: [CellChange], status: String?, trippedBy: String?) {
+    private mutating func apply(_ changed: [CellChange], status: PlayStatus?, trippedBy: String?) {
         guard var view = game else { return }
         for c in changed where c.x >= 0 && c.y >= 0 && c.x < view.width && c.y < view.height {
             guard let look = c.value.first else { continue }
@@ -216,7 +216,7 @@ public struct Viewer: Sendable {
             count(look, +1)
         }
         if let status, status != view.status {
-            if view.status == "playing" { elapsedBase = elapsed }
+            if view.status == .playing { elapsedBase = elapsed }
             view.status = status
         }
         if let trippedBy { view.trippedBy = trippedBy }
@@ -299,14 +299,14 @@ public struct Viewer: Sendable {
             overlay = .peers
             return [.listPeers]
         case .character("n"):
-            if let game, game.status == "playing", revealed > 0 {
+            if let game, game.status == .playing, revealed > 0 {
                 overlay = .confirm("Leave this game and start a new one? (y/n)", .newGame(like: game.id))
                 return []
             }
             return [.newGame(like: game?.id)]
         case .character("c"):
             guard let game else { return [] }
-            guard game.status == "playing" else {
+            guard game.status == .playing else {
                 message = "The game is over: every mine is already shown."
                 return []
             }
@@ -375,7 +375,7 @@ public struct Viewer: Sendable {
 
     private mutating func open(_ p: BoardPosition) -> [ViewerAction] {
         guard let game else { return [] }
-        guard game.status == "playing" else {
+        guard game.status == .playing else {
             message = "The game is over. n starts a new one, g lists games."
             return []
         }
@@ -390,7 +390,7 @@ public struct Viewer: Sendable {
     }
 
     private mutating func mark(_ p: BoardPosition) -> [ViewerAction] {
-        guard let game, game.status == "playing" else { return [] }
+        guard let game, game.status == .playing else { return [] }
         switch look(p.x, p.y) {
         case "#", "F", "?": return [.flag(game: game.id, x: p.x, y: p.y)]
         default: return []

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SweeperConventions
 
 /// `sweeper`: the Sweeper client. Each subcommand parses its arguments and
 /// calls into the libraries.
@@ -8,7 +9,7 @@ struct SweeperCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sweeper",
         abstract: "Co-operative Minesweeper for a family on one network.",
-        version: "0.1.0",
+        version: SweeperVersion.current,
         subcommands: [BoardCommand.self] + daemonCommands + [PlayCommand.self]
     )
 

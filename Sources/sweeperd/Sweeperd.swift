@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SweeperDaemon
+import SweeperConventions
 
 /// `sweeperd`: the Sweeper daemon. Parses its arguments and runs `SweeperDaemon`.
 @main
@@ -9,7 +10,7 @@ struct Sweeperd: AsyncParsableCommand {
         commandName: "sweeperd",
         abstract: "The Sweeper daemon: keeps games, serves the sweeper CLI, syncs with the family's daemons.",
         discussion: "Settings also come from $XDG_CONFIG_HOME/sweeper/config.toml (keys: state_dir, socket, listen, peers, name, mdns, log_level); flags win.",
-        version: "0.1.0")
+        version: SweeperVersion.current)
 
     @Option(name: .customLong("state-dir"), help: "Where games are kept (default $XDG_STATE_HOME/sweeper).")
     var stateDirectory: String?

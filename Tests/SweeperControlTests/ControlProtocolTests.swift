@@ -69,7 +69,7 @@ import Testing
 
     @Test func gameViewAlwaysCarriesTrippedBy() throws {
         let view = GameView(
-            id: "g", width: 2, height: 2, mines: 1, status: "playing", digest: "d", revealed: 1, flags: 0,
+            id: "g", width: 2, height: 2, mines: 1, status: .playing, digest: "d", revealed: 1, flags: 0,
             board: ["1#", "##"], players: [], trippedBy: nil, elapsedSeconds: 3, progress: 1.0 / 3, assisted: false,
             questionMarks: false)
         let o = try object(view)
@@ -91,15 +91,15 @@ import Testing
         #expect(ControlFormatting.duration(0) == "0:00:00")
         #expect(ControlFormatting.duration(3_725) == "1:02:05")
         #expect(ControlFormatting.size(width: 30, height: 16, mines: 99) == "30×16 (99)")
-        #expect(ControlFormatting.status("won", progress: 1) == "Solved")
-        #expect(ControlFormatting.status("lost", progress: 0.5) == "Failed")
-        #expect(ControlFormatting.status("playing", progress: 0.999) == "99%")
+        #expect(ControlFormatting.status(.won, progress: 1) == "Solved")
+        #expect(ControlFormatting.status(.lost, progress: 0.5) == "Failed")
+        #expect(ControlFormatting.status(.playing, progress: 0.999) == "99%")
     }
 
     @Test func gamesTableListsEveryGame() {
         let games = [
-            GameSummary(id: "0123456789abcdef", width: 9, height: 9, mines: 10, status: "won", progress: 1, elapsedSeconds: 65, players: ["ada", "bob"], created: 2, assisted: false),
-            GameSummary(id: "fedcba9876543210", width: 30, height: 16, mines: 99, status: "playing", progress: 0.5, elapsedSeconds: 4000, players: [], created: 1, assisted: true),
+            GameSummary(id: "0123456789abcdef", width: 9, height: 9, mines: 10, status: .won, progress: 1, elapsedSeconds: 65, players: ["ada", "bob"], created: 2, assisted: false),
+            GameSummary(id: "fedcba9876543210", width: 30, height: 16, mines: 99, status: .playing, progress: 0.5, elapsedSeconds: 4000, players: [], created: 1, assisted: true),
         ]
         let text = ControlFormatting.games(games)
         let lines = text.split(separator: "\n")

@@ -31,7 +31,7 @@ import Testing
         let progress: Double? = plain ? nil : r.chance() ? nil : [0, 1, 0.5, 1e-7, Double(r.below(1_000_000)) / 999_983][r.below(5)]
         return ControlEvent(
             event: .cells, game: r.chance() ? text(&r, plain: plain) : nil, cells: cells,
-            status: r.chance() ? text(&r, plain: plain) : nil, minesLeft: r.chance() ? r.below(200) - 100 : nil,
+            status: r.chance() ? PlayStatus.allCases[r.below(3)] : nil, minesLeft: r.chance() ? r.below(200) - 100 : nil,
             by: r.chance() ? text(&r, plain: plain) : nil, x: r.chance() ? r.below(300) : nil, y: r.chance() ? r.below(300) : nil,
             progress: progress, trippedBy: r.chance() ? text(&r, plain: plain) : nil)
     }

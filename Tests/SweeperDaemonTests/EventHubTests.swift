@@ -17,14 +17,14 @@ private func lines(_ channel: EmbeddedChannel) throws -> [[String: Any]] {
 }
 
 private func move(_ game: String, _ x: Int) -> ControlEvent {
-    ControlEvent(event: .cells, game: game, cells: [CellChange(x: x, y: 0, value: "F")], status: "playing", x: x, y: 0)
+    ControlEvent(event: .cells, game: game, cells: [CellChange(x: x, y: 0, value: "F")], status: .playing, x: x, y: 0)
 }
 
 @Suite struct EventHubTests {
     @Test func aConnectionGetsHeldEventsOnAttachThenEachAsPublishedOfItsGameOnly() throws {
         let hub = EventHub()
         let channel = EmbeddedChannel()
-        let subscription = hub.subscribeConnection(game: "g1")
+        let subscription = hub.subscribe(game: "g1")
         hub.publish(move("g1", 1))
         hub.publish(move("g2", 2))
         #expect(try lines(channel).isEmpty)
@@ -42,7 +42,7 @@ private func move(_ game: String, _ x: Int) -> ControlEvent {
     @Test func aViewerThatDoesNotReadLosesEventsAndHoldsNothingUp() throws {
         let hub = EventHub()
         let channel = EmbeddedChannel()
-        let subscription = hub.subscribeConnection(game: nil)
+        let subscription = hub.subscribe(game: nil)
         // Before it is attached, only the newest events are held.
         for x in 0..<(EventConnection.heldLimit + 10) { hub.publish(move("g", x)) }
         subscription.attach(channel)
@@ -60,11 +60,11 @@ private func move(_ game: String, _ x: Int) -> ControlEvent {
 
     @Test func afterFinishNewSubscriptionsGetNothing() throws {
         let hub = EventHub()
-        let before = hub.subscribeConnection(game: nil)
+        let before = hub.subscribe(game: nil)
         let first = EmbeddedChannel()
         before.attach(first)
         hub.finish()
-        let late = hub.subscribeConnection(game: nil)
+        let late = hub.subscribe(game: nil)
         let second = EmbeddedChannel()
         late.attach(second)
         hub.publish(move("g", 1))

@@ -1,6 +1,10 @@
 import Foundation
 import Logging
+import NIOCore
+import NIOEmbedded
+import NIOPosix
 import SweeperControl
+import SweeperConventions
 import SweeperCrypto
 import SweeperGame
 import SweeperStore
@@ -8,48 +12,70 @@ import SweeperSync
 import Testing
 @testable import SweeperDaemon
 
-/// The road a peer's ops take into the daemon (what issue 5's transport
-/// calls): verify, apply, commit, notify; and back out after a restart.
+/// The road a peer's ops take into the daemon, through the calls the peer
+/// side makes: a sync message in a link's session goes to the game service,
+/// which verifies, applies, shows (events), and writes; and back out after
+/// a restart. The control router answers `show` as a client would see it.
 @Suite struct RemoteOpsTests {
     struct Fixture {
         let directory: String
         let store: Store
-        let events = EventHub()
-        let host: GameHost
+        let core: DaemonCore
+        var events: EventHub { core.events }
+        var service: GameService { core.service }
+        var router: ControlRouter { core.router }
         let circle: CircleKey
 
-        init() throws {
+        init() async throws {
             directory = NSTemporaryDirectory() + "sweeper-remote-\(UUID().uuidString)"
             store = try Store(directory: directory)
-            host = try Self.host(store: store, events: events, directory: directory)
-            let key = try #require(try store.circleKey())
-        circle = try CircleKey(bytes: [UInt8](key))
+            core = try await Self.daemon(store: store, directory: directory)
+            circle = await core.service.circle
         }
 
-        static func host(store: Store, events: EventHub, directory: String) throws -> GameHost {
+        /// The daemon's parts over `store`, as `Daemon.run` assembles them,
+        /// with a peer network that listens on loopback only and dials nobody.
+        static func daemon(store: Store, directory: String) async throws -> DaemonCore {
             let settings = DaemonSettings(
-                stateDirectory: directory, socketPath: directory + "/c.sock", listen: [], peers: [], name: "ada", mdns: false,
-                logLevel: .critical)
-            return try GameHost(store: store, settings: settings, events: events, logger: Logger(label: "test")) { _ in }
+                stateDirectory: directory, socketPath: directory + "/c.sock", listen: ["127.0.0.1:0"], peers: [], name: "ada",
+                mdns: false, logLevel: .critical)
+            var logger = Logger(label: "test")
+            logger.logLevel = .critical
+            return try await DaemonCore.assemble(
+                settings: settings, store: store, notifier: SystemdNotifier(environment: [:]),
+                eventLoop: MultiThreadedEventLoopGroup.singleton.next(), logger: logger)
         }
 
-        func cleanup() {
+        func cleanup() async {
+            await core.network.node.shutdown()
             store.close()
             try? FileManager.default.removeItem(atPath: directory)
         }
     }
 
-    private func show(_ host: GameHost, _ game: String) async throws -> GameView {
-        guard case .answer(let data) = await host.reply(to: Data(#"{"id":1,"command":"show","game":"\#(game)"}"#.utf8)) else {
+    private func show(_ router: ControlRouter, _ game: String) async throws -> GameView {
+        guard case .answer(let data) = await router.reply(to: Data(#"{"id":1,"command":"show","game":"\#(game)"}"#.utf8)) else {
             throw ControlError.internal("no answer")
         }
         return try JSONDecoder().decode(ResultBox<GameView>.self, from: data).result
     }
 
+    /// The events written to a subscriber's channel so far.
+    private func events(_ channel: EmbeddedChannel) throws -> [ControlEvent] {
+        var out: [ControlEvent] = []
+        while let buffer = try channel.readOutbound(as: ByteBuffer.self) {
+            for line in Data(buffer.readableBytesView).split(separator: 0x0A) {
+                out.append(try JSONDecoder().decode(ControlEvent.self, from: line))
+            }
+        }
+        return out
+    }
+
     @Test func aPeersGameAndMovesAreCommittedShownAndSurviveARestart() async throws {
-        let f = try Fixture()
-        defer { f.cleanup() }
-        var events = f.events.subscribe(game: nil).makeAsyncIterator()
+        let f = try await Fixture()
+        
+        let viewer = EmbeddedChannel()
+        f.events.subscribe(game: nil).attach(viewer)
 
         // Bob, a member of the same circle, makes a game and a move on his side.
         let bobIdentity = SigningIdentity()
@@ -67,16 +93,16 @@ import Testing
         let first = try #require(try bob.reveal(firstCell, in: bobGame, atMillis: 2_000))
         bobReplica.insert(first)
 
-        // It arrives as a sync message.
-        var session = SyncSession()
+        // It arrives as a catch-up in the link's session.
+        let session = SharedSyncSession(SyncSession())
         let segments = bobReplica.segments(for: game, after: VersionVector())
-        let result = try await f.host.receive(.ops(segments), session: &session)
-        #expect(result.accepted.count == 2)
+        let intake = try await f.service.receive(.ops(segments), in: session)
+        #expect(intake.accepted.count == 2)
         // The write follows in a job of its own; this waits for it.
-        await f.host.writeRemoteOps()
+        await f.service.writeRemoteOps()
         #expect(try f.store.ops(gameID: game.description).count == 2)
-        let added = await events.next()
-        #expect(added?.event == .gameAdded && added?.game == game.description)
+        let added = try events(viewer)
+        #expect(added.count == 1 && added.first?.event == .gameAdded && added.first?.game == game.description)
 
         // A later push: one op with its own signature.
         let revealedNow = try #require(bobReplica.state(of: game))
@@ -84,33 +110,39 @@ import Testing
         let bobGameNow = try #require(bobReplica.games[game])
         let second = try #require(try bob.reveal(next, in: bobGameNow, atMillis: 3_000))
         bobReplica.insert(second)
-        let outcome = try await f.host.receive([second])
-        #expect(outcome.accepted.count == 1)
-        let moved = await events.next()
-        #expect(moved?.event == .cells && moved?.by == bobIdentity.peerID.description)
+        let pushed = bobReplica.segments(for: game, after: bobGameNow.vector)
+        let moved = try await f.service.receive(.ops(pushed), in: session)
+        #expect(moved.accepted.count == 1)
+        let shown = try events(viewer)
+        #expect(shown.count == 1 && shown.first?.event == .cells && shown.first?.by == bobIdentity.peerID.description)
         let g = generated.parameters.geometry
-        #expect(moved?.cells?.contains { $0.x == g.cell(at: next).x && $0.y == g.cell(at: next).y } == true)
+        #expect(shown.first?.cells?.contains { $0.x == g.cell(at: next).x && $0.y == g.cell(at: next).y } == true)
 
         // A duplicate changes nothing; an outsider's op is refused and never stored.
-        #expect(try await f.host.receive([second]).duplicates == 1)
+        let again = try await f.service.receive(.ops(pushed), in: SharedSyncSession(SyncSession()))
+        #expect(again.accepted.isEmpty && again.rejected.isEmpty)
+        #expect(try events(viewer).isEmpty)
         let mallory = OpAuthor(identity: SigningIdentity(), circle: CircleKey())
         var malloryReplica = Replica(circle: mallory.circle)
         let fake = try mallory.genesis(
             parameters: generated.parameters, layout: generated.layout, seed: 4, questionMarks: false, createdAtMillis: 5)
         malloryReplica.insert(fake)
-        #expect(try await f.host.receive([fake]).rejected.first?.reason == .notMember)
+        let refused = try await f.service.receive(.ops(malloryReplica.segments(for: fake.gameID, after: VersionVector())), in: session)
+        #expect(refused.rejected.first?.reason == .notMember)
         #expect(try f.store.game(id: fake.gameID.description) == nil)
 
-        let view = try await show(f.host, game.description)
+        let view = try await show(f.router, game.description)
         #expect(view.players.contains { $0.id == bobIdentity.peerID.description && $0.score > 0 })
         let bobState = try #require(bobReplica.state(of: game))
-        #expect(view.digest == GameEngine.hex(bobState.digest))
+        #expect(view.digest == Hex.encode(bobState.digest))
 
-        // Restart: a new host on the same store finds the same state.
-        await f.host.writeRemoteOps()
-        let again = try Fixture.host(store: f.store, events: EventHub(), directory: f.directory)
-        let reloaded = try await show(again, game.description)
+        // Restart: new layers on the same store find the same state.
+        await f.service.writeRemoteOps()
+        let restarted = try await Fixture.daemon(store: f.store, directory: f.directory)
+        let reloaded = try await show(restarted.router, game.description)
         #expect(reloaded == view.with(elapsed: reloaded.elapsedSeconds))
+        await restarted.network.node.shutdown()
+        await f.cleanup()
     }
 }
 

@@ -5,6 +5,7 @@ import NIOPosix
 import Synchronization
 import Testing
 import SweeperCrypto
+import SweeperTestSupport
 @testable import SweeperNet
 
 /// Records what a node hands to its sync layer.
@@ -31,8 +32,9 @@ struct TestNode {
     init(circle: CircleKey, name: String, configuration: PeerNodeConfiguration = PeerNodeConfiguration()) async throws {
         var logger = Logger(label: "test.\(name)")
         logger.logLevel = .critical
-        node = PeerNode(credentials: NodeCredentials(circle: circle, identity: SigningIdentity(), name: name), configuration: configuration, logger: logger)
-        await node.setDelegate(delegate)
+        node = PeerNode(
+            credentials: NodeCredentials(circle: circle, identity: SigningIdentity(), name: name), configuration: configuration,
+            delegate: delegate, logger: logger)
         let bound = try await node.listen(on: [("127.0.0.1", 0)])
         port = bound.first?.port ?? 0
         let node = self.node
@@ -45,38 +47,28 @@ struct TestNode {
     }
 }
 
-/// Waits (bounded) until `condition` holds.
-func eventually(_ seconds: Double = 10, _ condition: () async -> Bool) async -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
-    while Date() < deadline {
-        if await condition() { return true }
-        try? await Task.sleep(for: .milliseconds(20))
-    }
-    return await condition()
-}
-
 @Suite(.serialized) struct PeerNodeTests {
     @Test func membersLinkAndExchangeSyncMessagesBothWays() async throws {
         let circle = CircleKey()
         let a = try await TestNode(circle: circle, name: "alice")
         let b = try await TestNode(circle: circle, name: "bob")
         await a.node.addStaticPeer(host: "127.0.0.1", port: b.port)
-        #expect(await eventually { let x = a.delegate.openLinks.count, y = b.delegate.openLinks.count; return x == 1 && y == 1 })
+        #expect(await eventuallyAsync { let x = a.delegate.openLinks.count, y = b.delegate.openLinks.count; return x == 1 && y == 1 })
         let fromA = try #require(a.delegate.openLinks.first)
         let fromB = try #require(b.delegate.openLinks.first)
         #expect(fromA.peer == b.node.peerID)
         #expect(fromB.peer == a.node.peerID)
         fromA.send(sync: [1, 2, 3])
         fromB.send(sync: [4, 5])
-        #expect(await eventually { let x = b.delegate.received, y = a.delegate.received; return x == [[1, 2, 3]] && y == [[4, 5]] })
+        #expect(await eventuallyAsync { let x = b.delegate.received, y = a.delegate.received; return x == [[1, 2, 3]] && y == [[4, 5]] })
         // The hello names the peer; `peers` shows it connected, found statically on one side and incoming on the other.
-        #expect(await eventually { await a.node.snapshot().first?.name == "bob" })
+        #expect(await eventuallyAsync { await a.node.snapshot().first?.name == "bob" })
         let seenByA = try #require(await a.node.snapshot().first)
         #expect(seenByA.state == .connected)
         #expect(seenByA.origins == [.static])
         #expect(await b.node.snapshot().first?.origins == [.incoming])
         await a.stop()
-        #expect(await eventually { b.delegate.openLinks.isEmpty })
+        #expect(await eventuallyAsync { b.delegate.openLinks.isEmpty })
         await b.stop()
     }
 
@@ -87,7 +79,7 @@ func eventually(_ seconds: Double = 10, _ condition: () async -> Bool) async -> 
         let a = try await TestNode(circle: circle, name: "a", configuration: fast)
         let b = try await TestNode(circle: circle, name: "b", configuration: fast)
         await a.node.addStaticPeer(host: "127.0.0.1", port: b.port)
-        #expect(await eventually { await a.node.snapshot().first?.roundTrip != nil })
+        #expect(await eventuallyAsync { await a.node.snapshot().first?.roundTrip != nil })
         await a.stop()
         await b.stop()
     }
@@ -98,14 +90,14 @@ func eventually(_ seconds: Double = 10, _ condition: () async -> Bool) async -> 
         let b = try await TestNode(circle: circle, name: "b")
         await a.node.addStaticPeer(host: "127.0.0.1", port: b.port)
         await b.node.addStaticPeer(host: "127.0.0.1", port: a.port)
-        #expect(await eventually { let x = await a.node.connectedCount, y = await b.node.connectedCount; return x == 1 && y == 1 })
+        #expect(await eventuallyAsync { let x = await a.node.connectedCount, y = await b.node.connectedCount; return x == 1 && y == 1 })
         // Stay settled: the loser of the tie-break must not come back.
         try await Task.sleep(for: .milliseconds(1500))
         #expect(await a.node.connectedCount == 1)
         #expect(await b.node.connectedCount == 1)
         let linkA = try #require(a.delegate.openLinks.first)
         linkA.send(sync: [9])
-        #expect(await eventually { b.delegate.received.contains([9]) })
+        #expect(await eventuallyAsync { b.delegate.received.contains([9]) })
         await a.stop()
         await b.stop()
     }
@@ -120,13 +112,13 @@ func eventually(_ seconds: Double = 10, _ condition: () async -> Bool) async -> 
         let c = try await TestNode(circle: circle, name: "c")
         await a.node.addStaticPeer(host: "127.0.0.1", port: b.port)
         await c.node.addStaticPeer(host: "127.0.0.1", port: b.port)
-        #expect(await eventually { await b.node.connectedCount == 2 })
-        let cToB = try #require(await eventually { c.delegate.openLinks.count == 1 } ? c.delegate.openLinks.first : nil)
-        #expect(await eventually { cToB.reportedLinks == [a.node.peerID] })
+        #expect(await eventuallyAsync { await b.node.connectedCount == 2 })
+        let cToB = try #require(await eventuallyAsync { c.delegate.openLinks.count == 1 } ? c.delegate.openLinks.first : nil)
+        #expect(await eventuallyAsync { cToB.reportedLinks == [a.node.peerID] })
         let aToB = try #require(a.delegate.openLinks.first)
-        #expect(await eventually { aToB.reportedLinks == [c.node.peerID] })
+        #expect(await eventuallyAsync { aToB.reportedLinks == [c.node.peerID] })
         await a.stop()
-        #expect(await eventually { cToB.reportedLinks.isEmpty })
+        #expect(await eventuallyAsync { cToB.reportedLinks.isEmpty })
         await b.stop()
         await c.stop()
     }
@@ -151,14 +143,14 @@ func eventually(_ seconds: Double = 10, _ condition: () async -> Bool) async -> 
                 .connect(host: "127.0.0.1", port: a.port).get()
             try await channel.writeAndFlush(ByteBuffer(bytes: payload))
             // The node closes the connection: the channel goes inactive on its own.
-            #expect(await eventually(5) { !channel.isActive })
+            #expect(await eventuallyAsync(5) { !channel.isActive })
             try? await channel.close()
         }
         #expect(a.delegate.up.isEmpty)
         // A real member still gets in.
         let b = try await TestNode(circle: circle, name: "b")
         await b.node.addStaticPeer(host: "127.0.0.1", port: a.port)
-        #expect(await eventually { a.delegate.openLinks.count == 1 })
+        #expect(await eventuallyAsync { a.delegate.openLinks.count == 1 })
         await a.stop()
         await b.stop()
     }
@@ -169,7 +161,7 @@ func eventually(_ seconds: Double = 10, _ condition: () async -> Bool) async -> 
         let a = try await TestNode(circle: CircleKey(), name: "a", configuration: quick)
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .connect(host: "127.0.0.1", port: a.port).get()
-        #expect(await eventually(5) { !channel.isActive })
+        #expect(await eventuallyAsync(5) { !channel.isActive })
         await a.stop()
     }
 
@@ -182,9 +174,9 @@ func eventually(_ seconds: Double = 10, _ condition: () async -> Bool) async -> 
         var b = try await TestNode(circle: circle, name: "b")
         let port = b.port
         await a.node.addStaticPeer(host: "127.0.0.1", port: port)
-        #expect(await eventually { await a.node.connectedCount == 1 })
+        #expect(await eventuallyAsync { await a.node.connectedCount == 1 })
         await b.stop()
-        #expect(await eventually { await a.node.connectedCount == 0 })
+        #expect(await eventuallyAsync { await a.node.connectedCount == 0 })
         // Bring a daemon back on the same port: the dialler finds it again.
         var again: TestNode?
         for _ in 0..<50 where again == nil {
@@ -192,7 +184,7 @@ func eventually(_ seconds: Double = 10, _ condition: () async -> Bool) async -> 
             if again == nil { try await Task.sleep(for: .milliseconds(50)) }
         }
         b = try #require(again)
-        #expect(await eventually { await a.node.connectedCount == 1 })
+        #expect(await eventuallyAsync { await a.node.connectedCount == 1 })
         await a.stop()
         await b.stop()
     }
@@ -202,8 +194,8 @@ extension TestNode {
     init(circle: CircleKey, name: String, port: Int) async throws {
         var logger = Logger(label: "test.\(name)")
         logger.logLevel = .critical
-        node = PeerNode(credentials: NodeCredentials(circle: circle, identity: SigningIdentity(), name: name), logger: logger)
-        await node.setDelegate(delegate)
+        node = PeerNode(
+            credentials: NodeCredentials(circle: circle, identity: SigningIdentity(), name: name), delegate: delegate, logger: logger)
         let bound = try await node.listen(on: [("127.0.0.1", port)])
         self.port = bound.first?.port ?? 0
         let node = self.node

@@ -119,8 +119,10 @@ func replica(_ circle: CircleKey, inserting ops: [Op]) -> Replica {
     }
 
     /// Replays one seed from the environment (`SWEEPER_SIM_SEED`) and prints its run.
-    @Test func replaySeed() throws {
-        guard let text = ProcessInfo.processInfo.environment["SWEEPER_SIM_SEED"], let seed = UInt64(text) else { return }
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["SWEEPER_SIM_SEED"] != nil, "set SWEEPER_SIM_SEED=N to replay seed N"))
+    func replaySeed() throws {
+        let text = ProcessInfo.processInfo.environment["SWEEPER_SIM_SEED"] ?? ""
+        let seed = try #require(UInt64(text), "SWEEPER_SIM_SEED is not a number: \(text)")
         var sim = Simulation(seed: seed)
         let report = try sim.run()
         print("seed \(seed): \(report.ops) ops, \(report.messages) messages, \(report.restarts) restarts, \(report.partitions) partitions, healed in \(report.healTicks) ticks; forged \(sim.injected), rejected \(sim.rejected)")

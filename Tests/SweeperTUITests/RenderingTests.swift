@@ -5,7 +5,7 @@ import Testing
 
 /// A game view for tests.
 func gameView(
-    _ board: [String], mines: Int, status: String = "playing", id: String = "abcdef1234567890",
+    _ board: [String], mines: Int, status: PlayStatus = .playing, id: String = "abcdef1234567890",
     players: [PlayerScore] = [PlayerScore(id: "me", name: "ann", score: 3)], trippedBy: String? = nil,
     wrongFlags: [CellPosition]? = nil
 ) -> GameView {
@@ -58,7 +58,7 @@ func viewer(_ view: GameView) -> Viewer {
 
     @Test func lossShowsTrippedMineAndWrongFlags() {
         let view = gameView(
-            ["XF*", "F12", "..."], mines: 2, status: "lost", players: [PlayerScore(id: "p2", name: "bob", score: 1)],
+            ["XF*", "F12", "..."], mines: 2, status: .lost, players: [PlayerScore(id: "p2", name: "bob", score: 1)],
             trippedBy: "p2", wrongFlags: [CellPosition(x: 0, y: 1)])
         var v = viewer(view)
         v.cursor = BoardPosition(x: 2, y: 2)
@@ -113,7 +113,7 @@ func viewer(_ view: GameView) -> Viewer {
         let r = ViewerRenderer(glyphs: .unicode, color: true)
         let before = r.render(&v, width: 80, height: 24)
         let actions = v.apply(ControlEvent(
-            event: .cells, game: "abcdef1234567890", cells: [CellChange(x: 1, y: 1, value: "F")], status: "playing", by: "me",
+            event: .cells, game: "abcdef1234567890", cells: [CellChange(x: 1, y: 1, value: "F")], status: .playing, by: "me",
             x: 1, y: 1))
         #expect(actions == [.refresh(game: "abcdef1234567890")])
         let after = r.render(&v, width: 80, height: 24)
@@ -137,7 +137,7 @@ func viewer(_ view: GameView) -> Viewer {
         // A peer's op names no cell: the mine that went off is where they acted, else a cell that is not a shown mine.
         _ = v.apply(ControlEvent(event: .cells, game: v.game?.id, cells: [
             CellChange(x: 0, y: 0, value: "*"), CellChange(x: 2, y: 2, value: "X"), CellChange(x: 4, y: 4, value: "*"),
-        ], status: "lost", by: "p2"))
+        ], status: .lost, by: "p2"))
         #expect(v.lastActed["p2"] == BoardPosition(x: 2, y: 2))
         _ = v.apply(ControlEvent(event: .cells, game: v.game?.id, cells: [
             CellChange(x: 0, y: 1, value: "*"), CellChange(x: 3, y: 1, value: "."), CellChange(x: 4, y: 1, value: "1"),
@@ -149,15 +149,15 @@ func viewer(_ view: GameView) -> Viewer {
     }
 
     @Test func peersWithTheirSyncState() {
-        func peer(_ name: String, _ state: String, _ sync: PeerInfo.Sync?, other: Bool = false) -> PeerInfo {
+        func peer(_ name: String, _ state: PeerState, _ sync: PeerInfo.Sync?, other: Bool = false) -> PeerInfo {
             PeerInfo(
                 id: name, name: name, addresses: [], state: state, via: [], lastSeenSecondsAgo: nil, roundTripMs: nil, sync: sync,
                 otherCircle: other)
         }
         var v = viewer(gameView(["##", "##"], mines: 1))
         v.peers = [
-            peer("bob", "connected", PeerInfo.Sync(theyLack: 0, weLack: 0)), peer("cy", "connected", PeerInfo.Sync(theyLack: 3, weLack: 0)),
-            peer("dan", "offline", nil), peer("zed", "discovered", nil, other: true),
+            peer("bob", .connected, PeerInfo.Sync(theyLack: 0, weLack: 0)), peer("cy", .connected, PeerInfo.Sync(theyLack: 3, weLack: 0)),
+            peer("dan", .offline, nil), peer("zed", .discovered, nil, other: true),
         ]
         let screen = ascii.render(&v, width: 100, height: 12)
         #expect(screen.line(10).contains("Players: ann 3 | Peers: bob in sync, cy catching up, dan offline"))
@@ -250,7 +250,7 @@ func viewer(_ view: GameView) -> Viewer {
         var v = viewer(gameView(["##", "##"], mines: 1))
         #expect(v.handle(.character("g")) == [.listGames])
         let games = ["g1", "g2"].map {
-            GameSummary(id: $0, width: 9, height: 9, mines: 10, status: "playing", progress: 0, elapsedSeconds: 0, players: [], created: 0, assisted: false)
+            GameSummary(id: $0, width: 9, height: 9, mines: 10, status: .playing, progress: 0, elapsedSeconds: 0, players: [], created: 0, assisted: false)
         }
         v.showGames(games)
         _ = v.handle(.down)
@@ -269,7 +269,7 @@ func viewer(_ view: GameView) -> Viewer {
         v.load(gameView(["##", "#1"], mines: 1))
         v.tick(105.5)
         #expect(v.elapsed == 47)
-        _ = v.apply(ControlEvent(event: .cells, game: id, cells: [CellChange(x: 0, y: 0, value: "X")], status: "lost", by: "p2", trippedBy: "p2"))
+        _ = v.apply(ControlEvent(event: .cells, game: id, cells: [CellChange(x: 0, y: 0, value: "X")], status: .lost, by: "p2", trippedBy: "p2"))
         v.tick(200)
         #expect(v.elapsed == 47)
         #expect(v.game?.trippedBy == "p2")

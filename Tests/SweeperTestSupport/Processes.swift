@@ -208,3 +208,7 @@ public struct StartedProcess {
         return Outcome(status: status, stdout: out, stderr: err)
     }
 }
+
+/// Whether a test can run a program as another user (`nobody`): it needs
+/// root and util-linux's setpriv.
+public let canActAsAnotherUser = getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")

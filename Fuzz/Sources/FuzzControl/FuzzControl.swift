@@ -8,36 +8,46 @@ import FuzzSupport
 import Logging
 import NIOCore
 import NIOEmbedded
+import NIOPosix
 import SweeperControl
 import SweeperCrypto
 @testable import SweeperDaemon
 import SweeperStore
 
 /// A daemon's request router over a store in a scratch directory (on tmpfs
-/// when there is one), made again every few hundred inputs so games made by
-/// inputs do not pile up.
+/// when there is one), assembled as `sweeperd` assembles it (its peer node
+/// listens on loopback and dials nobody), made again every few hundred
+/// inputs so games made by inputs do not pile up.
 final class Host: @unchecked Sendable {
     nonisolated(unsafe) static var current: Host?
     nonisolated(unsafe) static var uses = 0
 
     let directory: String
     let store: Store
-    let host: GameHost
+    let core: DaemonCore
+    var router: ControlRouter { core.router }
 
     init() throws {
         let base = FileManager.default.fileExists(atPath: "/dev/shm") ? "/dev/shm/" : NSTemporaryDirectory()
         directory = base + "sweeper-fuzz-control-\(getpid())"
         try? FileManager.default.removeItem(atPath: directory)
-        store = try Store(directory: directory)
+        let store = try Store(directory: directory)
+        self.store = store
         let settings = DaemonSettings(
-            stateDirectory: directory, socketPath: directory + "/control.sock", listen: [], peers: [], name: "fuzz", mdns: false,
-            logLevel: .critical)
+            stateDirectory: directory, socketPath: directory + "/control.sock", listen: ["127.0.0.1:0"], peers: [], name: "fuzz",
+            mdns: false, logLevel: .critical)
         var logger = Logger(label: "fuzz")
         logger.logLevel = .critical
-        host = try GameHost(store: store, settings: settings, events: EventHub(), logger: logger) { _ in }
+        core = try wait {
+            try await DaemonCore.assemble(
+                settings: settings, store: store, notifier: SystemdNotifier(environment: [:]),
+                eventLoop: MultiThreadedEventLoopGroup.singleton.next(), logger: logger)
+        }
     }
 
     func close() {
+        let node = core.network.node
+        _ = try? wait { await node.shutdown() }
         store.close()
         try? FileManager.default.removeItem(atPath: directory)
     }
@@ -52,7 +62,7 @@ final class Host: @unchecked Sendable {
             do {
                 current = try Host()
                 // A game to play on.
-                _ = current.map { answer($0.host, Data(#"{"id":1,"command":"new","preset":"beginner","seed":7}"#.utf8)) }
+                _ = current.map { answer($0.router, Data(#"{"id":1,"command":"new","preset":"beginner","seed":7}"#.utf8)) }
             } catch {
                 FileHandle.standardError.write(Data("cannot make a store: \(error)\n".utf8))
                 exit(1)
@@ -63,11 +73,11 @@ final class Host: @unchecked Sendable {
 }
 
 /// The router's answer to one line, waited for.
-func answer(_ host: GameHost, _ line: Data) -> Data {
+func answer(_ router: ControlRouter, _ line: Data) -> Data {
     let done = DispatchSemaphore(value: 0)
     let box = AnswerBox()
     Task {
-        switch await host.reply(to: line) {
+        switch await router.reply(to: line) {
         case .answer(let data): box.data = data
         case .subscribe(let data, let events):
             box.data = data
@@ -84,18 +94,35 @@ final class AnswerBox: @unchecked Sendable {
     var data = Data()
 }
 
+/// Runs `body` to its end from synchronous code.
+func wait<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
+    let done = DispatchSemaphore(value: 0)
+    let box = ResultBox<T>()
+    Task {
+        do { box.result = .success(try await body()) } catch { box.result = .failure(error) }
+        done.signal()
+    }
+    done.wait()
+    guard let result = box.result else { throw CancellationError() }
+    return try result.get()
+}
+
+final class ResultBox<T>: @unchecked Sendable {
+    var result: Result<T, any Error>?
+}
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzControl(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     var input = FuzzInput(data, size)
     let piece = Int(input.byte()) + 1
     let bytes = input.rest()
-    guard let host = Host.get()?.host else { return 0 }
+    guard let router = Host.get()?.router else { return 0 }
     let channel = EmbeddedChannel(handler: ByteToMessageHandler(LineFramer(maximumLength: ControlProtocol.maximumLineLength)))
     func drain() {
         while let frame = try? channel.readInbound(as: LineFrame.self) {
             guard case .line(let buffer) = frame, buffer.readableBytes > 0 else { continue }
             check(buffer.readableBytes <= ControlProtocol.maximumLineLength, "a line over the limit got through")
-            let reply = answer(host, Data(buffer.readableBytesView))
+            let reply = answer(router, Data(buffer.readableBytesView))
             check(reply.last == 0x0A && !reply.dropLast().contains(0x0A), "an answer is not one line")
             check((try? JSONSerialization.jsonObject(with: reply)) is [String: Any], "an answer is not a JSON object")
         }

@@ -20,15 +20,6 @@ enum AdversaryError: Error, CustomStringConvertible {
     }
 }
 
-/// Polls `condition` every 100 ms until it holds or `seconds` pass.
-func eventually(_ seconds: Double, _ condition: () throws -> Bool) rethrows -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
-    while true {
-        if try condition() { return true }
-        if Date() > deadline { return false }
-        usleep(100_000)
-    }
-}
 
 // MARK: A daemon under attack
 
@@ -46,34 +37,17 @@ final class TargetDaemon {
         root = "/tmp/swadv-" + UUID().uuidString.prefix(8).lowercased()
         // The daemon makes the socket's directory itself (0700).
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
-        for binary in [DaemonHarness.sweeperd, DaemonHarness.sweeper] where !FileManager.default.isExecutableFile(atPath: binary) {
-            throw HarnessError.missingBinary(binary)
-        }
+        try TestDaemons.checkBinaries()
     }
 
-    var environment: [String: String] {
-        var env = ProcessInfo.processInfo.environment
-        for key in ["NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID", "JOURNAL_STREAM", "SWEEPER_SOCKET"] { env[key] = nil }
-        env["XDG_CONFIG_HOME"] = root + "/config"
-        env["XDG_STATE_HOME"] = root + "/xdg-state"
-        env["XDG_RUNTIME_DIR"] = root + "/xdg-run"
-        return env
-    }
+    var environment: [String: String] { TestDaemons.environment(root: root) }
 
     /// Starts the daemon and waits (at most 60 s) until its control socket answers `status`.
     func start() throws {
-        pid = try spawnDetached(
-            [DaemonHarness.sweeperd, "--state-dir", root + "/state", "--socket", socketPath, "--no-mdns", "--name", name,
-             "--listen", "127.0.0.1:0", "--log-level", "info"],
-            environment: environment, output: logPath)
-        let up = eventually(60) {
-            if hasExited(pid) { return true }
-            return (try? request(#"{"id":0,"command":"status"}"#))?["ok"] as? Bool == true
-        }
-        guard up, !hasExited(pid) else {
-            pid = 0
-            throw AdversaryError.setup("\(name) did not start; log:\n\(log())")
-        }
+        pid = try TestDaemons.launch(
+            ["--state-dir", root + "/state", "--socket", socketPath, "--no-mdns", "--name", name, "--listen", "127.0.0.1:0",
+             "--log-level", "info"],
+            environment: environment, log: logPath, ready: { [socketPath] in TestDaemons.answers(socketPath) })
     }
 
     /// Whether the daemon process is still there.
@@ -213,7 +187,7 @@ final class AttackScene {
             guard eventually(60, { target.linkedPeers() == 1 && honest.linkedPeers() == 1 }) else {
                 throw AdversaryError.setup("the honest peer did not link; logs:\n\(target.log())\n\(honest.log())")
             }
-            guard try eventually(60, { try honest.digests()[game] == target.digests()[game] }) else {
+            guard eventually(60, { try honest.digests()[game] == target.digests()[game] }) else {
                 throw AdversaryError.setup("the honest peer did not get the game")
             }
         } catch {
@@ -235,11 +209,11 @@ final class AttackScene {
         guard target.isRunning else { return "the daemon is gone; log:\n\(target.log())" }
         guard try target.request(#"{"id":1,"command":"status"}"#)["ok"] as? Bool == true else { return "status failed" }
         guard try target.flagFresh(game: game) else { return "the target took no move" }
-        guard try eventually(30, { try honest.digests()[game] == target.digests()[game] }) else {
+        guard eventually(30, { try honest.digests()[game] == target.digests()[game] }) else {
             return "the target's move did not reach the honest peer"
         }
         guard try honest.flagFresh(game: game) else { return "the honest peer took no move" }
-        guard try eventually(30, { try honest.digests()[game] == target.digests()[game] }) else {
+        guard eventually(30, { try honest.digests()[game] == target.digests()[game] }) else {
             return "the honest peer's move did not reach the target"
         }
         return nil

@@ -212,7 +212,7 @@ import Testing
         let h = try DaemonHarness()
         defer { h.cleanup() }
         try h.start()
-        let pid = try #require(h.daemon?.processIdentifier)
+        let pid = try #require(h.pid)
         let second = try h.run(DaemonHarness.sweeperd, ["--state-dir", h.stateDirectory, "--socket", h.root + "/other.sock", "--no-mdns"])
         #expect(second.status == 1)
         #expect(second.stderr.contains("pid \(pid)"), "\(second.stderr)")
@@ -223,8 +223,8 @@ import Testing
         #expect(try h.cli(["status"]).status == 0)
     }
 
-    @Test func anotherUsersCallIsRefused() throws {
-        guard getuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else { return }
+    @Test(.enabled(if: canActAsAnotherUser, "needs root and setpriv to act as another user"))
+    func anotherUsersCallIsRefused() throws {
         let h = try DaemonHarness()
         defer { h.cleanup() }
         try h.start()

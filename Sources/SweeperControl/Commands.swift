@@ -1,258 +1,5 @@
 import Foundation
 
-// MARK: Shared views
-
-/// One player of a game and their score.
-public struct PlayerScore: Codable, Equatable, Sendable {
-    /// The player's peer id.
-    public var id: String
-    /// The player's name.
-    public var name: String
-    /// Points: 1 per first-revealed zero, N per first-revealed N.
-    public var score: Int
-
-    /// Creates a player score.
-    public init(id: String, name: String, score: Int) {
-        self.id = id
-        self.name = name
-        self.score = score
-    }
-}
-
-/// A game as listed by `games`.
-public struct GameSummary: Codable, Equatable, Sendable {
-    /// The full game id.
-    public var id: String
-    /// Width in cells.
-    public var width: Int
-    /// Height in cells.
-    public var height: Int
-    /// Number of mines.
-    public var mines: Int
-    /// `playing`, `won` or `lost`.
-    public var status: String
-    /// Share of safe cells revealed, 0...1.
-    public var progress: Double
-    /// Seconds from the start to the end (or to now while playing).
-    public var elapsedSeconds: Int
-    /// Names of the players who made a move.
-    public var players: [String]
-    /// Creation time, seconds since 1970.
-    public var created: Double
-    /// Whether a player used the cheat.
-    public var assisted: Bool
-
-    /// Creates a summary.
-    public init(
-        id: String, width: Int, height: Int, mines: Int, status: String, progress: Double, elapsedSeconds: Int,
-        players: [String], created: Double, assisted: Bool
-    ) {
-        self.id = id
-        self.width = width
-        self.height = height
-        self.mines = mines
-        self.status = status
-        self.progress = progress
-        self.elapsedSeconds = elapsedSeconds
-        self.players = players
-        self.created = created
-        self.assisted = assisted
-    }
-}
-
-/// A cell's position.
-public struct CellPosition: Codable, Equatable, Hashable, Sendable {
-    /// Column.
-    public var x: Int
-    /// Row.
-    public var y: Int
-
-    /// Creates a position.
-    public init(x: Int, y: Int) {
-        self.x = x
-        self.y = y
-    }
-}
-
-/// A whole game as shown by `show`.
-public struct GameView: Codable, Equatable, Sendable {
-    /// The full game id.
-    public var id: String
-    /// Width in cells.
-    public var width: Int
-    /// Height in cells.
-    public var height: Int
-    /// Number of mines.
-    public var mines: Int
-    /// `playing`, `won` or `lost`.
-    public var status: String
-    /// A digest of the replicated state; equal on peers holding the same ops.
-    public var digest: String
-    /// Number of revealed cells.
-    public var revealed: Int
-    /// Number of flags on covered cells.
-    public var flags: Int
-    /// One string per row: `#` covered, `F` flag, `?` question, `.` zero, `1`–`8`,
-    /// `*` a mine shown after the game ends, `X` the mine that went off.
-    public var board: [String]
-    /// Players and scores, highest score first.
-    public var players: [PlayerScore]
-    /// The peer id of the player who tripped the mine, if any.
-    public var trippedBy: String?
-    /// Seconds from the start to the end (or to now while playing).
-    public var elapsedSeconds: Int
-    /// Share of safe cells revealed, 0...1.
-    public var progress: Double
-    /// Whether a player used the cheat.
-    public var assisted: Bool
-    /// Whether flags cycle through question marks.
-    public var questionMarks: Bool
-    /// With `--cheat`: rows of `.` and `*`.
-    public var mineLayout: [String]?
-    /// After a loss: the flagged cells that held no mine (absent otherwise).
-    public var wrongFlags: [CellPosition]?
-
-    /// Creates a view.
-    public init(
-        id: String, width: Int, height: Int, mines: Int, status: String, digest: String, revealed: Int, flags: Int,
-        board: [String], players: [PlayerScore], trippedBy: String?, elapsedSeconds: Int, progress: Double,
-        assisted: Bool, questionMarks: Bool, mineLayout: [String]? = nil, wrongFlags: [CellPosition]? = nil
-    ) {
-        self.id = id
-        self.width = width
-        self.height = height
-        self.mines = mines
-        self.status = status
-        self.digest = digest
-        self.revealed = revealed
-        self.flags = flags
-        self.board = board
-        self.players = players
-        self.trippedBy = trippedBy
-        self.elapsedSeconds = elapsedSeconds
-        self.progress = progress
-        self.assisted = assisted
-        self.questionMarks = questionMarks
-        self.mineLayout = mineLayout
-        self.wrongFlags = wrongFlags
-    }
-
-    private enum CodingKeys: String, CodingKey {
-        case id, width, height, mines, status, digest, revealed, flags, board, players, trippedBy, elapsedSeconds
-        case progress, assisted, questionMarks, mineLayout, wrongFlags
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(id, forKey: .id)
-        try c.encode(width, forKey: .width)
-        try c.encode(height, forKey: .height)
-        try c.encode(mines, forKey: .mines)
-        try c.encode(status, forKey: .status)
-        try c.encode(digest, forKey: .digest)
-        try c.encode(revealed, forKey: .revealed)
-        try c.encode(flags, forKey: .flags)
-        try c.encode(board, forKey: .board)
-        try c.encode(players, forKey: .players)
-        // `trippedBy` is always present: a peer id or null.
-        if let trippedBy { try c.encode(trippedBy, forKey: .trippedBy) } else { try c.encodeNil(forKey: .trippedBy) }
-        try c.encode(elapsedSeconds, forKey: .elapsedSeconds)
-        try c.encode(progress, forKey: .progress)
-        try c.encode(assisted, forKey: .assisted)
-        try c.encode(questionMarks, forKey: .questionMarks)
-        try c.encodeIfPresent(mineLayout, forKey: .mineLayout)
-        try c.encodeIfPresent(wrongFlags, forKey: .wrongFlags)
-    }
-}
-
-/// One cell whose look changed, with its new look (a `board` character).
-public struct CellChange: Codable, Equatable, Sendable {
-    /// Column.
-    public var x: Int
-    /// Row.
-    public var y: Int
-    /// The cell's new look, as in ``GameView/board``.
-    public var value: String
-
-    /// Creates a cell change.
-    public init(x: Int, y: Int, value: String) {
-        self.x = x
-        self.y = y
-        self.value = value
-    }
-}
-
-/// A peer as reported by `peers` and peer events.
-public struct PeerInfo: Codable, Equatable, Sendable {
-    /// Whether this daemon and the peer hold the same ops.
-    public struct Sync: Codable, Equatable, Sendable {
-        /// Ops this daemon holds that the peer does not (as far as its last summary says).
-        public var theyLack: Int
-        /// Ops the peer holds that this daemon does not.
-        public var weLack: Int
-        /// Whether neither side lacks anything.
-        public var inSync: Bool { theyLack == 0 && weLack == 0 }
-
-        /// Creates a sync state.
-        public init(theyLack: Int, weLack: Int) {
-            self.theyLack = theyLack
-            self.weLack = weLack
-        }
-
-        private enum CodingKeys: String, CodingKey { case theyLack, weLack, inSync }
-        /// Decodes the two counts (`inSync` is derived).
-        public init(from decoder: any Decoder) throws {
-            let c = try decoder.container(keyedBy: CodingKeys.self)
-            theyLack = try c.decode(Int.self, forKey: .theyLack)
-            weLack = try c.decode(Int.self, forKey: .weLack)
-        }
-        /// Encodes the counts and `inSync`.
-        public func encode(to encoder: any Encoder) throws {
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode(theyLack, forKey: .theyLack)
-            try c.encode(weLack, forKey: .weLack)
-            try c.encode(inSync, forKey: .inSync)
-        }
-    }
-
-    /// The peer's printable id.
-    public var id: String
-    /// The player's name.
-    public var name: String
-    /// Addresses it was seen or linked at.
-    public var addresses: [String]
-    /// `connected`, `connecting`, `discovered` or `offline`.
-    public var state: String
-    /// How it became known: `mdns`, `static`, `incoming`.
-    public var via: [String]
-    /// Seconds since anything was heard from it, if ever.
-    public var lastSeenSecondsAgo: Double?
-    /// The last keep-alive round trip, in milliseconds.
-    public var roundTripMs: Double?
-    /// The sync state, while linked.
-    public var sync: Sync?
-    /// Whether it is a daemon of another circle (seen by mDNS, never linked).
-    public var otherCircle: Bool
-
-    /// Creates a peer report.
-    public init(
-        id: String, name: String, addresses: [String], state: String, via: [String], lastSeenSecondsAgo: Double?,
-        roundTripMs: Double?, sync: Sync?, otherCircle: Bool
-    ) {
-        self.id = id
-        self.name = name
-        self.addresses = addresses
-        self.state = state
-        self.via = via
-        self.lastSeenSecondsAgo = lastSeenSecondsAgo
-        self.roundTripMs = roundTripMs
-        self.sync = sync
-        self.otherCircle = otherCircle
-    }
-}
-
-// MARK: Commands
-
 /// The commands of the control protocol.
 public enum Commands {
     /// `status`: who this daemon is and what it holds.
@@ -398,13 +145,13 @@ public enum Commands {
         /// The cells whose look changed.
         public var changed: [CellChange]
         /// The status after the move.
-        public var status: String
+        public var status: PlayStatus
         /// Share of safe cells revealed after the move.
         public var progress: Double
         /// The player who tripped the mine, if the game is lost.
         public var trippedBy: String?
         /// Creates a move result.
-        public init(game: String, changed: [CellChange], status: String, progress: Double, trippedBy: String?) {
+        public init(game: String, changed: [CellChange], status: PlayStatus, progress: Double, trippedBy: String?) {
             self.game = game
             self.changed = changed
             self.status = status
@@ -447,11 +194,11 @@ public enum Commands {
             /// The cell's row, when there is a hint.
             public var y: Int?
             /// `safe` or `mine`, when there is a hint.
-            public var kind: String?
+            public var kind: HintKind?
             /// A sentence for people.
             public var message: String
             /// Creates a hint.
-            public init(game: String, x: Int?, y: Int?, kind: String?, message: String) {
+            public init(game: String, x: Int?, y: Int?, kind: HintKind?, message: String) {
                 self.game = game
                 self.x = x
                 self.y = y
@@ -539,7 +286,7 @@ public enum Commands {
         }
     }
 
-    /// `connect HOST:PORT`: dial a peer (issue 5).
+    /// `connect HOST:PORT`: dial a peer.
     public enum Connect: ControlCommand {
         public static let name = "connect"
         /// The address.
@@ -596,64 +343,4 @@ public enum Commands {
         Status.name, Games.name, New.name, Show.name, Reveal.name, Flag.name, Chord.name, Hint.name, Scores.name,
         Invite.name, Join.name, Connect.name, Peers.name, Subscribe.name,
     ]
-}
-
-// MARK: Events
-
-/// An event line on a subscribed connection: `{"event":"cells", …}`.
-public struct ControlEvent: Codable, Equatable, Sendable {
-    /// Event kinds.
-    public enum Kind: String, Codable, Sendable {
-        /// Cells changed look (reveals, marks), with the new status.
-        case cells
-        /// A game was made or arrived from a peer.
-        case gameAdded = "game-added"
-        /// A peer connected, disconnected or changed.
-        case peerChanged = "peer-changed"
-    }
-
-    /// The kind.
-    public var event: Kind
-    /// The game concerned.
-    public var game: String?
-    /// The cells that changed.
-    public var cells: [CellChange]?
-    /// The game's status after the change.
-    public var status: String?
-    /// Mines minus flags after the change.
-    public var minesLeft: Int?
-    /// The player who acted.
-    public var by: String?
-    /// The column of the cell the player acted on (cells events of a move).
-    public var x: Int?
-    /// The row of the cell the player acted on (cells events of a move).
-    public var y: Int?
-    /// Share of safe cells revealed after the change (cells events).
-    public var progress: Double?
-    /// Who tripped the mine, once the game is lost (cells events).
-    public var trippedBy: String?
-    /// The game added.
-    public var summary: GameSummary?
-    /// The peer that changed.
-    public var peer: PeerInfo?
-
-    /// Creates an event.
-    public init(
-        event: Kind, game: String? = nil, cells: [CellChange]? = nil, status: String? = nil, minesLeft: Int? = nil,
-        by: String? = nil, summary: GameSummary? = nil, peer: PeerInfo? = nil, x: Int? = nil, y: Int? = nil,
-        progress: Double? = nil, trippedBy: String? = nil
-    ) {
-        self.event = event
-        self.game = game
-        self.cells = cells
-        self.status = status
-        self.minesLeft = minesLeft
-        self.by = by
-        self.summary = summary
-        self.peer = peer
-        self.x = x
-        self.y = y
-        self.progress = progress
-        self.trippedBy = trippedBy
-    }
 }

@@ -4,7 +4,7 @@ import SweeperTestSupport
 import Synchronization
 import Testing
 
-// Storage faults against a real `sweeperd` (issue 7): SIGKILL in the middle
+// Storage faults against a real `sweeperd`: SIGKILL in the middle
 // of heavy writes, a full disk, a file system gone read-only, a damaged
 // database. Mounts need root; each test that needs them checks first and
 // is skipped with its reason otherwise. Every mount, loop device and process
@@ -74,27 +74,15 @@ private final class FaultRig {
         try FileManager.default.createDirectory(atPath: harness.stateDirectory, withIntermediateDirectories: true)
     }
 
-    var arguments: [String] {
-        [DaemonHarness.sweeperd, "--state-dir", state, "--socket", socket, "--no-mdns", "--name", "tester", "--log-level", "info"]
-    }
+    /// The daemon's command line.
+    var arguments: [String] { [TestDaemons.sweeperd] + harness.arguments(logLevel: "info") }
 
     /// Starts the daemon and waits (at most `seconds`) until it answers `status`.
     func start(seconds: Double = 60) throws {
         guard pid == 0 else { throw ProcessError("the daemon is running already") }
-        pid = try spawnDetached(arguments, environment: harness.environment(), output: logPath)
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if hasExited(pid) {
-                pid = 0
-                throw ProcessError("sweeperd exited at start; log:\n\(log().suffix(3000))")
-            }
-            if let client = try? ControlLineClient(path: socket), client.request(["id": 0, "command": "status"])?["ok"] as? Bool == true {
-                return
-            }
-            usleep(50_000)
-        }
-        stop(signal: SIGKILL)
-        throw ProcessError("sweeperd did not answer within \(Int(seconds)) s; log:\n\(log().suffix(3000))")
+        pid = try TestDaemons.launch(
+            harness.arguments(logLevel: "info"), environment: harness.environment(), log: logPath, seconds: seconds,
+            ready: { [socket] in TestDaemons.answers(socket) })
     }
 
     /// Sends `signal`, waits for the exit (SIGKILL after `grace` seconds); returns the status.

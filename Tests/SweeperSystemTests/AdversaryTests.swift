@@ -1,10 +1,11 @@
 import Foundation
 import SweeperCrypto
 import SweeperGame
+import SweeperTestSupport
 import Testing
 @testable import SweeperSync
 
-/// Hostile peers against a real `sweeperd` (issue 7): strangers, garbage,
+/// Hostile peers against a real `sweeperd`: strangers, garbage,
 /// oversized and replayed frames, forged ops, floods and stalled handshakes.
 /// Each is dropped or refused, logged once (however often it is repeated),
 /// and the daemon goes on serving its players and its honest peer with its
@@ -255,14 +256,14 @@ import Testing
         p.sendHello()
         p.send(sync: .ops([try #require(OpSegment(verifiedOps: [genesis, flag]))]))
         let id = genesis.gameID.description
-        #expect(try eventually(15) { try target.digests()[id] != nil }, "the member's game was not kept")
+        #expect(eventually(15) { try target.digests()[id] != nil }, "the member's game was not kept")
         let view = try target.result(#"{"id":1,"command":"show","game":"\#(id)"}"#)
         #expect(view["flags"] as? Int == 1)
         #expect(try target.request(#"{"id":1,"command":"games"}"#)["ok"] as? Bool == true)
         #expect(try target.request(#"{"id":1,"command":"scores"}"#)["ok"] as? Bool == true)
         #expect(try target.flagFresh(game: id))
         #expect(try scene.stillServes() == nil)
-        #expect(try eventually(30) { try scene.honest.digests()[id] == target.digests()[id] })
+        #expect(eventually(30) { try scene.honest.digests()[id] == target.digests()[id] })
     }
 
     @Test func floodsAndStalledHandshakesDoNotStarveHonestPeersOrLeak() throws {

@@ -22,49 +22,28 @@ final class LabDaemon {
     var logPath: String { root + "/sweeperd.log" }
     var name: String { "h\(host)" }
 
-    static var sweeperd: String { productsDirectory + "/sweeperd" }
-    static var sweeper: String { productsDirectory + "/sweeper" }
+    static var sweeper: String { TestDaemons.sweeper }
 
     init(lab: Lab, host: Int) throws {
         self.lab = lab
         self.host = host
         root = lab.directory + "/d\(host)"
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
-        for binary in [Self.sweeperd, Self.sweeper] where !FileManager.default.isExecutableFile(atPath: binary) {
-            throw ProcessError("no binary at \(binary); build the sweeperd and sweeper products first")
-        }
+        try TestDaemons.checkBinaries()
     }
 
-    /// No stray systemd, XDG or socket settings from the test's environment.
-    var environment: [String: String] {
-        var env = ProcessInfo.processInfo.environment
-        for key in ["NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID", "JOURNAL_STREAM", "SWEEPER_SOCKET", "DBUS_SYSTEM_BUS_ADDRESS"] {
-            env[key] = nil
-        }
-        env["XDG_CONFIG_HOME"] = root + "/config"
-        env["XDG_STATE_HOME"] = root + "/xdg-state"
-        env["XDG_RUNTIME_DIR"] = root + "/xdg-run"
-        env["USER"] = name
-        return env
-    }
+    /// No stray systemd, XDG, socket or bus settings from the test's environment.
+    var environment: [String: String] { TestDaemons.environment(root: root, user: name) }
 
     /// Starts the daemon in its host and waits (at most 30 s) until it answers `status`.
     func start(mdns: Bool = true) throws {
-        let argv = [
-            Self.sweeperd, "--state-dir", stateDirectory, "--socket", socketPath, "--listen", "0.0.0.0:7455",
-            "--name", name, "--log-level", "debug",
+        let arguments = [
+            "--state-dir", stateDirectory, "--socket", socketPath, "--listen", "0.0.0.0:7455", "--name", name, "--log-level", "debug",
         ] + (mdns ? [] : ["--no-mdns"])
-        let pid = try lab.spawn(host, argv, environment: environment, output: logPath)
-        self.pid = pid
-        for _ in 0..<150 {
-            if hasExited(pid) {
-                self.pid = nil
-                throw ProcessError("sweeperd in \(name) exited at start; log:\n\(log())")
-            }
-            if let o = try? cli(["status"]), o.status == 0 { return }
-            usleep(200_000)
-        }
-        throw ProcessError("sweeperd in \(name) did not answer within 30 s; log:\n\(log())")
+        pid = try TestDaemons.launch(
+            arguments, environment: environment, log: logPath, seconds: 30,
+            spawn: { [lab, host] in try lab.spawn(host, $0, environment: $1, output: $2) },
+            ready: { [socketPath] in TestDaemons.answers(socketPath) })
     }
 
     /// Stops the daemon by its pid (SIGTERM, or e.g. SIGKILL), waiting for it.
@@ -121,14 +100,6 @@ final class LabDaemon {
     }
 }
 
-/// Polls `condition` every 250 ms, at most `seconds`; whether it came true.
-func eventually(seconds: Double = 60, _ condition: () throws -> Bool) -> Bool {
-    for _ in 0..<Int(seconds * 4) {
-        if (try? condition()) == true { return true }
-        usleep(250_000)
-    }
-    return (try? condition()) == true
-}
 
 /// The cell at (x, y) of a board's rows.
 func cell(_ board: [String], _ x: Int, _ y: Int) -> Character? {
@@ -200,7 +171,7 @@ final class Circle {
 
     /// Waits until all of `hosts` are connected to each other; records the state if not.
     func waitConnected(_ hosts: [Int], seconds: Double = 60, sourceLocation: SourceLocation = #_sourceLocation) -> Bool {
-        let ok = eventually(seconds: seconds) { allConnected(hosts) }
+        let ok = eventually(seconds) { allConnected(hosts) }
         if !ok { Issue.record("hosts \(hosts) not all connected after \(Int(seconds)) s\n\(diagnostics())", sourceLocation: sourceLocation) }
         return ok
     }
@@ -208,7 +179,7 @@ final class Circle {
     /// Waits until `game` is on all of `hosts` with one digest; that digest, or nil.
     func waitConverged(_ game: String, _ hosts: [Int], seconds: Double = 60, sourceLocation: SourceLocation = #_sourceLocation) -> String? {
         var digest: String?
-        let ok = eventually(seconds: seconds) {
+        let ok = eventually(seconds) {
             let digests = hosts.map { self[$0].digest(game) }
             digest = digests[0]
             return digest != nil && digests.allSatisfy { $0 == digest }
@@ -244,7 +215,7 @@ struct PeerScenarioTests {
         guard c.waitConnected([1, 2, 3]) else { return }
         // A peer that dialled us first shows up as `incoming`; our own mDNS
         // sighting of it (with its address) may come a moment later.
-        let sightedAll = eventually(seconds: 30) {
+        let sightedAll = eventually(30) {
             (1...3).allSatisfy { h in
                 (1...3).filter { $0 != h }.allSatisfy { other in
                     let p = c[h].peer(c.ids[other - 1])
@@ -411,16 +382,16 @@ struct PeerScenarioTests {
         defer { c.down() }
         guard c.waitConnected([1, 2]) else { return }
         try c.lab.run(["avahi-stop", "2"])
-        let unavailable = eventually(seconds: 30) { (try c[2].status()["mdns"] as? String)?.hasPrefix("unavailable") == true }
+        let unavailable = eventually(30) { (try c[2].status()["mdns"] as? String)?.hasPrefix("unavailable") == true }
         #expect(unavailable, "h2 mdns: \(String(describing: (try? c[2].status())?["mdns"]))")
         // Still serving, still linked: a game made on h2 reaches h1.
         let game = try c.newGame(on: 2, seed: 17)
         #expect(c.waitConverged(game, [1, 2]) != nil)
         try c.lab.run(["avahi-start", "2"])
-        let running = eventually(seconds: 60) { (try c[2].status()["mdns"] as? String)?.hasPrefix("running") == true }
+        let running = eventually(60) { (try c[2].status()["mdns"] as? String)?.hasPrefix("running") == true }
         #expect(running, "h2 mdns: \(String(describing: (try? c[2].status())?["mdns"]))\n\(c.diagnostics())")
         // h2 published itself again: h1's host finds it by mDNS.
-        let browsed = eventually(seconds: 30) {
+        let browsed = eventually(30) {
             let o = try runProcess(c.lab.inHost(1, ["timeout", "5", "avahi-browse", "-rpt", "_sweeper._tcp"]))
             return o.stdout.split(separator: "\n").contains { $0.hasPrefix("=") && $0.contains("198.18.0.2;7455") && $0.contains("id=\(c.ids[1])") }
         }

@@ -1,0 +1,59 @@
+import Foundation
+
+/// An event line on a subscribed connection: `{"event":"cells", …}`.
+public struct ControlEvent: Codable, Equatable, Sendable {
+    /// Event kinds.
+    public enum Kind: String, Codable, Sendable {
+        /// Cells changed look (reveals, marks), with the new status.
+        case cells
+        /// A game was made or arrived from a peer.
+        case gameAdded = "game-added"
+        /// A peer connected, disconnected or changed.
+        case peerChanged = "peer-changed"
+    }
+
+    /// The kind.
+    public var event: Kind
+    /// The game concerned.
+    public var game: String?
+    /// The cells that changed.
+    public var cells: [CellChange]?
+    /// The game's status after the change.
+    public var status: PlayStatus?
+    /// Mines minus flags after the change.
+    public var minesLeft: Int?
+    /// The player who acted.
+    public var by: String?
+    /// The column of the cell the player acted on (cells events of a move).
+    public var x: Int?
+    /// The row of the cell the player acted on (cells events of a move).
+    public var y: Int?
+    /// Share of safe cells revealed after the change (cells events).
+    public var progress: Double?
+    /// Who tripped the mine, once the game is lost (cells events).
+    public var trippedBy: String?
+    /// The game added.
+    public var summary: GameSummary?
+    /// The peer that changed.
+    public var peer: PeerInfo?
+
+    /// Creates an event.
+    public init(
+        event: Kind, game: String? = nil, cells: [CellChange]? = nil, status: PlayStatus? = nil, minesLeft: Int? = nil,
+        by: String? = nil, summary: GameSummary? = nil, peer: PeerInfo? = nil, x: Int? = nil, y: Int? = nil,
+        progress: Double? = nil, trippedBy: String? = nil
+    ) {
+        self.event = event
+        self.game = game
+        self.cells = cells
+        self.status = status
+        self.minesLeft = minesLeft
+        self.by = by
+        self.summary = summary
+        self.peer = peer
+        self.x = x
+        self.y = y
+        self.progress = progress
+        self.trippedBy = trippedBy
+    }
+}

@@ -1,0 +1,200 @@
+import Foundation
+
+// The games as answers and events show them: status, summary, full view,
+// players, cells.
+
+/// Where a game stands: `playing`, `won` or `lost`.
+public enum PlayStatus: String, Codable, Equatable, Sendable, CaseIterable {
+    /// Cells remain to be opened.
+    case playing
+    /// Every safe cell is open.
+    case won
+    /// A mine was opened.
+    case lost
+}
+
+/// What a hint says of its cell.
+public enum HintKind: String, Codable, Equatable, Sendable {
+    /// The cell can be proven free of mines.
+    case safe
+}
+
+/// One player of a game and their score.
+public struct PlayerScore: Codable, Equatable, Sendable {
+    /// The player's peer id.
+    public var id: String
+    /// The player's name.
+    public var name: String
+    /// Points: 1 per first-revealed zero, N per first-revealed N.
+    public var score: Int
+
+    /// Creates a player score.
+    public init(id: String, name: String, score: Int) {
+        self.id = id
+        self.name = name
+        self.score = score
+    }
+}
+
+/// A game as listed by `games`.
+public struct GameSummary: Codable, Equatable, Sendable {
+    /// The full game id.
+    public var id: String
+    /// Width in cells.
+    public var width: Int
+    /// Height in cells.
+    public var height: Int
+    /// Number of mines.
+    public var mines: Int
+    /// `playing`, `won` or `lost`.
+    public var status: PlayStatus
+    /// Share of safe cells revealed, 0...1.
+    public var progress: Double
+    /// Seconds from the start to the end (or to now while playing).
+    public var elapsedSeconds: Int
+    /// Names of the players who made a move.
+    public var players: [String]
+    /// Creation time, seconds since 1970.
+    public var created: Double
+    /// Whether a player used the cheat.
+    public var assisted: Bool
+
+    /// Creates a summary.
+    public init(
+        id: String, width: Int, height: Int, mines: Int, status: PlayStatus, progress: Double, elapsedSeconds: Int,
+        players: [String], created: Double, assisted: Bool
+    ) {
+        self.id = id
+        self.width = width
+        self.height = height
+        self.mines = mines
+        self.status = status
+        self.progress = progress
+        self.elapsedSeconds = elapsedSeconds
+        self.players = players
+        self.created = created
+        self.assisted = assisted
+    }
+}
+
+/// A cell's position.
+public struct CellPosition: Codable, Equatable, Hashable, Sendable {
+    /// Column.
+    public var x: Int
+    /// Row.
+    public var y: Int
+
+    /// Creates a position.
+    public init(x: Int, y: Int) {
+        self.x = x
+        self.y = y
+    }
+}
+
+/// A whole game as shown by `show`.
+public struct GameView: Codable, Equatable, Sendable {
+    /// The full game id.
+    public var id: String
+    /// Width in cells.
+    public var width: Int
+    /// Height in cells.
+    public var height: Int
+    /// Number of mines.
+    public var mines: Int
+    /// `playing`, `won` or `lost`.
+    public var status: PlayStatus
+    /// A digest of the replicated state; equal on peers holding the same ops.
+    public var digest: String
+    /// Number of revealed cells.
+    public var revealed: Int
+    /// Number of flags on covered cells.
+    public var flags: Int
+    /// One string per row: `#` covered, `F` flag, `?` question, `.` zero, `1`–`8`,
+    /// `*` a mine shown after the game ends, `X` the mine that went off.
+    public var board: [String]
+    /// Players and scores, highest score first.
+    public var players: [PlayerScore]
+    /// The peer id of the player who tripped the mine, if any.
+    public var trippedBy: String?
+    /// Seconds from the start to the end (or to now while playing).
+    public var elapsedSeconds: Int
+    /// Share of safe cells revealed, 0...1.
+    public var progress: Double
+    /// Whether a player used the cheat.
+    public var assisted: Bool
+    /// Whether flags cycle through question marks.
+    public var questionMarks: Bool
+    /// With `--cheat`: rows of `.` and `*`.
+    public var mineLayout: [String]?
+    /// After a loss: the flagged cells that held no mine (absent otherwise).
+    public var wrongFlags: [CellPosition]?
+
+    /// Creates a view.
+    public init(
+        id: String, width: Int, height: Int, mines: Int, status: PlayStatus, digest: String, revealed: Int, flags: Int,
+        board: [String], players: [PlayerScore], trippedBy: String?, elapsedSeconds: Int, progress: Double,
+        assisted: Bool, questionMarks: Bool, mineLayout: [String]? = nil, wrongFlags: [CellPosition]? = nil
+    ) {
+        self.id = id
+        self.width = width
+        self.height = height
+        self.mines = mines
+        self.status = status
+        self.digest = digest
+        self.revealed = revealed
+        self.flags = flags
+        self.board = board
+        self.players = players
+        self.trippedBy = trippedBy
+        self.elapsedSeconds = elapsedSeconds
+        self.progress = progress
+        self.assisted = assisted
+        self.questionMarks = questionMarks
+        self.mineLayout = mineLayout
+        self.wrongFlags = wrongFlags
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case id, width, height, mines, status, digest, revealed, flags, board, players, trippedBy, elapsedSeconds
+        case progress, assisted, questionMarks, mineLayout, wrongFlags
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(id, forKey: .id)
+        try c.encode(width, forKey: .width)
+        try c.encode(height, forKey: .height)
+        try c.encode(mines, forKey: .mines)
+        try c.encode(status, forKey: .status)
+        try c.encode(digest, forKey: .digest)
+        try c.encode(revealed, forKey: .revealed)
+        try c.encode(flags, forKey: .flags)
+        try c.encode(board, forKey: .board)
+        try c.encode(players, forKey: .players)
+        // `trippedBy` is always present: a peer id or null.
+        if let trippedBy { try c.encode(trippedBy, forKey: .trippedBy) } else { try c.encodeNil(forKey: .trippedBy) }
+        try c.encode(elapsedSeconds, forKey: .elapsedSeconds)
+        try c.encode(progress, forKey: .progress)
+        try c.encode(assisted, forKey: .assisted)
+        try c.encode(questionMarks, forKey: .questionMarks)
+        try c.encodeIfPresent(mineLayout, forKey: .mineLayout)
+        try c.encodeIfPresent(wrongFlags, forKey: .wrongFlags)
+    }
+}
+
+/// One cell whose look changed, with its new look (a `board` character).
+public struct CellChange: Codable, Equatable, Sendable {
+    /// Column.
+    public var x: Int
+    /// Row.
+    public var y: Int
+    /// The cell's new look, as in ``GameView/board``.
+    public var value: String
+
+    /// Creates a cell change.
+    public init(x: Int, y: Int, value: String) {
+        self.x = x
+        self.y = y
+        self.value = value
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+
+// The peers as `peers` and `peer-changed` events show them.
+
+/// Where a peer stands, as `peers` reports it.
+public enum PeerState: String, Codable, Equatable, Sendable, CaseIterable {
+    /// A link is up.
+    case connected
+    /// A dial is under way.
+    case connecting
+    /// Seen on the network, no link yet.
+    case discovered
+    /// Known, but neither seen nor linked now.
+    case offline
+}
+
+/// A peer as reported by `peers` and peer events.
+public struct PeerInfo: Codable, Equatable, Sendable {
+    /// Whether this daemon and the peer hold the same ops.
+    public struct Sync: Codable, Equatable, Sendable {
+        /// Ops this daemon holds that the peer does not (as far as its last summary says).
+        public var theyLack: Int
+        /// Ops the peer holds that this daemon does not.
+        public var weLack: Int
+        /// Whether neither side lacks anything.
+        public var inSync: Bool { theyLack == 0 && weLack == 0 }
+
+        /// Creates a sync state.
+        public init(theyLack: Int, weLack: Int) {
+            self.theyLack = theyLack
+            self.weLack = weLack
+        }
+
+        private enum CodingKeys: String, CodingKey { case theyLack, weLack, inSync }
+        /// Decodes the two counts (`inSync` is derived).
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            theyLack = try c.decode(Int.self, forKey: .theyLack)
+            weLack = try c.decode(Int.self, forKey: .weLack)
+        }
+        /// Encodes the counts and `inSync`.
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(theyLack, forKey: .theyLack)
+            try c.encode(weLack, forKey: .weLack)
+            try c.encode(inSync, forKey: .inSync)
+        }
+    }
+
+    /// The peer's printable id.
+    public var id: String
+    /// The player's name.
+    public var name: String
+    /// Addresses it was seen or linked at.
+    public var addresses: [String]
+    /// `connected`, `connecting`, `discovered` or `offline`.
+    public var state: PeerState
+    /// How it became known: `mdns`, `static`, `incoming`.
+    public var via: [String]
+    /// Seconds since anything was heard from it, if ever.
+    public var lastSeenSecondsAgo: Double?
+    /// The last keep-alive round trip, in milliseconds.
+    public var roundTripMs: Double?
+    /// The sync state, while linked.
+    public var sync: Sync?
+    /// Whether it is a daemon of another circle (seen by mDNS, never linked).
+    public var otherCircle: Bool
+
+    /// Creates a peer report.
+    public init(
+        id: String, name: String, addresses: [String], state: PeerState, via: [String], lastSeenSecondsAgo: Double?,
+        roundTripMs: Double?, sync: Sync?, otherCircle: Bool
+    ) {
+        self.id = id
+        self.name = name
+        self.addresses = addresses
+        self.state = state
+        self.via = via
+        self.lastSeenSecondsAgo = lastSeenSecondsAgo
+        self.roundTripMs = roundTripMs
+        self.sync = sync
+        self.otherCircle = otherCircle
+    }
+}

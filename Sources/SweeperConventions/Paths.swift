@@ -1,0 +1,58 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Where a user's Sweeper files live by default, by the XDG base directory
+/// rules: the client, the daemon and `sweeper play`'s auto-start all ask
+/// here, so they agree. A variable that is unset, empty or not an absolute
+/// path is ignored, as the XDG specification says.
+public struct SweeperPaths: Sendable {
+    /// The environment the paths come from.
+    public var environment: [String: String]
+
+    /// Paths from `environment`.
+    public init(environment: [String: String]) {
+        self.environment = environment
+    }
+
+    /// The value of `name` when it is an absolute path.
+    private func absolute(_ name: String) -> String? {
+        guard let value = environment[name], value.hasPrefix("/") else { return nil }
+        return value
+    }
+
+    /// The home directory: `$HOME`, else the password database's.
+    public var home: String {
+        if let h = absolute("HOME") { return h }
+        if let pw = getpwuid(getuid()), let dir = pw.pointee.pw_dir { return String(cString: dir) }
+        return "/"
+    }
+
+    /// Where the daemon keeps its database: `$XDG_STATE_HOME/sweeper`,
+    /// else `~/.local/state/sweeper`.
+    public var stateDirectory: String {
+        (absolute("XDG_STATE_HOME") ?? home + "/.local/state") + "/sweeper"
+    }
+
+    /// The config file: `$XDG_CONFIG_HOME/sweeper/config.toml`, else
+    /// `~/.config/sweeper/config.toml`.
+    public var configFile: String {
+        (absolute("XDG_CONFIG_HOME") ?? home + "/.config") + "/sweeper/config.toml"
+    }
+
+    /// The directory of the control socket: `$XDG_RUNTIME_DIR/sweeper`,
+    /// else `/tmp/sweeper-UID`.
+    public var runtimeDirectory: String {
+        if let runtime = absolute("XDG_RUNTIME_DIR") { return runtime + "/sweeper" }
+        return "/tmp/sweeper-\(getuid())"
+    }
+
+    /// The control socket: `$SWEEPER_SOCKET` when it is set, else
+    /// `control.sock` in ``runtimeDirectory``.
+    public var socket: String {
+        if let path = environment["SWEEPER_SOCKET"], !path.isEmpty { return path }
+        return runtimeDirectory + "/control.sock"
+    }
+}

@@ -1,0 +1,227 @@
+import Foundation
+import Logging
+import SweeperControl
+import SweeperConventions
+import SweeperCrypto
+import SweeperGame
+import SweeperStore
+import SweeperSync
+
+/// The daemon's request router: the one place that reads a control
+/// request, calls the game service or the peer network for it, and words
+/// every failure as a ``ControlError``. It holds no state of its own.
+struct ControlRouter: ControlResponder {
+    let service: GameService
+    let network: PeerNetwork
+    let events: EventHub
+    /// This daemon's player name, for `status`.
+    let name: String
+    let logger: Logger
+
+    func reply(to line: Data) async -> ControlReply {
+        let head: RequestHead
+        do {
+            head = try ControlCoding.decoder().decode(RequestHead.self, from: line)
+        } catch {
+            return .answer(Self.failure(nil, .malformed("not a JSON object with an id and a command")))
+        }
+        guard let command = head.command else {
+            return .answer(Self.failure(head.id, .malformed("no \"command\"")))
+        }
+        do {
+            return try await route(command, head.id, line)
+        } catch {
+            return .answer(Self.failure(head.id, controlError(error, command: command)))
+        }
+    }
+
+    private func route(_ command: String, _ id: RequestID?, _ line: Data) async throws -> ControlReply {
+        // While the games cannot be read back after a failed commit, every request is refused.
+        try await service.reloadIfPending()
+        switch command {
+        case Commands.Status.name:
+            return try answer(id, await status())
+        case Commands.Games.name:
+            return try answer(id, Commands.Games.Result(games: try await service.summaries()))
+        case Commands.New.name:
+            let (parameters, seed, questionMarks) = try Self.newGame(try args(line))
+            return try answer(id, try await service.newGame(parameters, seed: seed, questionMarks: questionMarks))
+        case Commands.Show.name:
+            let a: Commands.GameArguments = try args(line)
+            return try answer(id, try await service.show(a.game, assist: a.cheat == true))
+        case Commands.Reveal.name:
+            return try answer(id, try await move(.reveal, try args(line)))
+        case Commands.Chord.name:
+            return try answer(id, try await move(.chord, try args(line)))
+        case Commands.Flag.name:
+            let a: Commands.MoveArguments = try args(line)
+            return try answer(id, try await move(.mark(try Self.mark(a.mark)), a))
+        case Commands.Hint.name:
+            let a: Commands.GameArguments = try args(line)
+            return try answer(id, try await service.hint(a.game))
+        case Commands.Scores.name:
+            return try answer(id, try await service.scores())
+        case Commands.Invite.name:
+            let circle = await service.circle
+            return try answer(id, Commands.Invite.Result(code: InviteCode.encode(circle), circleTag: circle.tag))
+        case Commands.Join.name:
+            let a: Commands.Join.Arguments = try args(line)
+            let key: CircleKey
+            do {
+                key = try InviteCode.decode(a.code)
+            } catch {
+                throw ControlError(code: "bad-invite", message: "that invite code is wrong: \(error)")
+            }
+            try await service.join(key)
+            await network.circleChanged(to: key)
+            return try answer(id, Commands.Join.Result(circleTag: key.tag))
+        case Commands.Peers.name:
+            let a: Commands.Peers.Arguments = try args(line)
+            return try answer(id, Commands.Peers.Result(peers: await network.peers(all: a.all ?? false)))
+        case Commands.Connect.name:
+            let a: Commands.Connect.Arguments = try args(line)
+            guard let endpoint = HostPort(a.address) else {
+                throw ControlError.badArguments("'\(a.address)' is not HOST:PORT (use [v6]:PORT for IPv6)")
+            }
+            await network.connect(endpoint)
+            return try answer(id, Empty())
+        case Commands.Subscribe.name:
+            let a: Commands.Subscribe.Arguments = try args(line)
+            var game: String?
+            if let named = a.game { game = try await service.resolve(named).description }
+            let subscription = events.subscribe(game: game)
+            return .subscribe(answer: try Self.success(id, Commands.Subscribe.Result(game: game)), events: subscription)
+        default:
+            throw ControlError.unknownCommand(command)
+        }
+    }
+
+    private func move(_ move: LocalMove, _ a: Commands.MoveArguments) async throws -> Commands.MoveResult {
+        try await service.move(move, game: a.game, x: a.x, y: a.y)
+    }
+
+    private func status() async throws -> Commands.Status.Result {
+        Commands.Status.Result(
+            peerID: service.identity.description, name: name, circleTag: await service.circle.tag,
+            listening: network.listening, mdns: network.mdnsStatus, peers: await network.connectedCount(),
+            games: await service.gameCount, version: SweeperVersion.current, pid: getpid())
+    }
+
+    // MARK: Reading arguments
+
+    /// The parameters, seed and question-mark choice of a `new` request.
+    static func newGame(_ a: Commands.New.Arguments) throws -> (GameParameters, UInt64, Bool) {
+        let start: Cell?
+        switch (a.startX, a.startY) {
+        case let (x?, y?): start = Cell(x: x, y: y)
+        case (nil, nil): start = nil
+        default: throw ControlError.badArguments("give both startX and startY, or neither")
+        }
+        let noGuess = a.noGuess ?? false
+        let parameters: GameParameters
+        do {
+            if let presetName = a.preset {
+                guard a.width == nil, a.height == nil, a.mines == nil else {
+                    throw ControlError.badArguments("give a preset or width, height and mines, not both")
+                }
+                guard let preset = Preset(rawValue: presetName.lowercased()) else {
+                    throw ControlError(
+                        code: "bad-parameters",
+                        message: "unknown preset '\(presetName)' (one of: \(Preset.allCases.map(\.rawValue).joined(separator: ", ")))")
+                }
+                parameters = try GameParameters(preset: preset, start: start, noGuess: noGuess)
+            } else if a.width == nil && a.height == nil && a.mines == nil {
+                parameters = try GameParameters(preset: .beginner, start: start, noGuess: noGuess)
+            } else {
+                guard let w = a.width, let h = a.height, let m = a.mines else {
+                    throw ControlError.badArguments("give width, height and mines together")
+                }
+                parameters = try GameParameters(width: w, height: h, mines: m, start: start, noGuess: noGuess)
+            }
+        } catch let error as ParameterError {
+            throw ControlError(code: "bad-parameters", message: "\(error)")
+        }
+        return (parameters, a.seed ?? UInt64.random(in: 0...UInt64.max), a.questionMarks ?? false)
+    }
+
+    /// The mark a `flag` request sets; nil cycles.
+    static func mark(_ text: String?) throws -> Mark? {
+        guard let text else { return nil }
+        guard let mark = Mark.allCases.first(where: { $0.description == text.lowercased() }) else {
+            throw ControlError.badArguments("mark must be flag, question or none")
+        }
+        return mark
+    }
+
+    private func args<A: Decodable>(_ line: Data) throws -> A {
+        do {
+            return try ControlCoding.decoder().decode(A.self, from: line)
+        } catch let DecodingError.keyNotFound(key, _) {
+            throw ControlError.badArguments("missing \"\(key.stringValue)\"")
+        } catch let DecodingError.typeMismatch(_, context) {
+            throw ControlError.badArguments("wrong type for \"\(context.codingPath.map(\.stringValue).joined(separator: "."))\"")
+        } catch let DecodingError.dataCorrupted(context) where !context.codingPath.isEmpty {
+            throw ControlError.badArguments("bad value for \"\(context.codingPath.map(\.stringValue).joined(separator: "."))\"")
+        } catch let DecodingError.valueNotFound(_, context) {
+            throw ControlError.badArguments("null \"\(context.codingPath.map(\.stringValue).joined(separator: "."))\"")
+        } catch {
+            throw ControlError.badArguments("\(error)")
+        }
+    }
+
+    // MARK: Answers
+
+    /// How a failure is told to the client.
+    private func controlError(_ error: any Error, command: String) -> ControlError {
+        switch error {
+        case let error as ControlError:
+            return error
+        case let error as GameServiceError:
+            return Self.controlError(error)
+        case let error as StoreError:
+            logger.error("store failure", metadata: ["error": "\(error)"])
+            return .store(error)
+        default:
+            logger.error("request failed", metadata: ["command": "\(command)", "error": "\(error)"])
+            return .internal("\(error)")
+        }
+    }
+
+    /// The control protocol's code and sentence for a service error.
+    static func controlError(_ error: GameServiceError) -> ControlError {
+        switch error {
+        case .noGames:
+            ControlError(code: "no-games", message: "there are no games yet; start one with `sweeper new`")
+        case .unknownGame(let game):
+            ControlError(code: "unknown-game", message: "no game has an id starting with '\(game)'")
+        case .ambiguousGame(let game, let matches):
+            ControlError(
+                code: "ambiguous-game",
+                message: "'\(game)' starts \(matches.count) game ids (\(matches.prefix(4).map { String($0.description.prefix(12)) }.joined(separator: ", "))…); type more of it")
+        case .outsideBoard(let x, let y, let w, let h):
+            ControlError(code: "outside-board", message: "cell \(x),\(y) is outside the \(w)×\(h) board (x 0–\(w - 1), y 0–\(h - 1))")
+        case .gameOver(let status):
+            ControlError(code: "game-over", message: "the game is over (\(status == .won ? "solved" : "lost"))")
+        case .noQuestionMarks:
+            ControlError(code: "no-question-marks", message: "this game was made without question marks")
+        case .generationFailed(let detail):
+            ControlError(code: "generation-failed", message: detail)
+        case .gameExists:
+            ControlError(code: "game-exists", message: "a game with this id exists already (same board, same second)")
+        case .engine(let error):
+            .internal("\(error)")
+        }
+    }
+
+    private func answer(_ id: RequestID?, _ result: some Encodable & Sendable) throws -> ControlReply {
+        .answer(try Self.success(id, result))
+    }
+
+    private static func success(_ id: RequestID?, _ result: some Encodable & Sendable) throws -> Data {
+        try ControlCoding.line(Answer.success(id, result))
+    }
+
+    private static func failure(_ id: RequestID?, _ error: ControlError) -> Data {
+        (try? ControlCoding.line(Answer<Empty>.failure(id, error))) ?? Data("{\"ok\":false}\n".utf8)
+    }
+}

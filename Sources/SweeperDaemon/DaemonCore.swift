@@ -1,0 +1,68 @@
+import Logging
+import NIOCore
+import SweeperStore
+
+/// The daemon's parts over an open store, wired in layer order, each given
+/// at construction what it sends its changes to: the sinks (viewers'
+/// events, the op relay, systemd's status line), then the game service,
+/// then the peer side (sync sessions, node, discovery), then the control
+/// router. Nothing calls back up. `Daemon.run` serves these; the tests and
+/// fuzz targets that drive the daemon in-process assemble the same.
+struct DaemonCore: Sendable {
+    /// Viewers' events.
+    let events: EventHub
+    /// systemd's status line.
+    let status: DaemonStatus
+    /// The games.
+    let service: GameService
+    /// The peer node, its sync sessions and discovery.
+    let network: PeerNetwork
+    /// The control requests' router.
+    let router: ControlRouter
+
+    /// Why the parts could not be assembled.
+    enum StartError: Error, CustomStringConvertible {
+        /// The identity, circle or games could not be read.
+        case state(any Error)
+        /// No listener could be bound for peers.
+        case listen(any Error)
+
+        var description: String {
+            switch self {
+            case .state(let error): "cannot load the state: \(error)"
+            case .listen(let error): "cannot listen for peers: \(error)"
+            }
+        }
+    }
+
+    /// Loads the games from `store` and assembles the parts on `eventLoop`;
+    /// the peer node's listeners are bound, nothing runs yet.
+    static func assemble(
+        settings: DaemonSettings, store: Store, notifier: SystemdNotifier, eventLoop: any EventLoop, logger: Logger
+    ) async throws(StartError) -> DaemonCore {
+        let engine: GameEngine
+        do {
+            engine = try GameEngine.load(store, logger: logger)
+        } catch {
+            throw .state(error)
+        }
+        let events = EventHub()
+        let relay = OpRelay(ownID: engine.identity.peerID)
+        let status = DaemonStatus(notifier: notifier)
+        let book = PeerBook(store: store, logger: logger)
+        let service = GameService(
+            store: store, engine: engine, name: settings.name, peers: book,
+            sinks: GameServiceSinks(events: events, relay: relay, status: status), logger: logger, eventLoop: eventLoop)
+        let sync = PeerSync(service: service, relay: relay, peers: book, events: events, logger: logger)
+        let network: PeerNetwork
+        do {
+            network = try await PeerNetwork.start(
+                settings: settings, identity: engine.identity, circle: engine.circle, sync: sync, book: book,
+                eventLoop: eventLoop, logger: logger)
+        } catch {
+            throw .listen(error)
+        }
+        let router = ControlRouter(service: service, network: network, events: events, name: settings.name, logger: logger)
+        return DaemonCore(events: events, status: status, service: service, network: network, router: router)
+    }
+}

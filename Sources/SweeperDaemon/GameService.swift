@@ -1,0 +1,457 @@
+import Foundation
+import Logging
+import NIOCore
+import SweeperControl
+import SweeperCrypto
+import SweeperGame
+import SweeperStore
+import SweeperSync
+
+/// Where the game service sends what changed, each called synchronously
+/// in the call that made the change.
+struct GameServiceSinks: Sendable {
+    /// Viewers' events.
+    var events: EventHub
+    /// The peers: every new op, local or a peer's, is pushed at once.
+    var relay: OpRelay
+    /// systemd's status line (the game count).
+    var status: DaemonStatus
+}
+
+/// What the service did with a peer's sync message.
+struct RemoteIntake: Sendable {
+    /// The messages to send back to that peer.
+    var replies: [SyncMessage]
+    /// The ops accepted.
+    var accepted: [Op]
+    /// The ops refused, and why.
+    var rejected: [OpRefusal]
+}
+
+/// A move a player of this daemon makes.
+enum LocalMove: Sendable, Equatable {
+    /// Open a cell.
+    case reveal
+    /// Open the neighbours of a satisfied number.
+    case chord
+    /// Set a mark (nil cycles none → flag → question → none).
+    case mark(Mark?)
+}
+
+/// The daemon's games: it owns the engine (every circle's replicas), turns a
+/// player's moves into signed ops and commits them before answering, takes
+/// peers' ops (verified and applied by the replica, shown and relayed at
+/// once, written behind), and answers what the control router asks of the
+/// games. What changes goes to its sinks, synchronously: a move reaches the
+/// peers and the viewers in the call that committed it.
+///
+/// Its executor is the daemon's event loop, shared with the peer node and
+/// the control server, so a peer's op goes from its socket through the
+/// service to the viewers' sockets on one thread.
+actor GameService {
+    private let store: Store
+    private var engine: GameEngine
+    private let sinks: GameServiceSinks
+    private let views: ReplyViews
+    private let logger: Logger
+    /// The loop the service's jobs run on.
+    let eventLoop: any EventLoop
+
+    nonisolated var unownedExecutor: UnownedSerialExecutor { eventLoop.executor.asUnownedSerialExecutor() }
+
+    /// A service over `engine` (loaded from `store`), naming this daemon's
+    /// player `name` and others from `peers`.
+    init(
+        store: Store, engine: GameEngine, name: String, peers: PeerBook, sinks: GameServiceSinks, logger: Logger,
+        eventLoop: any EventLoop
+    ) {
+        self.store = store
+        self.engine = engine
+        self.sinks = sinks
+        self.views = ReplyViews(ownID: engine.identity.peerID, ownName: name, peers: peers)
+        self.logger = logger
+        self.eventLoop = eventLoop
+        logger.info("loaded games", metadata: ["count": "\(engine.games.count)", "peer": "\(engine.identity.peerID)"])
+        sinks.status.gamesChanged(to: engine.games.count)
+    }
+
+    /// The number of games held.
+    var gameCount: Int { engine.games.count }
+
+    /// This daemon's identity.
+    nonisolated var identity: PeerID { views.ownID }
+
+    /// The current circle.
+    var circle: CircleKey { engine.circle }
+
+    /// The current circle's replica, for sync sessions' summaries and segments.
+    var replica: Replica { engine.circles[0].replica }
+
+    // MARK: Failed commits
+
+    /// Set when a failed commit could not be followed by a reload.
+    private var reloadPending = false
+
+    /// Reloads every game from the store after a failed commit, so memory
+    /// holds exactly what is on disk. When the store cannot be read either,
+    /// memory may hold an op that is not on disk: every request is then
+    /// refused until a reload succeeds (see ``reloadIfPending()``).
+    private func reloadAfterFailedCommit(_ error: any Error) {
+        logger.error("a commit failed; reloading the games from the store", metadata: ["error": "\(error)"])
+        // Remote ops not yet written are dropped with the engine; peers offer them again.
+        unwritten = Unwritten()
+        do {
+            engine = try GameEngine.load(store, logger: logger)
+            reloadPending = false
+        } catch {
+            reloadPending = true
+            logger.critical("could not reload the games; refusing requests until the store can be read", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Retries a reload that failed after a failed commit; throws (the
+    /// store's error) while the store still cannot be read.
+    func reloadIfPending() throws {
+        guard reloadPending else { return }
+        engine = try GameEngine.load(store, logger: logger)
+        reloadPending = false
+        logger.notice("reloaded the games from the store")
+    }
+
+    // MARK: Ops from peers
+
+    /// Handles one sync message from a peer of the current circle in its
+    /// link's session: the session inserts the ops (the replica verifies
+    /// each), then viewers are told, the ops are relayed and queued for
+    /// writing (see ``commitRemote(_:before:)``).
+    func receive(_ message: SyncMessage, in session: SharedSyncSession) throws -> RemoteIntake {
+        try reloadIfPending()
+        // Only ops bring changes to show, and only to the games they belong to.
+        var touched: [GameID] = []
+        if case .ops(let segments) = message { touched = segments.compactMap { $0.ops.last?.gameID } }
+        let before = engine.statuses(of: touched)
+        let done = engine.withReplica(circle: 0) { replica in
+            session.withSession { $0.receive(message, replica: &replica) }
+        }
+        commitRemote(done.outcome, before: before)
+        return RemoteIntake(replies: done.replies, accepted: done.outcome.accepted, rejected: done.outcome.rejected.map(OpRefusal.init))
+    }
+
+    /// Shows, relays and queues for writing accepted remote ops (new games
+    /// with their genesis) that are already in the engine. Viewers are told
+    /// and peers are sent the ops first, and the write comes in a job of its
+    /// own after the viewers' event jobs on the loop: a peer's op was
+    /// committed by its author before the author answered the move, so our
+    /// disk is not the only copy, and the disk has no place on a move's way
+    /// to the other screens. When the write fails, the engine is reloaded
+    /// from the store and the ops come back with the next summary exchange.
+    private func commitRemote(_ outcome: InsertOutcome, before: [GameID: GameStatus]) {
+        guard !outcome.accepted.isEmpty else { return }  // waiting ops are kept in memory only
+        let byGame = Dictionary(grouping: outcome.accepted, by: \.gameID).sorted { $0.key < $1.key }
+        var added = false
+        for (gameID, ops) in byGame {
+            guard let (_, replica) = engine.game(gameID), let state = replica.state else { continue }
+            unwritten.ops[gameID, default: []] += ops
+            if before[gameID] == nil {
+                unwritten.newGames.insert(gameID)
+                added = true
+                sinks.events.publish(ControlEvent(event: .gameAdded, game: gameID.description, summary: views.summary(replica, state)))
+                continue
+            }
+            sinks.events.publish(ControlEvent(
+                event: .cells, game: gameID.description, cells: ReplyViews.cellChanges(ops, before: before[gameID], in: state),
+                status: state.status.shown, minesLeft: state.board.minesLeft, by: ops.last.map { text(of: $0.author) },
+                progress: state.board.progress, trippedBy: state.trippedBy?.description))
+        }
+        if added { sinks.status.gamesChanged(to: engine.games.count) }
+        sinks.relay.push(outcome.accepted, replica: replica)
+        if !unwritten.scheduled {
+            unwritten.scheduled = true
+            // Queued on the loop behind the jobs the events and pushes woke.
+            Task { self.writeRemoteOps() }
+        }
+    }
+
+    /// Remote ops applied but not yet written.
+    private struct Unwritten {
+        /// The ops, by game.
+        var ops: [GameID: [Op]] = [:]
+        /// The games they create.
+        var newGames: Set<GameID> = []
+        /// Whether a write is queued.
+        var scheduled = false
+    }
+
+    private var unwritten = Unwritten()
+
+    /// Writes the remote ops applied since the last write, game by game,
+    /// with each game's summary, without waiting for an fsync (their
+    /// authors hold them; a later synced write or checkpoint makes them
+    /// durable here). A failed write reloads the engine from the store.
+    /// The daemon calls it once more when it stops.
+    func writeRemoteOps() {
+        let pending = unwritten
+        unwritten = Unwritten()
+        guard !pending.ops.isEmpty else { return }
+        do {
+            for (gameID, ops) in pending.ops.sorted(by: { $0.key < $1.key }) {
+                guard let (_, replica) = engine.game(gameID), let state = replica.state else { continue }
+                let summaryData = try JSONEncoder().encode(views.summary(replica, state))
+                let stored = ops.map(GameEngine.stored)
+                if pending.newGames.contains(gameID) {
+                    let record = StoredGame(
+                        id: gameID.description, params: try JSONEncoder().encode(state.genesis.parameters),
+                        created: Date(timeIntervalSince1970: Double(state.startMillis) / 1000), lastActivity: Date(),
+                        status: state.status.rawValue, summary: summaryData)
+                    if try store.createGame(record, ops: stored, durability: .deferred) { continue }
+                }
+                try store.append(
+                    stored, updating: gameID.description, status: state.status.rawValue, summary: summaryData,
+                    durability: .deferred)
+            }
+        } catch {
+            reloadAfterFailedCommit(error)
+        }
+    }
+
+    // MARK: Finding games
+
+    /// A full id, a unique prefix, or nil for the most recent game.
+    func resolve(_ game: String?) throws -> GameID {
+        try reloadIfPending()
+        let all = engine.games
+        guard let game, !game.isEmpty else {
+            guard let latest = all.max(by: { ($0.state.startMillis, $0.state.gameID) < ($1.state.startMillis, $1.state.gameID) }) else {
+                throw GameServiceError.noGames
+            }
+            return latest.state.gameID
+        }
+        let wanted = game.lowercased()
+        let matches = all.map(\.state.gameID).filter { $0.description.hasPrefix(wanted) }.sorted()
+        if let exact = matches.first(where: { $0.description == wanted }) { return exact }
+        switch matches.count {
+        case 1: return matches[0]
+        case 0: throw GameServiceError.unknownGame(game)
+        default: throw GameServiceError.ambiguousGame(game, matches: matches)
+        }
+    }
+
+    private func lookup(_ game: String?) throws -> (circle: Int, replica: GameReplica, state: GameState) {
+        let id = try resolve(game)
+        guard let (circle, replica) = engine.game(id), let state = replica.state else {
+            throw GameServiceError.unknownGame(id.description)
+        }
+        return (circle, replica, state)
+    }
+
+    /// Peer ids as text, by id: every move's event names its author, and
+    /// the id's text form costs more than the rest of the event. Holds the
+    /// authors of accepted ops only (members of a circle), so it stays small.
+    private var peerIDTexts: [PeerID: String] = [:]
+
+    private func text(of peer: PeerID) -> String {
+        if let known = peerIDTexts[peer] { return known }
+        let text = peer.description
+        peerIDTexts[peer] = text
+        return text
+    }
+
+    // MARK: Reading games
+
+    /// Every game's summary, newest first.
+    func summaries() throws -> [GameSummary] {
+        try reloadIfPending()
+        return engine.games.sorted { ($0.state.startMillis, $0.state.gameID) > ($1.state.startMillis, $1.state.gameID) }
+            .compactMap { g in engine.game(g.state.gameID).map { views.summary($0.game, g.state) } }
+    }
+
+    /// A game's view; with `assist`, the mines too, and the game is marked
+    /// assisted (a signed op) for every player.
+    func show(_ game: String?, assist: Bool) throws -> GameView {
+        var (circle, replica, state) = try lookup(game)
+        if assist, let op = try madeOp({ try engine.circles[circle].author.assist(in: replica, atMillis: Date().millis) }, geometry: nil) {
+            (replica, state) = try commit(op, circle: circle)
+        }
+        return views.view(replica, state, cheat: assist)
+    }
+
+    /// A cell no player can be wrong about from what is shown, if any.
+    func hint(_ game: String?) throws -> Commands.Hint.Result {
+        let (_, _, state) = try lookup(game)
+        let id = state.gameID.description
+        guard state.status == .playing else { throw GameServiceError.gameOver(state.status) }
+        guard let i = Solver.hint(for: state.board) else {
+            return Commands.Hint.Result(game: id, x: nil, y: nil, kind: nil, message: "no cell can be proven safe from what is shown; time to guess")
+        }
+        let c = state.genesis.geometry.cell(at: i)
+        return Commands.Hint.Result(game: id, x: c.x, y: c.y, kind: .safe, message: "\(c.x),\(c.y) is safe")
+    }
+
+    /// The best unassisted time for each board size.
+    func scores() throws -> Commands.Scores.Result {
+        try reloadIfPending()
+        var best: [String: Commands.BestTime] = [:]
+        let now = Date().millis
+        for (_, state) in engine.games where state.status == .won && !state.isAssisted {
+            let p = state.genesis.parameters
+            let key = "\(p.width)x\(p.height)x\(p.mines)"
+            let seconds = state.elapsedSeconds(nowMillis: now)
+            let date = Double(state.startMillis) / 1000
+            if let b = best[key], (b.seconds, b.date) <= (seconds, date) { continue }
+            let players = engine.game(state.gameID).map { views.players($0.game, state).map(views.name(of:)) } ?? []
+            best[key] = Commands.BestTime(
+                width: p.width, height: p.height, mines: p.mines, seconds: seconds, game: state.gameID.description,
+                players: players, date: date)
+        }
+        return Commands.Scores.Result(scores: best.values.sorted { ($0.width, $0.height, $0.mines) < ($1.width, $1.height, $1.mines) })
+    }
+
+    // MARK: Changing games
+
+    /// Makes, commits and announces a new game of `parameters` from `seed`.
+    func newGame(_ parameters: GameParameters, seed: UInt64, questionMarks: Bool) throws -> GameView {
+        try reloadIfPending()
+        let now = Date()
+        let generated: GeneratedBoard
+        do {
+            generated = try Generator.generate(parameters, seed: seed)
+        } catch {
+            throw GameServiceError.generationFailed("\(error)")
+        }
+        let genesis = try engine.circles[0].author.genesis(
+            parameters: generated.parameters, layout: generated.layout, seed: seed, questionMarks: questionMarks,
+            createdAtMillis: now.millis)
+        let next = try engine.inserting(genesis, circle: 0)
+        guard let (_, replica) = next.game(genesis.gameID), let state = replica.state else {
+            throw GameServiceError.engine(.gameVanished)
+        }
+        let summary = views.summary(replica, state, now: now)
+        let record = StoredGame(
+            id: genesis.gameID.description, params: try JSONEncoder().encode(parameters), created: now, lastActivity: now,
+            status: state.status.rawValue, summary: try JSONEncoder().encode(summary))
+        guard try store.createGame(record, ops: [GameEngine.stored(genesis)]) else { throw GameServiceError.gameExists }
+        engine = next
+        sinks.relay.push([genesis], replica: self.replica)
+        logger.info("new game", metadata: ["game": "\(genesis.gameID)", "size": "\(parameters.width)x\(parameters.height)/\(parameters.mines)"])
+        sinks.events.publish(ControlEvent(event: .gameAdded, game: genesis.gameID.description, summary: summary))
+        sinks.status.gamesChanged(to: engine.games.count)
+        return views.view(replica, state)
+    }
+
+    /// Makes a player's move on cell (`x`, `y`) of `game`: commits its op,
+    /// pushes it to the peers, tells the viewers, and answers what changed.
+    func move(_ move: LocalMove, game: String?, x: Int, y: Int) throws -> Commands.MoveResult {
+        // The op is made from a copy of the game, dropped before the op goes
+        // in: a copy still held would make the insertion copy the game whole.
+        let (circle, op, before) = try makeOp(move, game: game, x: x, y: y)
+        guard let op else {
+            return Commands.MoveResult(
+                game: before.id, changed: [], status: before.status.shown, progress: before.progress,
+                trippedBy: before.trippedBy)
+        }
+        let (_, after) = try commit(op, circle: circle)
+        let changes = ReplyViews.cellChanges([op], before: before.status, in: after)
+        sinks.events.publish(ControlEvent(
+            event: .cells, game: before.id, cells: changes, status: after.status.shown, minesLeft: after.board.minesLeft,
+            by: text(of: engine.identity.peerID), x: x, y: y, progress: after.board.progress,
+            trippedBy: after.trippedBy?.description))
+        return Commands.MoveResult(
+            game: before.id, changed: changes, status: after.status.shown, progress: after.board.progress,
+            trippedBy: after.trippedBy?.description)
+    }
+
+    /// What a move needs to know of its game before the op goes in.
+    private struct GameBefore {
+        var id: String
+        var status: GameStatus
+        var progress: Double
+        var trippedBy: String?
+    }
+
+    /// The op for a move (nil when it changes nothing), from a copy of the
+    /// game that is gone when this returns.
+    private func makeOp(_ move: LocalMove, game: String?, x: Int, y: Int) throws -> (circle: Int, op: Op?, before: GameBefore) {
+        let (circle, replica, state) = try lookup(game)
+        let geometry = state.genesis.geometry
+        let cell = Cell(x: x, y: y)
+        guard geometry.contains(cell) else {
+            throw GameServiceError.outsideBoard(x: x, y: y, width: geometry.width, height: geometry.height)
+        }
+        let index = geometry.index(of: cell)
+        let author = engine.circles[circle].author
+        let now = Date().millis
+        if case .mark(.question) = move, !state.genesis.questionMarks { throw GameServiceError.noQuestionMarks }
+        let op = try madeOp({
+            switch move {
+            case .reveal: try author.reveal(index, in: replica, atMillis: now)
+            case .chord: try author.chord(index, in: replica, atMillis: now)
+            case .mark(let mark?): try author.setMark(mark, on: index, in: replica, atMillis: now)
+            case .mark(nil): try author.cycleMark(index, in: replica, atMillis: now)
+            }
+        }, geometry: geometry, x: x, y: y)
+        let before = GameBefore(
+            id: state.gameID.description, status: state.status, progress: state.board.progress,
+            trippedBy: state.trippedBy?.description)
+        return (circle, op, before)
+    }
+
+    /// Runs an op author's call, turning why it refused into the service's error.
+    private func madeOp(_ make: () throws -> Op?, geometry: BoardGeometry?, x: Int = 0, y: Int = 0) throws -> Op? {
+        do {
+            return try make()
+        } catch let error as MoveError {
+            switch error {
+            case .unknownGame: throw GameServiceError.unknownGame("\(error)")
+            case .gameOver(let status): throw GameServiceError.gameOver(status)
+            case .cellOffBoard:
+                throw GameServiceError.outsideBoard(x: x, y: y, width: geometry?.width ?? 0, height: geometry?.height ?? 0)
+            }
+        }
+    }
+
+    /// Applies a local op in place, commits the op (and the cached summary)
+    /// to the store before anyone is answered, and pushes it to the peers; a
+    /// failed commit reloads the engine from the store, so nothing
+    /// uncommitted is kept.
+    private func commit(_ op: Op, circle: Int) throws -> (GameReplica, GameState) {
+        try engine.insert(op, circle: circle)
+        do {
+            guard let (_, replica) = engine.game(op.gameID), let state = replica.state else {
+                throw GameServiceError.engine(.gameVanished)
+            }
+            try store.append(
+                [GameEngine.stored(op)], updating: op.gameID.description, status: state.status.rawValue,
+                summary: try JSONEncoder().encode(views.summary(replica, state)))
+            sinks.relay.push([op], replica: self.replica)
+            return (replica, state)
+        } catch {
+            reloadAfterFailedCommit(error)
+            throw error
+        }
+    }
+
+    // MARK: Circles
+
+    /// Moves to the circle of `key`: new games and links use it; games of
+    /// the circles left stay, playable under their own key.
+    func join(_ key: CircleKey) throws {
+        try reloadIfPending()
+        let next = engine.joining(key)
+        try store.setSetting(GameEngine.previousCirclesKey, next.previousCirclesSetting)
+        try store.setCircleKey(Data(key.bytes))
+        engine = next
+        logger.notice("joined a circle", metadata: ["circle": "\(key.tag)"])
+    }
+}
+
+/// An op a peer sent that the replica refused, and why.
+struct OpRefusal: Sendable {
+    var gameID: GameID
+    var author: PeerID
+    var seq: UInt64
+    var reason: OpRejection
+
+    init(_ r: (gameID: GameID, author: PeerID, seq: UInt64, reason: OpRejection)) {
+        (gameID, author, seq, reason) = r
+    }
+}

@@ -1,0 +1,117 @@
+import SweeperCrypto
+import SweeperNet
+import SweeperSync
+import Synchronization
+
+/// A sync session shared by the link's reader (ops coming in, through the
+/// game service) and the relay's pushes (ops going out), each under the
+/// session's lock, so neither overwrites what the other noted.
+final class SharedSyncSession: Sendable {
+    private let session: Mutex<SyncSession>
+
+    /// Shares `session`.
+    init(_ session: SyncSession) {
+        self.session = Mutex(session)
+    }
+
+    /// Runs `body` on the session, under its lock.
+    func withSession<R: Sendable>(_ body: (inout SyncSession) -> R) -> R {
+        session.withLock { body(&$0) }
+    }
+}
+
+/// One link and its sync session.
+struct LinkSession: Sendable {
+    /// The link.
+    let link: PeerLinkHandle
+    /// Its session.
+    let session: SharedSyncSession
+}
+
+/// Pushes new ops to every linked peer: the game service's sink for ops,
+/// called synchronously the moment the service holds them (a local op once
+/// it is committed, a peer's once it is verified and applied), so a move
+/// reaches the links in the call that made it. It holds the link sessions
+/// that ``PeerSync`` opens and closes.
+final class OpRelay: Sendable {
+    /// This daemon's own id: its own ops go to every link.
+    let ownID: PeerID
+    private let sessions = Mutex<[UInt64: LinkSession]>([:])
+
+    /// The largest sync message sent in one frame; bigger catch-ups are split.
+    static let messageBudget = 4 << 20
+
+    /// A relay with no links yet.
+    init(ownID: PeerID) {
+        self.ownID = ownID
+    }
+
+    /// Adds a link's session.
+    func add(_ session: LinkSession) {
+        sessions.withLock { $0[session.link.id] = session }
+    }
+
+    /// Removes a link's session.
+    func remove(linkID: UInt64) {
+        _ = sessions.withLock { $0.removeValue(forKey: linkID) }
+    }
+
+    /// A link's session, while it is linked.
+    func session(linkID: UInt64) -> LinkSession? {
+        sessions.withLock { $0[linkID] }
+    }
+
+    /// The linked sessions, in link order.
+    var linked: [LinkSession] {
+        sessions.withLock { all in all.keys.sorted().compactMap { all[$0] } }
+    }
+
+    /// Brings every linked peer the new ops (and whatever before them it is
+    /// believed to lack), from `replica`, the service's replica that holds
+    /// them. A peer that sent them holds them already and is skipped by its
+    /// session.
+    func push(_ ops: [Op], replica: Replica) {
+        guard !ops.isEmpty else { return }
+        for linked in linked {
+            let relayed = Self.relayed(ops, to: linked.link.reportedLinks, ownID: ownID)
+            guard !relayed.isEmpty else { continue }
+            Self.send(linked.session.withSession { $0.push(relayed, replica: replica) }, on: linked.link)
+        }
+    }
+
+    /// The ops to push to a peer that says it is linked to `linkedPeers`:
+    /// this daemon's own ops always, another author's only when the peer is
+    /// not linked to that author, who pushes them there itself. On a home
+    /// network where every daemon links to every other, a move is then sent
+    /// once to each peer instead of once by every peer to every other; a
+    /// daemon out of the author's reach still gets it relayed, and
+    /// anti-entropy repairs a push that was lost.
+    static func relayed(_ ops: [Op], to linkedPeers: Set<PeerID>, ownID: PeerID) -> [Op] {
+        guard !linkedPeers.isEmpty else { return ops }
+        return ops.filter { $0.author == ownID || !linkedPeers.contains($0.author) }
+    }
+
+    /// Sends messages, splitting an ops message whose encoding is over the budget.
+    static func send(_ messages: [SyncMessage], on link: PeerLinkHandle) {
+        for message in messages {
+            let encoded = message.encoded
+            guard encoded.count > messageBudget, case .ops(let segments) = message else {
+                link.send(sync: encoded)
+                continue
+            }
+            var batch: [OpSegment] = []
+            var size = 0
+            for segment in segments {
+                let one = SyncMessage.ops([segment]).encoded.count
+                if !batch.isEmpty && size + one > messageBudget {
+                    link.send(sync: SyncMessage.ops(batch).encoded)
+                    batch = []
+                    size = 0
+                }
+                batch.append(segment)
+                size += one
+            }
+            if !batch.isEmpty { link.send(sync: SyncMessage.ops(batch).encoded) }
+        }
+    }
+}

@@ -1,0 +1,145 @@
+import Foundation
+import SweeperControl
+import SweeperConventions
+import SweeperCrypto
+import SweeperGame
+import SweeperSync
+
+/// How the daemon shows a game in answers and events: its summary, its
+/// full view, its players with their names and scores, the wrong flags
+/// after a loss, and the cells a change touched. Pure functions of a game's
+/// replica and state, with players' names from the peer book.
+struct ReplyViews: Sendable {
+    /// This daemon's identity, shown by its own name.
+    let ownID: PeerID
+    /// This daemon's player name.
+    let ownName: String
+    /// Other players' names.
+    let peers: PeerBook
+
+    /// A player's name: this daemon's, a peer's as last heard, else the
+    /// short form of its id.
+    func name(of author: PeerID) -> String {
+        if author == ownID { return ownName }
+        return peers.name(of: author) ?? author.shortDescription
+    }
+
+    /// Players: every author of an op in the game, creator first.
+    func players(_ replica: GameReplica, _ state: GameState) -> [PeerID] {
+        [state.creator] + replica.chains.keys.filter { $0 != state.creator }.sorted()
+    }
+
+    /// The summary `games` lists and `game-added` carries.
+    func summary(_ replica: GameReplica, _ state: GameState, now: Date = Date()) -> GameSummary {
+        let p = state.genesis.parameters
+        return GameSummary(
+            id: state.gameID.description, width: p.width, height: p.height, mines: p.mines, status: state.status.shown,
+            progress: state.board.progress, elapsedSeconds: state.elapsedSeconds(nowMillis: now.millis),
+            players: players(replica, state).map(name(of:)), created: Double(state.startMillis) / 1000,
+            assisted: state.isAssisted)
+    }
+
+    /// The whole game, as `show` and `new` answer; with `cheat`, the mines too.
+    func view(_ replica: GameReplica, _ state: GameState, cheat: Bool = false) -> GameView {
+        let scores = state.scores
+        let players = players(replica, state).map { PlayerScore(id: $0.description, name: name(of: $0), score: scores[$0] ?? 0) }
+            .sorted { ($1.score, $0.name) < ($0.score, $1.name) }
+        let p = state.genesis.parameters
+        return GameView(
+            id: state.gameID.description, width: p.width, height: p.height, mines: p.mines, status: state.status.shown,
+            digest: state.digestHex, revealed: state.revealedCount, flags: state.board.flagCount, board: state.rows,
+            players: players, trippedBy: state.trippedBy?.description,
+            elapsedSeconds: state.elapsedSeconds(nowMillis: Date().millis), progress: state.board.progress,
+            assisted: state.isAssisted, questionMarks: state.genesis.questionMarks, mineLayout: cheat ? state.layoutRows : nil,
+            wrongFlags: state.status == .lost ? Self.wrongFlags(state) : nil)
+    }
+
+    /// After a loss, the flags on cells without a mine.
+    static func wrongFlags(_ state: GameState) -> [CellPosition] {
+        let g = state.genesis.geometry
+        return (0..<g.cellCount).filter { state.board.mark(at: $0) == .flag && !state.genesis.layout.isMine($0) }.map {
+            let c = g.cell(at: $0)
+            return CellPosition(x: c.x, y: c.y)
+        }
+    }
+
+    /// The cells `ops` changed, as they look in `state` now: the cells each
+    /// reveal opened and each mark set, and every mine when the game ended
+    /// with them (its status was `before` and is over now).
+    static func cellChanges(_ ops: some Sequence<Op>, before: GameStatus?, in state: GameState) -> [CellChange] {
+        var cells: Set<Int> = []
+        for op in ops {
+            switch op.payload {
+            case .reveal(let runs): cells.formUnion(runs)
+            case .mark(let c, _): cells.insert(c)
+            default: break
+            }
+        }
+        if before == .playing, state.status != .playing {
+            cells.formUnion(state.genesis.layout.mineIndices)
+        }
+        let g = state.genesis.geometry
+        return cells.sorted().map { i in
+            let c = g.cell(at: i)
+            return CellChange(x: c.x, y: c.y, value: String(state.look(i)))
+        }
+    }
+}
+
+extension GameState {
+    /// The look of one cell, as in the `board` rows of `show`.
+    func look(_ i: Int) -> Character {
+        let layout = genesis.layout
+        let over = status != .playing
+        if board.isRevealed(i) {
+            if layout.isMine(i) { return i == trippedMine ? "X" : "*" }
+            let n = layout.adjacentMines(i)
+            return n == 0 ? "." : Character(String(n))
+        }
+        switch board.mark(at: i) {
+        case .flag: return "F"
+        case .question: return over && layout.isMine(i) ? "*" : "?"
+        case .none: return over && layout.isMine(i) ? "*" : "#"
+        }
+    }
+
+    /// The board rows.
+    var rows: [String] {
+        let g = genesis.geometry
+        return (0..<g.height).map { y in String((0..<g.width).map { look(g.index(x: $0, y: y)) }) }
+    }
+
+    /// The mine layout rows (`.` and `*`).
+    var layoutRows: [String] {
+        let g = genesis.geometry
+        return (0..<g.height).map { y in String((0..<g.width).map { genesis.layout.isMine(g.index(x: $0, y: y)) ? "*" : "." }) }
+    }
+
+    /// Revealed cells (mines included).
+    var revealedCount: Int { (0..<genesis.geometry.cellCount).reduce(0) { $0 + (board.isRevealed($1) ? 1 : 0) } }
+
+    /// Seconds from the start to the end, or to `now` while playing.
+    func elapsedSeconds(nowMillis: UInt64) -> Int {
+        let end = endMillis ?? nowMillis
+        return end > startMillis ? Int((end - startMillis) / 1000) : 0
+    }
+
+    /// The digest as hex.
+    var digestHex: String { Hex.encode(digest) }
+}
+
+extension Date {
+    /// Milliseconds since 1970.
+    var millis: UInt64 { UInt64(max(0, timeIntervalSince1970 * 1000)) }
+}
+
+extension GameStatus {
+    /// How the control protocol says it.
+    var shown: PlayStatus {
+        switch self {
+        case .playing: .playing
+        case .won: .won
+        case .lost: .lost
+        }
+    }
+}

@@ -1,0 +1,187 @@
+import Foundation
+import GRDB
+
+// What the daemon reads and writes: identity, circle, settings, peers,
+// games and their ops.
+
+extension Store {
+    // MARK: Identity and circle
+
+    /// The stored identity, if one was made.
+    public func identity() throws(StoreError) -> StoredIdentity? {
+        try read { db in
+            try Row.fetchOne(db, sql: "SELECT secretKey, publicKey, created FROM identity WHERE id = 1").map {
+                StoredIdentity(secretKey: $0["secretKey"], publicKey: $0["publicKey"], created: $0["created"])
+            }
+        }
+    }
+
+    /// Stores the identity; refuses to replace an existing one (returns false).
+    @discardableResult
+    public func saveIdentity(_ identity: StoredIdentity) throws(StoreError) -> Bool {
+        try write { db in
+            try db.execute(
+                sql: "INSERT OR IGNORE INTO identity (id, secretKey, publicKey, created) VALUES (1, ?, ?, ?)",
+                arguments: [identity.secretKey, identity.publicKey, identity.created])
+            return db.changesCount == 1
+        }
+    }
+
+    /// The circle key, if any.
+    public func circleKey() throws(StoreError) -> Data? {
+        try read { db in try Data.fetchOne(db, sql: "SELECT key FROM circle WHERE id = 1") }
+    }
+
+    /// Sets (or replaces) the circle key.
+    public func setCircleKey(_ key: Data) throws(StoreError) {
+        try write { db in
+            try db.execute(
+                sql: "INSERT INTO circle (id, key, joined) VALUES (1, ?, ?) ON CONFLICT(id) DO UPDATE SET key = excluded.key, joined = excluded.joined",
+                arguments: [key, Date()])
+        }
+    }
+
+    // MARK: Settings
+
+    /// A setting's value.
+    public func setting(_ key: String) throws(StoreError) -> String? {
+        try read { db in try String.fetchOne(db, sql: "SELECT value FROM settings WHERE key = ?", arguments: [key]) }
+    }
+
+    /// Sets a setting; `nil` removes it.
+    public func setSetting(_ key: String, _ value: String?) throws(StoreError) {
+        try write { db in
+            if let value {
+                try db.execute(
+                    sql: "INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                    arguments: [key, value])
+            } else {
+                try db.execute(sql: "DELETE FROM settings WHERE key = ?", arguments: [key])
+            }
+        }
+    }
+
+    // MARK: Peers
+
+    /// Adds or updates a known peer.
+    public func savePeer(_ peer: StoredPeer) throws(StoreError) {
+        try write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO peers (peerID, name, address, lastSeen) VALUES (?, ?, ?, ?)
+                    ON CONFLICT(peerID) DO UPDATE SET name = excluded.name,
+                        address = coalesce(excluded.address, address), lastSeen = excluded.lastSeen
+                    """,
+                arguments: [peer.peerID, peer.name, peer.address, peer.lastSeen])
+        }
+    }
+
+    /// All known peers, most recently seen first.
+    public func peers() throws(StoreError) -> [StoredPeer] {
+        try read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM peers ORDER BY lastSeen DESC, peerID").map {
+                StoredPeer(peerID: $0["peerID"], name: $0["name"], address: $0["address"], lastSeen: $0["lastSeen"])
+            }
+        }
+    }
+
+    // MARK: Games and ops
+
+    static func game(_ row: Row) -> StoredGame {
+        StoredGame(
+            id: row["id"], params: row["params"], created: row["created"], lastActivity: row["lastActivity"],
+            status: row["status"], summary: row["summary"])
+    }
+
+    /// Stores a new game together with its first ops (normally its genesis),
+    /// in one transaction. Returns false if a game with that id exists.
+    @discardableResult
+    public func createGame(_ game: StoredGame, ops: [StoredOp] = [], durability: Durability = .synced) throws(StoreError) -> Bool {
+        try write(durability) { db in
+            try db.execute(
+                sql: "INSERT OR IGNORE INTO games (id, params, created, lastActivity, status, summary) VALUES (?, ?, ?, ?, ?, ?)",
+                arguments: [game.id, game.params, game.created, game.lastActivity, game.status, game.summary])
+            guard db.changesCount == 1 else { return false }
+            for op in ops { try Self.insert(op, db) }
+            return true
+        }
+    }
+
+    /// Every game, most recent activity first.
+    public func games() throws(StoreError) -> [StoredGame] {
+        try read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM games ORDER BY lastActivity DESC, created DESC, id").map(Self.game)
+        }
+    }
+
+    /// One game by full id.
+    public func game(id: String) throws(StoreError) -> StoredGame? {
+        try read { db in try Row.fetchOne(db, sql: "SELECT * FROM games WHERE id = ?", arguments: [id]).map(Self.game) }
+    }
+
+    /// Ids of the games whose id starts with `prefix`.
+    public func gameIDs(withPrefix prefix: String) throws(StoreError) -> [String] {
+        try read { db in
+            try String.fetchAll(
+                db, sql: "SELECT id FROM games WHERE substr(id, 1, ?) = ? ORDER BY id",
+                arguments: [prefix.count, prefix])
+        }
+    }
+
+    static func insert(_ op: StoredOp, _ db: Database) throws {
+        // Cached statements: every move writes one, and parsing the SQL anew
+        // each time cost more than the insert.
+        try db.cachedStatement(sql: "INSERT OR IGNORE INTO ops (gameID, author, seq, lamport, bytes) VALUES (?, ?, ?, ?, ?)")
+            .execute(arguments: [op.gameID, op.author, op.seq, op.lamport, op.bytes])
+    }
+
+    /// Appends ops and updates the game's cached status and summary, all in
+    /// one committed transaction. Ops already stored (same game, author and
+    /// seq) are skipped. Returns how many ops were new.
+    @discardableResult
+    public func append(
+        _ ops: [StoredOp], updating gameID: String? = nil, status: String? = nil, summary: Data? = nil,
+        at time: Date = Date(), durability: Durability = .synced
+    ) throws(StoreError) -> Int {
+        try write(durability) { db in
+            var added = 0
+            for op in ops {
+                try Self.insert(op, db)
+                added += db.changesCount
+            }
+            if let gameID {
+                try db.cachedStatement(
+                    sql: """
+                        UPDATE games SET lastActivity = ?, status = coalesce(?, status),
+                            summary = coalesce(?, summary) WHERE id = ?
+                        """
+                ).execute(arguments: [time, status, summary, gameID])
+            }
+            return added
+        }
+    }
+
+    /// The ops of a game in storage order (the order they were committed).
+    public func ops(gameID: String) throws(StoreError) -> [StoredOp] {
+        try read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM ops WHERE gameID = ? ORDER BY rowid", arguments: [gameID]).map {
+                StoredOp(gameID: $0["gameID"], author: $0["author"], seq: $0["seq"], lamport: $0["lamport"], bytes: $0["bytes"])
+            }
+        }
+    }
+
+    /// The number of stored ops (all games).
+    public func opCount() throws(StoreError) -> Int {
+        try read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM ops") ?? 0 }
+    }
+
+    /// The journal mode and synchronous setting in force, for diagnostics and tests.
+    public func durabilitySettings() throws(StoreError) -> (journalMode: String, synchronous: Int) {
+        try write { db in
+            (
+                try String.fetchOne(db, sql: "PRAGMA journal_mode") ?? "",
+                try Int.fetchOne(db, sql: "PRAGMA synchronous") ?? -1
+            )
+        }
+    }
+}

@@ -1,0 +1,94 @@
+import Foundation
+import SweeperConventions
+import Testing
+
+@Suite struct HexTests {
+    @Test func encodesLowerCaseTwoDigitsAByte() {
+        #expect(Hex.encode([]) == "")
+        #expect(Hex.encode([0x00, 0x09, 0x0a, 0x7f, 0xa5, 0xff]) == "00090a7fa5ff")
+    }
+
+    @Test func decodesEitherCaseAndRefusesOddOrForeignText() {
+        #expect(Hex.decode("00090A7fa5FF") == [0x00, 0x09, 0x0a, 0x7f, 0xa5, 0xff])
+        #expect(Hex.decode("") == [])
+        #expect(Hex.decode("abc") == nil)
+        #expect(Hex.decode("zz") == nil)
+        #expect(Hex.decode("0g") == nil)
+    }
+
+    @Test func roundTripsEveryByte() {
+        let bytes = (0...255).map { UInt8($0) }
+        #expect(Hex.decode(Hex.encode(bytes)) == bytes)
+    }
+}
+
+@Suite struct PlayerNameTests {
+    @Test func cutsOnACharacterBoundaryInBytes() {
+        let name = String(repeating: "Ü", count: 33)  // 66 bytes
+        let cut = PlayerName.cleaned(name)
+        #expect(cut == String(repeating: "Ü", count: 32))
+        #expect(cut.utf8.count == 64)
+        #expect(PlayerName.cleaned(String(repeating: "Ü", count: 40), limit: 63).utf8.count == 62)
+        #expect(PlayerName.truncated("ann") == "ann")
+    }
+
+    @Test func dropsNewlinesAndNULs() {
+        #expect(PlayerName.cleaned("an\nn\r\0") == "ann")
+        // truncated keeps them: it only cuts.
+        #expect(PlayerName.truncated("a\nb") == "a\nb")
+    }
+}
+
+@Suite struct SweeperPathsTests {
+    @Test func followsXDGWithAbsolutePathsOnly() {
+        let paths = SweeperPaths(environment: [
+            "HOME": "/home/ann", "XDG_STATE_HOME": "/xs", "XDG_CONFIG_HOME": "/xc", "XDG_RUNTIME_DIR": "/run/user/5",
+        ])
+        #expect(paths.stateDirectory == "/xs/sweeper")
+        #expect(paths.configFile == "/xc/sweeper/config.toml")
+        #expect(paths.socket == "/run/user/5/sweeper/control.sock")
+
+        // Relative values are ignored, as the XDG specification says.
+        let relative = SweeperPaths(environment: [
+            "HOME": "/home/ann", "XDG_STATE_HOME": "state", "XDG_CONFIG_HOME": "", "XDG_RUNTIME_DIR": "run",
+        ])
+        #expect(relative.stateDirectory == "/home/ann/.local/state/sweeper")
+        #expect(relative.configFile == "/home/ann/.config/sweeper/config.toml")
+        #expect(relative.socket == "/tmp/sweeper-\(getuid())/control.sock")
+    }
+
+    @Test func sweeperSocketWins() {
+        let paths = SweeperPaths(environment: ["SWEEPER_SOCKET": "/x.sock", "XDG_RUNTIME_DIR": "/run/user/1"])
+        #expect(paths.socket == "/x.sock")
+    }
+}
+
+@Suite struct PrivateDirectoryTests {
+    private func mode(_ path: String) -> mode_t {
+        var st = stat()
+        _ = stat(path, &st)
+        return st.st_mode & 0o777
+    }
+
+    @Test func makesMissingParentsOwnerOnly() throws {
+        let base = NSTemporaryDirectory() + "sweeper-private-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        try PrivateDirectory.make(base + "/a/b")
+        #expect(mode(base) == 0o700)
+        #expect(mode(base + "/a/b") == 0o700)
+        // An existing directory is left as it is, unless asked to tighten.
+        chmod(base + "/a/b", 0o755)
+        try PrivateDirectory.make(base + "/a/b")
+        #expect(mode(base + "/a/b") == 0o755)
+        try PrivateDirectory.make(base + "/a/b", tighten: true)
+        #expect(mode(base + "/a/b") == 0o700)
+    }
+
+    @Test func refusesAFile() throws {
+        let file = NSTemporaryDirectory() + "sweeper-private-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        #expect(FileManager.default.createFile(atPath: file, contents: Data()))
+        #expect(throws: PrivateDirectoryError.self) { try PrivateDirectory.make(file) }
+        #expect(throws: PrivateDirectoryError.self) { try PrivateDirectory.make(file + "/below") }
+    }
+}

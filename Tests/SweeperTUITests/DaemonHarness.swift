@@ -1,1 +1,0 @@
-../SweeperDaemonTests/Harness.swift
