@@ -21,7 +21,7 @@ public struct Genesis: Hashable, Sendable {
 
     /// Creates a genesis, checking that the layout fits the parameters, that
     /// the start cell is mine-free and, when the mine count leaves room, that
-    /// its neighbours are too (DESIGN §2).
+    /// its neighbours are too, so nobody dies on the first click.
     public init(parameters: GameParameters, layout: MineLayout, questionMarks: Bool, seed: UInt64, createdAtMillis: UInt64) throws(SyncDecodingError) {
         guard layout.geometry == parameters.geometry else { throw .invalidGenesis("layout size does not match the parameters") }
         guard layout.mineCount == parameters.mines else {

@@ -20,6 +20,8 @@ import Testing
     struct Fixture {
         let directory: String
         let store: Store
+        /// The daemon's one event loop: the service publishes its events there.
+        let loop: any EventLoop = MultiThreadedEventLoopGroup.singleton.next()
         let core: DaemonCore
         var events: EventHub { core.events }
         var service: GameService { core.service }
@@ -29,13 +31,13 @@ import Testing
         init() async throws {
             directory = NSTemporaryDirectory() + "sweeper-remote-\(UUID().uuidString)"
             store = try Store(directory: directory)
-            core = try await Self.daemon(store: store, directory: directory)
+            core = try await Self.daemon(store: store, directory: directory, loop: loop)
             circle = await core.service.circle
         }
 
         /// The daemon's parts over `store`, as `Daemon.run` assembles them,
         /// with a peer network that listens on loopback only and dials nobody.
-        static func daemon(store: Store, directory: String) async throws -> DaemonCore {
+        static func daemon(store: Store, directory: String, loop: any EventLoop) async throws -> DaemonCore {
             let settings = DaemonSettings(
                 stateDirectory: directory, socketPath: directory + "/c.sock", listen: ["127.0.0.1:0"], peers: [], name: "ada",
                 mdns: false, logLevel: .critical)
@@ -43,7 +45,7 @@ import Testing
             logger.logLevel = .critical
             return try await DaemonCore.assemble(
                 settings: settings, store: store, notifier: SystemdNotifier(environment: [:]),
-                eventLoop: MultiThreadedEventLoopGroup.singleton.next(), logger: logger)
+                eventLoop: loop, logger: logger)
         }
 
         func cleanup() async {
@@ -60,22 +62,35 @@ import Testing
         return try JSONDecoder().decode(ResultBox<GameView>.self, from: data).result
     }
 
-    /// The events written to a subscriber's channel so far.
-    private func events(_ channel: EmbeddedChannel) throws -> [ControlEvent] {
-        var out: [ControlEvent] = []
-        while let buffer = try channel.readOutbound(as: ByteBuffer.self) {
-            for line in Data(buffer.readableBytesView).split(separator: 0x0A) {
-                out.append(try JSONDecoder().decode(ControlEvent.self, from: line))
+    /// A viewer's connection: an embedded channel made, written and read
+    /// on the daemon's loop only (an embedded channel is not thread-safe),
+    /// subscribed to every game.
+    private func viewer(_ f: Fixture) async throws -> NIOLoopBound<EmbeddedChannel> {
+        let events = f.events
+        return try await f.loop.submit {
+            let channel = EmbeddedChannel()
+            events.subscribe(game: nil).attach(channel)
+            return NIOLoopBound(channel, eventLoop: f.loop)
+        }.get()
+    }
+
+    /// The events written to a viewer's channel so far.
+    private func events(_ viewer: NIOLoopBound<EmbeddedChannel>, _ f: Fixture) async throws -> [ControlEvent] {
+        try await f.loop.submit {
+            var out: [ControlEvent] = []
+            while let buffer = try viewer.value.readOutbound(as: ByteBuffer.self) {
+                for line in Data(buffer.readableBytesView).split(separator: 0x0A) {
+                    out.append(try JSONDecoder().decode(ControlEvent.self, from: line))
+                }
             }
-        }
-        return out
+            return out
+        }.get()
     }
 
     @Test func aPeersGameAndMovesAreCommittedShownAndSurviveARestart() async throws {
         let f = try await Fixture()
         
-        let viewer = EmbeddedChannel()
-        f.events.subscribe(game: nil).attach(viewer)
+        let viewer = try await viewer(f)
 
         // Bob, a member of the same circle, makes a game and a move on his side.
         let bobIdentity = SigningIdentity()
@@ -101,7 +116,7 @@ import Testing
         // The write follows in a job of its own; this waits for it.
         await f.service.writeRemoteOps()
         #expect(try f.store.ops(gameID: game.description).count == 2)
-        let added = try events(viewer)
+        let added = try await events(viewer, f)
         #expect(added.count == 1 && added.first?.event == .gameAdded && added.first?.game == game.description)
 
         // A later push: one op with its own signature.
@@ -113,7 +128,7 @@ import Testing
         let pushed = bobReplica.segments(for: game, after: bobGameNow.vector)
         let moved = try await f.service.receive(.ops(pushed), in: session)
         #expect(moved.accepted.count == 1)
-        let shown = try events(viewer)
+        let shown = try await events(viewer, f)
         #expect(shown.count == 1 && shown.first?.event == .cells && shown.first?.by == bobIdentity.peerID.description)
         let g = generated.parameters.geometry
         #expect(shown.first?.cells?.contains { $0.x == g.cell(at: next).x && $0.y == g.cell(at: next).y } == true)
@@ -121,7 +136,7 @@ import Testing
         // A duplicate changes nothing; an outsider's op is refused and never stored.
         let again = try await f.service.receive(.ops(pushed), in: SharedSyncSession(SyncSession()))
         #expect(again.accepted.isEmpty && again.rejected.isEmpty)
-        #expect(try events(viewer).isEmpty)
+        #expect(try await events(viewer, f).isEmpty)
         let mallory = OpAuthor(identity: SigningIdentity(), circle: CircleKey())
         var malloryReplica = Replica(circle: mallory.circle)
         let fake = try mallory.genesis(
@@ -138,7 +153,7 @@ import Testing
 
         // Restart: new layers on the same store find the same state.
         await f.service.writeRemoteOps()
-        let restarted = try await Fixture.daemon(store: f.store, directory: f.directory)
+        let restarted = try await Fixture.daemon(store: f.store, directory: f.directory, loop: f.loop)
         let reloaded = try await show(restarted.router, game.description)
         #expect(reloaded == view.with(elapsed: reloaded.elapsedSeconds))
         await restarted.network.node.shutdown()

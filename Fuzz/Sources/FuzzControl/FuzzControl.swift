@@ -36,8 +36,9 @@ final class Host: @unchecked Sendable {
         let settings = DaemonSettings(
             stateDirectory: directory, socketPath: directory + "/control.sock", listen: ["127.0.0.1:0"], peers: [], name: "fuzz",
             mdns: false, logLevel: .critical)
-        var logger = Logger(label: "fuzz")
-        logger.logLevel = .critical
+        var quiet = Logger(label: "fuzz")
+        quiet.logLevel = .critical
+        let logger = quiet
         core = try wait {
             try await DaemonCore.assemble(
                 settings: settings, store: store, notifier: SystemdNotifier(environment: [:]),

@@ -1,0 +1,245 @@
+import Foundation
+import NIOCore
+import SweeperCrypto
+
+/// What a node knows of the other daemons, without sockets: the peers of
+/// its circle (how each became known, where it was seen, its name, whether
+/// a dial loop runs for it), the daemons of other circles that mDNS shows,
+/// and the last sighting of every daemon, so that a change of circle can
+/// sort them again. ``PeerNode`` holds one and asks it what to dial and what
+/// `sweeper peers` shows; the links themselves stay with the node.
+struct PeerDirectory: Sendable {
+    /// One peer of this circle.
+    struct Record: Sendable, Equatable {
+        /// Its player name, from its hello or its mDNS record.
+        var name: String?
+        /// Addresses it was seen or linked at, first first.
+        var addresses: [String] = []
+        /// How it became known, first first.
+        var origins: [PeerOrigin] = []
+        /// When anything was last heard from it.
+        var lastSeen: Date?
+        /// Where mDNS last saw it listening.
+        var sightedAddresses: [SocketAddress] = []
+        /// Whether mDNS sees it now.
+        var sighted = false
+        /// Whether a dial loop runs for it.
+        var dialing = false
+        /// Its circle tag, when seen by mDNS.
+        var circleTag: String?
+    }
+
+    /// A daemon of another circle that mDNS shows.
+    struct Foreign: Sendable, Equatable {
+        var sighting: PeerSighting
+        var lastSeen: Date
+    }
+
+    /// What the node tells the directory of a live link, for the snapshot.
+    struct LinkInfo: Sendable {
+        /// The link's id.
+        var id: UInt64
+        /// Its last keep-alive round trip.
+        var roundTrip: Duration?
+    }
+
+    /// This node's own id: its own sightings are ignored.
+    let ownID: PeerID
+    /// The peers of this circle.
+    private(set) var peers: [PeerID: Record] = [:]
+    /// Daemons of other circles seen now.
+    private(set) var foreign: [PeerID: Foreign] = [:]
+    /// The last mDNS sighting of every daemon, of any circle.
+    private(set) var sightings: [PeerID: PeerSighting] = [:]
+    /// Peers a dial is under way to.
+    private(set) var dialsInFlight: Set<PeerID> = []
+
+    /// An empty directory for the node `ownID`.
+    init(ownID: PeerID) {
+        self.ownID = ownID
+    }
+
+    // MARK: mDNS
+
+    /// Records an mDNS sighting by a node of circle `circleTag`: a member of
+    /// that circle is recorded as seen, and true is returned when a dial
+    /// loop must start for it (none runs yet); a daemon of another circle is
+    /// only remembered, for `peers --all`.
+    mutating func sighted(_ sighting: PeerSighting, circleTag: String, now: Date = Date()) -> Bool {
+        guard sighting.peer != ownID else { return false }
+        sightings[sighting.peer] = sighting
+        guard sighting.circleTag == circleTag else {
+            foreign[sighting.peer] = Foreign(sighting: sighting, lastSeen: now)
+            peers[sighting.peer]?.sighted = false
+            return false
+        }
+        foreign[sighting.peer] = nil
+        var record = peers[sighting.peer] ?? Record()
+        record.name = record.name ?? sighting.name
+        record.circleTag = sighting.circleTag
+        record.sighted = true
+        record.lastSeen = now
+        record.sightedAddresses = sighting.addresses
+        for a in sighting.addresses.map(\.hostPortText) where !record.addresses.contains(a) { record.addresses.append(a) }
+        if !record.origins.contains(.mdns) { record.origins.append(.mdns) }
+        let startDialling = !record.dialing
+        record.dialing = true
+        peers[sighting.peer] = record
+        return startDialling
+    }
+
+    /// Records that mDNS no longer sees `peer`.
+    mutating func sightingLost(_ peer: PeerID) {
+        foreign[peer] = nil
+        sightings[peer] = nil
+        peers[peer]?.sighted = false
+    }
+
+    /// Sorts every daemon seen so far again for a node now of circle
+    /// `circleTag`: members of it are recorded as seen, members of the old
+    /// one become another circle's. Returns the peers a dial loop must
+    /// start for.
+    mutating func circleChanged(to circleTag: String, now: Date = Date()) -> [PeerID] {
+        sightings.values.sorted { $0.peer < $1.peer }.filter { sighted($0, circleTag: circleTag, now: now) }.map(\.peer)
+    }
+
+    // MARK: Dialling
+
+    /// Where to dial `peer` (its sighted addresses) and whether mDNS still
+    /// sees it; nil for a peer not known.
+    func dialPlan(_ peer: PeerID) -> (addresses: [SocketAddress], sighted: Bool)? {
+        guard let record = peers[peer] else { return nil }
+        return (record.sightedAddresses, record.sighted)
+    }
+
+    /// Notes that a dial to `peer` is under way, or over.
+    mutating func setDialing(_ peer: PeerID, inFlight: Bool) {
+        if inFlight { dialsInFlight.insert(peer) } else { dialsInFlight.remove(peer) }
+    }
+
+    /// Notes that the dial loop of `peer` stopped (mDNS lost it).
+    mutating func stopDialling(_ peer: PeerID) { peers[peer]?.dialing = false }
+
+    // MARK: Links
+
+    /// Records a link to `peer` that came up, known by `origin`, at `remote`
+    /// (an incoming connection's address is not one to dial, so not kept).
+    mutating func linked(_ peer: PeerID, origin: PeerOrigin, remote: String, now: Date = Date()) {
+        var record = peers[peer] ?? Record()
+        if !record.origins.contains(origin) { record.origins.append(origin) }
+        if !record.addresses.contains(remote) && origin != .incoming { record.addresses.append(remote) }
+        record.lastSeen = now
+        peers[peer] = record
+    }
+
+    /// Records that a link to `peer` closed.
+    mutating func unlinked(_ peer: PeerID, now: Date = Date()) {
+        peers[peer]?.lastSeen = now
+    }
+
+    /// Records the name `peer` gave in its hello (without newlines and NULs;
+    /// an empty name changes nothing).
+    mutating func named(_ peer: PeerID, _ name: String) {
+        let clean = name.filter { !$0.isNewline && $0 != "\0" }
+        if !clean.isEmpty { peers[peer]?.name = clean }
+    }
+
+    /// Records that `peer` was heard from.
+    mutating func seen(_ peer: PeerID, now: Date = Date()) { peers[peer]?.lastSeen = now }
+
+    // MARK: What `peers` shows
+
+    /// Every known peer given the live `links` by peer: linked ones first,
+    /// then by name and id; then (with `includeOtherCircles`) daemons of
+    /// other circles seen on the network, by id.
+    func snapshot(links: [PeerID: LinkInfo], includeOtherCircles: Bool = false) -> [PeerSnapshot] {
+        var out: [PeerSnapshot] = []
+        for (id, record) in peers {
+            let link = links[id]
+            let state: PeerLinkState =
+                link != nil ? .connected : dialsInFlight.contains(id) ? .connecting : record.sighted ? .discovered : .offline
+            out.append(PeerSnapshot(
+                id: id, name: record.name, addresses: record.addresses, state: state, origins: record.origins,
+                lastSeen: record.lastSeen, roundTrip: link?.roundTrip, linkID: link?.id,
+                circleTag: record.circleTag, otherCircle: false))
+        }
+        out.sort { ($0.state == .connected ? 0 : 1, $0.name ?? "", $0.id) < ($1.state == .connected ? 0 : 1, $1.name ?? "", $1.id) }
+        if includeOtherCircles {
+            for (id, record) in foreign.sorted(by: { $0.key < $1.key }) {
+                out.append(PeerSnapshot(
+                    id: id, name: record.sighting.name, addresses: record.sighting.addresses.map(\.hostPortText), state: .discovered,
+                    origins: [.mdns], lastSeen: record.lastSeen, roundTrip: nil, linkID: nil,
+                    circleTag: record.sighting.circleTag, otherCircle: true))
+            }
+        }
+        return out
+    }
+}
+
+/// How a peer became known.
+public enum PeerOrigin: String, Sendable, Codable, Comparable {
+    /// Found by mDNS.
+    case mdns
+    /// Given by `--peer`, the config file or `sweeper connect`.
+    case `static`
+    /// It connected to us.
+    case incoming
+
+    public static func < (a: PeerOrigin, b: PeerOrigin) -> Bool { a.rawValue < b.rawValue }
+}
+
+/// Where a known peer stands.
+public enum PeerLinkState: String, Sendable, Codable {
+    /// A link is up.
+    case connected
+    /// A dial is under way.
+    case connecting
+    /// Seen on the network, no link yet.
+    case discovered
+    /// Known, but neither seen nor linked now.
+    case offline
+}
+
+/// One known peer, as `sweeper peers` shows it.
+public struct PeerSnapshot: Sendable {
+    /// The peer's identity.
+    public var id: PeerID
+    /// Its player name, from its hello or its mDNS record.
+    public var name: String?
+    /// Addresses it was seen or linked at.
+    public var addresses: [String]
+    /// Where it stands.
+    public var state: PeerLinkState
+    /// How it became known (the first way first).
+    public var origins: [PeerOrigin]
+    /// When anything was last heard from it.
+    public var lastSeen: Date?
+    /// The last keep-alive round trip.
+    public var roundTrip: Duration?
+    /// The link, when connected.
+    public var linkID: UInt64?
+    /// Its circle tag, when seen by mDNS.
+    public var circleTag: String?
+    /// Whether it belongs to another circle (seen, never linked).
+    public var otherCircle: Bool
+}
+
+/// A sighting of a daemon on the network, from mDNS.
+public struct PeerSighting: Sendable, Equatable {
+    /// The daemon's identity (from its TXT record).
+    public var peer: PeerID
+    /// Its player name.
+    public var name: String
+    /// Its circle tag.
+    public var circleTag: String
+    /// Where it listens.
+    public var addresses: [SocketAddress]
+
+    /// Creates a sighting.
+    public init(peer: PeerID, name: String, circleTag: String, addresses: [SocketAddress]) {
+        self.peer = peer
+        self.name = name
+        self.circleTag = circleTag
+        self.addresses = addresses
+    }
+}

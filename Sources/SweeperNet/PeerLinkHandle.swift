@@ -1,0 +1,108 @@
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+import SweeperCrypto
+
+/// An established link as the sync layer sees it.
+public struct PeerLinkHandle: Sendable, Hashable {
+    /// Unique for the life of the node.
+    public let id: UInt64
+    /// The peer at the other end.
+    public let peer: PeerID
+    let channel: any Channel
+    let reported: NIOLockedValueBox<Set<PeerID>>
+
+    /// The peers this peer last said it is linked to (``PeerMessage/links(_:)``);
+    /// empty until it says, and always for peers of protocol version 1.
+    public var reportedLinks: Set<PeerID> { reported.withLockedValue { $0 } }
+
+    /// Sends a sync message to the peer; never blocks. On the link's event
+    /// loop the message is sealed and handed to the socket at once; from
+    /// elsewhere it is sent in the loop's next turn. While more than
+    /// ``PeerNodeConfiguration/sendBufferLimit`` bytes wait to be sent, the
+    /// message is dropped (anti-entropy repairs the loss).
+    public func send(sync bytes: [UInt8]) {
+        guard channel.isWritable else { return }
+        send(.sync(bytes))
+    }
+
+    /// Sends any message.
+    func send(_ message: PeerMessage) {
+        channel.writeAndFlush(message, promise: nil)
+    }
+
+    /// Drops the link (a peer that sent something malformed).
+    public func close() {
+        channel.close(promise: nil)
+    }
+
+    public static func == (a: PeerLinkHandle, b: PeerLinkHandle) -> Bool { a.id == b.id }
+    public func hash(into hasher: inout Hasher) { hasher.combine(id) }
+}
+
+/// What the sync layer does with links.
+///
+/// Every call comes on the node's event loop, synchronously, from the
+/// code that read the message off the socket; so they must not block, and
+/// work that waits belongs in a task of its own. Calls for one link come
+/// in order: established, any number of received and hellos, closed.
+public protocol PeerNodeDelegate: Sendable {
+    /// A link to a peer is up (after the handshake); none of its messages
+    /// is handed on before this returns.
+    func linkEstablished(_ link: PeerLinkHandle)
+    /// A sync message arrived; the link's next frame is read when this returns.
+    func received(sync bytes: [UInt8], on link: PeerLinkHandle)
+    /// The link is gone.
+    func linkClosed(_ link: PeerLinkHandle)
+    /// The peer introduced itself; `dialBack` is its address and listening
+    /// port (`host:port`), when it listens.
+    func helloReceived(_ hello: PeerHello, dialBack: String?, on link: PeerLinkHandle)
+    /// What `sweeper peers` shows of a peer of this circle changed (a link
+    /// came up or closed, a hello gave its name): its snapshot now, after
+    /// the node's own state was updated.
+    func peerChanged(_ snapshot: PeerSnapshot)
+}
+
+extension PeerNodeDelegate {
+    /// Ignores hellos.
+    public func helloReceived(_ hello: PeerHello, dialBack: String?, on link: PeerLinkHandle) {}
+    /// Ignores changes of peers' state.
+    public func peerChanged(_ snapshot: PeerSnapshot) {}
+}
+
+/// A connection as the node holds it: the channel, its protocol handler
+/// (touched only on the channel's loop) and when it ended.
+struct LinkChannel: Sendable {
+    let channel: any Channel
+    let handler: NIOLoopBound<PeerLinkHandler>
+    /// Completes when the connection closes, with the error that closed it.
+    let ended: EventLoopFuture<(any Error)?>
+}
+
+extension LinkChannel {
+    /// Sets up a connection's pipeline: idle timeout, frames, and the
+    /// link's protocol handler.
+    static func configure(_ channel: any Channel, _ configuration: PeerNodeConfiguration) -> EventLoopFuture<LinkChannel> {
+        channel.eventLoop.makeCompletedFuture {
+            let ops = channel.pipeline.syncOperations
+            try ops.addHandler(IdleStateHandler(readTimeout: configuration.idleTimeout))
+            try ops.addHandler(CloseOnIdleHandler())
+            try ops.addHandler(ByteToMessageHandler(
+                FrameDecoder(limit: configuration.frameLimit, openingLimit: configuration.handshakeFrameLimit)))
+            try ops.addHandler(MessageToByteHandler(FrameEncoder()))
+            let handler = PeerLinkHandler(eventLoop: channel.eventLoop, pingInterval: TimeAmount(configuration.pingInterval))
+            try ops.addHandler(handler)
+            let limit = max(configuration.sendBufferLimit, 2)
+            try channel.syncOptions?.setOption(.writeBufferWaterMark, value: ChannelOptions.Types.WriteBufferWaterMark(low: limit / 2, high: limit))
+            return LinkChannel(channel: channel, handler: NIOLoopBound(handler, eventLoop: channel.eventLoop), ended: handler.ended)
+        }
+    }
+}
+
+extension SocketAddress {
+    /// `ip:port`, or `[ip]:port` for IPv6: how peers' addresses are shown and logged.
+    public var hostPortText: String {
+        guard let ip = ipAddress, let port else { return "\(self)" }
+        return self.protocol == .inet6 ? "[\(ip)]:\(port)" : "\(ip):\(port)"
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+import NIOCore
+import SweeperCrypto
+import Testing
+@testable import SweeperNet
+
+/// What a node knows of peers, without sockets.
+@Suite struct PeerDirectoryTests {
+    let me = SigningIdentity().peerID
+    let circle = "aaaaaaaaaaaaaaaa"
+    let otherCircle = "bbbbbbbbbbbbbbbb"
+
+    func sighting(_ peer: PeerID, _ name: String, circle: String, ip: String = "198.18.0.2") throws -> PeerSighting {
+        PeerSighting(peer: peer, name: name, circleTag: circle, addresses: [try SocketAddress(ipAddress: ip, port: 7455)])
+    }
+
+    @Test func aMemberSightedStartsOneDialLoop() throws {
+        var d = PeerDirectory(ownID: me)
+        let bob = SigningIdentity().peerID
+        #expect(d.sighted(try sighting(bob, "bob", circle: circle), circleTag: circle))
+        // Seen again (another address): recorded, but its dial loop runs already.
+        #expect(!d.sighted(try sighting(bob, "bob", circle: circle, ip: "198.18.0.3"), circleTag: circle))
+        #expect(d.dialPlan(bob)?.sighted == true)
+        #expect(d.dialPlan(bob)?.addresses.count == 1)
+        let listed = d.snapshot(links: [:])
+        #expect(listed.map(\.id) == [bob])
+        #expect(listed.first?.state == .discovered && listed.first?.origins == [.mdns])
+        #expect(listed.first?.addresses == ["198.18.0.2:7455", "198.18.0.3:7455"])
+        // Its own sighting is no peer.
+        #expect(!d.sighted(try sighting(me, "me", circle: circle), circleTag: circle))
+        #expect(d.snapshot(links: [:]).count == 1)
+    }
+
+    @Test func anotherCirclesDaemonIsListedOnlyWhenAskedAndNeverDialled() throws {
+        var d = PeerDirectory(ownID: me)
+        let eve = SigningIdentity().peerID
+        #expect(!d.sighted(try sighting(eve, "eve", circle: otherCircle), circleTag: circle))
+        #expect(d.snapshot(links: [:]).isEmpty)
+        let all = d.snapshot(links: [:], includeOtherCircles: true)
+        #expect(all.count == 1 && all.first?.otherCircle == true && all.first?.id == eve && all.first?.state == .discovered)
+        #expect(d.dialPlan(eve) == nil)
+        d.sightingLost(eve)
+        #expect(d.snapshot(links: [:], includeOtherCircles: true).isEmpty)
+    }
+
+    @Test func aLostSightingLeavesThePeerOfflineAndStopsItsDials() throws {
+        var d = PeerDirectory(ownID: me)
+        let bob = SigningIdentity().peerID
+        _ = d.sighted(try sighting(bob, "bob", circle: circle), circleTag: circle)
+        d.sightingLost(bob)
+        #expect(d.snapshot(links: [:]).first?.state == .offline)
+        #expect(d.dialPlan(bob)?.sighted == false)
+        d.stopDialling(bob)
+        // Seen again after its loop stopped: a new loop starts.
+        #expect(d.sighted(try sighting(bob, "bob", circle: circle), circleTag: circle))
+    }
+
+    @Test func changingCircleSortsTheSightingsAgain() throws {
+        var d = PeerDirectory(ownID: me)
+        let (bob, eve) = (SigningIdentity().peerID, SigningIdentity().peerID)
+        _ = d.sighted(try sighting(bob, "bob", circle: circle), circleTag: circle)
+        _ = d.sighted(try sighting(eve, "eve", circle: otherCircle), circleTag: circle)
+        // Joining eve's circle: eve is dialled, bob becomes another circle's.
+        #expect(d.circleChanged(to: otherCircle) == [eve])
+        let all = d.snapshot(links: [:], includeOtherCircles: true)
+        #expect(all.first { $0.id == eve }?.otherCircle == false)
+        #expect(all.first { $0.id == bob && $0.otherCircle } != nil)
+        #expect(d.dialPlan(bob)?.sighted == false)
+    }
+
+    @Test func statesAndOrderOfTheSnapshot() throws {
+        var d = PeerDirectory(ownID: me)
+        let (ann, bob, cat, dan) = (SigningIdentity().peerID, SigningIdentity().peerID, SigningIdentity().peerID, SigningIdentity().peerID)
+        _ = d.sighted(try sighting(ann, "ann", circle: circle), circleTag: circle)
+        _ = d.sighted(try sighting(bob, "bob", circle: circle), circleTag: circle)
+        _ = d.sighted(try sighting(cat, "cat", circle: circle), circleTag: circle)
+        d.linked(dan, origin: .incoming, remote: "198.18.0.9:40000")
+        d.named(dan, "zed\n")
+        d.linked(cat, origin: .mdns, remote: "198.18.0.2:7455")
+        d.setDialing(bob, inFlight: true)
+        d.sightingLost(ann)
+        let links = [
+            cat: PeerDirectory.LinkInfo(id: 7, roundTrip: .milliseconds(2)),
+            dan: PeerDirectory.LinkInfo(id: 8, roundTrip: nil),
+        ]
+        let listed = d.snapshot(links: links)
+        // Linked first, then by name.
+        #expect(listed.map(\.name) == ["cat", "zed", "ann", "bob"])
+        #expect(listed.map(\.state) == [.connected, .connected, .offline, .connecting])
+        #expect(listed[0].linkID == 7 && listed[0].roundTrip == .milliseconds(2))
+        // An incoming connection's address is not one to dial.
+        #expect(listed[1].addresses.isEmpty && listed[1].origins == [.incoming])
+        d.unlinked(dan)
+        #expect(d.snapshot(links: links.filter { $0.key == cat }).first { $0.id == dan }?.state == .offline)
+    }
+}
+
+/// The slots incoming handshakes hold.
+@Suite struct HandshakeSlotsTests {
+    @Test func limitsPerAddressAndInAll() {
+        var slots = HandshakeSlots(limit: 3, perAddress: 2)
+        #expect(slots.take(from: "a") == nil)
+        #expect(slots.take(from: "a") == nil)
+        #expect(slots.take(from: "a") != nil)  // a third from one address
+        #expect(slots.take(from: "b") == nil)
+        #expect(slots.take(from: "c") != nil)  // a fourth in all
+        slots.give(back: "a")
+        #expect(slots.take(from: "c") == nil)
+        slots.give(back: "nobody")  // nothing to give back changes nothing
+        #expect(slots.take(from: "d") != nil)
+    }
+}
