@@ -26,7 +26,7 @@ public enum ControlClientError: Error, Equatable, Sendable, CustomStringConverti
 }
 
 /// A connection to a daemon's control socket. Calls may run concurrently;
-/// answers are matched to requests by id. Use ``withConnection(socketPath:_:)``.
+/// answers are matched to requests by id. Use ``withConnection(socketPath:waitingForStart:_:)``.
 public final class ControlClient: Sendable {
     private typealias Waiter = CheckedContinuation<Data, any Error>
 
@@ -54,13 +54,48 @@ public final class ControlClient: Sendable {
         SweeperPaths(environment: environment).socket
     }
 
-    /// Connects to the daemon at `socketPath`, runs `body`, and closes.
+    /// How long a call waits for a daemon that is starting (it holds the
+    /// socket's lock, its socket is not up yet) before saying none answers:
+    /// `sweeperd & sweeper join CODE` in a script works.
+    public static let startingDaemonWait: Duration = .seconds(5)
+
+    /// Connects to the daemon at `socketPath`, runs `body`, and closes. When
+    /// nothing answers but a daemon of this user is starting, it waits for
+    /// it up to `waitingForStart`.
     public static func withConnection<T: Sendable>(
-        socketPath: String, _ body: @escaping @Sendable (ControlClient) async throws -> T
+        socketPath: String, waitingForStart: Duration = startingDaemonWait,
+        _ body: @escaping @Sendable (ControlClient) async throws -> T
     ) async throws -> T {
-        let channel: NIOAsyncChannel<LineFrame, ByteBuffer>
+        let deadline = ContinuousClock.now + waitingForStart
+        var channel: NIOAsyncChannel<LineFrame, ByteBuffer>?
+        while channel == nil {
+            do {
+                channel = try await connect(socketPath)
+            } catch let error as ControlClientError {
+                guard ContinuousClock.now < deadline, startingDaemon(socketPath: socketPath) != nil else { throw error }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+        }
+        guard let channel else { throw ControlClientError.connectionClosed }
+        return try await run(channel, body)
+    }
+
+    /// The pid of a `sweeperd` of this user that holds the lock of
+    /// `socketPath`, if one is running: a daemon takes that lock first and
+    /// serves the socket a moment later. Read without taking the lock, so a
+    /// daemon starting at the same instant is never refused.
+    public static func startingDaemon(socketPath: String) -> Int32? {
+        guard let text = try? String(contentsOfFile: socketPath + ".lock", encoding: .utf8),
+            let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)), pid > 0, kill(pid, 0) == 0,
+            let name = try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8),
+            name.trimmingCharacters(in: .whitespacesAndNewlines) == "sweeperd"
+        else { return nil }
+        return pid
+    }
+
+    private static func connect(_ socketPath: String) async throws -> NIOAsyncChannel<LineFrame, ByteBuffer> {
         do {
-            channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            return try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                 .connect(unixDomainSocketPath: socketPath) { channel in
                     channel.eventLoop.makeCompletedFuture {
                         try channel.pipeline.syncOperations.addHandler(
@@ -71,7 +106,12 @@ public final class ControlClient: Sendable {
         } catch {
             throw ControlClientError.noDaemon(socket: socketPath, detail: Self.describe(error))
         }
-        return try await channel.executeThenClose { inbound, outbound in
+    }
+
+    private static func run<T: Sendable>(
+        _ channel: NIOAsyncChannel<LineFrame, ByteBuffer>, _ body: @escaping @Sendable (ControlClient) async throws -> T
+    ) async throws -> T {
+        try await channel.executeThenClose { inbound, outbound in
             let client = ControlClient(outbound: outbound)
             return try await withThrowingTaskGroup(of: T?.self) { group in
                 group.addTask {

@@ -122,18 +122,11 @@ public enum ControlFormatting {
     /// The `peers` table.
     public static func peers(_ peers: [PeerInfo]) -> String {
         if peers.isEmpty { return "No peers known.\n" }
-        return table(["PEER", "NAME", "ADDRESSES", "STATE", "VIA", "SEEN", "RTT", "SYNC"], peers.map { p in
+        return table(["PEER", "NAME", "STATE", "ADDRESSES", "VIA", "SEEN", "RTT"], peers.map { p in
             let seen = p.lastSeenSecondsAgo.map { $0 < 1 ? "now" : "\(Int($0))s ago" } ?? "-"
             let rtt = p.roundTripMs.map { String(format: "%.1f ms", $0) } ?? "-"
-            let sync: String
-            if p.otherCircle {
-                sync = "other circle"
-            } else if let s = p.sync {
-                sync = s.inSync ? "in sync" : "catching up (they lack \(s.theyLack), we lack \(s.weLack))"
-            } else {
-                sync = p.state == .connected ? "starting" : "offline"
-            }
-            return [shortID(p.id), p.name, p.addresses.isEmpty ? "-" : p.addresses.joined(separator: " "), p.state.rawValue, p.via.joined(separator: ","), seen, rtt, sync]
+            let state = p.lackWords.map { "\(p.stateWords) (\($0))" } ?? p.stateWords
+            return [shortID(p.id), p.name, state, p.addresses.isEmpty ? "-" : p.addresses.joined(separator: " "), p.via.joined(separator: ","), seen, rtt]
         })
     }
 }

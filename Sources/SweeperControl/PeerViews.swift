@@ -82,3 +82,27 @@ public struct PeerInfo: Codable, Equatable, Sendable {
         self.otherCircle = otherCircle
     }
 }
+
+extension PeerInfo {
+    /// How a person reads this peer's state: the one wording `sweeper
+    /// peers`, the viewer's status line and its peers overlay all use.
+    /// "in sync" is said only of a linked peer whose last summary shows that
+    /// neither side lacks an op.
+    public var stateWords: String {
+        if otherCircle { return "other circle" }
+        switch state {
+        case .connected:
+            guard let sync else { return "linked, comparing" }
+            return sync.inSync ? "in sync" : "catching up"
+        case .connecting: return "connecting"
+        case .discovered: return "seen, not linked"
+        case .offline: return "offline"
+        }
+    }
+
+    /// What each side lacks, while linked and not in sync (`they lack 3, we lack 0`).
+    public var lackWords: String? {
+        guard state == .connected, let sync, !sync.inSync else { return nil }
+        return "they lack \(sync.theyLack), we lack \(sync.weLack)"
+    }
+}

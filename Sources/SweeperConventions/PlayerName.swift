@@ -5,10 +5,18 @@ public enum PlayerName {
     /// much, and the config file refuses longer names.
     public static let byteLimit = 64
 
-    /// `text` without newlines and NULs, cut on a character boundary to at
-    /// most `limit` bytes of UTF-8 (so a cut never splits a character).
+    /// `text` as a terminal may show it: without control characters (C0,
+    /// DEL and C1, so no escape sequence, newline or NUL survives), cut on a
+    /// character boundary to at most `limit` bytes of UTF-8 (so a cut never
+    /// splits a character). Names from the network go through this before
+    /// anything shows or stores them.
     public static func cleaned(_ text: String, limit: Int = byteLimit) -> String {
-        truncated(String(text.filter { !$0.isNewline && $0 != "\0" }), limit: limit)
+        truncated(String(String.UnicodeScalarView(text.unicodeScalars.filter { !isControl($0) })), limit: limit)
+    }
+
+    /// Whether `scalar` is a control character (general category Cc).
+    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
     }
 
     /// `text` cut on a character boundary to at most `limit` bytes of UTF-8.

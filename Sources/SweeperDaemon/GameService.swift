@@ -287,12 +287,14 @@ actor GameService {
         return Commands.Hint.Result(game: id, x: c.x, y: c.y, kind: .safe, message: "\(c.x),\(c.y) is safe")
     }
 
-    /// The best unassisted time for each board size.
+    /// The best unassisted time for each board size, of games won by
+    /// playing: a game its free opening won, with no move made, is no time.
     func scores() throws -> Commands.Scores.Result {
         try reloadIfPending()
         var best: [String: Commands.BestTime] = [:]
         let now = Date().millis
         for (_, state) in engine.games where state.status == .won && !state.isAssisted {
+            guard let replica = engine.game(state.gameID)?.game, replica.ops.contains(where: \.isReveal) else { continue }
             let p = state.genesis.parameters
             let key = "\(p.width)x\(p.height)x\(p.mines)"
             let seconds = state.elapsedSeconds(nowMillis: now)
@@ -453,5 +455,13 @@ struct OpRefusal: Sendable {
 
     init(_ r: (gameID: GameID, author: PeerID, seq: UInt64, reason: OpRejection)) {
         (gameID, author, seq, reason) = r
+    }
+}
+
+extension Op {
+    /// Whether the op opens cells (a player's move, not the opening).
+    var isReveal: Bool {
+        if case .reveal = payload { return true }
+        return false
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import NIOCore
+import SweeperConventions
 import SweeperCrypto
 
 /// What a node knows of the other daemons, without sockets: the peers of
@@ -75,7 +76,7 @@ struct PeerDirectory: Sendable {
         }
         foreign[sighting.peer] = nil
         var record = peers[sighting.peer] ?? Record()
-        record.name = record.name ?? sighting.name
+        record.name = record.name ?? PlayerName.cleaned(sighting.name)
         record.circleTag = sighting.circleTag
         record.sighted = true
         record.lastSeen = now
@@ -137,10 +138,10 @@ struct PeerDirectory: Sendable {
         peers[peer]?.lastSeen = now
     }
 
-    /// Records the name `peer` gave in its hello (without newlines and NULs;
-    /// an empty name changes nothing).
+    /// Records the name `peer` gave in its hello (cleaned of control
+    /// characters; an empty name changes nothing).
     mutating func named(_ peer: PeerID, _ name: String) {
-        let clean = name.filter { !$0.isNewline && $0 != "\0" }
+        let clean = PlayerName.cleaned(name)
         if !clean.isEmpty { peers[peer]?.name = clean }
     }
 
@@ -167,7 +168,7 @@ struct PeerDirectory: Sendable {
         if includeOtherCircles {
             for (id, record) in foreign.sorted(by: { $0.key < $1.key }) {
                 out.append(PeerSnapshot(
-                    id: id, name: record.sighting.name, addresses: record.sighting.addresses.map(\.hostPortText), state: .discovered,
+                    id: id, name: PlayerName.cleaned(record.sighting.name), addresses: record.sighting.addresses.map(\.hostPortText), state: .discovered,
                     origins: [.mdns], lastSeen: record.lastSeen, roundTrip: nil, linkID: nil,
                     circleTag: record.sighting.circleTag, otherCircle: true))
             }

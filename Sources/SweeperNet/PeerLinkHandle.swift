@@ -80,13 +80,20 @@ struct LinkChannel: Sendable {
 }
 
 extension LinkChannel {
-    /// Sets up a connection's pipeline: idle timeout, frames, and the
-    /// link's protocol handler.
+    /// Closes `channel` once its peer stays silent for the configured
+    /// idle timeout (a live peer pings every second). Call on the channel's
+    /// loop when the link is up.
+    static func watchSilence(_ channel: any Channel, _ configuration: PeerNodeConfiguration) {
+        try? channel.pipeline.syncOperations.addHandlers(
+            [IdleStateHandler(readTimeout: configuration.idleTimeout), CloseOnIdleHandler()], position: .first)
+    }
+
+    /// Sets up a connection's pipeline: frames and the link's protocol
+    /// handler. The silence timeout comes once the link is up
+    /// (``watchSilence(_:_:)``); until then the handshake timeout governs.
     static func configure(_ channel: any Channel, _ configuration: PeerNodeConfiguration) -> EventLoopFuture<LinkChannel> {
         channel.eventLoop.makeCompletedFuture {
             let ops = channel.pipeline.syncOperations
-            try ops.addHandler(IdleStateHandler(readTimeout: configuration.idleTimeout))
-            try ops.addHandler(CloseOnIdleHandler())
             try ops.addHandler(ByteToMessageHandler(
                 FrameDecoder(limit: configuration.frameLimit, openingLimit: configuration.handshakeFrameLimit)))
             try ops.addHandler(MessageToByteHandler(FrameEncoder()))

@@ -345,8 +345,9 @@ public actor PeerNode: Service {
                 try await raw.eventLoop.flatSubmit {
                     link.handler.value.start(
                         SecretHandshake(role: role, circle: credentials.circle, identity: credentials.identity, expectedPeer: expected)
-                    ) { keys in
+                    ) { [configuration = self.configuration] keys in
                         established.withLockedValue { $0 = true }
+                        LinkChannel.watchSilence(raw, configuration)
                         return self.assumeIsolated { node in
                             guard let up = node.linkUp(
                                 keys.peer, initiatedLocally: role == .client, origin: origin, remote: remote, channel: raw)

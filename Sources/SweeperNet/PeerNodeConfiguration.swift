@@ -34,10 +34,12 @@ public struct PeerNodeConfiguration: Sendable {
     public var handshakeLimitPerAddress = 8
     /// How long a handshake may take.
     public var handshakeTimeout: TimeAmount = .seconds(10)
-    /// How long a peer may stay silent before the link is dropped.
-    public var idleTimeout: TimeAmount = .seconds(30)
-    /// How often a keep-alive is sent.
-    public var pingInterval: Duration = .seconds(10)
+    /// How long a peer may stay silent before the link is dropped: a host
+    /// that left the network shows as gone within this, on every screen.
+    public var idleTimeout: TimeAmount = .seconds(3)
+    /// How often a keep-alive is sent: often enough that a live link is
+    /// never silent for ``idleTimeout``.
+    public var pingInterval: Duration = .seconds(1)
     /// The first reconnect delay; it doubles per failure up to ``backoffCap``, with ±20% jitter.
     public var backoffBase: Duration = .milliseconds(500)
     /// The longest reconnect delay.

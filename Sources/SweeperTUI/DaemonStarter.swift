@@ -52,7 +52,7 @@ public struct DaemonStarter: Sendable {
     /// Whether a daemon answers `status` on the socket.
     public func answers() async -> Bool {
         do {
-            _ = try await ControlClient.withConnection(socketPath: socketPath) { try await $0.call(Commands.Status.self, Empty()) }
+            _ = try await ControlClient.withConnection(socketPath: socketPath, waitingForStart: .zero) { try await $0.call(Commands.Status.self, Empty()) }
             return true
         } catch {
             return false

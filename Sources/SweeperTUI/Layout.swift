@@ -224,17 +224,6 @@ public struct ViewerRenderer: Sendable {
         }
     }
 
-    /// The peer state a person reads: in sync, catching up, offline.
-    /// A peer's sync state in words: in sync, catching up, or offline.
-    /// A peer's sync state as a person reads it: in sync, catching up, offline.
-    public static func syncState(_ peer: PeerInfo) -> String {
-        switch peer.state {
-        case .connected: peer.sync?.inSync == true ? "in sync" : "catching up"
-        case .connecting: "catching up"
-        case .discovered, .offline: "offline"
-        }
-    }
-
     private func status(_ screen: inout Screen, _ viewer: Viewer) {
         let y = screen.height - 3
         let sep = glyphs.separator
@@ -254,7 +243,7 @@ public struct ViewerRenderer: Sendable {
             var who = " Players: " + (g.players.isEmpty ? "none yet" : g.players.map { "\($0.name) \($0.score)" }.joined(separator: ", "))
             let circle = viewer.peers.filter { !$0.otherCircle }
             if !circle.isEmpty {
-                who += sep + "Peers: " + circle.map { "\($0.name) \(Self.syncState($0))" }.joined(separator: ", ")
+                who += sep + "Peers: " + circle.map { "\($0.name) \($0.stateWords)" }.joined(separator: ", ")
             }
             screen.put(0, y + 1, text(who))
         }
@@ -303,7 +292,7 @@ public struct ViewerRenderer: Sendable {
             selected = sel
         case .peers:
             title = "Peers"
-            lines = viewer.peers.map { p in "\(p.name)  \(Self.syncState(p))  \(p.addresses.first ?? "")" }
+            lines = viewer.peers.map { p in "\(p.name)  \(p.lackWords.map { "\(p.stateWords) (\($0))" } ?? p.stateWords)  \(p.addresses.first ?? "")" }
             if lines.isEmpty { lines = ["no peers yet (sweeper invite / join / connect)"] }
         case let .confirm(question, _):
             title = "Confirm"

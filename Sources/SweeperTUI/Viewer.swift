@@ -85,8 +85,10 @@ public struct Viewer: Sendable {
     public var peers: [PeerInfo] = []
     /// The daemon connection.
     public var connection: ConnectionState = .connected
-    /// The mine layout after the cheat (rows of `.` and `*`).
+    /// The mine layout after the cheat (rows of `.` and `*`), while shown.
     public private(set) var cheatLayout: [String]?
+    /// The mine layout after the cheat, while hidden again with `c`.
+    private var hiddenCheatLayout: [String]?
     /// Elapsed seconds when the game was fetched, and the clock reading then.
     private var elapsedBase = 0
     private var elapsedClock: Double = 0
@@ -160,8 +162,12 @@ public struct Viewer: Sendable {
         recount()
         elapsedBase = view.elapsedSeconds
         elapsedClock = clock
-        if let layout = view.mineLayout { cheatLayout = layout }
+        if let layout = view.mineLayout {
+            cheatLayout = layout
+            hiddenCheatLayout = nil
+        }
         if !same {
+            hiddenCheatLayout = nil
             cursor = BoardPosition(x: view.width / 2, y: view.height / 2)
             origin = BoardPosition(x: 0, y: 0)
             lastActed = [:]
@@ -306,6 +312,19 @@ public struct Viewer: Sendable {
             return [.newGame(like: game?.id)]
         case .character("c"):
             guard let game else { return [] }
+            // A toggle: the mines shown are hidden again, and shown again
+            // without asking (the game is assisted already).
+            if let shown = cheatLayout {
+                hiddenCheatLayout = shown
+                cheatLayout = nil
+                message = "Mines hidden; c shows them again (the game stays assisted)."
+                return []
+            }
+            if let hidden = hiddenCheatLayout {
+                cheatLayout = hidden
+                hiddenCheatLayout = nil
+                return []
+            }
             guard game.status == .playing else {
                 message = "The game is over: every mine is already shown."
                 return []

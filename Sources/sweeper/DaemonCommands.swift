@@ -74,7 +74,7 @@ struct GamesCommand: AsyncParsableCommand {
 
 /// The options that describe a new game, shared by `new` and `play`.
 struct NewGameOptions: ParsableArguments {
-    @Option(help: "beginner (9×9, 10), intermediate (16×16, 40) or expert (30×16, 99).") var preset: String?
+    @Option(help: "beginner (9×9, 10), intermediate (16×16, 40) or expert (30×16, 99).") var preset: Preset?
     @Option(help: "Width in cells (2–500).") var width: Int?
     @Option(help: "Height in cells (2–500).") var height: Int?
     @Option(help: "Number of mines.") var mines: Int?
@@ -94,12 +94,23 @@ struct NewGameOptions: ParsableArguments {
         }
         let given = [width, height, mines].compactMap { $0 }.count
         if given != 0 && given != 3 { throw ValidationError("give --width, --height and --mines together") }
+        // The size, mines and start cell are checked here as `board generate`
+        // checks them, so a bad value is a usage error that says what is allowed.
+        do {
+            if let width, let height, let mines {
+                _ = try GameParameters(width: width, height: height, mines: mines, start: start, noGuess: noGuess)
+            } else {
+                _ = try GameParameters(preset: preset ?? .beginner, start: start, noGuess: noGuess)
+            }
+        } catch {
+            throw ValidationError(error.description)
+        }
     }
 
     /// The request's arguments.
     var arguments: Commands.New.Arguments {
         Commands.New.Arguments(
-            preset: preset, width: width, height: height, mines: mines, noGuess: noGuess, seed: seed, startX: start?.x,
+            preset: preset?.rawValue, width: width, height: height, mines: mines, noGuess: noGuess, seed: seed, startX: start?.x,
             startY: start?.y, questionMarks: questionMarks)
     }
 }

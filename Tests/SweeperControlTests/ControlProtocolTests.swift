@@ -128,3 +128,32 @@ import Testing
         #expect(ControlClient.defaultSocketPath(environment: [:]).hasSuffix("/control.sock"))
     }
 }
+
+/// A peer's state in words: one wording for the CLI and the viewer.
+@Suite struct PeerWordingTests {
+    func peer(_ state: PeerState, _ sync: PeerInfo.Sync?, other: Bool = false) -> PeerInfo {
+        PeerInfo(
+            id: "abcdef", name: "bob", addresses: ["198.18.0.2:7455"], state: state, via: ["mdns"], lastSeenSecondsAgo: 0,
+            roundTripMs: nil, sync: sync, otherCircle: other)
+    }
+
+    @Test func inSyncOnlyWhileLinkedAndNeitherSideLacks() {
+        #expect(peer(.connected, PeerInfo.Sync(theyLack: 0, weLack: 0)).stateWords == "in sync")
+        #expect(peer(.connected, PeerInfo.Sync(theyLack: 2, weLack: 0)).stateWords == "catching up")
+        #expect(peer(.connected, PeerInfo.Sync(theyLack: 0, weLack: 1)).lackWords == "they lack 0, we lack 1")
+        #expect(peer(.connected, nil).stateWords == "linked, comparing")
+        // A stale summary says nothing once the link is gone.
+        #expect(peer(.offline, PeerInfo.Sync(theyLack: 0, weLack: 0)).stateWords == "offline")
+        #expect(peer(.connecting, PeerInfo.Sync(theyLack: 0, weLack: 0)).stateWords == "connecting")
+        #expect(peer(.discovered, nil).stateWords == "seen, not linked")
+        #expect(peer(.discovered, nil, other: true).stateWords == "other circle")
+        #expect(peer(.offline, nil).lackWords == nil)
+    }
+
+    @Test func theCLITableUsesTheSameWords() {
+        for p in [peer(.connecting, nil), peer(.connected, PeerInfo.Sync(theyLack: 3, weLack: 0)), peer(.offline, nil)] {
+            let row = ControlFormatting.peers([p]).split(separator: "\n")[1]
+            #expect(row.contains(p.stateWords), "\(row)")
+        }
+    }
+}

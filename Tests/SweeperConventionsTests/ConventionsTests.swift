@@ -32,8 +32,11 @@ import Testing
         #expect(PlayerName.truncated("ann") == "ann")
     }
 
-    @Test func dropsNewlinesAndNULs() {
+    @Test func dropsControlCharactersSoNoEscapeSequenceReachesATerminal() {
         #expect(PlayerName.cleaned("an\nn\r\0") == "ann")
+        #expect(PlayerName.cleaned("\u{1B}[2J\u{1B}]0;pwned\u{07}mum") == "[2J]0;pwnedmum")
+        #expect(PlayerName.cleaned("a\u{7F}b\u{9B}31mc\tz") == "ab31mcz")
+        #expect(PlayerName.cleaned("Mäx 🙂") == "Mäx 🙂")
         // truncated keeps them: it only cuts.
         #expect(PlayerName.truncated("a\nb") == "a\nb")
     }

@@ -17,55 +17,10 @@ import Testing
 /// which verifies, applies, shows (events), and writes; and back out after
 /// a restart. The control router answers `show` as a client would see it.
 @Suite struct RemoteOpsTests {
-    struct Fixture {
-        let directory: String
-        let store: Store
-        /// The daemon's one event loop: the service publishes its events there.
-        let loop: any EventLoop = MultiThreadedEventLoopGroup.singleton.next()
-        let core: DaemonCore
-        var events: EventHub { core.events }
-        var service: GameService { core.service }
-        var router: ControlRouter { core.router }
-        let circle: CircleKey
-
-        init() async throws {
-            directory = NSTemporaryDirectory() + "sweeper-remote-\(UUID().uuidString)"
-            store = try Store(directory: directory)
-            core = try await Self.daemon(store: store, directory: directory, loop: loop)
-            circle = await core.service.circle
-        }
-
-        /// The daemon's parts over `store`, as `Daemon.run` assembles them,
-        /// with a peer network that listens on loopback only and dials nobody.
-        static func daemon(store: Store, directory: String, loop: any EventLoop) async throws -> DaemonCore {
-            let settings = DaemonSettings(
-                stateDirectory: directory, socketPath: directory + "/c.sock", listen: ["127.0.0.1:0"], peers: [], name: "ada",
-                mdns: false, logLevel: .critical)
-            var logger = Logger(label: "test")
-            logger.logLevel = .critical
-            return try await DaemonCore.assemble(
-                settings: settings, store: store, notifier: SystemdNotifier(environment: [:]),
-                eventLoop: loop, logger: logger)
-        }
-
-        func cleanup() async {
-            await core.network.node.shutdown()
-            store.close()
-            try? FileManager.default.removeItem(atPath: directory)
-        }
-    }
-
-    private func show(_ router: ControlRouter, _ game: String) async throws -> GameView {
-        guard case .answer(let data) = await router.reply(to: Data(#"{"id":1,"command":"show","game":"\#(game)"}"#.utf8)) else {
-            throw ControlError.internal("no answer")
-        }
-        return try JSONDecoder().decode(ResultBox<GameView>.self, from: data).result
-    }
-
     /// A viewer's connection: an embedded channel made, written and read
     /// on the daemon's loop only (an embedded channel is not thread-safe),
     /// subscribed to every game.
-    private func viewer(_ f: Fixture) async throws -> NIOLoopBound<EmbeddedChannel> {
+    private func viewer(_ f: DaemonFixture) async throws -> NIOLoopBound<EmbeddedChannel> {
         let events = f.events
         return try await f.loop.submit {
             let channel = EmbeddedChannel()
@@ -75,7 +30,7 @@ import Testing
     }
 
     /// The events written to a viewer's channel so far.
-    private func events(_ viewer: NIOLoopBound<EmbeddedChannel>, _ f: Fixture) async throws -> [ControlEvent] {
+    private func events(_ viewer: NIOLoopBound<EmbeddedChannel>, _ f: DaemonFixture) async throws -> [ControlEvent] {
         try await f.loop.submit {
             var out: [ControlEvent] = []
             while let buffer = try viewer.value.readOutbound(as: ByteBuffer.self) {
@@ -88,7 +43,7 @@ import Testing
     }
 
     @Test func aPeersGameAndMovesAreCommittedShownAndSurviveARestart() async throws {
-        let f = try await Fixture()
+        let f = try await DaemonFixture()
         
         let viewer = try await viewer(f)
 
@@ -153,7 +108,7 @@ import Testing
 
         // Restart: new layers on the same store find the same state.
         await f.service.writeRemoteOps()
-        let restarted = try await Fixture.daemon(store: f.store, directory: f.directory, loop: f.loop)
+        let restarted = try await DaemonFixture.daemon(store: f.store, directory: f.directory, loop: f.loop)
         let reloaded = try await show(restarted.router, game.description)
         #expect(reloaded == view.with(elapsed: reloaded.elapsedSeconds))
         await restarted.network.node.shutdown()

@@ -68,6 +68,17 @@ import Testing
         #expect(d.dialPlan(bob)?.sighted == false)
     }
 
+    @Test func namesFromTheNetworkAreCleaned() throws {
+        var d = PeerDirectory(ownID: me)
+        let (bob, eve) = (SigningIdentity().peerID, SigningIdentity().peerID)
+        _ = d.sighted(try sighting(bob, "bo\u{1B}[31mb\n", circle: circle), circleTag: circle)
+        _ = d.sighted(try sighting(eve, "\u{1B}]0;x\u{07}eve", circle: otherCircle), circleTag: circle)
+        #expect(d.snapshot(links: [:]).first?.name == "bo[31mb")
+        d.named(bob, "bob\u{9B}2J")
+        #expect(d.snapshot(links: [:]).first?.name == "bob2J")
+        #expect(d.snapshot(links: [:], includeOtherCircles: true).last?.name == "]0;xeve")
+    }
+
     @Test func statesAndOrderOfTheSnapshot() throws {
         var d = PeerDirectory(ownID: me)
         let (ann, bob, cat, dan) = (SigningIdentity().peerID, SigningIdentity().peerID, SigningIdentity().peerID, SigningIdentity().peerID)

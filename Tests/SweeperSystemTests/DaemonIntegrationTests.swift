@@ -191,8 +191,13 @@ import Testing
         #expect(unknown.status == 1 && unknown.stderr.contains("no game"))
         #expect(try h.cli(["reveal", game, "x", "0"]).status == 2)
         #expect(try h.cli(["new", "--width", "3"]).status == 2)
+        // A bad value for an option is a usage error (2) that says what is allowed.
         let tooBig = try h.cli(["new", "--width", "501", "--height", "9", "--mines", "10"])
-        #expect(tooBig.status == 1 && tooBig.stderr.contains("500"))
+        #expect(tooBig.status == 2 && tooBig.stderr.contains("500"), "\(tooBig.status) \(tooBig.stderr)")
+        let huge = try h.cli(["new", "--preset", "huge"])
+        #expect(huge.status == 2 && huge.stderr.contains("beginner") && huge.stderr.contains("expert"), "\(huge.status) \(huge.stderr)")
+        let farStart = try h.cli(["new", "--start", "20,20"])
+        #expect(farStart.status == 2 && farStart.stderr.contains("off the board") && farStart.stderr.contains("0 to 8"), "\(farStart.status) \(farStart.stderr)")
         let badCode = try h.cli(["join", "SWEEPER-ABCDE"])
         #expect(badCode.status == 1 && badCode.stderr.contains("invite code"))
         // An invite code from here is accepted and keeps the circle tag.
@@ -206,6 +211,21 @@ import Testing
         #expect(bad.status == 1 && bad.stderr.contains("HOST:PORT"))
         #expect(try h.cli(["connect", "127.0.0.1:9"]).status == 0)
         #expect(try h.json(["peers"])["peers"] as? [Any] != nil)
+    }
+
+    @Test func aCommandRightAfterStartingTheDaemonWaitsForItsSocket() throws {
+        let h = try DaemonHarness()
+        defer { h.cleanup() }
+        // `sweeperd & sweeper status` in a script: the command starts before
+        // the socket is up, sees the daemon's lock held, and waits for it.
+        let pid = try spawnDetached([DaemonHarness.sweeperd] + h.arguments(), environment: h.environment(), output: h.logPath)
+        let status = try h.cli(["status"])
+        stopProcess(pid)
+        #expect(status.status == 0, "\(status.status): \(status.stderr)")
+        // With no daemon at all, it says so at once (exit 3), without waiting.
+        let started = Date()
+        let none = try h.cli(["status"])
+        #expect(none.status == 3 && Date().timeIntervalSince(started) < 2, "\(none.status) after \(Date().timeIntervalSince(started)) s")
     }
 
     @Test func aSecondDaemonOnTheSameStateRefusesNamingTheFirst() throws {

@@ -295,7 +295,15 @@ struct PeerScenarioTests {
             return
         }
         let r = hidden[hidden.count / 2]
+        let h3 = try c[3].peerID
         try c.lab.cut(3)
+        // Keep-alives every second and a 3 s silence timeout: a host that
+        // left the network shows as gone within about 3 s, never as in sync.
+        let cut = Date()
+        #expect(
+            eventually(4.5) { c[1].peer(h3)?["state"] as? String != "connected" },
+            "h1 still showed h3 linked \(Date().timeIntervalSince(cut)) s after the cut")
+        #expect(try c[1].cli(["peers"]).stdout.split(separator: "\n").first { $0.contains("h3") }?.contains("in sync") == false)
         let alone = try c[3].cli(["flag", game, "\(p.x)", "\(p.y)"])
         #expect(alone.status == 0, "h3 could not play alone: \(alone.stderr)")
         #expect(cell(c[3].board(game), p.x, p.y) == "F")

@@ -233,6 +233,21 @@ func viewer(_ view: GameView) -> Viewer {
         #expect(v.handle(.character("y")) == [.cheat(game: id)])
     }
 
+    @Test func cheatIsAToggle() {
+        var shown = gameView(["##", "##"], mines: 1)
+        shown.mineLayout = ["*.", ".."]
+        var v = viewer(shown)
+        #expect(v.cheatMine(0, 0))
+        // c hides the mines, and shows them again without asking.
+        #expect(v.handle(.character("c")).isEmpty)
+        #expect(!v.cheatMine(0, 0) && v.overlay == nil)
+        #expect(v.handle(.character("c")).isEmpty)
+        #expect(v.cheatMine(0, 0) && v.overlay == nil)
+        // Another game forgets them.
+        v.load(gameView(["##", "##"], mines: 1, id: "0123456789abcdef"))
+        #expect(!v.cheatMine(0, 0))
+    }
+
     @Test func mouseClicksMapToCells() {
         var v = viewer(gameView(["###", "#2#", "###"], mines: 1))
         let layout = BoardLayout(width: 40, height: 12, boardWidth: 3, boardHeight: 3)

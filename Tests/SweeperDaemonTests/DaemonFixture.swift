@@ -1,0 +1,65 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import SweeperControl
+import SweeperCrypto
+import SweeperStore
+@testable import SweeperDaemon
+
+/// A daemon's parts over a store in a temporary directory, assembled as
+/// `Daemon.run` assembles them, driven in-process.
+struct DaemonFixture {
+    let directory: String
+    let store: Store
+    /// The daemon's one event loop: the service publishes its events there.
+    let loop: any EventLoop = MultiThreadedEventLoopGroup.singleton.next()
+    let core: DaemonCore
+    var events: EventHub { core.events }
+    var service: GameService { core.service }
+    var router: ControlRouter { core.router }
+    let circle: CircleKey
+
+    init() async throws {
+        directory = NSTemporaryDirectory() + "sweeper-remote-\(UUID().uuidString)"
+        store = try Store(directory: directory)
+        core = try await Self.daemon(store: store, directory: directory, loop: loop)
+        circle = await core.service.circle
+    }
+
+    /// The daemon's parts over `store`, as `Daemon.run` assembles them,
+    /// with a peer network that listens on loopback only and dials nobody.
+    static func daemon(store: Store, directory: String, loop: any EventLoop) async throws -> DaemonCore {
+        let settings = DaemonSettings(
+            stateDirectory: directory, socketPath: directory + "/c.sock", listen: ["127.0.0.1:0"], peers: [], name: "ada",
+            mdns: false, logLevel: .critical)
+        var logger = Logger(label: "test")
+        logger.logLevel = .critical
+        return try await DaemonCore.assemble(
+            settings: settings, store: store, notifier: SystemdNotifier(environment: [:]),
+            eventLoop: loop, logger: logger)
+    }
+
+    func cleanup() async {
+        await core.network.node.shutdown()
+        store.close()
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+}
+
+/// `show GAME`'s view.
+func show(_ router: ControlRouter, _ game: String) async throws -> GameView {
+    try await result(router, #"{"id":1,"command":"show","game":"\#(game)"}"#)
+}
+
+/// The result of a successful answer, decoded; throws with the error otherwise.
+func result<R: Decodable & Sendable>(_ router: ControlRouter, _ line: String, as: R.Type = R.self) async throws -> R {
+    guard case .answer(let data) = await router.reply(to: Data(line.utf8)) else { throw ControlError.internal("no answer") }
+    if let failure = try? JSONDecoder().decode(FailureBox.self, from: data), let error = failure.error { throw error }
+    return try JSONDecoder().decode(ResultBox<R>.self, from: data).result
+}
+
+/// An answer's error, when it has one.
+private struct FailureBox: Decodable {
+    var error: ControlError?
+}
