@@ -11,13 +11,22 @@ public enum ControlFormatting {
     /// `30×16 (99)`.
     public static func size(width: Int, height: Int, mines: Int) -> String { "\(width)×\(height) (\(mines))" }
 
-    /// `Solved`, `Failed`, or the progress as a percentage.
+    /// `won`, `lost`, or `playing` with the progress as a percentage: the
+    /// words the JSON, the viewer and the man pages use.
     public static func status(_ status: PlayStatus, progress: Double) -> String {
         switch status {
-        case .won: "Solved"
-        case .lost: "Failed"
-        case .playing: "\(Int((progress * 100).rounded(.down)))%"
+        case .won: "won"
+        case .lost: "lost"
+        case .playing: "playing \(Int((progress * 100).rounded(.down)))%"
         }
+    }
+
+    /// A date as `2026-11-23 18:05`, in local time.
+    public static func date(_ secondsSince1970: Double) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.dateFormat = "yyyy-MM-dd HH:mm"
+        return formatter.string(from: Date(timeIntervalSince1970: secondsSince1970))
     }
 
     /// The first 8 characters of an id.
@@ -54,8 +63,11 @@ public enum ControlFormatting {
         var out = "Game \(v.id)\n"
         let columnsHeader = "   " + (0..<v.width).map { String($0 % 10) }.joined()
         out += columnsHeader + "\n"
+        // After a loss a flag on a safe cell is drawn `x`, as the viewer draws it ✗.
+        let wrong = Set((v.wrongFlags ?? []).map { $0.y * v.width + $0.x })
         for (y, row) in v.board.enumerated() {
-            out += String(format: "%2d ", y % 100) + row + "\n"
+            let drawn = wrong.isEmpty ? row : String(row.enumerated().map { x, c in wrong.contains(y * v.width + x) ? "x" : c })
+            out += String(format: "%2d ", y % 100) + drawn + "\n"
         }
         out += statusLine(v) + "\n"
         if let layout = v.mineLayout {
@@ -68,8 +80,8 @@ public enum ControlFormatting {
     /// Mines left, flags, elapsed, status, progress, players, who tripped the mine.
     public static func statusLine(_ v: GameView) -> String {
         var parts = [
-            "mines \(v.mines - v.flags)/\(v.mines)", "flags \(v.flags)", "time \(duration(v.elapsedSeconds))",
-            v.status == .playing ? "playing \(status(v.status, progress: v.progress))" : status(v.status, progress: v.progress),
+            "mines left \(v.status == .won ? 0 : v.mines - v.flags)/\(v.mines)", "flags \(v.flags)", "time \(duration(v.elapsedSeconds))",
+            status(v.status, progress: v.progress),
         ]
         if v.assisted { parts.append("assisted") }
         if !v.players.isEmpty {
@@ -113,9 +125,12 @@ public enum ControlFormatting {
     public static func scores(_ scores: [Commands.BestTime]) -> String {
         if scores.isEmpty { return "No solved games yet.\n" }
         return table(
-            ["SIZE", "BEST", "GAME", "PLAYERS"],
+            ["SIZE", "BEST", "DATE", "GAME", "PLAYERS"],
             scores.map {
-                [size(width: $0.width, height: $0.height, mines: $0.mines), duration($0.seconds), shortID($0.game), $0.players.joined(separator: ", ")]
+                [
+                    size(width: $0.width, height: $0.height, mines: $0.mines), duration($0.seconds), date($0.date), shortID($0.game),
+                    $0.players.joined(separator: ", "),
+                ]
             })
     }
 

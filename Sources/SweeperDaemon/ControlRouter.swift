@@ -201,7 +201,7 @@ struct ControlRouter: ControlResponder {
         case .outsideBoard(let x, let y, let w, let h):
             ControlError(code: "outside-board", message: "cell \(x),\(y) is outside the \(w)×\(h) board (x 0–\(w - 1), y 0–\(h - 1))")
         case .gameOver(let status):
-            ControlError(code: "game-over", message: "the game is over (\(status == .won ? "solved" : "lost"))")
+            ControlError(code: "game-over", message: "the game is over (\(status == .won ? "won" : "lost"))")
         case .noQuestionMarks:
             ControlError(code: "no-question-marks", message: "this game was made without question marks")
         case .generationFailed(let detail):

@@ -96,10 +96,12 @@ extension GameState {
             let n = layout.adjacentMines(i)
             return n == 0 ? "." : Character(String(n))
         }
+        // After a win every mine is shown flagged; after a loss, shown.
+        let shownMine: Character = status == .won ? "F" : "*"
         switch board.mark(at: i) {
         case .flag: return "F"
-        case .question: return over && layout.isMine(i) ? "*" : "?"
-        case .none: return over && layout.isMine(i) ? "*" : "#"
+        case .question: return over && layout.isMine(i) ? shownMine : "?"
+        case .none: return over && layout.isMine(i) ? shownMine : "#"
         }
     }
 

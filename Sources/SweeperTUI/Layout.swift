@@ -262,6 +262,24 @@ public struct ViewerRenderer: Sendable {
         screen.put(0, y + 2, text(bottom), bottomStyle)
     }
 
+    /// Every key the viewer understands, as the `?` overlay lists them.
+    static let helpLines = [
+        "arrows, h j k l   move (a count first: 5l)",
+        "J K L, Y          move five down, up, right, left",
+        "0 or Home, $ or End   start, end of the row",
+        "PgUp, PgDn        move ten rows up, down",
+        "space, enter      reveal; on a number: chord",
+        "f                 flag (cycles marks)",
+        "H                 hint: go to a provable cell",
+        "g                 game list     p  peers",
+        "n                 new game",
+        "c                 show or hide the mines",
+        "mouse             left reveals, right flags",
+        "q, ctrl-c         quit",
+        "",
+        "any key closes this",
+    ]
+
     private func overlay(_ screen: inout Screen, _ overlay: Overlay, _ viewer: Viewer) {
         var lines: [String]
         var title: String
@@ -269,19 +287,7 @@ public struct ViewerRenderer: Sendable {
         switch overlay {
         case .help:
             title = "Keys"
-            lines = [
-                "arrows, h j k l   move (a count first: 5l)",
-                "J K L, Y          move five down, up, right, left",
-                "space, enter      reveal; on a number: chord",
-                "f                 flag (cycles marks)",
-                "H                 hint: go to a provable cell",
-                "g                 game list     p  peers",
-                "n                 new game      c  show mines",
-                "mouse             left reveals, right flags",
-                "q                 quit",
-                "",
-                "any key closes this",
-            ]
+            lines = Self.helpLines
         case let .games(list, sel):
             title = "Games (enter opens, esc closes)"
             lines = list.prefix(max(1, screen.height - 6)).map { g in
@@ -301,8 +307,14 @@ public struct ViewerRenderer: Sendable {
         let inner = min(screen.width - 4, max(title.count + 2, lines.map(\.count).max() ?? 0))
         let boxWidth = inner + 4
         let boxHeight = min(screen.height, lines.count + 2)
-        let x0 = max(0, (screen.width - boxWidth) / 2)
-        let y0 = max(0, (screen.height - boxHeight) / 2)
+        var x0 = max(0, (screen.width - boxWidth) / 2)
+        var y0 = max(0, (screen.height - boxHeight) / 2)
+        if case .help = overlay {
+            // At the right, below the title: the board's top-left corner,
+            // where the keys are tried first, stays in sight.
+            x0 = max(0, screen.width - boxWidth)
+            y0 = min(1, max(0, screen.height - boxHeight))
+        }
         let frame = Style(bold: true)
         for y in y0..<(y0 + boxHeight) { screen.fill(x0, y, count: boxWidth) }
         screen.set(x0, y0, ScreenCell(glyphs.topLeft, frame))

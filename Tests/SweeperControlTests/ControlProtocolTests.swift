@@ -91,9 +91,9 @@ import Testing
         #expect(ControlFormatting.duration(0) == "0:00:00")
         #expect(ControlFormatting.duration(3_725) == "1:02:05")
         #expect(ControlFormatting.size(width: 30, height: 16, mines: 99) == "30×16 (99)")
-        #expect(ControlFormatting.status(.won, progress: 1) == "Solved")
-        #expect(ControlFormatting.status(.lost, progress: 0.5) == "Failed")
-        #expect(ControlFormatting.status(.playing, progress: 0.999) == "99%")
+        #expect(ControlFormatting.status(.won, progress: 1) == "won")
+        #expect(ControlFormatting.status(.lost, progress: 0.5) == "lost")
+        #expect(ControlFormatting.status(.playing, progress: 0.999) == "playing 99%")
     }
 
     @Test func gamesTableListsEveryGame() {
@@ -104,7 +104,7 @@ import Testing
         let text = ControlFormatting.games(games)
         let lines = text.split(separator: "\n")
         #expect(lines.count == 3)
-        #expect(lines[1].contains("01234567") && lines[1].contains("9×9 (10)") && lines[1].contains("Solved") && lines[1].contains("0:01:05") && lines[1].contains("ada, bob"))
+        #expect(lines[1].contains("01234567") && lines[1].contains("9×9 (10)") && lines[1].contains("won") && lines[1].contains("0:01:05") && lines[1].contains("ada, bob"))
         #expect(lines[2].contains("30×16 (99)") && lines[2].contains("50% (assisted)") && lines[2].contains("1:06:40"))
     }
 }
@@ -155,5 +155,35 @@ import Testing
             let row = ControlFormatting.peers([p]).split(separator: "\n")[1]
             #expect(row.contains(p.stateWords), "\(row)")
         }
+    }
+}
+
+/// What `show` and `scores` print after a game ends.
+@Suite struct FinishedGameTextTests {
+    func view(_ board: [String], status: PlayStatus, flags: Int, wrongFlags: [CellPosition]? = nil) -> GameView {
+        GameView(
+            id: "0123456789abcdef", width: 3, height: 2, mines: 2, status: status, digest: "d", revealed: 4, flags: flags, board: board,
+            players: [], trippedBy: nil, elapsedSeconds: 5, progress: 1, assisted: false, questionMarks: false, wrongFlags: wrongFlags)
+    }
+
+    @Test func aWrongFlagAfterALossIsDrawnAsTheViewerDrawsIt() {
+        let text = ControlFormatting.show(view(["X*1", "F1."], status: .lost, flags: 1, wrongFlags: [CellPosition(x: 0, y: 1)]))
+        #expect(text.contains(" 1 x1.\n"), "\(text)")
+        #expect(text.contains(" 0 X*1\n"))
+        #expect(text.contains("lost"))
+    }
+
+    @Test func afterAWinNoMineIsLeft() {
+        let line = ControlFormatting.statusLine(view(["F1.", "F1."], status: .won, flags: 0))
+        #expect(line.contains("mines left 0/2") && line.contains("won"), "\(line)")
+    }
+
+    @Test func bestTimesCarryTheirDate() {
+        let date = 1_795_000_000.0
+        let text = ControlFormatting.scores([
+            Commands.BestTime(width: 9, height: 9, mines: 10, seconds: 65, game: "0123456789abcdef", players: ["ann"], date: date)
+        ])
+        #expect(text.contains(ControlFormatting.date(date)) && text.contains("DATE"), "\(text)")
+        #expect(ControlFormatting.date(date).count == 16)
     }
 }

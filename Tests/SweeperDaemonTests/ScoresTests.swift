@@ -28,6 +28,9 @@ import Testing
             }
         }
         #expect(view.status == .won)
+        // After a win every mine shows flagged.
+        let shown = view.board.joined()
+        #expect(!shown.contains("*") && shown.filter { $0 == "F" }.count == game.mines, "\(view.board)")
         let best: Commands.Scores.Result = try await result(f.router, #"{"id":5,"command":"scores"}"#)
         #expect(best.scores.map(\.game) == [game.id])
         await f.cleanup()

@@ -85,7 +85,7 @@ import Testing
         let games = try #require(try h.json(["games"])["games"] as? [[String: Any]])
         #expect(games.map { $0["id"] as? String } == [lostGame, won])
         let text = try h.cli(["games"]).stdout
-        #expect(text.contains("Solved") && text.contains("Failed") && text.contains("9×9 (10)"))
+        #expect(text.contains(" won ") && text.contains(" lost ") && text.contains("9×9 (10)"), "\(text)")
 
         // Restart: a graceful stop removes the socket; everything comes back.
         let digests = try [won, lostGame].map { try h.json(["show", $0])["digest"] as? String }

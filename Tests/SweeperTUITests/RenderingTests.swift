@@ -233,6 +233,19 @@ func viewer(_ view: GameView) -> Viewer {
         #expect(v.handle(.character("y")) == [.cheat(game: id)])
     }
 
+    @Test func theHelpListsEveryKeyAndLeavesTheBoardsCornerInSight() {
+        var v = viewer(gameView(["#F1.", "#?2.", "#13."], mines: 3))
+        _ = v.handle(.character("?"))
+        let screen = ViewerRenderer(glyphs: .ascii, color: false).render(&v, width: 100, height: 24)
+        let text = (0..<24).map { screen.line($0) }.joined(separator: "\n")
+        for key in ["PgUp", "PgDn", "0 or Home", "$ or End", "h j k l", "J K L", "space", "f ", "H ", "g ", "p ", "n ", "c ", "q"] {
+            #expect(text.contains(key), "the help does not list \(key)")
+        }
+        // The board's top-left cells are still drawn beside the help.
+        let layout = BoardLayout(width: 100, height: 24, boardWidth: 4, boardHeight: 3)
+        #expect(screen.line(layout.top).dropFirst(layout.left).hasPrefix("#"), "\(screen.line(layout.top))")
+    }
+
     @Test func cheatIsAToggle() {
         var shown = gameView(["##", "##"], mines: 1)
         shown.mineLayout = ["*.", ".."]
