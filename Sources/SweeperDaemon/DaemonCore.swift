@@ -35,6 +35,9 @@ struct DaemonCore: Sendable {
         }
     }
 
+    /// The setting that keeps the peer port chosen without `--listen`.
+    static let portSetting = "peer.port"
+
     /// Loads the games from `store` and assembles the parts on `eventLoop`;
     /// the peer node's listeners are bound, nothing runs yet.
     static func assemble(
@@ -55,12 +58,21 @@ struct DaemonCore: Sendable {
             sinks: GameServiceSinks(events: events, relay: relay, status: status), logger: logger, eventLoop: eventLoop)
         let sync = PeerSync(service: service, relay: relay, peers: book, events: events, logger: logger)
         let network: PeerNetwork
+        let previousPort = (try? store.setting(Self.portSetting)).flatMap { $0.flatMap(Int.init) }
         do {
             network = try await PeerNetwork.start(
                 settings: settings, identity: engine.identity, circle: engine.circle, sync: sync, book: book,
-                eventLoop: eventLoop, logger: logger)
+                preferredPort: previousPort, eventLoop: eventLoop, logger: logger)
         } catch {
             throw .listen(error)
+        }
+        // The port chosen without --listen is kept, so it is the same after a restart.
+        if settings.listen.isEmpty, let port = await network.node.listeningAddresses.first?.port, port != previousPort {
+            do {
+                try store.setSetting(Self.portSetting, "\(port)")
+            } catch {
+                logger.warning("could not remember the peer port", metadata: ["error": "\(error)"])
+            }
         }
         let router = ControlRouter(service: service, network: network, events: events, name: settings.name, logger: logger)
         return DaemonCore(events: events, status: status, service: service, network: network, router: router)

@@ -15,6 +15,9 @@ final class PeerNetwork: Sendable {
     static let serviceType = "_sweeper._tcp"
     /// The port used when `--listen` is not given.
     static let defaultPort = 7455
+    /// How many ports from ``defaultPort`` on are tried when it is taken (by
+    /// another user's daemon on the same computer, say).
+    static let portsTried = 64
 
     let node: PeerNode
     let sync: PeerSync
@@ -39,25 +42,43 @@ final class PeerNetwork: Sendable {
     }
 
     /// Binds the listeners and prepares the node (with `sync` as its
-    /// delegate) and discovery; they run as services afterwards. A busy
-    /// default port falls back to any port. The node runs on the service's
-    /// event loop, so peers' messages reach the service in the call that
-    /// read them. It dials the static peers of `settings` and the peers of
-    /// `book` met before.
+    /// delegate) and discovery; they run as services afterwards. Without
+    /// `--listen` it listens on `preferredPort` (the port it listened on
+    /// before), else on the first free port from ``defaultPort`` on, so
+    /// static peers' `HOST:PORT` stay valid across restarts. The node runs
+    /// on the service's event loop, so peers' messages reach the service in
+    /// the call that read them. It dials the static peers of `settings` and
+    /// the peers of `book` met before.
     static func start(
         settings: DaemonSettings, identity: SigningIdentity, circle: CircleKey, sync: PeerSync, book: PeerBook,
-        eventLoop: any EventLoop, logger: Logger
+        preferredPort: Int? = nil, eventLoop: any EventLoop, logger: Logger
     ) async throws -> PeerNetwork {
         let node = PeerNode(
             credentials: NodeCredentials(circle: circle, identity: identity, name: settings.name), delegate: sync,
             eventLoop: eventLoop, logger: logger)
         var bound: [SocketAddress] = []
         if settings.listen.isEmpty {
-            do {
-                bound = try await node.listen(on: [("::", defaultPort)])
-            } catch {
-                logger.notice("port \(defaultPort) is not free; listening on another", metadata: ["error": "\(error)"])
+            let range = defaultPort..<(defaultPort + portsTried)
+            var candidates = Array(range)
+            if let preferredPort, (1...65535).contains(preferredPort) {
+                candidates.removeAll { $0 == preferredPort }
+                candidates.insert(preferredPort, at: 0)
+            }
+            var lastError: (any Error)?
+            for port in candidates where bound.isEmpty {
+                do {
+                    bound = try await node.listen(on: [("::", port)])
+                } catch {
+                    lastError = error
+                }
+            }
+            if bound.isEmpty {
+                logger.notice(
+                    "ports \(range.lowerBound)–\(range.upperBound - 1) are taken; listening on another",
+                    metadata: ["error": "\(lastError.map { "\($0)" } ?? "")"])
                 bound = try await node.listen(on: [("::", 0)])
+            } else if let port = bound.first?.port, port != defaultPort, port != preferredPort {
+                logger.notice("port \(defaultPort) is taken; listening on \(port), and on it again after a restart")
             }
         } else {
             for text in settings.listen {

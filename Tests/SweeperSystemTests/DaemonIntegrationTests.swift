@@ -213,6 +213,26 @@ import Testing
         #expect(try h.json(["peers"])["peers"] as? [Any] != nil)
     }
 
+    @Test func aSecondDaemonOnTheComputerKeepsThePortItFirstChose() throws {
+        let (a, b) = (try DaemonHarness(), try DaemonHarness())
+        defer {
+            a.cleanup()
+            b.cleanup()
+        }
+        func port(_ h: DaemonHarness) throws -> Int? {
+            (try h.json(["status"])["listening"] as? [String])?.first.flatMap { $0.split(separator: ":").last.flatMap { Int($0) } }
+        }
+        try a.start()
+        try b.start()
+        let (pa, pb) = (try port(a), try port(b))
+        #expect(pa != nil && pb != nil && pa != pb, "\(String(describing: pa)) \(String(describing: pb))")
+        // Ports from 7455 on, not a random one, and the same one after a restart.
+        #expect(pb.map { (7455..<7519).contains($0) } == true, "\(String(describing: pb))")
+        #expect(b.stop() == 0)
+        try b.start()
+        #expect(try port(b) == pb)
+    }
+
     @Test func aCommandRightAfterStartingTheDaemonWaitsForItsSocket() throws {
         let h = try DaemonHarness()
         defer { h.cleanup() }
