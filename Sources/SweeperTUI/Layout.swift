@@ -292,7 +292,8 @@ public struct ViewerRenderer: Sendable {
             title = "Games (enter opens, esc closes)"
             lines = list.prefix(max(1, screen.height - 6)).map { g in
                 "\(ControlFormatting.shortID(g.id))  \(ControlFormatting.size(width: g.width, height: g.height, mines: g.mines))  "
-                    + "\(ControlFormatting.status(g.status, progress: g.progress))  \(g.players.joined(separator: ", "))"
+                    + "\(ControlFormatting.status(g.status, progress: g.progress))  \(ControlFormatting.duration(g.elapsedSeconds))  "
+                    + g.players.joined(separator: ", ")
             }
             if lines.isEmpty { lines = ["no games"] }
             selected = sel

@@ -193,6 +193,15 @@ public struct Viewer: Sendable {
             }
             return [.refresh(game: id)]
         case .gameAdded:
+            // A game another player started: said, with how to open it.
+            if let summary = event.summary, summary.id != game?.id {
+                let me = game?.players.first { $0.id == selfID }?.name
+                let by = summary.players.first ?? "someone"
+                if by != me {
+                    let size = ControlFormatting.size(width: summary.width, height: summary.height, mines: summary.mines)
+                    message = "\(by) started \(size): g to open"
+                }
+            }
             if case .games = overlay { return [.listGames] }
             return []
         case .peerChanged:
@@ -248,13 +257,13 @@ public struct Viewer: Sendable {
         clock = now
     }
 
-    /// Shows the game list.
+    /// Shows the game list (newest first), with the newest game selected
+    /// when it opens; while open, the selection stays where it was.
     public mutating func showGames(_ games: [GameSummary]) {
-        let selected = games.firstIndex { $0.id == game?.id } ?? 0
         if case let .games(_, old) = overlay {
             overlay = .games(games, selected: min(old, max(0, games.count - 1)))
         } else {
-            overlay = .games(games, selected: selected)
+            overlay = .games(games, selected: 0)
         }
     }
 

@@ -291,6 +291,32 @@ func viewer(_ view: GameView) -> Viewer {
         #expect(v.overlay == .peers)
     }
 
+    @Test func aGameStartedElsewhereIsAnnouncedAndTheListOpensOnTheNewest() {
+        var v = viewer(gameView(["##", "##"], mines: 1))
+        let theirs = GameSummary(
+            id: "fedcba9876543210", width: 30, height: 16, mines: 99, status: .playing, progress: 0, elapsedSeconds: 65,
+            players: ["Mum"], created: 0, assisted: false)
+        #expect(v.apply(ControlEvent(event: .gameAdded, game: theirs.id, summary: theirs)).isEmpty)
+        #expect(v.message == "Mum started 30×16 (99): g to open")
+        // The game list opens on the newest (the first) and shows each game's time.
+        let mine = GameSummary(
+            id: id, width: 2, height: 2, mines: 1, status: .playing, progress: 0, elapsedSeconds: 7, players: ["ann"], created: 0,
+            assisted: false)
+        _ = v.handle(.character("g"))
+        v.showGames([theirs, mine])
+        #expect(v.overlay == .games([theirs, mine], selected: 0))
+        let screen = ViewerRenderer(glyphs: .ascii, color: false).render(&v, width: 100, height: 24)
+        #expect((0..<24).contains { (screen.line($0).contains("30x16 (99)") || screen.line($0).contains("30×16 (99)")) && screen.line($0).contains("0:01:05") })
+        // Its own new game is no news.
+        var mineToo = viewer(gameView(["##", "##"], mines: 1, players: [PlayerScore(id: "me", name: "ann", score: 0)]))
+        mineToo.selfID = "me"
+        let own = GameSummary(
+            id: "0000000000000001", width: 9, height: 9, mines: 10, status: .playing, progress: 0, elapsedSeconds: 0, players: ["ann"],
+            created: 0, assisted: false)
+        _ = mineToo.apply(ControlEvent(event: .gameAdded, game: own.id, summary: own))
+        #expect(mineToo.message == nil)
+    }
+
     @Test func elapsedTicksOnlyWhilePlaying() {
         var v = Viewer()
         v.tick(100)
