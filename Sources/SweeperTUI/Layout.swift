@@ -249,9 +249,14 @@ public struct ViewerRenderer: Sendable {
         }
         let bottom: String
         let bottomStyle: Style
-        if case let .retrying(text) = viewer.connection {
-            bottom = " " + text
+        if case let .retrying(banner) = viewer.connection {
+            bottom = " " + banner
             bottomStyle = style(Style(foreground: .yellow, bold: true))
+            // The banner takes the last line; a message goes above it.
+            if let message = viewer.message {
+                screen.fill(0, y + 1, count: screen.width)
+                screen.put(0, y + 1, text(" " + message), Style(bold: true))
+            }
         } else if let message = viewer.message {
             bottom = " " + message
             bottomStyle = Style(bold: true)

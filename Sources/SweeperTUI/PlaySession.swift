@@ -51,14 +51,14 @@ enum SessionMessage: Sendable {
     case tick
     case subscribed
     case connectionLost(attempt: Int, delay: Double)
-    case gaveUp
+    case daemonRestarted(pid: Int32, log: String)
     case event(ControlEvent)
     case loaded(GameView)
     case moved(Commands.MoveResult)
     case games([GameSummary])
     case peers([PeerInfo])
     case hint(Commands.Hint.Result)
-    case identity(String)
+    case identity(id: String, name: String)
     case refreshed(GameView?)
     case failed(String)
 }
@@ -66,8 +66,10 @@ enum SessionMessage: Sendable {
 /// `sweeper play`: the live viewer on a terminal. Reads keys on a thread of
 /// its own, follows the daemon's event stream, and draws by diff.
 public enum PlaySession {
-    /// The most reconnection attempts after the daemon goes away (backoff 0.5 s doubling to 8 s: about a minute).
-    public static let maximumReconnects = 10
+    /// The longest wait between two attempts to reach a daemon that went
+    /// away (the wait doubles from 0.5 s up to this). The viewer never gives
+    /// up while the player watches.
+    public static let longestReconnectDelay = 8.0
 
     /// Runs the viewer until the player quits. The terminal is restored on every way out.
     public static func run(_ options: PlayOptions) async -> PlayOutcome {
@@ -95,7 +97,11 @@ public enum PlaySession {
 
         let socket = options.socketPath
         let tasks = [
-            Task { await subscribe(socket: socket, continuation) },
+            Task {
+                await subscribe(
+                    socket: socket, restart: options.startDaemon ? DaemonStarter(socketPath: socket, environment: options.environment) : nil,
+                    continuation)
+            },
             Task {
                 while !Task.isCancelled {
                     try? await Task.sleep(for: .seconds(1))
@@ -104,7 +110,7 @@ public enum PlaySession {
             },
             Task { await openFirstGame(options, continuation) },
             Task {
-                if let status = try? await request(socket, Commands.Status.self, Empty()) { continuation.yield(.identity(status.peerID)) }
+                if let status = try? await request(socket, Commands.Status.self, Empty()) { continuation.yield(.identity(id: status.peerID, name: status.name)) }
                 if let peers = try? await request(socket, Commands.Peers.self, .init()) { continuation.yield(.peers(peers.peers)) }
             },
         ]
@@ -117,8 +123,10 @@ public enum PlaySession {
         var shown: Screen?
         var refresh = RefreshState()
         let start = ContinuousClock.now
-        var outcome = PlayOutcome.quit
+        let outcome = PlayOutcome.quit
         var everSubscribed = false
+        /// The pid of a daemon the viewer started again, until reconnected to it.
+        var restarted: Int32?
         var ticks = 0
 
         func draw() {
@@ -159,16 +167,18 @@ public enum PlaySession {
             case .subscribed:
                 viewer.connection = .connected
                 if everSubscribed, let id = viewer.game?.id {
-                    viewer.message = "Reconnected to the daemon."
+                    viewer.message = (restarted.map { "Restarted sweeperd (pid \($0)); " } ?? "") + "Reconnected to the daemon."
+                    restarted = nil
                     perform([.refresh(game: id), .listPeers])
                 }
                 everSubscribed = true
             case let .connectionLost(attempt, delay):
                 viewer.connection = .retrying(
-                    "The daemon went away; retrying in \(String(format: "%.1f", delay)) s (attempt \(attempt) of \(maximumReconnects))…")
-            case .gaveUp:
-                outcome = .failed("the daemon went away and did not come back; start it with `sweeperd &`", exitCode: 3)
-                break loop
+                    "The daemon went away; retrying in \(String(format: "%.1f", delay)) s (attempt \(attempt)). "
+                        + (options.startDaemon ? "Restarting it…" : "Start it with `sweeperd &`."))
+            case let .daemonRestarted(pid, log):
+                viewer.message = "Restarted sweeperd (pid \(pid)); its log is \(log)."
+                restarted = pid
             case let .event(event):
                 perform(viewer.apply(event))
             case let .loaded(view):
@@ -182,8 +192,9 @@ public enum PlaySession {
                 viewer.peers = list
             case let .hint(hint):
                 viewer.showHint(hint)
-            case let .identity(id):
+            case let .identity(id, name):
                 viewer.selfID = id
+                viewer.selfName = name
             case let .refreshed(view):
                 if let view, view.id == viewer.game?.id { viewer.load(view) }
                 refresh.inFlight = false
@@ -293,10 +304,16 @@ public enum PlaySession {
     }
 
     /// Follows the daemon's events; when the connection ends, retries with
-    /// a bounded backoff and says so.
-    private static func subscribe(socket: String, _ out: AsyncStream<SessionMessage>.Continuation) async {
+    /// a capped backoff, forever, and says so. With `restart` (auto-start is
+    /// allowed), a daemon that does not answer is started again.
+    private static func subscribe(
+        socket: String, restart: DaemonStarter?, _ out: AsyncStream<SessionMessage>.Continuation
+    ) async {
         var attempt = 0
         while !Task.isCancelled {
+            if attempt > 0, let restart, case let .started(pid, log)? = try? await restart.ensureRunning() {
+                out.yield(.daemonRestarted(pid: pid, log: log))
+            }
             let subscribed: Bool
             do {
                 subscribed = try await ControlClient.withConnection(socketPath: socket) { client in
@@ -310,11 +327,7 @@ public enum PlaySession {
             }
             if Task.isCancelled { return }
             attempt = subscribed ? 1 : attempt + 1
-            if attempt > maximumReconnects {
-                out.yield(.gaveUp)
-                return
-            }
-            let delay = min(8.0, 0.5 * Double(1 << min(attempt - 1, 5)))
+            let delay = min(longestReconnectDelay, 0.5 * Double(1 << min(attempt - 1, 5)))
             out.yield(.connectionLost(attempt: attempt, delay: delay))
             try? await Task.sleep(for: .seconds(delay))
         }

@@ -81,6 +81,8 @@ public struct Viewer: Sendable {
     public private(set) var lastActed: [String: BoardPosition] = [:]
     /// This daemon's own peer id (its moves carry no marker).
     public var selfID: String?
+    /// This daemon's player name (its own new games are no news).
+    public var selfName: String?
     /// Peers as the daemon reports them.
     public var peers: [PeerInfo] = []
     /// The daemon connection.
@@ -193,9 +195,10 @@ public struct Viewer: Sendable {
             }
             return [.refresh(game: id)]
         case .gameAdded:
-            // A game another player started: said, with how to open it.
-            if let summary = event.summary, summary.id != game?.id {
-                let me = game?.players.first { $0.id == selfID }?.name
+            // A game another player started: said, with how to open it (not
+            // while the viewer is still opening its first game, likely this one).
+            if let summary = event.summary, let game, summary.id != game.id {
+                let me = selfName ?? game.players.first { $0.id == selfID }?.name
                 let by = summary.players.first ?? "someone"
                 if by != me {
                     let size = ControlFormatting.size(width: summary.width, height: summary.height, mines: summary.mines)
@@ -252,8 +255,10 @@ public struct Viewer: Sendable {
         }
     }
 
-    /// Advances the clock (seconds, monotonic).
+    /// Advances the clock (seconds, monotonic). While the daemon is not
+    /// reached, the game's time stands still.
     public mutating func tick(_ now: Double) {
+        if connection != .connected { elapsedClock += max(0, now - clock) }
         clock = now
     }
 
@@ -314,6 +319,10 @@ public struct Viewer: Sendable {
             overlay = .peers
             return [.listPeers]
         case .character("n"):
+            guard connection == .connected else {
+                message = "No new game while the daemon is away: it makes and keeps the games. Waiting for it to come back…"
+                return []
+            }
             if let game, game.status == .playing, revealed > 0 {
                 overlay = .confirm("Leave this game and start a new one? (y/n)", .newGame(like: game.id))
                 return []

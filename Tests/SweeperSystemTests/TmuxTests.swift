@@ -237,11 +237,17 @@ final class TmuxPane {
         defer { h.cleanup() }
         try h.start()
         _ = try h.json(["new", "--preset", "beginner", "--seed", "3"])
-        let pane = try TmuxPane(width: 80, height: 24, command: playCommand(h, ""), environment: environment(h))
+        let pane = try TmuxPane(width: 80, height: 24, command: playCommand(h, "--no-start-daemon"), environment: environment(h))
         defer { pane.kill() }
         pane.waitFor("Mines left 10")
         h.stop()
         pane.waitFor("The daemon went away; retrying")
+        // It never gives up (a minute of attempts used to end it), and n says why no game starts.
+        pane.send("n")
+        pane.waitFor("No new game while the daemon is away")
+        Thread.sleep(forTimeInterval: 12)
+        #expect(pane.capture().joined(separator: "\n").contains("retrying"))
+        #expect(pane.playPID() != nil)
         try h.start()
         pane.waitFor("Reconnected to the daemon.")
         // SIGTERM restores the terminal too.
@@ -250,6 +256,24 @@ final class TmuxPane {
         #expect(screen.contains("before play"))
         #expect(pane.format("#{alternate_on}") == "0")
         #expect(savedMode(pane, h.root + "/stty-before") == savedMode(pane, h.root + "/stty-after"))
+    }
+
+    @Test func aDaemonItStartedIsStartedAgainWhenItDies() throws {
+        let h = try DaemonHarness()
+        defer { h.cleanup() }
+        // The daemon play started is stopped by its pid once the pane is gone.
+        defer { if let pid = try? h.json(["status"])["pid"] as? Int { Foundation.kill(pid_t(pid), SIGTERM) } }
+        // No daemon: play starts one (its state under the pane's XDG_STATE_HOME).
+        let pane = try TmuxPane(width: 80, height: 24, command: playCommand(h, "--preset beginner --seed 4"), environment: environment(h))
+        defer { pane.kill() }
+        pane.waitFor("Mines left 10")
+        let first = try #require(try h.json(["status"])["pid"] as? Int)
+        Foundation.kill(pid_t(first), SIGKILL)
+        let screen = pane.waitFor("Reconnected to the daemon.").joined(separator: "\n")
+        let second = try #require(try h.json(["status"])["pid"] as? Int)
+        #expect(second != first)
+        #expect(screen.contains("Restarted sweeperd (pid \(second))"), "\(screen)")
+        #expect(pane.capture().joined(separator: "\n").contains("Mines left 10"))
     }
 
     @Test func aCrashOrHangupRestoresTheTerminal() throws {
