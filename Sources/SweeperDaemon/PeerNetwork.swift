@@ -173,12 +173,21 @@ struct DiscoveryService: Service {
                 group.addTask { await discovery.run() }
                 group.addTask {
                     var instances: [String: PeerID] = [:]
+                    /// Instances whose record was dropped, each logged once.
+                    var dropped: Set<String> = []
                     for await event in discovery.events {
                         switch event {
                         case .found(let record):
-                            guard let sighting = Self.sighting(record) else { continue }
-                            instances[record.instanceName] = sighting.peer
-                            await node.sighted(sighting)
+                            switch Self.sighting(record) {
+                            case .success(let sighting):
+                                instances[record.instanceName] = sighting.peer
+                                await node.sighted(sighting)
+                            case .failure(let refusal):
+                                if dropped.insert(record.instanceName).inserted {
+                                    logger.debug(
+                                        "dropped an mDNS record", metadata: ["instance": "\(record.instanceName)", "why": "\(refusal)"])
+                                }
+                            }
                         case .lost(let name):
                             if let peer = instances.removeValue(forKey: name) { await node.sightingLost(peer) }
                         case .status:
@@ -192,11 +201,30 @@ struct DiscoveryService: Service {
         }
     }
 
-    /// A sighting from a resolved record; nil when its TXT lacks a valid id.
-    /// IPv6 link-local addresses are dialled with the interface they were
-    /// seen on as their scope.
-    static func sighting(_ record: ServiceRecord) -> PeerSighting? {
-        guard let idText = record.txt["id"], let peer = try? PeerID(parsing: idText) else { return nil }
+    /// Why a resolved record is no daemon to dial.
+    enum SightingRefusal: Error, Equatable, CustomStringConvertible {
+        /// Its `v` is missing or not a version number: not a Sweeper record.
+        case noVersion
+        /// Its `id` is missing or not a peer id.
+        case noPeerID
+
+        var description: String {
+            switch self {
+            case .noVersion: "its TXT has no protocol version v"
+            case .noPeerID: "its TXT has no valid peer id"
+            }
+        }
+    }
+
+    /// A sighting from a resolved record. A record needs a protocol version
+    /// `v` (a number from 1; a version above this daemon's is dialled all
+    /// the same: the handshake has not changed, and the hellos tell each
+    /// side the other's version) and a valid `id`. IPv6 link-local
+    /// addresses are dialled with the interface they were seen on as their
+    /// scope, and skipped without one.
+    static func sighting(_ record: ServiceRecord) -> Result<PeerSighting, SightingRefusal> {
+        guard let version = record.txt["v"].flatMap({ UInt8($0) }), version >= 1 else { return .failure(.noVersion) }
+        guard let idText = record.txt["id"], let peer = try? PeerID(parsing: idText) else { return .failure(.noPeerID) }
         var addresses: [SocketAddress] = []
         for a in record.addresses {
             if a.isLinkLocal {
@@ -213,6 +241,7 @@ struct DiscoveryService: Service {
         }
         // IPv4 first: they need no scope and are what most home networks route.
         addresses.sort { ($0.protocol == .inet ? 0 : 1) < ($1.protocol == .inet ? 0 : 1) }
-        return PeerSighting(peer: peer, name: record.txt["name"] ?? record.instanceName, circleTag: record.txt["circle"] ?? "", addresses: addresses)
+        return .success(
+            PeerSighting(peer: peer, name: record.txt["name"] ?? record.instanceName, circleTag: record.txt["circle"] ?? "", addresses: addresses))
     }
 }

@@ -57,6 +57,20 @@ extension ServiceRecord {
         guard let eq = string.firstIndex(of: "=") else { return nil }
         return (String(string[..<eq]), String(string[string.index(after: eq)...]))
     }
+
+    /// A TXT record's strings, in the order they came, as a dictionary by
+    /// key: keys are compared without case and stored lower-cased, and the
+    /// first of several strings with one key wins (RFC 6763 §6.4); strings
+    /// without `=` or with an empty key are passed over.
+    static func txtEntries(_ strings: [[UInt8]]) -> [String: String] {
+        var entries: [String: String] = [:]
+        for string in strings {
+            guard let (key, value) = txtEntry(string), !key.isEmpty else { continue }
+            let lower = key.lowercased()
+            if entries[lower] == nil { entries[lower] = value }
+        }
+        return entries
+    }
 }
 
 /// What discovery reports.
@@ -438,19 +452,15 @@ public final class AvahiDiscovery: Sendable {
         avahi_address_snprint(&buffer, buffer.count, address)
         let ip = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         let resolved = ResolvedAddress(ip: ip, isIPv6: address.pointee.proto == AvahiProtocol(sweeper_avahi_proto_inet6), interfaceIndex: interface)
-        var entries: [String: String] = [:]
+        var strings: [[UInt8]] = []
         var item = txt
-        var count = 0
-        while let node = item, count < 64 {
-            count += 1
+        while let node = item, strings.count < 64 {
             if let text = avahi_string_list_get_text(node) {
-                let size = Int(avahi_string_list_get_size(node))
-                if let (key, value) = ServiceRecord.txtEntry(UnsafeBufferPointer(start: text, count: size)) {
-                    entries[key] = value
-                }
+                strings.append(Array(UnsafeBufferPointer(start: text, count: Int(avahi_string_list_get_size(node)))))
             }
             item = avahi_string_list_get_next(node)
         }
+        let entries = ServiceRecord.txtEntries(strings)
         let record = state.withLock { s -> ServiceRecord in
             var r = s.records[name] ?? ServiceRecord(instanceName: name, hostName: host, addresses: [], port: port, txt: entries)
             r.hostName = host

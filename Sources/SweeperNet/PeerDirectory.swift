@@ -28,6 +28,8 @@ struct PeerDirectory: Sendable {
         var dialing = false
         /// Its circle tag, when seen by mDNS.
         var circleTag: String?
+        /// Whether a link to it ever came up.
+        var everLinked = false
     }
 
     /// A daemon of another circle that mDNS shows.
@@ -89,11 +91,17 @@ struct PeerDirectory: Sendable {
         return startDialling
     }
 
-    /// Records that mDNS no longer sees `peer`.
+    /// Records that mDNS no longer sees `peer`. A peer only mDNS ever knew,
+    /// never linked, leaves the directory; one linked before stays, offline.
     mutating func sightingLost(_ peer: PeerID) {
         foreign[peer] = nil
         sightings[peer] = nil
-        peers[peer]?.sighted = false
+        guard let record = peers[peer] else { return }
+        if !record.everLinked && record.origins == [.mdns] {
+            peers[peer] = nil
+        } else {
+            peers[peer]?.sighted = false
+        }
     }
 
     /// Sorts every daemon seen so far again for a node now of circle
@@ -127,6 +135,7 @@ struct PeerDirectory: Sendable {
     /// (an incoming connection's address is not one to dial, so not kept).
     mutating func linked(_ peer: PeerID, origin: PeerOrigin, remote: String, now: Date = Date()) {
         var record = peers[peer] ?? Record()
+        record.everLinked = true
         if !record.origins.contains(origin) { record.origins.append(origin) }
         if !record.addresses.contains(remote) && origin != .incoming { record.addresses.append(remote) }
         record.lastSeen = now

@@ -15,6 +15,11 @@ import Testing
         #expect(ServiceRecord.txtEntry([UInt8]()) == nil)
     }
 
+    @Test func keysIgnoreCaseAndTheFirstOfDuplicatesWins() {
+        let entries = ServiceRecord.txtEntries(["V=2", "ID=first", "id=second", "flag", "=empty key", "Name=Mum"].map { Array($0.utf8) })
+        #expect(entries == ["v": "2", "id": "first", "name": "Mum"])
+    }
+
     @Test func readsAtMost255BytesAndReplacesBadUTF8() throws {
         let long = Array("k=".utf8) + [UInt8](repeating: UInt8(ascii: "x"), count: 400)
         let entry = try #require(ServiceRecord.txtEntry(long))

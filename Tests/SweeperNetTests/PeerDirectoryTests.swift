@@ -43,15 +43,23 @@ import Testing
         #expect(d.snapshot(links: [:], includeOtherCircles: true).isEmpty)
     }
 
-    @Test func aLostSightingLeavesThePeerOfflineAndStopsItsDials() throws {
+    @Test func aLostSightingNeverLinkedLeavesTheListOneLinkedBeforeTurnsOffline() throws {
         var d = PeerDirectory(ownID: me)
-        let bob = SigningIdentity().peerID
+        let (bob, cat) = (SigningIdentity().peerID, SigningIdentity().peerID)
         _ = d.sighted(try sighting(bob, "bob", circle: circle), circleTag: circle)
+        _ = d.sighted(try sighting(cat, "cat", circle: circle), circleTag: circle)
+        d.linked(cat, origin: .mdns, remote: "198.18.0.3:7455")
+        d.unlinked(cat)
         d.sightingLost(bob)
+        d.sightingLost(cat)
+        #expect(d.snapshot(links: [:]).map(\.id) == [cat])
         #expect(d.snapshot(links: [:]).first?.state == .offline)
-        #expect(d.dialPlan(bob)?.sighted == false)
-        d.stopDialling(bob)
+        // Bob's dial loop finds no plan and stops; cat's finds it unseen.
+        #expect(d.dialPlan(bob) == nil)
+        #expect(d.dialPlan(cat)?.sighted == false)
+        d.stopDialling(cat)
         // Seen again after its loop stopped: a new loop starts.
+        #expect(d.sighted(try sighting(cat, "cat", circle: circle), circleTag: circle))
         #expect(d.sighted(try sighting(bob, "bob", circle: circle), circleTag: circle))
     }
 
@@ -89,6 +97,9 @@ import Testing
         d.named(dan, "zed\n")
         d.linked(cat, origin: .mdns, remote: "198.18.0.2:7455")
         d.setDialing(bob, inFlight: true)
+        // Ann was linked once, so losing her sighting leaves her offline.
+        d.linked(ann, origin: .mdns, remote: "198.18.0.2:7455")
+        d.unlinked(ann)
         d.sightingLost(ann)
         let links = [
             cat: PeerDirectory.LinkInfo(id: 7, roundTrip: .milliseconds(2)),

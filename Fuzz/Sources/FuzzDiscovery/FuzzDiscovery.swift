@@ -24,7 +24,7 @@ public func fuzzDiscovery(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         addresses.append(ResolvedAddress(ip: ip, isIPv6: flags & 1 != 0, interfaceIndex: Int32(flags >> 1) - 8))
     }
     let record = ServiceRecord(instanceName: name, hostName: host, addresses: addresses, port: port, txt: txt)
-    if let sighting = DiscoveryService.sighting(record) {
+    if case .success(let sighting) = DiscoveryService.sighting(record) {
         for a in sighting.addresses { check(a.port == Int(port), "a sighted address lost its port") }
         _ = sighting.addresses.map { $0.hostPortText }
     }
