@@ -313,8 +313,17 @@ public enum Commands {
         public struct Result: Codable, Equatable, Sendable {
             /// The peers.
             public var peers: [PeerInfo]
+            /// With `all`: static peers whose last dial failed, and why.
+            public var unreached: [UnreachedPeerInfo]?
+            /// The state of mDNS, as `status` gives it (`running as "…"`,
+            /// `unavailable (…)`, `stopped`, `disabled`).
+            public var mdns: String?
             /// Creates the list.
-            public init(peers: [PeerInfo]) { self.peers = peers }
+            public init(peers: [PeerInfo], unreached: [UnreachedPeerInfo]? = nil, mdns: String? = nil) {
+                self.peers = peers
+                self.unreached = unreached
+                self.mdns = mdns
+            }
         }
     }
 

@@ -106,3 +106,46 @@ extension PeerInfo {
         return "they lack \(sync.theyLack), we lack \(sync.weLack)"
     }
 }
+
+/// A static peer (`--peer`, `connect`, a peer met before) whose last dial failed.
+public struct UnreachedPeerInfo: Codable, Equatable, Sendable {
+    /// The `host:port` dialled.
+    public var address: String
+    /// Why the last dial failed, in words.
+    public var reason: String
+    /// Seconds since it failed.
+    public var secondsAgo: Double
+
+    /// Creates a report.
+    public init(address: String, reason: String, secondsAgo: Double) {
+        self.address = address
+        self.reason = reason
+        self.secondsAgo = secondsAgo
+    }
+}
+
+extension ControlFormatting {
+    /// What to say of mDNS where peers are listed: nothing while it runs;
+    /// otherwise that it is not finding peers, and what to do.
+    public static func mdnsNote(_ status: String?) -> String? {
+        guard let status, !status.hasPrefix("running") else { return nil }
+        if status == "disabled" {
+            return "mDNS is off (--no-mdns or mdns = false): peers come only from --peer and `sweeper connect HOST:PORT`."
+        }
+        return "mDNS is \(status): no peers are found on the network. Start avahi-daemon "
+            + "(systemctl start avahi-daemon), or name a peer with `sweeper connect HOST:PORT`."
+    }
+
+    /// The `peers` report: the table, the static peers not reached (with
+    /// `--all`), and a word on mDNS when it is not running.
+    public static func peers(_ result: Commands.Peers.Result) -> String {
+        var out = peers(result.peers)
+        if let unreached = result.unreached, !unreached.isEmpty {
+            out += "\nNot reached:\n" + table(["ADDRESS", "WHY", "WHEN"], unreached.map {
+                [$0.address, $0.reason, $0.secondsAgo < 1 ? "now" : "\(Int($0.secondsAgo))s ago"]
+            })
+        }
+        if let note = mdnsNote(result.mdns) { out += "\n" + note + "\n" }
+        return out
+    }
+}

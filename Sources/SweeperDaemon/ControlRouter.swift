@@ -77,7 +77,11 @@ struct ControlRouter: ControlResponder {
             return try answer(id, Commands.Join.Result(circleTag: key.tag))
         case Commands.Peers.name:
             let a: Commands.Peers.Arguments = try args(line)
-            return try answer(id, Commands.Peers.Result(peers: await network.peers(all: a.all ?? false)))
+            let all = a.all ?? false
+            return try answer(
+                id,
+                Commands.Peers.Result(
+                    peers: await network.peers(all: all), unreached: all ? await network.unreached() : nil, mdns: network.mdnsStatus))
         case Commands.Connect.name:
             let a: Commands.Connect.Arguments = try args(line)
             guard let endpoint = HostPort(a.address) else {

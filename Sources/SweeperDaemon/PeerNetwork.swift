@@ -143,6 +143,14 @@ final class PeerNetwork: Sendable {
         }
     }
 
+    /// Static peers whose last dial failed, for `peers --all`.
+    func unreached() async -> [UnreachedPeerInfo] {
+        let now = Date()
+        return await node.unreachedStaticPeers().map {
+            UnreachedPeerInfo(address: $0.address, reason: $0.reason, secondsAgo: max(0, now.timeIntervalSince($0.since)))
+        }
+    }
+
     /// After `join`: links move to the new circle and mDNS publishes its tag.
     func circleChanged(to circle: CircleKey) async {
         await node.changeCircle(circle)

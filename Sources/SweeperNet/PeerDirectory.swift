@@ -1,5 +1,6 @@
 import Foundation
 import NIOCore
+import NIOPosix
 import SweeperConventions
 import SweeperCrypto
 
@@ -251,5 +252,46 @@ public struct PeerSighting: Sendable, Equatable {
         self.name = name
         self.circleTag = circleTag
         self.addresses = addresses
+    }
+}
+
+/// A static peer (`--peer`, `connect`, a peer met before) whose last dial
+/// failed, as `sweeper peers --all` shows it.
+public struct UnreachedPeer: Sendable, Equatable {
+    /// The `host:port` dialled.
+    public var address: String
+    /// Why the last dial failed, in words.
+    public var reason: String
+    /// When it failed.
+    public var since: Date
+
+    /// Creates a report.
+    public init(address: String, reason: String, since: Date) {
+        self.address = address
+        self.reason = reason
+        self.since = since
+    }
+
+    /// A dial's failure in a person's words: refused, no route, timed out,
+    /// a daemon of another circle, or the system's own words.
+    public static func explain(_ error: any Error) -> String {
+        if let connection = error as? NIOConnectionError {
+            if let first = connection.connectionErrors.first { return explain(first.error) }
+            if connection.dnsAError != nil || connection.dnsAAAAError != nil { return "the host name does not resolve" }
+        }
+        if let io = error as? IOError {
+            switch io.errnoCode {
+            case ECONNREFUSED: return "refused: nothing listens there"
+            case EHOSTUNREACH, ENETUNREACH: return "no route to the host"
+            case ETIMEDOUT: return "timed out"
+            default: return String(cString: strerror(io.errnoCode))
+            }
+        }
+        if case ChannelError.connectTimeout = error { return "timed out" }
+        switch error as? PeerConnectionError {
+        case .closedDuringHandshake?: return "it closed the handshake: a daemon of another circle, or not a Sweeper daemon"
+        case .handshakeTimedOut?: return "the handshake timed out"
+        default: return "\(error)"
+        }
     }
 }

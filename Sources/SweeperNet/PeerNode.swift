@@ -38,6 +38,8 @@ public actor PeerNode: Service {
     private var failureLog = RateLimitedLog()
     /// Incoming connections in their handshake.
     private var handshakes: HandshakeSlots
+    /// Static targets' last failed dial, by `host:port`.
+    private var unreached: [String: (reason: String, at: Date)] = [:]
     private let work: AsyncStream<Work>.Continuation
     private let workStream: AsyncStream<Work>
     /// The addresses the node listens on, once bound.
@@ -251,9 +253,10 @@ public actor PeerNode: Service {
             var established: PeerID?
             do {
                 let channel = try await dial(.host(host, port: port))
-                established = await runLink(channel, role: .client, expected: nil, origin: .static)
+                established = await runLink(channel, role: .client, expected: nil, origin: .static, staticTarget: "\(host):\(port)")
             } catch {
                 await logFailure("\(host):\(port)", "dial failed: \(error)")
+                await noteUnreached("\(host):\(port)", UnreachedPeer.explain(error))
             }
             if let established { await setStaticPeer("\(host):\(port)", established) }
             failures = established == nil ? failures + 1 : 0
@@ -262,7 +265,20 @@ public actor PeerNode: Service {
     }
 
     private func staticPeer(_ key: String) -> PeerID? { staticTargets[key] ?? nil }
-    private func setStaticPeer(_ key: String, _ peer: PeerID) { staticTargets[key] = .some(peer) }
+    private func setStaticPeer(_ key: String, _ peer: PeerID) {
+        staticTargets[key] = .some(peer)
+        unreached[key] = nil
+    }
+    private func noteUnreached(_ key: String, _ reason: String) { unreached[key] = (reason, Date()) }
+
+    /// The static peers (`--peer`, `connect`, peers met before) whose last
+    /// dial failed and that are not linked now, with why and when.
+    public func unreachedStaticPeers() -> [UnreachedPeer] {
+        unreached.compactMap { key, failure in
+            if let peer = staticTargets[key] ?? nil, isConnected(peer) { return nil }
+            return UnreachedPeer(address: key, reason: failure.reason, since: failure.at)
+        }.sorted { $0.address < $1.address }
+    }
     private func isConnected(_ peer: PeerID) -> Bool { links.values.contains { $0.handle.peer == peer } }
 
     private func dialPlan(_ peer: PeerID) -> (addresses: [SocketAddress], sighted: Bool)? { directory.dialPlan(peer) }
@@ -316,7 +332,9 @@ public actor PeerNode: Service {
     /// Once the link is up, its messages never pass through this task: the
     /// link's handler hands each one to ``handle(_:on:)`` on the loop, in
     /// the call that read it. This task only waits for the end.
-    private nonisolated func runLink(_ link: LinkChannel, role: SecretHandshake.Role, expected: PeerID?, origin: PeerOrigin) async -> PeerID? {
+    private nonisolated func runLink(
+        _ link: LinkChannel, role: SecretHandshake.Role, expected: PeerID?, origin: PeerOrigin, staticTarget: String? = nil
+    ) async -> PeerID? {
         let raw = link.channel
         let remote = raw.remoteAddress.map(\.hostPortText) ?? "unknown"
         // Incoming connections come from ever-new ports: their complaints are
@@ -364,6 +382,7 @@ public actor PeerNode: Service {
             if role == .server { await releaseHandshake(from: logKey) }
             let reason: any Error = timedOut.withLockedValue({ $0 }) ? PeerConnectionError.handshakeTimedOut : error
             await logFailure(logKey, "handshake failed: \(reason)", remote: remote)
+            if let staticTarget { await noteUnreached(staticTarget, UnreachedPeer.explain(reason)) }
             return nil
         }
         if role == .server { await releaseHandshake(from: logKey) }

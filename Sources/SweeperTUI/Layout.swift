@@ -267,6 +267,21 @@ public struct ViewerRenderer: Sendable {
         screen.put(0, y + 2, text(bottom), bottomStyle)
     }
 
+    /// `text` in lines of at most `width` characters, broken at spaces.
+    static func wrap(_ text: String, width: Int) -> [String] {
+        var lines: [String] = []
+        var line = ""
+        for word in text.split(separator: " ") {
+            if !line.isEmpty && line.count + 1 + word.count > width {
+                lines.append(line)
+                line = ""
+            }
+            line += (line.isEmpty ? "" : " ") + word
+        }
+        if !line.isEmpty { lines.append(line) }
+        return lines
+    }
+
     /// Every key the viewer understands, as the `?` overlay lists them.
     static let helpLines = [
         "arrows, h j k l   move (a count first: 5l)",
@@ -306,6 +321,7 @@ public struct ViewerRenderer: Sendable {
             title = "Peers"
             lines = viewer.peers.map { p in "\(p.name)  \(p.lackWords.map { "\(p.stateWords) (\($0))" } ?? p.stateWords)  \(p.addresses.first ?? "")" }
             if lines.isEmpty { lines = ["no peers yet (sweeper invite / join / connect)"] }
+            if let note = ControlFormatting.mdnsNote(viewer.mdns) { lines += [""] + Self.wrap(note, width: max(20, screen.width - 8)) }
         case let .confirm(question, _):
             title = "Confirm"
             lines = [question]

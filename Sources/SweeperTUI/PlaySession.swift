@@ -56,7 +56,7 @@ enum SessionMessage: Sendable {
     case loaded(GameView)
     case moved(Commands.MoveResult)
     case games([GameSummary])
-    case peers([PeerInfo])
+    case peers(Commands.Peers.Result)
     case hint(Commands.Hint.Result)
     case identity(id: String, name: String)
     case refreshed(GameView?)
@@ -111,7 +111,7 @@ public enum PlaySession {
             Task { await openFirstGame(options, continuation) },
             Task {
                 if let status = try? await request(socket, Commands.Status.self, Empty()) { continuation.yield(.identity(id: status.peerID, name: status.name)) }
-                if let peers = try? await request(socket, Commands.Peers.self, .init()) { continuation.yield(.peers(peers.peers)) }
+                if let peers = try? await request(socket, Commands.Peers.self, .init()) { continuation.yield(.peers(peers)) }
             },
         ]
         defer { for t in tasks { t.cancel() } }
@@ -188,8 +188,9 @@ public enum PlaySession {
                 perform([.refresh(game: result.game)])
             case let .games(list):
                 viewer.showGames(list)
-            case let .peers(list):
-                viewer.peers = list
+            case let .peers(result):
+                viewer.peers = result.peers
+                viewer.mdns = result.mdns
             case let .hint(hint):
                 viewer.showHint(hint)
             case let .identity(id, name):
@@ -251,7 +252,7 @@ public enum PlaySession {
         case .listGames:
             Task { await answer(out) { .games(try await request(socket, Commands.Games.self, Empty()).games) } }
         case .listPeers:
-            Task { await answer(out) { .peers(try await request(socket, Commands.Peers.self, .init()).peers) } }
+            Task { await answer(out) { .peers(try await request(socket, Commands.Peers.self, .init())) } }
         case let .refresh(game):
             if refresh.inFlight {
                 refresh.again = true

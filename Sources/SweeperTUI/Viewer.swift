@@ -85,6 +85,8 @@ public struct Viewer: Sendable {
     public var selfName: String?
     /// Peers as the daemon reports them.
     public var peers: [PeerInfo] = []
+    /// The daemon's mDNS state, as `peers` last said.
+    public var mdns: String?
     /// The daemon connection.
     public var connection: ConnectionState = .connected
     /// The mine layout after the cheat (rows of `.` and `*`), while shown.

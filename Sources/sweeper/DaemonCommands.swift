@@ -227,7 +227,7 @@ struct PeersCommand: AsyncParsableCommand {
     @Flag(help: "Also list daemons of other circles seen on the network.")
     var all = false
     func run() async throws {
-        try await callDaemon(options, Commands.Peers.self, .init(all: all)) { ControlFormatting.peers($0.peers) }
+        try await callDaemon(options, Commands.Peers.self, .init(all: all)) { ControlFormatting.peers($0) }
     }
 }
 

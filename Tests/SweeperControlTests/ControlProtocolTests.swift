@@ -187,3 +187,17 @@ import Testing
         #expect(ControlFormatting.date(date).count == 16)
     }
 }
+
+/// Where peers are listed, failures are said, with what to do.
+@Suite struct PeerProblemsTextTests {
+    @Test func unreachedPeersAndMDNSAreSaid() {
+        let result = Commands.Peers.Result(
+            peers: [], unreached: [UnreachedPeerInfo(address: "10.9.8.7:7455", reason: "no route to the host", secondsAgo: 12)],
+            mdns: "unavailable (avahi-daemon is not running)")
+        let text = ControlFormatting.peers(result)
+        #expect(text.contains("10.9.8.7:7455") && text.contains("no route to the host") && text.contains("12s ago"), "\(text)")
+        #expect(text.contains("Start avahi-daemon") && text.contains("sweeper connect HOST:PORT"), "\(text)")
+        #expect(ControlFormatting.mdnsNote("running as \"ann on h1\"") == nil)
+        #expect(ControlFormatting.mdnsNote("disabled")?.contains("off") == true)
+    }
+}

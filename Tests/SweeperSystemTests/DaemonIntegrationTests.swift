@@ -211,6 +211,15 @@ import Testing
         #expect(bad.status == 1 && bad.stderr.contains("HOST:PORT"))
         #expect(try h.cli(["connect", "127.0.0.1:9"]).status == 0)
         #expect(try h.json(["peers"])["peers"] as? [Any] != nil)
+        // Nothing listens there: `peers --all` says so, with why and when.
+        #expect(eventually(10) {
+            let unreached = try h.json(["peers", "--all"])["unreached"] as? [[String: Any]] ?? []
+            return unreached.contains { $0["address"] as? String == "127.0.0.1:9" && ($0["reason"] as? String ?? "").contains("refused") }
+        })
+        let peersText = try h.cli(["peers", "--all"]).stdout
+        #expect(peersText.contains("Not reached") && peersText.contains("127.0.0.1:9"), "\(peersText)")
+        // This daemon runs without mDNS, and the list says what that means.
+        #expect(peersText.contains("mDNS is off"), "\(peersText)")
     }
 
     @Test func aSecondDaemonOnTheComputerKeepsThePortItFirstChose() throws {

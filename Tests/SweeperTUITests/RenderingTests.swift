@@ -246,6 +246,16 @@ func viewer(_ view: GameView) -> Viewer {
         #expect(screen.line(layout.top).dropFirst(layout.left).hasPrefix("#"), "\(screen.line(layout.top))")
     }
 
+    @Test func thePeersPanelSaysWhenMDNSIsUnavailable() {
+        var v = viewer(gameView(["##", "##"], mines: 1))
+        v.mdns = "unavailable (avahi-daemon is not running)"
+        _ = v.handle(.character("p"))
+        v.peers = []
+        let screen = ViewerRenderer(glyphs: .ascii, color: false).render(&v, width: 90, height: 24)
+        let text = (0..<24).map { screen.line($0) }.joined(separator: "\n")
+        #expect(text.contains("mDNS is unavailable") && text.contains("avahi-daemon"), "\(text)")
+    }
+
     @Test func cheatIsAToggle() {
         var shown = gameView(["##", "##"], mines: 1)
         shown.mineLayout = ["*.", ".."]
