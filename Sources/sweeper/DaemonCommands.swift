@@ -142,6 +142,23 @@ struct CellTarget: ParsableArguments {
     @Argument(help: "A game id or unique prefix.") var game: String
     @Argument(help: "Column, from 0.") var x: Int
     @Argument(help: "Row, from 0.") var y: Int
+
+    /// The commands that take a cell.
+    static let commands: Set<String> = ["reveal", "flag", "chord"]
+
+    /// What to say of a negative coordinate given to a cell command: the
+    /// parser would read `-1` as an option and complain of a missing
+    /// argument instead.
+    static func negativeCoordinate(in arguments: [String]) -> String? {
+        guard let i = arguments.firstIndex(where: { commands.contains($0) }) else { return nil }
+        guard let bad = arguments[(i + 1)...].first(where: { $0.hasPrefix("-") && Int($0) != nil }) else { return nil }
+        return "\(bad) is out of range: x and y count from 0 (0 0 is the top-left cell)\n"
+            + "Usage: sweeper \(arguments[i]) <game> <x> <y>"
+    }
+
+    func validate() throws {
+        guard x >= 0, y >= 0 else { throw ValidationError("\(min(x, y)) is out of range: x and y count from 0") }
+    }
 }
 
 /// `sweeper reveal GAME X Y`.

@@ -18,6 +18,10 @@ struct SweeperCommand: AsyncParsableCommand {
     /// Runs the command line, with usage errors exiting 2 (not
     /// ArgumentParser's 64) after saying what is allowed.
     static func main() async {
+        if let refusal = CellTarget.negativeCoordinate(in: Array(CommandLine.arguments.dropFirst())) {
+            FileHandle.standardError.write(Data("Error: \(refusal)\n".utf8))
+            Foundation.exit(2)
+        }
         do {
             var command = try parseAsRoot()
             if var asyncCommand = command as? any AsyncParsableCommand {

@@ -190,6 +190,9 @@ import Testing
         let unknown = try h.cli(["reveal", "zzzz", "0", "0"])
         #expect(unknown.status == 1 && unknown.stderr.contains("no game"))
         #expect(try h.cli(["reveal", game, "x", "0"]).status == 2)
+        // A negative coordinate is out of range, not a missing argument.
+        let negative = try h.cli(["reveal", game, "-1", "2"])
+        #expect(negative.status == 2 && negative.stderr.contains("-1 is out of range"), "\(negative.stderr)")
         #expect(try h.cli(["new", "--width", "3"]).status == 2)
         // A bad value for an option is a usage error (2) that says what is allowed.
         let tooBig = try h.cli(["new", "--width", "501", "--height", "9", "--mines", "10"])
