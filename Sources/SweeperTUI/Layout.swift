@@ -200,10 +200,11 @@ public struct ViewerRenderer: Sendable {
             screen.set(layout.left - 1, y, ScreenCell(moreLeft ? "<" : glyphs.vertical, frame))
             screen.set(right, y, ScreenCell(moreRight ? ">" : glyphs.vertical, frame))
         }
-        var markers: [BoardPosition: Character] = [:]
-        for (peer, p) in viewer.lastActed {
-            markers[p] = viewer.name(of: peer).lowercased().first ?? "'"
-        }
+        // Each other player's last move is marked with the shortest prefix
+        // of their name that tells them apart (h1, h2, h3; m for a lone Mum).
+        let labels = Self.markerLabels(Dictionary(uniqueKeysWithValues: viewer.lastActed.keys.map { ($0, viewer.name(of: $0)) }))
+        var markers: [BoardPosition: String] = [:]
+        for (peer, p) in viewer.lastActed { markers[p] = labels[peer] ?? "'" }
         let lost = game.status == .lost
         let wrong = Set((game.wrongFlags ?? []).map { BoardPosition(x: $0.x, y: $0.y) })
         for cy in 0..<layout.rows {
@@ -212,7 +213,7 @@ public struct ViewerRenderer: Sendable {
                 var cell = cellLook(
                     viewer.look(p.x, p.y), cheatMine: viewer.cheatMine(p.x, p.y), lost: lost, wrongFlag: wrong.contains(p))
                 var second = ScreenCell(" ", cell.style)
-                if let m = markers[p] { second = ScreenCell(m, style(Style(foreground: .brightMagenta, bold: true, underline: true))) }
+                if let m = markers[p]?.first { second = ScreenCell(m, style(Style(foreground: .brightMagenta, bold: true, underline: true))) }
                 if p == viewer.cursor {
                     cell.style.reverse.toggle()
                     second.style.reverse.toggle()
@@ -222,6 +223,31 @@ public struct ViewerRenderer: Sendable {
                 screen.set(layout.left + cx * 2 + 1, layout.top + cy, second)
             }
         }
+        // A label longer than one character goes on over the next columns, within the board.
+        for (p, label) in markers where label.count > 1 {
+            let cx = p.x - viewer.origin.x, cy = p.y - viewer.origin.y
+            guard (0..<layout.columns).contains(cx), (0..<layout.rows).contains(cy) else { continue }
+            let markerStyle = style(Style(foreground: .brightMagenta, bold: true, underline: true))
+            for (i, character) in label.dropFirst().enumerated() {
+                let x = layout.left + cx * 2 + 2 + i
+                guard x < right else { break }
+                screen.set(x, layout.top + cy, ScreenCell(character, markerStyle))
+            }
+        }
+    }
+
+    /// The shortest prefix of each player's name (lower-cased) that no other
+    /// player's name starts with; players of the same name share their name.
+    static func markerLabels(_ names: [String: String]) -> [String: String] {
+        let lowered = names.mapValues { $0.isEmpty ? "'" : $0.lowercased() }
+        var labels: [String: String] = [:]
+        for (peer, name) in lowered {
+            let others = lowered.filter { $0.key != peer && $0.value != name }.map(\.value)
+            var length = 1
+            while length < name.count, others.contains(where: { $0.hasPrefix(name.prefix(length)) }) { length += 1 }
+            labels[peer] = String(name.prefix(length))
+        }
+        return labels
     }
 
     private func status(_ screen: inout Screen, _ viewer: Viewer) {

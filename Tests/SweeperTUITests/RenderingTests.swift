@@ -256,6 +256,25 @@ func viewer(_ view: GameView) -> Viewer {
         #expect(text.contains("mDNS is unavailable") && text.contains("avahi-daemon"), "\(text)")
     }
 
+    @Test func markersTellPlayersApartByTheShortestUniquePrefix() {
+        let labels = ViewerRenderer.markerLabels(["p1": "h1", "p2": "h2", "p3": "h3", "p4": "Mum", "p5": "Max"])
+        #expect(labels == ["p1": "h1", "p2": "h2", "p3": "h3", "p4": "mu", "p5": "ma"])
+        #expect(ViewerRenderer.markerLabels(["p1": "ann", "p2": "bob"]) == ["p1": "a", "p2": "b"])
+        #expect(ViewerRenderer.markerLabels(["p1": "h", "p2": "h"]) == ["p1": "h", "p2": "h"])
+        // Drawn from the cell's second column on.
+        var v = viewer(gameView(["....", "...."], mines: 1))
+        v.selfID = "me"
+        _ = v.apply(ControlEvent(event: .cells, game: id, cells: [CellChange(x: 0, y: 0, value: "F")], status: .playing, by: "p1", x: 0, y: 0))
+        _ = v.apply(ControlEvent(event: .cells, game: id, cells: [CellChange(x: 2, y: 1, value: "F")], status: .playing, by: "p2", x: 2, y: 1))
+        v.peers = ["p1", "p2"].map {
+            PeerInfo(id: $0, name: $0 == "p1" ? "h1" : "h2", addresses: [], state: .connected, via: [], lastSeenSecondsAgo: nil, roundTripMs: nil, sync: nil, otherCircle: false)
+        }
+        let screen = ViewerRenderer(glyphs: .ascii, color: false).render(&v, width: 44, height: 10)
+        let layout = BoardLayout(width: 44, height: 10, boardWidth: 4, boardHeight: 2)
+        #expect(screen.line(layout.top).dropFirst(layout.left + 1).hasPrefix("h1"), "\(screen.line(layout.top))")
+        #expect(screen.line(layout.top + 1).dropFirst(layout.left + 5).hasPrefix("h2"), "\(screen.line(layout.top + 1))")
+    }
+
     @Test func cheatIsAToggle() {
         var shown = gameView(["##", "##"], mines: 1)
         shown.mineLayout = ["*.", ".."]
