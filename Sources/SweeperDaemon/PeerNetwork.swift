@@ -86,9 +86,11 @@ final class PeerNetwork: Sendable {
                 bound += try await node.listen(on: [(endpoint.host, endpoint.port)])
             }
         }
-        // Static peers, and peers met before at the address they listen on.
+        // Static peers, and peers met before at the address they listen on
+        // (but an IPv6 link-local one kept without its interface: it cannot be dialled).
         for text in settings.peers + book.addresses() {
-            if let peer = HostPort(text) { await node.addStaticPeer(host: peer.host, port: peer.port) }
+            guard let peer = HostPort(text), !LinkLocalAddress.isUnscoped(peer.host) else { continue }
+            await node.addStaticPeer(host: peer.host, port: peer.port)
         }
         let listening = bound.map(\.hostPortText)
         var discovery: AvahiDiscovery?

@@ -155,6 +155,17 @@ struct PeerDirectory: Sendable {
         if !clean.isEmpty { peers[peer]?.name = clean }
     }
 
+    /// The address a peer that connected from `ip` and listens on
+    /// `listenPort` can be dialled at later (`host:port`), or nil: when it
+    /// does not listen, or `ip` is IPv6 link-local, which cannot be dialled
+    /// without the interface it was reached on.
+    static func dialBack(ip: String?, listenPort: UInt16) -> String? {
+        guard listenPort != 0, let ip, !LinkLocalAddress.isUnscoped(ip) else { return nil }
+        return ip.contains(":") ? "[\(ip)]:\(listenPort)" : "\(ip):\(listenPort)"
+    }
+
+
+
     /// Records that `peer` was heard from.
     mutating func seen(_ peer: PeerID, now: Date = Date()) { peers[peer]?.lastSeen = now }
 
@@ -293,5 +304,16 @@ public struct UnreachedPeer: Sendable, Equatable {
         case .handshakeTimedOut?: return "the handshake timed out"
         default: return "\(error)"
         }
+    }
+}
+
+/// IPv6 link-local addresses (fe80::/10), which name a host only together
+/// with the interface it is reached on.
+public enum LinkLocalAddress {
+    /// Whether `host` is an IPv6 link-local address without a `%interface`
+    /// scope: connecting to it fails with "Invalid argument".
+    public static func isUnscoped(_ host: String) -> Bool {
+        let h = host.lowercased()
+        return ["fe8", "fe9", "fea", "feb"].contains { h.hasPrefix($0) } && h.contains(":") && !h.contains("%")
     }
 }

@@ -429,10 +429,7 @@ public actor PeerNode: Service {
             link.reported.withLockedValue { $0 = Set(peers) }
         case .hello(let hello):
             noteHello(link, hello)
-            var dialBack: String?
-            if hello.listenPort != 0, let ip = link.channel.remoteAddress?.ipAddress {
-                dialBack = ip.contains(":") ? "[\(ip)]:\(hello.listenPort)" : "\(ip):\(hello.listenPort)"
-            }
+            let dialBack = PeerDirectory.dialBack(ip: link.channel.remoteAddress?.ipAddress, listenPort: hello.listenPort)
             delegate.helloReceived(hello, dialBack: dialBack, on: link)
             tellChanged(link.peer)
         case .sync(let bytes):

@@ -117,6 +117,19 @@ import Testing
     }
 }
 
+/// Where a peer that connected to us can be dialled later.
+@Suite struct DialBackTests {
+    @Test func aLinkLocalAddressWithoutItsInterfaceIsNotKept() {
+        #expect(PeerDirectory.dialBack(ip: "198.18.0.2", listenPort: 7455) == "198.18.0.2:7455")
+        #expect(PeerDirectory.dialBack(ip: "2001:db8::2", listenPort: 7456) == "[2001:db8::2]:7456")
+        #expect(PeerDirectory.dialBack(ip: "fe80::1c2:3ff:fe44:5566", listenPort: 7455) == nil)
+        #expect(PeerDirectory.dialBack(ip: "FEBF::1", listenPort: 7455) == nil)
+        #expect(PeerDirectory.dialBack(ip: "198.18.0.2", listenPort: 0) == nil)
+        #expect(LinkLocalAddress.isUnscoped("fe80::1") && !LinkLocalAddress.isUnscoped("fe80::1%eth0"))
+        #expect(!LinkLocalAddress.isUnscoped("fec0::1") && !LinkLocalAddress.isUnscoped("feed.example"))
+    }
+}
+
 /// The slots incoming handshakes hold.
 @Suite struct HandshakeSlotsTests {
     @Test func limitsPerAddressAndInAll() {
