@@ -351,6 +351,9 @@ public struct ViewerRenderer: Sendable {
         case let .confirm(question, _):
             title = "Confirm"
             lines = [question]
+        case let .newGame(form):
+            title = "New game"
+            lines = form.lines
         }
         let inner = min(screen.width - 4, max(title.count + 2, lines.map(\.count).max() ?? 0))
         let boxWidth = inner + 4

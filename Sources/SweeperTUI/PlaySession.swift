@@ -233,19 +233,7 @@ public enum PlaySession {
             Task { await answer(out) { .hint(try await request(socket, Commands.Hint.self, .init(game: game))) } }
         case let .cheat(game):
             Task { await answer(out) { .loaded(try await request(socket, Commands.Show.self, .init(game: game, cheat: true))) } }
-        case let .newGame(like):
-            let current = viewer.game
-            let arguments: Commands.New.Arguments
-            if let given = options.newGame {
-                arguments = Commands.New.Arguments(
-                    preset: given.preset, width: given.width, height: given.height, mines: given.mines, noGuess: given.noGuess,
-                    questionMarks: given.questionMarks)
-            } else if let current, current.id == like {
-                arguments = Commands.New.Arguments(
-                    width: current.width, height: current.height, mines: current.mines, questionMarks: current.questionMarks)
-            } else {
-                arguments = Commands.New.Arguments()
-            }
+        case let .startGame(arguments):
             Task { await answer(out) { .loaded(try await request(socket, Commands.New.self, arguments)) } }
         case let .open(game):
             Task { await answer(out) { .loaded(try await request(socket, Commands.Show.self, .init(game: game))) } }

@@ -25,8 +25,8 @@ public enum ViewerAction: Equatable, Sendable {
     case hint(game: String)
     /// Show the mines (marks the game as assisted).
     case cheat(game: String)
-    /// Start a new game; `like` is the game whose size to reuse.
-    case newGame(like: String?)
+    /// Start a new game of these parameters (the new-game form's choice).
+    case startGame(Commands.New.Arguments)
     /// Open a game by id.
     case open(game: String)
     /// Fetch the game list for the list panel.
@@ -57,6 +57,98 @@ public enum Overlay: Equatable, Sendable {
     case peers
     /// A yes/no question before an action.
     case confirm(String, ViewerAction)
+    /// The new-game form.
+    case newGame(NewGameForm)
+}
+
+/// The form `n` opens: a preset, one like the open game, or a custom size,
+/// and whether the board must be solvable without guessing.
+public struct NewGameForm: Equatable, Sendable {
+    /// One row of the form.
+    public enum Choice: Equatable, Sendable {
+        /// The size of the game open now.
+        case like(width: Int, height: Int, mines: Int)
+        /// A preset.
+        case preset(String, width: Int, height: Int, mines: Int)
+        /// The sizes typed in.
+        case custom
+    }
+
+    /// The rows, in order.
+    public var choices: [Choice]
+    /// The row selected.
+    public var selected = 0
+    /// The custom width, height and mines as typed.
+    public var custom = ["", "", ""]
+    /// Which custom field digits go to (0 width, 1 height, 2 mines).
+    public var field = 0
+    /// Whether the board must be solvable without guessing.
+    public var noGuess = false
+
+    /// A form offering `game`'s size first, when there is a game.
+    public init(like game: GameView?) {
+        var choices: [Choice] = []
+        if let game { choices.append(.like(width: game.width, height: game.height, mines: game.mines)) }
+        choices += [
+            .preset("beginner", width: 9, height: 9, mines: 10), .preset("intermediate", width: 16, height: 16, mines: 40),
+            .preset("expert", width: 30, height: 16, mines: 99), .custom,
+        ]
+        self.choices = choices
+        if let game { custom = [String(game.width), String(game.height), String(game.mines)] }
+    }
+
+    /// The request for the selected row; nil while a custom size is incomplete.
+    public var arguments: Commands.New.Arguments? {
+        switch choices[selected] {
+        case let .like(w, h, m): return Commands.New.Arguments(width: w, height: h, mines: m, noGuess: noGuess)
+        case let .preset(name, _, _, _): return Commands.New.Arguments(preset: name, noGuess: noGuess)
+        case .custom:
+            guard let w = Int(custom[0]), let h = Int(custom[1]), let m = Int(custom[2]) else { return nil }
+            return Commands.New.Arguments(width: w, height: h, mines: m, noGuess: noGuess)
+        }
+    }
+
+    /// The form's lines, the selected row marked.
+    public var lines: [String] {
+        var out = choices.enumerated().map { i, choice -> String in
+            let mark = i == selected ? "> " : "  "
+            switch choice {
+            case let .like(w, h, m): return mark + "like this one  " + ControlFormatting.size(width: w, height: h, mines: m)
+            case let .preset(name, w, h, m): return mark + name.padding(toLength: 14, withPad: " ", startingAt: 0) + ControlFormatting.size(width: w, height: h, mines: m)
+            case .custom:
+                let shown = custom.enumerated().map { j, text in
+                    let value = text.isEmpty ? "_" : text
+                    return i == selected && j == field ? "[\(value)]" : " \(value) "
+                }
+                return mark + "custom        width\(shown[0]) height\(shown[1]) mines\(shown[2])"
+            }
+        }
+        out += ["", "no-guess: \(noGuess ? "on" : "off")   (g toggles)", "enter starts, esc cancels; on custom type digits, tab moves"]
+        return out
+    }
+
+    /// Handles a key; returns the request when the form is done.
+    mutating func handle(_ key: Key) -> (done: Bool, start: Commands.New.Arguments?) {
+        switch key {
+        case .up, .character("k"): selected = max(0, selected - 1)
+        case .down, .character("j"): selected = min(choices.count - 1, selected + 1)
+        case .character("g"): noGuess.toggle()
+        case .tab, .right:
+            if choices[selected] == .custom { field = (field + 1) % 3 }
+        case .left:
+            if choices[selected] == .custom { field = (field + 2) % 3 }
+        case .backspace:
+            if choices[selected] == .custom, !custom[field].isEmpty { custom[field].removeLast() }
+        case .character(let c) where c.isASCII && c.isNumber:
+            if choices[selected] == .custom, custom[field].count < 6 { custom[field].append(c) }
+        case .enter, .character(" "):
+            return (arguments != nil, arguments)
+        case .escape, .character("q"):
+            return (true, nil)
+        default: break
+        }
+        return (false, nil)
+    }
 }
 
 /// The viewer's whole state, and how keys, mouse reports and daemon news
@@ -325,11 +417,8 @@ public struct Viewer: Sendable {
                 message = "No new game while the daemon is away: it makes and keeps the games. Waiting for it to come back…"
                 return []
             }
-            if let game, game.status == .playing, revealed > 0 {
-                overlay = .confirm("Leave this game and start a new one? (y/n)", .newGame(like: game.id))
-                return []
-            }
-            return [.newGame(like: game?.id)]
+            overlay = .newGame(NewGameForm(like: game))
+            return []
         case .character("c"):
             guard let game else { return [] }
             // A toggle: the mines shown are hidden again, and shown again
@@ -361,6 +450,16 @@ public struct Viewer: Sendable {
 
     private mutating func handle(_ key: Key, over overlay: Overlay) -> [ViewerAction] {
         switch overlay {
+        case .newGame(var form):
+            if key == .control("c") {
+                quitting = true
+                return [.quit]
+            }
+            let (done, start) = form.handle(key)
+            self.overlay = done ? nil : .newGame(form)
+            if let start { return [.startGame(start)] }
+            if key == .enter && !done { message = "Type the custom width, height and mines first." }
+            return []
         case .help, .peers:
             self.overlay = nil
             if key == .character("q") || key == .control("c") {

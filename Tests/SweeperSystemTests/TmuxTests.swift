@@ -210,7 +210,12 @@ final class TmuxPane {
         defer { pane.kill() }
         pane.waitFor("No game open: n starts one, g lists games.")
         pane.send("n", literal: true)
-        pane.waitFor("Mines left 10")
+        pane.waitFor("New game")
+        // The form: down to expert, enter.
+        pane.send("j", literal: true)
+        pane.send("j", literal: true)
+        pane.send("Enter")
+        pane.waitFor("Mines left 99")
         pane.send("q", literal: true)
         pane.waitFor("play exited 0")
     }

@@ -275,6 +275,47 @@ func viewer(_ view: GameView) -> Viewer {
         #expect(screen.line(layout.top + 1).dropFirst(layout.left + 5).hasPrefix("h2"), "\(screen.line(layout.top + 1))")
     }
 
+    @Test func nOpensAFormForAnyPresetOrACustomSize() {
+        var v = viewer(gameView(["##", "##"], mines: 1))
+        #expect(v.handle(.character("n")).isEmpty)
+        guard case .newGame(let form)? = v.overlay else {
+            Issue.record("n opened \(String(describing: v.overlay))")
+            return
+        }
+        // Like this one first, then the presets, then custom.
+        #expect(form.choices.count == 5 && form.choices[0] == .like(width: 2, height: 2, mines: 1))
+        _ = v.handle(.down)
+        _ = v.handle(.down)
+        _ = v.handle(.character("g"))
+        #expect(v.handle(.enter) == [.startGame(Commands.New.Arguments(preset: "intermediate", noGuess: true))])
+        #expect(v.overlay == nil)
+
+        // A custom size is typed field by field.
+        _ = v.handle(.character("n"))
+        for _ in 0..<4 { _ = v.handle(.down) }
+        for _ in 0..<3 { _ = v.handle(.backspace) }  // width was 2
+        for key in ["4", "0"] { _ = v.handle(.character(Character(key))) }
+        _ = v.handle(.tab)
+        _ = v.handle(.backspace)
+        for key in ["2", "0"] { _ = v.handle(.character(Character(key))) }
+        _ = v.handle(.tab)
+        _ = v.handle(.backspace)
+        for key in ["9", "9"] { _ = v.handle(.character(Character(key))) }
+        let screen = ViewerRenderer(glyphs: .ascii, color: false).render(&v, width: 100, height: 24)
+        #expect((0..<24).contains { screen.line($0).contains("custom") && screen.line($0).contains("[99]") })
+        #expect(v.handle(.enter) == [.startGame(Commands.New.Arguments(width: 40, height: 20, mines: 99, noGuess: false))])
+
+        // Escape cancels; an incomplete custom size does not start.
+        _ = v.handle(.character("n"))
+        _ = v.handle(.escape)
+        #expect(v.overlay == nil)
+        var empty = Viewer()
+        _ = empty.handle(.character("n"))
+        for _ in 0..<3 { _ = empty.handle(.down) }
+        #expect(empty.handle(.enter).isEmpty)
+        #expect(empty.message != nil)
+    }
+
     @Test func cheatIsAToggle() {
         var shown = gameView(["##", "##"], mines: 1)
         shown.mineLayout = ["*.", ".."]
