@@ -130,7 +130,10 @@ struct NewCommand: AsyncParsableCommand {
 struct ShowCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "show", abstract: "Show a game's board and status.")
     @OptionGroup var options: ClientOptions
-    @Argument(help: "A game id or unique prefix (default: the most recent game).") var game: String?
+    @Argument(
+        help: "A game id or unique prefix (default: the most recent game).",
+        completion: .custom { words, _, _ in GameIDCompletion.ids(words: words) })
+    var game: String?
     @Flag(help: "Also show the mines; marks the game as assisted for everyone.") var cheat = false
     func run() async throws {
         try await callDaemon(options, Commands.Show.self, .init(game: game, cheat: cheat ? true : nil), text: ControlFormatting.show)
@@ -139,7 +142,8 @@ struct ShowCommand: AsyncParsableCommand {
 
 /// `GAME X Y`: the cell a move acts on.
 struct CellTarget: ParsableArguments {
-    @Argument(help: "A game id or unique prefix.") var game: String
+    @Argument(help: "A game id or unique prefix.", completion: .custom { words, _, _ in GameIDCompletion.ids(words: words) })
+    var game: String
     @Argument(help: "Column, from 0.") var x: Int
     @Argument(help: "Row, from 0.") var y: Int
 
@@ -176,15 +180,10 @@ struct FlagCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "flag", abstract: "Flag a cell, or cycle its mark.")
     @OptionGroup var options: ClientOptions
     @OptionGroup var cell: CellTarget
-    @Option(help: "flag, question or none (default: cycle).") var mark: String?
-    func validate() throws {
-        if let mark, !["flag", "question", "none"].contains(mark) {
-            throw ValidationError("--mark must be flag, question or none")
-        }
-    }
+    @Option(help: "flag, question or none (default: cycle).") var mark: MarkChoice?
     func run() async throws {
         try await callDaemon(
-            options, Commands.Flag.self, .init(game: cell.game, x: cell.x, y: cell.y, mark: mark), text: ControlFormatting.move)
+            options, Commands.Flag.self, .init(game: cell.game, x: cell.x, y: cell.y, mark: mark?.rawValue), text: ControlFormatting.move)
     }
 }
 
@@ -202,7 +201,8 @@ struct ChordCommand: AsyncParsableCommand {
 struct HintCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "hint", abstract: "Name a cell that can be proven safe.")
     @OptionGroup var options: ClientOptions
-    @Argument(help: "A game id or unique prefix.") var game: String
+    @Argument(help: "A game id or unique prefix.", completion: .custom { words, _, _ in GameIDCompletion.ids(words: words) })
+    var game: String
     func run() async throws {
         try await callDaemon(options, Commands.Hint.self, .init(game: game)) { "\($0.message)\n" }
     }

@@ -13,7 +13,10 @@ struct PlayCommand: AsyncParsableCommand {
             (a new one when there is none). Starts sweeperd in the background when none answers. Press ? for the keys.
             """)
     @OptionGroup var options: ClientOptions
-    @Argument(help: "A game id or unique prefix (default: the most recent game in progress).") var game: String?
+    @Argument(
+        help: "A game id or unique prefix (default: the most recent game in progress).",
+        completion: .custom { words, _, _ in GameIDCompletion.ids(words: words) })
+    var game: String?
     @OptionGroup var newGame: NewGameOptions
     @Flag(help: "Draw with ASCII only (the default when the locale is not UTF-8).") var ascii = false
     @Flag(name: .customLong("no-start-daemon"), help: "Do not start sweeperd when none answers.") var noStartDaemon = false

@@ -190,6 +190,14 @@ import Testing
         let unknown = try h.cli(["reveal", "zzzz", "0", "0"])
         #expect(unknown.status == 1 && unknown.stderr.contains("no game"))
         #expect(try h.cli(["reveal", game, "x", "0"]).status == 2)
+        // Completions offer the daemon's game ids, the marks and the presets.
+        let ids = try h.run(
+            DaemonHarness.sweeper, ["---completion", "reveal", "--", "positional@0", "0", "0", ""],
+            environment: ["SWEEPER_SOCKET": h.socketPath])
+        #expect(ids.status == 0 && ids.stdout.split(separator: "\n").contains(Substring(game)), "\(ids.stdout) \(ids.stderr)")
+        let zsh = try h.run(DaemonHarness.sweeper, ["--generate-completion-script", "zsh"]).stdout
+        #expect(zsh.contains("'flag' 'question' 'none'") && zsh.contains("'beginner' 'intermediate' 'expert'"))
+        #expect(try h.cli(["flag", game, "0", "0", "--mark", "maybe"]).status == 2)
         // A negative coordinate is out of range, not a missing argument.
         let negative = try h.cli(["reveal", game, "-1", "2"])
         #expect(negative.status == 2 && negative.stderr.contains("-1 is out of range"), "\(negative.stderr)")
