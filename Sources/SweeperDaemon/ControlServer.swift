@@ -90,6 +90,9 @@ public struct ControlServer: Service {
         let connections = self.connections
         let server = try await ServerBootstrap(group: eventLoop)
             .serverChannelOption(.backlog, value: 64)
+            // A client that sends its requests and then closes its writing
+            // half (`printf '…\n' | socat - UNIX:…`) still gets every answer.
+            .childChannelOption(.allowRemoteHalfClosure, value: true)
             .bind(unixDomainSocketPath: socketPath, cleanupExistingSocketFile: false) { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(

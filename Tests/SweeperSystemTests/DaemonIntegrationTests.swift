@@ -233,6 +233,21 @@ import Testing
         #expect(peersText.contains("mDNS is off"), "\(peersText)")
     }
 
+    @Test func aClientThatHalfClosesAfterItsRequestsGetsEveryAnswer() throws {
+        let h = try DaemonHarness()
+        defer { h.cleanup() }
+        try h.start()
+        let client = try ControlLineClient(path: h.socketPath)
+        #expect(client.send(#"{"id":1,"command":"new","preset":"beginner","seed":5}"# + "\n" + #"{"id":2,"command":"games"}"#))
+        client.finishSending()
+        let first = client.readJSON()
+        let second = client.readJSON()
+        #expect(first?["id"] as? Int == 1 && first?["ok"] as? Bool == true, "\(String(describing: first))")
+        #expect(second?["id"] as? Int == 2 && ((second?["result"] as? [String: Any])?["games"] as? [Any])?.count == 1)
+        // Then the daemon closes its end too.
+        #expect(client.readLine() == nil)
+    }
+
     @Test func aSecondDaemonOnTheComputerKeepsThePortItFirstChose() throws {
         let (a, b) = (try DaemonHarness(), try DaemonHarness())
         defer {

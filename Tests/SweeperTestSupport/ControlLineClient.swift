@@ -50,6 +50,12 @@ public final class ControlLineClient: @unchecked Sendable {
         return true
     }
 
+    /// Closes the writing half of the connection (the daemon reads the end
+    /// of input); answers can still be read.
+    public func finishSending() {
+        shutdown(fd, Int32(SHUT_WR))
+    }
+
     /// Writes `line` and a newline.
     @discardableResult
     public func send(_ line: String) -> Bool { send(Array((line + "\n").utf8)) }
