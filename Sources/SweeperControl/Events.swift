@@ -10,6 +10,10 @@ public struct ControlEvent: Codable, Equatable, Sendable {
         case gameAdded = "game-added"
         /// A peer connected, disconnected or changed.
         case peerChanged = "peer-changed"
+        /// Events were dropped while this subscriber did not read (`dropped`
+        /// says how many); sent once, before the next event it gets. A
+        /// viewer should fetch what it shows again.
+        case eventsDropped = "events-dropped"
     }
 
     /// The kind.
@@ -36,13 +40,16 @@ public struct ControlEvent: Codable, Equatable, Sendable {
     public var summary: GameSummary?
     /// The peer that changed.
     public var peer: PeerInfo?
+    /// With `events-dropped`: how many events were dropped.
+    public var dropped: Int?
 
     /// Creates an event.
     public init(
         event: Kind, game: String? = nil, cells: [CellChange]? = nil, status: PlayStatus? = nil, minesLeft: Int? = nil,
         by: String? = nil, summary: GameSummary? = nil, peer: PeerInfo? = nil, x: Int? = nil, y: Int? = nil,
-        progress: Double? = nil, trippedBy: String? = nil
+        progress: Double? = nil, trippedBy: String? = nil, dropped: Int? = nil
     ) {
+        self.dropped = dropped
         self.event = event
         self.game = game
         self.cells = cells

@@ -70,7 +70,8 @@ final class EventHub: Sendable {
 public final class EventConnection: Sendable {
     private enum State {
         case holding([ControlEvent])
-        case attached(any Channel)
+        /// Writing to the channel; `dropped` events were dropped since the last one written.
+        case attached(any Channel, dropped: Int)
         case ended
     }
 
@@ -97,9 +98,16 @@ public final class EventConnection: Sendable {
                 held.append(event)
                 if held.count > Self.heldLimit { held.removeFirst(held.count - Self.heldLimit) }
                 s = .holding(held)
-            case .attached(let channel):
+            case .attached(let channel, let dropped):
                 // Written under the lock, so lines leave in the order published.
-                guard channel.isWritable else { return }
+                guard channel.isWritable else {
+                    s = .attached(channel, dropped: dropped + 1)
+                    return
+                }
+                if dropped > 0, let notice = try? ControlEvent(event: .eventsDropped, dropped: dropped).jsonLine() {
+                    channel.write(ByteBuffer(bytes: notice), promise: nil)
+                    s = .attached(channel, dropped: 0)
+                }
                 channel.writeAndFlush(ByteBuffer(bytes: line), promise: nil)
             case .ended:
                 break
@@ -120,7 +128,7 @@ public final class EventConnection: Sendable {
             .writeBufferWaterMark, value: ChannelOptions.Types.WriteBufferWaterMark(low: Self.sendBufferLimit / 2, high: Self.sendBufferLimit))
         state.withLock { s in
             guard case .holding(let held) = s else { return }
-            s = .attached(channel)
+            s = .attached(channel, dropped: 0)
             for event in held {
                 if let line = try? event.jsonLine() { channel.write(ByteBuffer(bytes: line), promise: nil) }
             }

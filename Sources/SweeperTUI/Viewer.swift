@@ -301,6 +301,9 @@ public struct Viewer: Sendable {
             }
             if case .games = overlay { return [.listGames] }
             return []
+        case .eventsDropped:
+            // Some moves were not seen: fetch the game and the peers again.
+            return (game.map { [.refresh(game: $0.id)] } ?? []) + [.listPeers]
         case .peerChanged:
             guard let peer = event.peer else { return [] }
             if let i = peers.firstIndex(where: { $0.id == peer.id }) { peers[i] = peer } else { peers.append(peer) }

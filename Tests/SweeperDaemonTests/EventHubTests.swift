@@ -53,9 +53,16 @@ private func move(_ game: String, _ x: Int) -> ControlEvent {
         channel.isWritable = false
         hub.publish(move("g", -1))
         #expect(try lines(channel).isEmpty)
+        hub.publish(move("g", -3))
+        #expect(try lines(channel).isEmpty)
+        // Caught up: one events-dropped event says how many were lost, then the next event.
         channel.isWritable = true
         hub.publish(move("g", -2))
-        #expect(try lines(channel).map { $0["x"] as? Int } == [-2])
+        let after = try lines(channel)
+        #expect(after.first?["event"] as? String == "events-dropped" && after.first?["dropped"] as? Int == 2, "\(after)")
+        #expect(after.dropFirst().map { $0["x"] as? Int } == [-2])
+        hub.publish(move("g", -4))
+        #expect(try lines(channel).map { $0["x"] as? Int } == [-4])
     }
 
     @Test func afterFinishNewSubscriptionsGetNothing() throws {

@@ -316,6 +316,11 @@ func viewer(_ view: GameView) -> Viewer {
         #expect(empty.message != nil)
     }
 
+    @Test func droppedEventsMakeTheViewerFetchAgain() {
+        var v = viewer(gameView(["##", "##"], mines: 1))
+        #expect(v.apply(ControlEvent(event: .eventsDropped, dropped: 3)) == [.refresh(game: id), .listPeers])
+    }
+
     @Test func cheatIsAToggle() {
         var shown = gameView(["##", "##"], mines: 1)
         shown.mineLayout = ["*.", ".."]
