@@ -157,7 +157,11 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        .testTarget(name: "SweeperNetTests", dependencies: ["SweeperNet", "SweeperCrypto", "SweeperTestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "SweeperNetTests",
+            dependencies: ["SweeperNet", "SweeperCrypto", "CSodium", "SweeperSync", "SweeperGame", "SweeperConventions", "SweeperTestSupport"],
+            swiftSettings: strict
+        ),
 
         // MARK: mDNS discovery over avahi-client.
         // No pkgConfig: avahi-client's cflags (-D_REENTRANT) are refused by SwiftPM;

@@ -83,19 +83,28 @@ public struct SecretHandshake: ~Copyable {
     /// - Parameter expectedPeer: when dialling a peer whose id is known (from
     ///   mDNS), the handshake fails unless the server proves that identity.
     public init(role: Role, circle: CircleKey, identity: SigningIdentity, expectedPeer: PeerID? = nil) {
+        self.init(role: role, circle: circle, identity: identity, expectedPeer: expectedPeer, ephemeralSecret: SecretBytes(randomCount: 32))
+    }
+
+    /// Starts a handshake with a given ephemeral X25519 secret key (32
+    /// bytes), so that its messages are reproducible: the test vectors of
+    /// the peer protocol's specification are made this way. A real
+    /// handshake must use a fresh random key every time.
+    init(role: Role, circle: CircleKey, identity: SigningIdentity, expectedPeer: PeerID? = nil, ephemeralSecret: SecretBytes) {
         Sodium.ensureReady()
         self.role = role
         self.circle = circle
         self.identity = identity
         self.expectedPeer = expectedPeer
         var pub = [UInt8](repeating: 0, count: 32)
-        ephemeralSecret = SecretBytes(count: 32) { buffer in
+        ephemeralSecret.withUnsafeBytes { sk in
             // Both buffers are 32 bytes, so their base addresses exist.
-            guard let base = buffer.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
+            guard sk.count == 32, let base = sk.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
             pub.withUnsafeMutableBufferPointer { p in
-                if let pk = p.baseAddress { _ = crypto_box_keypair(pk, base) }
+                if let pk = p.baseAddress { _ = crypto_scalarmult_base(pk, base) }
             }
         }
+        self.ephemeralSecret = ephemeralSecret
         ephemeralPublic = pub
     }
 

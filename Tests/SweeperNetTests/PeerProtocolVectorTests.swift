@@ -1,0 +1,348 @@
+import CSodium
+import Foundation
+import SweeperConventions
+import Testing
+
+@testable import SweeperCrypto
+@testable import SweeperNet
+@testable import SweeperSync
+import SweeperGame
+
+/// Docs/peer-protocol.md against the implementation: every test vector in
+/// the document is recomputed here from its inputs, with the same code the
+/// daemon runs, and every output it lists must match byte for byte. A
+/// vector that lists an output this test does not compute, or lacks one it
+/// does, fails too, so the document cannot drift from the daemon.
+@Suite struct PeerProtocolVectorTests {
+    static let document = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Docs/peer-protocol.md")
+
+    /// One vector of the document: its fields in order, values as written
+    /// (continuation lines joined).
+    struct Vector {
+        var name: String
+        var fields: [(key: String, value: String)] = []
+
+        subscript(key: String) -> String? { fields.first { $0.key == key }?.value }
+
+        /// A field's bytes, from hex.
+        func bytes(_ key: String) throws -> [UInt8] {
+            let text = try #require(self[key], "vector \(name) lacks \(key)")
+            return try #require(Hex.decode(text), "vector \(name): \(key) is not hex")
+        }
+
+        /// A field's text, from a quoted string.
+        func text(_ key: String) throws -> String {
+            let text = try #require(self[key], "vector \(name) lacks \(key)")
+            #expect(text.hasPrefix("\"") && text.hasSuffix("\"") && text.count >= 2, "vector \(name): \(key) is not quoted")
+            return String(text.dropFirst().dropLast())
+        }
+
+        /// A field's decimal number.
+        func number(_ key: String) throws -> UInt64 {
+            let text = try #require(self[key], "vector \(name) lacks \(key)")
+            return try #require(UInt64(text), "vector \(name): \(key) is not a number")
+        }
+    }
+
+    /// The vectors: fenced blocks whose first line is `vector: NAME`, then
+    /// `key: value` lines; a line that starts with spaces continues the
+    /// value before it.
+    static func vectors() throws -> [String: Vector] {
+        let text = try String(contentsOf: document, encoding: .utf8)
+        var out: [String: Vector] = [:]
+        var current: Vector?
+        var inFence = false
+        for raw in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            let line = String(raw)
+            if line.hasPrefix("```") {
+                if let v = current { out[v.name] = v }
+                current = nil
+                inFence.toggle()
+                continue
+            }
+            guard inFence else { continue }
+            if line.hasPrefix("vector: ") {
+                current = Vector(name: String(line.dropFirst("vector: ".count)))
+            } else if var v = current, line.first == " ", let last = v.fields.popLast() {
+                v.fields.append((last.key, last.value + line.trimmingCharacters(in: .whitespaces)))
+                current = v
+            } else if var v = current, let colon = line.firstIndex(of: ":") {
+                let key = String(line[..<colon])
+                let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+                v.fields.append((key, value))
+                current = v
+            }
+        }
+        return out
+    }
+
+    /// Checks that `vector` lists exactly `inputs` and `outputs`, and each
+    /// output as computed.
+    static func check(_ vector: Vector, inputs: Set<String>, outputs: [(String, String)]) {
+        for (key, value) in outputs {
+            guard let written = vector[key] else {
+                Issue.record("vector \(vector.name) lacks \(key): \(value)")
+                continue
+            }
+            #expect(written == value, "vector \(vector.name): \(key) is\n\(value)\nnot\n\(written)")
+        }
+        let known = inputs.union(outputs.map(\.0))
+        for field in vector.fields where !known.contains(field.key) {
+            Issue.record("vector \(vector.name) has \(field.key), which nothing checks")
+        }
+    }
+
+    static func vector(_ name: String) throws -> Vector {
+        try #require(try vectors()[name], "Docs/peer-protocol.md has no vector \(name)")
+    }
+
+    static func hex(_ bytes: [UInt8]) -> String { Hex.encode(bytes) }
+
+    // MARK: Keys and names
+
+    /// The identities and circle every other vector uses.
+    struct Cast {
+        let alice: SigningIdentity
+        let bob: SigningIdentity
+        let circle: CircleKey
+
+        init() throws {
+            let v = try PeerProtocolVectorTests.vector("identities")
+            alice = try SigningIdentity(seed: v.bytes("alice-seed"))
+            bob = try SigningIdentity(seed: v.bytes("bob-seed"))
+            circle = try CircleKey(bytes: v.bytes("circle-key"))
+        }
+    }
+
+    @Test func identitiesPeerIDsCircleTagAndMembershipProofs() throws {
+        let v = try Self.vector("identities")
+        let cast = try Cast()
+        Self.check(v, inputs: ["alice-seed", "bob-seed", "circle-key"], outputs: [
+            ("alice-key", Self.hex(cast.alice.peerID.bytes)),
+            ("alice-peer-id", "\"\(cast.alice.peerID.description)\""),
+            ("bob-key", Self.hex(cast.bob.peerID.bytes)),
+            ("bob-peer-id", "\"\(cast.bob.peerID.description)\""),
+            ("circle-tag", "\"\(cast.circle.tag)\""),
+            ("alice-membership-proof", Self.hex(cast.circle.membershipProof(for: cast.alice.peerID))),
+            ("bob-membership-proof", Self.hex(cast.circle.membershipProof(for: cast.bob.peerID))),
+        ])
+        #expect(try PeerID(parsing: v.text("alice-peer-id")) == cast.alice.peerID)
+    }
+
+    @Test func inviteCode() throws {
+        let v = try Self.vector("invite-code")
+        let cast = try Cast()
+        let code = InviteCode.encode(cast.circle)
+        Self.check(v, inputs: [], outputs: [("code", "\"\(code)\"")])
+        #expect(try InviteCode.decode(v.text("code")) == cast.circle)
+    }
+
+    @Test func txtRecord() throws {
+        let v = try Self.vector("txt-record")
+        let cast = try Cast()
+        Self.check(v, inputs: [], outputs: [
+            ("v", "\"\(PeerHello.currentVersion)\""),
+            ("id", "\"\(cast.alice.peerID.description)\""),
+            ("circle", "\"\(cast.circle.tag)\""),
+            ("name", "\"Alice\""),
+        ])
+    }
+
+    // MARK: The link
+
+    @Test func secretHandshake() throws {
+        let v = try Self.vector("handshake")
+        let cast = try Cast()
+        let clientSecret = SecretBytes(copying: try v.bytes("client-ephemeral-secret"))
+        let serverSecret = SecretBytes(copying: try v.bytes("server-ephemeral-secret"))
+        var client = SecretHandshake(role: .client, circle: cast.circle, identity: cast.alice, ephemeralSecret: clientSecret)
+        var server = SecretHandshake(role: .server, circle: cast.circle, identity: cast.bob, ephemeralSecret: serverSecret)
+        let start = client.start()
+        let m1 = try #require(start)
+        guard case .send(let m2) = try server.receive(m1), case .send(let m3) = try client.receive(m2),
+              case .finish(let m4Optional, let serverResult) = try server.receive(m3), let m4 = m4Optional,
+              case .finish(nil, let clientResult) = try client.receive(m4)
+        else {
+            Issue.record("the handshake did not run in four messages")
+            return
+        }
+        #expect(clientResult.peer == cast.bob.peerID && serverResult.peer == cast.alice.peerID)
+        #expect(clientResult.sendKey == serverResult.receiveKey && clientResult.receiveKey == serverResult.sendKey)
+
+        // The intermediate values, computed here as the document says.
+        let a = Array(m1[0..<32]), b = Array(m2[0..<32])
+        let shared = try Self.x25519(secret: v.bytes("client-ephemeral-secret"), public: b)
+        #expect(shared == (try Self.x25519(secret: v.bytes("server-ephemeral-secret"), public: a)))
+        let label = { (l: String) in Array("sweeper/shs/v1/\(l)".utf8) }
+        let sharedHash = Blake2b.hash(parts: [label("shared"), shared], key: nil)
+        let clientAuthKey = Blake2b.hash(parts: [label("client-auth"), shared, a, b], key: cast.circle.secret)
+        let serverAuthKey = Blake2b.hash(parts: [label("server-auth"), shared, a, b, cast.alice.peerID.bytes], key: cast.circle.secret)
+        #expect(Array(m1[32...]) == Blake2b.hash(parts: [label("hello"), a], key: cast.circle.secret))
+
+        Self.check(v, inputs: ["client-ephemeral-secret", "server-ephemeral-secret"], outputs: [
+            ("client-ephemeral-public", Self.hex(a)),
+            ("server-ephemeral-public", Self.hex(b)),
+            ("message-1", Self.hex(m1)),
+            ("message-2", Self.hex(m2)),
+            ("shared-secret", Self.hex(shared)),
+            ("shared-hash", Self.hex(sharedHash)),
+            ("client-auth-key", Self.hex(clientAuthKey)),
+            ("message-3", Self.hex(m3)),
+            ("server-auth-key", Self.hex(serverAuthKey)),
+            ("message-4", Self.hex(m4)),
+            ("client-to-server-key", Self.hex(clientResult.sendKey.bytes)),
+            ("server-to-client-key", Self.hex(clientResult.receiveKey.bytes)),
+        ])
+    }
+
+    /// X25519 (libsodium's `crypto_scalarmult`), computed here rather than
+    /// taken from the handshake.
+    static func x25519(secret: [UInt8], public key: [UInt8]) throws -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: 32)
+        #expect(crypto_scalarmult(&out, secret, key) == 0)
+        return out
+    }
+
+    @Test func secretStreamFrames() throws {
+        let v = try Self.vector("secret-stream")
+        let handshake = try Self.vector("handshake")
+        let key = SecretBytes(copying: try handshake.bytes("client-to-server-key"))
+        let plain1 = PeerMessage.hello(PeerHello(listenPort: 7455, name: "Alice")).encoded
+        let plain2 = PeerMessage.ping(0x0102_0304_0506_0708).encoded
+        guard v["header"] != nil else {
+            // The header is random: a document without one is given one run's frames to copy.
+            let sender = SecretStreamSender(key: key)
+            Issue.record("vector secret-stream lacks header: \(Self.hex(sender.header))")
+            Issue.record("vector secret-stream lacks frame-1: \(Self.hex(sender.seal(plain1)))")
+            Issue.record("vector secret-stream lacks frame-2: \(Self.hex(sender.seal(plain2)))")
+            return
+        }
+        let header = try v.bytes("header")
+        let receiver = try SecretStreamReceiver(key: key, header: header)
+        #expect(try receiver.open(v.bytes("frame-1")) == plain1)
+        #expect(try receiver.open(v.bytes("frame-2")) == plain2)
+        // Replaying a frame fails: each frame's nonce follows from the last.
+        #expect(throws: SecretStreamError.forged) { try receiver.open(try v.bytes("frame-2")) }
+        Self.check(v, inputs: ["header", "frame-1", "frame-2"], outputs: [
+            ("plain-1", Self.hex(plain1)),
+            ("plain-2", Self.hex(plain2)),
+        ])
+    }
+
+    @Test func linkMessages() throws {
+        let v = try Self.vector("link-messages")
+        let cast = try Cast()
+        let messages: [(String, PeerMessage)] = [
+            ("hello", .hello(PeerHello(listenPort: 7455, name: "Alice"))),
+            ("ping", .ping(0x0102_0304_0506_0708)),
+            ("pong", .pong(0x0102_0304_0506_0708)),
+            ("links", .links([cast.alice.peerID, cast.bob.peerID])),
+        ]
+        Self.check(v, inputs: [], outputs: messages.map { ($0.0, Self.hex($0.1.encoded)) })
+        for (key, message) in messages {
+            #expect(try PeerMessage(decoding: v.bytes(key)) == message)
+        }
+    }
+
+    // MARK: Ops, segments and sync messages
+
+    /// The vectors' game and its ops, made from the inputs of the `game` vector.
+    struct Game {
+        let genesis: Genesis
+        let id: GameID
+        let genesisOp: Op
+        let reveal: Op
+        let mark: Op
+        let assisted: Op
+
+        init(_ cast: Cast) throws {
+            let v = try PeerProtocolVectorTests.vector("game")
+            let width = Int(try v.number("width")), height = Int(try v.number("height"))
+            let mines = try #require(v["mine-cells"]).split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+            let start = Int(try v.number("start-cell"))
+            let geometry = BoardGeometry(width: width, height: height)
+            let parameters = try GameParameters(width: width, height: height, mines: mines.count, start: geometry.cell(at: start))
+            let layout = try MineLayout(geometry: geometry, mineIndices: mines)
+            genesis = try Genesis(parameters: parameters, layout: layout, questionMarks: true,
+                                  seed: try v.number("seed"), createdAtMillis: try v.number("created"))
+            id = genesis.gameID(creator: cast.alice.peerID)
+            let reveal = try PeerProtocolVectorTests.vector("op-reveal")
+            let mark = try PeerProtocolVectorTests.vector("op-mark")
+            let assisted = try PeerProtocolVectorTests.vector("op-assisted")
+            genesisOp = Op(signing: cast.alice, circle: cast.circle, gameID: id, seq: 1, lamport: 1, previous: .none,
+                           wallClockMillis: genesis.createdAtMillis, payload: .genesis(genesis))
+            let cells = try #require(reveal["cells"]).split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+            self.reveal = Op(signing: cast.bob, circle: cast.circle, gameID: id, seq: 1, lamport: 2, previous: .none,
+                             wallClockMillis: try reveal.number("wall-clock"), payload: .reveal(CellRuns(cells: cells)))
+            self.mark = Op(signing: cast.bob, circle: cast.circle, gameID: id, seq: 2, lamport: 3, previous: self.reveal.hash,
+                           wallClockMillis: try mark.number("wall-clock"), payload: .mark(cell: Int(try mark.number("cell")), mark: .flag))
+            self.assisted = Op(signing: cast.alice, circle: cast.circle, gameID: id, seq: 2, lamport: 4, previous: genesisOp.hash,
+                               wallClockMillis: try assisted.number("wall-clock"), payload: .assisted)
+        }
+    }
+
+    static func opOutputs(_ op: Op) throws -> [(String, String)] {
+        var payload = ByteWriter()
+        op.payload.encode(into: &payload)
+        return [
+            ("payload", hex(payload.bytes)),
+            ("canonical", hex(op.canonicalBytes)),
+            ("hash", hex(op.hash.bytes)),
+            ("signature", hex(try #require(op.signature).bytes)),
+        ]
+    }
+
+    @Test func opsOfEveryKind() throws {
+        let cast = try Cast()
+        let game = try Game(cast)
+        var genesisBytes = ByteWriter()
+        game.genesis.encode(into: &genesisBytes)
+        Self.check(try Self.vector("game"), inputs: ["width", "height", "mine-cells", "start-cell", "seed", "created"], outputs: [
+            ("genesis", Self.hex(genesisBytes.bytes)),
+            ("game-id", Self.hex(game.id.bytes)),
+        ])
+        Self.check(try Self.vector("op-genesis"), inputs: [], outputs: try Self.opOutputs(game.genesisOp))
+        Self.check(try Self.vector("op-reveal"), inputs: ["cells", "wall-clock"], outputs: try Self.opOutputs(game.reveal))
+        Self.check(try Self.vector("op-mark"), inputs: ["cell", "wall-clock"], outputs: try Self.opOutputs(game.mark))
+        Self.check(try Self.vector("op-assisted"), inputs: ["wall-clock"], outputs: try Self.opOutputs(game.assisted))
+
+        // Every op verifies, and a replica accepts all four and agrees on the board.
+        var replica = Replica(circle: cast.circle)
+        for op in [game.genesisOp, game.reveal, game.mark, game.assisted] {
+            #expect(op.hasValidSignature)
+            #expect(replica.insert(op).accepted.count == 1)
+        }
+    }
+
+    @Test func segmentAndSyncMessages() throws {
+        let cast = try Cast()
+        let game = try Game(cast)
+        let segment = try #require(OpSegment(verifiedOps: [game.reveal.with(signature: nil), game.mark]))
+        let summary = SyncMessage.summary([game.id: VersionVector(heads: [cast.alice.peerID: 2, cast.bob.peerID: 2])], wantsReply: true)
+        let ops = SyncMessage.ops([segment])
+        Self.check(try Self.vector("segment"), inputs: [], outputs: [("segment", Self.hex(segment.encoded))])
+        Self.check(try Self.vector("sync-messages"), inputs: [], outputs: [
+            ("summary", Self.hex(summary.encoded)),
+            ("ops", Self.hex(ops.encoded)),
+            ("link-message", Self.hex(PeerMessage.sync(summary.encoded).encoded)),
+        ])
+        // What the document says decodes to the same, and a replica that
+        // holds the genesis takes the segment with its one signature.
+        let decoded = try OpSegment(decoding: try Self.vector("segment").bytes("segment"))
+        #expect(decoded.ops.map(\.hash) == [game.reveal.hash, game.mark.hash])
+        var replica = Replica(circle: cast.circle)
+        replica.insert(game.genesisOp)
+        #expect(replica.insert(decoded).accepted.count == 2)
+    }
+
+    @Test func everyVectorIsChecked() throws {
+        let names = Set(try Self.vectors().keys)
+        let checked: Set<String> = [
+            "identities", "invite-code", "txt-record", "handshake", "secret-stream", "link-messages",
+            "game", "op-genesis", "op-reveal", "op-mark", "op-assisted", "segment", "sync-messages",
+        ]
+        #expect(names == checked, "vectors nothing checks: \(names.subtracting(checked)); missing: \(checked.subtracting(names))")
+    }
+}
