@@ -188,6 +188,13 @@ public final class ControlClient: Sendable {
         return data
     }
 
+    /// On a subscribed connection: tells the daemon where this viewer's
+    /// cursor is (``Commands/Cursor``), or that it shows no game. No answer comes.
+    public func setCursor(_ arguments: Commands.Cursor.Arguments) async throws {
+        let line = try ControlCoding.line(Request(id: .int(0), command: Commands.Cursor.name, arguments: arguments))
+        try await outbound.write(ByteBuffer(bytes: line))
+    }
+
     /// Subscribes (see ``Commands/Subscribe``) and returns the event stream,
     /// which ends when the connection closes.
     public func subscribe(game: String? = nil) async throws -> AsyncStream<ControlEvent> {

@@ -26,11 +26,15 @@ public enum Commands {
             public var version: String
             /// The daemon's process id.
             public var pid: Int32
+            /// Who has a game open in a viewer now, and where (this daemon's
+            /// own player included, marked `own`).
+            public var presence: [PresenceInfo]?
             /// Creates a status result.
             public init(
                 peerID: String, name: String, circleTag: String, listening: [String], mdns: String, peers: Int,
-                games: Int, version: String, pid: Int32
+                games: Int, version: String, pid: Int32, presence: [PresenceInfo]? = nil
             ) {
+                self.presence = presence
                 self.peerID = peerID
                 self.name = name
                 self.circleTag = circleTag
@@ -318,8 +322,12 @@ public enum Commands {
             /// The state of mDNS, as `status` gives it (`running as "…"`,
             /// `unavailable (…)`, `stopped`, `disabled`).
             public var mdns: String?
+            /// Who has a game open in a viewer now, and where (this daemon's
+            /// own player included, marked `own`).
+            public var presence: [PresenceInfo]?
             /// Creates the list.
-            public init(peers: [PeerInfo], unreached: [UnreachedPeerInfo]? = nil, mdns: String? = nil) {
+            public init(peers: [PeerInfo], unreached: [UnreachedPeerInfo]? = nil, mdns: String? = nil, presence: [PresenceInfo]? = nil) {
+                self.presence = presence
                 self.peers = peers
                 self.unreached = unreached
                 self.mdns = mdns
@@ -347,9 +355,46 @@ public enum Commands {
         }
     }
 
+    /// `presence`: who has a game open in a viewer now, and where.
+    public enum Presence: ControlCommand {
+        public static let name = "presence"
+        public typealias Arguments = Empty
+        /// The players seen in viewers.
+        public struct Result: Codable, Equatable, Sendable {
+            /// Each player whose viewer shows a game, this daemon's own included (marked `own`).
+            public var presence: [PresenceInfo]
+            /// Creates the result.
+            public init(presence: [PresenceInfo]) { self.presence = presence }
+        }
+    }
+
+    /// `cursor`, sent on a subscribed connection only: where this viewer's
+    /// cursor is. It gets no answer; the daemon tells its peers, and the
+    /// presence ends when the connection closes. Without a game, the viewer
+    /// shows none (a list, a form).
+    public enum Cursor: ControlCommand {
+        public static let name = "cursor"
+        /// The game and cell, or nothing.
+        public struct Arguments: Codable, Equatable, Sendable {
+            /// The game shown (its full id); absent when the viewer shows none.
+            public var game: String?
+            /// The cursor's column.
+            public var x: Int?
+            /// The cursor's row.
+            public var y: Int?
+            /// Creates arguments.
+            public init(game: String? = nil, x: Int? = nil, y: Int? = nil) {
+                self.game = game
+                self.x = x
+                self.y = y
+            }
+        }
+        public typealias Result = Empty
+    }
+
     /// Every command name the protocol defines.
     public static let all: [String] = [
         Status.name, Games.name, New.name, Show.name, Reveal.name, Flag.name, Chord.name, Hint.name, Scores.name,
-        Invite.name, Join.name, Connect.name, Peers.name, Subscribe.name,
+        Invite.name, Join.name, Connect.name, Peers.name, Presence.name, Subscribe.name, Cursor.name,
     ]
 }

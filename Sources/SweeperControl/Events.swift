@@ -14,6 +14,9 @@ public struct ControlEvent: Codable, Equatable, Sendable {
         /// says how many); sent once, before the next event it gets. A
         /// viewer should fetch what it shows again.
         case eventsDropped = "events-dropped"
+        /// A player opened a game in a viewer, moved its cursor, or left
+        /// (`presence` without a game).
+        case presence
     }
 
     /// The kind.
@@ -42,13 +45,16 @@ public struct ControlEvent: Codable, Equatable, Sendable {
     public var peer: PeerInfo?
     /// With `events-dropped`: how many events were dropped.
     public var dropped: Int?
+    /// With `presence`: who, and where they look now.
+    public var presence: PresenceInfo?
 
     /// Creates an event.
     public init(
         event: Kind, game: String? = nil, cells: [CellChange]? = nil, status: PlayStatus? = nil, minesLeft: Int? = nil,
         by: String? = nil, summary: GameSummary? = nil, peer: PeerInfo? = nil, x: Int? = nil, y: Int? = nil,
-        progress: Double? = nil, trippedBy: String? = nil, dropped: Int? = nil
+        progress: Double? = nil, trippedBy: String? = nil, dropped: Int? = nil, presence: PresenceInfo? = nil
     ) {
+        self.presence = presence
         self.dropped = dropped
         self.event = event
         self.game = game

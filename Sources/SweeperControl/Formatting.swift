@@ -119,6 +119,7 @@ public enum ControlFormatting {
                 ["peers", "\(s.peers)"], ["games", "\(s.games)"], ["version", s.version], ["pid", "\(s.pid)"],
             ]
         ).split(separator: "\n", omittingEmptySubsequences: false).dropFirst().joined(separator: "\n")
+            + (s.presence.map { $0.isEmpty ? "" : "\n" + watching($0) } ?? "")
     }
 
     /// The `scores` table.

@@ -145,7 +145,46 @@ extension ControlFormatting {
                 [$0.address, $0.reason, $0.secondsAgo < 1 ? "now" : "\(Int($0.secondsAgo))s ago"]
             })
         }
+        if let presence = result.presence, !presence.isEmpty { out += "\n" + watching(presence) }
         if let note = mdnsNote(result.mdns) { out += "\n" + note + "\n" }
         return out
+    }
+
+    /// Who is looking at which game, a line each: `Mum (you) is in game
+    /// 9478de3f at 3,4`.
+    public static func watching(_ presence: [PresenceInfo]) -> String {
+        presence.compactMap { p -> String? in
+            guard let game = p.game else { return nil }
+            let at = p.x.flatMap { x in p.y.map { y in " at \(x),\(y)" } } ?? ""
+            return "\(p.name)\(p.own == true ? " (you)" : "") is in game \(shortID(game))\(at)\n"
+        }.joined()
+    }
+}
+
+/// Where a player is looking: a game open in their viewer and the cell
+/// under its cursor. In `presence` events, the `presence` answer, `status`
+/// and `peers`.
+public struct PresenceInfo: Codable, Equatable, Sendable {
+    /// The player's printable peer id.
+    public var peer: String
+    /// The player's name.
+    public var name: String
+    /// The game their viewer shows (full id); absent when they left.
+    public var game: String?
+    /// The cursor's column; absent when they left.
+    public var x: Int?
+    /// The cursor's row; absent when they left.
+    public var y: Int?
+    /// True for this daemon's own player; absent otherwise.
+    public var own: Bool?
+
+    /// Creates a presence.
+    public init(peer: String, name: String, game: String? = nil, x: Int? = nil, y: Int? = nil, own: Bool? = nil) {
+        self.peer = peer
+        self.name = name
+        self.game = game
+        self.x = x
+        self.y = y
+        self.own = own
     }
 }

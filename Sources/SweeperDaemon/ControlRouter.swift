@@ -4,6 +4,7 @@ import SweeperControl
 import SweeperConventions
 import SweeperCrypto
 import SweeperGame
+import SweeperNet
 import SweeperStore
 import SweeperSync
 
@@ -14,6 +15,7 @@ struct ControlRouter: ControlResponder {
     let service: GameService
     let network: PeerNetwork
     let events: EventHub
+    let presence: PresenceService
     /// This daemon's player name, for `status`.
     let name: String
     let logger: Logger
@@ -81,7 +83,12 @@ struct ControlRouter: ControlResponder {
             return try answer(
                 id,
                 Commands.Peers.Result(
-                    peers: await network.peers(all: all), unreached: all ? await network.unreached() : nil, mdns: network.mdnsStatus))
+                    peers: await network.peers(all: all), unreached: all ? await network.unreached() : nil, mdns: network.mdnsStatus,
+                    presence: presence.everyone))
+        case Commands.Presence.name:
+            return try answer(id, Commands.Presence.Result(presence: presence.everyone))
+        case Commands.Cursor.name:
+            throw ControlError.badArguments("cursor is sent on a subscribed connection (after subscribe), where it sets this viewer's presence")
         case Commands.Connect.name:
             let a: Commands.Connect.Arguments = try args(line)
             guard let endpoint = HostPort(a.address) else {
@@ -94,6 +101,8 @@ struct ControlRouter: ControlResponder {
             var game: String?
             if let named = a.game { game = try await service.resolve(named).description }
             let subscription = events.subscribe(game: game)
+            let viewer = ObjectIdentifier(subscription)
+            subscription.onEnd { [presence] in presence.viewerClosed(viewer) }
             return .subscribe(answer: try Self.success(id, Commands.Subscribe.Result(game: game)), events: subscription)
         default:
             throw ControlError.unknownCommand(command)
@@ -108,7 +117,25 @@ struct ControlRouter: ControlResponder {
         Commands.Status.Result(
             peerID: service.identity.description, name: name, circleTag: await service.circle.tag,
             listening: network.listening, mdns: network.mdnsStatus, peers: await network.connectedCount(),
-            games: await service.gameCount, version: SweeperVersion.current, pid: getpid())
+            games: await service.gameCount, version: SweeperVersion.current, pid: getpid(), presence: presence.everyone)
+    }
+
+    /// A line on a subscribed connection: a viewer's `cursor`. It gets no
+    /// answer; one that cannot be read, or names no game held here, clears
+    /// the viewer's presence rather than leave it stale.
+    func received(_ line: Data, on subscription: EventConnection) async {
+        let viewer = ObjectIdentifier(subscription)
+        guard let head = try? ControlCoding.decoder().decode(RequestHead.self, from: line), head.command == Commands.Cursor.name,
+              let a = try? ControlCoding.decoder().decode(Commands.Cursor.Arguments.self, from: line)
+        else {
+            logger.debug("ignored a line after subscribe that is not a cursor")
+            return
+        }
+        var spot: PresenceSpot?
+        if let game = a.game, let x = a.x, let y = a.y, let id = try? await service.resolve(game) {
+            spot = PresenceSpot(game: id.bytes, x: x, y: y)
+        }
+        presence.setCursor(spot, viewer: viewer)
     }
 
     // MARK: Reading arguments

@@ -21,6 +21,14 @@ public protocol ControlResponder: Sendable {
     /// Answers one request line (without its newline). Never throws: every
     /// failure is an error answer.
     func reply(to line: Data) async -> ControlReply
+    /// Handles a line sent on a connection after it subscribed (a viewer's
+    /// `cursor`); such lines get no answer.
+    func received(_ line: Data, on subscription: EventConnection) async
+}
+
+extension ControlResponder {
+    /// Ignores lines sent after subscribing.
+    public func received(_ line: Data, on subscription: EventConnection) async {}
 }
 
 /// The credentials of the process at the other end of a Unix socket (Linux `struct ucred`).
@@ -169,12 +177,17 @@ public struct ControlServer: Service {
                         case let .subscribe(answer, events):
                             // The events follow the answer, written to the
                             // socket by whoever publishes them; lines after
-                            // subscribing are ignored, and the end of input
-                            // (the client leaving, or shutdown) ends the subscription.
+                            // subscribing get no answer (a viewer's cursor),
+                            // and the end of input (the client leaving, or
+                            // shutdown) ends the subscription.
                             defer { events.end() }
                             try await outbound.write(ByteBuffer(bytes: answer))
                             events.attach(channel)
-                            while try await iterator.next() != nil {}
+                            while let next = try await iterator.next() {
+                                if case let .line(buffer) = next, buffer.readableBytes > 0 {
+                                    await responder.received(Data(buffer.readableBytesView), on: events)
+                                }
+                            }
                             return
                         }
                     }

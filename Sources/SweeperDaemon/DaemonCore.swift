@@ -17,6 +17,8 @@ struct DaemonCore: Sendable {
     let service: GameService
     /// The peer node, its sync sessions and discovery.
     let network: PeerNetwork
+    /// Who is looking at which game.
+    let presence: PresenceService
     /// The control requests' router.
     let router: ControlRouter
 
@@ -56,7 +58,9 @@ struct DaemonCore: Sendable {
         let service = GameService(
             store: store, engine: engine, name: settings.name, peers: book,
             sinks: GameServiceSinks(events: events, relay: relay, status: status), logger: logger, eventLoop: eventLoop)
-        let sync = PeerSync(service: service, relay: relay, peers: book, events: events, logger: logger)
+        let presence = PresenceService(
+            identity: engine.identity, name: settings.name, relay: relay, events: events, book: book, eventLoop: eventLoop, logger: logger)
+        let sync = PeerSync(service: service, relay: relay, peers: book, events: events, presence: presence, logger: logger)
         let network: PeerNetwork
         let previousPort = (try? store.setting(Self.portSetting)).flatMap { $0.flatMap(Int.init) }
         do {
@@ -74,7 +78,8 @@ struct DaemonCore: Sendable {
                 logger.warning("could not remember the peer port", metadata: ["error": "\(error)"])
             }
         }
-        let router = ControlRouter(service: service, network: network, events: events, name: settings.name, logger: logger)
-        return DaemonCore(events: events, status: status, service: service, network: network, router: router)
+        let router = ControlRouter(
+            service: service, network: network, events: events, presence: presence, name: settings.name, logger: logger)
+        return DaemonCore(events: events, status: status, service: service, network: network, presence: presence, router: router)
     }
 }

@@ -81,12 +81,19 @@ public final class EventConnection: Sendable {
     static let sendBufferLimit = 4 << 20
 
     private let state = Mutex<State>(.holding([]))
-    private let ended = Mutex<(@Sendable () -> Void)?>(nil)
+    /// What runs when the subscription ends; nil once it has.
+    private let ended = Mutex<[@Sendable () -> Void]?>([])
 
     fileprivate init() {}
 
-    fileprivate func onEnd(_ action: @escaping @Sendable () -> Void) {
-        ended.withLock { $0 = action }
+    /// Runs `action` when the subscription ends (at once if it has).
+    func onEnd(_ action: @escaping @Sendable () -> Void) {
+        let now = ended.withLock { actions -> Bool in
+            guard actions != nil else { return true }
+            actions?.append(action)
+            return false
+        }
+        if now { action() }
     }
 
     /// Holds `event`, or writes its encoded `line` to the attached channel.
@@ -139,9 +146,10 @@ public final class EventConnection: Sendable {
     /// Stops the subscription: nothing more is written or held.
     public func end() {
         state.withLock { $0 = .ended }
-        ended.withLock { action in
-            action?()
-            action = nil
+        let actions = ended.withLock { actions in
+            defer { actions = nil }
+            return actions ?? []
         }
+        for action in actions { action() }
     }
 }

@@ -19,6 +19,7 @@ final class PeerSync: PeerNodeDelegate, Sendable {
     private let relay: OpRelay
     private let peers: PeerBook
     private let events: EventHub
+    private let presence: PresenceService
     private let logger: Logger
     /// Complaints about peers, at most once a minute per peer and kind.
     private let complaints = Mutex(RateLimitedLog())
@@ -26,7 +27,8 @@ final class PeerSync: PeerNodeDelegate, Sendable {
     /// How often summaries are exchanged with every peer.
     static let antiEntropyInterval: Duration = .seconds(5)
 
-    init(service: GameService, relay: OpRelay, peers: PeerBook, events: EventHub, logger: Logger) {
+    init(service: GameService, relay: OpRelay, peers: PeerBook, events: EventHub, presence: PresenceService, logger: Logger) {
+        self.presence = presence
         self.service = service
         self.relay = relay
         self.peers = peers
@@ -34,12 +36,16 @@ final class PeerSync: PeerNodeDelegate, Sendable {
         self.logger = logger
     }
 
-    /// Ticks anti-entropy until cancelled.
+    /// Ticks anti-entropy, and renews and expires presence, until cancelled.
     func run() async {
-        while !Task.isCancelled {
-            try? await Task.sleep(for: Self.antiEntropyInterval)
-            if Task.isCancelled { break }
-            await tick()
+        await withDiscardingTaskGroup { group in
+            group.addTask { await self.presence.run() }
+            while !Task.isCancelled {
+                try? await Task.sleep(for: Self.antiEntropyInterval)
+                if Task.isCancelled { break }
+                await tick()
+            }
+            group.cancelAll()
         }
     }
 
@@ -113,6 +119,11 @@ final class PeerSync: PeerNodeDelegate, Sendable {
 
     func helloReceived(_ hello: PeerHello, dialBack: String?, on link: PeerLinkHandle) {
         peers.remember(link.peer, name: hello.name, address: dialBack)
+        presence.helloReceived(on: link)
+    }
+
+    func received(presence note: PresenceNote, on link: PeerLinkHandle) {
+        presence.received(note, on: link)
     }
 
     func linkClosed(_ link: PeerLinkHandle) {

@@ -11,10 +11,22 @@ public struct PeerLinkHandle: Sendable, Hashable {
     public let peer: PeerID
     let channel: any Channel
     let reported: NIOLockedValueBox<Set<PeerID>>
+    /// The peer's protocol version, from its hello (0 until it arrives).
+    let version: NIOLockedValueBox<UInt8>
 
     /// The peers this peer last said it is linked to (``PeerMessage/links(_:)``);
     /// empty until it says, and always for peers of protocol version 1.
     public var reportedLinks: Set<PeerID> { reported.withLockedValue { $0 } }
+
+    /// The peer's protocol version from its hello; 0 until the hello arrives.
+    public var peerVersion: UInt8 { version.withLockedValue { $0 } }
+
+    /// Sends a presence note, when the peer's hello says it understands
+    /// them; dropped, like sync messages, while the link's buffer is full.
+    public func send(presence note: PresenceNote) {
+        guard peerVersion >= PeerHello.presenceVersion, channel.isWritable else { return }
+        send(.presence(note))
+    }
 
     /// Sends a sync message to the peer; never blocks. On the link's event
     /// loop the message is sealed and handed to the socket at once; from
@@ -54,6 +66,8 @@ public protocol PeerNodeDelegate: Sendable {
     func received(sync bytes: [UInt8], on link: PeerLinkHandle)
     /// The link is gone.
     func linkClosed(_ link: PeerLinkHandle)
+    /// A presence note arrived (not yet checked: its signature may be bad).
+    func received(presence note: PresenceNote, on link: PeerLinkHandle)
     /// The peer introduced itself; `dialBack` is its address and listening
     /// port (`host:port`), when it listens.
     func helloReceived(_ hello: PeerHello, dialBack: String?, on link: PeerLinkHandle)
@@ -68,6 +82,8 @@ extension PeerNodeDelegate {
     public func helloReceived(_ hello: PeerHello, dialBack: String?, on link: PeerLinkHandle) {}
     /// Ignores changes of peers' state.
     public func peerChanged(_ snapshot: PeerSnapshot) {}
+    /// Ignores presence.
+    public func received(presence note: PresenceNote, on link: PeerLinkHandle) {}
 }
 
 /// A connection as the node holds it: the channel, its protocol handler

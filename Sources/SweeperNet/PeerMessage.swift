@@ -10,6 +10,7 @@ import SweeperConventions
 /// - `ping` (2) / `pong` (3): 8-byte big-endian token.
 /// - `links` (4, protocol version 2): count (2, big-endian) ‖ that many
 ///   32-byte peer ids.
+/// - `presence` (5, protocol version 3): a ``PresenceNote``.
 public enum PeerMessage: Sendable, Equatable {
     /// The first message each side sends after the handshake.
     case hello(PeerHello)
@@ -23,6 +24,9 @@ public enum PeerMessage: Sendable, Equatable {
     /// to peers of protocol version 2 or later: an op is not relayed to a
     /// peer linked to its author, who pushes it there itself.
     case links([PeerID])
+    /// Where a player is looking (their own, or relayed once from its
+    /// author), sent to peers of protocol version 3 or later.
+    case presence(PresenceNote)
 
     /// The most peer ids one ``links(_:)`` message may carry.
     public static let linksLimit = 1024
@@ -42,6 +46,8 @@ public enum PeerMessage: Sendable, Equatable {
         case .links(let peers):
             let listed = peers.prefix(Self.linksLimit)
             return [4, UInt8(listed.count >> 8), UInt8(listed.count & 0xFF)] + listed.flatMap(\.bytes)
+        case .presence(let note):
+            return [5] + note.encoded
         }
     }
 
@@ -81,6 +87,8 @@ public enum PeerMessage: Sendable, Equatable {
                 peers.append(peer)
             }
             self = .links(peers)
+        case 5:
+            self = .presence(try PresenceNote(decoding: body))
         default:
             throw .malformedMessage("unknown message type \(type)")
         }
@@ -90,10 +98,12 @@ public enum PeerMessage: Sendable, Equatable {
 /// Who a peer says it is, beyond its proven key.
 public struct PeerHello: Sendable, Equatable {
     /// The peer protocol version this build speaks: 2 adds the
-    /// ``PeerMessage/links(_:)`` message.
-    public static let currentVersion: UInt8 = 2
+    /// ``PeerMessage/links(_:)`` message, 3 ``PeerMessage/presence(_:)``.
+    public static let currentVersion: UInt8 = 3
     /// The first version that understands ``PeerMessage/links(_:)``.
     public static let linksVersion: UInt8 = 2
+    /// The first version that understands ``PeerMessage/presence(_:)``.
+    public static let presenceVersion: UInt8 = 3
 
     /// The sender's peer protocol version.
     public var protocolVersion: UInt8

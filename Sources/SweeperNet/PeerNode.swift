@@ -434,6 +434,8 @@ public actor PeerNode: Service {
             tellChanged(link.peer)
         case .sync(let bytes):
             delegate.received(sync: bytes, on: link)
+        case .presence(let note):
+            delegate.received(presence: note, on: link)
         }
         noteSeen(link.peer)
     }
@@ -452,7 +454,8 @@ public actor PeerNode: Service {
             existing.channel.close(promise: nil)
             unregister(existing.handle)
         }
-        let handle = PeerLinkHandle(id: nextLinkID, peer: peer, channel: channel, reported: NIOLockedValueBox([]))
+        let handle = PeerLinkHandle(
+            id: nextLinkID, peer: peer, channel: channel, reported: NIOLockedValueBox([]), version: NIOLockedValueBox(0))
         nextLinkID += 1
         links[handle.id] = LinkRecord(handle: handle, channel: channel, initiatedLocally: initiatedLocally)
         directory.linked(peer, origin: origin, remote: remote)
@@ -492,6 +495,7 @@ public actor PeerNode: Service {
 
     private func noteHello(_ link: PeerLinkHandle, _ hello: PeerHello) {
         directory.named(link.peer, hello.name)
+        link.version.withLockedValue { $0 = hello.protocolVersion }
         if hello.protocolVersion >= PeerHello.linksVersion, links[link.id]?.speaksLinks == false {
             links[link.id]?.speaksLinks = true
             link.send(.links(linkedPeers(except: link.peer)))

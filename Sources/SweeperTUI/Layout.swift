@@ -205,6 +205,16 @@ public struct ViewerRenderer: Sendable {
         let labels = Self.markerLabels(Dictionary(uniqueKeysWithValues: viewer.lastActed.keys.map { ($0, viewer.name(of: $0)) }))
         var markers: [BoardPosition: String] = [:]
         for (peer, p) in viewer.lastActed { markers[p] = labels[peer] ?? "'" }
+        // Each other player looking at this game: their cursor, in their
+        // colour, with the shortest prefix of their name that is unique here.
+        let watching = viewer.watching
+        let cursorLabels = Self.markerLabels(Dictionary(watching.map { ($0.peer, $0.name) }, uniquingKeysWith: { a, _ in a }))
+        let colours = Self.playerColours(watching.map(\.peer))
+        var cursors: [BoardPosition: (label: String, colour: PlayerColour)] = [:]
+        for p in watching {
+            guard let x = p.x, let y = p.y, let colour = colours[p.peer] else { continue }
+            cursors[BoardPosition(x: x, y: y)] = ((cursorLabels[p.peer] ?? "'").uppercased(), colour)
+        }
         let lost = game.status == .lost
         let wrong = Set((game.wrongFlags ?? []).map { BoardPosition(x: $0.x, y: $0.y) })
         for cy in 0..<layout.rows {
@@ -214,6 +224,13 @@ public struct ViewerRenderer: Sendable {
                     viewer.look(p.x, p.y), cheatMine: viewer.cheatMine(p.x, p.y), lost: lost, wrongFlag: wrong.contains(p))
                 var second = ScreenCell(" ", cell.style)
                 if let m = markers[p]?.first { second = ScreenCell(m, style(Style(foreground: .brightMagenta, bold: true, underline: true))) }
+                if let other = cursors[p] {
+                    let look = color ? Style(foreground: other.colour.foreground, background: other.colour.background, bold: true)
+                        : Style(bold: true, underline: true)
+                    cell.style = Style(foreground: look.foreground ?? cell.style.foreground, background: look.background, bold: cell.style.bold,
+                                       underline: !color)
+                    second = ScreenCell(other.label.first ?? "'", look)
+                }
                 if p == viewer.cursor {
                     cell.style.reverse.toggle()
                     second.style.reverse.toggle()
@@ -224,7 +241,18 @@ public struct ViewerRenderer: Sendable {
             }
         }
         // A label longer than one character goes on over the next columns, within the board.
-        for (p, label) in markers where label.count > 1 {
+        for (p, other) in cursors where other.label.count > 1 {
+            let cx = p.x - viewer.origin.x, cy = p.y - viewer.origin.y
+            guard (0..<layout.columns).contains(cx), (0..<layout.rows).contains(cy) else { continue }
+            let look = color ? Style(foreground: other.colour.foreground, background: other.colour.background, bold: true)
+                : Style(bold: true, underline: true)
+            for (i, character) in other.label.dropFirst().enumerated() {
+                let x = layout.left + cx * 2 + 2 + i
+                guard x < right else { break }
+                screen.set(x, layout.top + cy, ScreenCell(character, look))
+            }
+        }
+        for (p, label) in markers where label.count > 1 && cursors[p] == nil {
             let cx = p.x - viewer.origin.x, cy = p.y - viewer.origin.y
             guard (0..<layout.columns).contains(cx), (0..<layout.rows).contains(cy) else { continue }
             let markerStyle = style(Style(foreground: .brightMagenta, bold: true, underline: true))
@@ -234,6 +262,48 @@ public struct ViewerRenderer: Sendable {
                 screen.set(x, layout.top + cy, ScreenCell(character, markerStyle))
             }
         }
+    }
+
+    /// A player's colour: a background that reads on dark and light
+    /// terminals, with a foreground that reads on it.
+    public struct PlayerColour: Equatable, Sendable {
+        /// The background.
+        public var background: Color
+        /// The text on it.
+        public var foreground: Color
+    }
+
+    /// The eight player colours, in the order they are handed out.
+    public static let playerPalette: [PlayerColour] = [
+        PlayerColour(background: .blue, foreground: .brightWhite),
+        PlayerColour(background: .green, foreground: .black),
+        PlayerColour(background: .magenta, foreground: .brightWhite),
+        PlayerColour(background: .cyan, foreground: .black),
+        PlayerColour(background: .red, foreground: .brightWhite),
+        PlayerColour(background: .yellow, foreground: .black),
+        PlayerColour(background: .brightBlue, foreground: .black),
+        PlayerColour(background: .brightMagenta, foreground: .black),
+    ]
+
+    /// A colour for each player (by peer id), derived from the id, so each
+    /// player keeps theirs from one screen to the next; up to eight players
+    /// get eight different colours (a taken colour passes to the next free one,
+    /// in the order of the ids).
+    public static func playerColours(_ peers: [String]) -> [String: PlayerColour] {
+        var taken = Set<Int>()
+        var out: [String: PlayerColour] = [:]
+        for peer in Set(peers).sorted() {
+            // FNV-1a of the printed id: the same on every machine and run.
+            var hash: UInt32 = 2_166_136_261
+            for b in peer.utf8 { hash = (hash ^ UInt32(b)) &* 16_777_619 }
+            var index = Int(hash % UInt32(playerPalette.count))
+            if taken.count < playerPalette.count {
+                while taken.contains(index) { index = (index + 1) % playerPalette.count }
+            }
+            taken.insert(index)
+            out[peer] = playerPalette[index]
+        }
+        return out
     }
 
     /// The shortest prefix of each player's name (lower-cased) that no other
@@ -264,6 +334,8 @@ public struct ViewerRenderer: Sendable {
             var next = screen.put(x, y, word, style(Style(foreground: colour, bold: g.status != .playing)))
             line = "\(sep)\(Int((viewer.progress * 100).rounded(.down)))%"
             if let t = g.trippedBy { line += "\(sep)mine tripped by \(viewer.name(of: t))" }
+            let watching = viewer.watching
+            if !watching.isEmpty { line += "\(sep)" + watching.map(\.name).joined(separator: ", ") + " watching" }
             next = screen.put(next, y, line)
             _ = next
             var who = " Players: " + (g.players.isEmpty ? "none yet" : g.players.map { "\($0.name) \($0.score)" }.joined(separator: ", "))

@@ -1,5 +1,6 @@
 import Foundation
 import SweeperControl
+import Synchronization
 
 /// What `sweeper play` was asked for.
 public struct PlayOptions: Sendable {
@@ -57,6 +58,7 @@ enum SessionMessage: Sendable {
     case moved(Commands.MoveResult)
     case games([GameSummary])
     case peers(Commands.Peers.Result)
+    case presence([PresenceInfo])
     case hint(Commands.Hint.Result)
     case identity(id: String, name: String)
     case refreshed(GameView?)
@@ -96,11 +98,12 @@ public enum PlaySession {
         InputReader.start(fd: terminal.input, continuation: continuation)
 
         let socket = options.socketPath
+        let cursor = CursorReporter()
         let tasks = [
             Task {
                 await subscribe(
                     socket: socket, restart: options.startDaemon ? DaemonStarter(socketPath: socket, environment: options.environment) : nil,
-                    continuation)
+                    cursor: cursor, continuation)
             },
             Task {
                 while !Task.isCancelled {
@@ -172,6 +175,8 @@ public enum PlaySession {
                     perform([.refresh(game: id), .listPeers])
                 }
                 everSubscribed = true
+                // Who looks where, as of now: events carry the changes from here on.
+                Task { await answer(continuation) { .presence(try await request(socket, Commands.Presence.self, Empty()).presence) } }
             case let .connectionLost(attempt, delay):
                 viewer.connection = .retrying(
                     "The daemon went away; retrying in \(String(format: "%.1f", delay)) s (attempt \(attempt)). "
@@ -191,6 +196,8 @@ public enum PlaySession {
             case let .peers(result):
                 viewer.peers = result.peers
                 viewer.mdns = result.mdns
+            case let .presence(list):
+                viewer.setPresence(list)
             case let .hint(hint):
                 viewer.showHint(hint)
             case let .identity(id, name):
@@ -208,6 +215,7 @@ public enum PlaySession {
                 if viewer.game == nil { viewer.noGame = true }
             }
             draw()
+            cursor.report(viewer.cursorReport)
         }
         return outcome
     }
@@ -296,7 +304,7 @@ public enum PlaySession {
     /// a capped backoff, forever, and says so. With `restart` (auto-start is
     /// allowed), a daemon that does not answer is started again.
     private static func subscribe(
-        socket: String, restart: DaemonStarter?, _ out: AsyncStream<SessionMessage>.Continuation
+        socket: String, restart: DaemonStarter?, cursor: CursorReporter, _ out: AsyncStream<SessionMessage>.Continuation
     ) async {
         var attempt = 0
         while !Task.isCancelled {
@@ -308,6 +316,8 @@ public enum PlaySession {
                 subscribed = try await ControlClient.withConnection(socketPath: socket) { client in
                     let events = try await client.subscribe(game: nil)
                     out.yield(.subscribed)
+                    let forwarding = Task { await cursor.forward(to: client) }
+                    defer { forwarding.cancel() }
                     for await event in events { out.yield(.event(event)) }
                     return true
                 }
@@ -319,6 +329,49 @@ public enum PlaySession {
             let delay = min(longestReconnectDelay, 0.5 * Double(1 << min(attempt - 1, 5)))
             out.yield(.connectionLost(attempt: attempt, delay: delay))
             try? await Task.sleep(for: .seconds(delay))
+        }
+    }
+}
+
+/// Tells the daemon where the viewer's cursor is, on its event
+/// subscription: the latest place at once on each (re)connection, then
+/// every change. Moves made faster than they can be written are coalesced
+/// into the last.
+final class CursorReporter: Sendable {
+    private struct State {
+        var latest = Commands.Cursor.Arguments()
+        var wake: AsyncStream<Void>.Continuation?
+    }
+
+    private let state = Mutex(State())
+
+    /// The viewer is now here.
+    func report(_ place: Commands.Cursor.Arguments) {
+        let wake: AsyncStream<Void>.Continuation? = state.withLock { s in
+            guard s.latest != place else { return nil }
+            s.latest = place
+            return s.wake
+        }
+        wake?.yield()
+    }
+
+    /// Sends the latest place, then each change, on `client`, until
+    /// cancelled or the connection fails.
+    func forward(to client: ControlClient) async {
+        let (changes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        state.withLock { $0.wake = wake }
+        defer { wake.finish() }
+        wake.yield()
+        var sent: Commands.Cursor.Arguments?
+        for await _ in changes {
+            let place = state.withLock { $0.latest }
+            guard place != sent else { continue }
+            do {
+                try await client.setCursor(place)
+            } catch {
+                return
+            }
+            sent = place
         }
     }
 }

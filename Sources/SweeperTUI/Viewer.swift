@@ -177,6 +177,8 @@ public struct Viewer: Sendable {
     public var selfName: String?
     /// Peers as the daemon reports them.
     public var peers: [PeerInfo] = []
+    /// Where the other players look, by peer id (from `presence` events and answers).
+    public private(set) var presence: [String: PresenceInfo] = [:]
     /// The daemon's mDNS state, as `peers` last said.
     public var mdns: String?
     /// The daemon connection.
@@ -233,6 +235,28 @@ public struct Viewer: Sendable {
         let row = cheatLayout[y].utf8
         guard x >= 0, x < row.count else { return false }
         return row[row.index(row.startIndex, offsetBy: x)] == UInt8(ascii: "*")
+    }
+
+    /// The other players whose viewers show this game, by name.
+    public var watching: [PresenceInfo] {
+        guard let id = game?.id else { return [] }
+        return presence.values.filter { $0.game == id && $0.peer != selfID }.sorted { ($0.name, $0.peer) < ($1.name, $1.peer) }
+    }
+
+    /// Where this viewer is, as it tells the daemon: the game shown and the
+    /// cursor, or no game while none is shown or its list or form covers it.
+    public var cursorReport: Commands.Cursor.Arguments {
+        guard let game, !noGame else { return .init() }
+        switch overlay {
+        case .games?, .newGame?: return .init()
+        default: return .init(game: game.id, x: cursor.x, y: cursor.y)
+        }
+    }
+
+    /// Takes the daemon's list of who looks where (after connecting, when events may have been missed).
+    public mutating func setPresence(_ list: [PresenceInfo]) {
+        presence = [:]
+        for p in list where p.own != true && p.game != nil { presence[p.peer] = p }
     }
 
     /// The name of a player by peer id (their id's start when unknown).
@@ -304,6 +328,10 @@ public struct Viewer: Sendable {
         case .eventsDropped:
             // Some moves were not seen: fetch the game and the peers again.
             return (game.map { [.refresh(game: $0.id)] } ?? []) + [.listPeers]
+        case .presence:
+            guard let p = event.presence, p.own != true else { return [] }
+            presence[p.peer] = p.game == nil ? nil : p
+            return []
         case .peerChanged:
             guard let peer = event.peer else { return [] }
             if let i = peers.firstIndex(where: { $0.id == peer.id }) { peers[i] = peer } else { peers.append(peer) }

@@ -337,11 +337,31 @@ import SweeperGame
         #expect(replica.insert(decoded).accepted.count == 2)
     }
 
+    @Test func presenceNotes() throws {
+        let v = try Self.vector("presence")
+        let cast = try Cast()
+        let game = try Game(cast)
+        let spot = try #require(PresenceSpot(game: game.id.bytes, x: Int(try v.number("x")), y: Int(try v.number("y"))))
+        let here = PresenceNote(signing: cast.alice, serial: try v.number("here-serial"), spot: spot)
+        let gone = PresenceNote(signing: cast.alice, serial: try v.number("gone-serial"), spot: nil)
+        Self.check(v, inputs: ["x", "y", "here-serial", "gone-serial"], outputs: [
+            ("here", Self.hex(PeerMessage.presence(here).encoded)),
+            ("gone", Self.hex(PeerMessage.presence(gone).encoded)),
+        ])
+        for key in ["here", "gone"] {
+            guard case .presence(let note) = try PeerMessage(decoding: v.bytes(key)) else {
+                Issue.record("vector presence: \(key) is not a presence message")
+                continue
+            }
+            #expect(note.isAuthentic)
+        }
+    }
+
     @Test func everyVectorIsChecked() throws {
         let names = Set(try Self.vectors().keys)
         let checked: Set<String> = [
             "identities", "invite-code", "txt-record", "handshake", "secret-stream", "link-messages",
-            "game", "op-genesis", "op-reveal", "op-mark", "op-assisted", "segment", "sync-messages",
+            "game", "op-genesis", "op-reveal", "op-mark", "op-assisted", "segment", "sync-messages", "presence",
         ]
         #expect(names == checked, "vectors nothing checks: \(names.subtracting(checked)); missing: \(checked.subtracting(names))")
     }

@@ -256,6 +256,44 @@ func viewer(_ view: GameView) -> Viewer {
         #expect(text.contains("mDNS is unavailable") && text.contains("avahi-daemon"), "\(text)")
     }
 
+    @Test func otherPlayersCursorsAreDrawnInTheirColourAndSaidOnTheStatusLine() {
+        var v = viewer(gameView(["####", "####", "####"], mines: 3))
+        v.selfID = "me"
+        v.cursor = BoardPosition(x: 0, y: 0)
+        #expect(v.cursorReport == Commands.Cursor.Arguments(game: "abcdef1234567890", x: 0, y: 0))
+        _ = v.apply(ControlEvent(event: .presence, presence: PresenceInfo(peer: "p1", name: "Mum", game: "abcdef1234567890", x: 2, y: 1)))
+        _ = v.apply(ControlEvent(event: .presence, presence: PresenceInfo(peer: "p2", name: "Max", game: "abcdef1234567890", x: 3, y: 2)))
+        _ = v.apply(ControlEvent(event: .presence, presence: PresenceInfo(peer: "p3", name: "Dad", game: "another", x: 0, y: 0)))
+        #expect(v.watching.map(\.name) == ["Max", "Mum"])
+        let r = ViewerRenderer(glyphs: .ascii, color: true)
+        var screen = r.render(&v, width: 80, height: 10)
+        // Mum's cursor: her cell in her colour, "MU" (Max shares her M) over the next columns.
+        let mum = ViewerRenderer.playerColours(["p1", "p2"])["p1"]
+        #expect(screen[1 + 2 * 2 + 1, 2 + 1].character == "M" && screen[1 + 2 * 2 + 2, 2 + 1].character == "U")
+        #expect(screen[1 + 2 * 2, 2 + 1].style.background == mum?.background)
+        #expect(screen.text.contains("Max, Mum watching"))
+        // Dad looks at another game: not drawn, not said.
+        #expect(!screen.text.contains("Dad"))
+        // Mum leaves.
+        _ = v.apply(ControlEvent(event: .presence, presence: PresenceInfo(peer: "p1", name: "Mum")))
+        screen = r.render(&v, width: 80, height: 10)
+        #expect(screen.text.contains("Max watching") && !screen.text.contains("Mum"))
+        #expect(screen[1 + 3 * 2 + 1, 2 + 2].character == "M")
+        // With the game list open, the viewer says it shows no game.
+        _ = v.handle(.character("g"))
+        v.showGames([])
+        #expect(v.cursorReport == Commands.Cursor.Arguments())
+    }
+
+    @Test func eightPlayersGetEightColours() {
+        let peers = (1...8).map { "PEER\($0)-XXXXX" }
+        let colours = ViewerRenderer.playerColours(peers)
+        #expect(Set(peers.compactMap { colours[$0]?.background }).count == 8)
+        // An id keeps the colour derived from it when nobody before it took that colour.
+        let alone = ViewerRenderer.playerColours(["PEER1-XXXXX"])["PEER1-XXXXX"]
+        #expect(alone != nil && ViewerRenderer.playerColours(["PEER1-XXXXX", "Z"])["PEER1-XXXXX"] == alone)
+    }
+
     @Test func markersTellPlayersApartByTheShortestUniquePrefix() {
         let labels = ViewerRenderer.markerLabels(["p1": "h1", "p2": "h2", "p3": "h3", "p4": "Mum", "p5": "Max"])
         #expect(labels == ["p1": "h1", "p2": "h2", "p3": "h3", "p4": "mu", "p5": "ma"])

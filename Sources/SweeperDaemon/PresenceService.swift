@@ -1,0 +1,198 @@
+import Foundation
+import Logging
+import NIOCore
+import SweeperControl
+import SweeperCrypto
+import SweeperNet
+import SweeperSync
+import Synchronization
+
+/// Who is looking at which game: this daemon's player (where its viewers'
+/// cursors are) and the other players (their daemons' presence notes).
+///
+/// Presence is ephemeral: nothing is stored. A viewer sets its cursor on
+/// its event subscription (`cursor` lines); the newest cursor of this
+/// daemon's open viewers is its player's presence, signed into a
+/// ``PresenceNote`` and sent to every linked peer that understands it, at
+/// most 20 times a second (moves in between are coalesced into the last),
+/// again every ``PresenceTable/heartbeat`` seconds while it stays, and as a
+/// "left" note when the last viewer closes. A note heard from its author is
+/// relayed once, to the links that are not linked to that author; a note
+/// heard from anyone else is not relayed. Other players' notes are shown to
+/// viewers as `presence` events and expire when not renewed.
+final class PresenceService: Sendable {
+    private struct Viewer {
+        /// When it last set its cursor, in the order of all viewers' settings.
+        var order: Int
+        var spot: PresenceSpot?
+    }
+
+    private struct State {
+        var table = PresenceTable()
+        var viewers: [ObjectIdentifier: Viewer] = [:]
+        var order = 0
+        /// What this daemon last announced (nil: nothing, or that its player left).
+        var announced: PresenceSpot?
+        var lastSerial: UInt64 = 0
+        /// When the last note of this daemon's player was sent (steady seconds).
+        var lastSent = -Double.infinity
+        /// Whether a coalesced send is scheduled.
+        var sendScheduled = false
+    }
+
+    private let identity: SigningIdentity
+    private let name: String
+    private let relay: OpRelay
+    private let events: EventHub
+    private let book: PeerBook
+    private let eventLoop: any EventLoop
+    private let logger: Logger
+    private let state = Mutex(State())
+    private let start = ContinuousClock.now
+
+    init(identity: SigningIdentity, name: String, relay: OpRelay, events: EventHub, book: PeerBook, eventLoop: any EventLoop, logger: Logger) {
+        self.identity = identity
+        self.name = name
+        self.relay = relay
+        self.events = events
+        self.book = book
+        self.eventLoop = eventLoop
+        self.logger = logger
+    }
+
+    private var now: Double {
+        let d = ContinuousClock.now - start
+        return Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
+    }
+
+    // MARK: This daemon's viewers
+
+    /// A viewer (one event subscription) put its cursor on `spot`, or shows no game (nil).
+    func setCursor(_ spot: PresenceSpot?, viewer: ObjectIdentifier) {
+        state.withLock { s in
+            s.order += 1
+            s.viewers[viewer] = Viewer(order: s.order, spot: spot)
+        }
+        announce()
+    }
+
+    /// A viewer's subscription ended.
+    func viewerClosed(_ viewer: ObjectIdentifier) {
+        let had = state.withLock { $0.viewers.removeValue(forKey: viewer) != nil }
+        if had { announce() }
+    }
+
+    /// This daemon's player's spot: the newest cursor of its open viewers
+    /// that show a game.
+    private static func ownSpot(_ s: State) -> PresenceSpot? {
+        s.viewers.values.filter { $0.spot != nil }.max { $0.order < $1.order }?.spot
+    }
+
+    /// Sends this daemon's player's presence now, or once the interval since
+    /// the last note has passed (the moves in between are coalesced).
+    private func announce() {
+        let wait: Double? = state.withLock { s in
+            guard Self.ownSpot(s) != s.announced, !s.sendScheduled else { return nil }
+            let due = s.lastSent + PresenceTable.minimumInterval - now
+            if due > 0 {
+                s.sendScheduled = true
+                return due
+            }
+            return 0
+        }
+        guard let wait else { return }
+        if wait <= 0 {
+            send()
+        } else {
+            eventLoop.scheduleTask(in: .nanoseconds(Int64(wait * 1e9))) { [self] in
+                state.withLock { $0.sendScheduled = false }
+                send()
+            }
+        }
+    }
+
+    /// Signs and sends a note of this daemon's player's current spot (or
+    /// that it left) to every link that understands presence.
+    private func send(renewing: Bool = false) {
+        let note: PresenceNote? = state.withLock { s in
+            let spot = Self.ownSpot(s)
+            // A renewal repeats where the player is; otherwise only a change is sent.
+            guard renewing ? spot != nil : spot != s.announced else { return nil }
+            let wall = UInt64(max(0, Date().timeIntervalSince1970 * 1000))
+            s.lastSerial = max(wall, s.lastSerial + 1)
+            s.announced = spot
+            s.lastSent = now
+            return PresenceNote(signing: identity, serial: s.lastSerial, spot: spot)
+        }
+        guard let note else { return }
+        for linked in relay.linked { linked.link.send(presence: note) }
+    }
+
+    // MARK: Peers
+
+    /// A link came up and its peer said hello: it gets this player's presence now.
+    func helloReceived(on link: PeerLinkHandle) {
+        let note: PresenceNote? = state.withLock { s in
+            guard let spot = s.announced else { return nil }
+            return PresenceNote(signing: identity, serial: s.lastSerial, spot: spot)
+        }
+        if let note { link.send(presence: note) }
+    }
+
+    /// A note arrived on `link`: checked, taken, relayed once when it came
+    /// from its author, and shown.
+    func received(_ note: PresenceNote, on link: PeerLinkHandle) {
+        guard note.author != identity.peerID else { return }
+        guard note.isAuthentic else {
+            logger.debug("dropped a presence note with a bad signature", metadata: ["peer": "\(link.peer.shortDescription)"])
+            return
+        }
+        let change = state.withLock { $0.table.take(note, now: now) }
+        if change == .none { return }
+        if note.author == link.peer {
+            for linked in relay.linked where linked.link.id != link.id && !linked.link.reportedLinks.contains(note.author) {
+                linked.link.send(presence: note)
+            }
+        }
+        if case .moved(let spot) = change { publish(note.author, spot) }
+    }
+
+    private func publish(_ author: PeerID, _ spot: PresenceSpot?) {
+        events.publish(ControlEvent(event: .presence, presence: info(author, spot)))
+    }
+
+    private func info(_ author: PeerID, _ spot: PresenceSpot?, own: Bool = false) -> PresenceInfo {
+        let name = own ? name : (book.name(of: author) ?? author.shortDescription)
+        return PresenceInfo(
+            peer: author.description, name: name, game: spot.flatMap { GameID(bytes: $0.game)?.description },
+            x: spot?.x, y: spot?.y, own: own ? true : nil)
+    }
+
+    // MARK: Time
+
+    /// Renews this player's presence and expires others', until cancelled.
+    func run() async {
+        var lastRenewal = now
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .milliseconds(250))
+            if Task.isCancelled { break }
+            let gone = state.withLock { $0.table.expire(now: now) }
+            for author in gone { publish(author, nil) }
+            if now - lastRenewal >= PresenceTable.heartbeat {
+                lastRenewal = now
+                send(renewing: true)
+            }
+        }
+    }
+
+    // MARK: Inspection
+
+    /// Everyone whose viewer shows a game now, this daemon's player first.
+    var everyone: [PresenceInfo] {
+        let (own, others) = state.withLock { s in (Self.ownSpot(s), s.table.spots) }
+        var out: [PresenceInfo] = []
+        if let own { out.append(info(identity.peerID, own, own: true)) }
+        for (author, spot) in others.sorted(by: { $0.key < $1.key }) { out.append(info(author, spot)) }
+        return out
+    }
+}
