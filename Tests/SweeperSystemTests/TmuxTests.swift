@@ -341,6 +341,55 @@ final class TmuxPane {
         pane.waitFor("play exited 0")
     }
 
+    @Test func eachViewerSeesTheOtherPlayersCursorMoveAndGo() throws {
+        let a = try DaemonHarness()
+        defer { a.cleanup() }
+        let b = try DaemonHarness()
+        defer { b.cleanup() }
+        try a.start(name: "ann")
+        try b.start(name: "bob")
+        let code = try a.cli(["invite"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(try b.cli(["join", code]).status == 0)
+        let listening = try #require((try a.json(["status"])["listening"] as? [String])?.first)
+        let port = try #require(listening.split(separator: ":").last)
+        #expect(try b.cli(["connect", "127.0.0.1:\(port)"]).status == 0)
+        let game = try #require(try a.json(["new", "--preset", "beginner", "--seed", "9"])["id"] as? String)
+        for _ in 0..<200 where (try? b.cli(["show", game]).status) != 0 { usleep(50_000) }
+        let annPane = try TmuxPane(width: 80, height: 24, command: playCommand(a, game), environment: environment(a))
+        defer { annPane.kill() }
+        let bobPane = try TmuxPane(width: 80, height: 24, command: playCommand(b, game), environment: environment(b))
+        defer { bobPane.kill() }
+
+        /// Whether `screen` shows `initial` as another player's cursor on cell (x, y).
+        func cursor(_ screen: [String], _ initial: Character, x: Int, y: Int) -> Bool {
+            guard 2 + y < screen.count else { return false }
+            let row = Array(screen[2 + y])
+            return 2 + 2 * x < row.count && row[2 + 2 * x] == initial
+        }
+        // Both cursors start on the centre of the 9×9 board; each viewer draws the other's.
+        annPane.waitFor("bob's cursor on ann's screen") { cursor($0, "B", x: 4, y: 4) && $0.joined().contains("bob watching") }
+        bobPane.waitFor("ann's cursor on bob's screen") { cursor($0, "A", x: 4, y: 4) && $0.joined().contains("ann watching") }
+        // The CLI says who looks where.
+        let presence = try a.json(["peers"])["presence"] as? [[String: Any]] ?? []
+        #expect(presence.contains { $0["name"] as? String == "bob" && $0["game"] as? String == game && $0["x"] as? Int == 4 })
+        #expect(presence.contains { $0["name"] as? String == "ann" && $0["own"] as? Bool == true })
+
+        // Bob moves two cells right: ann sees it within a second.
+        let moved = ContinuousClock.now
+        bobPane.send("l", "l", literal: true)
+        annPane.waitFor("bob's cursor moved") { cursor($0, "B", x: 6, y: 4) }
+        let took = ContinuousClock.now - moved
+        print("presence: bob's cursor move shown on ann's screen after \(took)")
+        #expect(took < .seconds(1), "the move took \(took) to show")
+
+        // Bob quits: his cursor and his name leave ann's screen.
+        bobPane.send("q", literal: true)
+        bobPane.waitFor("play exited 0")
+        annPane.waitFor("bob gone") { !cursor($0, "B", x: 6, y: 4) && !$0.joined().contains("bob watching") }
+        annPane.send("q", literal: true)
+        annPane.waitFor("play exited 0")
+    }
+
     @Test func startsTheDaemonWhenNoneAnswersAndDrawsASCII() throws {
         let h = try DaemonHarness()
         defer { h.cleanup() }
