@@ -294,6 +294,14 @@ def lab_section(args, bindir, results, full):
             request = fields(next(l for l in out.splitlines() if l.startswith("move-request-to-event")))
             results[f"latency.h{hosts}.request_p50_ms"] = request["p50_ms"]
             log(f"{hosts} hosts: {line}")
+            out = bench_tool(bindir, "cursors", daemons[0].socket, game, str(moves), *[d.socket for d in daemons[1:]])
+            line = next(l for l in out.splitlines() if l.startswith("cursor-to-event"))
+            f = fields(line)
+            results[f"latency.h{hosts}.cursor_p50_ms"] = f["p50_ms"]
+            results[f"latency.h{hosts}.cursor_p99_ms"] = f["p99_ms"]
+            results[f"latency.h{hosts}.cursor_samples"] = f["n"]
+            results[f"latency.h{hosts}.cursor_lost"] = f["lost"]
+            log(f"{hosts} hosts: {line}")
             if hosts == 4:
                 seconds = 3 if args.quick else 10
                 out = bench_tool(bindir, "load", game, "20", str(seconds), *[d.socket for d in daemons])
@@ -572,6 +580,17 @@ def report(results, args, started, wall):
             lines.append(f"| 4, each a player making {fmt(r('latency.load4x20.rate_per_player'))} moves/s | "
                          f"{fmt(r('latency.load4x20.samples'))} | {fmt(p50, ' ms')} | {fmt(p99, ' ms')} | {fmt(rtt, ' ms')} | "
                          f"{fmt(budget, ' ms')} | {p50 / budget:.2f}× | {verdict(p50 <= budget)} | {verdict(p99 < 5)} | – | – |")
+        cursor_hosts = sorted({int(k.split(".")[1][1:]) for k in results if re.match(r"latency\.h\d+\.cursor_p50_ms", k)})
+        if cursor_hosts:
+            lines += ["", "Cursors, beside the moves: a viewer's cursor moved on h1 (a `cursor` line on its subscription, "
+                          "one move every 60 ms, slower than the 20-a-second coalescing) to the `presence` event with that "
+                          "cell on every other host's event stream.", "",
+                      "| hosts | samples | cursor p50 | cursor p99 | move p50 | move p99 |", "|---|---:|---:|---:|---:|---:|"]
+            for hosts in cursor_hosts:
+                lost = r(f"latency.h{hosts}.cursor_lost") or 0
+                lines.append(f"| {hosts} | {fmt(r(f'latency.h{hosts}.cursor_samples'))}{f' ({lost:.0f} lost)' if lost else ''} | "
+                             f"{fmt(r(f'latency.h{hosts}.cursor_p50_ms'), ' ms')} | {fmt(r(f'latency.h{hosts}.cursor_p99_ms'), ' ms')} | "
+                             f"{fmt(r(f'latency.h{hosts}.p50_ms'), ' ms')} | {fmt(r(f'latency.h{hosts}.p99_ms'), ' ms')} |")
         if r("latency.board500.p50_ms") is not None:
             lines += ["", f"Context: on a live 500×500 board between two hosts, p50 {fmt(r('latency.board500.p50_ms'), ' ms')}, "
                           f"p99 {fmt(r('latency.board500.p99_ms'), ' ms')}."]

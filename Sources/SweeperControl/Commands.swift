@@ -355,6 +355,39 @@ public enum Commands {
         }
     }
 
+    /// `profile`: this player's name and colour, as every member sees them;
+    /// with arguments, sets them (signed and sent to every member).
+    public enum Profile: ControlCommand {
+        public static let name = "profile"
+        /// What to change; nothing to only show the profile.
+        public struct Arguments: Codable, Equatable, Sendable {
+            /// The new name (1 to 64 bytes, no control characters).
+            public var name: String?
+            /// The new colour: a name of ``PlayerColours/choices``.
+            public var colour: String?
+            /// Creates arguments.
+            public init(name: String? = nil, colour: String? = nil) {
+                self.name = name
+                self.colour = colour
+            }
+        }
+        /// The profile.
+        public struct Result: Codable, Equatable, Sendable {
+            /// This daemon's peer id.
+            public var peer: String
+            /// The player's name.
+            public var name: String
+            /// The colour: `auto` or a name of ``PlayerColours/names``.
+            public var colour: String
+            /// Creates the result.
+            public init(peer: String, name: String, colour: String) {
+                self.peer = peer
+                self.name = name
+                self.colour = colour
+            }
+        }
+    }
+
     /// `presence`: who has a game open in a viewer now, and where.
     public enum Presence: ControlCommand {
         public static let name = "presence"
@@ -395,6 +428,6 @@ public enum Commands {
     /// Every command name the protocol defines.
     public static let all: [String] = [
         Status.name, Games.name, New.name, Show.name, Reveal.name, Flag.name, Chord.name, Hint.name, Scores.name,
-        Invite.name, Join.name, Connect.name, Peers.name, Presence.name, Subscribe.name, Cursor.name,
+        Invite.name, Join.name, Connect.name, Peers.name, Profile.name, Presence.name, Subscribe.name, Cursor.name,
     ]
 }

@@ -27,12 +27,16 @@ public struct PlayerScore: Codable, Equatable, Sendable {
     public var name: String
     /// Points: 1 per first-revealed zero, N per first-revealed N.
     public var score: Int
+    /// The colour the player chose (1–8, see ``PlayerColours``); absent
+    /// for the one derived from their id.
+    public var colour: Int?
 
     /// Creates a player score.
-    public init(id: String, name: String, score: Int) {
+    public init(id: String, name: String, score: Int, colour: Int? = nil) {
         self.id = id
         self.name = name
         self.score = score
+        self.colour = colour
     }
 }
 

@@ -175,16 +175,42 @@ public struct PresenceInfo: Codable, Equatable, Sendable {
     public var x: Int?
     /// The cursor's row; absent when they left.
     public var y: Int?
+    /// The colour the player chose (1–8, see ``PlayerColours``); absent for
+    /// the one derived from their id.
+    public var colour: Int?
     /// True for this daemon's own player; absent otherwise.
     public var own: Bool?
 
     /// Creates a presence.
-    public init(peer: String, name: String, game: String? = nil, x: Int? = nil, y: Int? = nil, own: Bool? = nil) {
+    public init(peer: String, name: String, game: String? = nil, x: Int? = nil, y: Int? = nil, colour: Int? = nil, own: Bool? = nil) {
+        self.colour = colour
         self.peer = peer
         self.name = name
         self.game = game
         self.x = x
         self.y = y
         self.own = own
+    }
+}
+
+/// The colours a player may choose for their profile, by number (1–8, the
+/// order of the viewer's palette); 0, `auto`, is the one derived from the
+/// peer id.
+public enum PlayerColours {
+    /// The names, from colour 1.
+    public static let names = ["blue", "green", "magenta", "cyan", "red", "yellow", "light-blue", "pink"]
+    /// Every value `--colour` takes.
+    public static let choices = ["auto"] + names
+
+    /// The number of a colour name (0 for `auto`), nil for an unknown one.
+    public static func index(of name: String) -> Int? {
+        let lower = name.lowercased()
+        if lower == "auto" { return 0 }
+        return names.firstIndex(of: lower).map { $0 + 1 }
+    }
+
+    /// The name of a colour number (`auto` for 0 or an unknown number).
+    public static func name(of index: Int) -> String {
+        (1...names.count).contains(index) ? names[index - 1] : "auto"
     }
 }

@@ -16,7 +16,12 @@ struct ControlRouter: ControlResponder {
     let network: PeerNetwork
     let events: EventHub
     let presence: PresenceService
-    /// This daemon's player name, for `status`.
+    let book: PeerBook
+    let relay: OpRelay
+    /// This daemon's identity, which signs its player's profile.
+    let signer: SigningIdentity
+    let store: Store
+    /// This daemon's player name as it started (its profile's name is what `status` shows).
     let name: String
     let logger: Logger
 
@@ -85,6 +90,8 @@ struct ControlRouter: ControlResponder {
                 Commands.Peers.Result(
                     peers: await network.peers(all: all), unreached: all ? await network.unreached() : nil, mdns: network.mdnsStatus,
                     presence: presence.everyone))
+        case Commands.Profile.name:
+            return try answer(id, try profile(try args(line)))
         case Commands.Presence.name:
             return try answer(id, Commands.Presence.Result(presence: presence.everyone))
         case Commands.Cursor.name:
@@ -113,9 +120,43 @@ struct ControlRouter: ControlResponder {
         try await service.move(move, game: a.game, x: a.x, y: a.y)
     }
 
+    /// Shows, or sets and sends, this player's profile.
+    private func profile(_ a: Commands.Profile.Arguments) throws -> Commands.Profile.Result {
+        let identity = signer
+        let held = book.profile(of: identity.peerID)
+        if a.name != nil || a.colour != nil {
+            var name = held?.name ?? self.name
+            var colour = held?.colour ?? 0
+            if let wanted = a.name {
+                let clean = PlayerName.cleaned(wanted)
+                guard !clean.isEmpty, clean == wanted else {
+                    throw ControlError.badArguments("a name is 1 to \(PlayerName.byteLimit) bytes of UTF-8, without control characters")
+                }
+                name = clean
+            }
+            if let wanted = a.colour {
+                guard let index = PlayerColours.index(of: wanted) else {
+                    throw ControlError.badArguments("colour must be one of: \(PlayerColours.choices.joined(separator: ", "))")
+                }
+                colour = UInt8(index)
+            }
+            do {
+                try store.setSetting(PeerBook.profileNameSetting, name)
+                try store.setSetting(PeerBook.profileColourSetting, "\(colour)")
+            } catch {
+                throw controlError(error, command: Commands.Profile.name)
+            }
+            let note = book.ownProfile(identity: identity, name: name, colour: colour)
+            for linked in relay.linked { linked.link.send(profile: note) }
+        }
+        let note = book.profile(of: identity.peerID)
+        return Commands.Profile.Result(
+            peer: identity.peerID.description, name: note?.name ?? name, colour: PlayerColours.name(of: Int(note?.colour ?? 0)))
+    }
+
     private func status() async throws -> Commands.Status.Result {
         Commands.Status.Result(
-            peerID: service.identity.description, name: name, circleTag: await service.circle.tag,
+            peerID: service.identity.description, name: book.name(of: signer.peerID) ?? name, circleTag: await service.circle.tag,
             listening: network.listening, mdns: network.mdnsStatus, peers: await network.connectedCount(),
             games: await service.gameCount, version: SweeperVersion.current, pid: getpid(), presence: presence.everyone)
     }

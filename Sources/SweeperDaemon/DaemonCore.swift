@@ -55,6 +55,12 @@ struct DaemonCore: Sendable {
         let relay = OpRelay(ownID: engine.identity.peerID)
         let status = DaemonStatus(notifier: notifier)
         let book = PeerBook(store: store, logger: logger)
+        // The name `sweeper profile` chose on this device wins over --name and
+        // the config file; the profile carries it to every member.
+        var settings = settings
+        if let chosen = (try? store.setting(PeerBook.profileNameSetting)) ?? nil, !chosen.isEmpty { settings.name = chosen }
+        let colour = ((try? store.setting(PeerBook.profileColourSetting)) ?? nil).flatMap(UInt8.init) ?? 0
+        book.ownProfile(identity: engine.identity, name: settings.name, colour: colour)
         let service = GameService(
             store: store, engine: engine, name: settings.name, peers: book,
             sinks: GameServiceSinks(events: events, relay: relay, status: status), logger: logger, eventLoop: eventLoop)
@@ -79,7 +85,8 @@ struct DaemonCore: Sendable {
             }
         }
         let router = ControlRouter(
-            service: service, network: network, events: events, presence: presence, name: settings.name, logger: logger)
+            service: service, network: network, events: events, presence: presence, book: book, relay: relay, signer: engine.identity, store: store,
+            name: settings.name, logger: logger)
         return DaemonCore(events: events, status: status, service: service, network: network, presence: presence, router: router)
     }
 }

@@ -2,18 +2,22 @@ import Foundation
 import Logging
 import SweeperConventions
 import SweeperCrypto
+import SweeperNet
 import SweeperStore
 import Synchronization
 
-/// The peers this daemon has met: their names, for every reply that names
-/// players, and the addresses they listen on, to dial them again after a
-/// restart. Kept in the store's peers table, with the names also in memory:
-/// every summary names its players, and a query per player per move would
-/// sit on the move's path.
+/// The players this daemon knows: their profiles (signed names and
+/// colours, replicated circle-wide: see ``ProfileNote``), the names heard
+/// from peers met (hellos, mDNS) for players without one, and the
+/// addresses peers listen on, to dial them again after a restart. Kept in
+/// the store's profiles and peers tables, with names and profiles also in
+/// memory: every summary names its players, and a query per player per
+/// move would sit on the move's path.
 final class PeerBook: Sendable {
     private let store: Store
     private let logger: Logger
     private let names: Mutex<[PeerID: String]>
+    private let profiles: Mutex<[PeerID: ProfileNote]>
 
     /// The book of the peers `store` remembers.
     init(store: Store, logger: Logger) {
@@ -24,11 +28,63 @@ final class PeerBook: Sendable {
             if let id = try? PeerID(parsing: peer.peerID) { known[id] = peer.name }
         }
         names = Mutex(known)
+        var kept: [PeerID: ProfileNote] = [:]
+        for bytes in (try? store.profiles()) ?? [] {
+            // A stored profile was checked when it came; one that no longer reads is passed over.
+            if let note = try? ProfileNote(decoding: bytes[...]), note.isAuthentic { kept[note.author] = note }
+        }
+        profiles = Mutex(kept)
     }
 
-    /// A peer's name as last heard; nil for a peer never met.
+    /// A player's name: their profile's, else as last heard from their
+    /// daemon; nil for a player never heard of.
     func name(of peer: PeerID) -> String? {
-        names.withLock { $0[peer] }
+        if let profile = profiles.withLock({ $0[peer] }), !profile.name.isEmpty { return profile.name }
+        return names.withLock { $0[peer] }
+    }
+
+    /// A player's profile, when one came.
+    func profile(of peer: PeerID) -> ProfileNote? {
+        profiles.withLock { $0[peer] }
+    }
+
+    /// Every profile held, by author.
+    var allProfiles: [ProfileNote] {
+        profiles.withLock { Array($0.values) }.sorted { $0.author < $1.author }
+    }
+
+    /// Takes an authentic profile: kept (and stored) when it is newer than
+    /// the one held. Returns whether it was.
+    @discardableResult
+    func take(_ note: ProfileNote) -> Bool {
+        let newer = profiles.withLock { all in
+            guard note.serial > all[note.author]?.serial ?? 0 else { return false }
+            all[note.author] = note
+            return true
+        }
+        guard newer else { return false }
+        do {
+            try store.saveProfile(author: note.author.bytes, serial: note.serial, note: note.encoded)
+        } catch {
+            logger.warning("could not keep a profile", metadata: ["error": "\(error)"])
+        }
+        return true
+    }
+
+    /// Settings that keep what `sweeper profile` chose on this device.
+    static let profileNameSetting = "profile.name"
+    static let profileColourSetting = "profile.colour"
+
+    /// This daemon's own profile with `name` and `colour`: the one held when
+    /// it says the same, else a newly signed one (kept, and to be sent).
+    @discardableResult
+    func ownProfile(identity: SigningIdentity, name: String, colour: UInt8) -> ProfileNote {
+        let held = profile(of: identity.peerID)
+        if let held, held.name == PlayerName.cleaned(name), held.colour == min(colour, ProfileNote.colourLimit) { return held }
+        let now = UInt64(max(0, Date().timeIntervalSince1970 * 1000))
+        let note = ProfileNote(signing: identity, serial: max(now, (held?.serial ?? 0) + 1), name: name, colour: colour)
+        take(note)
+        return note
     }
 
     /// Remembers a peer's name (kept when `name` is empty after cleaning)

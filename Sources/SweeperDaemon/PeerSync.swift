@@ -120,6 +120,25 @@ final class PeerSync: PeerNodeDelegate, Sendable {
     func helloReceived(_ hello: PeerHello, dialBack: String?, on link: PeerLinkHandle) {
         peers.remember(link.peer, name: hello.name, address: dialBack)
         presence.helloReceived(on: link)
+        // Every profile held (this player's and the others'), so names travel past the links.
+        if hello.protocolVersion >= PeerHello.presenceVersion {
+            for profile in peers.allProfiles where profile.author != link.peer { link.send(profile: profile) }
+        }
+    }
+
+    func received(profile note: ProfileNote, on link: PeerLinkHandle) {
+        guard note.isAuthentic else {
+            _ = complaints.withLock {
+                $0.log(logger, key: "\(link.peer) profile", "dropped a profile with a bad signature",
+                       metadata: ["peer": "\(link.peer.shortDescription)"])
+            }
+            return
+        }
+        guard peers.take(note) else { return }
+        // Newer than what was held: on to every other link (older copies stop where they meet it).
+        for linked in relay.linked where linked.link.id != link.id && linked.link.peer != note.author {
+            linked.link.send(profile: note)
+        }
     }
 
     func received(presence note: PresenceNote, on link: PeerLinkHandle) {

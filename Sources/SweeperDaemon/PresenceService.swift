@@ -162,10 +162,11 @@ final class PresenceService: Sendable {
     }
 
     private func info(_ author: PeerID, _ spot: PresenceSpot?, own: Bool = false) -> PresenceInfo {
-        let name = own ? name : (book.name(of: author) ?? author.shortDescription)
+        let name = book.name(of: author) ?? (own ? name : author.shortDescription)
+        let colour = book.profile(of: author)?.colour ?? 0
         return PresenceInfo(
             peer: author.description, name: name, game: spot.flatMap { GameID(bytes: $0.game)?.description },
-            x: spot?.x, y: spot?.y, own: own ? true : nil)
+            x: spot?.x, y: spot?.y, colour: colour > 0 ? Int(colour) : nil, own: own ? true : nil)
     }
 
     // MARK: Time

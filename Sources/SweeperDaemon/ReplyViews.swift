@@ -20,7 +20,7 @@ struct ReplyViews: Sendable {
     /// A player's name: this daemon's, a peer's as last heard, else the
     /// short form of its id.
     func name(of author: PeerID) -> String {
-        if author == ownID { return ownName }
+        if author == ownID { return peers.name(of: ownID) ?? ownName }
         return peers.name(of: author) ?? author.shortDescription
     }
 
@@ -42,7 +42,9 @@ struct ReplyViews: Sendable {
     /// The whole game, as `show` and `new` answer; with `cheat`, the mines too.
     func view(_ replica: GameReplica, _ state: GameState, cheat: Bool = false) -> GameView {
         let scores = state.scores
-        let players = players(replica, state).map { PlayerScore(id: $0.description, name: name(of: $0), score: scores[$0] ?? 0) }
+        let players = players(replica, state).map { PlayerScore(
+            id: $0.description, name: name(of: $0), score: scores[$0] ?? 0,
+            colour: peers.profile(of: $0).flatMap { $0.colour > 0 ? Int($0.colour) : nil }) }
             .sorted { ($1.score, $0.name) < ($0.score, $1.name) }
         let p = state.genesis.parameters
         return GameView(

@@ -43,6 +43,12 @@ public struct PeerLinkHandle: Sendable, Hashable {
         channel.writeAndFlush(message, promise: nil)
     }
 
+    /// Sends a profile, when the peer's hello says it understands them.
+    public func send(profile note: ProfileNote) {
+        guard peerVersion >= PeerHello.presenceVersion else { return }
+        send(.profile(note))
+    }
+
     /// Drops the link (a peer that sent something malformed).
     public func close() {
         channel.close(promise: nil)
@@ -68,6 +74,8 @@ public protocol PeerNodeDelegate: Sendable {
     func linkClosed(_ link: PeerLinkHandle)
     /// A presence note arrived (not yet checked: its signature may be bad).
     func received(presence note: PresenceNote, on link: PeerLinkHandle)
+    /// A profile arrived (not yet checked: its signature may be bad).
+    func received(profile note: ProfileNote, on link: PeerLinkHandle)
     /// The peer introduced itself; `dialBack` is its address and listening
     /// port (`host:port`), when it listens.
     func helloReceived(_ hello: PeerHello, dialBack: String?, on link: PeerLinkHandle)
@@ -84,6 +92,8 @@ extension PeerNodeDelegate {
     public func peerChanged(_ snapshot: PeerSnapshot) {}
     /// Ignores presence.
     public func received(presence note: PresenceNote, on link: PeerLinkHandle) {}
+    /// Ignores profiles.
+    public func received(profile note: ProfileNote, on link: PeerLinkHandle) {}
 }
 
 /// A connection as the node holds it: the channel, its protocol handler

@@ -11,6 +11,7 @@ import SweeperConventions
 /// - `links` (4, protocol version 2): count (2, big-endian) ‖ that many
 ///   32-byte peer ids.
 /// - `presence` (5, protocol version 3): a ``PresenceNote``.
+/// - `profile` (6, protocol version 3): a ``ProfileNote``.
 public enum PeerMessage: Sendable, Equatable {
     /// The first message each side sends after the handshake.
     case hello(PeerHello)
@@ -27,6 +28,9 @@ public enum PeerMessage: Sendable, Equatable {
     /// Where a player is looking (their own, or relayed once from its
     /// author), sent to peers of protocol version 3 or later.
     case presence(PresenceNote)
+    /// A player's name and colour (their own, or one the sender keeps),
+    /// sent to peers of protocol version 3 or later.
+    case profile(ProfileNote)
 
     /// The most peer ids one ``links(_:)`` message may carry.
     public static let linksLimit = 1024
@@ -48,6 +52,8 @@ public enum PeerMessage: Sendable, Equatable {
             return [4, UInt8(listed.count >> 8), UInt8(listed.count & 0xFF)] + listed.flatMap(\.bytes)
         case .presence(let note):
             return [5] + note.encoded
+        case .profile(let note):
+            return [6] + note.encoded
         }
     }
 
@@ -89,6 +95,8 @@ public enum PeerMessage: Sendable, Equatable {
             self = .links(peers)
         case 5:
             self = .presence(try PresenceNote(decoding: body))
+        case 6:
+            self = .profile(try ProfileNote(decoding: body))
         default:
             throw .malformedMessage("unknown message type \(type)")
         }
@@ -98,11 +106,13 @@ public enum PeerMessage: Sendable, Equatable {
 /// Who a peer says it is, beyond its proven key.
 public struct PeerHello: Sendable, Equatable {
     /// The peer protocol version this build speaks: 2 adds the
-    /// ``PeerMessage/links(_:)`` message, 3 ``PeerMessage/presence(_:)``.
+    /// ``PeerMessage/links(_:)`` message, 3 ``PeerMessage/presence(_:)``
+    /// and ``PeerMessage/profile(_:)``.
     public static let currentVersion: UInt8 = 3
     /// The first version that understands ``PeerMessage/links(_:)``.
     public static let linksVersion: UInt8 = 2
-    /// The first version that understands ``PeerMessage/presence(_:)``.
+    /// The first version that understands ``PeerMessage/presence(_:)`` and
+    /// ``PeerMessage/profile(_:)``.
     public static let presenceVersion: UInt8 = 3
 
     /// The sender's peer protocol version.

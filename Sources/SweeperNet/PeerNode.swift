@@ -436,6 +436,8 @@ public actor PeerNode: Service {
             delegate.received(sync: bytes, on: link)
         case .presence(let note):
             delegate.received(presence: note, on: link)
+        case .profile(let note):
+            delegate.received(profile: note, on: link)
         }
         noteSeen(link.peer)
     }

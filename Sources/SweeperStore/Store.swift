@@ -186,6 +186,16 @@ public final class Store: Sendable {
                 CREATE INDEX ops_by_game ON ops (gameID, lamport);
                 """)
         }
+        // Players' signed profiles (name and colour), the newest of each author.
+        migrator.registerMigration("v2-profiles") { db in
+            try db.execute(sql: """
+                CREATE TABLE profiles (
+                    author BLOB PRIMARY KEY NOT NULL,
+                    serial INTEGER NOT NULL,
+                    note BLOB NOT NULL
+                );
+                """)
+        }
         return migrator
     }
 

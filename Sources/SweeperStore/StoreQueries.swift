@@ -85,6 +85,26 @@ extension Store {
         }
     }
 
+    // MARK: Profiles
+
+    /// Keeps a player's signed profile (its encoding), replacing an older one.
+    public func saveProfile(author: [UInt8], serial: UInt64, note: [UInt8]) throws(StoreError) {
+        try write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO profiles (author, serial, note) VALUES (?, ?, ?)
+                    ON CONFLICT(author) DO UPDATE SET serial = excluded.serial, note = excluded.note
+                    WHERE excluded.serial > serial
+                    """,
+                arguments: [Data(author), Int64(bitPattern: serial), Data(note)])
+        }
+    }
+
+    /// Every profile kept, as encoded.
+    public func profiles() throws(StoreError) -> [[UInt8]] {
+        try read { db in try Data.fetchAll(db, sql: "SELECT note FROM profiles ORDER BY author").map { Array($0) } }
+    }
+
     // MARK: Games and ops
 
     static func game(_ row: Row) -> StoredGame {

@@ -204,12 +204,23 @@ public struct ViewerRenderer: Sendable {
         // of their name that tells them apart (h1, h2, h3; m for a lone Mum).
         let labels = Self.markerLabels(Dictionary(uniqueKeysWithValues: viewer.lastActed.keys.map { ($0, viewer.name(of: $0)) }))
         var markers: [BoardPosition: String] = [:]
-        for (peer, p) in viewer.lastActed { markers[p] = labels[peer] ?? "'" }
+        var markerPeers: [BoardPosition: String] = [:]
+        for (peer, p) in viewer.lastActed {
+            markers[p] = labels[peer] ?? "'"
+            markerPeers[p] = peer
+        }
         // Each other player looking at this game: their cursor, in their
         // colour, with the shortest prefix of their name that is unique here.
         let watching = viewer.watching
         let cursorLabels = Self.markerLabels(Dictionary(watching.map { ($0.peer, $0.name) }, uniquingKeysWith: { a, _ in a }))
-        let colours = Self.playerColours(watching.map(\.peer))
+        var chosen: [String: Int] = [:]
+        for p in game.players { if let c = p.colour { chosen[p.id] = c } }
+        for p in watching { if let c = p.colour { chosen[p.peer] = c } }
+        let colours = Self.playerColours(watching.map(\.peer) + Array(viewer.lastActed.keys), chosen: chosen)
+        /// A player's mark beside a cell: their colour, when colour is on.
+        func markerStyle(_ peer: String?) -> Style {
+            style(Style(foreground: peer.flatMap { colours[$0]?.background } ?? .brightMagenta, bold: true, underline: true))
+        }
         var cursors: [BoardPosition: (label: String, colour: PlayerColour)] = [:]
         for p in watching {
             guard let x = p.x, let y = p.y, let colour = colours[p.peer] else { continue }
@@ -223,7 +234,7 @@ public struct ViewerRenderer: Sendable {
                 var cell = cellLook(
                     viewer.look(p.x, p.y), cheatMine: viewer.cheatMine(p.x, p.y), lost: lost, wrongFlag: wrong.contains(p))
                 var second = ScreenCell(" ", cell.style)
-                if let m = markers[p]?.first { second = ScreenCell(m, style(Style(foreground: .brightMagenta, bold: true, underline: true))) }
+                if let m = markers[p]?.first { second = ScreenCell(m, markerStyle(markerPeers[p])) }
                 if let other = cursors[p] {
                     let look = color ? Style(foreground: other.colour.foreground, background: other.colour.background, bold: true)
                         : Style(bold: true, underline: true)
@@ -255,11 +266,10 @@ public struct ViewerRenderer: Sendable {
         for (p, label) in markers where label.count > 1 && cursors[p] == nil {
             let cx = p.x - viewer.origin.x, cy = p.y - viewer.origin.y
             guard (0..<layout.columns).contains(cx), (0..<layout.rows).contains(cy) else { continue }
-            let markerStyle = style(Style(foreground: .brightMagenta, bold: true, underline: true))
             for (i, character) in label.dropFirst().enumerated() {
                 let x = layout.left + cx * 2 + 2 + i
                 guard x < right else { break }
-                screen.set(x, layout.top + cy, ScreenCell(character, markerStyle))
+                screen.set(x, layout.top + cy, ScreenCell(character, markerStyle(markerPeers[p])))
             }
         }
     }
@@ -289,10 +299,16 @@ public struct ViewerRenderer: Sendable {
     /// player keeps theirs from one screen to the next; up to eight players
     /// get eight different colours (a taken colour passes to the next free one,
     /// in the order of the ids).
-    public static func playerColours(_ peers: [String]) -> [String: PlayerColour] {
+    public static func playerColours(_ peers: [String], chosen: [String: Int] = [:]) -> [String: PlayerColour] {
         var taken = Set<Int>()
         var out: [String: PlayerColour] = [:]
+        // A colour a player chose in their profile is theirs.
         for peer in Set(peers).sorted() {
+            guard let c = chosen[peer], (1...playerPalette.count).contains(c) else { continue }
+            taken.insert(c - 1)
+            out[peer] = playerPalette[c - 1]
+        }
+        for peer in Set(peers).sorted() where out[peer] == nil {
             // FNV-1a of the printed id: the same on every machine and run.
             var hash: UInt32 = 2_166_136_261
             for b in peer.utf8 { hash = (hash ^ UInt32(b)) &* 16_777_619 }

@@ -9,6 +9,11 @@
 //       a player on every daemon flags hidden cells of GAME at RATE moves a
 //       second each for SECONDS, all at once; every move is timed from its
 //       answer to its arrival on every other daemon's event stream.
+//   sweeper-bench-latency cursors MOVER_SOCKET GAME COUNT WATCHER_SOCKET…
+//       moves a viewer's cursor over GAME on the mover's daemon COUNT times,
+//       one move every 60 ms (slower than the 20-a-second coalescing), and
+//       times each from the `cursor` line sent to the `presence` event with
+//       that cell arriving on each watcher's event stream.
 //   sweeper-bench-latency echo PORT          a TCP echo server on 0.0.0.0:PORT
 //   sweeper-bench-latency ping HOST PORT COUNT   TCP ping-pong round trips (64 bytes)
 //   sweeper-bench-latency sign-verify COUNT  one Ed25519 signature plus one verification
@@ -154,6 +159,52 @@ func moves(mover: String, watchers: [String], game: String, count: Int) async th
         let trend = " first_tenth_p50_ms=\(median(fromAnswer.prefix(tenth))) last_tenth_p50_ms=\(median(fromAnswer.suffix(tenth)))"
         report("move-answer-to-event", fromAnswer, extra: " lost=\(lost) before_answer=\(early) warmup=\(warmup) watchers=\(watchers.count)" + trend)
         report("move-request-to-event", fromRequest)
+    }
+}
+
+// MARK: Cursors
+
+func cursors(mover: String, watchers: [String], game: String, count: Int) async throws {
+    let clock = ContinuousClock()
+    let (moverID, view) = try await ControlClient.withConnection(socketPath: mover) { c in
+        (try await c.call(Commands.Status.self, Empty()).peerID, try await c.call(Commands.Show.self, .init(game: game)))
+    }
+    let arrivals = watchers.map { _ in Arrivals() }
+    let pumps = zip(watchers, arrivals).map { socket, arrivals in
+        Task {
+            try await ControlClient.withConnection(socketPath: socket) { watch in
+                for await event in try await watch.subscribe() where event.event == .presence {
+                    let now = clock.now
+                    guard let p = event.presence, p.peer == moverID, p.game != nil, let x = p.x, let y = p.y else { continue }
+                    arrivals.record(Cell(x: x, y: y), at: now)
+                }
+            }
+        }
+    }
+    defer { for p in pumps { p.cancel() } }
+    let warmup = min(50, count / 10)
+    // Every cell of the board in turn, so that two moves in a row never name the same cell.
+    let cells = (0..<(count + warmup)).map { i in Cell(x: i % view.width, y: (i / view.width) % view.height) }
+    try await Task.sleep(for: .milliseconds(200))
+    try await ControlClient.withConnection(socketPath: mover) { viewer in
+        _ = try await viewer.subscribe()
+        var samples: [Double] = []
+        var lost = 0
+        var last = clock.now - .seconds(1)
+        for (i, cell) in cells.enumerated() {
+            try await Task.sleep(until: last + .milliseconds(60), clock: clock)
+            let sent = clock.now
+            last = sent
+            try await viewer.setCursor(.init(game: view.id, x: cell.x, y: cell.y))
+            for watcher in arrivals {
+                guard let arrived = await watcher.wait(for: cell, timeout: .seconds(5)) else {
+                    lost += 1
+                    continue
+                }
+                if i >= warmup { samples.append(seconds(arrived - sent)) }
+            }
+        }
+        report("cursor-to-event", samples, extra: " lost=\(lost) warmup=\(warmup) watchers=\(watchers.count)")
     }
 }
 
@@ -342,6 +393,13 @@ case "load":
     } catch {
         fail("load: \(error)")
     }
+case "cursors":
+    guard args.count >= 5 else { fail("usage: cursors MOVER_SOCKET GAME COUNT WATCHER_SOCKET…") }
+    do {
+        try await cursors(mover: args[1], watchers: Array(args[4...]), game: args[2], count: int(3))
+    } catch {
+        fail("cursors: \(error)")
+    }
 case "echo":
     guard args.count == 2 else { fail("usage: echo PORT") }
     echo(port: UInt16(clamping: int(1)))
@@ -352,5 +410,5 @@ case "sign-verify":
     guard args.count == 2 else { fail("usage: sign-verify COUNT") }
     signVerify(count: int(1))
 default:
-    fail("usage: sweeper-bench-latency moves|load|echo|ping|sign-verify …")
+    fail("usage: sweeper-bench-latency moves|cursors|load|echo|ping|sign-verify …")
 }

@@ -53,3 +53,10 @@ enum GameIDCompletion {
 enum MarkChoice: String, CaseIterable, ExpressibleByArgument {
     case flag, question, none
 }
+
+/// `--colour` values: the profile colours (`PlayerColours`), or `auto`.
+enum ColourChoice: String, CaseIterable, ExpressibleByArgument {
+    case auto, blue, green, magenta, cyan, red, yellow
+    case lightBlue = "light-blue"
+    case pink
+}

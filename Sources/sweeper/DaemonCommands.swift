@@ -258,9 +258,25 @@ struct ConnectCommand: AsyncParsableCommand {
     }
 }
 
+/// `sweeper profile [--name NAME] [--colour COLOUR]`.
+struct ProfileCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "profile",
+        abstract: "Show or set your name and colour, as every member of the circle sees them.")
+    @OptionGroup var options: ClientOptions
+    @Option(help: "Your name (1 to 64 bytes).") var name: String?
+    @Option(help: "Your colour: auto (derived from your peer id), blue, green, magenta, cyan, red, yellow, light-blue or pink.")
+    var colour: ColourChoice?
+    func run() async throws {
+        try await callDaemon(options, Commands.Profile.self, .init(name: name, colour: colour?.rawValue)) { p in
+            "\(p.name) (colour \(p.colour)), peer \(p.peer)\n"
+        }
+    }
+}
+
 /// The commands that talk to the daemon, for the root command's list.
 let daemonCommands: [any ParsableCommand.Type] = [
     StatusCommand.self, PeersCommand.self, GamesCommand.self, NewCommand.self, ShowCommand.self, RevealCommand.self,
     FlagCommand.self, ChordCommand.self, HintCommand.self, InviteCommand.self, JoinCommand.self, ConnectCommand.self,
-    ScoresCommand.self,
+    ScoresCommand.self, ProfileCommand.self,
 ]

@@ -357,11 +357,23 @@ import SweeperGame
         }
     }
 
+    @Test func profileNote() throws {
+        let v = try Self.vector("profile")
+        let cast = try Cast()
+        let note = ProfileNote(signing: cast.alice, serial: try v.number("serial"), name: try v.text("name"), colour: UInt8(try v.number("colour")))
+        Self.check(v, inputs: ["serial", "name", "colour"], outputs: [("message", Self.hex(PeerMessage.profile(note).encoded))])
+        guard case .profile(let decoded) = try PeerMessage(decoding: v.bytes("message")) else {
+            Issue.record("vector profile: not a profile message")
+            return
+        }
+        #expect(decoded.isAuthentic && decoded.name == "Alice")
+    }
+
     @Test func everyVectorIsChecked() throws {
         let names = Set(try Self.vectors().keys)
         let checked: Set<String> = [
             "identities", "invite-code", "txt-record", "handshake", "secret-stream", "link-messages",
-            "game", "op-genesis", "op-reveal", "op-mark", "op-assisted", "segment", "sync-messages", "presence",
+            "game", "op-genesis", "op-reveal", "op-mark", "op-assisted", "segment", "sync-messages", "presence", "profile",
         ]
         #expect(names == checked, "vectors nothing checks: \(names.subtracting(checked)); missing: \(checked.subtracting(names))")
     }

@@ -177,4 +177,32 @@ private func mode(_ path: String) throws -> Int {
             return false
         }
     }
+    @Test func aDatabaseOfTheFirstSchemaGainsProfilesAndKeepsEverything() throws {
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        // The schema the first release wrote, with a row in each table that matters.
+        try runSQLite(dir.dbPath, """
+            CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY);
+            INSERT INTO grdb_migrations VALUES ('v1');
+            CREATE TABLE identity (id INTEGER PRIMARY KEY CHECK (id = 1), secretKey BLOB NOT NULL, publicKey BLOB NOT NULL, created DATETIME NOT NULL);
+            CREATE TABLE circle (id INTEGER PRIMARY KEY CHECK (id = 1), key BLOB NOT NULL, joined DATETIME NOT NULL);
+            CREATE TABLE settings (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL);
+            CREATE TABLE peers (peerID TEXT PRIMARY KEY NOT NULL, name TEXT NOT NULL, address TEXT, lastSeen DATETIME NOT NULL);
+            CREATE TABLE games (id TEXT PRIMARY KEY NOT NULL, params BLOB NOT NULL, created DATETIME NOT NULL,
+                lastActivity DATETIME NOT NULL, status TEXT NOT NULL, summary BLOB NOT NULL);
+            CREATE TABLE ops (rowid INTEGER PRIMARY KEY, gameID TEXT NOT NULL, author BLOB NOT NULL, seq INTEGER NOT NULL,
+                lamport INTEGER NOT NULL, bytes BLOB NOT NULL, UNIQUE (gameID, author, seq));
+            CREATE INDEX ops_by_game ON ops (gameID, lamport);
+            INSERT INTO settings VALUES ('peer.port', '7456');
+            INSERT INTO peers VALUES ('PEER', 'Mum', '198.18.0.2:7455', '2026-11-01 10:00:00.000');
+            """)
+        let store = try Store(directory: dir.path)
+        defer { store.close() }
+        #expect(try store.setting("peer.port") == "7456")
+        #expect(try store.peers().map(\.name) == ["Mum"])
+        #expect(try store.profiles().isEmpty)
+        try store.saveProfile(author: [1, 2], serial: 5, note: [9])
+        try store.saveProfile(author: [1, 2], serial: 4, note: [8])  // older: kept out
+        #expect(try store.profiles() == [[9]])
+    }
 }

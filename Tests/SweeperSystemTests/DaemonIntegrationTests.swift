@@ -179,6 +179,43 @@ import Testing
         #expect(changed.first?["x"] as? Int == x && changed.first?["y"] as? Int == y)
     }
 
+    @Test func profilesGiveEveryNameAndColourPastARelay() throws {
+        // Three daemons in a line, no mDNS: ann – bob – cat. Cat never links to ann.
+        let (ann, bob, cat) = (try DaemonHarness(), try DaemonHarness(), try DaemonHarness())
+        defer { ann.cleanup(); bob.cleanup(); cat.cleanup() }
+        try ann.start(name: "ann")
+        try bob.start(name: "bob")
+        try cat.start(name: "cat")
+        let code = try bob.cli(["invite"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(try ann.cli(["join", code]).status == 0)
+        #expect(try cat.cli(["join", code]).status == 0)
+        let listening = try #require((try bob.json(["status"])["listening"] as? [String])?.first)
+        let port = try #require(listening.split(separator: ":").last)
+        #expect(try ann.cli(["connect", "127.0.0.1:\(port)"]).status == 0)
+        #expect(try cat.cli(["connect", "127.0.0.1:\(port)"]).status == 0)
+        // Ann chooses a name and a colour; a bad colour is refused with the choices.
+        let bad = try ann.cli(["profile", "--colour", "mauve"])
+        #expect(bad.status == 2 && bad.stderr.contains("light-blue"))
+        let set = try ann.json(["profile", "--name", "Mum", "--colour", "pink"])
+        #expect(set["name"] as? String == "Mum" && set["colour"] as? String == "pink")
+        let game = try #require(try ann.json(["new", "--preset", "beginner", "--seed", "3"])["id"] as? String)
+        // On cat's daemon, which only bob links to, the game's player is Mum, in pink (colour 8).
+        let shown = eventually(20) { () -> Bool in
+            let players = (try? cat.json(["show", game]))?["players"] as? [[String: Any]] ?? []
+            return players.contains { $0["name"] as? String == "Mum" && $0["colour"] as? Int == 8 }
+        }
+        #expect(shown, "cat shows: \(String(describing: try? cat.json(["show", game])["players"]))")
+        #expect(try cat.cli(["games"]).stdout.contains("Mum"))
+        #expect((try cat.json(["peers"])["peers"] as? [[String: Any]] ?? []).allSatisfy { $0["name"] as? String != "Mum" })
+        // A later change wins everywhere; after a restart the profile is still ann's choice.
+        _ = try ann.json(["profile", "--name", "Mother"])
+        #expect(eventually(20) { (try? cat.cli(["games"]).stdout.contains("Mother")) ?? false })
+        _ = ann.stop()
+        try ann.start(name: "ann")
+        #expect(try ann.json(["status"])["name"] as? String == "Mother")
+        #expect(try ann.json(["profile"])["colour"] as? String == "pink")
+    }
+
     @Test func exitCodesAndErrors() throws {
         let h = try DaemonHarness()
         defer { h.cleanup() }

@@ -1,0 +1,100 @@
+import SweeperConventions
+import SweeperCrypto
+
+/// A player's public profile, the same on every daemon of the circle: their
+/// name and colour, signed by their daemon, replicated to every member
+/// (relays included) and kept; the newest (by serial) of each author wins.
+///
+/// Encoding (the body of a ``PeerMessage/profile(_:)``):
+///
+///     author key (32) ‖ serial (LEB128) ‖ name length (1 byte, ≤ 64) ‖ name (UTF-8)
+///     ‖ colour (1 byte: 0 derived from the peer id, 1–8 a palette colour)
+///     ‖ signature (64): Ed25519 over "sweeper/profile/v1\0" ‖ the bytes before it
+public struct ProfileNote: Sendable, Hashable {
+    static let signatureDomain = Array("sweeper/profile/v1\0".utf8)
+    /// The largest colour number (the palette's size).
+    public static let colourLimit: UInt8 = 8
+
+    /// Whose profile this is.
+    public let author: PeerID
+    /// Grows with every profile the author makes (its milliseconds since 1970 then, made to grow).
+    public let serial: UInt64
+    /// The player's name (at most 64 bytes, cut on a character boundary, no control characters).
+    public let name: String
+    /// 0: the colour derived from the peer id; 1–8: a colour of the palette.
+    public let colour: UInt8
+    /// The author's signature.
+    public let signature: Signature
+
+    static func signedBytes(author: PeerID, serial: UInt64, name: String, colour: UInt8) -> [UInt8] {
+        var out = author.bytes
+        var v = serial
+        while v >= 0x80 {
+            out.append(UInt8(truncatingIfNeeded: v) | 0x80)
+            v >>= 7
+        }
+        out.append(UInt8(v))
+        let nameBytes = Array(name.utf8)
+        out.append(UInt8(nameBytes.count))
+        out.append(contentsOf: nameBytes)
+        out.append(colour)
+        return out
+    }
+
+    /// A profile signed by `identity`; the name is cleaned and cut to 64 bytes, the colour clamped.
+    public init(signing identity: SigningIdentity, serial: UInt64, name: String, colour: UInt8) {
+        author = identity.peerID
+        self.serial = serial
+        self.name = PlayerName.cleaned(name)
+        self.colour = min(colour, Self.colourLimit)
+        signature = identity.sign(
+            Self.signatureDomain + Self.signedBytes(author: author, serial: serial, name: self.name, colour: self.colour))
+    }
+
+    /// Whether the signature is the author's.
+    public var isAuthentic: Bool {
+        author.isValidSignature(signature, of: Self.signatureDomain + Self.signedBytes(author: author, serial: serial, name: name, colour: colour))
+    }
+
+    /// The encoding.
+    public var encoded: [UInt8] {
+        Self.signedBytes(author: author, serial: serial, name: name, colour: colour) + signature.bytes
+    }
+
+    /// Decodes a profile (its signature is not checked here: ``isAuthentic``).
+    /// A name that is not UTF-8, too long, or holds control characters is refused.
+    public init(decoding bytes: ArraySlice<UInt8>) throws(PeerConnectionError) {
+        var i = bytes.startIndex
+        func take(_ n: Int) throws(PeerConnectionError) -> ArraySlice<UInt8> {
+            guard n >= 0, bytes.endIndex - i >= n else { throw .malformedMessage("short profile") }
+            defer { i += n }
+            return bytes[i..<(i + n)]
+        }
+        guard let author = try? PeerID(bytes: try take(PeerID.byteCount)) else { throw .malformedMessage("short profile") }
+        var serial: UInt64 = 0
+        var shift: UInt64 = 0
+        while true {
+            let b = try take(1)[i - 1]
+            if shift == 63, b > 1 { throw .malformedMessage("profile serial too large") }
+            serial |= UInt64(b & 0x7F) << shift
+            if b & 0x80 == 0 {
+                if b == 0, shift > 0 { throw .malformedMessage("profile serial not in its shortest form") }
+                break
+            }
+            shift += 7
+        }
+        let length = Int(try take(1)[i - 1])
+        guard length <= PlayerName.byteLimit else { throw .malformedMessage("profile name over \(PlayerName.byteLimit) bytes") }
+        guard let name = String(validating: try take(length), as: UTF8.self) else { throw .malformedMessage("profile name is not UTF-8") }
+        guard PlayerName.cleaned(name) == name else { throw .malformedMessage("profile name with control characters") }
+        let colour = try take(1)[i - 1]
+        guard colour <= Self.colourLimit else { throw .malformedMessage("profile colour \(colour) is not 0 to \(Self.colourLimit)") }
+        guard let signature = Signature(bytes: try take(Signature.byteCount)) else { throw .malformedMessage("short profile") }
+        guard i == bytes.endIndex else { throw .malformedMessage("profile of the wrong length") }
+        self.author = author
+        self.serial = serial
+        self.name = name
+        self.colour = colour
+        self.signature = signature
+    }
+}
