@@ -34,7 +34,9 @@ final class PresenceService: Sendable {
         /// What this daemon last announced (nil: nothing, or that its player left).
         var announced: PresenceSpot?
         var lastSerial: UInt64 = 0
-        /// When the last note of this daemon's player was sent (steady seconds).
+        /// When the last move of this daemon's player's cursor was sent
+        /// (steady seconds); renewals do not count, so a move right after
+        /// one is not held back.
         var lastSent = -Double.infinity
         /// Whether a coalesced send is scheduled.
         var sendScheduled = false
@@ -121,7 +123,7 @@ final class PresenceService: Sendable {
             let wall = UInt64(max(0, Date().timeIntervalSince1970 * 1000))
             s.lastSerial = max(wall, s.lastSerial + 1)
             s.announced = spot
-            s.lastSent = now
+            if !renewing { s.lastSent = now }
             return PresenceNote(signing: identity, serial: s.lastSerial, spot: spot)
         }
         guard let note else { return }

@@ -30,7 +30,13 @@ public func fuzzPeerFrames(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
             if !handshakeFailed {
                 do { _ = try handshake.receive(message) } catch { handshakeFailed = true }
             }
-            if case .sync(let sync)? = try? PeerMessage(decoding: message) { _ = try? SyncMessage(decoding: sync) }
+            switch try? PeerMessage(decoding: message) {
+            case .sync(let sync)?: _ = try? SyncMessage(decoding: sync)
+            // What decodes is verified as the daemon would: a forged note is refused, never trusted.
+            case .presence(let note)?: _ = note.isAuthentic
+            case .profile(let note)?: check(note.name.utf8.count <= 64, "a profile name of \(note.name.utf8.count) bytes decoded")
+            default: break
+            }
         }
     }
     var offset = 0
@@ -109,6 +115,13 @@ public func main(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer
             [63] + framed([PeerMessage.hello(PeerHello(listenPort: 7455, name: "ann")).encoded, PeerMessage.ping(42).encoded]),
             [3] + framed([PeerMessage.sync(summary).encoded, PeerMessage.pong(7).encoded]),
             [5] + framed([PeerMessage.links(Fixtures.players.map(\.peerID)).encoded, PeerMessage.links([]).encoded]),
+            [7] + framed([
+                PeerMessage.presence(PresenceNote(
+                    signing: Fixtures.players[1], serial: 1_795_000_000_000,
+                    spot: PresenceSpot(game: [UInt8](repeating: 7, count: 16), x: 3, y: 4))).encoded,
+                PeerMessage.presence(PresenceNote(signing: Fixtures.players[1], serial: 1_795_000_000_001, spot: nil)).encoded,
+                PeerMessage.profile(ProfileNote(signing: Fixtures.players[1], serial: 1, name: "Mum", colour: 8)).encoded,
+            ]),
         ]
     }
     return runFuzzer(argc, argv, fuzzPeerFrames)

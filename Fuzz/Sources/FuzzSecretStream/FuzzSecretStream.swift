@@ -69,6 +69,13 @@ func handle(_ bytes: [UInt8], _ replica: inout Replica, _ session: inout SyncSes
         break
     case .links(let peers):
         _ = Set(peers)
+    case .presence(let note):
+        // The presence table takes only authentic notes.
+        var table = PresenceTable()
+        if note.isAuthentic { _ = table.take(note, now: 0) }
+    case .profile(let note):
+        check(note.name.utf8.count <= 64, "a profile name of \(note.name.utf8.count) bytes decoded")
+        _ = note.isAuthentic
     case .sync(let sync):
         guard let step = try? session.receive(encoded: sync, replica: &replica) else { return }
         for reply in step.replies { _ = PeerMessage.sync(reply.encoded).encoded }
