@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import SweeperControl
 import SweeperConventions
 
 /// Everything `sweeperd` is told: by flags, by the config file, by XDG defaults.
@@ -18,12 +19,16 @@ public struct DaemonSettings: Equatable, Sendable {
     public var mdns: Bool
     /// The log level.
     public var logLevel: Logger.Level
+    /// This device's defaults for new games (`new_*` in the config file):
+    /// what a `new` request leaves out is taken from here. Not synced.
+    public var newGame: Commands.New.Arguments
 
     /// Creates settings.
     public init(
         stateDirectory: String, socketPath: String, listen: [String], peers: [String], name: String, mdns: Bool,
-        logLevel: Logger.Level
+        logLevel: Logger.Level, newGame: Commands.New.Arguments = .init()
     ) {
+        self.newGame = newGame
         self.stateDirectory = stateDirectory
         self.socketPath = socketPath
         self.listen = listen
@@ -213,7 +218,10 @@ public enum ConfigFileParser {
 
 extension DaemonSettings {
     /// The config file's keys.
-    public static let configKeys = ["state_dir", "socket", "listen", "peers", "name", "mdns", "log_level"]
+    public static let configKeys = [
+        "state_dir", "socket", "listen", "peers", "name", "mdns", "log_level",
+        "new_preset", "new_width", "new_height", "new_mines", "new_no_guess", "new_question_marks",
+    ]
 
     /// Resolves settings: flags win over the config file, which wins over XDG defaults.
     public static func resolve(
@@ -264,13 +272,21 @@ extension DaemonSettings {
             default: throw ConfigurationError(file: configPath, line: line, message: "'\(key)' must be an array of strings")
             }
         }
-        var mdns = true
-        if let (value, line) = file["mdns"] {
+        func bool(_ key: String) throws(ConfigurationError) -> Bool? {
+            guard let (value, line) = file[key] else { return nil }
             guard case let .bool(b) = value else {
-                throw ConfigurationError(file: configPath, line: line, message: "'mdns' must be true or false")
+                throw ConfigurationError(file: configPath, line: line, message: "'\(key)' must be true or false")
             }
-            mdns = b
+            return b
         }
+        func integer(_ key: String) throws(ConfigurationError) -> Int? {
+            guard let (value, line) = file[key] else { return nil }
+            guard case let .integer(n) = value else {
+                throw ConfigurationError(file: configPath, line: line, message: "'\(key)' must be a whole number")
+            }
+            return n
+        }
+        var mdns = try bool("mdns") ?? true
         if overrides.noMDNS { mdns = false }
 
         let fileLevel = try string("log_level")
@@ -291,10 +307,18 @@ extension DaemonSettings {
         guard !name.isEmpty, name.utf8.count <= PlayerName.byteLimit else {
             throw ConfigurationError(message: "the player name must be 1 to \(PlayerName.byteLimit) bytes of UTF-8")
         }
+        let newGame = Commands.New.Arguments(
+            preset: try string("new_preset"), width: try integer("new_width"), height: try integer("new_height"),
+            mines: try integer("new_mines"), noGuess: try bool("new_no_guess"), questionMarks: try bool("new_question_marks"))
+        do {
+            _ = try ControlRouter.newGame(newGame, defaults: .init())
+        } catch {
+            throw ConfigurationError(file: configPath, message: "the new-game defaults (new_*) are wrong: \((error as? ControlError)?.message ?? "\(error)")")
+        }
         return DaemonSettings(
             stateDirectory: overrides.stateDirectory ?? fileState ?? paths.stateDirectory,
             socketPath: overrides.socketPath ?? fileSocket ?? paths.socket,
-            listen: listen, peers: peers, name: name, mdns: mdns, logLevel: level)
+            listen: listen, peers: peers, name: name, mdns: mdns, logLevel: level, newGame: newGame)
     }
 
     /// The user's login name: `$USER`, `$LOGNAME`, the password database, or "player".

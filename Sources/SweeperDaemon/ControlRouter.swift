@@ -20,6 +20,8 @@ struct ControlRouter: ControlResponder {
     let relay: OpRelay
     /// This daemon's identity, which signs its player's profile.
     let signer: SigningIdentity
+    /// This device's defaults for what a `new` request leaves out.
+    let newGameDefaults: Commands.New.Arguments
     let store: Store
     /// This daemon's player name as it started (its profile's name is what `status` shows).
     let name: String
@@ -51,7 +53,7 @@ struct ControlRouter: ControlResponder {
         case Commands.Games.name:
             return try answer(id, Commands.Games.Result(games: try await service.summaries()))
         case Commands.New.name:
-            let (parameters, seed, questionMarks) = try Self.newGame(try args(line))
+            let (parameters, seed, questionMarks) = try Self.newGame(try args(line), defaults: newGameDefaults)
             return try answer(id, try await service.newGame(parameters, seed: seed, questionMarks: questionMarks))
         case Commands.Show.name:
             let a: Commands.GameArguments = try args(line)
@@ -181,8 +183,16 @@ struct ControlRouter: ControlResponder {
 
     // MARK: Reading arguments
 
-    /// The parameters, seed and question-mark choice of a `new` request.
-    static func newGame(_ a: Commands.New.Arguments) throws -> (GameParameters, UInt64, Bool) {
+    /// The parameters, seed and question-mark choice of a `new` request;
+    /// what it leaves out comes from this device's `defaults` (a size from a
+    /// request replaces the default size whole).
+    static func newGame(_ request: Commands.New.Arguments, defaults: Commands.New.Arguments) throws -> (GameParameters, UInt64, Bool) {
+        var a = request
+        if a.preset == nil && a.width == nil && a.height == nil && a.mines == nil {
+            (a.preset, a.width, a.height, a.mines) = (defaults.preset, defaults.width, defaults.height, defaults.mines)
+        }
+        a.noGuess = a.noGuess ?? defaults.noGuess
+        a.questionMarks = a.questionMarks ?? defaults.questionMarks
         let start: Cell?
         switch (a.startX, a.startY) {
         case let (x?, y?): start = Cell(x: x, y: y)

@@ -85,7 +85,7 @@ struct DaemonCore: Sendable {
             }
         }
         let router = ControlRouter(
-            service: service, network: network, events: events, presence: presence, book: book, relay: relay, signer: engine.identity, store: store,
+            service: service, network: network, events: events, presence: presence, book: book, relay: relay, signer: engine.identity, newGameDefaults: settings.newGame, store: store,
             name: settings.name, logger: logger)
         return DaemonCore(events: events, status: status, service: service, network: network, presence: presence, router: router)
     }

@@ -1,5 +1,6 @@
 import Foundation
 import SweeperControl
+import SweeperConventions
 import Synchronization
 
 /// What `sweeper play` was asked for.
@@ -121,6 +122,7 @@ public enum PlaySession {
 
         var viewer = Viewer()
         viewer.message = startedMessage
+        viewer.lastNewGame = ViewerMemory(environment: options.environment).lastNewGame
         let renderer = ViewerRenderer(glyphs: options.glyphs, color: options.color)
         let screenRenderer = ScreenRenderer(color: options.color)
         var shown: Screen?
@@ -242,6 +244,7 @@ public enum PlaySession {
         case let .cheat(game):
             Task { await answer(out) { .loaded(try await request(socket, Commands.Show.self, .init(game: game, cheat: true))) } }
         case let .startGame(arguments):
+            ViewerMemory(environment: options.environment).rememberNewGame(arguments)
             Task { await answer(out) { .loaded(try await request(socket, Commands.New.self, arguments)) } }
         case let .open(game):
             Task { await answer(out) { .loaded(try await request(socket, Commands.Show.self, .init(game: game))) } }
@@ -373,5 +376,37 @@ final class CursorReporter: Sendable {
             }
             sent = place
         }
+    }
+}
+
+/// What the viewer remembers on this device between runs (not synced): the
+/// new game last started from its form. A small JSON file in the state
+/// directory; a file that cannot be read or written is passed over.
+struct ViewerMemory {
+    /// The file.
+    let path: String
+
+    init(environment: [String: String]) {
+        path = SweeperPaths(environment: environment).stateDirectory + "/viewer.json"
+    }
+
+    private struct Contents: Codable {
+        var lastNewGame: Commands.New.Arguments?
+    }
+
+    /// The new game last started from the form, if any.
+    var lastNewGame: Commands.New.Arguments? {
+        guard let data = FileManager.default.contents(atPath: path) else { return nil }
+        return (try? JSONDecoder().decode(Contents.self, from: data))?.lastNewGame
+    }
+
+    /// Remembers the new game just started from the form (its size and no-guess, not its seed).
+    func rememberNewGame(_ arguments: Commands.New.Arguments) {
+        var kept = arguments
+        (kept.seed, kept.startX, kept.startY) = (nil, nil, nil)
+        guard let data = try? JSONEncoder().encode(Contents(lastNewGame: kept)) else { return }
+        try? PrivateDirectory.make((path as NSString).deletingLastPathComponent)
+        guard FileManager.default.createFile(atPath: path + ".new", contents: data, attributes: [.posixPermissions: 0o600]) else { return }
+        _ = rename(path + ".new", path)
     }
 }

@@ -85,8 +85,9 @@ public struct NewGameForm: Equatable, Sendable {
     /// Whether the board must be solvable without guessing.
     public var noGuess = false
 
-    /// A form offering `game`'s size first, when there is a game.
-    public init(like game: GameView?) {
+    /// A form offering `game`'s size first, when there is a game, with the
+    /// choice last made on this device (`last`) selected.
+    public init(like game: GameView?, last: Commands.New.Arguments? = nil) {
         var choices: [Choice] = []
         if let game { choices.append(.like(width: game.width, height: game.height, mines: game.mines)) }
         choices += [
@@ -95,6 +96,19 @@ public struct NewGameForm: Equatable, Sendable {
         ]
         self.choices = choices
         if let game { custom = [String(game.width), String(game.height), String(game.mines)] }
+        guard let last else { return }
+        noGuess = last.noGuess ?? false
+        if let preset = last.preset?.lowercased(),
+           let row = choices.firstIndex(where: { if case .preset(preset, _, _, _) = $0 { true } else { false } }) {
+            selected = row
+        } else if let w = last.width, let h = last.height, let m = last.mines {
+            if case .like(w, h, m)? = choices.first {
+                selected = 0
+            } else {
+                custom = [String(w), String(h), String(m)]
+                selected = choices.count - 1
+            }
+        }
     }
 
     /// The request for the selected row; nil while a custom size is incomplete.
@@ -200,6 +214,8 @@ public struct Viewer: Sendable {
     public var noGame = false
     /// Whether the viewer has been asked to quit.
     public private(set) var quitting = false
+    /// The new game last started from the form on this device (the form opens on it).
+    public var lastNewGame: Commands.New.Arguments?
 
     /// An empty viewer (no game yet).
     public init() {}
@@ -448,7 +464,7 @@ public struct Viewer: Sendable {
                 message = "No new game while the daemon is away: it makes and keeps the games. Waiting for it to come back…"
                 return []
             }
-            overlay = .newGame(NewGameForm(like: game))
+            overlay = .newGame(NewGameForm(like: game, last: lastNewGame))
             return []
         case .character("c"):
             guard let game else { return [] }
@@ -488,7 +504,10 @@ public struct Viewer: Sendable {
             }
             let (done, start) = form.handle(key)
             self.overlay = done ? nil : .newGame(form)
-            if let start { return [.startGame(start)] }
+            if let start {
+                lastNewGame = start
+                return [.startGame(start)]
+            }
             if key == .enter && !done { message = "Type the custom width, height and mines first." }
             return []
         case .help, .peers:

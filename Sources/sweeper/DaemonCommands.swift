@@ -15,7 +15,8 @@ struct ClientOptions: ParsableArguments {
 }
 
 /// Calls the daemon and prints the result; maps failures to exit codes:
-/// 1 refused by the game or the daemon, 3 no daemon answering.
+/// 2 a value the daemon found out of range (`bad-parameters`), 1 refused
+/// otherwise by the game or the daemon, 3 no daemon answering.
 func callDaemon<C: ControlCommand>(
     _ options: ClientOptions, _ command: C.Type, _ arguments: C.Arguments, text: (C.Result) -> String
 ) async throws {
@@ -29,7 +30,7 @@ func callDaemon<C: ControlCommand>(
             printJSON(["error": error])
         }
         FileHandle.standardError.write(Data("sweeper: \(error.message)\n".utf8))
-        throw ExitCode(1)
+        throw ExitCode(error.code == "bad-parameters" ? 2 : 1)
     } catch let error as ControlClientError {
         FileHandle.standardError.write(Data("sweeper: \(error)\n".utf8))
         if case .noDaemon = error { throw ExitCode(3) }
@@ -99,9 +100,10 @@ struct NewGameOptions: ParsableArguments {
         do {
             if let width, let height, let mines {
                 _ = try GameParameters(width: width, height: height, mines: mines, start: start, noGuess: noGuess)
-            } else {
-                _ = try GameParameters(preset: preset ?? .beginner, start: start, noGuess: noGuess)
+            } else if let preset {
+                _ = try GameParameters(preset: preset, start: start, noGuess: noGuess)
             }
+            // Without a size, the daemon's defaults for this device decide it, and the daemon checks the start.
         } catch {
             throw ValidationError(error.description)
         }
@@ -110,8 +112,8 @@ struct NewGameOptions: ParsableArguments {
     /// The request's arguments.
     var arguments: Commands.New.Arguments {
         Commands.New.Arguments(
-            preset: preset?.rawValue, width: width, height: height, mines: mines, noGuess: noGuess, seed: seed, startX: start?.x,
-            startY: start?.y, questionMarks: questionMarks)
+            preset: preset?.rawValue, width: width, height: height, mines: mines, noGuess: noGuess ? true : nil, seed: seed,
+            startX: start?.x, startY: start?.y, questionMarks: questionMarks ? true : nil)
     }
 }
 

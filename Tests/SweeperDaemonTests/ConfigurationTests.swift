@@ -1,4 +1,5 @@
 import Foundation
+import SweeperControl
 import Testing
 @testable import SweeperDaemon
 
@@ -101,6 +102,37 @@ import Testing
             (error as? ConfigurationError)?.message == "is not UTF-8 text"
         }
         #expect(HostPort("[::1]:70") == HostPort("[::1]:70"))
+    }
+
+    @Test func newGameDefaultsOfThisDeviceComeFromTheFileAndFillWhatARequestLeavesOut() throws {
+        let file = try tempFile("new_preset = \"expert\"\nnew_no_guess = true\nnew_question_marks = true\n")
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        var o = DaemonOverrides()
+        o.configFile = file
+        let defaults = try DaemonSettings.resolve(overrides: o, environment: ["USER": "u"]).newGame
+        #expect(defaults == Commands.New.Arguments(preset: "expert", noGuess: true, questionMarks: true))
+        // A request with nothing gets them; a size, or an explicit choice, wins.
+        let (plain, _, marks) = try ControlRouter.newGame(.init(), defaults: defaults)
+        #expect(plain.width == 30 && plain.mines == 99 && plain.noGuess && marks)
+        let (sized, _, _) = try ControlRouter.newGame(.init(width: 10, height: 10, mines: 5, noGuess: false), defaults: defaults)
+        #expect(sized.width == 10 && sized.mines == 5 && !sized.noGuess)
+        // Without defaults, a beginner board, guessing allowed.
+        let (beginner, _, noMarks) = try ControlRouter.newGame(.init(), defaults: .init())
+        #expect(beginner.width == 9 && !beginner.noGuess && !noMarks)
+
+        // Wrong defaults are refused at start, saying what is allowed.
+        for (text, says) in [
+            ("new_preset = \"huge\"\n", "expert"), ("new_width = 10\n", "together"), ("new_width = 600\nnew_height = 9\nnew_mines = 1\n", "500"),
+            ("new_no_guess = \"yes\"\n", "true or false"), ("new_mines = \"9\"\n", "whole number"),
+        ] {
+            let bad = try tempFile(text)
+            defer { try? FileManager.default.removeItem(atPath: bad) }
+            var b = DaemonOverrides()
+            b.configFile = bad
+            #expect { try DaemonSettings.resolve(overrides: b, environment: ["USER": "u"]) } throws: { error in
+                (error as? ConfigurationError)?.message.contains(says) == true
+            }
+        }
         #expect(HostPort("[::1]:70")?.host == "::1")
         #expect(HostPort("example:99999") == nil)
     }

@@ -1,3 +1,4 @@
+import Foundation
 import SweeperControl
 import Testing
 
@@ -294,6 +295,38 @@ func viewer(_ view: GameView) -> Viewer {
         #expect(alone != nil && ViewerRenderer.playerColours(["PEER1-XXXXX", "Z"])["PEER1-XXXXX"] == alone)
     }
 
+    @Test func theNewGameFormOpensOnTheChoiceLastMadeOnThisDevice() {
+        let game = gameView(["####", "####", "####"], mines: 3)
+        #expect(NewGameForm(like: game).selected == 0)
+        let expert = NewGameForm(like: game, last: .init(preset: "expert", noGuess: true))
+        #expect(expert.arguments == .init(preset: "expert", noGuess: true))
+        let custom = NewGameForm(like: game, last: .init(width: 20, height: 10, mines: 30))
+        #expect(custom.arguments == .init(width: 20, height: 10, mines: 30, noGuess: false))
+        #expect(NewGameForm(like: game, last: .init(width: 4, height: 3, mines: 3)).selected == 0)
+        // Starting a game from the form is what it opens on next time.
+        var v = viewer(game)
+        _ = v.handle(.character("n"))
+        _ = v.handle(.down)
+        #expect(v.handle(.enter) == [.startGame(.init(preset: "beginner", noGuess: false))])
+        #expect(v.lastNewGame == .init(preset: "beginner", noGuess: false))
+        _ = v.handle(.character("n"))
+        guard case .newGame(let again)? = v.overlay else {
+            Issue.record("n did not open the form")
+            return
+        }
+        #expect(again.arguments == .init(preset: "beginner", noGuess: false))
+    }
+
+    @Test func theViewerRemembersTheLastNewGameInItsStateDirectory() throws {
+        let dir = NSTemporaryDirectory() + "sweeper-viewer-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let memory = ViewerMemory(environment: ["XDG_STATE_HOME": dir, "HOME": "/nonexistent"])
+        #expect(memory.lastNewGame == nil)
+        memory.rememberNewGame(.init(preset: "expert", noGuess: true, seed: 5))
+        #expect(ViewerMemory(environment: ["XDG_STATE_HOME": dir, "HOME": "/nonexistent"]).lastNewGame == .init(preset: "expert", noGuess: true))
+        #expect(memory.path.hasPrefix(dir))
+    }
+
     @Test func markersTellPlayersApartByTheShortestUniquePrefix() {
         let labels = ViewerRenderer.markerLabels(["p1": "h1", "p2": "h2", "p3": "h3", "p4": "Mum", "p5": "Max"])
         #expect(labels == ["p1": "h1", "p2": "h2", "p3": "h3", "p4": "mu", "p5": "ma"])
@@ -328,7 +361,8 @@ func viewer(_ view: GameView) -> Viewer {
         #expect(v.handle(.enter) == [.startGame(Commands.New.Arguments(preset: "intermediate", noGuess: true))])
         #expect(v.overlay == nil)
 
-        // A custom size is typed field by field.
+        // A custom size is typed field by field (the form opens on the last
+        // choice, intermediate with no-guess on, which stays on).
         _ = v.handle(.character("n"))
         for _ in 0..<4 { _ = v.handle(.down) }
         for _ in 0..<3 { _ = v.handle(.backspace) }  // width was 2
@@ -341,7 +375,7 @@ func viewer(_ view: GameView) -> Viewer {
         for key in ["9", "9"] { _ = v.handle(.character(Character(key))) }
         let screen = ViewerRenderer(glyphs: .ascii, color: false).render(&v, width: 100, height: 24)
         #expect((0..<24).contains { screen.line($0).contains("custom") && screen.line($0).contains("[99]") })
-        #expect(v.handle(.enter) == [.startGame(Commands.New.Arguments(width: 40, height: 20, mines: 99, noGuess: false))])
+        #expect(v.handle(.enter) == [.startGame(Commands.New.Arguments(width: 40, height: 20, mines: 99, noGuess: true))])
 
         // Escape cancels; an incomplete custom size does not start.
         _ = v.handle(.character("n"))
