@@ -48,12 +48,12 @@ public enum ControlFormatting {
     public static func games(_ games: [GameSummary]) -> String {
         if games.isEmpty { return "No games yet. Start one with `sweeper new`.\n" }
         return table(
-            ["GAME", "SIZE", "STATUS", "ELAPSED", "PLAYERS"],
+            ["GAME", "SIZE", "STATUS", "ELAPSED", "STARTED", "ENDED", "PLAYERS"],
             games.map {
                 [
                     shortID($0.id), size(width: $0.width, height: $0.height, mines: $0.mines),
                     status($0.status, progress: $0.progress) + ($0.assisted ? " (assisted)" : ""),
-                    duration($0.elapsedSeconds), $0.players.joined(separator: ", "),
+                    duration($0.elapsedSeconds), date($0.created), $0.ended.map(date) ?? "-", $0.players.joined(separator: ", "),
                 ]
             })
     }
@@ -91,6 +91,8 @@ public enum ControlFormatting {
             let name = v.players.first { $0.id == tripped }?.name ?? shortID(tripped)
             parts.append("tripped by \(name)")
         }
+        if let created = v.created { parts.append("started \(date(created))") }
+        if let ended = v.ended { parts.append("ended \(date(ended))") }
         return parts.joined(separator: " · ")
     }
 

@@ -60,14 +60,17 @@ public struct GameSummary: Codable, Equatable, Sendable {
     public var players: [String]
     /// Creation time, seconds since 1970.
     public var created: Double
+    /// When the game was won or lost, seconds since 1970; absent while playing.
+    public var ended: Double?
     /// Whether a player used the cheat.
     public var assisted: Bool
 
     /// Creates a summary.
     public init(
         id: String, width: Int, height: Int, mines: Int, status: PlayStatus, progress: Double, elapsedSeconds: Int,
-        players: [String], created: Double, assisted: Bool
+        players: [String], created: Double, ended: Double? = nil, assisted: Bool
     ) {
+        self.ended = ended
         self.id = id
         self.width = width
         self.height = height
@@ -132,13 +135,20 @@ public struct GameView: Codable, Equatable, Sendable {
     public var mineLayout: [String]?
     /// After a loss: the flagged cells that held no mine (absent otherwise).
     public var wrongFlags: [CellPosition]?
+    /// Creation time, seconds since 1970.
+    public var created: Double?
+    /// When the game was won or lost, seconds since 1970; absent while playing.
+    public var ended: Double?
 
     /// Creates a view.
     public init(
         id: String, width: Int, height: Int, mines: Int, status: PlayStatus, digest: String, revealed: Int, flags: Int,
         board: [String], players: [PlayerScore], trippedBy: String?, elapsedSeconds: Int, progress: Double,
-        assisted: Bool, questionMarks: Bool, mineLayout: [String]? = nil, wrongFlags: [CellPosition]? = nil
+        assisted: Bool, questionMarks: Bool, mineLayout: [String]? = nil, wrongFlags: [CellPosition]? = nil,
+        created: Double? = nil, ended: Double? = nil
     ) {
+        self.created = created
+        self.ended = ended
         self.id = id
         self.width = width
         self.height = height
@@ -160,7 +170,7 @@ public struct GameView: Codable, Equatable, Sendable {
 
     private enum CodingKeys: String, CodingKey {
         case id, width, height, mines, status, digest, revealed, flags, board, players, trippedBy, elapsedSeconds
-        case progress, assisted, questionMarks, mineLayout, wrongFlags
+        case progress, assisted, questionMarks, mineLayout, wrongFlags, created, ended
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -183,6 +193,8 @@ public struct GameView: Codable, Equatable, Sendable {
         try c.encode(questionMarks, forKey: .questionMarks)
         try c.encodeIfPresent(mineLayout, forKey: .mineLayout)
         try c.encodeIfPresent(wrongFlags, forKey: .wrongFlags)
+        try c.encodeIfPresent(created, forKey: .created)
+        try c.encodeIfPresent(ended, forKey: .ended)
     }
 }
 

@@ -141,7 +141,7 @@ final class PeerNetwork: Sendable {
         let states = await sync.syncStates()
         let now = Date()
         return await node.snapshot(includeOtherCircles: all).map { p in
-            PeerInfo(p, sync: p.linkID.flatMap { states[$0] }, now: now)
+            sync.info(p, sync: p.linkID.flatMap { states[$0] }, now: now)
         }
     }
 

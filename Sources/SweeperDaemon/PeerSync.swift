@@ -154,8 +154,16 @@ final class PeerSync: PeerNodeDelegate, Sendable {
         let linkID = snapshot.linkID
         Task { [service, relay, events] in
             let states = linkID == nil ? [:] : await Self.syncStates(relay.linked.filter { $0.link.id == linkID }, service: service)
-            events.publish(ControlEvent(event: .peerChanged, peer: PeerInfo(snapshot, sync: linkID.flatMap { states[$0] })))
+            events.publish(ControlEvent(event: .peerChanged, peer: self.info(snapshot, sync: linkID.flatMap { states[$0] })))
         }
+    }
+
+    /// How `peers` and `peer-changed` events show a peer: named by its
+    /// profile when one came (a daemon of this circle), else as it said.
+    func info(_ snapshot: PeerSnapshot, sync: PeerInfo.Sync?, now: Date = Date()) -> PeerInfo {
+        var info = PeerInfo(snapshot, sync: sync, now: now)
+        if !snapshot.otherCircle, let profile = peers.profile(of: snapshot.id), !profile.name.isEmpty { info.name = profile.name }
+        return info
     }
 
     // MARK: Anti-entropy

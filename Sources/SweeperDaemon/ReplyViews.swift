@@ -36,7 +36,7 @@ struct ReplyViews: Sendable {
             id: state.gameID.description, width: p.width, height: p.height, mines: p.mines, status: state.status.shown,
             progress: state.board.progress, elapsedSeconds: state.elapsedSeconds(nowMillis: now.millis),
             players: players(replica, state).map(name(of:)), created: Double(state.startMillis) / 1000,
-            assisted: state.isAssisted)
+            ended: state.endMillis.map { Double($0) / 1000 }, assisted: state.isAssisted)
     }
 
     /// The whole game, as `show` and `new` answer; with `cheat`, the mines too.
@@ -53,7 +53,8 @@ struct ReplyViews: Sendable {
             players: players, trippedBy: state.trippedBy?.description,
             elapsedSeconds: state.elapsedSeconds(nowMillis: Date().millis), progress: state.board.progress,
             assisted: state.isAssisted, questionMarks: state.genesis.questionMarks, mineLayout: cheat ? state.layoutRows : nil,
-            wrongFlags: state.status == .lost ? Self.wrongFlags(state) : nil)
+            wrongFlags: state.status == .lost ? Self.wrongFlags(state) : nil,
+            created: Double(state.startMillis) / 1000, ended: state.endMillis.map { Double($0) / 1000 })
     }
 
     /// After a loss, the flags on cells without a mine.

@@ -98,7 +98,9 @@ import Testing
 
     @Test func gamesTableListsEveryGame() {
         let games = [
-            GameSummary(id: "0123456789abcdef", width: 9, height: 9, mines: 10, status: .won, progress: 1, elapsedSeconds: 65, players: ["ada", "bob"], created: 2, assisted: false),
+            GameSummary(
+                id: "0123456789abcdef", width: 9, height: 9, mines: 10, status: .won, progress: 1, elapsedSeconds: 65, players: ["ada", "bob"],
+                created: 1_795_000_000, ended: 1_795_000_065, assisted: false),
             GameSummary(id: "fedcba9876543210", width: 30, height: 16, mines: 99, status: .playing, progress: 0.5, elapsedSeconds: 4000, players: [], created: 1, assisted: true),
         ]
         let text = ControlFormatting.games(games)
@@ -106,6 +108,10 @@ import Testing
         #expect(lines.count == 3)
         #expect(lines[1].contains("01234567") && lines[1].contains("9×9 (10)") && lines[1].contains("won") && lines[1].contains("0:01:05") && lines[1].contains("ada, bob"))
         #expect(lines[2].contains("30×16 (99)") && lines[2].contains("50% (assisted)") && lines[2].contains("1:06:40"))
+        // When each started, and ended once won or lost.
+        #expect(lines[0].contains("STARTED") && lines[0].contains("ENDED"))
+        #expect(lines[1].contains(ControlFormatting.date(1_795_000_000)) && lines[1].contains(ControlFormatting.date(1_795_000_065)))
+        #expect(lines[2].contains(ControlFormatting.date(1)) && lines[2].contains(" - "))
     }
 }
 
@@ -174,8 +180,11 @@ import Testing
     }
 
     @Test func afterAWinNoMineIsLeft() {
-        let line = ControlFormatting.statusLine(view(["F1.", "F1."], status: .won, flags: 0))
+        var won = view(["F1.", "F1."], status: .won, flags: 0)
+        (won.created, won.ended) = (1_795_000_000, 1_795_000_065)
+        let line = ControlFormatting.statusLine(won)
         #expect(line.contains("mines left 0/2") && line.contains("won"), "\(line)")
+        #expect(line.contains("started \(ControlFormatting.date(1_795_000_000))") && line.contains("ended \(ControlFormatting.date(1_795_000_065))"))
     }
 
     @Test func bestTimesCarryTheirDate() {

@@ -210,6 +210,8 @@ import Testing
         // A later change wins everywhere; after a restart the profile is still ann's choice.
         _ = try ann.json(["profile", "--name", "Mother"])
         #expect(eventually(20) { (try? cat.cli(["games"]).stdout.contains("Mother")) ?? false })
+        // Bob, linked to ann, lists her by her profile's name too.
+        #expect(((try bob.json(["peers"])["peers"] as? [[String: Any]]) ?? []).contains { $0["name"] as? String == "Mother" })
         _ = ann.stop()
         try ann.start(name: "ann")
         #expect(try ann.json(["status"])["name"] as? String == "Mother")
