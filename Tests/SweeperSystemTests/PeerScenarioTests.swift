@@ -381,6 +381,21 @@ struct PeerScenarioTests {
         #expect(try c[1].cli(["flag", game, "\(q.x)", "\(q.y)"]).status == 0)
         guard c.waitConverged(game, [1, 2, 3]) != nil else { return }
         #expect(cell(c[1].board(game), p.x, p.y) == "F" && cell(c[3].board(game), q.x, q.y) == "F")
+
+        // Names travel as profiles: h3 never links to h1 (nor h1 to h3), yet
+        // each names the other in the game's players and in `games`, and a
+        // new name chosen on h1 reaches h3 through h2.
+        func playerNames(_ h: Int) -> Set<String> {
+            Set(((c[h].show(game)?["players"] as? [[String: Any]]) ?? []).compactMap { $0["name"] as? String })
+        }
+        #expect(playerNames(3) == [c[1].name, c[3].name], "h3 names \(playerNames(3))")
+        #expect(playerNames(1) == [c[1].name, c[3].name], "h1 names \(playerNames(1))")
+        #expect(try c[1].cli(["profile", "--name", "Mum"]).status == 0)
+        let renamed = eventually(20) {
+            let games = try c[3].cli(["games"]).stdout
+            return playerNames(3).contains("Mum") && games.contains("Mum")
+        }
+        #expect(renamed, "h3 names \(playerNames(3))")
     }
 
     /// avahi-daemon stops under a running daemon: it says so, keeps serving
