@@ -283,25 +283,22 @@ def lab_section(args, bindir, results, full):
             lab.stop(echo)
             results[f"latency.h{hosts}.rtt_ms"] = rtt["p50_ms"]
             game = new_game(daemons[0], daemons[1:], 200, 200, 8000, 1)
-            out = bench_tool(bindir, "moves", daemons[0].socket, game, str(moves), *[d.socket for d in daemons[1:]])
-            line = next(l for l in out.splitlines() if l.startswith("move-answer-to-event"))
-            f = fields(line)
-            results[f"latency.h{hosts}.p50_ms"] = f["p50_ms"]
-            results[f"latency.h{hosts}.p99_ms"] = f["p99_ms"]
-            results[f"latency.h{hosts}.samples"] = f["n"]
-            results[f"latency.h{hosts}.lost"] = f["lost"]
-            results[f"latency.h{hosts}.before_answer"] = f["before_answer"]
+            sockets = [d.socket for d in daemons]
+
+            def timed(what, line_name, prefix, extra=()):
+                # One timing run of sweeper-bench-latency: its line's figures as latency.hN.PREFIX* results.
+                out = bench_tool(bindir, what, sockets[0], game, str(moves), *sockets[1:])
+                line = next(l for l in out.splitlines() if l.startswith(line_name))
+                f = fields(line)
+                for key, name in [("p50_ms", "p50_ms"), ("p99_ms", "p99_ms"), ("n", "samples"), ("lost", "lost"), *extra]:
+                    results[f"latency.h{hosts}.{prefix}{name}"] = f[key]
+                log(f"{hosts} hosts: {line}")
+                return out
+
+            out = timed("moves", "move-answer-to-event", "", extra=[("before_answer", "before_answer")])
             request = fields(next(l for l in out.splitlines() if l.startswith("move-request-to-event")))
             results[f"latency.h{hosts}.request_p50_ms"] = request["p50_ms"]
-            log(f"{hosts} hosts: {line}")
-            out = bench_tool(bindir, "cursors", daemons[0].socket, game, str(moves), *[d.socket for d in daemons[1:]])
-            line = next(l for l in out.splitlines() if l.startswith("cursor-to-event"))
-            f = fields(line)
-            results[f"latency.h{hosts}.cursor_p50_ms"] = f["p50_ms"]
-            results[f"latency.h{hosts}.cursor_p99_ms"] = f["p99_ms"]
-            results[f"latency.h{hosts}.cursor_samples"] = f["n"]
-            results[f"latency.h{hosts}.cursor_lost"] = f["lost"]
-            log(f"{hosts} hosts: {line}")
+            timed("cursors", "cursor-to-event", "cursor_")
             if hosts == 4:
                 seconds = 3 if args.quick else 10
                 out = bench_tool(bindir, "load", game, "20", str(seconds), *[d.socket for d in daemons])

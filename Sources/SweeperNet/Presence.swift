@@ -54,12 +54,12 @@ public struct PresenceNote: Sendable, Hashable {
     static func signedBytes(author: PeerID, serial: UInt64, spot: PresenceSpot?) -> [UInt8] {
         var out = author.bytes
         out.reserveCapacity(32 + 10 + 1 + 16 + 6)
-        appendVarint(serial, to: &out)
+        out.appendVarint(serial)
         if let spot {
             out.append(1)
             out.append(contentsOf: spot.game)
-            appendVarint(UInt64(spot.x), to: &out)
-            appendVarint(UInt64(spot.y), to: &out)
+            out.appendVarint(UInt64(spot.x))
+            out.appendVarint(UInt64(spot.y))
         } else {
             out.append(0)
         }
@@ -82,57 +82,27 @@ public struct PresenceNote: Sendable, Hashable {
 
     /// Decodes a note (its signature is not checked here: ``isAuthentic``).
     public init(decoding bytes: ArraySlice<UInt8>) throws(PeerConnectionError) {
-        var i = bytes.startIndex
-        func take(_ n: Int) throws(PeerConnectionError) -> ArraySlice<UInt8> {
-            guard bytes.endIndex - i >= n else { throw .malformedMessage("short presence") }
-            defer { i += n }
-            return bytes[i..<(i + n)]
-        }
-        func varint(_ limit: UInt64) throws(PeerConnectionError) -> UInt64 {
-            var value: UInt64 = 0
-            var shift: UInt64 = 0
-            while true {
-                let b = try take(1)[i - 1]
-                if shift == 63, b > 1 { throw .malformedMessage("presence number too large") }
-                value |= UInt64(b & 0x7F) << shift
-                if b & 0x80 == 0 {
-                    if b == 0, shift > 0 { throw .malformedMessage("presence number not in its shortest form") }
-                    guard value <= limit else { throw .malformedMessage("presence number out of range") }
-                    return value
-                }
-                shift += 7
-            }
-        }
-        guard let author = try? PeerID(bytes: try take(PeerID.byteCount)) else { throw .malformedMessage("short presence") }
-        let serial = try varint(.max)
-        let state = try take(1)[i - 1]
+        var r = NoteReader(bytes, what: "presence")
+        let author = try r.peer()
+        let serial = try r.varint()
+        let state = try r.byte()
         var spot: PresenceSpot?
         switch state {
         case 0:
             spot = nil
         case 1:
-            let game = Array(try take(PresenceSpot.gameIDByteCount))
+            let game = Array(try r.take(PresenceSpot.gameIDByteCount))
             let limit = UInt64(PresenceSpot.coordinateLimit)
-            let x = Int(try varint(limit)), y = Int(try varint(limit))
+            let x = Int(try r.varint(max: limit)), y = Int(try r.varint(max: limit))
             spot = PresenceSpot(game: game, x: x, y: y)
         default:
             throw .malformedMessage("unknown presence state \(state)")
         }
-        guard let signature = Signature(bytes: try take(Signature.byteCount)) else { throw .malformedMessage("short presence") }
-        guard i == bytes.endIndex else { throw .malformedMessage("presence of the wrong length") }
+        let signature = try r.signatureAtEnd()
         self.author = author
         self.serial = serial
         self.spot = spot
         self.signature = signature
-    }
-
-    private static func appendVarint(_ value: UInt64, to out: inout [UInt8]) {
-        var v = value
-        while v >= 0x80 {
-            out.append(UInt8(truncatingIfNeeded: v) | 0x80)
-            v >>= 7
-        }
-        out.append(UInt8(v))
     }
 }
 

@@ -28,12 +28,7 @@ public struct ProfileNote: Sendable, Hashable {
 
     static func signedBytes(author: PeerID, serial: UInt64, name: String, colour: UInt8) -> [UInt8] {
         var out = author.bytes
-        var v = serial
-        while v >= 0x80 {
-            out.append(UInt8(truncatingIfNeeded: v) | 0x80)
-            v >>= 7
-        }
-        out.append(UInt8(v))
+        out.appendVarint(serial)
         let nameBytes = Array(name.utf8)
         out.append(UInt8(nameBytes.count))
         out.append(contentsOf: nameBytes)
@@ -64,33 +59,16 @@ public struct ProfileNote: Sendable, Hashable {
     /// Decodes a profile (its signature is not checked here: ``isAuthentic``).
     /// A name that is not UTF-8, too long, or holds control characters is refused.
     public init(decoding bytes: ArraySlice<UInt8>) throws(PeerConnectionError) {
-        var i = bytes.startIndex
-        func take(_ n: Int) throws(PeerConnectionError) -> ArraySlice<UInt8> {
-            guard n >= 0, bytes.endIndex - i >= n else { throw .malformedMessage("short profile") }
-            defer { i += n }
-            return bytes[i..<(i + n)]
-        }
-        guard let author = try? PeerID(bytes: try take(PeerID.byteCount)) else { throw .malformedMessage("short profile") }
-        var serial: UInt64 = 0
-        var shift: UInt64 = 0
-        while true {
-            let b = try take(1)[i - 1]
-            if shift == 63, b > 1 { throw .malformedMessage("profile serial too large") }
-            serial |= UInt64(b & 0x7F) << shift
-            if b & 0x80 == 0 {
-                if b == 0, shift > 0 { throw .malformedMessage("profile serial not in its shortest form") }
-                break
-            }
-            shift += 7
-        }
-        let length = Int(try take(1)[i - 1])
+        var r = NoteReader(bytes, what: "profile")
+        let author = try r.peer()
+        let serial = try r.varint()
+        let length = Int(try r.byte())
         guard length <= PlayerName.byteLimit else { throw .malformedMessage("profile name over \(PlayerName.byteLimit) bytes") }
-        guard let name = String(validating: try take(length), as: UTF8.self) else { throw .malformedMessage("profile name is not UTF-8") }
+        guard let name = String(validating: try r.take(length), as: UTF8.self) else { throw .malformedMessage("profile name is not UTF-8") }
         guard PlayerName.cleaned(name) == name else { throw .malformedMessage("profile name with control characters") }
-        let colour = try take(1)[i - 1]
+        let colour = try r.byte()
         guard colour <= Self.colourLimit else { throw .malformedMessage("profile colour \(colour) is not 0 to \(Self.colourLimit)") }
-        guard let signature = Signature(bytes: try take(Signature.byteCount)) else { throw .malformedMessage("short profile") }
-        guard i == bytes.endIndex else { throw .malformedMessage("profile of the wrong length") }
+        let signature = try r.signatureAtEnd()
         self.author = author
         self.serial = serial
         self.name = name

@@ -310,21 +310,33 @@ final class TmuxPane {
         #expect(savedMode(pane, h.root + "/stty-2") == before)
     }
 
-    @Test func aPeersMovesAppearWithTheirMarkerAndSyncState() throws {
+    /// Ann's and bob's daemons in one circle, linked on loopback, with a
+    /// beginner game of ann's that bob's daemon holds too.
+    func linkedPair() throws -> (ann: DaemonHarness, bob: DaemonHarness, game: String) {
         let a = try DaemonHarness()
-        defer { a.cleanup() }
         let b = try DaemonHarness()
-        defer { b.cleanup() }
-        try a.start(name: "ann")
-        try b.start(name: "bob")
-        let code = try a.cli(["invite"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        #expect(try b.cli(["join", code]).status == 0)
-        let listening = try #require((try a.json(["status"])["listening"] as? [String])?.first)
-        let port = try #require(listening.split(separator: ":").last)
-        #expect(try b.cli(["connect", "127.0.0.1:\(port)"]).status == 0)
-        let game = try #require(try a.json(["new", "--preset", "beginner", "--seed", "9"])["id"] as? String)
-        // Bounded wait for the game to reach bob's daemon.
-        for _ in 0..<200 where (try? b.cli(["show", game]).status) != 0 { usleep(50_000) }
+        do {
+            try a.start(name: "ann")
+            try b.start(name: "bob")
+            let code = try a.cli(["invite"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            #expect(try b.cli(["join", code]).status == 0)
+            let listening = try #require((try a.json(["status"])["listening"] as? [String])?.first)
+            let port = try #require(listening.split(separator: ":").last)
+            #expect(try b.cli(["connect", "127.0.0.1:\(port)"]).status == 0)
+            let game = try #require(try a.json(["new", "--preset", "beginner", "--seed", "9"])["id"] as? String)
+            // Bounded wait for the game to reach bob's daemon.
+            for _ in 0..<200 where (try? b.cli(["show", game]).status) != 0 { usleep(50_000) }
+            return (a, b, game)
+        } catch {
+            a.cleanup()
+            b.cleanup()
+            throw error
+        }
+    }
+
+    @Test func aPeersMovesAppearWithTheirMarkerAndSyncState() throws {
+        let (a, b, game) = try linkedPair()
+        defer { a.cleanup(); b.cleanup() }
         let pane = try TmuxPane(width: 80, height: 24, command: playCommand(a, game), environment: environment(a))
         defer { pane.kill() }
         pane.waitFor("Peers: bob in sync")
@@ -342,19 +354,8 @@ final class TmuxPane {
     }
 
     @Test func eachViewerSeesTheOtherPlayersCursorMoveAndGo() throws {
-        let a = try DaemonHarness()
-        defer { a.cleanup() }
-        let b = try DaemonHarness()
-        defer { b.cleanup() }
-        try a.start(name: "ann")
-        try b.start(name: "bob")
-        let code = try a.cli(["invite"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        #expect(try b.cli(["join", code]).status == 0)
-        let listening = try #require((try a.json(["status"])["listening"] as? [String])?.first)
-        let port = try #require(listening.split(separator: ":").last)
-        #expect(try b.cli(["connect", "127.0.0.1:\(port)"]).status == 0)
-        let game = try #require(try a.json(["new", "--preset", "beginner", "--seed", "9"])["id"] as? String)
-        for _ in 0..<200 where (try? b.cli(["show", game]).status) != 0 { usleep(50_000) }
+        let (a, b, game) = try linkedPair()
+        defer { a.cleanup(); b.cleanup() }
         let annPane = try TmuxPane(width: 80, height: 24, command: playCommand(a, game), environment: environment(a))
         defer { annPane.kill() }
         let bobPane = try TmuxPane(width: 80, height: 24, command: playCommand(b, game), environment: environment(b))
