@@ -167,10 +167,15 @@ struct ControlRouter: ControlResponder {
     /// answer; one that cannot be read, or names no game held here, clears
     /// the viewer's presence rather than leave it stale.
     func received(_ line: Data, on subscription: EventConnection) async {
+        /// A cursor line, read in one pass (these come up to 20 times a second).
+        struct CursorLine: Decodable {
+            var command: String?
+            var game: String?
+            var x: Int?
+            var y: Int?
+        }
         let viewer = ObjectIdentifier(subscription)
-        guard let head = try? ControlCoding.decoder().decode(RequestHead.self, from: line), head.command == Commands.Cursor.name,
-              let a = try? ControlCoding.decoder().decode(Commands.Cursor.Arguments.self, from: line)
-        else {
+        guard let a = try? ControlCoding.decoder().decode(CursorLine.self, from: line), a.command == Commands.Cursor.name else {
             logger.debug("ignored a line after subscribe that is not a cursor")
             return
         }
