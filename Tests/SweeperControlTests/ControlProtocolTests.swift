@@ -187,6 +187,22 @@ import Testing
         #expect(line.contains("started \(ControlFormatting.date(1_795_000_000))") && line.contains("ended \(ControlFormatting.date(1_795_000_065))"))
     }
 
+    @Test func peersAndStatusSayWhoLooksWhere() {
+        let presence = [
+            PresenceInfo(peer: "ME", name: "ann", game: "0123456789abcdef", x: 3, y: 4, own: true),
+            PresenceInfo(peer: "P2", name: "Mum", game: "fedcba9876543210", x: 0, y: 7),
+            PresenceInfo(peer: "P3", name: "Dad"),
+        ]
+        let text = ControlFormatting.peers(Commands.Peers.Result(peers: [], mdns: "running", presence: presence))
+        #expect(text.contains("ann (you) is in game 01234567 at 3,4\n"), "\(text)")
+        #expect(text.contains("Mum is in game fedcba98 at 0,7\n"))
+        #expect(!text.contains("Dad"))
+        let status = ControlFormatting.status(Commands.Status.Result(
+            peerID: "ME", name: "ann", circleTag: "t", listening: [], mdns: "running", peers: 1, games: 2, version: "v", pid: 1,
+            presence: presence))
+        #expect(status.contains("Mum is in game fedcba98 at 0,7"))
+    }
+
     @Test func bestTimesCarryTheirDate() {
         let date = 1_795_000_000.0
         let text = ControlFormatting.scores([
