@@ -87,9 +87,11 @@ extension Store {
 
     // MARK: Profiles
 
-    /// Keeps a player's signed profile (its encoding), replacing an older one.
+    /// Keeps a player's signed profile (its encoding), replacing an older
+    /// one. Without an fsync: a profile lost to a power cut comes again from
+    /// any peer (its author's own is made again at start).
     public func saveProfile(author: [UInt8], serial: UInt64, note: [UInt8]) throws(StoreError) {
-        try write { db in
+        try write(.deferred) { db in
             try db.execute(
                 sql: """
                     INSERT INTO profiles (author, serial, note) VALUES (?, ?, ?)
