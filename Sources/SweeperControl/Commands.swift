@@ -226,10 +226,13 @@ public enum Commands {
         public var game: String
         /// Its players.
         public var players: [String]
-        /// When it was played, seconds since 1970.
+        /// When it was played (its start), seconds since 1970.
         public var date: Double
+        /// When it was won, seconds since 1970.
+        public var ended: Double?
         /// Creates a best time.
-        public init(width: Int, height: Int, mines: Int, seconds: Int, game: String, players: [String], date: Double) {
+        public init(width: Int, height: Int, mines: Int, seconds: Int, game: String, players: [String], date: Double, ended: Double? = nil) {
+            self.ended = ended
             self.width = width
             self.height = height
             self.mines = mines

@@ -128,11 +128,11 @@ public enum ControlFormatting {
     public static func scores(_ scores: [Commands.BestTime]) -> String {
         if scores.isEmpty { return "No solved games yet.\n" }
         return table(
-            ["SIZE", "BEST", "DATE", "GAME", "PLAYERS"],
+            ["SIZE", "BEST", "STARTED", "ENDED", "GAME", "PLAYERS"],
             scores.map {
                 [
-                    size(width: $0.width, height: $0.height, mines: $0.mines), duration($0.seconds), date($0.date), shortID($0.game),
-                    $0.players.joined(separator: ", "),
+                    size(width: $0.width, height: $0.height, mines: $0.mines), duration($0.seconds), date($0.date),
+                    $0.ended.map(date) ?? "-", shortID($0.game), $0.players.joined(separator: ", "),
                 ]
             })
     }

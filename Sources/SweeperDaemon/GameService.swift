@@ -303,7 +303,7 @@ actor GameService {
             let players = engine.game(state.gameID).map { views.players($0.game, state).map(views.name(of:)) } ?? []
             best[key] = Commands.BestTime(
                 width: p.width, height: p.height, mines: p.mines, seconds: seconds, game: state.gameID.description,
-                players: players, date: date)
+                players: players, date: date, ended: state.endMillis.map { Double($0) / 1000 })
         }
         return Commands.Scores.Result(scores: best.values.sorted { ($0.width, $0.height, $0.mines) < ($1.width, $1.height, $1.mines) })
     }

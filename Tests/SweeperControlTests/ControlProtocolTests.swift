@@ -206,9 +206,10 @@ import Testing
     @Test func bestTimesCarryTheirDate() {
         let date = 1_795_000_000.0
         let text = ControlFormatting.scores([
-            Commands.BestTime(width: 9, height: 9, mines: 10, seconds: 65, game: "0123456789abcdef", players: ["ann"], date: date)
+            Commands.BestTime(width: 9, height: 9, mines: 10, seconds: 65, game: "0123456789abcdef", players: ["ann"], date: date, ended: date + 65)
         ])
-        #expect(text.contains(ControlFormatting.date(date)) && text.contains("DATE"), "\(text)")
+        #expect(text.contains(ControlFormatting.date(date)) && text.contains("STARTED") && text.contains("ENDED"), "\(text)")
+        #expect(text.contains(ControlFormatting.date(date + 65)))
         #expect(ControlFormatting.date(date).count == 16)
     }
 }

@@ -33,6 +33,13 @@ import Testing
         #expect(!shown.contains("*") && shown.filter { $0 == "F" }.count == game.mines, "\(view.board)")
         let best: Commands.Scores.Result = try await result(f.router, #"{"id":5,"command":"scores"}"#)
         #expect(best.scores.map(\.game) == [game.id])
+        // Its start and its end: the end comes with the win, and no earlier than the start.
+        let won = try #require(best.scores.first)
+        #expect(won.ended.map { $0 >= won.date } == true, "\(won)")
+        #expect(view.created == won.date && view.ended == won.ended)
+        let listed: Commands.Games.Result = try await result(f.router, #"{"id":6,"command":"games"}"#)
+        #expect(listed.games.first { $0.id == game.id }?.ended == won.ended)
+        #expect(listed.games.first { $0.id == opened.id }?.ended != nil)
         await f.cleanup()
     }
 }
