@@ -121,7 +121,7 @@ let package = Package(
             name: "SweeperDaemonTests",
             dependencies: [
                 "SweeperDaemon", "SweeperControl", "SweeperConventions", "SweeperStore", "SweeperSync", "SweeperCrypto", "SweeperGame",
-                "SweeperDiscovery",
+                "SweeperDiscovery", "SweeperNet",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
             ],

@@ -65,6 +65,8 @@ public struct PeerInfo: Codable, Equatable, Sendable {
     public var sync: Sync?
     /// Whether it is a daemon of another circle (seen by mDNS, never linked).
     public var otherCircle: Bool
+    /// The peer protocol version its hello gave, while linked.
+    public var protocolVersion: Int?
 
     /// Creates a peer report.
     public init(
@@ -98,6 +100,18 @@ extension PeerInfo {
         case .discovered: return "seen, not linked"
         case .offline: return "offline"
         }
+    }
+
+    /// The first peer protocol version whose daemons exchange cursors and
+    /// profiles (link message types 5 and 6).
+    public static let presenceProtocolVersion = 3
+
+    /// For a linked peer whose Sweeper is older than this one's: what it
+    /// misses and what to do; nil otherwise.
+    public var versionNote: String? {
+        guard let v = protocolVersion, v < Self.presenceProtocolVersion else { return nil }
+        return "\(name.isEmpty ? "this peer" : name) runs an older Sweeper (peer protocol \(v)): games sync, "
+            + "but cursors and chosen names do not reach it. Upgrade it."
     }
 
     /// What each side lacks, while linked and not in sync (`they lack 3, we lack 0`).
@@ -145,6 +159,8 @@ extension ControlFormatting {
                 [$0.address, $0.reason, $0.secondsAgo < 1 ? "now" : "\(Int($0.secondsAgo))s ago"]
             })
         }
+        let notes = result.peers.compactMap(\.versionNote)
+        if !notes.isEmpty { out += "\n" + notes.map { $0 + "\n" }.joined() }
         if let presence = result.presence, !presence.isEmpty { out += "\n" + watching(presence) }
         if let note = mdnsNote(result.mdns) { out += "\n" + note + "\n" }
         return out

@@ -163,6 +163,9 @@ final class PeerSync: PeerNodeDelegate, Sendable {
     func info(_ snapshot: PeerSnapshot, sync: PeerInfo.Sync?, now: Date = Date()) -> PeerInfo {
         var info = PeerInfo(snapshot, sync: sync, now: now)
         if !snapshot.otherCircle, let profile = peers.profile(of: snapshot.id), !profile.name.isEmpty { info.name = profile.name }
+        if let linkID = snapshot.linkID, let version = relay.session(linkID: linkID)?.link.peerVersion, version > 0 {
+            info.protocolVersion = Int(version)
+        }
         return info
     }
 

@@ -435,6 +435,7 @@ public struct ViewerRenderer: Sendable {
             title = "Peers"
             lines = viewer.peers.map { p in "\(p.name)  \(p.lackWords.map { "\(p.stateWords) (\($0))" } ?? p.stateWords)  \(p.addresses.first ?? "")" }
             if lines.isEmpty { lines = ["no peers yet (sweeper invite / join / connect)"] }
+            for note in viewer.peers.compactMap(\.versionNote) { lines += [""] + Self.wrap(note, width: max(20, screen.width - 8)) }
             if let note = ControlFormatting.mdnsNote(viewer.mdns) { lines += [""] + Self.wrap(note, width: max(20, screen.width - 8)) }
         case let .confirm(question, _):
             title = "Confirm"

@@ -187,6 +187,20 @@ import Testing
         #expect(line.contains("started \(ControlFormatting.date(1_795_000_000))") && line.contains("ended \(ControlFormatting.date(1_795_000_065))"))
     }
 
+    @Test func aPeerRunningAnOlderSweeperIsSaidWithWhatItMisses() {
+        func peer(_ name: String, _ version: Int?) -> PeerInfo {
+            var p = PeerInfo(
+                id: "P-\(name)", name: name, addresses: [], state: .connected, via: ["mdns"], lastSeenSecondsAgo: 0, roundTripMs: 1,
+                sync: .init(theyLack: 0, weLack: 0), otherCircle: false)
+            p.protocolVersion = version
+            return p
+        }
+        #expect(peer("gran", 2).versionNote?.contains("gran runs an older Sweeper (peer protocol 2)") == true)
+        #expect(peer("mum", 3).versionNote == nil && peer("dad", nil).versionNote == nil)
+        let text = ControlFormatting.peers(Commands.Peers.Result(peers: [peer("gran", 2), peer("mum", 3)], mdns: "running"))
+        #expect(text.contains("gran runs an older Sweeper") && !text.contains("mum runs"), "\(text)")
+    }
+
     @Test func peersAndStatusSayWhoLooksWhere() {
         let presence = [
             PresenceInfo(peer: "ME", name: "ann", game: "0123456789abcdef", x: 3, y: 4, own: true),

@@ -3,6 +3,7 @@ import NIOCore
 import NIOEmbedded
 import NIOPosix
 import SweeperControl
+import SweeperNet
 import Testing
 @testable import SweeperDaemon
 
@@ -111,6 +112,11 @@ import Testing
         }
         subscription.end()
         await f.cleanup()
+    }
+
+    @Test func theControlLibraryKnowsThePeerProtocolVersionOfPresence() {
+        // SweeperControl words an older peer without depending on SweeperNet: the numbers must agree.
+        #expect(PeerInfo.presenceProtocolVersion == Int(PeerHello.presenceVersion))
     }
 
     @Test func theMatcherRefusesWhatDiffers() throws {

@@ -370,10 +370,18 @@ final class AdversaryPeer {
         return wire.sendFrame(sealed)
     }
 
-    /// Sends a hello as a daemon would.
-    func sendHello(name: String = "mallory") {
+    /// Sends a hello as a daemon of peer protocol `version` would.
+    func sendHello(name: String = "mallory", version: UInt8 = 1) {
         let n = Array(name.utf8.prefix(64))
-        send(message: [0, 1, 0, 0, UInt8(n.count)] + n)
+        send(message: [0, version, 0, 0, UInt8(n.count)] + n)
+    }
+
+    /// The type of the next message the daemon sends (a ping is answered,
+    /// as a live daemon would, so the link stays up); nil when it closed.
+    func nextType() -> UInt8? {
+        guard let m = next(), let type = m.first else { return nil }
+        if type == 2 { send(message: [3] + m.dropFirst()) }
+        return type
     }
 
     /// Sends a sync message.
