@@ -110,8 +110,8 @@ struct GameEngine: Sendable {
     func inserting(_ op: Op, circle index: Int) throws -> GameEngine {
         var next = self
         let outcome = next.circles[index].replica.insert(op)
-        if let r = outcome.rejected.first {
-            throw GameEngineError.ownOpRefused(r.reason)
+        if let reason = outcome.rejection(of: op) {
+            throw GameEngineError.ownOpRefused(reason)
         }
         return next
     }
@@ -121,8 +121,8 @@ struct GameEngine: Sendable {
     /// caller reloads the engine from the store.
     mutating func insert(_ op: Op, circle index: Int) throws {
         let outcome = circles[index].replica.insert(op)
-        if let r = outcome.rejected.first {
-            throw GameEngineError.ownOpRefused(r.reason)
+        if let reason = outcome.rejection(of: op) {
+            throw GameEngineError.ownOpRefused(reason)
         }
     }
 

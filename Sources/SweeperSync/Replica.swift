@@ -41,6 +41,13 @@ public struct InsertOutcome: Sendable {
     /// Creates an empty outcome.
     public init() {}
 
+    /// Why `op` itself was refused, or `nil` when it was not. Other ops can
+    /// be refused by the same insert: an op that was waiting for this one
+    /// and turns out not to follow it.
+    public func rejection(of op: Op) -> OpRejection? {
+        rejected.first { $0.gameID == op.gameID && $0.author == op.author && $0.seq == op.seq }?.reason
+    }
+
     mutating func merge(_ other: InsertOutcome) {
         accepted += other.accepted
         rejected += other.rejected

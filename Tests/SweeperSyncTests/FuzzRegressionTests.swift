@@ -58,4 +58,38 @@ import Testing
         // The first op alone, signed, still goes in.
         #expect(replica.insert(first).accepted.map(\.hash) == [first.hash])
     }
+
+    /// FuzzReplica input (base64)
+    /// `AAEhCAABAwACAiAgICABAAMBAAEhCAABAwAqAQAgICBCb29sXWpqagACAmpqAgMA/w==`:
+    /// a relayed op of this daemon's own author waits for a gap (seq 3, not
+    /// chained to anything held); the local move then fills the gap (seq 2)
+    /// and is applied, and the waiting op, which does not follow it, is
+    /// refused by the same insert. The daemon read that refusal as its own
+    /// move's and reported the move as failed although the replica held it.
+    @Test func aLocalMoveIsNotRefusedForTheWaitingOpItUnblocks() throws {
+        let circle = Fixtures.circle(1)
+        let ann = OpAuthor(identity: Fixtures.identity(1), circle: circle)
+        let bob = OpAuthor(identity: Fixtures.identity(2), circle: circle)
+        let genesis = try Fixtures.genesis(by: ann)
+        var replica = Replica(circle: circle)
+        replica.insert(genesis)
+        let game = try #require(replica.games[genesis.gameID])
+        let first = try #require(try bob.assist(in: game, atMillis: 1))
+        #expect(replica.insert(first).accepted.count == 1)
+        let stray = Op(signing: bob.identity, circle: circle, gameID: genesis.gameID, seq: 3, lamport: 9,
+                       previous: OpHash(unchecked: [UInt8](repeating: 0x6A, count: 32)), wallClockMillis: 2, payload: .assisted)
+        #expect(replica.insert(stray).waiting == 1)
+        let now = try #require(replica.games[genesis.gameID])
+        let board = try #require(now.state?.board)
+        let covered = try #require((0..<81).first { !board.isRevealed($0) })
+        let move = try #require(try bob.setMark(.flag, on: covered, in: now, atMillis: 3))
+        #expect(move.seq == 2)
+        let outcome = replica.insert(move)
+        #expect(outcome.accepted.map(\.hash) == [move.hash])
+        #expect(outcome.rejection(of: move) == nil)
+        #expect(outcome.rejection(of: stray) == .brokenChain)
+        #expect(outcome.rejected.count == 1)
+        #expect(replica.games[genesis.gameID]?.pendingCount == 0)
+        #expect(replica.state(of: genesis.gameID)?.board.mark(at: covered) == .flag)
+    }
 }

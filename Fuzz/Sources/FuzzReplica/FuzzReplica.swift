@@ -120,7 +120,9 @@ struct World {
         }
         guard let op else { return }
         let outcome = replica.insert(op)
-        check(outcome.rejected.isEmpty, "a local move was refused: \(outcome.rejected.map(\.reason))")
+        // Ops of the same author waiting for this one may be refused now; this one must not be.
+        check(outcome.rejection(of: op) == nil, "a local move was refused: \(outcome.rejected.map(\.reason))")
+        check(outcome.accepted.contains { $0.hash == op.hash }, "a local move was not applied")
     }
 
     /// What the control socket and the sync sessions read from the replica.
