@@ -220,7 +220,7 @@ public enum Commands {
         public var height: Int
         /// Number of mines.
         public var mines: Int
-        /// The best time in seconds.
+        /// The best time in seconds (played time).
         public var seconds: Int
         /// The game that set it.
         public var game: String

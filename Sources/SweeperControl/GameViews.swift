@@ -54,7 +54,8 @@ public struct GameSummary: Codable, Equatable, Sendable {
     public var status: PlayStatus
     /// Share of safe cells revealed, 0...1.
     public var progress: Double
-    /// Seconds from the start to the end (or to now while playing).
+    /// Played time in seconds: while at least one player had the game open
+    /// in a viewer (or moved in it), to its end (see `Docs/control-protocol.md`).
     public var elapsedSeconds: Int
     /// Names of the players who made a move.
     public var players: [String]
@@ -123,7 +124,8 @@ public struct GameView: Codable, Equatable, Sendable {
     public var players: [PlayerScore]
     /// The peer id of the player who tripped the mine, if any.
     public var trippedBy: String?
-    /// Seconds from the start to the end (or to now while playing).
+    /// Played time in seconds: while at least one player had the game open
+    /// in a viewer (or moved in it), to its end (see `Docs/control-protocol.md`).
     public var elapsedSeconds: Int
     /// Share of safe cells revealed, 0...1.
     public var progress: Double

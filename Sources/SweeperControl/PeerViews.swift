@@ -105,13 +105,21 @@ extension PeerInfo {
     /// The first peer protocol version whose daemons exchange cursors and
     /// profiles (link message types 5 and 6).
     public static let presenceProtocolVersion = 3
+    /// The first peer protocol version whose daemons exchange shares of
+    /// played time (link message type 7).
+    public static let playProtocolVersion = 4
 
     /// For a linked peer whose Sweeper is older than this one's: what it
     /// misses and what to do; nil otherwise.
     public var versionNote: String? {
-        guard let v = protocolVersion, v < Self.presenceProtocolVersion else { return nil }
-        return "\(name.isEmpty ? "this peer" : name) runs an older Sweeper (peer protocol \(v)): games sync, "
-            + "but cursors and chosen names do not reach it. Upgrade it."
+        guard let v = protocolVersion, v < Self.playProtocolVersion else { return nil }
+        let who = name.isEmpty ? "this peer" : name
+        if v >= Self.presenceProtocolVersion {
+            return "\(who) runs an older Sweeper (peer protocol \(v)): games, cursors and names sync, "
+                + "but its played time is not added to the games' time. Upgrade it."
+        }
+        return "\(who) runs an older Sweeper (peer protocol \(v)): games sync, "
+            + "but cursors, chosen names and played time do not reach it. Upgrade it."
     }
 
     /// What each side lacks, while linked and not in sync (`they lack 3, we lack 0`).

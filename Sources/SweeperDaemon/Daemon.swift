@@ -114,6 +114,8 @@ public enum Daemon {
         }
         // Peers' ops applied but not yet written go to the store before it closes.
         await core.service.writeRemoteOps()
+        // This player's open period of play closes now, not at its last renewal.
+        core.play.stop()
         if let failure {
             logger.error("stopped on an error", metadata: ["error": "\(failure)"])
             unlink(settings.socketPath)

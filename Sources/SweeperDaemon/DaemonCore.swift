@@ -19,6 +19,8 @@ struct DaemonCore: Sendable {
     let network: PeerNetwork
     /// Who is looking at which game.
     let presence: PresenceService
+    /// The games' played time.
+    let play: PlayClock
     /// The control requests' router.
     let router: ControlRouter
 
@@ -61,12 +63,14 @@ struct DaemonCore: Sendable {
         if let chosen = (try? store.setting(PeerBook.profileNameSetting)) ?? nil, !chosen.isEmpty { settings.name = chosen }
         let colour = ((try? store.setting(PeerBook.profileColourSetting)) ?? nil).flatMap(UInt8.init) ?? 0
         book.ownProfile(identity: engine.identity, name: settings.name, colour: colour)
+        let play = PlayClock(identity: engine.identity, store: store, relay: relay, logger: logger)
         let service = GameService(
             store: store, engine: engine, name: settings.name, peers: book,
-            sinks: GameServiceSinks(events: events, relay: relay, status: status), logger: logger, eventLoop: eventLoop)
+            sinks: GameServiceSinks(events: events, relay: relay, status: status, play: play), logger: logger, eventLoop: eventLoop)
         let presence = PresenceService(
-            identity: engine.identity, name: settings.name, relay: relay, events: events, book: book, eventLoop: eventLoop, logger: logger)
-        let sync = PeerSync(service: service, relay: relay, peers: book, events: events, presence: presence, logger: logger)
+            identity: engine.identity, name: settings.name, relay: relay, events: events, book: book, play: play, eventLoop: eventLoop,
+            logger: logger)
+        let sync = PeerSync(service: service, relay: relay, peers: book, events: events, presence: presence, play: play, logger: logger)
         let network: PeerNetwork
         let previousPort = (try? store.setting(Self.portSetting)).flatMap { $0.flatMap(Int.init) }
         do {
@@ -87,6 +91,7 @@ struct DaemonCore: Sendable {
         let router = ControlRouter(
             service: service, network: network, events: events, presence: presence, book: book, relay: relay, signer: engine.identity, newGameDefaults: settings.newGame, store: store,
             name: settings.name, logger: logger)
-        return DaemonCore(events: events, status: status, service: service, network: network, presence: presence, router: router)
+        return DaemonCore(
+            events: events, status: status, service: service, network: network, presence: presence, play: play, router: router)
     }
 }

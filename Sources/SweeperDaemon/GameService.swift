@@ -16,6 +16,8 @@ struct GameServiceSinks: Sendable {
     var relay: OpRelay
     /// systemd's status line (the game count).
     var status: DaemonStatus
+    /// Played time: hears this player's moves and the games' ends.
+    var play: PlayClock
 }
 
 /// What the service did with a peer's sync message.
@@ -68,11 +70,12 @@ actor GameService {
         self.store = store
         self.engine = engine
         self.sinks = sinks
-        self.views = ReplyViews(ownID: engine.identity.peerID, ownName: name, peers: peers)
+        self.views = ReplyViews(ownID: engine.identity.peerID, ownName: name, peers: peers, play: sinks.play)
         self.logger = logger
         self.eventLoop = eventLoop
         logger.info("loaded games", metadata: ["count": "\(engine.games.count)", "peer": "\(engine.identity.peerID)"])
         sinks.status.gamesChanged(to: engine.games.count)
+        for (_, state) in engine.games where state.status != .playing { sinks.play.gameEnded(state.gameID) }
     }
 
     /// The number of games held.
@@ -151,6 +154,7 @@ actor GameService {
         var added = false
         for (gameID, ops) in byGame {
             guard let (_, replica) = engine.game(gameID), let state = replica.state else { continue }
+            if state.status != .playing { sinks.play.gameEnded(gameID) }
             unwritten.ops[gameID, default: []] += ops
             if before[gameID] == nil {
                 unwritten.newGames.insert(gameID)
@@ -292,12 +296,11 @@ actor GameService {
     func scores() throws -> Commands.Scores.Result {
         try reloadIfPending()
         var best: [String: Commands.BestTime] = [:]
-        let now = Date().millis
         for (_, state) in engine.games where state.status == .won && !state.isAssisted {
             guard let replica = engine.game(state.gameID)?.game, replica.ops.contains(where: \.isReveal) else { continue }
             let p = state.genesis.parameters
             let key = "\(p.width)x\(p.height)x\(p.mines)"
-            let seconds = state.elapsedSeconds(nowMillis: now)
+            let seconds = views.play.playedSeconds(state)
             let date = Double(state.startMillis) / 1000
             if let b = best[key], (b.seconds, b.date) <= (seconds, date) { continue }
             let players = engine.game(state.gameID).map { views.players($0.game, state).map(views.name(of:)) } ?? []
@@ -333,6 +336,7 @@ actor GameService {
             status: state.status.rawValue, summary: try JSONEncoder().encode(summary))
         guard try store.createGame(record, ops: [GameEngine.stored(genesis)]) else { throw GameServiceError.gameExists }
         engine = next
+        if state.status != .playing { sinks.play.gameEnded(genesis.gameID) }
         sinks.relay.push([genesis], replica: self.replica)
         logger.info("new game", metadata: ["game": "\(genesis.gameID)", "size": "\(parameters.width)x\(parameters.height)/\(parameters.mines)"])
         sinks.events.publish(ControlEvent(event: .gameAdded, game: genesis.gameID.description, summary: summary))
@@ -352,6 +356,8 @@ actor GameService {
                 trippedBy: before.trippedBy)
         }
         let (_, after) = try commit(op, circle: circle)
+        sinks.play.activity(in: after.gameID)
+        if after.status != .playing { sinks.play.gameEnded(after.gameID) }
         let changes = ReplyViews.cellChanges([op], before: before.status, in: after)
         sinks.events.publish(ControlEvent(
             event: .cells, game: before.id, cells: changes, status: after.status.shown, minesLeft: after.board.minesLeft,

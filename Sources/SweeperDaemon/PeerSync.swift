@@ -20,6 +20,7 @@ final class PeerSync: PeerNodeDelegate, Sendable {
     private let peers: PeerBook
     private let events: EventHub
     private let presence: PresenceService
+    private let play: PlayClock
     private let logger: Logger
     /// Complaints about peers, at most once a minute per peer and kind.
     private let complaints = Mutex(RateLimitedLog())
@@ -27,8 +28,9 @@ final class PeerSync: PeerNodeDelegate, Sendable {
     /// How often summaries are exchanged with every peer.
     static let antiEntropyInterval: Duration = .seconds(5)
 
-    init(service: GameService, relay: OpRelay, peers: PeerBook, events: EventHub, presence: PresenceService, logger: Logger) {
+    init(service: GameService, relay: OpRelay, peers: PeerBook, events: EventHub, presence: PresenceService, play: PlayClock, logger: Logger) {
         self.presence = presence
+        self.play = play
         self.service = service
         self.relay = relay
         self.peers = peers
@@ -124,21 +126,40 @@ final class PeerSync: PeerNodeDelegate, Sendable {
         if hello.protocolVersion >= PeerHello.presenceVersion {
             for profile in peers.allProfiles where profile.author != link.peer { link.send(profile: profile) }
         }
+        // Every share of played time held, so every daemon adds up the same time.
+        if hello.protocolVersion >= PeerHello.playVersion {
+            for note in play.allNotes where note.author != link.peer { link.send(play: note) }
+        }
+    }
+
+    func received(play note: PlayNote, on link: PeerLinkHandle) {
+        flood(note.author, authentic: note.isAuthentic, what: "a share of played time", on: link, take: { play.take(note) }) {
+            $0.send(play: note)
+        }
     }
 
     func received(profile note: ProfileNote, on link: PeerLinkHandle) {
-        guard note.isAuthentic else {
+        flood(note.author, authentic: note.isAuthentic, what: "a profile", on: link, take: { peers.take(note) }) {
+            $0.send(profile: note)
+        }
+    }
+
+    /// A replicated note (profile, share of played time) that came on
+    /// `link`: dropped and logged when not authentic, else taken, and when
+    /// newer than what was held sent on to every other link but its
+    /// author's (older copies stop where they meet it).
+    private func flood(
+        _ author: PeerID, authentic: Bool, what: String, on link: PeerLinkHandle, take: () -> Bool, send: (PeerLinkHandle) -> Void
+    ) {
+        guard authentic else {
             _ = complaints.withLock {
-                $0.log(logger, key: "\(link.peer) profile", "dropped a profile with a bad signature",
+                $0.log(logger, key: "\(link.peer) \(what)", "dropped \(what) with a bad signature",
                        metadata: ["peer": "\(link.peer.shortDescription)"])
             }
             return
         }
-        guard peers.take(note) else { return }
-        // Newer than what was held: on to every other link (older copies stop where they meet it).
-        for linked in relay.linked where linked.link.id != link.id && linked.link.peer != note.author {
-            linked.link.send(profile: note)
-        }
+        guard take() else { return }
+        for linked in relay.linked where linked.link.id != link.id && linked.link.peer != author { send(linked.link) }
     }
 
     func received(presence note: PresenceNote, on link: PeerLinkHandle) {

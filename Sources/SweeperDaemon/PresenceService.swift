@@ -47,12 +47,14 @@ final class PresenceService: Sendable {
     private let relay: OpRelay
     private let events: EventHub
     private let book: PeerBook
+    private let play: PlayClock
     private let eventLoop: any EventLoop
     private let logger: Logger
     private let state = Mutex(State())
     private let start = ContinuousClock.now
 
-    init(identity: SigningIdentity, name: String, relay: OpRelay, events: EventHub, book: PeerBook, eventLoop: any EventLoop, logger: Logger) {
+    init(identity: SigningIdentity, name: String, relay: OpRelay, events: EventHub, book: PeerBook, play: PlayClock, eventLoop: any EventLoop, logger: Logger) {
+        self.play = play
         self.identity = identity
         self.name = name
         self.relay = relay
@@ -69,32 +71,49 @@ final class PresenceService: Sendable {
 
     // MARK: This daemon's viewers
 
-    /// A viewer (one event subscription) put its cursor on `spot`, or shows no game (nil).
+    /// A viewer (one event subscription) put its cursor on `spot`, or shows
+    /// no game (nil). A cursor line is a key pressed in the game: it counts
+    /// as play (``PlayClock``).
     func setCursor(_ spot: PresenceSpot?, viewer: ObjectIdentifier) {
+        if let game = spot.flatMap({ GameID(bytes: $0.game) }) { play.activity(in: game) }
         state.withLock { s in
             s.order += 1
             s.viewers[viewer] = Viewer(order: s.order, spot: spot)
         }
         announce()
+        count()
     }
 
     /// A viewer's subscription ended.
     func viewerClosed(_ viewer: ObjectIdentifier) {
         let had = state.withLock { $0.viewers.removeValue(forKey: viewer) != nil }
-        if had { announce() }
+        if had {
+            announce()
+            count()
+        }
     }
 
     /// This daemon's player's spot: the newest cursor of its open viewers
-    /// that show a game.
-    private static func ownSpot(_ s: State) -> PresenceSpot? {
-        s.viewers.values.filter { $0.spot != nil }.max { $0.order < $1.order }?.spot
+    /// that show a game, unless that game's viewer has been idle for
+    /// ``PlayLedger/idleLimit``: an idle player is away until their next key.
+    private func ownSpot(_ s: State) -> PresenceSpot? {
+        guard let spot = s.viewers.values.filter({ $0.spot != nil }).max(by: { $0.order < $1.order })?.spot,
+            let game = GameID(bytes: spot.game), play.isActive(game)
+        else { return nil }
+        return spot
+    }
+
+    /// Tells the play clock where this player and the others are now.
+    private func count() {
+        let (own, others) = state.withLock { s in (ownSpot(s), s.table.spots) }
+        play.tick(ownGame: own.flatMap { GameID(bytes: $0.game) }, others: others.compactMapValues { GameID(bytes: $0.game) })
     }
 
     /// Sends this daemon's player's presence now, or once the interval since
     /// the last note has passed (the moves in between are coalesced).
     private func announce() {
         let wait: Double? = state.withLock { s in
-            guard Self.ownSpot(s) != s.announced, !s.sendScheduled else { return nil }
+            guard ownSpot(s) != s.announced, !s.sendScheduled else { return nil }
             let due = s.lastSent + PresenceTable.minimumInterval - now
             if due > 0 {
                 s.sendScheduled = true
@@ -117,7 +136,7 @@ final class PresenceService: Sendable {
     /// that it left) to every link that understands presence.
     private func send(renewing: Bool = false) {
         let note: PresenceNote? = state.withLock { s in
-            let spot = Self.ownSpot(s)
+            let spot = ownSpot(s)
             // A renewal repeats where the player is; otherwise only a change is sent.
             guard renewing ? spot != nil : spot != s.announced else { return nil }
             let wall = UInt64(max(0, Date().timeIntervalSince1970 * 1000))
@@ -157,6 +176,7 @@ final class PresenceService: Sendable {
             }
         }
         if case .moved(let spot) = change { publish(note.author, spot) }
+        count()
     }
 
     private func publish(_ author: PeerID, _ spot: PresenceSpot?) {
@@ -181,6 +201,9 @@ final class PresenceService: Sendable {
             if Task.isCancelled { break }
             let gone = state.withLock { $0.table.expire(now: now) }
             for author in gone { publish(author, nil) }
+            // A viewer gone idle withdraws its player's presence.
+            announce()
+            count()
             if now - lastRenewal >= PresenceTable.heartbeat {
                 lastRenewal = now
                 send(renewing: true)
@@ -192,7 +215,7 @@ final class PresenceService: Sendable {
 
     /// Everyone whose viewer shows a game now, this daemon's player first.
     var everyone: [PresenceInfo] {
-        let (own, others) = state.withLock { s in (Self.ownSpot(s), s.table.spots) }
+        let (own, others) = state.withLock { s in (ownSpot(s), s.table.spots) }
         var out: [PresenceInfo] = []
         if let own { out.append(info(identity.peerID, own, own: true)) }
         for (author, spot) in others.sorted(by: { $0.key < $1.key }) { out.append(info(author, spot)) }

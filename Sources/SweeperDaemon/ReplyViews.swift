@@ -16,6 +16,8 @@ struct ReplyViews: Sendable {
     let ownName: String
     /// Other players' names.
     let peers: PeerBook
+    /// The games' played time.
+    let play: PlayClock
 
     /// A player's name: this daemon's, a peer's as last heard, else the
     /// short form of its id.
@@ -34,7 +36,7 @@ struct ReplyViews: Sendable {
         let p = state.genesis.parameters
         return GameSummary(
             id: state.gameID.description, width: p.width, height: p.height, mines: p.mines, status: state.status.shown,
-            progress: state.board.progress, elapsedSeconds: state.elapsedSeconds(nowMillis: now.millis),
+            progress: state.board.progress, elapsedSeconds: play.playedSeconds(state),
             players: players(replica, state).map(name(of:)), created: Double(state.startMillis) / 1000,
             ended: state.endMillis.map { Double($0) / 1000 }, assisted: state.isAssisted)
     }
@@ -51,7 +53,7 @@ struct ReplyViews: Sendable {
             id: state.gameID.description, width: p.width, height: p.height, mines: p.mines, status: state.status.shown,
             digest: state.digestHex, revealed: state.revealedCount, flags: state.board.flagCount, board: state.rows,
             players: players, trippedBy: state.trippedBy?.description,
-            elapsedSeconds: state.elapsedSeconds(nowMillis: Date().millis), progress: state.board.progress,
+            elapsedSeconds: play.playedSeconds(state), progress: state.board.progress,
             assisted: state.isAssisted, questionMarks: state.genesis.questionMarks, mineLayout: cheat ? state.layoutRows : nil,
             wrongFlags: state.status == .lost ? Self.wrongFlags(state) : nil,
             created: Double(state.startMillis) / 1000, ended: state.endMillis.map { Double($0) / 1000 })
@@ -123,7 +125,8 @@ extension GameState {
     /// Revealed cells (mines included).
     var revealedCount: Int { (0..<genesis.geometry.cellCount).reduce(0) { $0 + (board.isRevealed($1) ? 1 : 0) } }
 
-    /// Seconds from the start to the end, or to `now` while playing.
+    /// Seconds from the start to the end, or to `now` while playing: the
+    /// time of a game made before played time was kept.
     func elapsedSeconds(nowMillis: UInt64) -> Int {
         let end = endMillis ?? nowMillis
         return end > startMillis ? Int((end - startMillis) / 1000) : 0

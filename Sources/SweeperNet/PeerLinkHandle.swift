@@ -49,6 +49,12 @@ public struct PeerLinkHandle: Sendable, Hashable {
         send(.profile(note))
     }
 
+    /// Sends a share of played time, when the peer's hello says it understands them.
+    public func send(play note: PlayNote) {
+        guard peerVersion >= PeerHello.playVersion else { return }
+        send(.play(note))
+    }
+
     /// Drops the link (a peer that sent something malformed).
     public func close() {
         channel.close(promise: nil)
@@ -76,6 +82,8 @@ public protocol PeerNodeDelegate: Sendable {
     func received(presence note: PresenceNote, on link: PeerLinkHandle)
     /// A profile arrived (not yet checked: its signature may be bad).
     func received(profile note: ProfileNote, on link: PeerLinkHandle)
+    /// A share of played time arrived (not yet checked: its signature may be bad).
+    func received(play note: PlayNote, on link: PeerLinkHandle)
     /// The peer introduced itself; `dialBack` is its address and listening
     /// port (`host:port`), when it listens.
     func helloReceived(_ hello: PeerHello, dialBack: String?, on link: PeerLinkHandle)
@@ -94,6 +102,8 @@ extension PeerNodeDelegate {
     public func received(presence note: PresenceNote, on link: PeerLinkHandle) {}
     /// Ignores profiles.
     public func received(profile note: ProfileNote, on link: PeerLinkHandle) {}
+    /// Ignores played time.
+    public func received(play note: PlayNote, on link: PeerLinkHandle) {}
 }
 
 /// A connection as the node holds it: the channel, its protocol handler

@@ -12,6 +12,7 @@ import SweeperConventions
 ///   32-byte peer ids.
 /// - `presence` (5, protocol version 3): a ``PresenceNote``.
 /// - `profile` (6, protocol version 3): a ``ProfileNote``.
+/// - `play` (7, protocol version 4): a ``PlayNote``.
 public enum PeerMessage: Sendable, Equatable {
     /// The first message each side sends after the handshake.
     case hello(PeerHello)
@@ -31,6 +32,9 @@ public enum PeerMessage: Sendable, Equatable {
     /// A player's name and colour (their own, or one the sender keeps),
     /// sent to peers of protocol version 3 or later.
     case profile(ProfileNote)
+    /// A player's share of a game's played time (their own, or one the
+    /// sender keeps), sent to peers of protocol version 4 or later.
+    case play(PlayNote)
 
     /// The most peer ids one ``links(_:)`` message may carry.
     public static let linksLimit = 1024
@@ -54,6 +58,8 @@ public enum PeerMessage: Sendable, Equatable {
             return [5] + note.encoded
         case .profile(let note):
             return [6] + note.encoded
+        case .play(let note):
+            return [7] + note.encoded
         }
     }
 
@@ -97,6 +103,8 @@ public enum PeerMessage: Sendable, Equatable {
             self = .presence(try PresenceNote(decoding: body))
         case 6:
             self = .profile(try ProfileNote(decoding: body))
+        case 7:
+            self = .play(try PlayNote(decoding: body))
         default:
             throw .malformedMessage("unknown message type \(type)")
         }
@@ -107,13 +115,15 @@ public enum PeerMessage: Sendable, Equatable {
 public struct PeerHello: Sendable, Equatable {
     /// The peer protocol version this build speaks: 2 adds the
     /// ``PeerMessage/links(_:)`` message, 3 ``PeerMessage/presence(_:)``
-    /// and ``PeerMessage/profile(_:)``.
-    public static let currentVersion: UInt8 = 3
+    /// and ``PeerMessage/profile(_:)``, 4 ``PeerMessage/play(_:)``.
+    public static let currentVersion: UInt8 = 4
     /// The first version that understands ``PeerMessage/links(_:)``.
     public static let linksVersion: UInt8 = 2
     /// The first version that understands ``PeerMessage/presence(_:)`` and
     /// ``PeerMessage/profile(_:)``.
     public static let presenceVersion: UInt8 = 3
+    /// The first version that understands ``PeerMessage/play(_:)``.
+    public static let playVersion: UInt8 = 4
 
     /// The sender's peer protocol version.
     public var protocolVersion: UInt8

@@ -438,6 +438,8 @@ public actor PeerNode: Service {
             delegate.received(presence: note, on: link)
         case .profile(let note):
             delegate.received(profile: note, on: link)
+        case .play(let note):
+            delegate.received(play: note, on: link)
         }
         noteSeen(link.peer)
     }

@@ -141,6 +141,11 @@ public final class Store: Sendable {
 
     // MARK: Schema
 
+    /// The setting that holds when this database began keeping played time
+    /// (ms since 1970): the games made before then, of which no player's
+    /// share is known, keep the time from their creation to their end.
+    public static let playTimeSinceSetting = "play.since"
+
     private static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in
@@ -195,6 +200,22 @@ public final class Store: Sendable {
                     note BLOB NOT NULL
                 );
                 """)
+        }
+        // Players' signed shares of each game's played time, the newest of each (author, game).
+        migrator.registerMigration("v3-play-time") { db in
+            try db.execute(sql: """
+                CREATE TABLE play_notes (
+                    author BLOB NOT NULL,
+                    game BLOB NOT NULL,
+                    serial INTEGER NOT NULL,
+                    note BLOB NOT NULL,
+                    PRIMARY KEY (author, game)
+                );
+                """)
+            // Games made before this are timed as before (creation to end) while nobody's share of them is known.
+            try db.execute(
+                sql: "INSERT OR IGNORE INTO settings (key, value) VALUES (?, ?)",
+                arguments: [Store.playTimeSinceSetting, String(UInt64(max(0, Date().timeIntervalSince1970 * 1000)))])
         }
         return migrator
     }

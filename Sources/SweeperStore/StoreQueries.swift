@@ -107,6 +107,30 @@ extension Store {
         try read { db in try Data.fetchAll(db, sql: "SELECT note FROM profiles ORDER BY author").map { Array($0) } }
     }
 
+    // MARK: Played time
+
+    /// Keeps a player's signed share of a game's played time (its
+    /// encoding), replacing an older one of the same author and game.
+    /// Without an fsync: a daemon that loses the last seconds of its own
+    /// share to a power cut starts again from the one before (kept at most
+    /// a few seconds earlier), and peers' shares come again from any peer.
+    public func savePlayNote(author: [UInt8], game: [UInt8], serial: UInt64, note: [UInt8]) throws(StoreError) {
+        try write(.deferred) { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO play_notes (author, game, serial, note) VALUES (?, ?, ?, ?)
+                    ON CONFLICT(author, game) DO UPDATE SET serial = excluded.serial, note = excluded.note
+                    WHERE excluded.serial > serial
+                    """,
+                arguments: [Data(author), Data(game), Int64(bitPattern: serial), Data(note)])
+        }
+    }
+
+    /// Every share of played time kept, as encoded.
+    public func playNotes() throws(StoreError) -> [[UInt8]] {
+        try read { db in try Data.fetchAll(db, sql: "SELECT note FROM play_notes ORDER BY game, author").map { Array($0) } }
+    }
+
     // MARK: Games and ops
 
     static func game(_ row: Row) -> StoredGame {

@@ -201,9 +201,14 @@ public struct Viewer: Sendable {
     public private(set) var cheatLayout: [String]?
     /// The mine layout after the cheat, while hidden again with `c`.
     private var hiddenCheatLayout: [String]?
-    /// Elapsed seconds when the game was fetched, and the clock reading then.
+    /// The game's time when it was fetched, and the seconds counted since.
     private var elapsedBase = 0
-    private var elapsedClock: Double = 0
+    private var counted: Double = 0
+    /// The clock when a key or click last came (seconds, monotonic).
+    private var lastInput: Double = 0
+    /// Seconds without a key after which this viewer stops counting the
+    /// game's time, as its daemon does.
+    public static let idleLimit: Double = 300
     /// The clock now (seconds, monotonic), set by ``tick(_:)``.
     public private(set) var clock: Double = 0
     /// The number of flags on the board.
@@ -225,11 +230,23 @@ public struct Viewer: Sendable {
     /// Mines minus flags.
     public var minesLeft: Int { (game?.mines ?? 0) - flags }
 
-    /// Seconds played, ticking while the game is on.
+    /// The game's played time, ticking while it counts.
     public var elapsed: Int {
-        guard let game else { return 0 }
-        guard game.status == .playing else { return elapsedBase }
-        return elapsedBase + max(0, Int(clock - elapsedClock))
+        guard game != nil else { return 0 }
+        return elapsedBase + Int(counted)
+    }
+
+    /// Whether the game's time counts now: the game is on, the daemon is
+    /// reached, and this viewer was used in the last ``idleLimit`` seconds
+    /// or another player's viewer shows the game.
+    public var clockRuns: Bool {
+        gameCounts && (clock - lastInput <= Self.idleLimit || !watching.isEmpty)
+    }
+
+    /// Whether the game shown is on and the daemon reached.
+    private var gameCounts: Bool {
+        guard let game, game.status == .playing, connection == .connected, !noGame else { return false }
+        return true
     }
 
     /// Share of safe cells revealed.
@@ -297,7 +314,8 @@ public struct Viewer: Sendable {
         }
         recount()
         elapsedBase = view.elapsedSeconds
-        elapsedClock = clock
+        counted = 0
+        if !same { lastInput = clock }
         if let layout = view.mineLayout {
             cheatLayout = layout
             hiddenCheatLayout = nil
@@ -375,7 +393,10 @@ public struct Viewer: Sendable {
             count(look, +1)
         }
         if let status, status != view.status {
-            if view.status == .playing { elapsedBase = elapsed }
+            if view.status == .playing {
+                elapsedBase = elapsed
+                counted = 0
+            }
             view.status = status
         }
         if let trippedBy { view.trippedBy = trippedBy }
@@ -396,10 +417,14 @@ public struct Viewer: Sendable {
         }
     }
 
-    /// Advances the clock (seconds, monotonic). While the daemon is not
-    /// reached, the game's time stands still.
+    /// Advances the clock (seconds, monotonic). The game's time goes on
+    /// only while it counts (``clockRuns``).
     public mutating func tick(_ now: Double) {
-        if connection != .connected { elapsedClock += max(0, now - clock) }
+        if gameCounts {
+            // Another player keeps it counting; else this viewer's keys, up to the idle limit.
+            let end = watching.isEmpty ? min(now, lastInput + Self.idleLimit) : now
+            counted += max(0, end - clock)
+        }
         clock = now
     }
 
@@ -426,6 +451,7 @@ public struct Viewer: Sendable {
 
     /// Handles one key; returns what the runtime should do.
     public mutating func handle(_ key: Key) -> [ViewerAction] {
+        lastInput = clock
         // The viewer binds no Alt keys: escape and a key typed quickly after it are both meant.
         if case let .alt(c) = key { return handle(.escape) + handle(.character(c)) }
         if let overlay { return handle(key, over: overlay) }
@@ -538,6 +564,7 @@ public struct Viewer: Sendable {
 
     /// Handles a mouse report, given where the board's cells are on screen.
     public mutating func handle(_ mouse: MouseEvent, layout: BoardLayout) -> [ViewerAction] {
+        lastInput = clock
         guard mouse.pressed, !mouse.motion, overlay == nil else {
             if mouse.pressed, overlay != nil, case .help = overlay { overlay = nil }
             return []

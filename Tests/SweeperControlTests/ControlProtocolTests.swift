@@ -196,8 +196,10 @@ import Testing
             return p
         }
         #expect(peer("gran", 2).versionNote?.contains("gran runs an older Sweeper (peer protocol 2)") == true)
-        #expect(peer("mum", 3).versionNote == nil && peer("dad", nil).versionNote == nil)
-        let text = ControlFormatting.peers(Commands.Peers.Result(peers: [peer("gran", 2), peer("mum", 3)], mdns: "running"))
+        #expect(peer("gran", 2).versionNote?.contains("played time do not reach it") == true)
+        #expect(peer("aunt", 3).versionNote?.contains("its played time is not added") == true)
+        #expect(peer("mum", 4).versionNote == nil && peer("dad", nil).versionNote == nil)
+        let text = ControlFormatting.peers(Commands.Peers.Result(peers: [peer("gran", 2), peer("mum", 4)], mdns: "running"))
         #expect(text.contains("gran runs an older Sweeper") && !text.contains("mum runs"), "\(text)")
     }
 

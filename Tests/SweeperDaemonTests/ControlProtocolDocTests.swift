@@ -117,6 +117,7 @@ import Testing
     @Test func theControlLibraryKnowsThePeerProtocolVersionOfPresence() {
         // SweeperControl words an older peer without depending on SweeperNet: the numbers must agree.
         #expect(PeerInfo.presenceProtocolVersion == Int(PeerHello.presenceVersion))
+        #expect(PeerInfo.playProtocolVersion == Int(PeerHello.playVersion))
     }
 
     @Test func theMatcherRefusesWhatDiffers() throws {

@@ -369,11 +369,31 @@ import SweeperGame
         #expect(decoded.isAuthentic && decoded.name == "Alice")
     }
 
+    @Test func playShare() throws {
+        let v = try Self.vector("play")
+        let cast = try Cast()
+        let game = try Game(cast)
+        // "start+length, start+length"
+        let periods = try #require(v["periods"], "vector play lacks periods").split(separator: ",").map { item in
+            let parts = item.trimmingCharacters(in: .whitespaces).split(separator: "+").compactMap { UInt64($0) }
+            try #require(parts.count == 2, "vector play: a period is start+length")
+            return PlayPeriod(start: parts[0], length: parts[1])
+        }
+        let note = try #require(PlayNote(
+            signing: cast.alice, game: game.id.bytes, serial: try v.number("serial"), earlier: try v.number("earlier"), periods: periods))
+        Self.check(v, inputs: ["serial", "earlier", "periods"], outputs: [("message", Self.hex(PeerMessage.play(note).encoded))])
+        guard case .play(let decoded) = try PeerMessage(decoding: v.bytes("message")) else {
+            Issue.record("vector play: not a play message")
+            return
+        }
+        #expect(decoded.isAuthentic && decoded.total == 5_500)
+    }
+
     @Test func everyVectorIsChecked() throws {
         let names = Set(try Self.vectors().keys)
         let checked: Set<String> = [
             "identities", "invite-code", "txt-record", "handshake", "secret-stream", "link-messages",
-            "game", "op-genesis", "op-reveal", "op-mark", "op-assisted", "segment", "sync-messages", "presence", "profile",
+            "game", "op-genesis", "op-reveal", "op-mark", "op-assisted", "segment", "sync-messages", "presence", "profile", "play",
         ]
         #expect(names == checked, "vectors nothing checks: \(names.subtracting(checked)); missing: \(checked.subtracting(names))")
     }

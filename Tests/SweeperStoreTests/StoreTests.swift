@@ -204,5 +204,38 @@ private func mode(_ path: String) throws -> Int {
         try store.saveProfile(author: [1, 2], serial: 5, note: [9])
         try store.saveProfile(author: [1, 2], serial: 4, note: [8])  // older: kept out
         #expect(try store.profiles() == [[9]])
+        #expect(try store.playNotes().isEmpty)
+    }
+
+    @Test func aDatabaseWithProfilesGainsPlayedTimeAndDatesItsOlderGames() throws {
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        // The schema of the release before played time: the first one and profiles.
+        try runSQLite(dir.dbPath, """
+            CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY);
+            INSERT INTO grdb_migrations VALUES ('v1'), ('v2-profiles');
+            CREATE TABLE identity (id INTEGER PRIMARY KEY CHECK (id = 1), secretKey BLOB NOT NULL, publicKey BLOB NOT NULL, created DATETIME NOT NULL);
+            CREATE TABLE circle (id INTEGER PRIMARY KEY CHECK (id = 1), key BLOB NOT NULL, joined DATETIME NOT NULL);
+            CREATE TABLE settings (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL);
+            CREATE TABLE peers (peerID TEXT PRIMARY KEY NOT NULL, name TEXT NOT NULL, address TEXT, lastSeen DATETIME NOT NULL);
+            CREATE TABLE games (id TEXT PRIMARY KEY NOT NULL, params BLOB NOT NULL, created DATETIME NOT NULL,
+                lastActivity DATETIME NOT NULL, status TEXT NOT NULL, summary BLOB NOT NULL);
+            CREATE TABLE ops (rowid INTEGER PRIMARY KEY, gameID TEXT NOT NULL, author BLOB NOT NULL, seq INTEGER NOT NULL,
+                lamport INTEGER NOT NULL, bytes BLOB NOT NULL, UNIQUE (gameID, author, seq));
+            CREATE INDEX ops_by_game ON ops (gameID, lamport);
+            CREATE TABLE profiles (author BLOB PRIMARY KEY NOT NULL, serial INTEGER NOT NULL, note BLOB NOT NULL);
+            INSERT INTO profiles VALUES (x'0102', 5, x'09');
+            """)
+        let before = UInt64(Date().timeIntervalSince1970 * 1000)
+        let store = try Store(directory: dir.path)
+        defer { store.close() }
+        #expect(try store.profiles() == [[9]])
+        // Games made before now keep their old time until someone's share of them is known.
+        let since = try #require(try store.setting(Store.playTimeSinceSetting).flatMap(UInt64.init))
+        #expect(since >= before && since <= UInt64(Date().timeIntervalSince1970 * 1000))
+        try store.savePlayNote(author: [1], game: [2], serial: 3, note: [7])
+        try store.savePlayNote(author: [1], game: [2], serial: 2, note: [6])  // older: kept out
+        try store.savePlayNote(author: [1], game: [3], serial: 1, note: [5])
+        #expect(try store.playNotes() == [[7], [5]])
     }
 }

@@ -147,27 +147,40 @@ import Testing
     @Test func anOlderDaemonIsToldNoProfilesOrPresenceAndIsShownAsOlder() throws {
         let scene = try AttackScene()
         defer { scene.cleanup() }
-        // A daemon of peer protocol 2 (before presence and profiles) and a
-        // current one link and say hello; both answer pings.
+        // The target's player has the game open for a moment: it keeps a share of its played time.
+        do {
+            let viewer = try ControlLineClient(path: scene.target.socketPath)
+            viewer.send(#"{"id":1,"command":"subscribe"}"#)
+            #expect(viewer.readJSON()?["ok"] as? Bool == true)
+            viewer.send(#"{"id":0,"command":"cursor","game":"\#(scene.game)","x":0,"y":0}"#)
+            Thread.sleep(forTimeInterval: 0.3)
+        }
+        // A daemon of peer protocol 2 (before presence and profiles), one of
+        // 3 (before played time) and a current one link and say hello; all answer pings.
         let older = try AdversaryPeer(port: scene.port, from: "127.0.0.2", circle: scene.circle)
         older.sendHello(name: "old", version: 2)
+        let previous = try AdversaryPeer(port: scene.port, from: "127.0.0.4", circle: scene.circle)
+        previous.sendHello(name: "previous", version: 3)
         let current = try AdversaryPeer(port: scene.port, from: "127.0.0.3", circle: scene.circle)
-        current.sendHello(name: "new", version: 3)
-        var (toOlder, toCurrent): ([UInt8], [UInt8]) = ([], [])
+        current.sendHello(name: "new", version: 4)
+        var (toOlder, toPrevious, toCurrent): ([UInt8], [UInt8], [UInt8]) = ([], [], [])
         let deadline = Date().addingTimeInterval(2.5)
         // Each link gets a ping a second, so each read returns within about one.
         while Date() < deadline {
             if let t = older.nextType() { toOlder.append(t) }
+            if let t = previous.nextType() { toPrevious.append(t) }
             if let t = current.nextType() { toCurrent.append(t) }
         }
-        // The older one is told neither; the current one gets every profile
-        // the target keeps (its own and bob's).
-        #expect(!toOlder.contains(5) && !toOlder.contains(6) && toOlder.contains(2), "an older daemon got \(toOlder)")
-        #expect(toCurrent.filter { $0 == 6 }.count == 2, "a current daemon got \(toCurrent)")
+        // The oldest is told none of presence, profiles and played time; the
+        // previous one no played time; the current one gets every profile
+        // the target keeps (its own and bob's) and the target's share.
+        #expect(!toOlder.contains(5) && !toOlder.contains(6) && !toOlder.contains(7) && toOlder.contains(2), "an older daemon got \(toOlder)")
+        #expect(toPrevious.filter { $0 == 6 }.count == 2 && !toPrevious.contains(7), "a protocol 3 daemon got \(toPrevious)")
+        #expect(toCurrent.filter { $0 == 6 }.count == 2 && toCurrent.contains(7), "a current daemon got \(toCurrent)")
         // `peers` says which one runs an older Sweeper, and what it misses.
         let peers = try scene.target.result(#"{"id":1,"command":"peers"}"#)["peers"] as? [[String: Any]] ?? []
         #expect(peers.contains { $0["name"] as? String == "old" && $0["protocolVersion"] as? Int == 2 }, "\(peers)")
-        #expect(peers.contains { $0["name"] as? String == "new" && $0["protocolVersion"] as? Int == 3 }, "\(peers)")
+        #expect(peers.contains { $0["name"] as? String == "new" && $0["protocolVersion"] as? Int == 4 }, "\(peers)")
         let text = try runProcess([TestDaemons.sweeper, "--socket", scene.target.socketPath, "peers"], environment: scene.target.environment)
         #expect(text.stdout.contains("old runs an older Sweeper (peer protocol 2)"), "\(text.stdout)")
         #expect(!text.stdout.contains("new runs an older"))

@@ -120,6 +120,45 @@ import Testing
         #expect(Array(after[y])[x] == "F")
     }
 
+    /// A game's time counts only while a viewer has it open: a game left
+    /// alone gains none, one open for 3 s gains about 3, and the period a
+    /// SIGKILLed daemon had open ends, after the restart, at its last
+    /// recorded moment.
+    @Test func playedTimeCountsOnlyWhileAViewerShowsTheGame() throws {
+        let h = try DaemonHarness()
+        defer { h.cleanup() }
+        try h.start()
+        let game = try h.cli(["new", "--seed", "5"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        func played() throws -> Int { try #require(try h.json(["show", game])["elapsedSeconds"] as? Int) }
+        /// Opens the game in a viewer (a subscription with its cursor on the game) for `seconds`.
+        func view(for seconds: Double, then end: () -> Void = {}) throws {
+            let viewer = try ControlLineClient(path: h.socketPath)
+            viewer.send(#"{"id":1,"command":"subscribe"}"#)
+            #expect(viewer.readJSON()?["ok"] as? Bool == true)
+            viewer.send(#"{"id":0,"command":"cursor","game":"\#(game)","x":2,"y":3}"#)
+            Thread.sleep(forTimeInterval: seconds)
+            end()
+        }
+
+        Thread.sleep(forTimeInterval: 20)
+        #expect(try played() == 0, "a game nobody opened gained time")
+
+        try view(for: 3)
+        Thread.sleep(forTimeInterval: 0.3)
+        let open3 = try played()
+        #expect((2...4).contains(open3), "open 3 s, the game counted \(open3) s")
+        Thread.sleep(forTimeInterval: 2)
+        #expect(try played() == open3, "the time went on after the viewer closed")
+
+        // Open for 5.5 s, then the daemon dies: its share was last signed at most 2 s before.
+        try view(for: 5.5) { h.stop(signal: SIGKILL) }
+        try h.start()
+        let afterKill = try played()
+        #expect((open3 + 3...open3 + 6).contains(afterKill), "after \(open3) s and 5.5 s more, a restart shows \(afterKill) s")
+        Thread.sleep(forTimeInterval: 2)
+        #expect(try played() == afterKill, "the killed daemon's period did not stay closed")
+    }
+
     @Test func garbageAndOversizedLinesGetErrorAnswersAndServingGoesOn() throws {
         let h = try DaemonHarness()
         defer { h.cleanup() }

@@ -476,3 +476,32 @@ func viewer(_ view: GameView) -> Viewer {
         #expect(v.game?.trippedBy == "p2")
     }
 }
+
+/// The viewer's clock ticks only while the game's time counts.
+@Suite struct ViewerClockTests {
+    @Test func theClockStopsWhenIdleAndGoesOnWithAKeyOrAnotherPlayer() {
+        var v = viewer(gameView(["##", "#1"], mines: 1))
+        v.tick(0)
+        v.tick(10)
+        #expect(v.elapsed == 52, "42 s when fetched, 10 s open")
+        // Five minutes and more without a key: the clock stops at the idle limit.
+        for t in stride(from: 20.0, through: 900, by: 10) { v.tick(t) }
+        #expect(v.elapsed == 42 + Int(Viewer.idleLimit))
+        #expect(!v.clockRuns)
+        // A key: it goes on.
+        _ = v.handle(.right)
+        v.tick(910)
+        #expect(v.elapsed == 42 + Int(Viewer.idleLimit) + 10)
+        // Idle again, but another player watches the game: it goes on.
+        for t in stride(from: 920.0, through: 1_300, by: 10) { v.tick(t) }
+        let stopped = v.elapsed
+        _ = v.apply(ControlEvent(event: .presence, presence: PresenceInfo(peer: "p1", name: "Mum", game: "abcdef1234567890", x: 0, y: 0)))
+        v.tick(1_310)
+        #expect(v.elapsed == stopped + 10)
+        // A game that is over does not tick.
+        var over = viewer(gameView(["1*", "11"], mines: 1, status: .won))
+        over.tick(0)
+        over.tick(30)
+        #expect(over.elapsed == 42)
+    }
+}

@@ -35,6 +35,9 @@ public func fuzzPeerFrames(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
             // What decodes is verified as the daemon would: a forged note is refused, never trusted.
             case .presence(let note)?: _ = note.isAuthentic
             case .profile(let note)?: check(note.name.utf8.count <= 64, "a profile name of \(note.name.utf8.count) bytes decoded")
+            case .play(let note)?:
+                check(note.periods.count <= PlayNote.periodLimit, "a share of played time with \(note.periods.count) periods decoded")
+                _ = note.isAuthentic
             default: break
             }
         }
@@ -122,6 +125,11 @@ public func main(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer
                 PeerMessage.presence(PresenceNote(signing: Fixtures.players[1], serial: 1_795_000_000_001, spot: nil)).encoded,
                 PeerMessage.profile(ProfileNote(signing: Fixtures.players[1], serial: 1, name: "Mum", colour: 8)).encoded,
             ]),
+            [9] + framed(
+                PlayNote(
+                    signing: Fixtures.players[1], game: [UInt8](repeating: 7, count: 16), serial: 1_795_000_000_002, earlier: 61_000,
+                    periods: [PlayPeriod(start: 1_795_000_000_000, length: 3_000), PlayPeriod(start: 1_795_000_100_000, length: 0)]
+                ).map { [PeerMessage.play($0).encoded] } ?? []),
         ]
     }
     return runFuzzer(argc, argv, fuzzPeerFrames)

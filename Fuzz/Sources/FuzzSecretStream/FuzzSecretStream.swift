@@ -76,6 +76,10 @@ func handle(_ bytes: [UInt8], _ replica: inout Replica, _ session: inout SyncSes
     case .profile(let note):
         check(note.name.utf8.count <= 64, "a profile name of \(note.name.utf8.count) bytes decoded")
         _ = note.isAuthentic
+    case .play(let note):
+        // Its total cannot overflow: every length is bounded.
+        check(note.total <= PlayNote.lengthLimit * UInt64(PlayNote.periodLimit + 1), "a share of played time of \(note.total) ms decoded")
+        _ = note.isAuthentic
     case .sync(let sync):
         guard let step = try? session.receive(encoded: sync, replica: &replica) else { return }
         for reply in step.replies { _ = PeerMessage.sync(reply.encoded).encoded }

@@ -1,0 +1,322 @@
+import Foundation
+import Logging
+import SweeperCrypto
+import SweeperNet
+import SweeperStore
+import SweeperSync
+import Synchronization
+
+/// The arithmetic of played time, pure: the caller passes the times (a
+/// steady clock in seconds, the wall clock in ms since 1970).
+///
+/// A game's time is the sum of every author's share (``PlayNote/total``).
+/// This daemon's player counts a game while one of its viewers shows it
+/// and was used in the last ``idleLimit`` seconds, the game is on, and no
+/// player with a smaller peer id who keeps shares is counting it too (their
+/// presence says they are there; a player who is idle withdraws it): so two
+/// players watching together count their time once. Between two moves made
+/// without a viewer (`sweeper reveal`), at most ``idleLimit`` apart, the
+/// time counts as well. A period closes when the viewer goes, falls idle
+/// (counting the idle limit, thinking time included) or the game ends; a
+/// period still open when the daemon dies stays as last signed, at most
+/// ``renewal`` seconds short.
+struct PlayLedger: Sendable {
+    /// Seconds without a key after which an open viewer stops counting.
+    static let idleLimit: Double = 300
+    /// Seconds between new signatures of an open period's share.
+    static let renewal: Double = 2
+    /// The most authors' shares kept for one game.
+    static let authorLimit = 64
+
+    /// This daemon's player.
+    let ownID: PeerID
+    /// Every author's newest share, by game (this player's included).
+    private(set) var shares: [GameID: [PeerID: PlayNote]] = [:]
+    /// Authors known to keep shares: they count time when present.
+    private(set) var counters: Set<PeerID> = []
+    /// Games that are over.
+    private(set) var over: Set<GameID> = []
+
+    /// This player's periods of a game, as its next share will say.
+    struct Own: Sendable {
+        var serial: UInt64 = 0
+        var earlier: UInt64 = 0
+        var periods: [PlayPeriod] = []
+        var total: UInt64 { periods.reduce(earlier) { $0 + $1.length } }
+    }
+    private(set) var own: [GameID: Own] = [:]
+
+    /// The period being extended (always the last of the game's own periods).
+    struct Run: Sendable {
+        var start: Double
+        var last: Double
+        /// Counted because a viewer shows the game (else: moves without one).
+        var live: Bool
+    }
+    private(set) var runs: [GameID: Run] = [:]
+    private var lastActivity: [GameID: Double] = [:]
+    /// Where the other players are, as of the last tick.
+    private var others: [PeerID: GameID] = [:]
+    /// The game this player counts now.
+    private(set) var counting: GameID?
+    /// Games whose own share changed since it was last signed, and those to sign at once.
+    private var dirty: Set<GameID> = []
+    private var urgent: Set<GameID> = []
+    private var lastSigned: [GameID: Double] = [:]
+
+    init(ownID: PeerID) {
+        self.ownID = ownID
+    }
+
+    /// Whether this player used a viewer of (or moved in) `game` in the last ``idleLimit`` seconds.
+    func isActive(_ game: GameID, now: Double) -> Bool {
+        lastActivity[game].map { now - $0 <= Self.idleLimit } ?? false
+    }
+
+    /// Whether a player with a smaller id, who keeps shares, is counting `game`.
+    private func yields(_ game: GameID) -> Bool {
+        others.contains { $0.value == game && $0.key < ownID && counters.contains($0.key) }
+    }
+
+    /// This player moved in `game` or pressed a key in a viewer of it.
+    mutating func activity(in game: GameID, now: Double, wall: UInt64) {
+        lastActivity[game] = now
+        guard !over.contains(game) else { return }
+        if yields(game) {
+            close(game, at: now)
+            return
+        }
+        extend(game, now: now, wall: wall, live: false)
+    }
+
+    /// Extends the game's run to `now`, or starts a period when there is
+    /// none or it ended more than ``idleLimit`` ago.
+    private mutating func extend(_ game: GameID, now: Double, wall: UInt64, live: Bool) {
+        var o = own[game] ?? Own()
+        if var run = runs[game], now - run.last <= Self.idleLimit, let lastIndex = o.periods.indices.last {
+            run.last = max(run.last, now)
+            run.live = run.live || live
+            runs[game] = run
+            o.periods[lastIndex].length = Self.millis(run.last - run.start)
+            own[game] = o
+            dirty.insert(game)
+            return
+        }
+        if o.periods.count >= PlayNote.periodLimit { o.earlier = min(o.earlier + o.periods.removeFirst().length, PlayNote.lengthLimit) }
+        o.periods.append(PlayPeriod(start: wall, length: 0))
+        own[game] = o
+        runs[game] = Run(start: now, last: now, live: live)
+        dirty.insert(game)
+        urgent.insert(game)
+    }
+
+    /// Closes the game's run, a live one extended to `end` first.
+    private mutating func close(_ game: GameID, at end: Double) {
+        guard let run = runs.removeValue(forKey: game) else { return }
+        if run.live, end > run.last, var o = own[game], let lastIndex = o.periods.indices.last {
+            o.periods[lastIndex].length = Self.millis(end - run.start)
+            own[game] = o
+        }
+        dirty.insert(game)
+        urgent.insert(game)
+    }
+
+    /// Takes where this player's viewers are (`ownGame`: the game of the
+    /// newest active one) and where the others are, and counts.
+    mutating func tick(ownGame: GameID?, others: [PeerID: GameID], now: Double, wall: UInt64) {
+        self.others = others
+        let counts = ownGame.flatMap { g in !over.contains(g) && isActive(g, now: now) && !yields(g) ? g : nil }
+        for (game, run) in runs where run.live && game != counts {
+            // Gone idle: the time counts up to the idle limit; left or yielded: up to now.
+            let idleEnd = (lastActivity[game] ?? now) + Self.idleLimit
+            close(game, at: min(now, idleEnd))
+        }
+        for (game, run) in runs where !run.live && now - run.last > Self.idleLimit { runs[game] = nil }
+        counting = counts
+        if let counts { extend(counts, now: now, wall: wall, live: true) }
+    }
+
+    /// The game is over: its run closes at `now`.
+    mutating func gameEnded(_ game: GameID, now: Double) {
+        over.insert(game)
+        close(game, at: now)
+        if counting == game { counting = nil }
+    }
+
+    /// This player's shares to sign now: changed ones whose last signature
+    /// is ``renewal`` seconds old, or that started or ended a period. Each
+    /// gets the serial it is to carry.
+    mutating func due(now: Double, wall: UInt64, all: Bool = false) -> [(game: GameID, serial: UInt64, own: Own)] {
+        var out: [(GameID, UInt64, Own)] = []
+        for game in dirty.sorted() where all || urgent.contains(game) || now - (lastSigned[game] ?? -.infinity) >= Self.renewal {
+            guard var o = own[game] else { continue }
+            o.serial = max(wall, o.serial + 1)
+            own[game] = o
+            lastSigned[game] = now
+            dirty.remove(game)
+            urgent.remove(game)
+            out.append((game, o.serial, o))
+        }
+        return out
+    }
+
+    /// Takes a share (already checked to be authentic): kept when newer
+    /// than the one held. A share of this player's own, newer than what it
+    /// holds (after its store lost the last ones), is taken up as its own.
+    @discardableResult
+    mutating func take(_ note: PlayNote) -> Bool {
+        guard let game = GameID(bytes: note.game) else { return false }
+        if let held = shares[game]?[note.author] {
+            guard note.serial > held.serial else { return false }
+        } else if shares[game, default: [:]].count >= Self.authorLimit {
+            return false
+        }
+        shares[game, default: [:]][note.author] = note
+        counters.insert(note.author)
+        if note.author == ownID, runs[game] == nil, note.serial > own[game]?.serial ?? 0 {
+            own[game] = Own(serial: note.serial, earlier: note.earlier, periods: note.periods)
+        }
+        return true
+    }
+
+    /// The game's played time in ms: every other author's share plus this
+    /// player's own (as counted up to `now`); nil when nobody's is known.
+    func playedMillis(_ game: GameID, now: Double) -> UInt64? {
+        let others = shares[game]?.filter { $0.key != ownID }.values.reduce(UInt64(0)) { $0 + $1.total }
+        var mine = own[game]?.total
+        if let run = runs[game], run.live, var o = own[game], let lastIndex = o.periods.indices.last, now > run.last {
+            o.periods[lastIndex].length = Self.millis(now - run.start)
+            mine = o.total
+        }
+        if others == nil, mine == nil { return nil }
+        return (others ?? 0) + (mine ?? 0)
+    }
+
+    static func millis(_ seconds: Double) -> UInt64 {
+        seconds > 0 ? min(UInt64(seconds * 1000), PlayNote.lengthLimit) : 0
+    }
+}
+
+/// This daemon's side of played time (see ``PlayLedger``): it hears this
+/// player's moves and viewer keys (from the game service and the presence
+/// service), counts, signs this player's share of each game it plays as a
+/// ``PlayNote``, keeps it (without an fsync) and sends it to every linked
+/// peer that understands it, and keeps the shares peers send. The game
+/// service asks it for each game's time.
+final class PlayClock: Sendable {
+    private let ledger: Mutex<PlayLedger>
+    private let identity: SigningIdentity
+    private let store: Store
+    private let relay: OpRelay
+    private let logger: Logger
+    private let start = ContinuousClock.now
+    /// Games made before this (ms since 1970), with nobody's share known,
+    /// keep the time from their creation to their end.
+    let countedSince: UInt64
+
+    init(identity: SigningIdentity, store: Store, relay: OpRelay, logger: Logger) {
+        self.identity = identity
+        self.store = store
+        self.relay = relay
+        self.logger = logger
+        var ledger = PlayLedger(ownID: identity.peerID)
+        for bytes in (try? store.playNotes()) ?? [] {
+            // A stored share was checked when it came; one that no longer reads is passed over.
+            if let note = try? PlayNote(decoding: bytes[...]), note.isAuthentic { ledger.take(note) }
+        }
+        self.ledger = Mutex(ledger)
+        countedSince = ((try? store.setting(Store.playTimeSinceSetting)) ?? nil).flatMap(UInt64.init) ?? 0
+    }
+
+    /// Seconds on the steady clock.
+    private var now: Double {
+        let d = ContinuousClock.now - start
+        return Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
+    }
+
+    private var wall: UInt64 { Date().millis }
+
+    /// This player moved in `game` or used a viewer of it. Nothing is
+    /// signed or written here, on a move's way: the next tick does it.
+    func activity(in game: GameID) {
+        ledger.withLock { $0.activity(in: game, now: now, wall: wall) }
+    }
+
+    /// Whether this player used a viewer of (or moved in) `game` lately.
+    func isActive(_ game: GameID) -> Bool {
+        ledger.withLock { $0.isActive(game, now: now) }
+    }
+
+    /// The game is over (won or lost, here or at a peer).
+    func gameEnded(_ game: GameID) {
+        ledger.withLock { $0.gameEnded(game, now: now) }
+    }
+
+    /// Counts with where this player's active viewer is and where the
+    /// others are, and signs, keeps and sends the shares that are due. The
+    /// presence service calls it every 250 ms and at each change.
+    func tick(ownGame: GameID?, others: [PeerID: GameID]) {
+        ledger.withLock { $0.tick(ownGame: ownGame, others: others, now: now, wall: wall) }
+        signDue()
+    }
+
+    /// Closes this player's open period and signs every changed share now
+    /// (when the daemon stops).
+    func stop() {
+        ledger.withLock { $0.tick(ownGame: nil, others: [:], now: now, wall: wall) }
+        signDue(all: true)
+    }
+
+    /// Signs, keeps and sends this player's shares that are due.
+    private func signDue(all: Bool = false) {
+        let notes: [PlayNote] = ledger.withLock { l in
+            l.due(now: now, wall: wall, all: all).compactMap { due in
+                guard let note = PlayNote(
+                    signing: identity, game: due.game.bytes, serial: due.serial, earlier: due.own.earlier, periods: due.own.periods)
+                else { return nil }
+                l.take(note)
+                return note
+            }
+        }
+        for note in notes {
+            keep(note)
+            for linked in relay.linked { linked.link.send(play: note) }
+        }
+    }
+
+    private func keep(_ note: PlayNote) {
+        do {
+            try store.savePlayNote(author: note.author.bytes, game: note.game, serial: note.serial, note: note.encoded)
+        } catch {
+            logger.warning("could not keep a share of played time", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Takes an authentic share from a peer: kept (and stored) when newer
+    /// than the one held. Returns whether it was.
+    @discardableResult
+    func take(_ note: PlayNote) -> Bool {
+        guard ledger.withLock({ $0.take(note) }) else { return false }
+        keep(note)
+        return true
+    }
+
+    /// Every share held.
+    var allNotes: [PlayNote] {
+        ledger.withLock { l in l.shares.keys.sorted().flatMap { g in (l.shares[g] ?? [:]).values.sorted { $0.author < $1.author } } }
+    }
+
+    /// Whether this player counts `game` now.
+    func isCounting(_ game: GameID) -> Bool {
+        ledger.withLock { $0.counting == game }
+    }
+
+    /// A game's played time in seconds: the sum of the players' shares;
+    /// for a game made before this database kept played time, of which no
+    /// share is known, the time from its creation to its end (or now).
+    func playedSeconds(_ state: GameState) -> Int {
+        if let ms = ledger.withLock({ $0.playedMillis(state.gameID, now: now) }) { return Int(ms / 1000) }
+        guard state.startMillis < countedSince else { return 0 }
+        return state.elapsedSeconds(nowMillis: Date().millis)
+    }
+}
