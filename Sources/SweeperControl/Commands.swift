@@ -48,16 +48,96 @@ public enum Commands {
         }
     }
 
-    /// `games`: every game, newest first.
+    /// `games`: every game, newest first; with `available`, also the games
+    /// linked peers hold that this device does not.
     public enum Games: ControlCommand {
         public static let name = "games"
-        public typealias Arguments = Empty
+        /// Whether to list the games peers have too.
+        public struct Arguments: Codable, Equatable, Sendable {
+            /// Also list the games linked peers hold and this device does not.
+            public var available: Bool?
+            /// Creates arguments.
+            public init(available: Bool? = nil) { self.available = available }
+        }
         /// The list.
         public struct Result: Codable, Equatable, Sendable {
             /// The games, newest first.
             public var games: [GameSummary]
+            /// With `available`: the games linked peers hold and this device does not, most ops first.
+            public var available: [AvailableGame]?
             /// Creates the list.
-            public init(games: [GameSummary]) { self.games = games }
+            public init(games: [GameSummary], available: [AvailableGame]? = nil) {
+                self.games = games
+                self.available = available
+            }
+        }
+    }
+
+    /// `follow`: take a game a peer has (or one forgotten) and catch it up at once.
+    public enum Follow: ControlCommand {
+        public static let name = "follow"
+        public typealias Arguments = GameChoiceArguments
+        public typealias Result = GameChoiceResult
+    }
+
+    /// `forget`: remove a game from this device: its ops leave the database,
+    /// it leaves every list, and peers stop sending it, until `follow`.
+    public enum Forget: ControlCommand {
+        public static let name = "forget"
+        public typealias Arguments = GameChoiceArguments
+        public typealias Result = GameChoiceResult
+    }
+
+    /// The game a `follow` or `forget` names.
+    public struct GameChoiceArguments: Codable, Equatable, Sendable {
+        /// A full game id or a unique prefix.
+        public var game: String
+        /// Creates arguments.
+        public init(game: String) { self.game = game }
+    }
+
+    /// What a `follow` or `forget` did.
+    public struct GameChoiceResult: Codable, Equatable, Sendable {
+        /// The full game id.
+        public var game: String
+        /// `follow`: whether the game is held here already (else it comes
+        /// from the peers that have it). `forget`: always false.
+        public var held: Bool
+        /// `forget`: the ops deleted from the database; `follow`: the ops held.
+        public var ops: Int
+        /// Creates the result.
+        public init(game: String, held: Bool, ops: Int) {
+            self.game = game
+            self.held = held
+            self.ops = ops
+        }
+    }
+
+    /// `sync`: which games this device syncs; with a mode, sets it (kept
+    /// across restarts, over the configuration's `sync`).
+    public enum Sync: ControlCommand {
+        public static let name = "sync"
+        /// The mode to set, if any.
+        public struct Arguments: Codable, Equatable, Sendable {
+            /// `all` or `mine`; absent, the mode is only read.
+            public var mode: SyncMode?
+            /// Creates arguments.
+            public init(mode: SyncMode? = nil) { self.mode = mode }
+        }
+        /// The mode in force and the choices made.
+        public struct Result: Codable, Equatable, Sendable {
+            /// The mode in force.
+            public var mode: SyncMode
+            /// Games followed (full ids, sorted).
+            public var followed: [String]
+            /// Games forgotten (full ids, sorted).
+            public var forgotten: [String]
+            /// Creates the result.
+            public init(mode: SyncMode, followed: [String], forgotten: [String]) {
+                self.mode = mode
+                self.followed = followed
+                self.forgotten = forgotten
+            }
         }
     }
 

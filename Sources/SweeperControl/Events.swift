@@ -8,6 +8,8 @@ public struct ControlEvent: Codable, Equatable, Sendable {
         case cells
         /// A game was made or arrived from a peer.
         case gameAdded = "game-added"
+        /// This device forgot a game (`sweeper forget`): it is gone from every list.
+        case gameForgotten = "game-forgotten"
         /// A peer connected, disconnected or changed.
         case peerChanged = "peer-changed"
         /// Events were dropped while this subscriber did not read (`dropped`

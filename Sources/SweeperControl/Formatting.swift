@@ -58,6 +58,24 @@ public enum ControlFormatting {
             })
     }
 
+    /// The games peers have and this device does not, as `games --available` adds them.
+    public static func available(_ games: [AvailableGame]) -> String {
+        if games.isEmpty { return "\nNo other games on the linked peers.\n" }
+        return "\nOn linked peers (sweeper follow GAME):\n"
+            + table(
+                ["GAME", "OPS", "PLAYERS", "HELD BY"],
+                games.map { [shortID($0.id) + ($0.forgotten ? " (forgotten)" : ""), "\($0.ops)", "\($0.players)", $0.heldBy.joined(separator: ", ")] })
+    }
+
+    /// What `sync` prints: the mode and the games followed and forgotten.
+    public static func sync(_ r: Commands.Sync.Result) -> String {
+        var out = "Sync: \(r.mode.rawValue)"
+        out += r.mode == .all ? " (every game of the circle but those forgotten)\n" : " (the games held here and those followed)\n"
+        if !r.followed.isEmpty { out += "Followed: \(r.followed.map(shortID).joined(separator: ", "))\n" }
+        if !r.forgotten.isEmpty { out += "Forgotten: \(r.forgotten.map(shortID).joined(separator: ", "))\n" }
+        return out
+    }
+
     /// The board and its status line, as `show` prints them.
     public static func show(_ v: GameView) -> String {
         var out = "Game \(v.id)\n"

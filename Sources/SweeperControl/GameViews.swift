@@ -216,3 +216,35 @@ public struct CellChange: Codable, Equatable, Sendable {
         self.value = value
     }
 }
+
+/// Which games a device syncs.
+public enum SyncMode: String, Codable, CaseIterable, Sendable {
+    /// Every game of the circle but those forgotten (the default).
+    case all
+    /// Only the games held here (made, moved in or followed) and those followed.
+    case mine
+}
+
+/// A game linked peers hold and this device does not, known from their
+/// summaries only (no board until it is followed).
+public struct AvailableGame: Codable, Equatable, Sendable {
+    /// The full game id.
+    public var id: String
+    /// The most ops any of those peers holds of it.
+    public var ops: Int
+    /// How many players made those ops.
+    public var players: Int
+    /// The peers that hold it (their names, or short ids when unnamed).
+    public var heldBy: [String]
+    /// Whether this device forgot it.
+    public var forgotten: Bool
+
+    /// Creates an entry.
+    public init(id: String, ops: Int, players: Int, heldBy: [String], forgotten: Bool) {
+        self.id = id
+        self.ops = ops
+        self.players = players
+        self.heldBy = heldBy
+        self.forgotten = forgotten
+    }
+}

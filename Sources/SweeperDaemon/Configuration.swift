@@ -22,13 +22,17 @@ public struct DaemonSettings: Equatable, Sendable {
     /// This device's defaults for new games (`new_*` in the config file):
     /// what a `new` request leaves out is taken from here. Not synced.
     public var newGame: Commands.New.Arguments
+    /// Which games this device syncs (`sync` in the config file), until
+    /// `sweeper sync` chooses at run time.
+    public var sync: SyncMode
 
     /// Creates settings.
     public init(
         stateDirectory: String, socketPath: String, listen: [String], peers: [String], name: String, mdns: Bool,
-        logLevel: Logger.Level, newGame: Commands.New.Arguments = .init()
+        logLevel: Logger.Level, newGame: Commands.New.Arguments = .init(), sync: SyncMode = .all
     ) {
         self.newGame = newGame
+        self.sync = sync
         self.stateDirectory = stateDirectory
         self.socketPath = socketPath
         self.listen = listen
@@ -220,7 +224,7 @@ extension DaemonSettings {
     /// The config file's keys.
     public static let configKeys = [
         "state_dir", "socket", "listen", "peers", "name", "mdns", "log_level",
-        "new_preset", "new_width", "new_height", "new_mines", "new_no_guess", "new_question_marks",
+        "new_preset", "new_width", "new_height", "new_mines", "new_no_guess", "new_question_marks", "sync",
     ]
 
     /// Resolves settings: flags win over the config file, which wins over XDG defaults.
@@ -315,10 +319,16 @@ extension DaemonSettings {
         } catch {
             throw ConfigurationError(file: configPath, message: "the new-game defaults (new_*) are wrong: \((error as? ControlError)?.message ?? "\(error)")")
         }
+        let syncText = try string("sync") ?? SyncMode.all.rawValue
+        guard let sync = SyncMode(rawValue: syncText) else {
+            throw ConfigurationError(
+                file: configPath, line: file["sync"]?.1,
+                message: "'sync' must be one of: \(SyncMode.allCases.map(\.rawValue).joined(separator: ", ")) (not '\(syncText)')")
+        }
         return DaemonSettings(
             stateDirectory: overrides.stateDirectory ?? fileState ?? paths.stateDirectory,
             socketPath: overrides.socketPath ?? fileSocket ?? paths.socket,
-            listen: listen, peers: peers, name: name, mdns: mdns, logLevel: level, newGame: newGame)
+            listen: listen, peers: peers, name: name, mdns: mdns, logLevel: level, newGame: newGame, sync: sync)
     }
 
     /// The user's login name: `$USER`, `$LOGNAME`, the password database, or "player".

@@ -51,7 +51,27 @@ struct ControlRouter: ControlResponder {
         case Commands.Status.name:
             return try answer(id, await status())
         case Commands.Games.name:
-            return try answer(id, Commands.Games.Result(games: try await service.summaries()))
+            let a: Commands.Games.Arguments = try args(line)
+            let available = a.available == true ? await service.available(from: network.sync.peerHoldings()) : nil
+            return try answer(id, Commands.Games.Result(games: try await service.summaries(), available: available))
+        case Commands.Forget.name:
+            let a: Commands.Forget.Arguments = try args(line)
+            let result = try await service.forget(a.game)
+            await network.sync.interestChanged()
+            return try answer(id, result)
+        case Commands.Follow.name:
+            let a: Commands.Follow.Arguments = try args(line)
+            let available = Set(network.sync.peerHoldings().flatMap(\.holds.keys))
+            let result = try await service.follow(a.game, available: available)
+            await network.sync.interestChanged()
+            return try answer(id, result)
+        case Commands.Sync.name:
+            let a: Commands.Sync.Arguments = try args(line)
+            if let mode = a.mode {
+                try await service.setSyncMode(mode)
+                await network.sync.interestChanged()
+            }
+            return try answer(id, await service.syncChoices)
         case Commands.New.name:
             let (parameters, seed, questionMarks) = try Self.newGame(try args(line), defaults: newGameDefaults)
             return try answer(id, try await service.newGame(parameters, seed: seed, questionMarks: questionMarks))

@@ -1,5 +1,6 @@
 import Logging
 import NIOCore
+import SweeperControl
 import SweeperStore
 
 /// The daemon's parts over an open store, wired in layer order, each given
@@ -64,9 +65,13 @@ struct DaemonCore: Sendable {
         let colour = ((try? store.setting(PeerBook.profileColourSetting)) ?? nil).flatMap(UInt8.init) ?? 0
         book.ownProfile(identity: engine.identity, name: settings.name, colour: colour)
         let play = PlayClock(identity: engine.identity, store: store, relay: relay, logger: logger)
+        // The sync mode chosen at run time (`sweeper sync`) wins over the config file's.
+        let mode = ((try? store.setting(Store.syncModeSetting)) ?? nil).flatMap(SyncMode.init(rawValue:)) ?? settings.sync
+        let selection = SyncSelection(mode: mode, choices: (try? store.gameChoices()) ?? [:])
         let service = GameService(
             store: store, engine: engine, name: settings.name, peers: book,
-            sinks: GameServiceSinks(events: events, relay: relay, status: status, play: play), logger: logger, eventLoop: eventLoop)
+            sinks: GameServiceSinks(events: events, relay: relay, status: status, play: play), logger: logger, eventLoop: eventLoop,
+            selection: selection)
         let presence = PresenceService(
             identity: engine.identity, name: settings.name, relay: relay, events: events, book: book, play: play, eventLoop: eventLoop,
             logger: logger)

@@ -126,6 +126,11 @@ struct GameEngine: Sendable {
         }
     }
 
+    /// Drops a game from every circle's replica (this device forgets it).
+    mutating func forget(_ game: GameID) {
+        for i in circles.indices { circles[i].replica.forget(game) }
+    }
+
     /// Runs `body` on one circle's replica in place.
     mutating func withReplica<R>(circle index: Int, _ body: (inout Replica) throws -> R) rethrows -> R {
         try body(&circles[index].replica)

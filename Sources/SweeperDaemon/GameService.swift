@@ -65,10 +65,11 @@ actor GameService {
     /// player `name` and others from `peers`.
     init(
         store: Store, engine: GameEngine, name: String, peers: PeerBook, sinks: GameServiceSinks, logger: Logger,
-        eventLoop: any EventLoop
+        eventLoop: any EventLoop, selection: SyncSelection = SyncSelection(mode: .all)
     ) {
         self.store = store
         self.engine = engine
+        self.selection = selection
         self.sinks = sinks
         self.views = ReplyViews(ownID: engine.identity.peerID, ownName: name, peers: peers, play: sinks.play)
         self.logger = logger
@@ -133,8 +134,9 @@ actor GameService {
         var touched: [GameID] = []
         if case .ops(let segments) = message { touched = segments.compactMap { $0.ops.last?.gameID } }
         let before = engine.statuses(of: touched)
+        let interest = self.interest
         let done = engine.withReplica(circle: 0) { replica in
-            session.withSession { $0.receive(message, replica: &replica) }
+            session.withSession { $0.receive(message, replica: &replica, taking: interest) }
         }
         commitRemote(done.outcome, before: before)
         return RemoteIntake(replies: done.replies, accepted: done.outcome.accepted, rejected: done.outcome.rejected.map(OpRefusal.init))
@@ -442,6 +444,96 @@ actor GameService {
 
     /// Moves to the circle of `key`: new games and links use it; games of
     /// the circles left stay, playable under their own key.
+    // MARK: What syncs
+
+    /// Which games this device syncs.
+    private(set) var selection: SyncSelection
+
+    /// What this device tells its peers it takes.
+    var interest: GameInterest {
+        selection.interest(holding: engine.games.map(\.state.gameID))
+    }
+
+    /// The sync mode and the choices made, as `sync` answers.
+    var syncChoices: Commands.Sync.Result {
+        Commands.Sync.Result(
+            mode: selection.mode, followed: selection.followed.sorted().map(\.description),
+            forgotten: selection.forgotten.sorted().map(\.description))
+    }
+
+    /// Sets the sync mode, kept in the store over the configuration's.
+    func setSyncMode(_ mode: SyncMode) throws {
+        try store.setSetting(Store.syncModeSetting, mode.rawValue)
+        selection.mode = mode
+        logger.notice("sync mode set", metadata: ["mode": "\(mode.rawValue)"])
+    }
+
+    /// Forgets a game held here: its ops and shares of played time leave
+    /// the database (and the space is given back), it leaves the replicas
+    /// and every list, and it is no longer taken from peers. Ops of it
+    /// still waiting to be written are dropped.
+    func forget(_ game: String) throws -> Commands.Forget.Result {
+        let id = try resolve(game)
+        let ops = engine.game(id)?.game.opCount ?? 0
+        unwritten.ops[id] = nil
+        unwritten.newGames.remove(id)
+        let deleted = try store.forgetGame(id: id.description, gameBytes: id.bytes)
+        engine.forget(id)
+        selection.forget(id)
+        sinks.play.forget(id)
+        sinks.status.gamesChanged(to: engine.games.count)
+        sinks.events.publish(ControlEvent(event: .gameForgotten, game: id.description))
+        logger.notice("forgot a game", metadata: ["game": "\(id)", "ops": "\(max(ops, deleted))"])
+        return Commands.Forget.Result(game: id.description, held: false, ops: deleted)
+    }
+
+    /// Follows a game: one held here (kept in `mine` mode from now on), one
+    /// forgotten, or one of `available` (what linked peers hold), named by
+    /// a full id or a unique prefix. The caller then tells the peers.
+    func follow(_ game: String, available: Set<GameID>) throws -> Commands.Follow.Result {
+        let wanted = game.lowercased()
+        let held = Set(engine.games.map(\.state.gameID))
+        let known = held.union(available).union(selection.forgotten)
+        let matches = known.filter { $0.description.hasPrefix(wanted) }.sorted()
+        let id: GameID
+        if let exact = matches.first(where: { $0.description == wanted }) {
+            id = exact
+        } else {
+            switch matches.count {
+            case 1: id = matches[0]
+            case 0: throw GameServiceError.unknownGame(game)
+            default: throw GameServiceError.ambiguousGame(game, matches: matches)
+            }
+        }
+        try store.followGame(id: id.description)
+        selection.follow(id)
+        sinks.play.follow(id)
+        let ops = engine.game(id)?.game.opCount ?? 0
+        logger.notice("following a game", metadata: ["game": "\(id)", "held": "\(held.contains(id))"])
+        return Commands.Follow.Result(game: id.description, held: held.contains(id), ops: ops)
+    }
+
+    /// The games `peers` (each peer's last summary) hold that are not held
+    /// here, with the most ops any of them holds.
+    func available(from peers: [(name: String, holds: [GameID: VersionVector])]) -> [AvailableGame] {
+        let held = Set(engine.games.map(\.state.gameID))
+        var found: [GameID: (ops: UInt64, players: Int, by: [String])] = [:]
+        for peer in peers {
+            for (game, vector) in peer.holds where !held.contains(game) {
+                var entry = found[game] ?? (0, 0, [])
+                entry.ops = max(entry.ops, vector.opCount)
+                entry.players = max(entry.players, vector.heads.count)
+                entry.by.append(peer.name)
+                found[game] = entry
+            }
+        }
+        return found.map { id, e in
+            AvailableGame(
+                id: id.description, ops: Int(clamping: e.ops), players: e.players, heldBy: e.by.sorted(),
+                forgotten: selection.forgotten.contains(id))
+        }.sorted { ($0.ops, $1.id) > ($1.ops, $0.id) }
+    }
+
     func join(_ key: CircleKey) throws {
         try reloadIfPending()
         let next = engine.joining(key)

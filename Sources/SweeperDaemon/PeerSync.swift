@@ -69,9 +69,53 @@ final class PeerSync: PeerNodeDelegate, Sendable {
     func linkEstablished(_ link: PeerLinkHandle) {
         onService { service in
             var session = SyncSession()
-            let messages = session.start(replica: service.replica)
+            // A device that does not take every game waits for the peer's
+            // hello, to tell a peer that understands interests what it takes
+            // before its summary makes the peer send every game.
+            let messages = service.interest.isEverything ? session.start(replica: service.replica) : []
             self.relay.add(LinkSession(link: link, session: SharedSyncSession(session)))
             OpRelay.send(messages, on: link)
+        }
+    }
+
+    /// Starts the sync of a link whose start waited for the peer's hello:
+    /// this device's interest first when the peer understands it, then the summary.
+    private func startAfterHello(on link: PeerLinkHandle) {
+        onService { service in
+            let interest = service.interest
+            guard !interest.isEverything, let linked = self.relay.session(linkID: link.id) else { return }
+            let replica = service.replica
+            let messages = linked.session.withSession { session in
+                link.peerVersion >= PeerHello.interestVersion
+                    ? session.start(replica: replica, interest: interest) : session.start(replica: replica)
+            }
+            OpRelay.send(messages, on: link)
+        }
+    }
+
+    /// Tells every linked peer this device's interest (which changed: a
+    /// game forgotten or followed, or the sync mode) with a summary asking
+    /// for theirs, so a followed game comes at once. Peers too old to be
+    /// told get the summary only.
+    func interestChanged() async {
+        let interest = await service.interest
+        let replica = await service.replica
+        for linked in relay.linked {
+            let link = linked.link
+            let messages = linked.session.withSession { session in
+                link.peerVersion >= PeerHello.interestVersion
+                    ? session.start(replica: replica, interest: interest) : session.start(replica: replica)
+            }
+            OpRelay.send(messages, on: link)
+        }
+    }
+
+    /// Each linked peer's name and the games its last summary said it holds.
+    func peerHoldings() -> [(name: String, holds: [GameID: VersionVector])] {
+        relay.linked.compactMap { linked in
+            guard let holds = linked.session.withSession({ $0.hasPeerSummary ? $0.peerHolds : nil }) else { return nil }
+            let name = peers.profile(of: linked.link.peer).map(\.name).flatMap { $0.isEmpty ? nil : $0 }
+            return (name ?? linked.link.peer.shortDescription, holds)
         }
     }
 
@@ -121,6 +165,7 @@ final class PeerSync: PeerNodeDelegate, Sendable {
 
     func helloReceived(_ hello: PeerHello, dialBack: String?, on link: PeerLinkHandle) {
         peers.remember(link.peer, name: hello.name, address: dialBack)
+        startAfterHello(on: link)
         presence.helloReceived(on: link)
         // Every profile held (this player's and the others'), so names travel past the links.
         if hello.protocolVersion >= PeerHello.presenceVersion {

@@ -160,12 +160,35 @@ struct PlayLedger: Sendable {
         return out
     }
 
+    /// Games this device forgot: their shares are not kept.
+    private(set) var forgotten: Set<GameID> = []
+
+    /// Drops everything of a game this device forgets, and refuses its shares until followed.
+    mutating func forget(_ game: GameID) {
+        forgotten.insert(game)
+        shares[game] = nil
+        own[game] = nil
+        runs[game] = nil
+        lastActivity[game] = nil
+        dirty.remove(game)
+        urgent.remove(game)
+        lastSigned[game] = nil
+        over.remove(game)
+        if counting == game { counting = nil }
+    }
+
+    /// Takes shares of a game again (followed after it was forgotten).
+    mutating func follow(_ game: GameID) {
+        forgotten.remove(game)
+    }
+
     /// Takes a share (already checked to be authentic): kept when newer
     /// than the one held. A share of this player's own, newer than what it
     /// holds (after its store lost the last ones), is taken up as its own.
+    /// Shares of forgotten games are refused.
     @discardableResult
     mutating func take(_ note: PlayNote) -> Bool {
-        guard let game = GameID(bytes: note.game) else { return false }
+        guard let game = GameID(bytes: note.game), !forgotten.contains(game) else { return false }
         if let held = shares[game]?[note.author] {
             guard note.serial > held.serial else { return false }
         } else if shares[game, default: [:]].count >= Self.authorLimit {
@@ -220,6 +243,9 @@ final class PlayClock: Sendable {
         self.relay = relay
         self.logger = logger
         var ledger = PlayLedger(ownID: identity.peerID)
+        for (id, follows) in (try? store.gameChoices()) ?? [:] where !follows {
+            if let game = GameID(hex: id) { ledger.forget(game) }
+        }
         for bytes in (try? store.playNotes()) ?? [] {
             // A stored share was checked when it came; one that no longer reads is passed over.
             if let note = try? PlayNote(decoding: bytes[...]), note.isAuthentic { ledger.take(note) }
@@ -299,6 +325,17 @@ final class PlayClock: Sendable {
         guard ledger.withLock({ $0.take(note) }) else { return false }
         keep(note)
         return true
+    }
+
+    /// Forgets a game's played time (this device forgets the game; the
+    /// store deletes its shares), until ``follow(_:)``.
+    func forget(_ game: GameID) {
+        ledger.withLock { $0.forget(game) }
+    }
+
+    /// Takes a game's shares again.
+    func follow(_ game: GameID) {
+        ledger.withLock { $0.follow(game) }
     }
 
     /// Every share held.

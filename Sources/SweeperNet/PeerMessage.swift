@@ -115,8 +115,9 @@ public enum PeerMessage: Sendable, Equatable {
 public struct PeerHello: Sendable, Equatable {
     /// The peer protocol version this build speaks: 2 adds the
     /// ``PeerMessage/links(_:)`` message, 3 ``PeerMessage/presence(_:)``
-    /// and ``PeerMessage/profile(_:)``, 4 ``PeerMessage/play(_:)``.
-    public static let currentVersion: UInt8 = 4
+    /// and ``PeerMessage/profile(_:)``, 4 ``PeerMessage/play(_:)``, 5 the
+    /// sync layer's interest message (which games the sender takes).
+    public static let currentVersion: UInt8 = 5
     /// The first version that understands ``PeerMessage/links(_:)``.
     public static let linksVersion: UInt8 = 2
     /// The first version that understands ``PeerMessage/presence(_:)`` and
@@ -124,6 +125,10 @@ public struct PeerHello: Sendable, Equatable {
     public static let presenceVersion: UInt8 = 3
     /// The first version that understands ``PeerMessage/play(_:)``.
     public static let playVersion: UInt8 = 4
+    /// The first version whose sync layer understands an interest (sync
+    /// message type 2): older peers are sent every game and what they send
+    /// outside this side's interest is dropped on arrival.
+    public static let interestVersion: UInt8 = 5
 
     /// The sender's peer protocol version.
     public var protocolVersion: UInt8

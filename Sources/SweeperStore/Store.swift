@@ -146,6 +146,10 @@ public final class Store: Sendable {
     /// share is known, keep the time from their creation to their end.
     public static let playTimeSinceSetting = "play.since"
 
+    /// The setting that holds which games this device syncs when chosen at
+    /// run time (`all` or `mine`); absent, the configuration decides.
+    public static let syncModeSetting = "sync.mode"
+
     private static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in
@@ -217,6 +221,16 @@ public final class Store: Sendable {
                 sql: "INSERT OR IGNORE INTO settings (key, value) VALUES (?, ?)",
                 arguments: [Store.playTimeSinceSetting, String(UInt64(max(0, Date().timeIntervalSince1970 * 1000)))])
         }
+        // What this device chose to sync: games it follows or forgot.
+        migrator.registerMigration("v4-game-choices") { db in
+            try db.execute(sql: """
+                CREATE TABLE game_choices (
+                    game TEXT PRIMARY KEY NOT NULL,
+                    choice TEXT NOT NULL CHECK (choice IN ('follow', 'forget')),
+                    changed DATETIME NOT NULL
+                );
+                """)
+        }
         return migrator
     }
 
@@ -244,6 +258,18 @@ public final class Store: Sendable {
                     guard let result else { throw StoreError.database("a deferred write produced no result") }
                     return result
                 }
+            }
+        } catch {
+            throw Self.classify(error, path: path)
+        }
+    }
+
+    /// Gives freed space back to the file system and empties the write-ahead log.
+    func compact() throws(StoreError) {
+        do {
+            try pool.writeWithoutTransaction { db in
+                try db.execute(sql: "VACUUM")
+                try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
             }
         } catch {
             throw Self.classify(error, path: path)

@@ -221,6 +221,52 @@ extension Store {
         try read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM ops") ?? 0 }
     }
 
+    // MARK: What syncs
+
+    /// This device's choices: game id → whether it follows (`true`) or forgot (`false`) the game.
+    public func gameChoices() throws(StoreError) -> [String: Bool] {
+        try read { db in
+            var out: [String: Bool] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT game, choice FROM game_choices") {
+                let choice: String = row["choice"]
+                out[row["game"]] = choice == "follow"
+            }
+            return out
+        }
+    }
+
+    /// Follows a game: it syncs whatever the sync mode says, until forgotten.
+    public func followGame(id: String, at time: Date = Date()) throws(StoreError) {
+        try write { db in
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO game_choices (game, choice, changed) VALUES (?, 'follow', ?)", arguments: [id, time])
+        }
+    }
+
+    /// Forgets a game: its ops, its row and every share of its played time
+    /// are deleted, and the choice is kept so that it does not come back.
+    /// The deleted bytes are overwritten (`secure_delete`), the file is
+    /// rebuilt to give the space back (`VACUUM`) and the write-ahead log is
+    /// emptied, so nothing of the game stays in any of the database's files.
+    /// `gameBytes` is the game id's bytes, as play notes key it.
+    /// Returns how many ops were deleted.
+    @discardableResult
+    public func forgetGame(id: String, gameBytes: [UInt8], at time: Date = Date()) throws(StoreError) -> Int {
+        let deleted = try write { db in
+            try db.execute(sql: "PRAGMA secure_delete = ON")
+            try db.execute(sql: "DELETE FROM ops WHERE gameID = ?", arguments: [id])
+            let count = db.changesCount
+            try db.execute(sql: "DELETE FROM games WHERE id = ?", arguments: [id])
+            try db.execute(sql: "DELETE FROM play_notes WHERE game = ?", arguments: [Data(gameBytes)])
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO game_choices (game, choice, changed) VALUES (?, 'forget', ?)", arguments: [id, time])
+            try db.execute(sql: "PRAGMA secure_delete = OFF")
+            return count
+        }
+        try compact()
+        return deleted
+    }
+
     /// The journal mode and synchronous setting in force, for diagnostics and tests.
     public func durabilitySettings() throws(StoreError) -> (journalMode: String, synchronous: Int) {
         try write { db in

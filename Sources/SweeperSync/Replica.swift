@@ -331,6 +331,13 @@ public struct Replica: Sendable {
         for r in outcome.rejected { rejectionCounts[r.reason, default: 0] += 1 }
     }
 
+    /// Drops a game and every op of it, held or waiting (this device
+    /// forgets it); `false` when it was not here.
+    @discardableResult
+    public mutating func forget(_ game: GameID) -> Bool {
+        games.removeValue(forKey: game) != nil
+    }
+
     /// Counts an input that could not be decoded.
     public mutating func countMalformed() { rejectionCounts[.malformed, default: 0] += 1 }
 

@@ -7,12 +7,18 @@ import SweeperCrypto
 /// - `summary` (0): flags (bit 0: answer with your summary) ‖ game count ‖ per
 ///   game: id (16) ‖ author count ‖ per author: key (32) ‖ seq (LEB128).
 /// - `ops` (1): segment count ‖ segments (``OpSegment``).
+/// - `interest` (2): kind (0: every game but the listed, 1: only the
+///   listed) ‖ game count ‖ game ids (16 each), ascending. Sent only to
+///   peers whose hello says peer protocol 5 or later.
 public enum SyncMessage: Sendable, Hashable {
     /// What the sender holds: a version vector per game. `wantsReply` asks
     /// the receiver to send its own summary back.
     case summary([GameID: VersionVector], wantsReply: Bool)
     /// Ops, as per-author chain segments.
     case ops([OpSegment])
+    /// Which games the sender takes: the receiver sends it only those,
+    /// until the next interest.
+    case interest(GameInterest)
 
     /// The format version.
     public static let version: UInt8 = 1
@@ -46,6 +52,9 @@ public enum SyncMessage: Sendable, Hashable {
             w.byte(1)
             w.varint(segments.count)
             for s in segments { s.encode(into: &w) }
+        case .interest(let interest):
+            w.byte(2)
+            interest.encode(into: &w)
         }
         return w.bytes
     }
@@ -82,6 +91,10 @@ public enum SyncMessage: Sendable, Hashable {
             for _ in 0..<count { segments.append(try OpSegment.decode(from: &r)) }
             try r.expectEnd()
             self = .ops(segments)
+        case 2:
+            let interest = try GameInterest.decode(from: &r)
+            try r.expectEnd()
+            self = .interest(interest)
         default:
             throw .unknownKind(field: "message type", value: type)
         }

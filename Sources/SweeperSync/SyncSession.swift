@@ -17,12 +17,19 @@ import SweeperCrypto
 ///    the peer is believed to hold up to this replica's head.
 /// Loss, duplication and reordering are harmless: duplicates are ignored,
 /// early ops wait for their gap, and the next summary repairs any loss.
+///
+/// Each side may say which games it takes (``SyncMessage/interest(_:)``):
+/// the session then sends the peer only those, and drops ops of games
+/// outside this side's own interest (given to ``receive(_:replica:taking:)``)
+/// before they reach the replica.
 public struct SyncSession: Sendable {
     /// What the peer is believed to hold, per game: its last summary,
     /// raised by every op it sent or was sent.
     public private(set) var peerHolds: [GameID: VersionVector] = [:]
     /// Whether a summary from the peer has arrived.
     public private(set) var hasPeerSummary = false
+    /// The games the peer takes, from its last interest (every game until it says).
+    public private(set) var peerInterest = GameInterest.everything
 
     /// A session that has exchanged nothing yet.
     public init() {}
@@ -30,6 +37,14 @@ public struct SyncSession: Sendable {
     /// The first message: this replica's summary, asking for the peer's.
     public mutating func start(replica: Replica) -> [SyncMessage] {
         [.summary(replica.summary, wantsReply: true)]
+    }
+
+    /// This side's interest, then its summary asking for the peer's: what
+    /// a side that does not take every game sends first to a peer that
+    /// understands interests, and again whenever its interest changes, so
+    /// that the peer sends the games now taken and no others.
+    public mutating func start(replica: Replica, interest: GameInterest) -> [SyncMessage] {
+        [.interest(interest), .summary(replica.summary, wantsReply: true)]
     }
 
     /// Periodic anti-entropy: the summary again, asking for the peer's.
@@ -44,17 +59,20 @@ public struct SyncSession: Sendable {
         /// What inserting the peer's ops did; relay `outcome.accepted` to
         /// the other sessions with ``SyncSession/push(_:replica:)``.
         public var outcome = InsertOutcome()
+        /// Ops dropped unread because their game is outside this side's interest.
+        public var unwanted = 0
     }
 
-    /// Handles one message from the peer.
-    public mutating func receive(_ message: SyncMessage, replica: inout Replica) -> Step {
+    /// Handles one message from the peer; ops of games outside `interest`
+    /// (what this side takes) are dropped, counted in ``Step/unwanted``.
+    public mutating func receive(_ message: SyncMessage, replica: inout Replica, taking interest: GameInterest = .everything) -> Step {
         var step = Step()
         switch message {
         case .summary(let games, let wantsReply):
             hasPeerSummary = true
             peerHolds = games
             var segments: [OpSegment] = []
-            for game in replica.summary.keys.sorted() {
+            for game in replica.summary.keys.sorted() where peerInterest.contains(game) {
                 let theirs = games[game] ?? VersionVector()
                 segments += replica.segments(for: game, after: theirs)
             }
@@ -65,11 +83,15 @@ public struct SyncSession: Sendable {
             // Answer with our summary only when the peer holds ops we lack:
             // otherwise it would have nothing to send us.
             let ours = replica.summary
-            if wantsReply, games.contains(where: { !(ours[$0.key]?.dominates($0.value) ?? false) }) {
+            if wantsReply, games.contains(where: { interest.contains($0.key) && !(ours[$0.key]?.dominates($0.value) ?? false) }) {
                 step.replies.append(.summary(ours, wantsReply: false))
             }
         case .ops(let segments):
             for segment in segments {
+                if let game = segment.ops.last?.gameID, !interest.contains(game) {
+                    step.unwanted += segment.ops.count
+                    continue
+                }
                 let outcome = replica.insert(segment)
                 step.outcome.merge(outcome)
                 // Segments come from the sender's contiguous chains: it holds everything up to the last op.
@@ -77,6 +99,8 @@ public struct SyncSession: Sendable {
                     peerHolds[last.gameID, default: VersionVector()].advance(last.author, to: last.seq)
                 }
             }
+        case .interest(let interest):
+            peerInterest = interest
         }
         return step
     }
@@ -84,7 +108,9 @@ public struct SyncSession: Sendable {
     /// Decodes and handles one message from the peer. Bytes that do not
     /// decode are counted in the replica (``OpRejection/malformed``) and
     /// rethrown, so that the transport can drop and log the peer.
-    public mutating func receive(encoded bytes: [UInt8], replica: inout Replica) throws(SyncDecodingError) -> Step {
+    public mutating func receive(
+        encoded bytes: [UInt8], replica: inout Replica, taking interest: GameInterest = .everything
+    ) throws(SyncDecodingError) -> Step {
         let message: SyncMessage
         do {
             message = try SyncMessage(decoding: bytes)
@@ -92,17 +118,17 @@ public struct SyncSession: Sendable {
             replica.countMalformed()
             throw error
         }
-        return receive(message, replica: &replica)
+        return receive(message, replica: &replica, taking: interest)
     }
 
     /// Messages that bring the peer the given newly accepted ops (and
     /// anything before them it is believed to lack). Ops the peer holds or
-    /// sent are skipped.
+    /// sent, and ops of games outside its interest, are skipped.
     public mutating func push(_ accepted: [Op], replica: Replica) -> [SyncMessage] {
         var chains: [GameID: Set<PeerID>] = [:]
         for op in accepted { chains[op.gameID, default: []].insert(op.author) }
         var segments: [OpSegment] = []
-        for (game, authors) in chains.sorted(by: { $0.key < $1.key }) {
+        for (game, authors) in chains.sorted(by: { $0.key < $1.key }) where peerInterest.contains(game) {
             guard let replicaGame = replica.games[game] else { continue }
             let creator = replicaGame.state?.creator
             let ordered = authors.sorted { a, b in (a == creator) != (b == creator) ? a == creator : a < b }

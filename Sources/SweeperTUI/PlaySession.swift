@@ -249,7 +249,7 @@ public enum PlaySession {
         case let .open(game):
             Task { await answer(out) { .loaded(try await request(socket, Commands.Show.self, .init(game: game))) } }
         case .listGames:
-            Task { await answer(out) { .games(try await request(socket, Commands.Games.self, Empty()).games) } }
+            Task { await answer(out) { .games(try await request(socket, Commands.Games.self, .init()).games) } }
         case .listPeers:
             Task { await answer(out) { .peers(try await request(socket, Commands.Peers.self, .init())) } }
         case let .refresh(game):
@@ -295,7 +295,7 @@ public enum PlaySession {
             if let arguments = options.newGame {
                 return .loaded(try await request(socket, Commands.New.self, arguments))
             }
-            let games = try await request(socket, Commands.Games.self, Empty()).games
+            let games = try await request(socket, Commands.Games.self, .init()).games
             if let playing = games.first(where: { $0.status == .playing }) {
                 return .loaded(try await request(socket, Commands.Show.self, .init(game: playing.id)))
             }

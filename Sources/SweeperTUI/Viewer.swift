@@ -359,6 +359,10 @@ public struct Viewer: Sendable {
             }
             if case .games = overlay { return [.listGames] }
             return []
+        case .gameForgotten:
+            if let id = game?.id, event.game == id { message = "this game was forgotten on this device: g for the list" }
+            if case .games = overlay { return [.listGames] }
+            return []
         case .eventsDropped:
             // Some moves were not seen: fetch the game and the peers again.
             return (game.map { [.refresh(game: $0.id)] } ?? []) + [.listPeers]

@@ -68,10 +68,55 @@ struct StatusCommand: AsyncParsableCommand {
 struct GamesCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "games", abstract: "List games, newest first.")
     @OptionGroup var options: ClientOptions
+    @Flag(help: "Also list the games linked peers have and this device does not (follow them with `sweeper follow`).")
+    var available = false
     func run() async throws {
-        try await callDaemon(options, Commands.Games.self, Empty()) { ControlFormatting.games($0.games) }
+        try await callDaemon(options, Commands.Games.self, .init(available: available ? true : nil)) { result in
+            ControlFormatting.games(result.games) + (result.available.map(ControlFormatting.available) ?? "")
+        }
     }
 }
+
+/// `sweeper follow`.
+struct FollowCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "follow", abstract: "Sync a game a peer has (see `games --available`) or one forgotten, catching it up now.")
+    @OptionGroup var options: ClientOptions
+    @Argument(help: "A game id or unique prefix.") var game: String
+    func run() async throws {
+        try await callDaemon(options, Commands.Follow.self, .init(game: game)) { r in
+            r.held ? "Following \(r.game) (held here, \(r.ops) ops).\n" : "Following \(r.game): it comes from the peers that have it.\n"
+        }
+    }
+}
+
+/// `sweeper forget`.
+struct ForgetCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "forget", abstract: "Remove a game from this device: its ops leave the database and peers stop sending it.")
+    @OptionGroup var options: ClientOptions
+    @Argument(help: "A game id or unique prefix.", completion: .custom { words, _, _ in GameIDCompletion.ids(words: words) })
+    var game: String
+    func run() async throws {
+        try await callDaemon(options, Commands.Forget.self, .init(game: game)) { r in
+            "Forgot \(r.game) (\(r.ops) ops deleted). `sweeper follow \(ControlFormatting.shortID(r.game))` brings it back.\n"
+        }
+    }
+}
+
+/// `sweeper sync`.
+struct SyncCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sync", abstract: "Show or set which games this device syncs: all (the default) or mine.")
+    @OptionGroup var options: ClientOptions
+    @Argument(help: "all: every game of the circle but those forgotten; mine: the games held here and those followed.")
+    var mode: SyncMode?
+    func run() async throws {
+        try await callDaemon(options, Commands.Sync.self, .init(mode: mode), text: ControlFormatting.sync)
+    }
+}
+
+extension SyncMode: ExpressibleByArgument {}
 
 /// The options that describe a new game, shared by `new` and `play`.
 struct NewGameOptions: ParsableArguments {
@@ -280,5 +325,5 @@ struct ProfileCommand: AsyncParsableCommand {
 let daemonCommands: [any ParsableCommand.Type] = [
     StatusCommand.self, PeersCommand.self, GamesCommand.self, NewCommand.self, ShowCommand.self, RevealCommand.self,
     FlagCommand.self, ChordCommand.self, HintCommand.self, InviteCommand.self, JoinCommand.self, ConnectCommand.self,
-    ScoresCommand.self, ProfileCommand.self,
+    ScoresCommand.self, ProfileCommand.self, FollowCommand.self, ForgetCommand.self, SyncCommand.self,
 ]

@@ -209,7 +209,8 @@ import SweeperGame
         let v = try Self.vector("secret-stream")
         let handshake = try Self.vector("handshake")
         let key = SecretBytes(copying: try handshake.bytes("client-to-server-key"))
-        let plain1 = PeerMessage.hello(PeerHello(listenPort: 7455, name: "Alice")).encoded
+        // A hello of peer protocol 4, as the frames in the document were sealed from one.
+        let plain1 = PeerMessage.hello(PeerHello(protocolVersion: 4, listenPort: 7455, name: "Alice")).encoded
         let plain2 = PeerMessage.ping(0x0102_0304_0506_0708).encoded
         guard v["header"] != nil else {
             // The header is random: a document without one is given one run's frames to copy.
@@ -327,7 +328,9 @@ import SweeperGame
             ("summary", Self.hex(summary.encoded)),
             ("ops", Self.hex(ops.encoded)),
             ("link-message", Self.hex(PeerMessage.sync(summary.encoded).encoded)),
+            ("interest", Self.hex(SyncMessage.interest(.only([game.id])).encoded)),
         ])
+        #expect(try SyncMessage(decoding: try Self.vector("sync-messages").bytes("interest")) == .interest(.only([game.id])))
         // What the document says decodes to the same, and a replica that
         // holds the genesis takes the segment with its one signature.
         let decoded = try OpSegment(decoding: try Self.vector("segment").bytes("segment"))

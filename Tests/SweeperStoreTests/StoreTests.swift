@@ -238,4 +238,66 @@ private func mode(_ path: String) throws -> Int {
         try store.savePlayNote(author: [1], game: [3], serial: 1, note: [5])
         #expect(try store.playNotes() == [[7], [5]])
     }
+
+    /// A database of the release before game choices (played time its
+    /// newest table) gains them and keeps its games; forgetting a game
+    /// leaves none of its bytes in any of the database's files.
+    @Test func aDatabaseWithPlayedTimeGainsGameChoicesAndForgetsWithoutATrace() throws {
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        try runSQLite(dir.dbPath, """
+            CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY);
+            INSERT INTO grdb_migrations VALUES ('v1'), ('v2-profiles'), ('v3-play-time');
+            CREATE TABLE identity (id INTEGER PRIMARY KEY CHECK (id = 1), secretKey BLOB NOT NULL, publicKey BLOB NOT NULL, created DATETIME NOT NULL);
+            CREATE TABLE circle (id INTEGER PRIMARY KEY CHECK (id = 1), key BLOB NOT NULL, joined DATETIME NOT NULL);
+            CREATE TABLE settings (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL);
+            CREATE TABLE peers (peerID TEXT PRIMARY KEY NOT NULL, name TEXT NOT NULL, address TEXT, lastSeen DATETIME NOT NULL);
+            CREATE TABLE games (id TEXT PRIMARY KEY NOT NULL, params BLOB NOT NULL, created DATETIME NOT NULL,
+                lastActivity DATETIME NOT NULL, status TEXT NOT NULL, summary BLOB NOT NULL);
+            CREATE TABLE ops (rowid INTEGER PRIMARY KEY, gameID TEXT NOT NULL, author BLOB NOT NULL, seq INTEGER NOT NULL,
+                lamport INTEGER NOT NULL, bytes BLOB NOT NULL, UNIQUE (gameID, author, seq));
+            CREATE INDEX ops_by_game ON ops (gameID, lamport);
+            CREATE TABLE profiles (author BLOB PRIMARY KEY NOT NULL, serial INTEGER NOT NULL, note BLOB NOT NULL);
+            CREATE TABLE play_notes (author BLOB NOT NULL, game BLOB NOT NULL, serial INTEGER NOT NULL, note BLOB NOT NULL,
+                PRIMARY KEY (author, game));
+            INSERT INTO settings VALUES ('play.since', '1');
+            INSERT INTO games VALUES ('aa', x'7b7d', 0, 0, 'playing', x'7b7d'), ('bb', x'7b7d', 0, 0, 'won', x'7b7d');
+            INSERT INTO ops (gameID, author, seq, lamport, bytes) VALUES
+                ('aa', x'01', 1, 1, x'5345435245542d4c41594f55542d4f462d4141'),
+                ('aa', x'02', 1, 2, x'5345435245542d4d4f56452d4f462d4141'),
+                ('bb', x'01', 1, 1, x'4b4545502d4d452d4242');
+            INSERT INTO play_notes VALUES (x'01', x'aa', 1, x'5345435245542d504c41592d4f462d4141');
+            """)
+        let store = try Store(directory: dir.path)
+        defer { store.close() }
+        #expect(try store.games().map(\.id).sorted() == ["aa", "bb"])
+        #expect(try store.gameChoices().isEmpty)
+        // Padding, so that the rebuilt file is visibly smaller than the one before.
+        try store.append((1...400).map { StoredOp(gameID: "aa", author: Data([3]), seq: Int64($0), lamport: Int64($0), bytes: Data(repeating: 0x5A, count: 200)) })
+        let sizeBefore = try fileSize(dir.dbPath) + fileSize(dir.dbPath + "-wal")
+        #expect(try store.forgetGame(id: "aa", gameBytes: [0xAA]) == 402)
+        #expect(try store.games().map(\.id) == ["bb"])
+        #expect(try store.ops(gameID: "aa").isEmpty)
+        #expect(try store.ops(gameID: "bb").count == 1)
+        #expect(try store.playNotes().isEmpty)
+        #expect(try store.gameChoices() == ["aa": false])
+        let sizeAfter = try fileSize(dir.dbPath) + fileSize(dir.dbPath + "-wal")
+        #expect(sizeAfter < sizeBefore, "the space is given back: \(sizeBefore) → \(sizeAfter) bytes")
+        // No byte of the forgotten game is left in the database, its log or its shared memory.
+        for suffix in ["", "-wal", "-shm"] {
+            let bytes = (try? Data(contentsOf: URL(fileURLWithPath: dir.dbPath + suffix))) ?? Data()
+            for secret in ["SECRET-LAYOUT-OF-AA", "SECRET-MOVE-OF-AA", "SECRET-PLAY-OF-AA"] {
+                #expect(bytes.range(of: Data(secret.utf8)) == nil, "\(secret) is still in sweeper.sqlite\(suffix)")
+            }
+            #expect(bytes.range(of: Data(repeating: 0x5A, count: 200)) == nil)
+        }
+        #expect((try Data(contentsOf: URL(fileURLWithPath: dir.dbPath))).range(of: Data("KEEP-ME-BB".utf8)) != nil)
+        // Following it again is recorded; the choice is one per game.
+        try store.followGame(id: "aa")
+        #expect(try store.gameChoices() == ["aa": true])
+    }
+}
+
+private func fileSize(_ path: String) throws -> Int {
+    ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int) ?? 0
 }

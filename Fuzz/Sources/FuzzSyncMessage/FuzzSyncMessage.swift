@@ -47,6 +47,8 @@ public func main(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer
         var seeds: [[UInt8]] = [
             SyncMessage.summary(replica.summary, wantsReply: true).encoded,
             SyncMessage.summary([:], wantsReply: false).encoded,
+            SyncMessage.interest(.only(Set(replica.summary.keys))).encoded,
+            SyncMessage.interest(.allBut([])).encoded,
             SyncMessage.ops(segments).encoded,
         ]
         for s in segments { seeds.append(SyncMessage.ops([s]).encoded) }
