@@ -184,15 +184,7 @@ private func mode(_ path: String) throws -> Int {
         try runSQLite(dir.dbPath, """
             CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY);
             INSERT INTO grdb_migrations VALUES ('v1');
-            CREATE TABLE identity (id INTEGER PRIMARY KEY CHECK (id = 1), secretKey BLOB NOT NULL, publicKey BLOB NOT NULL, created DATETIME NOT NULL);
-            CREATE TABLE circle (id INTEGER PRIMARY KEY CHECK (id = 1), key BLOB NOT NULL, joined DATETIME NOT NULL);
-            CREATE TABLE settings (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL);
-            CREATE TABLE peers (peerID TEXT PRIMARY KEY NOT NULL, name TEXT NOT NULL, address TEXT, lastSeen DATETIME NOT NULL);
-            CREATE TABLE games (id TEXT PRIMARY KEY NOT NULL, params BLOB NOT NULL, created DATETIME NOT NULL,
-                lastActivity DATETIME NOT NULL, status TEXT NOT NULL, summary BLOB NOT NULL);
-            CREATE TABLE ops (rowid INTEGER PRIMARY KEY, gameID TEXT NOT NULL, author BLOB NOT NULL, seq INTEGER NOT NULL,
-                lamport INTEGER NOT NULL, bytes BLOB NOT NULL, UNIQUE (gameID, author, seq));
-            CREATE INDEX ops_by_game ON ops (gameID, lamport);
+            \(firstSchema)
             INSERT INTO settings VALUES ('peer.port', '7456');
             INSERT INTO peers VALUES ('PEER', 'Mum', '198.18.0.2:7455', '2026-11-01 10:00:00.000');
             """)
@@ -214,16 +206,8 @@ private func mode(_ path: String) throws -> Int {
         try runSQLite(dir.dbPath, """
             CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY);
             INSERT INTO grdb_migrations VALUES ('v1'), ('v2-profiles');
-            CREATE TABLE identity (id INTEGER PRIMARY KEY CHECK (id = 1), secretKey BLOB NOT NULL, publicKey BLOB NOT NULL, created DATETIME NOT NULL);
-            CREATE TABLE circle (id INTEGER PRIMARY KEY CHECK (id = 1), key BLOB NOT NULL, joined DATETIME NOT NULL);
-            CREATE TABLE settings (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL);
-            CREATE TABLE peers (peerID TEXT PRIMARY KEY NOT NULL, name TEXT NOT NULL, address TEXT, lastSeen DATETIME NOT NULL);
-            CREATE TABLE games (id TEXT PRIMARY KEY NOT NULL, params BLOB NOT NULL, created DATETIME NOT NULL,
-                lastActivity DATETIME NOT NULL, status TEXT NOT NULL, summary BLOB NOT NULL);
-            CREATE TABLE ops (rowid INTEGER PRIMARY KEY, gameID TEXT NOT NULL, author BLOB NOT NULL, seq INTEGER NOT NULL,
-                lamport INTEGER NOT NULL, bytes BLOB NOT NULL, UNIQUE (gameID, author, seq));
-            CREATE INDEX ops_by_game ON ops (gameID, lamport);
-            CREATE TABLE profiles (author BLOB PRIMARY KEY NOT NULL, serial INTEGER NOT NULL, note BLOB NOT NULL);
+            \(firstSchema)
+            \(profilesSchema)
             INSERT INTO profiles VALUES (x'0102', 5, x'09');
             """)
         let before = UInt64(Date().timeIntervalSince1970 * 1000)
@@ -248,16 +232,8 @@ private func mode(_ path: String) throws -> Int {
         try runSQLite(dir.dbPath, """
             CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY);
             INSERT INTO grdb_migrations VALUES ('v1'), ('v2-profiles'), ('v3-play-time');
-            CREATE TABLE identity (id INTEGER PRIMARY KEY CHECK (id = 1), secretKey BLOB NOT NULL, publicKey BLOB NOT NULL, created DATETIME NOT NULL);
-            CREATE TABLE circle (id INTEGER PRIMARY KEY CHECK (id = 1), key BLOB NOT NULL, joined DATETIME NOT NULL);
-            CREATE TABLE settings (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL);
-            CREATE TABLE peers (peerID TEXT PRIMARY KEY NOT NULL, name TEXT NOT NULL, address TEXT, lastSeen DATETIME NOT NULL);
-            CREATE TABLE games (id TEXT PRIMARY KEY NOT NULL, params BLOB NOT NULL, created DATETIME NOT NULL,
-                lastActivity DATETIME NOT NULL, status TEXT NOT NULL, summary BLOB NOT NULL);
-            CREATE TABLE ops (rowid INTEGER PRIMARY KEY, gameID TEXT NOT NULL, author BLOB NOT NULL, seq INTEGER NOT NULL,
-                lamport INTEGER NOT NULL, bytes BLOB NOT NULL, UNIQUE (gameID, author, seq));
-            CREATE INDEX ops_by_game ON ops (gameID, lamport);
-            CREATE TABLE profiles (author BLOB PRIMARY KEY NOT NULL, serial INTEGER NOT NULL, note BLOB NOT NULL);
+            \(firstSchema)
+            \(profilesSchema)
             CREATE TABLE play_notes (author BLOB NOT NULL, game BLOB NOT NULL, serial INTEGER NOT NULL, note BLOB NOT NULL,
                 PRIMARY KEY (author, game));
             INSERT INTO settings VALUES ('play.since', '1');
@@ -301,3 +277,20 @@ private func mode(_ path: String) throws -> Int {
 private func fileSize(_ path: String) throws -> Int {
     ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int) ?? 0
 }
+
+/// The tables the first release made, as it made them (older releases'
+/// databases are built from these in the migration tests).
+private let firstSchema = """
+    CREATE TABLE identity (id INTEGER PRIMARY KEY CHECK (id = 1), secretKey BLOB NOT NULL, publicKey BLOB NOT NULL, created DATETIME NOT NULL);
+    CREATE TABLE circle (id INTEGER PRIMARY KEY CHECK (id = 1), key BLOB NOT NULL, joined DATETIME NOT NULL);
+    CREATE TABLE settings (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL);
+    CREATE TABLE peers (peerID TEXT PRIMARY KEY NOT NULL, name TEXT NOT NULL, address TEXT, lastSeen DATETIME NOT NULL);
+    CREATE TABLE games (id TEXT PRIMARY KEY NOT NULL, params BLOB NOT NULL, created DATETIME NOT NULL,
+        lastActivity DATETIME NOT NULL, status TEXT NOT NULL, summary BLOB NOT NULL);
+    CREATE TABLE ops (rowid INTEGER PRIMARY KEY, gameID TEXT NOT NULL, author BLOB NOT NULL, seq INTEGER NOT NULL,
+        lamport INTEGER NOT NULL, bytes BLOB NOT NULL, UNIQUE (gameID, author, seq));
+    CREATE INDEX ops_by_game ON ops (gameID, lamport);
+    """
+
+/// The table the profiles migration made.
+private let profilesSchema = "CREATE TABLE profiles (author BLOB PRIMARY KEY NOT NULL, serial INTEGER NOT NULL, note BLOB NOT NULL);"
