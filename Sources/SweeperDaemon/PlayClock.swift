@@ -173,13 +173,16 @@ struct PlayLedger: Sendable {
         dirty.remove(game)
         urgent.remove(game)
         lastSigned[game] = nil
-        over.remove(game)
+        // Counted as over, so a viewer still showing it does not count it again.
+        over.insert(game)
         if counting == game { counting = nil }
     }
 
-    /// Takes shares of a game again (followed after it was forgotten).
+    /// Takes shares of a game again (followed after it was forgotten); it
+    /// counts again unless it comes back ended.
     mutating func follow(_ game: GameID) {
-        forgotten.remove(game)
+        guard forgotten.remove(game) != nil else { return }
+        over.remove(game)
     }
 
     /// Takes a share (already checked to be authentic): kept when newer

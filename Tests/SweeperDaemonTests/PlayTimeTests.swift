@@ -75,6 +75,31 @@ import Testing
         #expect(notes.first?.isAuthentic == true)
     }
 
+    @Test func aForgottenGameKeepsNoTimeAndCountsAgainOnceFollowed() {
+        var p = Player()
+        var q = Player()
+        p.view(game, at: 0)
+        for t in stride(from: 0.25, through: 2, by: 0.25) { p.view(game, at: t) }
+        q.view(game, at: 0)
+        q.view(game, at: 1)
+        let theirs = q.sign(at: 1, all: true)
+        for n in theirs { p.ledger.take(n) }
+        #expect(p.seconds(game, at: 2) == 3)
+        p.ledger.forget(game)
+        #expect(p.seconds(game, at: 2) == nil)
+        #expect(p.sign(at: 3, all: true).isEmpty)
+        // A viewer still showing it counts nothing, and peers' shares of it are refused.
+        for t in stride(from: 3, through: 5, by: 0.25) { p.view(game, at: t) }
+        #expect(p.seconds(game, at: 5) == nil)
+        #expect(theirs.allSatisfy { !p.ledger.take($0) })
+        // Followed again: shares are taken and the viewer counts.
+        p.ledger.follow(game)
+        #expect(theirs.allSatisfy { p.ledger.take($0) })
+        p.view(game, at: 6)
+        p.view(game, at: 7)
+        #expect(p.seconds(game, at: 7) == 2)
+    }
+
     @Test func anIdleViewerStopsCountingAfterFiveMinutesUntilTheNextKey() {
         var p = Player()
         p.view(game, at: 0)
