@@ -64,10 +64,10 @@ struct DaemonCore: Sendable {
         if let chosen = (try? store.setting(PeerBook.profileNameSetting)) ?? nil, !chosen.isEmpty { settings.name = chosen }
         let colour = ((try? store.setting(PeerBook.profileColourSetting)) ?? nil).flatMap(UInt8.init) ?? 0
         book.ownProfile(identity: engine.identity, name: settings.name, colour: colour)
-        let play = PlayClock(identity: engine.identity, store: store, relay: relay, logger: logger)
         // The sync mode chosen at run time (`sweeper sync`) wins over the config file's.
         let mode = ((try? store.setting(Store.syncModeSetting)) ?? nil).flatMap(SyncMode.init(rawValue:)) ?? settings.sync
         let selection = SyncSelection(mode: mode, choices: (try? store.gameChoices()) ?? [:])
+        let play = PlayClock(identity: engine.identity, store: store, relay: relay, forgotten: selection.forgotten, logger: logger)
         let service = GameService(
             store: store, engine: engine, name: settings.name, peers: book,
             sinks: GameServiceSinks(events: events, relay: relay, status: status, play: play), logger: logger, eventLoop: eventLoop,

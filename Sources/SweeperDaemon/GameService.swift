@@ -232,8 +232,14 @@ actor GameService {
             }
             return latest.state.gameID
         }
+        return try Self.match(game, among: all.map(\.state.gameID))
+    }
+
+    /// The game of `ids` that `game` names: by its full id, else as the one
+    /// id it begins.
+    private static func match(_ game: String, among ids: some Sequence<GameID>) throws -> GameID {
         let wanted = game.lowercased()
-        let matches = all.map(\.state.gameID).filter { $0.description.hasPrefix(wanted) }.sorted()
+        let matches = ids.filter { $0.description.hasPrefix(wanted) }.sorted()
         if let exact = matches.first(where: { $0.description == wanted }) { return exact }
         switch matches.count {
         case 1: return matches[0]
@@ -442,8 +448,6 @@ actor GameService {
 
     // MARK: Circles
 
-    /// Moves to the circle of `key`: new games and links use it; games of
-    /// the circles left stay, playable under their own key.
     // MARK: What syncs
 
     /// Which games this device syncs.
@@ -474,7 +478,6 @@ actor GameService {
     /// still waiting to be written are dropped.
     func forget(_ game: String) throws -> Commands.Forget.Result {
         let id = try resolve(game)
-        let ops = engine.game(id)?.game.opCount ?? 0
         unwritten.ops[id] = nil
         unwritten.newGames.remove(id)
         let deleted = try store.forgetGame(id: id.description, gameBytes: id.bytes)
@@ -483,7 +486,7 @@ actor GameService {
         sinks.play.forget(id)
         sinks.status.gamesChanged(to: engine.games.count)
         sinks.events.publish(ControlEvent(event: .gameForgotten, game: id.description))
-        logger.notice("forgot a game", metadata: ["game": "\(id)", "ops": "\(max(ops, deleted))"])
+        logger.notice("forgot a game", metadata: ["game": "\(id)", "ops": "\(deleted)"])
         return Commands.Forget.Result(game: id.description, held: false, ops: deleted)
     }
 
@@ -491,20 +494,8 @@ actor GameService {
     /// forgotten, or one of `available` (what linked peers hold), named by
     /// a full id or a unique prefix. The caller then tells the peers.
     func follow(_ game: String, available: Set<GameID>) throws -> Commands.Follow.Result {
-        let wanted = game.lowercased()
         let held = Set(engine.games.map(\.state.gameID))
-        let known = held.union(available).union(selection.forgotten)
-        let matches = known.filter { $0.description.hasPrefix(wanted) }.sorted()
-        let id: GameID
-        if let exact = matches.first(where: { $0.description == wanted }) {
-            id = exact
-        } else {
-            switch matches.count {
-            case 1: id = matches[0]
-            case 0: throw GameServiceError.unknownGame(game)
-            default: throw GameServiceError.ambiguousGame(game, matches: matches)
-            }
-        }
+        let id = try Self.match(game, among: held.union(available).union(selection.forgotten))
         try store.followGame(id: id.description)
         selection.follow(id)
         sinks.play.follow(id)
@@ -534,6 +525,8 @@ actor GameService {
         }.sorted { ($0.ops, $1.id) > ($1.ops, $0.id) }
     }
 
+    /// Moves to the circle of `key`: new games and links use it; games of
+    /// the circles left stay, playable under their own key.
     func join(_ key: CircleKey) throws {
         try reloadIfPending()
         let next = engine.joining(key)

@@ -84,13 +84,19 @@ final class PeerSync: PeerNodeDelegate, Sendable {
         onService { service in
             let interest = service.interest
             guard !interest.isEverything, let linked = self.relay.session(linkID: link.id) else { return }
-            let replica = service.replica
-            let messages = linked.session.withSession { session in
-                link.peerVersion >= PeerHello.interestVersion
-                    ? session.start(replica: replica, interest: interest) : session.start(replica: replica)
-            }
-            OpRelay.send(messages, on: link)
+            Self.start(linked, interest: interest, replica: service.replica)
         }
+    }
+
+    /// Sends a link's session start: the interest, when the peer
+    /// understands one, then the summary asking for the peer's.
+    private static func start(_ linked: LinkSession, interest: GameInterest, replica: Replica) {
+        let link = linked.link
+        let messages = linked.session.withSession { session in
+            link.peerVersion >= PeerHello.interestVersion
+                ? session.start(replica: replica, interest: interest) : session.start(replica: replica)
+        }
+        OpRelay.send(messages, on: link)
     }
 
     /// Tells every linked peer this device's interest (which changed: a
@@ -100,22 +106,14 @@ final class PeerSync: PeerNodeDelegate, Sendable {
     func interestChanged() async {
         let interest = await service.interest
         let replica = await service.replica
-        for linked in relay.linked {
-            let link = linked.link
-            let messages = linked.session.withSession { session in
-                link.peerVersion >= PeerHello.interestVersion
-                    ? session.start(replica: replica, interest: interest) : session.start(replica: replica)
-            }
-            OpRelay.send(messages, on: link)
-        }
+        for linked in relay.linked { Self.start(linked, interest: interest, replica: replica) }
     }
 
     /// Each linked peer's name and the games its last summary said it holds.
     func peerHoldings() -> [(name: String, holds: [GameID: VersionVector])] {
         relay.linked.compactMap { linked in
             guard let holds = linked.session.withSession({ $0.hasPeerSummary ? $0.peerHolds : nil }) else { return nil }
-            let name = peers.profile(of: linked.link.peer).map(\.name).flatMap { $0.isEmpty ? nil : $0 }
-            return (name ?? linked.link.peer.shortDescription, holds)
+            return (peers.name(of: linked.link.peer) ?? linked.link.peer.shortDescription, holds)
         }
     }
 

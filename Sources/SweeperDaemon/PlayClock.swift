@@ -240,15 +240,15 @@ final class PlayClock: Sendable {
     /// keep the time from their creation to their end.
     let countedSince: UInt64
 
-    init(identity: SigningIdentity, store: Store, relay: OpRelay, logger: Logger) {
+    /// A clock over the shares kept in `store`; the games of `forgotten`
+    /// (forgotten on this device) keep none.
+    init(identity: SigningIdentity, store: Store, relay: OpRelay, forgotten: Set<GameID> = [], logger: Logger) {
         self.identity = identity
         self.store = store
         self.relay = relay
         self.logger = logger
         var ledger = PlayLedger(ownID: identity.peerID)
-        for (id, follows) in (try? store.gameChoices()) ?? [:] where !follows {
-            if let game = GameID(hex: id) { ledger.forget(game) }
-        }
+        for game in forgotten { ledger.forget(game) }
         for bytes in (try? store.playNotes()) ?? [] {
             // A stored share was checked when it came; one that no longer reads is passed over.
             if let note = try? PlayNote(decoding: bytes[...]), note.isAuthentic { ledger.take(note) }

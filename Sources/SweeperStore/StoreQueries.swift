@@ -237,10 +237,12 @@ extension Store {
 
     /// Follows a game: it syncs whatever the sync mode says, until forgotten.
     public func followGame(id: String, at time: Date = Date()) throws(StoreError) {
-        try write { db in
-            try db.execute(
-                sql: "INSERT OR REPLACE INTO game_choices (game, choice, changed) VALUES (?, 'follow', ?)", arguments: [id, time])
-        }
+        try write { db in try Self.choose("follow", game: id, at: time, db) }
+    }
+
+    /// Records this device's choice for a game, replacing the one before.
+    private static func choose(_ choice: String, game id: String, at time: Date, _ db: Database) throws {
+        try db.execute(sql: "INSERT OR REPLACE INTO game_choices (game, choice, changed) VALUES (?, ?, ?)", arguments: [id, choice, time])
     }
 
     /// Forgets a game: its ops, its row and every share of its played time
@@ -258,8 +260,7 @@ extension Store {
             let count = db.changesCount
             try db.execute(sql: "DELETE FROM games WHERE id = ?", arguments: [id])
             try db.execute(sql: "DELETE FROM play_notes WHERE game = ?", arguments: [Data(gameBytes)])
-            try db.execute(
-                sql: "INSERT OR REPLACE INTO game_choices (game, choice, changed) VALUES (?, 'forget', ?)", arguments: [id, time])
+            try Self.choose("forget", game: id, at: time, db)
             try db.execute(sql: "PRAGMA secure_delete = OFF")
             return count
         }
