@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "SweeperGame", targets: ["SweeperGame"]),
         .library(name: "SweeperCrypto", targets: ["SweeperCrypto"]),
         .library(name: "SweeperSync", targets: ["SweeperSync"]),
+        .library(name: "SweeperMembership", targets: ["SweeperMembership"]),
         .executable(name: "sweeper-bench-sync", targets: ["sweeper-bench-sync"]),
         // For the fuzz targets in Fuzz/ (a separate package that depends on this one).
         .library(name: "SweeperNet", targets: ["SweeperNet"]),
@@ -68,6 +69,13 @@ let package = Package(
                 "SweeperSync", "SweeperCrypto", "SweeperGame",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
+            swiftSettings: strict
+        ),
+        // Who is in a circle: signed membership records and the view derived from them.
+        .target(name: "SweeperMembership", dependencies: ["SweeperCrypto", "SweeperSync", "SweeperConventions"], swiftSettings: strict),
+        .testTarget(
+            name: "SweeperMembershipTests",
+            dependencies: ["SweeperMembership", "SweeperCrypto", "SweeperSync"],
             swiftSettings: strict
         ),
         .executableTarget(

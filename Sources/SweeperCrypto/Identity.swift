@@ -141,7 +141,7 @@ public struct SigningIdentity: Sendable {
 
     /// The public key.
     public let peerID: PeerID
-    private let secretKey: SecretBytes
+    let secretKey: SecretBytes
 
     /// Generates a fresh identity from the system's secure random source.
     public init() {

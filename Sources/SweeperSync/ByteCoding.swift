@@ -23,6 +23,8 @@ public enum SyncDecodingError: Error, Equatable, Sendable, CustomStringConvertib
     case invalidGenesis(String)
     /// Runs of cells that overlap, touch, or are empty.
     case badRuns
+    /// Text that is not UTF-8.
+    case invalidText(field: String)
 
     public var description: String {
         switch self {
@@ -37,22 +39,23 @@ public enum SyncDecodingError: Error, Equatable, Sendable, CustomStringConvertib
         case .reservedBitsSet(let f): "reserved bits are set in \(f)"
         case .invalidGenesis(let why): "invalid genesis: \(why)"
         case .badRuns: "cell runs are empty, overlapping or not in order"
+        case .invalidText(let f): "\(f) is not UTF-8"
         }
     }
 }
 
 /// Appends fixed-width and LEB128 fields to a byte buffer.
-struct ByteWriter {
-    var bytes: [UInt8] = []
+package struct ByteWriter {
+    package var bytes: [UInt8] = []
 
-    init(capacity: Int = 64) { bytes.reserveCapacity(capacity) }
+    package init(capacity: Int = 64) { bytes.reserveCapacity(capacity) }
 
-    mutating func byte(_ b: UInt8) { bytes.append(b) }
+    package mutating func byte(_ b: UInt8) { bytes.append(b) }
 
-    mutating func append(_ b: some Sequence<UInt8>) { bytes.append(contentsOf: b) }
+    package mutating func append(_ b: some Sequence<UInt8>) { bytes.append(contentsOf: b) }
 
     /// Unsigned LEB128, shortest form.
-    mutating func varint(_ value: UInt64) {
+    package mutating func varint(_ value: UInt64) {
         var v = value
         while v >= 0x80 {
             bytes.append(UInt8(truncatingIfNeeded: v) | 0x80)
@@ -61,53 +64,53 @@ struct ByteWriter {
         bytes.append(UInt8(v))
     }
 
-    mutating func varint(_ value: Int) { varint(UInt64(max(0, value))) }
+    package mutating func varint(_ value: Int) { varint(UInt64(max(0, value))) }
 
     /// Signed value, zigzag then LEB128.
-    mutating func signedVarint(_ value: Int64) {
+    package mutating func signedVarint(_ value: Int64) {
         varint(UInt64(bitPattern: (value << 1) ^ (value >> 63)))
     }
 
     /// Little-endian 64-bit.
-    mutating func uint64(_ value: UInt64) {
+    package mutating func uint64(_ value: UInt64) {
         for i in 0..<8 { bytes.append(UInt8(truncatingIfNeeded: value >> (8 * UInt64(i)))) }
     }
 
     /// A length-prefixed byte string.
-    mutating func lengthPrefixed(_ b: [UInt8]) {
+    package mutating func lengthPrefixed(_ b: [UInt8]) {
         varint(b.count)
         bytes.append(contentsOf: b)
     }
 }
 
 /// Reads fields from bytes, throwing ``SyncDecodingError`` at the first problem.
-struct ByteReader {
+package struct ByteReader {
     let bytes: [UInt8]
     private(set) var offset: Int
     let end: Int
 
-    init(_ bytes: [UInt8]) {
+    package init(_ bytes: [UInt8]) {
         self.bytes = bytes
         offset = 0
         end = bytes.count
     }
 
-    var remaining: Int { end - offset }
-    var isAtEnd: Bool { offset >= end }
+    package var remaining: Int { end - offset }
+    package var isAtEnd: Bool { offset >= end }
 
-    mutating func byte(_ field: String) throws(SyncDecodingError) -> UInt8 {
+    package mutating func byte(_ field: String) throws(SyncDecodingError) -> UInt8 {
         guard offset < end else { throw .truncated(field: field) }
         defer { offset += 1 }
         return bytes[offset]
     }
 
-    mutating func take(_ count: Int, _ field: String) throws(SyncDecodingError) -> [UInt8] {
+    package mutating func take(_ count: Int, _ field: String) throws(SyncDecodingError) -> [UInt8] {
         guard count >= 0, remaining >= count else { throw .truncated(field: field) }
         defer { offset += count }
         return Array(bytes[offset..<offset + count])
     }
 
-    mutating func varint(_ field: String) throws(SyncDecodingError) -> UInt64 {
+    package mutating func varint(_ field: String) throws(SyncDecodingError) -> UInt64 {
         var result: UInt64 = 0
         var shift: UInt64 = 0
         while true {
@@ -127,18 +130,18 @@ struct ByteReader {
     }
 
     /// A varint that must fit `limit` (inclusive), as an `Int`.
-    mutating func int(_ field: String, max limit: Int) throws(SyncDecodingError) -> Int {
+    package mutating func int(_ field: String, max limit: Int) throws(SyncDecodingError) -> Int {
         let v = try varint(field)
         guard v <= UInt64(limit) else { throw .valueOutOfRange(field: field, value: v) }
         return Int(v)
     }
 
-    mutating func signedVarint(_ field: String) throws(SyncDecodingError) -> Int64 {
+    package mutating func signedVarint(_ field: String) throws(SyncDecodingError) -> Int64 {
         let v = try varint(field)
         return Int64(bitPattern: v >> 1) ^ -Int64(bitPattern: v & 1)
     }
 
-    mutating func uint64(_ field: String) throws(SyncDecodingError) -> UInt64 {
+    package mutating func uint64(_ field: String) throws(SyncDecodingError) -> UInt64 {
         guard remaining >= 8 else { throw .truncated(field: field) }
         var v: UInt64 = 0
         for i in 0..<8 { v |= UInt64(bytes[offset + i]) << (8 * UInt64(i)) }
@@ -146,13 +149,13 @@ struct ByteReader {
         return v
     }
 
-    mutating func lengthPrefixed(_ field: String, max limit: Int) throws(SyncDecodingError) -> [UInt8] {
+    package mutating func lengthPrefixed(_ field: String, max limit: Int) throws(SyncDecodingError) -> [UInt8] {
         let n = try varint(field)
         guard n <= UInt64(limit) else { throw .tooLarge(field: field, limit: limit) }
         return try take(Int(n), field)
     }
 
-    func expectEnd() throws(SyncDecodingError) {
+    package func expectEnd() throws(SyncDecodingError) {
         guard isAtEnd else { throw .trailingBytes(count: remaining) }
     }
 }
