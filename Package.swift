@@ -117,7 +117,7 @@ let package = Package(
             name: "SweeperDaemon",
             dependencies: [
                 "SweeperGame", "SweeperStore", "SweeperControl", "SweeperNet", "SweeperDiscovery", "SweeperSync", "SweeperCrypto",
-                "SweeperConventions",
+                "SweeperConventions", "SweeperMembership",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -167,7 +167,10 @@ let package = Package(
         ),
         .testTarget(
             name: "SweeperNetTests",
-            dependencies: ["SweeperNet", "SweeperCrypto", "CSodium", "SweeperSync", "SweeperGame", "SweeperConventions", "SweeperTestSupport"],
+            dependencies: [
+                "SweeperNet", "SweeperCrypto", "CSodium", "SweeperSync", "SweeperMembership", "SweeperGame", "SweeperConventions",
+                "SweeperTestSupport",
+            ],
             swiftSettings: strict
         ),
 

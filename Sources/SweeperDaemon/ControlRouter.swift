@@ -18,6 +18,7 @@ struct ControlRouter: ControlResponder {
     let presence: PresenceService
     let book: PeerBook
     let relay: OpRelay
+    let members: CircleMembers
     /// This daemon's identity, which signs its player's profile.
     let signer: SigningIdentity
     /// This device's defaults for what a `new` request leaves out.
@@ -102,8 +103,11 @@ struct ControlRouter: ControlResponder {
                 throw ControlError(code: "bad-invite", message: "that invite code is wrong: \(error)")
             }
             try await service.join(key)
+            members.circleChanged(to: key)
             await network.circleChanged(to: key)
             return try answer(id, Commands.Join.Result(circleTag: key.tag))
+        case Commands.Circle.name:
+            return try answer(id, await circle())
         case Commands.Peers.name:
             let a: Commands.Peers.Arguments = try args(line)
             let all = a.all ?? false

@@ -75,7 +75,9 @@ struct DaemonCore: Sendable {
         let presence = PresenceService(
             identity: engine.identity, name: settings.name, relay: relay, events: events, book: book, play: play, eventLoop: eventLoop,
             logger: logger)
-        let sync = PeerSync(service: service, relay: relay, peers: book, events: events, presence: presence, play: play, logger: logger)
+        let members = CircleMembers(store: store, identity: engine.identity, firstKey: engine.circle, logger: logger)
+        let sync = PeerSync(
+            service: service, relay: relay, peers: book, events: events, presence: presence, play: play, members: members, logger: logger)
         let network: PeerNetwork
         let previousPort = (try? store.setting(Self.portSetting)).flatMap { $0.flatMap(Int.init) }
         do {
@@ -94,7 +96,8 @@ struct DaemonCore: Sendable {
             }
         }
         let router = ControlRouter(
-            service: service, network: network, events: events, presence: presence, book: book, relay: relay, signer: engine.identity, newGameDefaults: settings.newGame, store: store,
+            service: service, network: network, events: events, presence: presence, book: book, relay: relay, members: members,
+            signer: engine.identity, newGameDefaults: settings.newGame, store: store,
             name: settings.name, logger: logger)
         return DaemonCore(
             events: events, status: status, service: service, network: network, presence: presence, play: play, router: router)

@@ -21,6 +21,7 @@ final class PeerSync: PeerNodeDelegate, Sendable {
     private let events: EventHub
     private let presence: PresenceService
     private let play: PlayClock
+    private let members: CircleMembers
     private let logger: Logger
     /// Complaints about peers, at most once a minute per peer and kind.
     private let complaints = Mutex(RateLimitedLog())
@@ -28,7 +29,11 @@ final class PeerSync: PeerNodeDelegate, Sendable {
     /// How often summaries are exchanged with every peer.
     static let antiEntropyInterval: Duration = .seconds(5)
 
-    init(service: GameService, relay: OpRelay, peers: PeerBook, events: EventHub, presence: PresenceService, play: PlayClock, logger: Logger) {
+    init(
+        service: GameService, relay: OpRelay, peers: PeerBook, events: EventHub, presence: PresenceService, play: PlayClock,
+        members: CircleMembers, logger: Logger
+    ) {
+        self.members = members
         self.presence = presence
         self.play = play
         self.service = service
@@ -173,6 +178,32 @@ final class PeerSync: PeerNodeDelegate, Sendable {
         if hello.protocolVersion >= PeerHello.playVersion {
             for note in play.allNotes where note.author != link.peer { link.send(play: note) }
         }
+        // Every membership record held: both sides end with the union.
+        link.send(membership: members.encodedRecords)
+    }
+
+    func received(membership records: [[UInt8]], on link: PeerLinkHandle) {
+        let intake: CircleMembers.Intake
+        do {
+            intake = try members.take(records)
+        } catch {
+            _ = complaints.withLock {
+                $0.log(
+                    logger, key: "\(link.peer) malformed membership", "dropping a peer that sent a malformed membership record",
+                    metadata: ["peer": "\(link.peer.shortDescription)", "error": "\(error)"])
+            }
+            link.close()
+            return
+        }
+        for (reason, refusals) in Dictionary(grouping: intake.refused, by: \.self) {
+            _ = complaints.withLock {
+                $0.log(
+                    logger, key: "\(link.peer) membership \(reason)", "refused membership records from a peer",
+                    metadata: ["peer": "\(link.peer.shortDescription)", "reason": "\(reason.rawValue)", "count": "\(refusals.count)"])
+            }
+        }
+        guard !intake.added.isEmpty else { return }
+        for linked in relay.linked where linked.link.id != link.id { linked.link.send(membership: intake.added) }
     }
 
     func received(play note: PlayNote, on link: PeerLinkHandle) {

@@ -151,3 +151,31 @@ extension GameStatus {
         }
     }
 }
+
+extension ControlRouter {
+    /// The circle for `circle`: its members with names and when each was
+    /// last heard from, then the removed devices.
+    func circle() async -> Commands.Circle.Result {
+        let view = members.view
+        let me = signer.peerID
+        let peers = Dictionary(await network.peers(all: false).map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        // Peers not seen since this daemon started: when the store last saw them.
+        let now = Date()
+        let stored = Dictionary(((try? store.peers()) ?? []).map { ($0.peerID, max(0, now.timeIntervalSince($0.lastSeen))) },
+                                uniquingKeysWith: { a, _ in a })
+        func named(_ peer: PeerID) -> String? { peer == me ? book.name(of: me) ?? name : book.name(of: peer) }
+        let listed = view.members.values.map { m in
+            let info = peers[m.peer.description]
+            return CircleMember(
+                peerID: m.peer.description, name: named(m.peer) ?? m.name, thisDevice: m.peer == me, founder: m.admittedBy == nil,
+                admittedBy: m.admittedBy?.description, admittedByName: m.admittedBy.flatMap(named), joinedMillis: m.joinedMillis,
+                linked: info?.state == .connected, lastSeenSecondsAgo: m.peer == me ? nil : info?.lastSeenSecondsAgo ?? stored[m.peer.description])
+        }.sorted { a, b in a.thisDevice != b.thisDevice ? a.thisDevice : (a.name, a.peerID) < (b.name, b.peerID) }
+        let removed = view.removed.values.map { r in
+            RemovedDevice(
+                peerID: r.peer.description, name: named(r.peer) ?? "", removedBy: r.removedBy.description, removedByName: named(r.removedBy),
+                removedMillis: r.removedMillis)
+        }.sorted { $0.removedMillis > $1.removedMillis }
+        return Commands.Circle.Result(members: listed, removed: removed)
+    }
+}

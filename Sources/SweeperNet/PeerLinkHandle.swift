@@ -55,6 +55,18 @@ public struct PeerLinkHandle: Sendable, Hashable {
         send(.play(note))
     }
 
+    /// Sends membership records (in messages of at most
+    /// ``PeerMessage/membershipLimit``), when the peer's hello says it
+    /// understands them.
+    public func send(membership records: [[UInt8]]) {
+        guard peerVersion >= PeerHello.membershipVersion else { return }
+        var rest = records[...]
+        while !rest.isEmpty {
+            send(.membership(Array(rest.prefix(PeerMessage.membershipLimit))))
+            rest = rest.dropFirst(PeerMessage.membershipLimit)
+        }
+    }
+
     /// Drops the link (a peer that sent something malformed).
     public func close() {
         channel.close(promise: nil)
@@ -84,6 +96,8 @@ public protocol PeerNodeDelegate: Sendable {
     func received(profile note: ProfileNote, on link: PeerLinkHandle)
     /// A share of played time arrived (not yet checked: its signature may be bad).
     func received(play note: PlayNote, on link: PeerLinkHandle)
+    /// Membership records arrived, each as its encoding (not yet decoded or checked).
+    func received(membership records: [[UInt8]], on link: PeerLinkHandle)
     /// The peer introduced itself; `dialBack` is its address and listening
     /// port (`host:port`), when it listens.
     func helloReceived(_ hello: PeerHello, dialBack: String?, on link: PeerLinkHandle)
@@ -104,6 +118,8 @@ extension PeerNodeDelegate {
     public func received(profile note: ProfileNote, on link: PeerLinkHandle) {}
     /// Ignores played time.
     public func received(play note: PlayNote, on link: PeerLinkHandle) {}
+    /// Ignores membership records.
+    public func received(membership records: [[UInt8]], on link: PeerLinkHandle) {}
 }
 
 /// A connection as the node holds it: the channel, its protocol handler

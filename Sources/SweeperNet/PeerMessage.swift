@@ -13,6 +13,8 @@ import SweeperConventions
 /// - `presence` (5, protocol version 3): a ``PresenceNote``.
 /// - `profile` (6, protocol version 3): a ``ProfileNote``.
 /// - `play` (7, protocol version 4): a ``PlayNote``.
+/// - `membership` (8, protocol version 6): count (2, big-endian) ‖ that
+///   many records, each as length (4, big-endian) ‖ an encoded membership record.
 public enum PeerMessage: Sendable, Equatable {
     /// The first message each side sends after the handshake.
     case hello(PeerHello)
@@ -35,7 +37,13 @@ public enum PeerMessage: Sendable, Equatable {
     /// A player's share of a game's played time (their own, or one the
     /// sender keeps), sent to peers of protocol version 4 or later.
     case play(PlayNote)
+    /// Signed membership records of the circle (the sender's, or ones it
+    /// keeps), each as its own encoding, parents before children: sent to
+    /// peers of protocol version 6 or later.
+    case membership([[UInt8]])
 
+    /// The most records one ``membership(_:)`` message carries.
+    public static let membershipLimit = 4096
     /// The most peer ids one ``links(_:)`` message may carry.
     public static let linksLimit = 1024
 
@@ -60,7 +68,17 @@ public enum PeerMessage: Sendable, Equatable {
             return [6] + note.encoded
         case .play(let note):
             return [7] + note.encoded
+        case .membership(let records):
+            let listed = records.prefix(Self.membershipLimit)
+            var out: [UInt8] = [8, UInt8(listed.count >> 8), UInt8(listed.count & 0xFF)]
+            for r in listed { out += Self.bigEndian32(r.count) + r }
+            return out
         }
+    }
+
+    private static func bigEndian32(_ n: Int) -> [UInt8] {
+        let v = UInt32(clamping: n)
+        return [UInt8(v >> 24), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)]
     }
 
     private static func bigEndian(_ v: UInt64) -> [UInt8] { (0..<8).map { UInt8(truncatingIfNeeded: v >> (56 - 8 * UInt64($0))) } }
@@ -105,6 +123,23 @@ public enum PeerMessage: Sendable, Equatable {
             self = .profile(try ProfileNote(decoding: body))
         case 7:
             self = .play(try PlayNote(decoding: body))
+        case 8:
+            let b = Array(body)
+            guard b.count >= 2 else { throw .malformedMessage("short membership message") }
+            let count = Int(b[0]) << 8 | Int(b[1])
+            guard count <= Self.membershipLimit else { throw .malformedMessage("membership message of \(count) records") }
+            var records: [[UInt8]] = []
+            var at = 2
+            for _ in 0..<count {
+                guard b.count - at >= 4 else { throw .malformedMessage("membership message of the wrong length") }
+                let n = Int(b[at]) << 24 | Int(b[at + 1]) << 16 | Int(b[at + 2]) << 8 | Int(b[at + 3])
+                at += 4
+                guard n > 0, b.count - at >= n else { throw .malformedMessage("membership message of the wrong length") }
+                records.append(Array(b[at..<(at + n)]))
+                at += n
+            }
+            guard at == b.count else { throw .malformedMessage("membership message of the wrong length") }
+            self = .membership(records)
         default:
             throw .malformedMessage("unknown message type \(type)")
         }
@@ -116,8 +151,9 @@ public struct PeerHello: Sendable, Equatable {
     /// The peer protocol version this build speaks: 2 adds the
     /// ``PeerMessage/links(_:)`` message, 3 ``PeerMessage/presence(_:)``
     /// and ``PeerMessage/profile(_:)``, 4 ``PeerMessage/play(_:)``, 5 the
-    /// sync layer's interest message (which games the sender takes).
-    public static let currentVersion: UInt8 = 5
+    /// sync layer's interest message (which games the sender takes), 6
+    /// ``PeerMessage/membership(_:)``.
+    public static let currentVersion: UInt8 = 6
     /// The first version that understands ``PeerMessage/links(_:)``.
     public static let linksVersion: UInt8 = 2
     /// The first version that understands ``PeerMessage/presence(_:)`` and
@@ -129,6 +165,8 @@ public struct PeerHello: Sendable, Equatable {
     /// message type 2): older peers are sent every game and what they send
     /// outside this side's interest is dropped on arrival.
     public static let interestVersion: UInt8 = 5
+    /// The first version that understands ``PeerMessage/membership(_:)``.
+    public static let membershipVersion: UInt8 = 6
 
     /// The sender's peer protocol version.
     public var protocolVersion: UInt8

@@ -440,6 +440,8 @@ public actor PeerNode: Service {
             delegate.received(profile: note, on: link)
         case .play(let note):
             delegate.received(play: note, on: link)
+        case .membership(let records):
+            delegate.received(membership: records, on: link)
         }
         noteSeen(link.peer)
     }

@@ -231,6 +231,18 @@ public final class Store: Sendable {
                 );
                 """)
         }
+        // Who is in the circle: its signed membership records, by circle id.
+        migrator.registerMigration("v5-membership") { db in
+            try db.execute(sql: """
+                CREATE TABLE membership_records (
+                    hash BLOB PRIMARY KEY NOT NULL,
+                    circle BLOB NOT NULL,
+                    record BLOB NOT NULL,
+                    received DATETIME NOT NULL
+                );
+                CREATE INDEX membership_records_by_circle ON membership_records (circle);
+                """)
+        }
         return migrator
     }
 

@@ -41,6 +41,30 @@ extension Store {
         }
     }
 
+    // MARK: Membership
+
+    /// Keeps membership records of a circle (hash, encoded record); ones
+    /// already kept are left as they are.
+    public func saveMembershipRecords(circle: [UInt8], _ records: [(hash: [UInt8], record: [UInt8])]) throws(StoreError) {
+        guard !records.isEmpty else { return }
+        try write { db in
+            let now = Date()
+            for r in records {
+                try db.execute(
+                    sql: "INSERT OR IGNORE INTO membership_records (hash, circle, record, received) VALUES (?, ?, ?, ?)",
+                    arguments: [Data(r.hash), Data(circle), Data(r.record), now])
+            }
+        }
+    }
+
+    /// Every membership record kept for a circle, in the order received.
+    public func membershipRecords(circle: [UInt8]) throws(StoreError) -> [[UInt8]] {
+        try read { db in
+            try Data.fetchAll(db, sql: "SELECT record FROM membership_records WHERE circle = ? ORDER BY rowid", arguments: [Data(circle)])
+                .map { [UInt8]($0) }
+        }
+    }
+
     // MARK: Settings
 
     /// A setting's value.

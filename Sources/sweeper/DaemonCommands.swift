@@ -325,5 +325,14 @@ struct ProfileCommand: AsyncParsableCommand {
 let daemonCommands: [any ParsableCommand.Type] = [
     StatusCommand.self, PeersCommand.self, GamesCommand.self, NewCommand.self, ShowCommand.self, RevealCommand.self,
     FlagCommand.self, ChordCommand.self, HintCommand.self, InviteCommand.self, JoinCommand.self, ConnectCommand.self,
-    ScoresCommand.self, ProfileCommand.self, FollowCommand.self, ForgetCommand.self, SyncCommand.self,
+    ScoresCommand.self, ProfileCommand.self, FollowCommand.self, ForgetCommand.self, SyncCommand.self, CircleCommand.self,
 ]
+
+struct CircleCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "circle", abstract: "List the circle's devices: who admitted each, when, and when last seen; and those removed.")
+    @OptionGroup var options: ClientOptions
+    func run() async throws {
+        try await callDaemon(options, Commands.Circle.self, .init(), text: { ControlFormatting.circle($0) })
+    }
+}

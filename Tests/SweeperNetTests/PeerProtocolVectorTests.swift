@@ -6,6 +6,7 @@ import Testing
 @testable import SweeperCrypto
 @testable import SweeperNet
 @testable import SweeperSync
+import SweeperMembership
 import SweeperGame
 
 /// Docs/peer-protocol.md against the implementation: every test vector in
@@ -247,6 +248,37 @@ import SweeperGame
         }
     }
 
+    /// Alice's founding record, an invitation she makes after it, and the
+    /// link message that carries both.
+    @Test func membershipRecords() throws {
+        let v = try Self.vector("membership")
+        let cast = try Cast()
+        let made = try v.number("made")
+        let invitation = try SigningIdentity(seed: v.bytes("invitation-seed"))
+        let circle = CircleID(firstKey: cast.circle)
+        let founding = MembershipRecord(
+            signing: cast.alice, circle: circle, madeMillis: made, parents: [],
+            change: .found(proof: cast.circle.membershipProof(for: cast.alice.peerID)))
+        let invite = MembershipRecord(
+            signing: cast.alice, circle: circle, madeMillis: made + 1, parents: [founding.hash],
+            change: .invite(key: invitation.peerID, expiresMillis: try v.number("expires")))
+        let message = PeerMessage.membership([founding.encoded, invite.encoded])
+        Self.check(v, inputs: ["made", "invitation-seed", "expires"], outputs: [
+            ("circle-id", Self.hex(circle.bytes)),
+            ("founding", Self.hex(founding.encoded)),
+            ("founding-hash", Self.hex(founding.hash.bytes)),
+            ("invitation-key", Self.hex(invitation.peerID.bytes)),
+            ("invite", Self.hex(invite.encoded)),
+            ("message", Self.hex(message.encoded)),
+        ])
+        var membership = CircleMembership(firstKey: cast.circle)
+        let records = try [v.bytes("founding"), v.bytes("invite")].map { try MembershipRecord(decoding: $0) }
+        #expect(membership.insert(records).added.count == 2)
+        #expect(membership.view.isMember(cast.alice.peerID))
+        #expect(membership.view.invitations[invitation.peerID]?.state == .open)
+        #expect(try PeerMessage(decoding: v.bytes("message")) == message)
+    }
+
     // MARK: Ops, segments and sync messages
 
     /// The vectors' game and its ops, made from the inputs of the `game` vector.
@@ -396,7 +428,7 @@ import SweeperGame
         let names = Set(try Self.vectors().keys)
         let checked: Set<String> = [
             "identities", "invite-code", "txt-record", "handshake", "secret-stream", "link-messages",
-            "game", "op-genesis", "op-reveal", "op-mark", "op-assisted", "segment", "sync-messages", "presence", "profile", "play",
+            "game", "op-genesis", "op-reveal", "op-mark", "op-assisted", "segment", "sync-messages", "presence", "profile", "play", "membership",
         ]
         #expect(names == checked, "vectors nothing checks: \(names.subtracting(checked)); missing: \(checked.subtracting(names))")
     }

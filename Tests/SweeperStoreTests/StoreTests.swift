@@ -274,6 +274,36 @@ private func mode(_ path: String) throws -> Int {
     }
 }
 
+extension StoreTests {
+    /// A database of the release before membership (game choices its
+    /// newest table) gains the membership records and keeps its circle.
+    @Test func aDatabaseWithGameChoicesGainsMembershipRecords() throws {
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        try runSQLite(dir.dbPath, """
+            CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY);
+            INSERT INTO grdb_migrations VALUES ('v1'), ('v2-profiles'), ('v3-play-time'), ('v4-game-choices');
+            \(firstSchema)
+            \(profilesSchema)
+            CREATE TABLE play_notes (author BLOB NOT NULL, game BLOB NOT NULL, serial INTEGER NOT NULL, note BLOB NOT NULL,
+                PRIMARY KEY (author, game));
+            CREATE TABLE game_choices (game TEXT PRIMARY KEY NOT NULL, choice TEXT NOT NULL, changed DATETIME NOT NULL);
+            INSERT INTO circle VALUES (1, x'c1c1', '2026-11-01 10:00:00.000');
+            INSERT INTO game_choices VALUES ('aa', 'forget', '2026-11-01 10:00:00.000');
+            """)
+        let store = try Store(directory: dir.path)
+        defer { store.close() }
+        #expect(try store.circleKey() == Data([0xC1, 0xC1]))
+        #expect(try store.gameChoices() == ["aa": false])
+        #expect(try store.membershipRecords(circle: [1]).isEmpty)
+        try store.saveMembershipRecords(circle: [1], [(hash: [7], record: [70]), (hash: [8], record: [80])])
+        try store.saveMembershipRecords(circle: [1], [(hash: [7], record: [71])])  // held already: kept as it was
+        try store.saveMembershipRecords(circle: [2], [(hash: [9], record: [90])])
+        #expect(try store.membershipRecords(circle: [1]) == [[70], [80]])
+        #expect(try store.membershipRecords(circle: [2]) == [[90]])
+    }
+}
+
 private func fileSize(_ path: String) throws -> Int {
     ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int) ?? 0
 }

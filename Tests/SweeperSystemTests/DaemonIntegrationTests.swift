@@ -257,6 +257,36 @@ import Testing
         #expect(try ann.json(["profile"])["colour"] as? String == "pink")
     }
 
+    @Test func membershipRecordsReachEveryDevicePastARelayAndOutliveARestart() throws {
+        // ann – bob – cat in a line, no mDNS: cat never links to ann.
+        let (ann, bob, cat) = (try DaemonHarness(), try DaemonHarness(), try DaemonHarness())
+        defer { ann.cleanup(); bob.cleanup(); cat.cleanup() }
+        try ann.start(name: "ann")
+        try bob.start(name: "bob")
+        try cat.start(name: "cat")
+        // Alone, each daemon is the founder of its own circle.
+        let alone = try #require(try ann.json(["circle"])["members"] as? [[String: Any]])
+        #expect(alone.count == 1 && alone.first?["founder"] as? Bool == true && alone.first?["thisDevice"] as? Bool == true)
+        let code = try bob.cli(["invite"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(try ann.cli(["join", code]).status == 0)
+        #expect(try cat.cli(["join", code]).status == 0)
+        let port = try #require((try bob.json(["status"])["listening"] as? [String])?.first?.split(separator: ":").last)
+        #expect(try ann.cli(["connect", "127.0.0.1:\(port)"]).status == 0)
+        #expect(try cat.cli(["connect", "127.0.0.1:\(port)"]).status == 0)
+        let everyone = Set(try [ann, bob, cat].map { try #require(try $0.json(["status"])["peerID"] as? String) })
+        func members(_ h: DaemonHarness) -> Set<String> {
+            Set(((try? h.json(["circle"]))?["members"] as? [[String: Any]] ?? []).compactMap { $0["peerID"] as? String })
+        }
+        // Each founded the circle it joined; the records pass through bob.
+        #expect(eventually(20) { members(cat) == everyone && members(ann) == everyone }, "cat lists \(members(cat)), ann \(members(ann))")
+        let text = try cat.cli(["circle"]).stdout
+        #expect(text.contains("DEVICE") && text.contains("founder") && text.contains("this device") && text.contains("ann"), "\(text)")
+        // The records are kept: after a restart, alone, ann still lists all three.
+        _ = ann.stop()
+        try ann.start(name: "ann")
+        #expect(members(ann) == everyone)
+    }
+
     @Test func exitCodesAndErrors() throws {
         let h = try DaemonHarness()
         defer { h.cleanup() }

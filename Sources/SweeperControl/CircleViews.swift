@@ -1,0 +1,113 @@
+import Foundation
+
+extension Commands {
+    /// `circle`: the circle's devices, who admitted each, and those removed.
+    public enum Circle: ControlCommand {
+        public static let name = "circle"
+        public typealias Arguments = Empty
+        /// The circle as this daemon's membership records say.
+        public struct Result: Codable, Equatable, Sendable {
+            /// The members, this device first, then by name.
+            public var members: [CircleMember]
+            /// The devices removed, newest first.
+            public var removed: [RemovedDevice]
+            /// Creates the result.
+            public init(members: [CircleMember], removed: [RemovedDevice]) {
+                self.members = members
+                self.removed = removed
+            }
+        }
+    }
+}
+
+/// A member of the circle, as `circle` shows it.
+public struct CircleMember: Codable, Equatable, Sendable {
+    /// Its printable peer id.
+    public var peerID: String
+    /// Its player's name, as last heard (else the name it was admitted under; may be empty).
+    public var name: String
+    /// Whether it is this daemon's device.
+    public var thisDevice: Bool
+    /// Whether it was a member before membership was recorded (or made the circle).
+    public var founder: Bool
+    /// Who admitted it (peer id), when it came by invitation.
+    public var admittedBy: String?
+    /// That member's name, when known.
+    public var admittedByName: String?
+    /// When it joined, ms since 1970 (the admitting device's clock).
+    public var joinedMillis: UInt64
+    /// Whether a link to it is up now.
+    public var linked: Bool
+    /// Seconds since it was last heard from; absent when never (or this device).
+    public var lastSeenSecondsAgo: Double?
+
+    /// Creates a member.
+    public init(
+        peerID: String, name: String, thisDevice: Bool, founder: Bool, admittedBy: String?, admittedByName: String?, joinedMillis: UInt64,
+        linked: Bool, lastSeenSecondsAgo: Double?
+    ) {
+        self.peerID = peerID
+        self.name = name
+        self.thisDevice = thisDevice
+        self.founder = founder
+        self.admittedBy = admittedBy
+        self.admittedByName = admittedByName
+        self.joinedMillis = joinedMillis
+        self.linked = linked
+        self.lastSeenSecondsAgo = lastSeenSecondsAgo
+    }
+}
+
+/// A device removed from the circle.
+public struct RemovedDevice: Codable, Equatable, Sendable {
+    /// Its printable peer id.
+    public var peerID: String
+    /// Its player's name, when known.
+    public var name: String
+    /// Who removed it (peer id).
+    public var removedBy: String
+    /// That member's name, when known.
+    public var removedByName: String?
+    /// When, ms since 1970 (the removing device's clock).
+    public var removedMillis: UInt64
+
+    /// Creates a removed device.
+    public init(peerID: String, name: String, removedBy: String, removedByName: String?, removedMillis: UInt64) {
+        self.peerID = peerID
+        self.name = name
+        self.removedBy = removedBy
+        self.removedByName = removedByName
+        self.removedMillis = removedMillis
+    }
+}
+
+extension ControlFormatting {
+    /// The members as a table, then the removed devices.
+    public static func circle(_ r: Commands.Circle.Result, now: Date = Date()) -> String {
+        let dates = DateFormatter()
+        dates.dateFormat = "yyyy-MM-dd HH:mm"
+        func when(_ ms: UInt64) -> String { dates.string(from: Date(timeIntervalSince1970: Double(ms) / 1000)) }
+        var out = table(["DEVICE", "NAME", "JOINED", "ADMITTED BY", "LAST SEEN"], r.members.map { m in
+            let by = m.founder ? "founder" : (m.admittedByName ?? m.admittedBy.map(shortID) ?? "-")
+            let seen = m.thisDevice ? "this device" : m.linked ? "linked now" : m.lastSeenSecondsAgo.map(ago) ?? "never"
+            return [shortID(m.peerID), m.name.isEmpty ? "-" : m.name, when(m.joinedMillis), by, seen]
+        })
+        if !r.removed.isEmpty {
+            out += "Removed:\n"
+            out += table(["DEVICE", "NAME", "REMOVED", "BY"], r.removed.map { d in
+                [shortID(d.peerID), d.name.isEmpty ? "-" : d.name, when(d.removedMillis), d.removedByName ?? shortID(d.removedBy)]
+            })
+        }
+        return out
+    }
+
+    /// "12s ago", "5 min ago", "3 h ago", "2 days ago".
+    static func ago(_ seconds: Double) -> String {
+        switch seconds {
+        case ..<60: "\(Int(seconds))s ago"
+        case ..<3600: "\(Int(seconds / 60)) min ago"
+        case ..<86_400: "\(Int(seconds / 3600)) h ago"
+        default: "\(Int(seconds / 86_400)) days ago"
+        }
+    }
+}
