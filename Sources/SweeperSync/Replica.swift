@@ -22,6 +22,9 @@ public enum OpRejection: String, Sendable, CaseIterable, CustomStringConvertible
     case pendingLimit
     /// The bytes could not be decoded.
     case malformed
+    /// The author was removed from the circle, and the removal did not
+    /// keep this op (it comes after the ops the remover held).
+    case removedAuthor
 
     public var description: String { rawValue }
 }
@@ -266,6 +269,33 @@ public struct GameReplica: Sendable {
         outcome.rejected.append((op.gameID, op.author, op.seq, why))
     }
 
+    /// Drops `author`'s ops after the first `kept` (accepted or waiting)
+    /// and derives the state again from the rest (the state is a function
+    /// of the set of ops, so their order does not matter). Returns how many
+    /// accepted ops were dropped.
+    mutating func truncate(_ author: PeerID, keeping kept: UInt64) -> Int {
+        if let waiting = pending[author] {
+            let late = waiting.keys.filter { $0 > kept }
+            for seq in late { pending[author]?[seq] = nil }
+            pendingCount -= late.count
+            if pending[author]?.isEmpty == true { pending[author] = nil }
+        }
+        guard let chain = chains[author], UInt64(chain.count) > kept else { return 0 }
+        let dropped = chain.count - Int(kept)
+        if kept == 0 { chains[author] = nil } else { chains[author]?.removeLast(dropped) }
+        guard let genesisOp = state.flatMap({ chains[$0.creator]?.first }), case .genesis(let g) = genesisOp.payload else {
+            // The genesis itself went: nothing of the game is shown until one comes that may stay.
+            state = nil
+            maxLamport = chains.values.flatMap { $0 }.map(\.lamport).max() ?? 0
+            return dropped
+        }
+        var rebuilt = GameState(genesisOp: genesisOp, genesis: g)
+        for op in ops where op.hash != genesisOp.hash { rebuilt.apply(op) }
+        state = rebuilt
+        maxLamport = chains.values.flatMap { $0 }.map(\.lamport).max() ?? 0
+        return dropped
+    }
+
     /// Segments that bring a replica holding `peer` up to date: per author,
     /// from the peer's head + 1 to this replica's last signed op. The
     /// creator's segment (with the genesis) comes first.
@@ -308,6 +338,9 @@ public struct Replica: Sendable {
     public private(set) var rejectionCounts: [OpRejection: Int] = [:]
     /// The waiting-op limit.
     public let pendingLimit: Int
+    /// Authors removed from the circle, and per game how many of their ops
+    /// stay: later ones are refused (``OpRejection/removedAuthor``).
+    public private(set) var removed: [PeerID: [GameID: UInt64]] = [:]
 
     /// An empty replica for `circle`.
     public init(circle: CircleKey, pendingLimit: Int = Replica.defaultPendingLimit) {
@@ -338,6 +371,26 @@ public struct Replica: Sendable {
         games.removeValue(forKey: game) != nil
     }
 
+    /// Removes `author` from the circle: of its ops, per game, the first
+    /// `kept` stay (none in a game not listed) and the rest are dropped now
+    /// and refused from now on. Returns, per game that lost ops, how many.
+    @discardableResult
+    public mutating func remove(_ author: PeerID, kept: [GameID: UInt64]) -> [GameID: Int] {
+        removed[author] = kept
+        var dropped: [GameID: Int] = [:]
+        for id in Array(games.keys) {
+            let n = games[id]?.truncate(author, keeping: kept[id] ?? 0) ?? 0
+            if n > 0 { dropped[id] = n }
+        }
+        return dropped
+    }
+
+    /// Whether `op` comes after what a removal of its author kept.
+    private func isRemoved(_ op: Op) -> Bool {
+        guard let kept = removed[op.author] else { return false }
+        return op.seq > kept[op.gameID] ?? 0
+    }
+
     /// Counts an input that could not be decoded.
     public mutating func countMalformed() { rejectionCounts[.malformed, default: 0] += 1 }
 
@@ -351,6 +404,8 @@ public struct Replica: Sendable {
         }
         if !circle.isValidMembershipProof(op.membershipProof, for: op.author) {
             outcome.rejected.append((op.gameID, op.author, op.seq, .notMember))
+        } else if isRemoved(op) {
+            outcome.rejected.append((op.gameID, op.author, op.seq, .removedAuthor))
         } else if !op.hasValidSignature {
             outcome.rejected.append((op.gameID, op.author, op.seq, .badSignature))
         } else {
@@ -376,6 +431,10 @@ public struct Replica: Sendable {
         }
         if !circle.isValidMembershipProof(last.membershipProof, for: last.author) {
             for op in segment.ops { outcome.rejected.append((op.gameID, op.author, op.seq, .notMember)) }
+        } else if isRemoved(last) {
+            // A segment that runs past the cut goes in whole or not at all,
+            // like any other: its signature is on an op that may not stay.
+            for op in segment.ops { outcome.rejected.append((op.gameID, op.author, op.seq, .removedAuthor)) }
         } else if !segment.isChained || !last.hasValidSignature {
             for op in segment.ops { outcome.rejected.append((op.gameID, op.author, op.seq, .badSignature)) }
         } else {
