@@ -20,6 +20,38 @@ extension Commands {
     }
 }
 
+extension Commands {
+    /// `circle-remove`: remove a device from the circle.
+    public enum CircleRemove: ControlCommand {
+        public static let name = "circle-remove"
+        /// The device.
+        public struct Arguments: Codable, Equatable, Sendable {
+            /// Its player name, or its peer id or a unique start of it.
+            public var device: String
+            /// Creates arguments.
+            public init(device: String) { self.device = device }
+        }
+        /// What the removal did.
+        public struct Result: Codable, Equatable, Sendable {
+            /// The removed device's peer id.
+            public var peerID: String
+            /// Its name, when known.
+            public var name: String
+            /// Its moves that stay (the ones this device held), over all games.
+            public var keptOps: Int
+            /// The circle's new tag (its key changed).
+            public var circleTag: String
+            /// Creates the result.
+            public init(peerID: String, name: String, keptOps: Int, circleTag: String) {
+                self.peerID = peerID
+                self.name = name
+                self.keptOps = keptOps
+                self.circleTag = circleTag
+            }
+        }
+    }
+}
+
 /// A member of the circle, as `circle` shows it.
 public struct CircleMember: Codable, Equatable, Sendable {
     /// Its printable peer id.

@@ -68,7 +68,10 @@ public struct SecretHandshake: ~Copyable {
     public static let serverAuthLength = 32 + 64 + Int(crypto_secretbox_MACBYTES)
 
     private let role: Role
-    private let circle: CircleKey
+    /// The circle key the handshake proves; an accepting side that also
+    /// accepts earlier keys switches to the one the client's hello proves.
+    private var circle: CircleKey
+    private let alsoAccepted: [CircleKey]
     private let identity: SigningIdentity
     private let expectedPeer: PeerID?
     private let ephemeralSecret: SecretBytes
@@ -82,18 +85,30 @@ public struct SecretHandshake: ~Copyable {
     /// Starts a handshake.
     /// - Parameter expectedPeer: when dialling a peer whose id is known (from
     ///   mDNS), the handshake fails unless the server proves that identity.
-    public init(role: Role, circle: CircleKey, identity: SigningIdentity, expectedPeer: PeerID? = nil) {
-        self.init(role: role, circle: circle, identity: identity, expectedPeer: expectedPeer, ephemeralSecret: SecretBytes(randomCount: 32))
+    /// - Parameter alsoAccepting: keys an accepting side also takes in the
+    ///   client's hello (a circle's earlier keys); the rest of the
+    ///   handshake and the link's keys then use the key it proved.
+    public init(role: Role, circle: CircleKey, identity: SigningIdentity, expectedPeer: PeerID? = nil, alsoAccepting: [CircleKey] = []) {
+        self.init(
+            role: role, circle: circle, identity: identity, expectedPeer: expectedPeer, ephemeralSecret: SecretBytes(randomCount: 32),
+            alsoAccepting: alsoAccepting)
     }
+
+    /// The circle key the handshake proves (after message 1, on the accepting side, the one the client proved).
+    public var provenKey: CircleKey { circle }
 
     /// Starts a handshake with a given ephemeral X25519 secret key (32
     /// bytes), so that its messages are reproducible: the test vectors of
     /// the peer protocol's specification are made this way. A real
     /// handshake must use a fresh random key every time.
-    init(role: Role, circle: CircleKey, identity: SigningIdentity, expectedPeer: PeerID? = nil, ephemeralSecret: SecretBytes) {
+    init(
+        role: Role, circle: CircleKey, identity: SigningIdentity, expectedPeer: PeerID? = nil, ephemeralSecret: SecretBytes,
+        alsoAccepting: [CircleKey] = []
+    ) {
         Sodium.ensureReady()
         self.role = role
         self.circle = circle
+        self.alsoAccepted = role == .server ? alsoAccepting : []
         self.identity = identity
         self.expectedPeer = expectedPeer
         var pub = [UInt8](repeating: 0, count: 32)
@@ -108,7 +123,9 @@ public struct SecretHandshake: ~Copyable {
         ephemeralPublic = pub
     }
 
-    private func mac(_ key: [UInt8]) -> [UInt8] {
+    private func mac(_ key: [UInt8]) -> [UInt8] { Self.mac(key, under: circle) }
+
+    private static func mac(_ key: [UInt8], under circle: CircleKey) -> [UInt8] {
         Blake2b.keyedHash(key: circle.secret, Array("sweeper/shs/v1/hello".utf8), key, length: 32)
     }
 
@@ -179,7 +196,13 @@ public struct SecretHandshake: ~Copyable {
             throw .wrongLength(message: number, expected: Self.helloLength, actual: message.count)
         }
         let key = Array(message[0..<32])
-        guard constantTimeEqual(message[32..<64], mac(key)) else { throw .notInCircle }
+        if !constantTimeEqual(message[32..<64], mac(key)) {
+            // An accepting side tries the circle's earlier keys: a member that missed a new key.
+            guard let earlier = alsoAccepted.first(where: { constantTimeEqual(message[32..<64], Self.mac(key, under: $0)) }) else {
+                throw .notInCircle
+            }
+            circle = earlier
+        }
         var out = [UInt8](repeating: 0, count: 32)
         let ok = ephemeralSecret.withUnsafeBytes { sk in
             out.withUnsafeMutableBufferPointer { o in

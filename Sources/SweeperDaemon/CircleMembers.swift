@@ -16,6 +16,7 @@ final class CircleMembers: Sendable {
     private let identity: SigningIdentity
     private let logger: Logger
     private let state: Mutex<CircleMembership>
+    private let observer = Mutex<(@Sendable ([[UInt8]]) async -> Void)?>(nil)
 
     /// The membership of the circle whose first key is `firstKey`, as kept
     /// in `store`; this device founds it when it is not a member.
@@ -62,6 +63,90 @@ final class CircleMembers: Sendable {
     /// Who is in the circle now.
     var view: MembershipView { state.withLock { $0.view } }
 
+    /// Calls `body` after every change, with the records made here to send
+    /// to the peers (empty when the change came from a peer, who passes it on).
+    func observe(_ body: @escaping @Sendable ([[UInt8]]) async -> Void) {
+        observer.withLock { $0 = body }
+    }
+
+    private func changed(made: [MembershipRecord]) {
+        guard let body = observer.withLock({ $0 }) else { return }
+        let encoded = made.map(\.encoded)
+        Task { await body(encoded) }
+    }
+
+    /// The circle's keys as this device holds them: the newest it can open
+    /// (sealed to it by a rekey) is current; the first key and the other
+    /// opened ones are earlier keys, still accepted in handshakes.
+    var keys: (current: CircleKey, earlier: [CircleKey]) {
+        let (first, epochs) = state.withLock { ($0.firstKey, $0.view.epochs) }
+        var held = [first]
+        for epoch in epochs {
+            if let key = epoch.key(for: identity) { held.append(key) }
+        }
+        let current = held.removeLast()
+        return (current, held)
+    }
+
+    /// Whom the peer node links, and with which keys.
+    struct LinkPolicy: Sendable {
+        /// The key handshakes prove and mDNS announces.
+        var current: CircleKey
+        /// Earlier keys, accepted from members that missed a new one.
+        var earlier: [CircleKey]
+        /// Removed devices: never linked.
+        var refused: Set<PeerID>
+        /// Once the circle's key has changed, only its members are linked
+        /// (holding an old key makes nobody a member); `nil` before.
+        var members: Set<PeerID>?
+    }
+
+    /// Whom the peer node links now.
+    var linkPolicy: LinkPolicy {
+        let (current, earlier) = keys
+        let view = view
+        return LinkPolicy(
+            current: current, earlier: earlier, refused: Set(view.removed.keys), members: view.epochs.isEmpty ? nil : Set(view.members.keys))
+    }
+
+    /// The removed devices, with per game how many of their ops stay.
+    var removals: [PeerID: [GameID: UInt64]] { view.removed.mapValues(\.kept) }
+
+    /// Why a device could not be removed.
+    enum RemovalError: Error, Equatable {
+        case notAMember(String)
+        case thisDevice
+        case removedHere
+    }
+
+    /// Removes `peer`, keeping the ops of it this device holds (`kept`),
+    /// and makes a new circle key sealed to every other member. Returns the
+    /// records made.
+    func remove(_ peer: PeerID, kept: [GameID: UInt64]) throws(RemovalError) -> [MembershipRecord] {
+        let me = identity.peerID
+        guard peer != me else { throw .thisDevice }
+        let made = try state.withLock { membership throws(RemovalError) -> [MembershipRecord] in
+            guard membership.view.isMember(me) else { throw .removedHere }
+            guard membership.view.isMember(peer) else { throw .notAMember(peer.description) }
+            let now = Date().millis
+            var made = [membership.record(.remove(subject: peer, kept: kept), by: identity, atMillis: now)]
+            if let rekey = Self.rekey(&membership, identity: identity, now: now) { made.append(rekey) }
+            return made
+        }
+        save(made)
+        changed(made: made)
+        return made
+    }
+
+    /// A new key sealed to the members, when a removal calls for one and
+    /// this device is a member.
+    private static func rekey(_ membership: inout CircleMembership, identity: SigningIdentity, now: UInt64) -> MembershipRecord? {
+        let view = membership.view
+        guard view.needsRekey, view.isMember(identity.peerID) else { return nil }
+        return membership.record(
+            .rekey(to: CircleKey(), epoch: view.currentEpoch + 1, members: view.members.keys), by: identity, atMillis: now)
+    }
+
     /// Every record held, parents first, encoded: what a newly linked peer is sent.
     var encodedRecords: [[UInt8]] { state.withLock { $0.ordered.map(\.encoded) } }
 
@@ -78,8 +163,15 @@ final class CircleMembers: Sendable {
     func take(_ encoded: [[UInt8]]) throws(SyncDecodingError) -> Intake {
         var records: [MembershipRecord] = []
         for bytes in encoded { records.append(try MembershipRecord(decoding: bytes)) }
-        let outcome = state.withLock { $0.insert(records) }
-        save(outcome.added)
+        let (outcome, rekey) = state.withLock { membership in
+            let outcome = membership.insert(records)
+            // A removal no rekey has followed (made elsewhere, or two at
+            // once): this member makes the new key.
+            let rekey = outcome.added.isEmpty ? nil : Self.rekey(&membership, identity: identity, now: Date().millis)
+            return (outcome, rekey)
+        }
+        save(outcome.added + (rekey.map { [$0] } ?? []))
+        if !outcome.added.isEmpty { changed(made: rekey.map { [$0] } ?? []) }
         return Intake(added: outcome.added.map(\.encoded), refused: outcome.refused)
     }
 

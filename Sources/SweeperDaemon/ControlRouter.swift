@@ -108,6 +108,9 @@ struct ControlRouter: ControlResponder {
             return try answer(id, Commands.Join.Result(circleTag: key.tag))
         case Commands.Circle.name:
             return try answer(id, await circle())
+        case Commands.CircleRemove.name:
+            let a: Commands.CircleRemove.Arguments = try args(line)
+            return try answer(id, try await removeDevice(a.device))
         case Commands.Peers.name:
             let a: Commands.Peers.Arguments = try args(line)
             let all = a.all ?? false
@@ -182,7 +185,7 @@ struct ControlRouter: ControlResponder {
 
     private func status() async throws -> Commands.Status.Result {
         Commands.Status.Result(
-            peerID: service.identity.description, name: book.name(of: signer.peerID) ?? name, circleTag: await service.circle.tag,
+            peerID: service.identity.description, name: book.name(of: signer.peerID) ?? name, circleTag: members.keys.current.tag,
             listening: network.listening, mdns: network.mdnsStatus, peers: await network.connectedCount(),
             games: await service.gameCount, version: SweeperVersion.current, pid: getpid(), presence: presence.everyone)
     }

@@ -82,7 +82,7 @@ struct DaemonCore: Sendable {
         let previousPort = (try? store.setting(Self.portSetting)).flatMap { $0.flatMap(Int.init) }
         do {
             network = try await PeerNetwork.start(
-                settings: settings, identity: engine.identity, circle: engine.circle, sync: sync, book: book,
+                settings: settings, identity: engine.identity, policy: members.linkPolicy, sync: sync, book: book,
                 preferredPort: previousPort, eventLoop: eventLoop, logger: logger)
         } catch {
             throw .listen(error)
@@ -94,6 +94,14 @@ struct DaemonCore: Sendable {
             } catch {
                 logger.warning("could not remember the peer port", metadata: ["error": "\(error)"])
             }
+        }
+        // Removals decided while this daemon was away (or before a crash)
+        // take effect before any peer is heard; later ones as they come.
+        await service.applyRemovals(members.removals)
+        members.observe { [members, network, service] made in
+            await network.membershipChanged(members.linkPolicy)
+            await service.applyRemovals(members.removals)
+            if !made.isEmpty { network.sync.send(membership: made) }
         }
         let router = ControlRouter(
             service: service, network: network, events: events, presence: presence, book: book, relay: relay, members: members,

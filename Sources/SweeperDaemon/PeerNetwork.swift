@@ -50,12 +50,15 @@ final class PeerNetwork: Sendable {
     /// the call that read them. It dials the static peers of `settings` and
     /// the peers of `book` met before.
     static func start(
-        settings: DaemonSettings, identity: SigningIdentity, circle: CircleKey, sync: PeerSync, book: PeerBook,
+        settings: DaemonSettings, identity: SigningIdentity, policy: CircleMembers.LinkPolicy, sync: PeerSync, book: PeerBook,
         preferredPort: Int? = nil, eventLoop: any EventLoop, logger: Logger
     ) async throws -> PeerNetwork {
+        let circle = policy.current
         let node = PeerNode(
-            credentials: NodeCredentials(circle: circle, identity: identity, name: settings.name), delegate: sync,
-            eventLoop: eventLoop, logger: logger)
+            credentials: NodeCredentials(
+                circle: circle, identity: identity, name: settings.name, earlierKeys: policy.earlier, refused: policy.refused,
+                members: policy.members),
+            delegate: sync, eventLoop: eventLoop, logger: logger)
         var bound: [SocketAddress] = []
         if settings.listen.isEmpty {
             let range = defaultPort..<(defaultPort + portsTried)
@@ -150,6 +153,18 @@ final class PeerNetwork: Sendable {
         let now = Date()
         return await node.unreachedStaticPeers().map {
             UnreachedPeerInfo(address: $0.address, reason: $0.reason, secondsAgo: max(0, now.timeIntervalSince($0.since)))
+        }
+    }
+
+    /// After the circle's membership changed: the node links by the new
+    /// policy (a removed device's link closes) and mDNS publishes the
+    /// current key's tag.
+    func membershipChanged(_ policy: CircleMembers.LinkPolicy) async {
+        let before = await node.circle
+        await node.membershipChanged(circle: policy.current, earlierKeys: policy.earlier, refused: policy.refused, members: policy.members)
+        if policy.current != before, let discovery, let port = await node.listeningAddresses.first?.port {
+            discovery.update(Self.announcement(name: name, peer: identity, circle: policy.current, port: port))
+            logger.notice("the circle has a new key", metadata: ["circle": "\(policy.current.tag)"])
         }
     }
 

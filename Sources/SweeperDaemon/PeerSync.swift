@@ -182,6 +182,11 @@ final class PeerSync: PeerNodeDelegate, Sendable {
         link.send(membership: members.encodedRecords)
     }
 
+    /// Sends membership records made here to every linked peer.
+    func send(membership records: [[UInt8]]) {
+        for linked in relay.linked { linked.link.send(membership: records) }
+    }
+
     func received(membership records: [[UInt8]], on link: PeerLinkHandle) {
         let intake: CircleMembers.Intake
         do {

@@ -179,3 +179,42 @@ extension ControlRouter {
         return Commands.Circle.Result(members: listed, removed: removed)
     }
 }
+
+extension ControlRouter {
+    /// Removes a member named by player name or peer id (or a unique start
+    /// of it), keeping the moves of it this device holds; the circle gets a
+    /// new key, sealed to every other member.
+    func removeDevice(_ text: String) async throws -> Commands.CircleRemove.Result {
+        let view = members.view
+        let wanted = text.trimmingCharacters(in: .whitespaces)
+        let candidates = view.members.keys.filter { $0 != signer.peerID }
+        let byName = candidates.filter { (book.name(of: $0) ?? view.members[$0]?.name ?? "").caseInsensitiveCompare(wanted) == .orderedSame }
+        let squeezed = wanted.uppercased().filter { $0 != "-" }
+        let byID = candidates.filter { !squeezed.isEmpty && $0.description.filter { $0 != "-" }.hasPrefix(squeezed) }
+        let matches = byName.isEmpty ? byID : byName
+        guard matches.count == 1, let peer = matches.first else {
+            if view.isRemoved(signer.peerID) {
+                throw ControlError(code: "not-a-member", message: "this device was removed from the circle")
+            }
+            let names = candidates.sorted().map { p in "\(book.name(of: p) ?? view.members[p]?.name ?? "?") \(p.shortDescription)" }
+            throw ControlError(
+                code: matches.isEmpty ? "unknown-device" : "ambiguous-device",
+                message: matches.isEmpty
+                    ? "no other device of the circle is '\(wanted)' (members: \(names.isEmpty ? "none" : names.joined(separator: ", ")))"
+                    : "'\(wanted)' names \(matches.count) devices; give more of the peer id")
+        }
+        let kept = await service.heldOps(of: peer)
+        do {
+            _ = try members.remove(peer, kept: kept)
+        } catch {
+            switch error {
+            case .thisDevice: throw ControlError(code: "bad-arguments", message: "bad arguments: a device cannot remove itself")
+            case .removedHere: throw ControlError(code: "not-a-member", message: "this device was removed from the circle")
+            case .notAMember(let p): throw ControlError(code: "unknown-device", message: "\(p) is not a member")
+            }
+        }
+        return Commands.CircleRemove.Result(
+            peerID: peer.description, name: book.name(of: peer) ?? view.members[peer]?.name ?? "",
+            keptOps: kept.values.reduce(0) { $0 + Int($1) }, circleTag: members.keys.current.tag)
+    }
+}

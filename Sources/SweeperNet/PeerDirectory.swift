@@ -70,9 +70,16 @@ struct PeerDirectory: Sendable {
     /// loop must start for it (none runs yet); a daemon of another circle is
     /// only remembered, for `peers --all`.
     mutating func sighted(_ sighting: PeerSighting, circleTag: String, now: Date = Date()) -> Bool {
+        sighted(sighting, circleTags: [circleTag], now: now)
+    }
+
+    /// Records an mDNS sighting by a node whose circle has had the tags
+    /// `circleTags` (its current key's and earlier ones': a member that
+    /// missed a new key still announces an old tag).
+    mutating func sighted(_ sighting: PeerSighting, circleTags: Set<String>, refused: Set<PeerID> = [], now: Date = Date()) -> Bool {
         guard sighting.peer != ownID else { return false }
         sightings[sighting.peer] = sighting
-        guard sighting.circleTag == circleTag else {
+        guard circleTags.contains(sighting.circleTag), !refused.contains(sighting.peer) else {
             foreign[sighting.peer] = Foreign(sighting: sighting, lastSeen: now)
             peers[sighting.peer]?.sighted = false
             return false
@@ -110,8 +117,17 @@ struct PeerDirectory: Sendable {
     /// one become another circle's. Returns the peers a dial loop must
     /// start for.
     mutating func circleChanged(to circleTag: String, now: Date = Date()) -> [PeerID] {
-        sightings.values.sorted { $0.peer < $1.peer }.filter { sighted($0, circleTag: circleTag, now: now) }.map(\.peer)
+        circleChanged(to: [circleTag], now: now)
     }
+
+    /// Sorts every daemon seen so far again for a node whose circle has
+    /// had the tags `circleTags`, leaving out `refused` peers.
+    mutating func circleChanged(to circleTags: Set<String>, refused: Set<PeerID> = [], now: Date = Date()) -> [PeerID] {
+        sightings.values.sorted { $0.peer < $1.peer }.filter { sighted($0, circleTags: circleTags, refused: refused, now: now) }.map(\.peer)
+    }
+
+    /// The circle tag `peer` announced last, when mDNS sees it.
+    func sightedTag(of peer: PeerID) -> String? { sightings[peer]?.circleTag }
 
     // MARK: Dialling
 

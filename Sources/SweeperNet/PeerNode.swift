@@ -87,10 +87,29 @@ public actor PeerNode: Service {
     public func changeCircle(_ circle: CircleKey) {
         guard circle != credentials.circle else { return }
         credentials.circle = circle
+        credentials.earlierKeys = []
+        credentials.refused = []
+        credentials.members = nil
         for link in links.values { link.channel.close(promise: nil) }
         // Sort every daemon seen so far again: members of the new circle
         // are dialled, members of the old one become another circle's.
         for peer in directory.circleChanged(to: circle.tag) { work.yield(.dialPeer(peer)) }
+    }
+
+    /// Takes the circle's keys and removed devices after its membership
+    /// changed: a new current key (after a removal), the earlier keys still
+    /// accepted, and the removed devices, whose links close now and which
+    /// are never linked again. Links with members stay up.
+    public func membershipChanged(circle: CircleKey, earlierKeys: [CircleKey], refused: Set<PeerID>, members: Set<PeerID>?) {
+        credentials.circle = circle
+        credentials.earlierKeys = earlierKeys
+        credentials.refused = refused
+        credentials.members = members
+        for link in links.values where !credentials.admits(link.handle.peer) {
+            logger.notice("closing the link of a device that is not in the circle", metadata: ["peer": "\(link.handle.peer.shortDescription)"])
+            link.channel.close(promise: nil)
+        }
+        for peer in directory.circleChanged(to: credentials.tags, refused: refused) { work.yield(.dialPeer(peer)) }
     }
 
     // MARK: Listening and dialling
@@ -128,7 +147,7 @@ public actor PeerNode: Service {
     /// peer with the smaller id first, so both rarely dial at once); a
     /// daemon of another circle is only remembered, for `peers --all`.
     public func sighted(_ sighting: PeerSighting) {
-        if directory.sighted(sighting, circleTag: credentials.circle.tag) { work.yield(.dialPeer(sighting.peer)) }
+        if directory.sighted(sighting, circleTags: credentials.tags, refused: credentials.refused) { work.yield(.dialPeer(sighting.peer)) }
     }
 
     /// Records that mDNS no longer sees `peer`.
@@ -173,7 +192,7 @@ public actor PeerNode: Service {
                     case .accept(let server):
                         group.addTask { await self.acceptLoop(server) }
                     case .inbound(let channel):
-                        group.addTask { _ = await self.runLink(channel, role: .server, expected: nil, origin: .incoming) }
+                        group.addTask { _ = await self.runLink(channel, role: .server, key: nil, expected: nil, origin: .incoming) }
                     case .dialStatic(let host, let port):
                         group.addTask { await self.dialStaticLoop(host: host, port: port) }
                     case .dialPeer(let peer):
@@ -252,8 +271,12 @@ public actor PeerNode: Service {
             }
             var established: PeerID?
             do {
+                // The peer's key is not known: after a failure, the circle's earlier keys in turn.
+                let keys = await credentials.keys
+                let key = keys[failures % keys.count]
                 let channel = try await dial(.host(host, port: port))
-                established = await runLink(channel, role: .client, expected: nil, origin: .static, staticTarget: "\(host):\(port)")
+                established = await runLink(
+                    channel, role: .client, key: key, expected: nil, origin: .static, staticTarget: "\(host):\(port)")
             } catch {
                 await logFailure("\(host):\(port)", "dial failed: \(error)")
                 await noteUnreached("\(host):\(port)", UnreachedPeer.explain(error))
@@ -281,6 +304,12 @@ public actor PeerNode: Service {
     }
     private func isConnected(_ peer: PeerID) -> Bool { links.values.contains { $0.handle.peer == peer } }
 
+    /// The key to dial `peer` with: the one whose tag it announces (a member
+    /// that missed a new key announces an earlier one), else the current one.
+    private func dialKey(for peer: PeerID) -> CircleKey {
+        directory.sightedTag(of: peer).flatMap(credentials.key(tagged:)) ?? credentials.circle
+    }
+
     private func dialPlan(_ peer: PeerID) -> (addresses: [SocketAddress], sighted: Bool)? { directory.dialPlan(peer) }
     private func setDialing(_ peer: PeerID, _ inFlight: Bool) { directory.setDialing(peer, inFlight: inFlight) }
     private func stopDialling(_ peer: PeerID) { directory.stopDialling(peer) }
@@ -303,7 +332,7 @@ public actor PeerNode: Service {
                 do {
                     let channel = try await dial(.address(address))
                     await setDialing(peer, false)
-                    if await runLink(channel, role: .client, expected: peer, origin: .mdns) != nil {
+                    if await runLink(channel, role: .client, key: await dialKey(for: peer), expected: peer, origin: .mdns) != nil {
                         established = true
                         break
                     }
@@ -332,8 +361,10 @@ public actor PeerNode: Service {
     /// Once the link is up, its messages never pass through this task: the
     /// link's handler hands each one to ``handle(_:on:)`` on the loop, in
     /// the call that read it. This task only waits for the end.
+    /// - Parameter key: the circle key a dialling side proves (nil: the
+    ///   current one); an accepting side takes the current key or an earlier one.
     private nonisolated func runLink(
-        _ link: LinkChannel, role: SecretHandshake.Role, expected: PeerID?, origin: PeerOrigin, staticTarget: String? = nil
+        _ link: LinkChannel, role: SecretHandshake.Role, key: CircleKey?, expected: PeerID?, origin: PeerOrigin, staticTarget: String? = nil
     ) async -> PeerID? {
         let raw = link.channel
         let remote = raw.remoteAddress.map(\.hostPortText) ?? "unknown"
@@ -362,7 +393,9 @@ public actor PeerNode: Service {
             peer = try await withTaskCancellationHandler {
                 try await raw.eventLoop.flatSubmit {
                     link.handler.value.start(
-                        SecretHandshake(role: role, circle: credentials.circle, identity: credentials.identity, expectedPeer: expected)
+                        SecretHandshake(
+                            role: role, circle: key ?? credentials.circle, identity: credentials.identity, expectedPeer: expected,
+                            alsoAccepting: credentials.earlierKeys)
                     ) { [configuration = self.configuration] keys in
                         established.withLockedValue { $0 = true }
                         LinkChannel.watchSilence(raw, configuration)
@@ -409,6 +442,10 @@ public actor PeerNode: Service {
     private func linkUp(
         _ peer: PeerID, initiatedLocally: Bool, origin: PeerOrigin, remote: String, channel: any Channel
     ) -> PeerLinkHandle? {
+        if !credentials.admits(peer) {
+            logFailure(remote, "refused a device that is not in the circle (\(peer.shortDescription))", remote: remote)
+            return nil
+        }
         guard !stopped, let link = register(peer: peer, initiatedLocally: initiatedLocally, origin: origin, remote: remote, channel: channel)
         else { return nil }
         let listenPort = listeningAddresses.first?.port ?? 0

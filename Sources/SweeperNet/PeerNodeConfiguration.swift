@@ -10,13 +10,44 @@ public struct NodeCredentials: Sendable {
     public var identity: SigningIdentity
     /// Its player name, sent to peers in the hello.
     public var name: String
+    /// The circle's earlier keys (before devices were removed): handshakes
+    /// that prove one are accepted too, so a member that missed a new key
+    /// still links and gets it; peers announcing an earlier key's tag are
+    /// dialled with that key.
+    public var earlierKeys: [CircleKey]
+    /// Devices removed from the circle: never linked, whatever key they hold.
+    public var refused: Set<PeerID>
+    /// When set, the only devices linked (the circle's members, once its
+    /// key has changed and holding a key no longer makes a member); `nil`
+    /// links anybody whose handshake proves a key.
+    public var members: Set<PeerID>?
 
     /// Creates credentials.
-    public init(circle: CircleKey, identity: SigningIdentity, name: String) {
+    public init(
+        circle: CircleKey, identity: SigningIdentity, name: String, earlierKeys: [CircleKey] = [], refused: Set<PeerID> = [],
+        members: Set<PeerID>? = nil
+    ) {
         self.circle = circle
         self.identity = identity
         self.name = name
+        self.earlierKeys = earlierKeys
+        self.refused = refused
+        self.members = members
     }
+
+    /// Whether a device that finished a handshake may link.
+    public func admits(_ peer: PeerID) -> Bool {
+        !refused.contains(peer) && (members?.contains(peer) ?? true)
+    }
+
+    /// Every key a handshake may prove: the current one first.
+    public var keys: [CircleKey] { [circle] + earlierKeys }
+
+    /// The tags of every key.
+    public var tags: Set<String> { Set(keys.map(\.tag)) }
+
+    /// The key whose tag is `tag`, if any.
+    public func key(tagged tag: String) -> CircleKey? { keys.first { $0.tag == tag } }
 }
 
 /// Limits and timings of peer connections.

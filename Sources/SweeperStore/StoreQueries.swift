@@ -231,6 +231,27 @@ extension Store {
         }
     }
 
+    /// Deletes `author`'s ops of a game after sequence number `seq` (a
+    /// removed device's moves its removal did not keep) and updates the
+    /// game's cached status and summary; without a summary (nothing of the
+    /// game is left to show: its genesis went) the game and all its ops go.
+    /// Returns how many ops were deleted.
+    @discardableResult
+    public func dropOps(gameID: String, author: Data, after seq: Int64, status: String?, summary: Data?) throws(StoreError) -> Int {
+        try write { db in
+            guard let status, let summary else {
+                try db.execute(sql: "DELETE FROM ops WHERE gameID = ?", arguments: [gameID])
+                let n = db.changesCount
+                try db.execute(sql: "DELETE FROM games WHERE id = ?", arguments: [gameID])
+                return n
+            }
+            try db.execute(sql: "DELETE FROM ops WHERE gameID = ? AND author = ? AND seq > ?", arguments: [gameID, author, seq])
+            let n = db.changesCount
+            try db.execute(sql: "UPDATE games SET status = ?, summary = ? WHERE id = ?", arguments: [status, summary, gameID])
+            return n
+        }
+    }
+
     /// The ops of a game in storage order (the order they were committed).
     public func ops(gameID: String) throws(StoreError) -> [StoredOp] {
         try read { db in

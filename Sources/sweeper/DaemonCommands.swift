@@ -330,9 +330,30 @@ let daemonCommands: [any ParsableCommand.Type] = [
 
 struct CircleCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "circle", abstract: "List the circle's devices: who admitted each, when, and when last seen; and those removed.")
+        commandName: "circle", abstract: "List the circle's devices, or remove one.",
+        subcommands: [CircleListCommand.self, CircleRemoveCommand.self], defaultSubcommand: CircleListCommand.self)
+}
+
+struct CircleListCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "list", abstract: "List the circle's devices: who admitted each, when, and when last seen; and those removed.")
     @OptionGroup var options: ClientOptions
     func run() async throws {
         try await callDaemon(options, Commands.Circle.self, .init(), text: { ControlFormatting.circle($0) })
+    }
+}
+
+struct CircleRemoveCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "remove",
+        abstract: "Remove a device from the circle: it can no longer link, its later moves are refused, and the circle gets a new key.")
+    @OptionGroup var options: ClientOptions
+    @Argument(help: "The device: its player name, or its peer id or a unique start of it (see sweeper circle).")
+    var device: String
+    func run() async throws {
+        try await callDaemon(options, Commands.CircleRemove.self, .init(device: device)) { r in
+            let who = r.name.isEmpty ? ControlFormatting.shortID(r.peerID) : "\(r.name) (\(ControlFormatting.shortID(r.peerID)))"
+            return "Removed \(who); \(r.keptOps) of its moves stay. The circle's new tag is \(r.circleTag).\n"
+        }
     }
 }

@@ -287,6 +287,69 @@ import Testing
         #expect(members(ann) == everyone)
     }
 
+    /// Ann removes cat while bob is away. Cat's link closes and never comes
+    /// back, its later moves reach nobody, its earlier ones stay; bob comes
+    /// back with the old key, links to ann all the same, takes the new key
+    /// and refuses cat too.
+    @Test func aRemovedDeviceNeverLinksAgainAndItsLaterMovesReachNobody() throws {
+        let (ann, bob, cat) = (try DaemonHarness(), try DaemonHarness(), try DaemonHarness())
+        defer { ann.cleanup(); bob.cleanup(); cat.cleanup() }
+        try ann.start(name: "ann")
+        try bob.start(name: "bob")
+        try cat.start(name: "cat")
+        let code = try bob.cli(["invite"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(try ann.cli(["join", code]).status == 0)
+        #expect(try cat.cli(["join", code]).status == 0)
+        func port(_ h: DaemonHarness) throws -> Substring {
+            try #require((try h.json(["status"])["listening"] as? [String])?.first?.split(separator: ":").last)
+        }
+        #expect(try ann.cli(["connect", "127.0.0.1:\(try port(bob))"]).status == 0)
+        #expect(try cat.cli(["connect", "127.0.0.1:\(try port(bob))"]).status == 0)
+        #expect(try cat.cli(["connect", "127.0.0.1:\(try port(ann))"]).status == 0)
+        let catID = try #require(try cat.json(["status"])["peerID"] as? String)
+        func linked(_ h: DaemonHarness, _ peer: String) -> Bool {
+            ((try? h.json(["peers"]))?["peers"] as? [[String: Any]] ?? []).contains { $0["id"] as? String == peer && $0["state"] as? String == "connected" }
+        }
+        #expect(eventually(20) { linked(ann, catID) })
+        let game = try #require(try ann.json(["new", "--preset", "beginner", "--seed", "3"])["id"] as? String)
+        func board(_ h: DaemonHarness) -> [String] { ((try? h.json(["show", game]))?["board"] as? [String]) ?? [] }
+        func covered(_ rows: [String]) -> [(x: Int, y: Int)] {
+            rows.enumerated().flatMap { y, row in row.enumerated().filter { $0.element == "#" }.map { (x: $0.offset, y: y) } }
+        }
+        #expect(eventually(20) { !board(cat).isEmpty })
+        // Cat flags a cell before it is removed: that move stays.
+        let early = try #require(covered(board(cat)).first)
+        #expect(try cat.cli(["flag", game, "\(early.x)", "\(early.y)", "--mark", "flag"]).status == 0)
+        #expect(eventually(20) { board(ann)[safe: early.y]?.dropFirst(early.x).first == "F" })
+        let oldTag = try #require(try ann.json(["status"])["circleTag"] as? String)
+        _ = bob.stop()
+        let removed = try ann.cli(["circle", "remove", "cat"])
+        #expect(removed.status == 0 && removed.stdout.contains("Removed cat") && removed.stdout.contains("1 of its moves stay"), "\(removed.stdout)\(removed.stderr)")
+        let newTag = try #require(try ann.json(["status"])["circleTag"] as? String)
+        #expect(newTag != oldTag)
+        #expect(eventually(10) { !linked(ann, catID) })
+        // Cat flags another cell: it reaches nobody.
+        let late = try #require(covered(board(cat)).first { !($0.x == early.x && $0.y == early.y) })
+        _ = try cat.cli(["flag", game, "\(late.x)", "\(late.y)", "--mark", "flag"])
+        // Bob comes back holding the old key; ann links him all the same and he takes the new one.
+        try bob.start(name: "bob")
+        #expect(eventually(30) { (try? bob.json(["status"]))?["circleTag"] as? String == newTag }, "bob's tag stayed \(oldTag)")
+        let bobCircle = try bob.json(["circle"])
+        #expect((bobCircle["removed"] as? [[String: Any]])?.first?["peerID"] as? String == catID)
+        // Ann and bob play on and agree; cat's early flag is there, its late one is not.
+        let move = try #require(covered(board(ann)).first { !($0.x == early.x && $0.y == early.y) && !($0.x == late.x && $0.y == late.y) })
+        #expect(try bob.cli(["flag", game, "\(move.x)", "\(move.y)", "--mark", "flag"]).status == 0)
+        func digest(_ h: DaemonHarness) -> String? { (try? h.json(["show", game]))?["digest"] as? String }
+        #expect(eventually(20) { digest(ann) != nil && digest(ann) == digest(bob) && board(ann)[safe: move.y]?.dropFirst(move.x).first == "F" })
+        for h in [ann, bob] {
+            #expect(board(h)[safe: early.y]?.dropFirst(early.x).first == "F")
+            #expect(board(h)[safe: late.y]?.dropFirst(late.x).first == "#")
+        }
+        // Cat keeps dialling both; neither links it again.
+        Thread.sleep(forTimeInterval: 3)
+        #expect(!linked(ann, catID) && !linked(bob, catID))
+    }
+
     @Test func exitCodesAndErrors() throws {
         let h = try DaemonHarness()
         defer { h.cleanup() }
@@ -469,4 +532,8 @@ import Testing
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == garbage)
         #expect(!FileManager.default.fileExists(atPath: h.socketPath))
     }
+}
+
+extension Array {
+    subscript(safe index: Int) -> Element? { indices.contains(index) ? self[index] : nil }
 }
