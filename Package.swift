@@ -194,7 +194,7 @@ let package = Package(
             name: "SweeperSystemTests",
             dependencies: [
                 "SweeperTestSupport", "SweeperSync", "SweeperCrypto", "SweeperGame", "SweeperStore", "SweeperDiscovery",
-                "sweeperd", "sweeper",
+                "SweeperMembership", "sweeperd", "sweeper",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict

@@ -443,7 +443,8 @@ public actor PeerNode: Service {
         _ peer: PeerID, initiatedLocally: Bool, origin: PeerOrigin, remote: String, channel: any Channel
     ) -> PeerLinkHandle? {
         if !credentials.admits(peer) {
-            logFailure(remote, "refused a device that is not in the circle (\(peer.shortDescription))", remote: remote)
+            // Once a minute per device, from whichever address it comes.
+            logFailure("\(peer) refused", "refused a device that is not in the circle (\(peer.shortDescription))", remote: remote)
             return nil
         }
         guard !stopped, let link = register(peer: peer, initiatedLocally: initiatedLocally, origin: origin, remote: remote, channel: channel)

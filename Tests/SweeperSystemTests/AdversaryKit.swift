@@ -388,6 +388,24 @@ final class AdversaryPeer {
     @discardableResult
     func send(sync message: SyncMessage) -> Bool { send(message: [1] + message.encoded) }
 
+    /// Sends membership records (link message 8).
+    @discardableResult
+    func send(membership records: [[UInt8]]) -> Bool {
+        var m: [UInt8] = [8, UInt8(records.count >> 8), UInt8(records.count & 0xFF)]
+        for r in records { m += [UInt8(r.count >> 24), UInt8(r.count >> 16 & 0xFF), UInt8(r.count >> 8 & 0xFF), UInt8(r.count & 0xFF)] + r }
+        return send(message: m)
+    }
+
+    /// Whether the daemon closes the link within `seconds` (pings aside).
+    func isClosed(within seconds: Double) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            guard let m = next() else { return true }
+            _ = m
+        }
+        return false
+    }
+
     /// Sends ops, each op as its own one-op segment.
     func send(ops: [Op]) {
         send(sync: .ops(ops.compactMap { OpSegment(verifiedOps: [$0]) }))

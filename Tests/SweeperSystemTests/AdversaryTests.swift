@@ -1,6 +1,7 @@
 import Foundation
 import SweeperCrypto
 import SweeperGame
+import SweeperMembership
 import SweeperTestSupport
 import Testing
 @testable import SweeperSync
@@ -276,6 +277,80 @@ import Testing
         #expect(after[invented.description] == nil)
         #expect(try scene.stillServes() == nil)
         for c in checks { expectLoggedOnce(target, since: c.offset, c.needles, what: c.what) }
+    }
+
+    /// Mallory founds her way in (before any removal, holding the key is
+    /// enough), moves, and is removed. Her link closes; whatever key she
+    /// shows she is refused after the handshake, and so is a new identity
+    /// of hers holding the old key; her accomplice, still a member, relays
+    /// her later move, which is refused. Her first move stays.
+    @Test func aRemovedDeviceIsRefusedWhateverKeyItShowsAndItsLaterOpsAreRefused() throws {
+        let scene = try AttackScene()
+        defer { scene.cleanup() }
+        let (target, port, circle) = (scene.target, scene.port, scene.circle)
+        let game = try #require(GameID(hex: scene.game))
+        let circleID = CircleID(firstKey: circle)
+        func founding(_ who: SigningIdentity) -> [UInt8] {
+            MembershipRecord(
+                signing: who, circle: circleID, madeMillis: 1, parents: [], change: .found(proof: circle.membershipProof(for: who.peerID))
+            ).encoded
+        }
+        let (mallory, accomplice) = (SigningIdentity(), SigningIdentity())
+        let m = try AdversaryPeer(port: port, from: "127.0.0.40", circle: circle, identity: mallory)
+        m.sendHello(version: 6)
+        m.send(membership: [founding(mallory)])
+        let a = try AdversaryPeer(port: port, from: "127.0.0.41", circle: circle, identity: accomplice)
+        a.sendHello(version: 6)
+        a.send(membership: [founding(accomplice)])
+        func members() -> Set<String> {
+            Set(((try? target.result(#"{"id":1,"command":"circle"}"#))?["members"] as? [[String: Any]] ?? []).compactMap { $0["peerID"] as? String })
+        }
+        #expect(eventually(20) { members().isSuperset(of: [mallory.peerID.description, accomplice.peerID.description]) })
+        // Mallory flags a covered cell: that move stays.
+        let rows = try target.result(#"{"id":1,"command":"show","game":"\#(scene.game)"}"#)["board"] as? [String] ?? []
+        let width = rows.first?.count ?? 0
+        let covered = rows.joined().enumerated().filter { $0.element == "#" }.map(\.offset)
+        let (early, late) = (try #require(covered.first), try #require(covered.dropFirst().first))
+        let first = Forge.op(author: mallory, circle: circle, game: game, seq: 1, lamport: 1_000, payload: .mark(cell: early, mark: .flag))
+        m.send(ops: [first])
+        func look(_ cell: Int) -> Character? {
+            let rows = (try? target.result(#"{"id":1,"command":"show","game":"\#(scene.game)"}"#))?["board"] as? [String] ?? []
+            return Array(rows.joined()).dropFirst(cell).first
+        }
+        #expect(eventually(20) { look(early) == "F" })
+        // The target's player removes her.
+        let removal = try target.result(#"{"id":1,"command":"circle-remove","device":"\#(mallory.peerID.description)"}"#)
+        #expect(removal["keptOps"] as? Int == 1)
+        #expect(m.isClosed(within: 5), "the removed device's link stayed open")
+        // Again, with the key she holds, and as a new identity holding it: refused after the handshake.
+        var offset = target.log().utf8.count
+        for _ in 0..<Self.repetitions {
+            if let again = try? AdversaryPeer(port: port, from: "127.0.0.40", circle: circle, identity: mallory) {
+                again.sendHello(version: 6)
+                #expect(again.isClosed(within: 5), "the removed device linked again")
+            }
+        }
+        expectLoggedOnce(target, since: offset, ["refused a device that is not in the circle", mallory.peerID.shortDescription], what: "the removed device")
+        offset = target.log().utf8.count
+        let puppet = SigningIdentity()
+        for _ in 0..<Self.repetitions {
+            if let p = try? AdversaryPeer(port: port, from: "127.0.0.42", circle: circle, identity: puppet) {
+                p.sendHello(version: 6)
+                p.send(membership: [founding(puppet)])
+                #expect(p.isClosed(within: 5), "a new identity with the old key linked")
+            }
+        }
+        expectLoggedOnce(target, since: offset, ["refused a device that is not in the circle", puppet.peerID.shortDescription], what: "a new identity")
+        // The accomplice is still a member: its link stays, and the later move it relays is refused.
+        offset = target.log().utf8.count
+        let later = Forge.op(
+            author: mallory, circle: circle, game: game, seq: 2, lamport: 1_001, previous: first.hash, payload: .mark(cell: late, mark: .flag))
+        a.send(ops: [later])
+        a.send(sync: .summary([game: VersionVector()], wantsReply: true))
+        #expect(a.nextSync { if case .ops = $0 { true } else { false } } != nil, "the daemon stopped talking to the accomplice")
+        expectLoggedOnce(target, since: offset, ["refused ops", "reason=removedAuthor", "author=\(mallory.peerID.shortDescription)"], what: "a relayed later move")
+        #expect(look(early) == "F" && look(late) == "#", "width \(width)")
+        #expect(try scene.stillServes() == nil)
     }
 
     @Test func aMembersValidGameWithExtremeClocksIsServedWithoutHarm() throws {
