@@ -325,6 +325,59 @@ struct PeerScenarioTests {
         #expect(c.waitConnected([1, 2, 3], seconds: 120))
     }
 
+    /// Four hosts found by mDNS. h1 removes h4 while it is linked, then h3
+    /// while it is cut off. Neither links again (though both still announce
+    /// the old tag and are dialled), their later moves reach nobody, and h1
+    /// and h2, under a new tag, play on and converge.
+    @Test func aRemovedHostNeverLinksAgainWhetherLinkedOrCutOffWhenRemoved() throws {
+        let c = try Circle(hosts: 4, members: 4)
+        defer { c.down() }
+        guard c.waitConnected([1, 2, 3, 4]) else { return }
+        let game = try c.newGame(on: 1, seed: 21)
+        guard c.waitConverged(game, [1, 2, 3, 4]) != nil else { return }
+        let hidden = hiddenCells(c[1].board(game))
+        guard hidden.count >= 5 else {
+            Issue.record("only \(hidden.count) hidden cells")
+            return
+        }
+        let (fromH4, fromH3, byH2, byH1) = (hidden[0], hidden[1], hidden[2], hidden[3])
+        let oldTag = try c[1].status()["circleTag"] as? String
+        func linkedTo(_ h: Int, _ other: Int) -> Bool { c[h].peer(c.ids[other - 1])?["state"] as? String == "connected" }
+
+        // h4, linked, is removed.
+        let removed = try c[1].cli(["circle", "remove", c.ids[3]])
+        #expect(removed.status == 0, "\(removed.stderr)")
+        #expect(eventually(15) { ![1, 2, 3].contains { linkedTo($0, 4) } }, "h4 stayed linked\n\(c.diagnostics())")
+        let newTag = try c[1].status()["circleTag"] as? String
+        #expect(newTag != oldTag)
+        #expect(eventually(30) { [2, 3].allSatisfy { (try? c[$0].status()["circleTag"] as? String) == newTag } })
+        _ = try c[4].cli(["flag", game, "\(fromH4.x)", "\(fromH4.y)"])
+
+        // h3, cut off, is removed; it plays on alone, then comes back.
+        try c.lab.cut(3)
+        #expect(eventually(10) { !linkedTo(1, 3) && !linkedTo(2, 3) })
+        #expect(try c[1].cli(["circle", "remove", c.ids[2]]).status == 0)
+        #expect(try c[3].cli(["flag", game, "\(fromH3.x)", "\(fromH3.y)"]).status == 0)
+        try c.lab.heal(3)
+
+        // h1 and h2 play on and agree; neither removed host's later move is there.
+        #expect(try c[2].cli(["flag", game, "\(byH2.x)", "\(byH2.y)"]).status == 0)
+        #expect(try c[1].cli(["flag", game, "\(byH1.x)", "\(byH1.y)"]).status == 0)
+        guard c.waitConverged(game, [1, 2]) != nil else { return }
+        // Long enough for mDNS to see h3 again and for several dials.
+        Thread.sleep(forTimeInterval: 8)
+        for h in [1, 2] {
+            let board = c[h].board(game)
+            #expect(cell(board, byH1.x, byH1.y) == "F" && cell(board, byH2.x, byH2.y) == "F", "h\(h): \(board)")
+            #expect(cell(board, fromH4.x, fromH4.y) == "#" && cell(board, fromH3.x, fromH3.y) == "#", "h\(h): \(board)")
+            #expect(!linkedTo(h, 3) && !linkedTo(h, 4), "h\(h) linked a removed host\n\(c.diagnostics())")
+        }
+        let listed = try c[2].json(["circle"])
+        let gone = Set((listed["removed"] as? [[String: Any]] ?? []).compactMap { $0["peerID"] as? String })
+        #expect(gone == [c.ids[2], c.ids[3]])
+        #expect(c[1].log().contains("refused a device that is not in the circle"))
+    }
+
     @Test func aDaemonOfAnotherCircleIsSeenButNeverConnectsNorSeesAGame() throws {
         let c = try Circle(hosts: 3, members: 2)
         defer { c.down() }

@@ -7,6 +7,7 @@
 // daemon does.
 import FuzzSupport
 import SweeperCrypto
+import SweeperMembership
 import SweeperNet
 import SweeperSync
 
@@ -80,6 +81,16 @@ func handle(_ bytes: [UInt8], _ replica: inout Replica, _ session: inout SyncSes
         // Its total cannot overflow: every length is bounded.
         check(note.total <= PlayNote.lengthLimit * UInt64(PlayNote.periodLimit + 1), "a share of played time of \(note.total) ms decoded")
         _ = note.isAuthentic
+    case .membership(let encoded):
+        // As the daemon's CircleMembers takes them: every record decodes or the peer is dropped.
+        var records: [MembershipRecord] = []
+        for bytes in encoded {
+            guard let record = try? MembershipRecord(decoding: bytes) else { return }
+            records.append(record)
+        }
+        var membership = CircleMembership(firstKey: Fixtures.circle)
+        membership.insert(records)
+        for peer in membership.view.removed.keys { check(!membership.view.isMember(peer), "a removed device is a member") }
     case .sync(let sync):
         guard let step = try? session.receive(encoded: sync, replica: &replica) else { return }
         for reply in step.replies { _ = PeerMessage.sync(reply.encoded).encoded }
