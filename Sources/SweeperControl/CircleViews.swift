@@ -90,6 +90,45 @@ public struct CircleMember: Codable, Equatable, Sendable {
     }
 }
 
+/// An invitation, as `invitations` lists it.
+public struct InvitationInfo: Codable, Equatable, Sendable {
+    /// What became of an invitation.
+    public enum State: String, Codable, Sendable {
+        case open, used, expired, revoked
+    }
+    /// Its id: the invitation's key, printed like a peer id.
+    public var id: String
+    /// Who made it (peer id), and that member's name when known.
+    public var madeBy: String
+    public var madeByName: String?
+    /// When it was made and when it expires, ms since 1970.
+    public var madeMillis: UInt64
+    public var expiresMillis: UInt64
+    /// What became of it.
+    public var state: State
+    /// The device it admitted (peer id), when used, and its name when known.
+    public var usedBy: String?
+    public var usedByName: String?
+    /// The code, for an open invitation made on this device.
+    public var code: String?
+
+    /// Creates an invitation's description.
+    public init(
+        id: String, madeBy: String, madeByName: String?, madeMillis: UInt64, expiresMillis: UInt64, state: State, usedBy: String?,
+        usedByName: String?, code: String?
+    ) {
+        self.id = id
+        self.madeBy = madeBy
+        self.madeByName = madeByName
+        self.madeMillis = madeMillis
+        self.expiresMillis = expiresMillis
+        self.state = state
+        self.usedBy = usedBy
+        self.usedByName = usedByName
+        self.code = code
+    }
+}
+
 /// A device removed from the circle.
 public struct RemovedDevice: Codable, Equatable, Sendable {
     /// Its printable peer id.
@@ -130,6 +169,20 @@ extension ControlFormatting {
                 [shortID(d.peerID), d.name.isEmpty ? "-" : d.name, when(d.removedMillis), d.removedByName ?? shortID(d.removedBy)]
             })
         }
+        return out
+    }
+
+    /// The invitations as a table, with the codes of open ones made here.
+    public static func invitations(_ r: Commands.Invitations.Result) -> String {
+        if r.invitations.isEmpty { return "No invitations.\n" }
+        let dates = DateFormatter()
+        dates.dateFormat = "yyyy-MM-dd HH:mm"
+        func when(_ ms: UInt64) -> String { dates.string(from: Date(timeIntervalSince1970: Double(ms) / 1000)) }
+        var out = table(["INVITATION", "MADE BY", "EXPIRES", "STATE"], r.invitations.map { i in
+            let state = i.state == .used ? "used by \(i.usedByName ?? i.usedBy.map(shortID) ?? "?")" : i.state.rawValue
+            return [shortID(i.id), i.madeByName ?? shortID(i.madeBy), when(i.expiresMillis), state]
+        })
+        for i in r.invitations { if let code = i.code { out += "\(shortID(i.id)): \(code)\n" } }
         return out
     }
 

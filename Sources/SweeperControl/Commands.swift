@@ -336,22 +336,65 @@ public enum Commands {
         }
     }
 
-    /// `invite`: a code carrying the circle key.
+    /// `invite`: a single-use invite code that expires.
     public enum Invite: ControlCommand {
         public static let name = "invite"
-        public typealias Arguments = Empty
+        /// How long the code works.
+        public struct Arguments: Codable, Equatable, Sendable {
+            /// Seconds until it expires (1 to 30 days' worth; default 24 hours).
+            public var validSeconds: Int?
+            /// Creates arguments.
+            public init(validSeconds: Int? = nil) { self.validSeconds = validSeconds }
+        }
         /// The code.
         public struct Result: Codable, Equatable, Sendable {
             /// The invite code to type on the other machine.
             public var code: String
             /// The circle's tag.
             public var circleTag: String
+            /// The invitation's id (its key, as `invitations` lists it).
+            public var invitation: String
+            /// When the code stops working, ms since 1970.
+            public var expiresMillis: UInt64
             /// Creates the result.
-            public init(code: String, circleTag: String) {
+            public init(code: String, circleTag: String, invitation: String, expiresMillis: UInt64) {
                 self.code = code
                 self.circleTag = circleTag
+                self.invitation = invitation
+                self.expiresMillis = expiresMillis
             }
         }
+        /// The shortest and longest lifetimes, in seconds.
+        public static let validRange = 1...(30 * 86_400)
+        /// The lifetime when none is given: 24 hours.
+        public static let defaultValidSeconds = 86_400
+    }
+
+    /// `invitations`: the circle's invitations and what became of them.
+    public enum Invitations: ControlCommand {
+        public static let name = "invitations"
+        public typealias Arguments = Empty
+        /// The invitations, newest first.
+        public struct Result: Codable, Equatable, Sendable {
+            /// The invitations.
+            public var invitations: [InvitationInfo]
+            /// Creates the result.
+            public init(invitations: [InvitationInfo]) { self.invitations = invitations }
+        }
+    }
+
+    /// `invite-revoke`: revoke an open invitation.
+    public enum InviteRevoke: ControlCommand {
+        public static let name = "invite-revoke"
+        /// The invitation.
+        public struct Arguments: Codable, Equatable, Sendable {
+            /// Its id as `invitations` lists it, or a unique start of it.
+            public var invitation: String
+            /// Creates arguments.
+            public init(invitation: String) { self.invitation = invitation }
+        }
+        /// The invitation, now revoked.
+        public typealias Result = InvitationInfo
     }
 
     /// `join CODE`: move into the circle of an invite code.
@@ -361,15 +404,25 @@ public enum Commands {
         public struct Arguments: Codable, Equatable, Sendable {
             /// The invite code.
             public var code: String
+            /// A member's `host:port`, when mDNS does not reach one.
+            public var address: String?
             /// Creates arguments.
-            public init(code: String) { self.code = code }
+            public init(code: String, address: String? = nil) {
+                self.code = code
+                self.address = address
+            }
         }
         /// The circle joined.
         public struct Result: Codable, Equatable, Sendable {
             /// The new circle's tag.
             public var circleTag: String
+            /// The member that admitted this device (peer id); absent for a code of an earlier release.
+            public var admittedBy: String?
             /// Creates the result.
-            public init(circleTag: String) { self.circleTag = circleTag }
+            public init(circleTag: String, admittedBy: String? = nil) {
+                self.circleTag = circleTag
+                self.admittedBy = admittedBy
+            }
         }
     }
 

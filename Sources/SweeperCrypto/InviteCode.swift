@@ -1,7 +1,9 @@
-/// The code `sweeper invite` prints and `sweeper join` reads: the circle key
-/// with a checksum, as `SWEEPER-` and grouped Crockford base32.
+/// The codes `sweeper invite` prints and `sweeper join` reads, as
+/// `SWEEPER-` and grouped Crockford base32 with a checksum: this release's
+/// single-use invitations (version 2, ``encode(_:)-(InvitationSecret)``),
+/// and the circle keys of earlier releases (version 1).
 ///
-/// Layout: version byte (1) ‖ circle key (32) ‖ first 4 bytes of BLAKE2b
+/// Version 1: version byte (1) ‖ circle key (32) ‖ first 4 bytes of BLAKE2b
 /// over a domain string, the version and the key; 37 bytes, 60 symbols.
 public enum InviteCode {
     /// The prefix every code starts with.
@@ -28,7 +30,7 @@ public enum InviteCode {
             case .missingPrefix: "an invite code starts with \(InviteCode.prefix)-"
             case .invalidCharacter(let c, let p): "invite code character \(p) ('\(c)') is not a base32 letter or digit"
             case .wrongLength(let e, let a): "an invite code has \(e) characters after the prefix (hyphens aside); this one has \(a)"
-            case .unsupportedVersion(let v): "this invite code is version \(v); this Sweeper reads version \(InviteCode.version)"
+            case .unsupportedVersion(let v): "this invite code is version \(v); this Sweeper reads versions 1 and 2"
             case .checksumMismatch: "the invite code's checksum does not match: a character is mistyped"
             }
         }
@@ -80,5 +82,97 @@ extension String {
         while let f = s.first, f.isWhitespace { s = s.dropFirst() }
         while let l = s.last, l.isWhitespace { s = s.dropLast() }
         return String(s)
+    }
+}
+
+/// The secret of a single-use invitation: 16 random bytes, which the
+/// invite code carries instead of the circle key. From it come the
+/// invitation's Ed25519 key pair (its public key is the invitation's id in
+/// the circle's records) and the key the joining device's handshake proves.
+public struct InvitationSecret: Sendable, Equatable {
+    /// The length in bytes.
+    public static let byteCount = 16
+    /// The secret, in wiped memory.
+    public let secret: SecretBytes
+
+    /// A fresh random secret.
+    public init() { secret = SecretBytes(randomCount: Self.byteCount) }
+
+    /// A secret from its bytes (exactly 16), as a code carries them.
+    public init?(bytes: [UInt8]) {
+        guard bytes.count == Self.byteCount else { return nil }
+        secret = SecretBytes(copying: bytes)
+    }
+
+    /// The invitation's signing key: an Ed25519 key pair from the seed
+    /// `BLAKE2b-32("sweeper/invitation-key/v1" ‖ secret)`.
+    public var identity: SigningIdentity {
+        let seed = Blake2b.hash(Array("sweeper/invitation-key/v1".utf8), secret.bytes, length: 32)
+        // A 32-byte seed is always accepted.
+        return (try? SigningIdentity(seed: seed)) ?? SigningIdentity()
+    }
+
+    /// The key a joining device's handshake proves for the invitation whose
+    /// public key is `invitation`: `BLAKE2b-32("sweeper/invitation-handshake/v1" ‖ key)`.
+    /// Members derive it from the invitation record, the joining device from
+    /// the code; nobody else knows the invitation's key.
+    public static func handshakeKey(for invitation: PeerID) -> CircleKey {
+        let bytes = Blake2b.hash(Array("sweeper/invitation-handshake/v1".utf8), invitation.bytes, length: 32)
+        return (try? CircleKey(bytes: bytes)) ?? CircleKey()
+    }
+
+    /// The bytes the joining device signs with the invitation's key to show
+    /// it holds the secret: `"sweeper/admission/v1\0" ‖ joining key ‖ member key`.
+    public static func admissionMessage(joining: PeerID, member: PeerID) -> [UInt8] {
+        Array("sweeper/admission/v1\0".utf8) + joining.bytes + member.bytes
+    }
+
+    public static func == (a: InvitationSecret, b: InvitationSecret) -> Bool { a.secret == b.secret }
+}
+
+/// What an invite code holds.
+public enum Invite: Sendable, Equatable {
+    /// A single-use invitation (this release's codes).
+    case invitation(InvitationSecret)
+    /// A circle key itself (the codes of releases before invitations).
+    case circleKey(CircleKey)
+}
+
+extension InviteCode {
+    static let invitationVersion: UInt8 = 2
+    static let invitationSymbolCount = ((1 + InvitationSecret.byteCount + checkByteCount) * 8 + 4) / 5
+
+    /// The code of a single-use invitation: version (1, = 2) ‖ secret (16)
+    /// ‖ first 4 bytes of BLAKE2b-16("sweeper/invite/v1" ‖ version ‖
+    /// secret); 21 bytes, 34 symbols.
+    public static func encode(_ invitation: InvitationSecret) -> String {
+        let secret = invitation.secret.bytes
+        let body = [invitationVersion] + secret + check(version: invitationVersion, key: secret)
+        return prefix + "-" + CrockfordBase32.grouped(CrockfordBase32.encode(body), size: 5)
+    }
+
+    /// Reads a code of either kind: an invitation (34 symbols) or, from an
+    /// earlier release, a circle key (60 symbols).
+    public static func read(_ text: String) throws(DecodingError) -> Invite {
+        let trimmed = text.trimmingWhitespace()
+        guard trimmed.uppercased().hasPrefix(prefix) else { throw .missingPrefix }
+        let symbols = CrockfordBase32.symbols(of: String(trimmed.dropFirst(prefix.count)))
+        if symbols.count == symbolCount { return .circleKey(try decode(text)) }
+        guard symbols.count == invitationSymbolCount else { throw .wrongLength(expected: invitationSymbolCount, actual: symbols.count) }
+        let bytes: [UInt8]
+        do {
+            bytes = try CrockfordBase32.decode(String(symbols))
+        } catch {
+            switch error {
+            case .invalidCharacter(let c, let p): throw .invalidCharacter(c, position: p)
+            case .nonZeroPadding: throw .checksumMismatch
+            }
+        }
+        guard let v = bytes.first else { throw .wrongLength(expected: invitationSymbolCount, actual: 0) }
+        let secret = Array(bytes.dropFirst().prefix(InvitationSecret.byteCount))
+        let sum = Array(bytes.dropFirst(1 + InvitationSecret.byteCount))
+        guard sum == check(version: v, key: secret) else { throw .checksumMismatch }
+        guard v == invitationVersion, let invitation = InvitationSecret(bytes: secret) else { throw .unsupportedVersion(v) }
+        return .invitation(invitation)
     }
 }

@@ -37,6 +37,9 @@ public struct HandshakeResult: Sendable {
     public let sendKey: SecretBytes
     /// The key of frames this side receives.
     public let receiveKey: SecretBytes
+    /// The circle key the handshake proved (an accepting side that also
+    /// takes earlier keys or invitations' keys learns here which it was).
+    public var circle: CircleKey? = nil
 }
 
 /// A mutual handshake in the manner of Secure Scuttlebutt's secret
@@ -242,8 +245,8 @@ public struct SecretHandshake: ~Copyable {
         }
         let c2s = derive("client-to-server"), s2c = derive("server-to-client")
         return role == .client
-            ? HandshakeResult(peer: peer, sendKey: c2s, receiveKey: s2c)
-            : HandshakeResult(peer: peer, sendKey: s2c, receiveKey: c2s)
+            ? HandshakeResult(peer: peer, sendKey: c2s, receiveKey: s2c, circle: circle)
+            : HandshakeResult(peer: peer, sendKey: s2c, receiveKey: c2s, circle: circle)
     }
 
     private func seal(_ plain: [UInt8], key: SecretBytes) throws(HandshakeError) -> [UInt8] {

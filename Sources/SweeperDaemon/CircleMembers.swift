@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import SweeperCrypto
 import SweeperMembership
+import SweeperNet
 import SweeperStore
 import SweeperSync
 import Synchronization
@@ -16,6 +17,8 @@ final class CircleMembers: Sendable {
     private let identity: SigningIdentity
     private let logger: Logger
     private let state: Mutex<CircleMembership>
+    /// Later circle keys a member handed over at admission (none was sealed to this device).
+    private let handed: Mutex<[CircleKey]>
     private let observer = Mutex<(@Sendable ([[UInt8]]) async -> Void)?>(nil)
 
     /// The membership of the circle whose first key is `firstKey`, as kept
@@ -24,8 +27,14 @@ final class CircleMembers: Sendable {
         self.store = store
         self.identity = identity
         self.logger = logger
-        state = Mutex(Self.load(store, firstKey: firstKey, logger: logger))
+        let membership = Self.load(store, firstKey: firstKey, logger: logger)
+        state = Mutex(membership)
+        handed = Mutex(Self.handedKeys(store, membership.circle))
         foundIfNeeded()
+    }
+
+    private static func handedKeys(_ store: Store, _ circle: CircleID) -> [CircleKey] {
+        ((try? store.circleKeys(circle: circle.bytes)) ?? []).compactMap { try? CircleKey(bytes: $0) }
     }
 
     private static func load(_ store: Store, firstKey: CircleKey, logger: Logger) -> CircleMembership {
@@ -57,7 +66,40 @@ final class CircleMembers: Sendable {
     func circleChanged(to firstKey: CircleKey) {
         let loaded = Self.load(store, firstKey: firstKey, logger: logger)
         state.withLock { $0 = loaded }
+        handed.withLock { $0 = Self.handedKeys(store, loaded.circle) }
         foundIfNeeded()
+    }
+
+    /// Moves to the circle a member admitted this device to: its records
+    /// (this device's admission among them) and the keys the member handed
+    /// over (the first key first). Throws when the answer does not admit
+    /// this device to the circle of that first key.
+    func adopt(records encoded: [[UInt8]], keys: [CircleKey]) throws -> CircleKey {
+        guard let first = keys.first else { throw AdoptionError.noKeys }
+        var membership = CircleMembership(firstKey: first)
+        var records: [MembershipRecord] = []
+        for bytes in encoded { records.append(try MembershipRecord(decoding: bytes)) }
+        membership.insert(records)
+        guard membership.view.isMember(identity.peerID) else { throw AdoptionError.notAdmitted }
+        try store.saveMembershipRecords(circle: membership.circle.bytes, membership.ordered.map { (hash: $0.hash.bytes, record: $0.encoded) })
+        let later = Array(keys.dropFirst())
+        try store.saveCircleKeys(circle: membership.circle.bytes, later.map(\.bytes))
+        state.withLock { $0 = membership }
+        handed.withLock { $0 = later }
+        return first
+    }
+
+    /// Why a member's answer could not be taken.
+    enum AdoptionError: Error, CustomStringConvertible {
+        case noKeys
+        case notAdmitted
+
+        var description: String {
+            switch self {
+            case .noKeys: "the member's answer held no circle key"
+            case .notAdmitted: "the member's answer did not admit this device"
+            }
+        }
     }
 
     /// Who is in the circle now.
@@ -80,9 +122,10 @@ final class CircleMembers: Sendable {
     /// opened ones are earlier keys, still accepted in handshakes.
     var keys: (current: CircleKey, earlier: [CircleKey]) {
         let (first, epochs) = state.withLock { ($0.firstKey, $0.view.epochs) }
+        let handed = handed.withLock { $0 }
         var held = [first]
         for epoch in epochs {
-            if let key = epoch.key(for: identity) { held.append(key) }
+            if let key = epoch.key(for: identity) ?? handed.first(where: epoch.matches) { held.append(key) }
         }
         let current = held.removeLast()
         return (current, held)
@@ -99,18 +142,114 @@ final class CircleMembers: Sendable {
         /// Once the circle's key has changed, only its members are linked
         /// (holding an old key makes nobody a member); `nil` before.
         var members: Set<PeerID>?
+        /// The circle's invitations (the newest 64) and the key a joining
+        /// device's handshake proves for each.
+        var invitations: [PeerID: CircleKey]
     }
 
     /// Whom the peer node links now.
     var linkPolicy: LinkPolicy {
         let (current, earlier) = keys
         let view = view
+        var invitations: [PeerID: CircleKey] = [:]
+        for invitation in view.invitations.values.sorted(by: { $0.madeMillis > $1.madeMillis }).prefix(64) {
+            invitations[invitation.key] = InvitationSecret.handshakeKey(for: invitation.key)
+        }
         return LinkPolicy(
-            current: current, earlier: earlier, refused: Set(view.removed.keys), members: view.epochs.isEmpty ? nil : Set(view.members.keys))
+            current: current, earlier: earlier, refused: Set(view.removed.keys), members: view.epochs.isEmpty ? nil : Set(view.members.keys),
+            invitations: invitations)
     }
 
     /// The removed devices, with per game how many of their ops stay.
     var removals: [PeerID: [GameID: UInt64]] { view.removed.mapValues(\.kept) }
+
+    // MARK: Invitations
+
+    /// Makes an invitation that expires `lifetime` from now: its record
+    /// goes to every member, its secret stays here (for `invite --list`).
+    /// Returns the secret and when it expires.
+    func invite(for lifetime: Duration) throws -> (secret: InvitationSecret, expiresMillis: UInt64) {
+        let secret = InvitationSecret()
+        let now = Date().millis
+        let expires = now + UInt64(max(0, lifetime.components.seconds)) * 1000
+        let me = identity.peerID
+        let key = secret.identity.peerID
+        let record: MembershipRecord? = state.withLock { membership in
+            guard membership.view.isMember(me) else { return nil }
+            return membership.record(.invite(key: key, expiresMillis: expires), by: identity, atMillis: now)
+        }
+        guard let record else { throw MembershipError.removedHere }
+        try store.saveInvitation(key.bytes, circle: record.circle.bytes, secret: secret.secret.bytes)
+        save([record])
+        changed(made: [record])
+        return (secret, expires)
+    }
+
+    /// Revokes an open invitation.
+    func revoke(_ key: PeerID) throws(MembershipError) {
+        let me = identity.peerID
+        let record = try state.withLock { membership throws(MembershipError) -> MembershipRecord in
+            guard membership.view.isMember(me) else { throw .removedHere }
+            guard let invitation = membership.view.invitations[key] else { throw .unknownInvitation }
+            guard invitation.state == .open else { throw .invitationClosed(invitation.state) }
+            return membership.record(.revoke(key: key), by: identity, atMillis: Date().millis)
+        }
+        save([record])
+        changed(made: [record])
+    }
+
+    /// The secrets of invitations made here, by invitation key.
+    var secrets: [PeerID: InvitationSecret] {
+        let circle = state.withLock { $0.circle }
+        var out: [PeerID: InvitationSecret] = [:]
+        for (key, secret) in (try? store.invitationSecrets(circle: circle.bytes)) ?? [:] {
+            if let peer = try? PeerID(bytes: key), let s = InvitationSecret(bytes: secret) { out[peer] = s }
+        }
+        return out
+    }
+
+    /// Answers a device whose handshake proved an invitation and whose
+    /// request is signed by it: admitted when the invitation is open and
+    /// unexpired (an admission record, sent on to every member), else
+    /// refused saying why. A device already a member is answered again.
+    func admit(_ request: AdmissionRequest, from peer: PeerID) -> AdmissionReply {
+        let me = identity.peerID
+        let now = Date().millis
+        let outcome: Result<MembershipRecord?, AdmissionRefusal> = state.withLock { membership in
+            let view = membership.view
+            guard view.isMember(me) else { return .failure(.unavailable) }
+            guard !view.isRemoved(peer), let invitation = view.invitations[request.invitation] else { return .failure(.unknown) }
+            if view.isMember(peer) { return .success(nil) }
+            switch invitation.state {
+            case .used: return .failure(.used)
+            case .revoked: return .failure(.revoked)
+            case .open: break
+            }
+            guard invitation.expiresMillis > now else { return .failure(.expired) }
+            let record = membership.record(.admit(subject: peer, invitation: request.invitation, name: ""), by: identity, atMillis: now)
+            return membership.view.isMember(peer) ? .success(record) : .failure(.unavailable)
+        }
+        switch outcome {
+        case .failure(let why):
+            return .refused(why)
+        case .success(let record):
+            if let record {
+                save([record])
+                changed(made: [record])
+            }
+            let (current, earlier) = keys
+            let first = state.withLock { $0.firstKey }
+            let later = (earlier + [current]).filter { $0 != first }
+            return .admitted(records: encodedRecords, keys: [first] + later)
+        }
+    }
+
+    /// Why a membership change could not be made.
+    enum MembershipError: Error, Equatable {
+        case removedHere
+        case unknownInvitation
+        case invitationClosed(MembershipView.Invitation.State)
+    }
 
     /// Why a device could not be removed.
     enum RemovalError: Error, Equatable {

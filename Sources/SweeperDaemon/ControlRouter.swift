@@ -92,20 +92,21 @@ struct ControlRouter: ControlResponder {
         case Commands.Scores.name:
             return try answer(id, try await service.scores())
         case Commands.Invite.name:
-            let circle = await service.circle
-            return try answer(id, Commands.Invite.Result(code: InviteCode.encode(circle), circleTag: circle.tag))
+            let a: Commands.Invite.Arguments = try args(line)
+            let seconds = a.validSeconds ?? Commands.Invite.defaultValidSeconds
+            guard Commands.Invite.validRange.contains(seconds) else {
+                throw ControlError.badArguments(
+                    "validSeconds must be from \(Commands.Invite.validRange.lowerBound) to \(Commands.Invite.validRange.upperBound) (30 days)")
+            }
+            return try answer(id, try invite(validFor: .seconds(seconds)))
+        case Commands.Invitations.name:
+            return try answer(id, Commands.Invitations.Result(invitations: invitations()))
+        case Commands.InviteRevoke.name:
+            let a: Commands.InviteRevoke.Arguments = try args(line)
+            return try answer(id, try revokeInvitation(a.invitation))
         case Commands.Join.name:
             let a: Commands.Join.Arguments = try args(line)
-            let key: CircleKey
-            do {
-                key = try InviteCode.decode(a.code)
-            } catch {
-                throw ControlError(code: "bad-invite", message: "that invite code is wrong: \(error)")
-            }
-            try await service.join(key)
-            members.circleChanged(to: key)
-            await network.circleChanged(to: key)
-            return try answer(id, Commands.Join.Result(circleTag: key.tag))
+            return try answer(id, try await join(a))
         case Commands.Circle.name:
             return try answer(id, await circle())
         case Commands.CircleRemove.name:

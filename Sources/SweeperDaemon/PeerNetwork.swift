@@ -57,7 +57,7 @@ final class PeerNetwork: Sendable {
         let node = PeerNode(
             credentials: NodeCredentials(
                 circle: circle, identity: identity, name: settings.name, earlierKeys: policy.earlier, refused: policy.refused,
-                members: policy.members),
+                members: policy.members, invitations: policy.invitations),
             delegate: sync, eventLoop: eventLoop, logger: logger)
         var bound: [SocketAddress] = []
         if settings.listen.isEmpty {
@@ -161,11 +161,18 @@ final class PeerNetwork: Sendable {
     /// current key's tag.
     func membershipChanged(_ policy: CircleMembers.LinkPolicy) async {
         let before = await node.circle
-        await node.membershipChanged(circle: policy.current, earlierKeys: policy.earlier, refused: policy.refused, members: policy.members)
+        await node.membershipChanged(
+            circle: policy.current, earlierKeys: policy.earlier, refused: policy.refused, members: policy.members, invitations: policy.invitations)
         if policy.current != before, let discovery, let port = await node.listeningAddresses.first?.port {
             discovery.update(Self.announcement(name: name, peer: identity, circle: policy.current, port: port))
             logger.notice("the circle has a new key", metadata: ["circle": "\(policy.current.tag)"])
         }
+    }
+
+    /// Asks a member of an invitation's circle to admit this device: at
+    /// `address` when given, else every daemon mDNS sees and the static peers.
+    func redeem(_ secret: InvitationSecret, address: HostPort?) async -> AdmissionAnswer {
+        await node.redeem(secret, address: address.map { ($0.host, $0.port) })
     }
 
     /// After `join`: links move to the new circle and mDNS publishes its tag.

@@ -182,6 +182,10 @@ final class PeerSync: PeerNodeDelegate, Sendable {
         link.send(membership: members.encodedRecords)
     }
 
+    func admissionRequested(_ request: AdmissionRequest, from peer: PeerID) -> AdmissionReply {
+        members.admit(request, from: peer)
+    }
+
     /// Sends membership records made here to every linked peer.
     func send(membership records: [[UInt8]]) {
         for linked in relay.linked { linked.link.send(membership: records) }

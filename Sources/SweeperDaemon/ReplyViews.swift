@@ -218,3 +218,122 @@ extension ControlRouter {
             keptOps: kept.values.reduce(0) { $0 + Int($1) }, circleTag: members.keys.current.tag)
     }
 }
+
+extension ControlRouter {
+    // MARK: Invitations and joining
+
+    /// Makes a single-use invitation and its code.
+    func invite(validFor lifetime: Duration) throws -> Commands.Invite.Result {
+        let made: (secret: InvitationSecret, expiresMillis: UInt64)
+        do {
+            made = try members.invite(for: lifetime)
+        } catch CircleMembers.MembershipError.removedHere {
+            throw ControlError(code: "not-a-member", message: "this device was removed from the circle")
+        }
+        return Commands.Invite.Result(
+            code: InviteCode.encode(made.secret), circleTag: members.keys.current.tag, invitation: made.secret.identity.peerID.description,
+            expiresMillis: made.expiresMillis)
+    }
+
+    /// The circle's invitations, newest first, with the codes of open ones made here.
+    func invitations(now: UInt64 = Date().millis) -> [InvitationInfo] {
+        let view = members.view
+        let secrets = members.secrets
+        func named(_ peer: PeerID) -> String? { book.name(of: peer) ?? view.members[peer]?.name.nonEmpty }
+        return view.invitations.values.sorted { $0.madeMillis > $1.madeMillis }.map { i in
+            let state: InvitationInfo.State
+            var usedBy: PeerID?
+            switch i.state {
+            case .used(let by):
+                state = .used
+                usedBy = by
+            case .revoked: state = .revoked
+            case .open: state = i.expiresMillis > now ? .open : .expired
+            }
+            return InvitationInfo(
+                id: i.key.description, madeBy: i.madeBy.description, madeByName: named(i.madeBy), madeMillis: i.madeMillis,
+                expiresMillis: i.expiresMillis, state: state, usedBy: usedBy?.description, usedByName: usedBy.flatMap(named),
+                code: state == .open ? secrets[i.key].map(InviteCode.encode) : nil)
+        }
+    }
+
+    /// Revokes the open invitation whose id starts with `text`.
+    func revokeInvitation(_ text: String) throws -> InvitationInfo {
+        let wanted = text.uppercased().filter { $0 != "-" && !$0.isWhitespace }
+        let all = invitations()
+        let matches = all.filter { !wanted.isEmpty && $0.id.filter { $0 != "-" }.hasPrefix(wanted) }
+        guard matches.count == 1, let match = matches.first, let key = try? PeerID(parsing: match.id) else {
+            throw ControlError(
+                code: matches.isEmpty ? "unknown-invitation" : "ambiguous-invitation",
+                message: matches.isEmpty ? "no invitation is '\(text)' (see sweeper invite --list)" : "'\(text)' names \(matches.count) invitations; give more of its id")
+        }
+        do {
+            try members.revoke(key)
+        } catch {
+            switch error {
+            case .removedHere: throw ControlError(code: "not-a-member", message: "this device was removed from the circle")
+            case .unknownInvitation: throw ControlError(code: "unknown-invitation", message: "no invitation is '\(text)'")
+            case .invitationClosed: throw ControlError(code: "invitation-closed", message: "that invitation is \(match.state.rawValue) already")
+            }
+        }
+        return invitations().first { $0.id == match.id } ?? match
+    }
+
+    /// Joins the circle of an invite code: a single-use invitation is
+    /// redeemed with a member (at `address`, else any daemon mDNS sees);
+    /// a code of an earlier release carries the circle key itself.
+    func join(_ a: Commands.Join.Arguments) async throws -> Commands.Join.Result {
+        let invite: Invite
+        do {
+            invite = try InviteCode.read(a.code)
+        } catch {
+            throw ControlError(code: "bad-invite", message: "that invite code is wrong: \(error)")
+        }
+        var address: HostPort?
+        if let text = a.address {
+            guard let parsed = HostPort(text) else { throw ControlError.badArguments("address must be HOST:PORT (IPv6 in brackets), not '\(text)'") }
+            address = parsed
+        }
+        switch invite {
+        case .circleKey(let key):
+            try await service.join(key)
+            members.circleChanged(to: key)
+            let policy = members.linkPolicy
+            await network.circleChanged(to: policy.current)
+            await network.membershipChanged(policy)
+            return Commands.Join.Result(circleTag: policy.current.tag)
+        case .invitation(let secret):
+            if members.view.invitations[secret.identity.peerID] != nil {
+                throw ControlError(code: "already-member", message: "this device made that invitation: it is in that circle already")
+            }
+            switch await network.redeem(secret, address: address) {
+            case .admitted(let member, let records, let keys):
+                let first: CircleKey
+                do {
+                    first = try members.adopt(records: records, keys: keys)
+                } catch {
+                    throw ControlError(code: "invite-refused", message: "could not join: \(error)")
+                }
+                try await service.join(first)
+                let policy = members.linkPolicy
+                await network.circleChanged(to: policy.current)
+                await network.membershipChanged(policy)
+                // The member that answered at an address given is dialled from now on, like `connect`.
+                if let address { await network.connect(address) }
+                logger.notice("joined a circle", metadata: ["circle": "\(policy.current.tag)", "admittedBy": "\(member.shortDescription)"])
+                return Commands.Join.Result(circleTag: policy.current.tag, admittedBy: member.description)
+            case .refused(_, let why):
+                throw ControlError(code: "invite-refused", message: "\(why)")
+            case .noAnswer(let tried):
+                throw ControlError(
+                    code: "no-member",
+                    message: "no member of the invitation's circle answered (\(tried) daemons tried); start a member's daemon on this network, or give its address with --address HOST:PORT")
+            }
+        }
+    }
+}
+
+extension String {
+    /// The string, or nil when empty.
+    var nonEmpty: String? { isEmpty ? nil : self }
+}

@@ -126,6 +126,9 @@ struct PeerDirectory: Sendable {
         sightings.values.sorted { $0.peer < $1.peer }.filter { sighted($0, circleTags: circleTags, refused: refused, now: now) }.map(\.peer)
     }
 
+    /// Every daemon mDNS sees now, of any circle.
+    var allSightings: [PeerSighting] { sightings.values.sorted { $0.peer < $1.peer } }
+
     /// The circle tag `peer` announced last, when mDNS sees it.
     func sightedTag(of peer: PeerID) -> String? { sightings[peer]?.circleTag }
 

@@ -98,6 +98,9 @@ public protocol PeerNodeDelegate: Sendable {
     func received(play note: PlayNote, on link: PeerLinkHandle)
     /// Membership records arrived, each as its encoding (not yet decoded or checked).
     func received(membership records: [[UInt8]], on link: PeerLinkHandle)
+    /// A device whose handshake proved an invitation asks to be admitted;
+    /// its request's signature is checked. Called on the node's loop.
+    func admissionRequested(_ request: AdmissionRequest, from peer: PeerID) -> AdmissionReply
     /// The peer introduced itself; `dialBack` is its address and listening
     /// port (`host:port`), when it listens.
     func helloReceived(_ hello: PeerHello, dialBack: String?, on link: PeerLinkHandle)
@@ -120,6 +123,27 @@ extension PeerNodeDelegate {
     public func received(play note: PlayNote, on link: PeerLinkHandle) {}
     /// Ignores membership records.
     public func received(membership records: [[UInt8]], on link: PeerLinkHandle) {}
+    /// Admits nobody.
+    public func admissionRequested(_ request: AdmissionRequest, from peer: PeerID) -> AdmissionReply { .refused(.unavailable) }
+}
+
+/// What a member answers a joining device.
+public enum AdmissionReply: Sendable, Equatable {
+    /// Admitted: every membership record (its admission among them) and the
+    /// circle's keys, the first one first.
+    case admitted(records: [[UInt8]], keys: [CircleKey])
+    /// Not admitted.
+    case refused(AdmissionRefusal)
+}
+
+/// What a joining device got from the member it reached.
+public enum AdmissionAnswer: Sendable, Equatable {
+    /// Admitted by `member`, with the circle's records and keys.
+    case admitted(member: PeerID, records: [[UInt8]], keys: [CircleKey])
+    /// Refused by `member`.
+    case refused(member: PeerID, AdmissionRefusal)
+    /// No member of the invitation's circle answered.
+    case noAnswer(tried: Int)
 }
 
 /// A connection as the node holds it: the channel, its protocol handler

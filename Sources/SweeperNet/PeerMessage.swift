@@ -15,6 +15,8 @@ import SweeperConventions
 /// - `play` (7, protocol version 4): a ``PlayNote``.
 /// - `membership` (8, protocol version 6): count (2, big-endian) ‖ that
 ///   many records, each as length (4, big-endian) ‖ an encoded membership record.
+/// - `admission` (9), `admitted` (10), `refused` (11): the only messages of
+///   a link whose handshake proved an invitation (see ``AdmissionRequest``).
 public enum PeerMessage: Sendable, Equatable {
     /// The first message each side sends after the handshake.
     case hello(PeerHello)
@@ -41,6 +43,13 @@ public enum PeerMessage: Sendable, Equatable {
     /// keeps), each as its own encoding, parents before children: sent to
     /// peers of protocol version 6 or later.
     case membership([[UInt8]])
+    /// A joining device asks to be admitted with an invitation.
+    case admission(AdmissionRequest)
+    /// The member admitted it: the circle's keys, the first one first (the
+    /// records, with its admission, came just before in a ``membership(_:)``).
+    case admitted([CircleKey])
+    /// The member did not admit it, and why.
+    case refused(AdmissionRefusal)
 
     /// The most records one ``membership(_:)`` message carries.
     public static let membershipLimit = 4096
@@ -68,6 +77,13 @@ public enum PeerMessage: Sendable, Equatable {
             return [6] + note.encoded
         case .play(let note):
             return [7] + note.encoded
+        case .admission(let request):
+            return [9] + request.invitation.bytes + request.signature.bytes
+        case .admitted(let keys):
+            let listed = keys.prefix(255)
+            return [10, UInt8(listed.count)] + listed.flatMap(\.bytes)
+        case .refused(let reason):
+            return [11, reason.rawValue]
         case .membership(let records):
             let listed = records.prefix(Self.membershipLimit)
             var out: [UInt8] = [8, UInt8(listed.count >> 8), UInt8(listed.count & 0xFF)]
@@ -140,8 +156,84 @@ public enum PeerMessage: Sendable, Equatable {
             }
             guard at == b.count else { throw .malformedMessage("membership message of the wrong length") }
             self = .membership(records)
+        case 9:
+            let b = Array(body)
+            guard b.count == PeerID.byteCount + Signature.byteCount, let invitation = try? PeerID(bytes: b[0..<32]),
+                let signature = Signature(bytes: b[32...])
+            else { throw .malformedMessage("admission of the wrong length") }
+            self = .admission(AdmissionRequest(invitation: invitation, signature: signature))
+        case 10:
+            let b = Array(body)
+            guard let count = b.first, count >= 1, b.count == 1 + Int(count) * CircleKey.byteCount else {
+                throw .malformedMessage("admitted message of the wrong length")
+            }
+            var keys: [CircleKey] = []
+            for i in 0..<Int(count) {
+                let start = 1 + i * CircleKey.byteCount
+                guard let key = try? CircleKey(bytes: Array(b[start..<(start + CircleKey.byteCount)])) else {
+                    throw .malformedMessage("admitted message with a bad key")
+                }
+                keys.append(key)
+            }
+            self = .admitted(keys)
+        case 11:
+            guard body.count == 1, let reason = body.first.flatMap(AdmissionRefusal.init(rawValue:)) else {
+                throw .malformedMessage("refusal of the wrong length or reason")
+            }
+            self = .refused(reason)
         default:
             throw .malformedMessage("unknown message type \(type)")
+        }
+    }
+}
+
+/// A joining device's request to be admitted: the invitation's public key
+/// and its signature over ``InvitationSecret/admissionMessage(joining:member:)``.
+public struct AdmissionRequest: Sendable, Equatable {
+    /// The invitation's public key.
+    public var invitation: PeerID
+    /// The invitation key's signature, binding the joining device and the member.
+    public var signature: Signature
+
+    /// Creates a request.
+    public init(invitation: PeerID, signature: Signature) {
+        self.invitation = invitation
+        self.signature = signature
+    }
+
+    /// The request of the holder of `secret`, joining as `joining` through `member`.
+    public init(secret: InvitationSecret, joining: PeerID, member: PeerID) {
+        let key = secret.identity
+        invitation = key.peerID
+        signature = key.sign(InvitationSecret.admissionMessage(joining: joining, member: member))
+    }
+
+    /// Whether the signature is the invitation key's for `joining` and `member`.
+    public func isValid(joining: PeerID, member: PeerID) -> Bool {
+        invitation.isValidSignature(signature, of: InvitationSecret.admissionMessage(joining: joining, member: member))
+    }
+}
+
+/// Why a member did not admit a joining device.
+public enum AdmissionRefusal: UInt8, Error, Sendable, Equatable, CustomStringConvertible {
+    /// The member does not know the invitation (or the request's signature is wrong).
+    case unknown = 0
+    /// The invitation admitted a device already.
+    case used = 1
+    /// The invitation expired.
+    case expired = 2
+    /// A member revoked the invitation.
+    case revoked = 3
+    /// The member could not admit anyone (it was removed, or its store failed).
+    case unavailable = 4
+
+    public var description: String {
+        switch self {
+        case .unknown: "the invitation is not known to the circle's member that answered"
+        case .used: "the invite code was used already (each code admits one device); ask for a new one"
+        case .expired: "the invite code has expired; ask for a new one"
+        case .revoked: "the invite code was revoked; ask for a new one"
+        case .unavailable: "the circle's member that answered cannot admit anyone now"
         }
     }
 }

@@ -90,6 +90,7 @@ public actor PeerNode: Service {
         credentials.earlierKeys = []
         credentials.refused = []
         credentials.members = nil
+        credentials.invitations = [:]
         for link in links.values { link.channel.close(promise: nil) }
         // Sort every daemon seen so far again: members of the new circle
         // are dialled, members of the old one become another circle's.
@@ -100,7 +101,10 @@ public actor PeerNode: Service {
     /// changed: a new current key (after a removal), the earlier keys still
     /// accepted, and the removed devices, whose links close now and which
     /// are never linked again. Links with members stay up.
-    public func membershipChanged(circle: CircleKey, earlierKeys: [CircleKey], refused: Set<PeerID>, members: Set<PeerID>?) {
+    public func membershipChanged(
+        circle: CircleKey, earlierKeys: [CircleKey], refused: Set<PeerID>, members: Set<PeerID>?, invitations: [PeerID: CircleKey] = [:]
+    ) {
+        credentials.invitations = invitations
         credentials.circle = circle
         credentials.earlierKeys = earlierKeys
         credentials.refused = refused
@@ -388,6 +392,7 @@ public actor PeerNode: Service {
         }
         let credentials = await self.credentials
         let handle = NIOLockedValueBox<PeerLinkHandle?>(nil)
+        let invitationLink = NIOLockedValueBox(false)
         let peer: PeerID?
         do {
             peer = try await withTaskCancellationHandler {
@@ -395,10 +400,16 @@ public actor PeerNode: Service {
                     link.handler.value.start(
                         SecretHandshake(
                             role: role, circle: key ?? credentials.circle, identity: credentials.identity, expectedPeer: expected,
-                            alsoAccepting: credentials.earlierKeys)
+                            alsoAccepting: credentials.earlierKeys + (role == .server ? Array(credentials.invitations.values) : []))
                     ) { [configuration = self.configuration] keys in
                         established.withLockedValue { $0 = true }
                         LinkChannel.watchSilence(raw, configuration)
+                        if role == .server, let proven = keys.circle, let invitation = credentials.invitation(provenBy: proven) {
+                            invitationLink.withLockedValue { $0 = true }
+                            return { message in
+                                self.assumeIsolated { $0.admit(message, from: keys.peer, invitation: invitation, channel: raw, remote: remote) }
+                            }
+                        }
                         return self.assumeIsolated { node in
                             guard let up = node.linkUp(
                                 keys.peer, initiatedLocally: role == .client, origin: origin, remote: remote, channel: raw)
@@ -420,7 +431,8 @@ public actor PeerNode: Service {
         }
         if role == .server { await releaseHandshake(from: logKey) }
         guard let peer, let up = handle.withLockedValue({ $0 }) else {
-            logger.debug("closing a duplicate link", metadata: ["remote": "\(remote)"])
+            // An invitation link lives until its answer is sent; anything else was refused.
+            if !invitationLink.withLockedValue({ $0 }) { logger.debug("closing a duplicate link", metadata: ["remote": "\(remote)"]) }
             return nil
         }
         let failure = await withTaskCancellationHandler {
@@ -456,6 +468,111 @@ public actor PeerNode: Service {
         return link
     }
 
+    // MARK: Invitations
+
+    /// Handles a message on an invitation link (a handshake that proved an
+    /// invitation's key): an admission request gets the delegate's answer,
+    /// then the link closes; anything else closes it at once.
+    private func admit(_ message: PeerMessage, from peer: PeerID, invitation: PeerID, channel: any Channel, remote: String) {
+        switch message {
+        case .ping, .pong:
+            return
+        case .admission(let request) where request.invitation == invitation && request.isValid(joining: peer, member: peerID):
+            let reply = delegate.admissionRequested(request, from: peer)
+            var messages: [PeerMessage] = []
+            switch reply {
+            case .admitted(let records, let keys):
+                var rest = records[...]
+                while !rest.isEmpty {
+                    messages.append(.membership(Array(rest.prefix(PeerMessage.membershipLimit))))
+                    rest = rest.dropFirst(PeerMessage.membershipLimit)
+                }
+                messages.append(.admitted(keys))
+                logger.notice("admitted a device with an invitation", metadata: ["peer": "\(peer.shortDescription)", "remote": "\(remote)"])
+            case .refused(let why):
+                messages.append(.refused(why))
+                logger.notice(
+                    "refused a device's invitation", metadata: ["peer": "\(peer.shortDescription)", "remote": "\(remote)", "why": "\(why)"])
+            }
+            for m in messages.dropLast() { channel.write(m, promise: nil) }
+            if let last = messages.last {
+                channel.writeAndFlush(last).whenComplete { _ in channel.close(promise: nil) }
+            }
+        default:
+            logFailure("\(peer) invitation", "dropped an invitation link that sent something else than a request", remote: remote)
+            channel.close(promise: nil)
+        }
+    }
+
+    /// Asks to be admitted with an invitation: dials `address` when given,
+    /// else every daemon mDNS has seen (of any circle) and the static
+    /// peers, one after another, and returns the first answer a member
+    /// gives (a handshake that does not prove the invitation's key fails at
+    /// once with a daemon of another circle).
+    public func redeem(_ secret: InvitationSecret, address: (host: String, port: Int)?, perTarget: Duration = .seconds(5)) async -> AdmissionAnswer {
+        var targets: [DialTarget] = []
+        if let address {
+            targets.append(.host(address.host, port: address.port))
+        } else {
+            for sighting in directory.allSightings { targets += sighting.addresses.map { DialTarget.address($0) } }
+            for key in staticTargets.keys.sorted() {
+                if let endpoint = Self.split(key) { targets.append(.host(endpoint.host, port: endpoint.port)) }
+            }
+        }
+        for target in targets {
+            if let answer = await redeem(secret, at: target, within: perTarget) { return answer }
+        }
+        return .noAnswer(tried: targets.count)
+    }
+
+    private static func split(_ key: String) -> (host: String, port: Int)? {
+        guard let colon = key.lastIndex(of: ":"), let port = Int(key[key.index(after: colon)...]) else { return nil }
+        var host = String(key[..<colon])
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        return (host, port)
+    }
+
+    private nonisolated func redeem(_ secret: InvitationSecret, at target: DialTarget, within limit: Duration) async -> AdmissionAnswer? {
+        let link: LinkChannel
+        do {
+            link = try await dial(target)
+        } catch {
+            return nil
+        }
+        let raw = link.channel
+        let me = identity.peerID
+        let identity = self.identity
+        let answer = raw.eventLoop.makePromise(of: AdmissionAnswer?.self)
+        let records = NIOLockedValueBox<[[UInt8]]>([])
+        raw.eventLoop.scheduleTask(in: .nanoseconds(Int64(limit.components.seconds) * 1_000_000_000)) {
+            raw.close(promise: nil)
+            answer.succeed(nil)
+        }
+        link.ended.whenComplete { _ in answer.succeed(nil) }
+        let key = InvitationSecret.handshakeKey(for: secret.identity.peerID)
+        let started = raw.eventLoop.flatSubmit {
+            link.handler.value.start(SecretHandshake(role: .client, circle: key, identity: identity)) { result in
+                raw.writeAndFlush(PeerMessage.admission(AdmissionRequest(secret: secret, joining: me, member: result.peer)), promise: nil)
+                return { message in
+                    switch message {
+                    case .membership(let more):
+                        records.withLockedValue { $0 += more }
+                    case .admitted(let keys):
+                        answer.succeed(.admitted(member: result.peer, records: records.withLockedValue { $0 }, keys: keys))
+                        raw.close(promise: nil)
+                    case .refused(let why):
+                        answer.succeed(.refused(member: result.peer, why))
+                        raw.close(promise: nil)
+                    default:
+                        break
+                    }
+                }
+            }
+        }
+        started.whenFailure { _ in answer.succeed(nil) }
+        return (try? await answer.futureResult.get()) ?? nil
+    }
+
     /// Handles one message of a link, on the loop, as its frame is read.
     private func handle(_ message: PeerMessage, on link: PeerLinkHandle) {
         switch message {
@@ -480,6 +597,11 @@ public actor PeerNode: Service {
             delegate.received(play: note, on: link)
         case .membership(let records):
             delegate.received(membership: records, on: link)
+        case .admission, .admitted, .refused:
+            // Only an invitation link carries these: on a member's link they are malformed.
+            logFailure("\(link.peer) admission", "dropping a peer that sent an invitation message on its link", remote: link.peer.shortDescription)
+            link.close()
+            return
         }
         noteSeen(link.peer)
     }

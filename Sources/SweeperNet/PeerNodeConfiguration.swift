@@ -21,12 +21,17 @@ public struct NodeCredentials: Sendable {
     /// key has changed and holding a key no longer makes a member); `nil`
     /// links anybody whose handshake proves a key.
     public var members: Set<PeerID>?
+    /// The circle's invitations (by their public key) and the key a joining
+    /// device's handshake proves for each: such a handshake makes an
+    /// invitation link, on which the device may only ask to be admitted.
+    public var invitations: [PeerID: CircleKey] = [:]
 
     /// Creates credentials.
     public init(
         circle: CircleKey, identity: SigningIdentity, name: String, earlierKeys: [CircleKey] = [], refused: Set<PeerID> = [],
-        members: Set<PeerID>? = nil
+        members: Set<PeerID>? = nil, invitations: [PeerID: CircleKey] = [:]
     ) {
+        self.invitations = invitations
         self.circle = circle
         self.identity = identity
         self.name = name
@@ -42,6 +47,9 @@ public struct NodeCredentials: Sendable {
 
     /// Every key a handshake may prove: the current one first.
     public var keys: [CircleKey] { [circle] + earlierKeys }
+
+    /// The invitation whose handshake key is `key`, if any.
+    public func invitation(provenBy key: CircleKey) -> PeerID? { invitations.first { $0.value == key }?.key }
 
     /// The tags of every key.
     public var tags: Set<String> { Set(keys.map(\.tag)) }

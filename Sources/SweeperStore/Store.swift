@@ -231,7 +231,9 @@ public final class Store: Sendable {
                 );
                 """)
         }
-        // Who is in the circle: its signed membership records, by circle id.
+        // Who is in the circle: its signed membership records, by circle id;
+        // the circle's later keys a member handed over (a device admitted
+        // after them was sealed none); the secrets of invitations made here.
         migrator.registerMigration("v5-membership") { db in
             try db.execute(sql: """
                 CREATE TABLE membership_records (
@@ -241,6 +243,17 @@ public final class Store: Sendable {
                     received DATETIME NOT NULL
                 );
                 CREATE INDEX membership_records_by_circle ON membership_records (circle);
+                CREATE TABLE circle_keys (
+                    circle BLOB NOT NULL,
+                    key BLOB NOT NULL,
+                    PRIMARY KEY (circle, key)
+                );
+                CREATE TABLE invitations (
+                    invitation BLOB PRIMARY KEY NOT NULL,
+                    circle BLOB NOT NULL,
+                    secret BLOB NOT NULL,
+                    made DATETIME NOT NULL
+                );
                 """)
         }
         return migrator

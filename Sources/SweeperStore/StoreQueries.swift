@@ -65,6 +65,45 @@ extension Store {
         }
     }
 
+    /// Keeps circle keys handed over by a member (32 bytes each).
+    public func saveCircleKeys(circle: [UInt8], _ keys: [[UInt8]]) throws(StoreError) {
+        guard !keys.isEmpty else { return }
+        try write { db in
+            for key in keys {
+                try db.execute(sql: "INSERT OR IGNORE INTO circle_keys (circle, key) VALUES (?, ?)", arguments: [Data(circle), Data(key)])
+            }
+        }
+    }
+
+    /// The circle keys handed over for a circle.
+    public func circleKeys(circle: [UInt8]) throws(StoreError) -> [[UInt8]] {
+        try read { db in
+            try Data.fetchAll(db, sql: "SELECT key FROM circle_keys WHERE circle = ? ORDER BY rowid", arguments: [Data(circle)]).map { [UInt8]($0) }
+        }
+    }
+
+    /// Keeps the secret of an invitation made here (its code can be shown again).
+    public func saveInvitation(_ invitation: [UInt8], circle: [UInt8], secret: [UInt8], at time: Date = Date()) throws(StoreError) {
+        try write { db in
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO invitations (invitation, circle, secret, made) VALUES (?, ?, ?, ?)",
+                arguments: [Data(invitation), Data(circle), Data(secret), time])
+        }
+    }
+
+    /// The secrets of the invitations made here for a circle, by invitation key.
+    public func invitationSecrets(circle: [UInt8]) throws(StoreError) -> [[UInt8]: [UInt8]] {
+        try read { db in
+            var out: [[UInt8]: [UInt8]] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT invitation, secret FROM invitations WHERE circle = ?", arguments: [Data(circle)]) {
+                let invitation: Data = row["invitation"]
+                let secret: Data = row["secret"]
+                out[[UInt8](invitation)] = [UInt8](secret)
+            }
+            return out
+        }
+    }
+
     // MARK: Settings
 
     /// A setting's value.

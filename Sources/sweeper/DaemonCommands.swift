@@ -266,20 +266,67 @@ struct ScoresCommand: AsyncParsableCommand {
 
 /// `sweeper invite`.
 struct InviteCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "invite", abstract: "Print a code that lets another daemon join this circle.")
+    static let configuration = CommandConfiguration(
+        commandName: "invite",
+        abstract: "Print a single-use code that lets one more device join this circle; list or revoke the open ones.")
     @OptionGroup var options: ClientOptions
-    func run() async throws {
-        try await callDaemon(options, Commands.Invite.self, Empty()) { "\($0.code)\n" }
+    @Option(help: "How long the code works: seconds, or a number with s, m, h or d (at most 30d; default 24h).")
+    var valid: Lifetime?
+    @Flag(help: "List the circle's invitations: open, used (by whom), expired or revoked, with the codes made here.")
+    var list = false
+    @Option(help: "Revoke the open invitation with this id (or a unique start of it), as --list shows it.")
+    var revoke: String?
+
+    func validate() throws {
+        if [valid != nil, list, revoke != nil].filter({ $0 }).count > 1 { throw ValidationError("give one of --valid, --list and --revoke") }
     }
+
+    func run() async throws {
+        if list {
+            try await callDaemon(options, Commands.Invitations.self, Empty()) { ControlFormatting.invitations($0) }
+        } else if let revoke {
+            try await callDaemon(options, Commands.InviteRevoke.self, .init(invitation: revoke)) { i in
+                "Revoked invitation \(ControlFormatting.shortID(i.id)).\n"
+            }
+        } else {
+            try await callDaemon(options, Commands.Invite.self, .init(validSeconds: valid?.seconds)) { r in
+                let expires = Date(timeIntervalSince1970: Double(r.expiresMillis) / 1000)
+                return "\(r.code)\n(one device may join with it, until \(expires.formatted(date: .abbreviated, time: .shortened)))\n"
+            }
+        }
+    }
+}
+
+/// A lifetime on the command line: seconds, or a number with s, m, h or d.
+struct Lifetime: ExpressibleByArgument {
+    let seconds: Int
+
+    init?(argument: String) {
+        let units: [Character: Int] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
+        var text = argument.lowercased()
+        var unit = 1
+        if let last = text.last, let u = units[last] {
+            unit = u
+            text.removeLast()
+        }
+        guard let n = Int(text), n > 0, n <= Int.max / unit else { return nil }
+        let total = n * unit
+        guard Commands.Invite.validRange.contains(total) else { return nil }
+        seconds = total
+    }
+
+    static var defaultCompletionKind: CompletionKind { .list(["1h", "24h", "7d"]) }
 }
 
 /// `sweeper join CODE`.
 struct JoinCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "join", abstract: "Move this daemon into the circle of an invite code.")
+    static let configuration = CommandConfiguration(
+        commandName: "join", abstract: "Join the circle of an invite code: a member on this network admits this device.")
     @OptionGroup var options: ClientOptions
     @Argument(help: "The code `sweeper invite` printed.") var code: String
+    @Option(help: "A member's HOST:PORT, when mDNS does not reach one (IPv6 in brackets).") var address: String?
     func run() async throws {
-        try await callDaemon(options, Commands.Join.self, .init(code: code)) { "Joined circle \($0.circleTag).\n" }
+        try await callDaemon(options, Commands.Join.self, .init(code: code, address: address)) { "Joined circle \($0.circleTag).\n" }
     }
 }
 

@@ -140,6 +140,28 @@ import SweeperGame
         #expect(try InviteCode.decode(v.text("code")) == cast.circle)
     }
 
+    /// An invitation's code, keys and the admission message of its holder.
+    @Test func invitation() throws {
+        let v = try Self.vector("invitation")
+        let cast = try Cast()
+        let secret = try #require(InvitationSecret(bytes: try v.bytes("secret")))
+        let request = AdmissionRequest(secret: secret, joining: cast.bob.peerID, member: cast.alice.peerID)
+        Self.check(v, inputs: ["secret"], outputs: [
+            ("code", "\"\(InviteCode.encode(secret))\""),
+            ("invitation-key", Self.hex(secret.identity.peerID.bytes)),
+            ("handshake-key", Self.hex(InvitationSecret.handshakeKey(for: secret.identity.peerID).bytes)),
+            ("admission", Self.hex(PeerMessage.admission(request).encoded)),
+            ("refused-expired", Self.hex(PeerMessage.refused(.expired).encoded)),
+        ])
+        #expect(try InviteCode.read(v.text("code")) == .invitation(secret))
+        guard case .admission(let decoded) = try PeerMessage(decoding: v.bytes("admission")) else {
+            Issue.record("vector invitation: not an admission")
+            return
+        }
+        #expect(decoded.isValid(joining: cast.bob.peerID, member: cast.alice.peerID))
+        #expect(!decoded.isValid(joining: cast.alice.peerID, member: cast.bob.peerID))
+    }
+
     @Test func txtRecord() throws {
         let v = try Self.vector("txt-record")
         let cast = try Cast()
@@ -428,7 +450,7 @@ import SweeperGame
         let names = Set(try Self.vectors().keys)
         let checked: Set<String> = [
             "identities", "invite-code", "txt-record", "handshake", "secret-stream", "link-messages",
-            "game", "op-genesis", "op-reveal", "op-mark", "op-assisted", "segment", "sync-messages", "presence", "profile", "play", "membership",
+            "game", "op-genesis", "op-reveal", "op-mark", "op-assisted", "segment", "sync-messages", "presence", "profile", "play", "membership", "invitation",
         ]
         #expect(names == checked, "vectors nothing checks: \(names.subtracting(checked)); missing: \(checked.subtracting(names))")
     }

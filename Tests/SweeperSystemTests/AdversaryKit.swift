@@ -1,5 +1,6 @@
 import Foundation
 import SweeperCrypto
+import SweeperStore
 import SweeperTestSupport
 @testable import SweeperSync
 
@@ -111,9 +112,13 @@ final class TargetDaemon {
         return try PeerID(parsing: text)
     }
 
+    /// The circle key, read from the daemon's database (an invite code no
+    /// longer carries it): what a member's attacker would hold.
     func circle() throws -> CircleKey {
-        guard let code = try result(#"{"id":1,"command":"invite"}"#)["code"] as? String else { throw AdversaryError.setup("no invite") }
-        return try InviteCode.decode(code)
+        let store = try Store(directory: root + "/state")
+        defer { store.close() }
+        guard let key = try store.circleKey() else { throw AdversaryError.setup("no circle key in the database") }
+        return try CircleKey(bytes: [UInt8](key))
     }
 
     /// Every game's id and state digest.

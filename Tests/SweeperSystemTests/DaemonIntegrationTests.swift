@@ -1,4 +1,5 @@
 import Foundation
+import SweeperCrypto
 import SweeperTestSupport
 import Testing
 
@@ -225,13 +226,9 @@ import Testing
         try ann.start(name: "ann")
         try bob.start(name: "bob")
         try cat.start(name: "cat")
-        let code = try bob.cli(["invite"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        #expect(try ann.cli(["join", code]).status == 0)
-        #expect(try cat.cli(["join", code]).status == 0)
-        let listening = try #require((try bob.json(["status"])["listening"] as? [String])?.first)
-        let port = try #require(listening.split(separator: ":").last)
-        #expect(try ann.cli(["connect", "127.0.0.1:\(port)"]).status == 0)
-        #expect(try cat.cli(["connect", "127.0.0.1:\(port)"]).status == 0)
+        // Each is admitted by bob, its only link (an admitted device dials its admitter).
+        #expect(try ann.join(bob).status == 0)
+        #expect(try cat.join(bob).status == 0)
         // Ann chooses a name and a colour; a bad colour is refused with the choices.
         let bad = try ann.cli(["profile", "--colour", "mauve"])
         #expect(bad.status == 2 && bad.stderr.contains("light-blue"))
@@ -267,20 +264,20 @@ import Testing
         // Alone, each daemon is the founder of its own circle.
         let alone = try #require(try ann.json(["circle"])["members"] as? [[String: Any]])
         #expect(alone.count == 1 && alone.first?["founder"] as? Bool == true && alone.first?["thisDevice"] as? Bool == true)
-        let code = try bob.cli(["invite"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        #expect(try ann.cli(["join", code]).status == 0)
-        #expect(try cat.cli(["join", code]).status == 0)
-        let port = try #require((try bob.json(["status"])["listening"] as? [String])?.first?.split(separator: ":").last)
-        #expect(try ann.cli(["connect", "127.0.0.1:\(port)"]).status == 0)
-        #expect(try cat.cli(["connect", "127.0.0.1:\(port)"]).status == 0)
+        #expect(try ann.join(bob).status == 0)
+        #expect(try cat.join(bob).status == 0)
         let everyone = Set(try [ann, bob, cat].map { try #require(try $0.json(["status"])["peerID"] as? String) })
         func members(_ h: DaemonHarness) -> Set<String> {
             Set(((try? h.json(["circle"]))?["members"] as? [[String: Any]] ?? []).compactMap { $0["peerID"] as? String })
         }
-        // Each founded the circle it joined; the records pass through bob.
+        // Bob founded the circle and admitted ann and cat; the records pass through bob.
         #expect(eventually(20) { members(cat) == everyone && members(ann) == everyone }, "cat lists \(members(cat)), ann \(members(ann))")
         let text = try cat.cli(["circle"]).stdout
         #expect(text.contains("DEVICE") && text.contains("founder") && text.contains("this device") && text.contains("ann"), "\(text)")
+        let listed = try #require(try cat.json(["circle"])["members"] as? [[String: Any]])
+        let bobID = try #require(try bob.json(["status"])["peerID"] as? String)
+        #expect(listed.filter { $0["founder"] as? Bool == true }.compactMap { $0["peerID"] as? String } == [bobID])
+        #expect(listed.filter { $0["admittedBy"] as? String == bobID }.count == 2)
         // The records are kept: after a restart, alone, ann still lists all three.
         _ = ann.stop()
         try ann.start(name: "ann")
@@ -297,15 +294,9 @@ import Testing
         try ann.start(name: "ann")
         try bob.start(name: "bob")
         try cat.start(name: "cat")
-        let code = try bob.cli(["invite"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        #expect(try ann.cli(["join", code]).status == 0)
-        #expect(try cat.cli(["join", code]).status == 0)
-        func port(_ h: DaemonHarness) throws -> Substring {
-            try #require((try h.json(["status"])["listening"] as? [String])?.first?.split(separator: ":").last)
-        }
-        #expect(try ann.cli(["connect", "127.0.0.1:\(try port(bob))"]).status == 0)
-        #expect(try cat.cli(["connect", "127.0.0.1:\(try port(bob))"]).status == 0)
-        #expect(try cat.cli(["connect", "127.0.0.1:\(try port(ann))"]).status == 0)
+        #expect(try ann.join(bob).status == 0)
+        #expect(try cat.join(bob).status == 0)
+        #expect(try cat.cli(["connect", try ann.peerAddress()]).status == 0)
         let catID = try #require(try cat.json(["status"])["peerID"] as? String)
         func linked(_ h: DaemonHarness, _ peer: String) -> Bool {
             ((try? h.json(["peers"]))?["peers"] as? [[String: Any]] ?? []).contains { $0["id"] as? String == peer && $0["state"] as? String == "connected" }
@@ -350,6 +341,52 @@ import Testing
         #expect(!linked(ann, catID) && !linked(bob, catID))
     }
 
+    /// A code admits one device, through any member, until it expires or
+    /// is revoked; each refusal says which it was.
+    @Test func anInviteCodeAdmitsOneDeviceUntilItExpiresOrIsRevoked() throws {
+        let (ann, bob, cat) = (try DaemonHarness(), try DaemonHarness(), try DaemonHarness())
+        defer { ann.cleanup(); bob.cleanup(); cat.cleanup() }
+        try ann.start(name: "ann")
+        try bob.start(name: "bob")
+        try cat.start(name: "cat")
+        let code = try #require(try bob.json(["invite"])["code"] as? String)
+        let joined = try ann.cli(["--json", "join", code, "--address", try bob.peerAddress()])
+        #expect(joined.status == 0, "\(joined.stderr)")
+        let bobID = try #require(try bob.json(["status"])["peerID"] as? String)
+        #expect(joined.stdout.contains(bobID))
+        #expect(try ann.json(["status"])["circleTag"] as? String == (try bob.json(["status"])["circleTag"] as? String))
+        // A second use, at bob or at ann (once bob's admission reached it), is refused: used.
+        let twice = try cat.cli(["join", code, "--address", try bob.peerAddress()])
+        #expect(twice.status == 1 && twice.stderr.contains("used already"), "\(twice.stderr)")
+        #expect(eventually(20) { (try? cat.cli(["join", code, "--address", ann.peerAddress()]))?.stderr.contains("used already") == true })
+        // A code past its time is refused: expired.
+        let brief = try #require(try bob.json(["invite", "--valid", "1s"])["code"] as? String)
+        Thread.sleep(forTimeInterval: 1.5)
+        let late = try cat.cli(["join", brief, "--address", try bob.peerAddress()])
+        #expect(late.status == 1 && late.stderr.contains("expired"), "\(late.stderr)")
+        // A revoked code is refused: revoked.
+        let revoked = try bob.json(["invite"])
+        let revokedID = try #require(revoked["invitation"] as? String)
+        #expect(try bob.cli(["invite", "--revoke", String(revokedID.prefix(8))]).status == 0)
+        let withdrawn = try cat.cli(["join", try #require(revoked["code"] as? String), "--address", try bob.peerAddress()])
+        #expect(withdrawn.status == 1 && withdrawn.stderr.contains("revoked"), "\(withdrawn.stderr)")
+        // A code nobody made is refused before anyone says anything.
+        let unknown = try cat.cli(["join", InviteCode.encode(InvitationSecret()), "--address", try bob.peerAddress()])
+        #expect(unknown.status == 1 && unknown.stderr.contains("no member"), "\(unknown.stderr)")
+        // --list says what became of each; the open one shows its code.
+        let open = try #require(try bob.json(["invite", "--valid", "2h"])["code"] as? String)
+        let list = try bob.cli(["invite", "--list"]).stdout
+        #expect(list.contains("used by ann") && list.contains("expired") && list.contains("revoked") && list.contains(open), "\(list)")
+        // Ann, admitted, admits cat herself with bob's code.
+        let admitted = try cat.cli(["--json", "join", open, "--address", try ann.peerAddress()])
+        #expect(admitted.status == 0, "\(admitted.stderr)")
+        let annID = try #require(try ann.json(["status"])["peerID"] as? String)
+        let members = try #require(try bob.json(["circle"])["members"] as? [[String: Any]])
+        #expect(eventually(20) {
+            ((try? bob.json(["circle"]))?["members"] as? [[String: Any]] ?? []).contains { $0["admittedBy"] as? String == annID }
+        }, "\(members)")
+    }
+
     @Test func exitCodesAndErrors() throws {
         let h = try DaemonHarness()
         defer { h.cleanup() }
@@ -382,11 +419,13 @@ import Testing
         #expect(farStart.status == 2 && farStart.stderr.contains("off the board") && farStart.stderr.contains("0 to 8"), "\(farStart.status) \(farStart.stderr)")
         let badCode = try h.cli(["join", "SWEEPER-ABCDE"])
         #expect(badCode.status == 1 && badCode.stderr.contains("invite code"))
-        // An invite code from here is accepted and keeps the circle tag.
-        let invite = try h.json(["invite"])
-        let code = try #require(invite["code"] as? String)
-        let joined = try h.json(["join", code])
-        #expect(joined["circleTag"] as? String == invite["circleTag"] as? String)
+        // An invite code made here is refused here: this device is in that circle.
+        let code = try #require(try h.json(["invite"])["code"] as? String)
+        let own = try h.cli(["join", code])
+        #expect(own.status == 1 && own.stderr.contains("in that circle already"), "\(own.stderr)")
+        #expect(try h.cli(["invite", "--valid", "5y"]).status == 2)
+        #expect(try h.cli(["invite", "--valid", "0"]).status == 2)
+        #expect(try h.cli(["invite", "--list", "--valid", "1h"]).status == 2)
         // A malformed address is refused; a well-formed one is dialled from
         // then on (with backoff) and listed as a static peer once reached.
         let bad = try h.cli(["connect", "no-port-here"])

@@ -144,11 +144,13 @@ final class Circle {
                 }
                 guard seen else { throw ProcessError("the daemons did not see each other by mDNS within 60 s\n\(diagnostics())") }
             }
-            if members > 1 {
+            // One code per device (each admits one), redeemed with h1: found
+            // by mDNS when the daemons see each other, else at its address.
+            for d in daemons.dropFirst().prefix(members - 1) {
                 guard let code = try daemons[0].json(["invite"])["code"] as? String, !code.isEmpty else {
                     throw ProcessError("h1 printed no invite code")
                 }
-                for d in daemons[1..<members] { _ = try d.json(["join", code]) }
+                _ = try d.json(joinAfterSightings ? ["join", code] : ["join", code, "--address", "\(lab.address(1)):7455"])
             }
             if !joinAfterSightings {
                 for d in daemons { d.stop() }

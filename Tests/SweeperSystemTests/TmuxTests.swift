@@ -318,11 +318,7 @@ final class TmuxPane {
         do {
             try a.start(name: "ann")
             try b.start(name: "bob")
-            let code = try a.cli(["invite"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-            #expect(try b.cli(["join", code]).status == 0)
-            let listening = try #require((try a.json(["status"])["listening"] as? [String])?.first)
-            let port = try #require(listening.split(separator: ":").last)
-            #expect(try b.cli(["connect", "127.0.0.1:\(port)"]).status == 0)
+            #expect(try b.join(a).status == 0)
             let game = try #require(try a.json(["new", "--preset", "beginner", "--seed", "9"])["id"] as? String)
             // Bounded wait for the game to reach bob's daemon.
             for _ in 0..<200 where (try? b.cli(["show", game]).status) != 0 { usleep(50_000) }

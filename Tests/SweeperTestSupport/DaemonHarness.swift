@@ -218,6 +218,21 @@ public final class DaemonHarness {
     }
 
     /// Runs `sweeper --json …` and decodes its output as a JSON object.
+    /// The `127.0.0.1:PORT` its peers reach it at.
+    public func peerAddress() throws -> String {
+        let listening = (try json(["status"])["listening"] as? [String]) ?? []
+        guard let port = listening.first?.split(separator: ":").last else { throw HarnessError.socket("no listening address in \(listening)") }
+        return "127.0.0.1:\(port)"
+    }
+
+    /// Joins `member`'s circle as a person does without mDNS: `sweeper
+    /// invite` there, `sweeper join CODE --address …` here. Returns the outcome of the join.
+    @discardableResult
+    public func join(_ member: DaemonHarness) throws -> Outcome {
+        guard let code = try member.json(["invite"])["code"] as? String else { throw HarnessError.socket("invite printed no code") }
+        return try cli(["join", code, "--address", try member.peerAddress()])
+    }
+
     public func json(_ arguments: [String]) throws -> [String: Any] {
         let o = try cli(["--json"] + arguments)
         guard o.status == 0 else { throw HarnessError.socket("sweeper \(arguments) exited \(o.status): \(o.stderr)") }

@@ -81,6 +81,13 @@ func handle(_ bytes: [UInt8], _ replica: inout Replica, _ session: inout SyncSes
         // Its total cannot overflow: every length is bounded.
         check(note.total <= PlayNote.lengthLimit * UInt64(PlayNote.periodLimit + 1), "a share of played time of \(note.total) ms decoded")
         _ = note.isAuthentic
+    case .admission(let request):
+        // A member checks the invitation key's signature before anything else.
+        _ = request.isValid(joining: Fixtures.players[0].peerID, member: Fixtures.players[1].peerID)
+    case .admitted(let keys):
+        check(!keys.isEmpty && keys.count <= 255, "an admission with \(keys.count) keys decoded")
+    case .refused(let why):
+        _ = why.description
     case .membership(let encoded):
         // As the daemon's CircleMembers takes them: every record decodes or the peer is dropped.
         var records: [MembershipRecord] = []
