@@ -318,8 +318,6 @@ extension ControlRouter {
                 let policy = members.linkPolicy
                 await network.circleChanged(to: policy.current)
                 await network.membershipChanged(policy)
-                // The member that answered at an address given is dialled from now on, like `connect`.
-                if let address { await network.connect(address) }
                 logger.notice("joined a circle", metadata: ["circle": "\(policy.current.tag)", "admittedBy": "\(member.shortDescription)"])
                 return Commands.Join.Result(circleTag: policy.current.tag, admittedBy: member.description)
             case .refused(_, let why):

@@ -122,10 +122,10 @@ import Testing
         offset = target.log().utf8.count
         try repeatDropped(scene, "unknown message type") {
             let p = try AdversaryPeer(port: port, from: "127.0.0.9", circle: circle)
-            p.send(message: [9, 1, 2, 3])
+            p.send(message: [99, 1, 2, 3])
             return p.wire.waitForClose(seconds: 15)
         }
-        note(offset, "unknown message", "link dropped", "unknown message type 9", "remote=127.0.0.9:")
+        note(offset, "unknown message", "link dropped", "unknown message type 99", "remote=127.0.0.9:")
 
         // 9. A well-sealed sync message that does not decode (one member, again and again).
         offset = target.log().utf8.count

@@ -354,6 +354,8 @@ import Testing
         #expect(joined.status == 0, "\(joined.stderr)")
         let bobID = try #require(try bob.json(["status"])["peerID"] as? String)
         #expect(joined.stdout.contains(bobID))
+        // Without mDNS, ann links to bob by address.
+        #expect(try ann.cli(["connect", try bob.peerAddress()]).status == 0)
         #expect(try ann.json(["status"])["circleTag"] as? String == (try bob.json(["status"])["circleTag"] as? String))
         // A second use, at bob or at ann (once bob's admission reached it), is refused: used.
         let twice = try cat.cli(["join", code, "--address", try bob.peerAddress()])
@@ -375,6 +377,8 @@ import Testing
         #expect(unknown.status == 1 && unknown.stderr.contains("no member"), "\(unknown.stderr)")
         // --list says what became of each; the open one shows its code.
         let open = try #require(try bob.json(["invite", "--valid", "2h"])["code"] as? String)
+        // Ann, linked to bob, learns of every invitation.
+        #expect(eventually(20) { ((try? ann.json(["invite", "--list"]))?["invitations"] as? [Any])?.count == 4 })
         let list = try bob.cli(["invite", "--list"]).stdout
         #expect(list.contains("used by ann") && list.contains("expired") && list.contains("revoked") && list.contains(open), "\(list)")
         // Ann, admitted, admits cat herself with bob's code.

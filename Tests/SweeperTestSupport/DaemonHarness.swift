@@ -226,11 +226,15 @@ public final class DaemonHarness {
     }
 
     /// Joins `member`'s circle as a person does without mDNS: `sweeper
-    /// invite` there, `sweeper join CODE --address …` here. Returns the outcome of the join.
+    /// invite` there, `sweeper join CODE --address …` here, then `sweeper
+    /// connect` to the member. Returns the outcome of the join.
     @discardableResult
     public func join(_ member: DaemonHarness) throws -> Outcome {
         guard let code = try member.json(["invite"])["code"] as? String else { throw HarnessError.socket("invite printed no code") }
-        return try cli(["join", code, "--address", try member.peerAddress()])
+        let address = try member.peerAddress()
+        let joined = try cli(["join", code, "--address", address])
+        if joined.status == 0 { _ = try cli(["connect", address]) }
+        return joined
     }
 
     public func json(_ arguments: [String]) throws -> [String: Any] {
