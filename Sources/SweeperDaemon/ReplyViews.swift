@@ -194,7 +194,7 @@ extension ControlRouter {
         let matches = byName.isEmpty ? byID : byName
         guard matches.count == 1, let peer = matches.first else {
             if view.isRemoved(signer.peerID) {
-                throw ControlError(code: "not-a-member", message: "this device was removed from the circle")
+                throw ControlError(code: "not-a-member", message: Self.notAMember)
             }
             let names = candidates.sorted().map { p in "\(book.name(of: p) ?? view.members[p]?.name ?? "?") \(p.shortDescription)" }
             throw ControlError(
@@ -209,7 +209,7 @@ extension ControlRouter {
         } catch {
             switch error {
             case .thisDevice: throw ControlError(code: "bad-arguments", message: "bad arguments: a device cannot remove itself")
-            case .removedHere: throw ControlError(code: "not-a-member", message: "this device was removed from the circle")
+            case .removedHere: throw ControlError(code: "not-a-member", message: Self.notAMember)
             case .notAMember(let p): throw ControlError(code: "unknown-device", message: "\(p) is not a member")
             }
         }
@@ -228,7 +228,7 @@ extension ControlRouter {
         do {
             made = try members.invite(for: lifetime)
         } catch CircleMembers.MembershipError.removedHere {
-            throw ControlError(code: "not-a-member", message: "this device was removed from the circle")
+            throw ControlError(code: "not-a-member", message: Self.notAMember)
         }
         return Commands.Invite.Result(
             code: InviteCode.encode(made.secret), circleTag: members.keys.current.tag, invitation: made.secret.identity.peerID.description,
@@ -271,7 +271,7 @@ extension ControlRouter {
             try members.revoke(key)
         } catch {
             switch error {
-            case .removedHere: throw ControlError(code: "not-a-member", message: "this device was removed from the circle")
+            case .removedHere: throw ControlError(code: "not-a-member", message: Self.notAMember)
             case .unknownInvitation: throw ControlError(code: "unknown-invitation", message: "no invitation is '\(text)'")
             case .invitationClosed: throw ControlError(code: "invitation-closed", message: "that invitation is \(match.state.rawValue) already")
             }
@@ -298,6 +298,7 @@ extension ControlRouter {
         case .circleKey(let key):
             try await service.join(key)
             members.circleChanged(to: key)
+            await service.applyRemovals(members.removals)
             let policy = members.linkPolicy
             await network.circleChanged(to: policy.current)
             await network.membershipChanged(policy)
@@ -315,6 +316,7 @@ extension ControlRouter {
                     throw ControlError(code: "invite-refused", message: "could not join: \(error)")
                 }
                 try await service.join(first)
+                await service.applyRemovals(members.removals)
                 let policy = members.linkPolicy
                 await network.circleChanged(to: policy.current)
                 await network.membershipChanged(policy)
@@ -334,4 +336,10 @@ extension ControlRouter {
 extension String {
     /// The string, or nil when empty.
     var nonEmpty: String? { isEmpty ? nil : self }
+}
+
+extension ControlRouter {
+    /// Why a device that is not a member of its circle cannot change it.
+    static let notAMember =
+        "this device is not a member of its circle: it was removed, or joined with a code of an earlier release after a removal"
 }

@@ -11,6 +11,14 @@ public func fuzzInviteCode(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     if let key = try? InviteCode.decode(text) {
         check((try? InviteCode.decode(InviteCode.encode(key))) == key, "an invite code does not survive re-encoding")
     }
+    switch try? InviteCode.read(text) {
+    case .invitation(let secret):
+        check((try? InviteCode.read(InviteCode.encode(secret))) == .invitation(secret), "an invitation code does not survive re-encoding")
+    case .circleKey(let key):
+        check((try? InviteCode.decode(text)) == key, "the two readers disagree on an earlier release's code")
+    case nil:
+        break
+    }
     if let peer = try? PeerID(parsing: text) {
         check((try? PeerID(parsing: peer.description)) == peer, "a peer id does not survive printing")
         _ = peer.shortDescription
@@ -28,8 +36,11 @@ public func fuzzInviteCode(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
 public func main(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
     writeSeedsIfAsked {
         let code = InviteCode.encode(Fixtures.circle)
+        let invitation = InvitationSecret(bytes: Array(0..<16)).map { InviteCode.encode($0) } ?? ""
         return [
             code,
+            invitation,
+            invitation.lowercased(),
             "  " + code.lowercased().replacingOccurrences(of: "-", with: " ") + "\n",
             Fixtures.players[0].peerID.description,
             Fixtures.players[1].peerID.description.lowercased(),
