@@ -47,18 +47,9 @@ public enum InviteCode {
     public static func decode(_ text: String) throws(DecodingError) -> CircleKey {
         let trimmed = text.trimmingWhitespace()
         guard trimmed.uppercased().hasPrefix(prefix) else { throw .missingPrefix }
-        let rest = String(trimmed.dropFirst(prefix.count))
-        let symbols = CrockfordBase32.symbols(of: rest)
+        let symbols = CrockfordBase32.symbols(of: String(trimmed.dropFirst(prefix.count)))
         guard symbols.count == symbolCount else { throw .wrongLength(expected: symbolCount, actual: symbols.count) }
-        let bytes: [UInt8]
-        do {
-            bytes = try CrockfordBase32.decode(String(symbols))
-        } catch {
-            switch error {
-            case .invalidCharacter(let c, let p): throw .invalidCharacter(c, position: p)
-            case .nonZeroPadding: throw .checksumMismatch
-            }
-        }
+        let bytes = try body(symbols)
         guard let v = bytes.first else { throw .wrongLength(expected: symbolCount, actual: 0) }
         let key = Array(bytes.dropFirst().prefix(CircleKey.byteCount))
         let sum = Array(bytes.dropFirst(1 + CircleKey.byteCount))
@@ -68,6 +59,18 @@ public enum InviteCode {
             return try CircleKey(bytes: key)
         } catch {
             throw .wrongLength(expected: symbolCount, actual: symbols.count)
+        }
+    }
+
+    /// The bytes of a code's symbols (its prefix gone).
+    static func body(_ symbols: some Sequence<Character>) throws(DecodingError) -> [UInt8] {
+        do {
+            return try CrockfordBase32.decode(String(symbols))
+        } catch {
+            switch error {
+            case .invalidCharacter(let c, let p): throw .invalidCharacter(c, position: p)
+            case .nonZeroPadding: throw .checksumMismatch
+            }
         }
     }
 
@@ -159,15 +162,7 @@ extension InviteCode {
         let symbols = CrockfordBase32.symbols(of: String(trimmed.dropFirst(prefix.count)))
         if symbols.count == symbolCount { return .circleKey(try decode(text)) }
         guard symbols.count == invitationSymbolCount else { throw .wrongLength(expected: invitationSymbolCount, actual: symbols.count) }
-        let bytes: [UInt8]
-        do {
-            bytes = try CrockfordBase32.decode(String(symbols))
-        } catch {
-            switch error {
-            case .invalidCharacter(let c, let p): throw .invalidCharacter(c, position: p)
-            case .nonZeroPadding: throw .checksumMismatch
-            }
-        }
+        let bytes = try body(symbols)
         guard let v = bytes.first else { throw .wrongLength(expected: invitationSymbolCount, actual: 0) }
         let secret = Array(bytes.dropFirst().prefix(InvitationSecret.byteCount))
         let sum = Array(bytes.dropFirst(1 + InvitationSecret.byteCount))

@@ -132,12 +132,7 @@ final class PeerSync: PeerNodeDelegate, Sendable {
         do {
             message = try SyncMessage(decoding: bytes)
         } catch {
-            _ = complaints.withLock {
-                $0.log(
-                    logger, key: "\(link.peer) malformed", "dropping a peer that sent a malformed sync message",
-                    metadata: ["peer": "\(link.peer.shortDescription)", "error": "\(error)"])
-            }
-            link.close()
+            drop(link, sent: "sync message", error)
             return
         }
         do {
@@ -148,6 +143,16 @@ final class PeerSync: PeerNodeDelegate, Sendable {
             // Storage failed: nothing was kept, the peer will offer the ops again.
             logger.error("could not commit ops from a peer", metadata: ["peer": "\(link.peer.shortDescription)", "error": "\(error)"])
         }
+    }
+
+    /// Drops a peer that sent something malformed: logged once a minute per peer and kind.
+    private func drop(_ link: PeerLinkHandle, sent what: String, _ error: any Error) {
+        _ = complaints.withLock {
+            $0.log(
+                logger, key: "\(link.peer) malformed \(what)", "dropping a peer that sent a malformed \(what)",
+                metadata: ["peer": "\(link.peer.shortDescription)", "error": "\(error)"])
+        }
+        link.close()
     }
 
     /// Logs the ops a peer sent that were refused: one line per peer and
@@ -196,12 +201,7 @@ final class PeerSync: PeerNodeDelegate, Sendable {
         do {
             intake = try members.take(records)
         } catch {
-            _ = complaints.withLock {
-                $0.log(
-                    logger, key: "\(link.peer) malformed membership", "dropping a peer that sent a malformed membership record",
-                    metadata: ["peer": "\(link.peer.shortDescription)", "error": "\(error)"])
-            }
-            link.close()
+            drop(link, sent: "membership record", error)
             return
         }
         for (reason, refusals) in Dictionary(grouping: intake.refused, by: \.self) {

@@ -221,11 +221,8 @@ import Testing
 
     @Test func profilesGiveEveryNameAndColourPastARelay() throws {
         // Three daemons in a line, no mDNS: ann – bob – cat. Cat never links to ann.
-        let (ann, bob, cat) = (try DaemonHarness(), try DaemonHarness(), try DaemonHarness())
+        let (ann, bob, cat) = try threeDaemons()
         defer { ann.cleanup(); bob.cleanup(); cat.cleanup() }
-        try ann.start(name: "ann")
-        try bob.start(name: "bob")
-        try cat.start(name: "cat")
         // Each is admitted by bob, its only link (an admitted device dials its admitter).
         #expect(try ann.join(bob).status == 0)
         #expect(try cat.join(bob).status == 0)
@@ -256,11 +253,8 @@ import Testing
 
     @Test func membershipRecordsReachEveryDevicePastARelayAndOutliveARestart() throws {
         // ann – bob – cat in a line, no mDNS: cat never links to ann.
-        let (ann, bob, cat) = (try DaemonHarness(), try DaemonHarness(), try DaemonHarness())
+        let (ann, bob, cat) = try threeDaemons()
         defer { ann.cleanup(); bob.cleanup(); cat.cleanup() }
-        try ann.start(name: "ann")
-        try bob.start(name: "bob")
-        try cat.start(name: "cat")
         // Alone, each daemon is the founder of its own circle.
         let alone = try #require(try ann.json(["circle"])["members"] as? [[String: Any]])
         #expect(alone.count == 1 && alone.first?["founder"] as? Bool == true && alone.first?["thisDevice"] as? Bool == true)
@@ -289,11 +283,8 @@ import Testing
     /// back with the old key, links to ann all the same, takes the new key
     /// and refuses cat too.
     @Test func aRemovedDeviceNeverLinksAgainAndItsLaterMovesReachNobody() throws {
-        let (ann, bob, cat) = (try DaemonHarness(), try DaemonHarness(), try DaemonHarness())
+        let (ann, bob, cat) = try threeDaemons()
         defer { ann.cleanup(); bob.cleanup(); cat.cleanup() }
-        try ann.start(name: "ann")
-        try bob.start(name: "bob")
-        try cat.start(name: "cat")
         #expect(try ann.join(bob).status == 0)
         #expect(try cat.join(bob).status == 0)
         #expect(try cat.cli(["connect", try ann.peerAddress()]).status == 0)
@@ -344,11 +335,8 @@ import Testing
     /// A code admits one device, through any member, until it expires or
     /// is revoked; each refusal says which it was.
     @Test func anInviteCodeAdmitsOneDeviceUntilItExpiresOrIsRevoked() throws {
-        let (ann, bob, cat) = (try DaemonHarness(), try DaemonHarness(), try DaemonHarness())
+        let (ann, bob, cat) = try threeDaemons()
         defer { ann.cleanup(); bob.cleanup(); cat.cleanup() }
-        try ann.start(name: "ann")
-        try bob.start(name: "bob")
-        try cat.start(name: "cat")
         let code = try #require(try bob.json(["invite"])["code"] as? String)
         let joined = try ann.cli(["--json", "join", code, "--address", try bob.peerAddress()])
         #expect(joined.status == 0, "\(joined.stderr)")
@@ -575,6 +563,22 @@ import Testing
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == garbage)
         #expect(!FileManager.default.fileExists(atPath: h.socketPath))
     }
+}
+
+/// Three daemons, started as ann, bob and cat, each alone in a circle of its own.
+func threeDaemons() throws -> (DaemonHarness, DaemonHarness, DaemonHarness) {
+    let daemons = (try DaemonHarness(), try DaemonHarness(), try DaemonHarness())
+    do {
+        try daemons.0.start(name: "ann")
+        try daemons.1.start(name: "bob")
+        try daemons.2.start(name: "cat")
+    } catch {
+        daemons.0.cleanup()
+        daemons.1.cleanup()
+        daemons.2.cleanup()
+        throw error
+    }
+    return daemons
 }
 
 extension Array {
