@@ -190,6 +190,7 @@ public struct CircleMembership: Sendable {
 
     /// Makes, signs and adds a record of `change` by `identity`, whose
     /// parents are the current heads.
+    @discardableResult
     public mutating func record(_ change: MembershipChange, by identity: SigningIdentity, atMillis now: UInt64) -> MembershipRecord {
         let record = MembershipRecord(signing: identity, circle: circle, madeMillis: now, parents: heads, change: change)
         insert([record])

@@ -406,6 +406,9 @@ public actor PeerNode: Service {
                         LinkChannel.watchSilence(raw, configuration)
                         if role == .server, let proven = keys.circle, let invitation = credentials.invitation(provenBy: proven) {
                             invitationLink.withLockedValue { $0 = true }
+                            // It lives for one request: a device that says nothing (pings keep a
+                            // link from going silent) does not hold the connection open.
+                            raw.eventLoop.scheduleTask(in: configuration.handshakeTimeout) { raw.close(promise: nil) }
                             return { message in
                                 self.assumeIsolated { $0.admit(message, from: keys.peer, invitation: invitation, channel: raw, remote: remote) }
                             }

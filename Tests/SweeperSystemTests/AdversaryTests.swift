@@ -353,6 +353,46 @@ import Testing
         #expect(try scene.stillServes() == nil)
     }
 
+    /// A holder of an invitation's key (the code's holder, or anyone who
+    /// read the records) gets an invitation link that takes one request:
+    /// saying nothing, or anything else, it is closed; a request signed by
+    /// another key is refused; the invitation stays open for its holder.
+    @Test func anInvitationLinkTakesOneSignedRequestAndNothingElse() throws {
+        let scene = try AttackScene()
+        defer { scene.cleanup() }
+        let code = try #require(try scene.target.result(#"{"id":1,"command":"invite"}"#)["code"] as? String)
+        guard case .invitation(let secret) = try InviteCode.read(code) else {
+            Issue.record("invite printed no invitation code")
+            return
+        }
+        let key = InvitationSecret.handshakeKey(for: secret.identity.peerID)
+        // Saying nothing but pings (which keep a member's link alive): closed
+        // at the handshake time limit (10 s) all the same.
+        let silent = try AdversaryPeer(port: scene.port, from: "127.0.0.50", circle: key)
+        let opened = Date()
+        var closed = false
+        for _ in 0..<15 where !closed {
+            _ = silent.send(message: [2, 0, 0, 0, 0, 0, 0, 0, 1])
+            closed = silent.isClosed(within: 1)
+        }
+        let lived = Date().timeIntervalSince(opened)
+        #expect(closed && lived > 8 && lived < 12, "the invitation link lived \(lived) s")
+        // A hello, as on a member's link: closed at once.
+        let talker = try AdversaryPeer(port: scene.port, from: "127.0.0.51", circle: key)
+        talker.sendHello(version: 6)
+        #expect(talker.isClosed(within: 5))
+        // A request signed by a key other than the invitation's: refused, closed.
+        let forger = try AdversaryPeer(port: scene.port, from: "127.0.0.52", circle: key)
+        let other = SigningIdentity()
+        let signature = other.sign(InvitationSecret.admissionMessage(joining: forger.identity.peerID, member: scene.targetID))
+        _ = forger.send(message: [9] + secret.identity.peerID.bytes + signature.bytes)
+        #expect(forger.isClosed(within: 5))
+        // The invitation is still open.
+        let listed = try scene.target.result(#"{"id":1,"command":"invitations"}"#)["invitations"] as? [[String: Any]] ?? []
+        #expect(listed.first?["state"] as? String == "open")
+        #expect(try scene.stillServes() == nil)
+    }
+
     @Test func aMembersValidGameWithExtremeClocksIsServedWithoutHarm() throws {
         let scene = try AttackScene()
         defer { scene.cleanup() }
