@@ -59,6 +59,11 @@ public final class ControlClient: Sendable {
     /// `sweeperd & sweeper join CODE` in a script works.
     public static let startingDaemonWait: Duration = .seconds(5)
 
+    /// How long a call keeps trying while no daemon holds the lock yet: a
+    /// daemon spawned the same instant (`sweeperd & sweeper status`) may
+    /// not have taken it when the call starts.
+    public static let spawningDaemonGrace: Duration = .milliseconds(750)
+
     /// Connects to the daemon at `socketPath`, runs `body`, and closes. When
     /// nothing answers but a daemon of this user is starting, it waits for
     /// it up to `waitingForStart`.
@@ -67,12 +72,14 @@ public final class ControlClient: Sendable {
         _ body: @escaping @Sendable (ControlClient) async throws -> T
     ) async throws -> T {
         let deadline = ContinuousClock.now + waitingForStart
+        let grace = ContinuousClock.now + min(spawningDaemonGrace, waitingForStart)
         var channel: NIOAsyncChannel<LineFrame, ByteBuffer>?
         while channel == nil {
             do {
                 channel = try await connect(socketPath)
             } catch let error as ControlClientError {
-                guard ContinuousClock.now < deadline, startingDaemon(socketPath: socketPath) != nil else { throw error }
+                let now = ContinuousClock.now
+                guard now < deadline, now < grace || startingDaemon(socketPath: socketPath) != nil else { throw error }
                 try await Task.sleep(for: .milliseconds(50))
             }
         }

@@ -98,7 +98,7 @@ struct ControlRouter: ControlResponder {
                 throw ControlError.badArguments(
                     "validSeconds must be from \(Commands.Invite.validRange.lowerBound) to \(Commands.Invite.validRange.upperBound) (30 days)")
             }
-            return try answer(id, try invite(validFor: .seconds(seconds)))
+            return try answer(id, try await invite(validFor: .seconds(seconds)))
         case Commands.Invitations.name:
             return try answer(id, Commands.Invitations.Result(invitations: invitations()))
         case Commands.InviteRevoke.name:

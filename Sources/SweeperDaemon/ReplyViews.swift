@@ -222,14 +222,16 @@ extension ControlRouter {
 extension ControlRouter {
     // MARK: Invitations and joining
 
-    /// Makes a single-use invitation and its code.
-    func invite(validFor lifetime: Duration) throws -> Commands.Invite.Result {
+    /// Makes a single-use invitation and its code; the peer node takes its
+    /// handshake key before the code is shown, so it works at once.
+    func invite(validFor lifetime: Duration) async throws -> Commands.Invite.Result {
         let made: (secret: InvitationSecret, expiresMillis: UInt64)
         do {
             made = try members.invite(for: lifetime)
         } catch CircleMembers.MembershipError.removedHere {
             throw ControlError(code: "not-a-member", message: Self.notAMember)
         }
+        await network.membershipChanged(members.linkPolicy)
         return Commands.Invite.Result(
             code: InviteCode.encode(made.secret), circleTag: members.keys.current.tag, invitation: made.secret.identity.peerID.description,
             expiresMillis: made.expiresMillis)

@@ -118,8 +118,10 @@ public struct CircleMembership: Sendable {
     public private(set) var view = MembershipView()
     private var depth: [RecordHash: Int] = [:]
 
-    /// The most records a circle holds; a peer sending more is refused.
-    public static let recordLimit = 50_000
+    /// The most records a circle holds; a peer sending more is refused. A
+    /// family's circle makes a few dozen; the bound keeps deriving the view
+    /// (quadratic in the records at worst) cheap whatever a member sends.
+    public static let recordLimit = 4_096
     /// The most records that may wait for their parents.
     public static let waitingLimit = 1_024
 
