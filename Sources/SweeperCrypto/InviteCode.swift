@@ -43,35 +43,45 @@ public enum InviteCode {
         return prefix + "-" + CrockfordBase32.grouped(CrockfordBase32.encode(body), size: 5)
     }
 
-    /// Reads an invite code (case, spaces and hyphens don't matter).
+    /// Reads an invite code of an earlier release (case, spaces and hyphens don't matter).
     public static func decode(_ text: String) throws(DecodingError) -> CircleKey {
-        let trimmed = text.trimmingWhitespace()
-        guard trimmed.uppercased().hasPrefix(prefix) else { throw .missingPrefix }
-        let symbols = CrockfordBase32.symbols(of: String(trimmed.dropFirst(prefix.count)))
-        guard symbols.count == symbolCount else { throw .wrongLength(expected: symbolCount, actual: symbols.count) }
-        let bytes = try body(symbols)
-        guard let v = bytes.first else { throw .wrongLength(expected: symbolCount, actual: 0) }
-        let key = Array(bytes.dropFirst().prefix(CircleKey.byteCount))
-        let sum = Array(bytes.dropFirst(1 + CircleKey.byteCount))
-        guard sum == check(version: v, key: key) else { throw .checksumMismatch }
+        try circleKey(try symbols(of: text))
+    }
+
+    private static func circleKey(_ symbols: [Character]) throws(DecodingError) -> CircleKey {
+        let (v, key) = try parse(symbols, payload: CircleKey.byteCount, symbolCount: symbolCount)
         guard v == version else { throw .unsupportedVersion(v) }
         do {
             return try CircleKey(bytes: key)
         } catch {
-            throw .wrongLength(expected: symbolCount, actual: symbols.count)
+            throw .wrongLength(expected: symbolCount, actual: symbolCount)
         }
     }
 
-    /// The bytes of a code's symbols (its prefix gone).
-    static func body(_ symbols: some Sequence<Character>) throws(DecodingError) -> [UInt8] {
+    /// A code's symbols after its prefix (case, spaces and hyphens aside).
+    static func symbols(of text: String) throws(DecodingError) -> [Character] {
+        let trimmed = text.trimmingWhitespace()
+        guard trimmed.uppercased().hasPrefix(prefix) else { throw .missingPrefix }
+        return CrockfordBase32.symbols(of: String(trimmed.dropFirst(prefix.count)))
+    }
+
+    /// The version and payload of a code of `symbolCount` symbols whose
+    /// payload has `payload` bytes, its checksum checked.
+    static func parse(_ symbols: [Character], payload: Int, symbolCount: Int) throws(DecodingError) -> (version: UInt8, payload: [UInt8]) {
+        guard symbols.count == symbolCount else { throw .wrongLength(expected: symbolCount, actual: symbols.count) }
+        let bytes: [UInt8]
         do {
-            return try CrockfordBase32.decode(String(symbols))
+            bytes = try CrockfordBase32.decode(String(symbols))
         } catch {
             switch error {
             case .invalidCharacter(let c, let p): throw .invalidCharacter(c, position: p)
             case .nonZeroPadding: throw .checksumMismatch
             }
         }
+        guard let v = bytes.first else { throw .wrongLength(expected: symbolCount, actual: 0) }
+        let body = Array(bytes.dropFirst().prefix(payload))
+        guard Array(bytes.dropFirst(1 + payload)) == check(version: v, key: body) else { throw .checksumMismatch }
+        return (v, body)
     }
 
     static func check(version: UInt8, key: [UInt8]) -> [UInt8] {
@@ -157,16 +167,9 @@ extension InviteCode {
     /// Reads a code of either kind: an invitation (34 symbols) or, from an
     /// earlier release, a circle key (60 symbols).
     public static func read(_ text: String) throws(DecodingError) -> Invite {
-        let trimmed = text.trimmingWhitespace()
-        guard trimmed.uppercased().hasPrefix(prefix) else { throw .missingPrefix }
-        let symbols = CrockfordBase32.symbols(of: String(trimmed.dropFirst(prefix.count)))
-        if symbols.count == symbolCount { return .circleKey(try decode(text)) }
-        guard symbols.count == invitationSymbolCount else { throw .wrongLength(expected: invitationSymbolCount, actual: symbols.count) }
-        let bytes = try body(symbols)
-        guard let v = bytes.first else { throw .wrongLength(expected: invitationSymbolCount, actual: 0) }
-        let secret = Array(bytes.dropFirst().prefix(InvitationSecret.byteCount))
-        let sum = Array(bytes.dropFirst(1 + InvitationSecret.byteCount))
-        guard sum == check(version: v, key: secret) else { throw .checksumMismatch }
+        let symbols = try symbols(of: text)
+        if symbols.count == symbolCount { return .circleKey(try circleKey(symbols)) }
+        let (v, secret) = try parse(symbols, payload: InvitationSecret.byteCount, symbolCount: invitationSymbolCount)
         guard v == invitationVersion, let invitation = InvitationSecret(bytes: secret) else { throw .unsupportedVersion(v) }
         return .invitation(invitation)
     }

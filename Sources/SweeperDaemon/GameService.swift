@@ -454,17 +454,8 @@ actor GameService {
     /// changed, and such ops are refused from now on.
     func applyRemovals(_ removals: [PeerID: [GameID: UInt64]]) {
         for (peer, kept) in removals.sorted(by: { $0.key < $1.key }) where engine.circles[0].replica.removed[peer] != kept {
-            var droppedOps: [GameID: [Op]] = [:]
-            var before: [GameID: GameStatus] = [:]
-            for (id, game) in engine.circles[0].replica.games {
-                let chain = game.chains[peer] ?? []
-                let keep = Int(min(UInt64(chain.count), kept[id] ?? 0))
-                if chain.count > keep {
-                    droppedOps[id] = Array(chain[keep...])
-                    before[id] = game.state?.status
-                }
-            }
-            engine.withReplica(circle: 0) { _ = $0.remove(peer, kept: kept) }
+            let before = engine.circles[0].replica.games.compactMapValues { $0.state?.status }
+            let droppedOps = engine.withReplica(circle: 0) { $0.remove(peer, kept: kept) }
             for id in Array(unwritten.ops.keys) { unwritten.ops[id]?.removeAll { $0.author == peer && $0.seq > kept[id] ?? 0 } }
             for (id, ops) in droppedOps.sorted(by: { $0.key < $1.key }) {
                 let replica = engine.game(id)?.game
@@ -473,12 +464,8 @@ actor GameService {
                         try store.dropOps(
                             gameID: id.description, author: Data(peer.bytes), after: Int64(clamping: kept[id] ?? 0), status: state.status.rawValue,
                             summary: try JSONEncoder().encode(views.summary(replica, state)))
-                        var cells = Set(ReplyViews.cellChanges(ops, before: nil, in: state).map { state.genesis.geometry.index(x: $0.x, y: $0.y) })
-                        if before[id] != state.status { cells.formUnion(state.genesis.layout.mineIndices) }
-                        let g = state.genesis.geometry
                         sinks.events.publish(ControlEvent(
-                            event: .cells, game: id.description,
-                            cells: cells.sorted().map { i in CellChange(x: g.cell(at: i).x, y: g.cell(at: i).y, value: String(state.look(i))) },
+                            event: .cells, game: id.description, cells: ReplyViews.cellChanges(ops, before: before[id], in: state),
                             status: state.status.shown, minesLeft: state.board.minesLeft, by: text(of: peer),
                             progress: state.board.progress, trippedBy: state.trippedBy?.description))
                     } else {

@@ -69,8 +69,9 @@ struct ReplyViews: Sendable {
     }
 
     /// The cells `ops` changed, as they look in `state` now: the cells each
-    /// reveal opened and each mark set, and every mine when the game ended
-    /// with them (its status was `before` and is over now).
+    /// reveal opened and each mark set, and every mine when the game's
+    /// status changed from `before` (it ended, or it plays again because a
+    /// removed device's losing move was dropped).
     static func cellChanges(_ ops: some Sequence<Op>, before: GameStatus?, in state: GameState) -> [CellChange] {
         var cells: Set<Int> = []
         for op in ops {
@@ -80,7 +81,9 @@ struct ReplyViews: Sendable {
             default: break
             }
         }
-        if before == .playing, state.status != .playing {
+        // A game that ended shows its mines; one that is playing again (a
+        // removed device's losing move dropped) covers them again.
+        if let before, before != state.status {
             cells.formUnion(state.genesis.layout.mineIndices)
         }
         let g = state.genesis.geometry

@@ -271,18 +271,18 @@ public struct GameReplica: Sendable {
 
     /// Drops `author`'s ops after the first `kept` (accepted or waiting)
     /// and derives the state again from the rest (the state is a function
-    /// of the set of ops, so their order does not matter). Returns how many
-    /// accepted ops were dropped.
-    mutating func truncate(_ author: PeerID, keeping kept: UInt64) -> Int {
+    /// of the set of ops, so their order does not matter). Returns the
+    /// accepted ops dropped.
+    mutating func truncate(_ author: PeerID, keeping kept: UInt64) -> [Op] {
         if let waiting = pending[author] {
             let late = waiting.keys.filter { $0 > kept }
             for seq in late { pending[author]?[seq] = nil }
             pendingCount -= late.count
             if pending[author]?.isEmpty == true { pending[author] = nil }
         }
-        guard let chain = chains[author], UInt64(chain.count) > kept else { return 0 }
-        let dropped = chain.count - Int(kept)
-        if kept == 0 { chains[author] = nil } else { chains[author]?.removeLast(dropped) }
+        guard let chain = chains[author], UInt64(chain.count) > kept else { return [] }
+        let dropped = Array(chain[Int(kept)...])
+        if kept == 0 { chains[author] = nil } else { chains[author]?.removeLast(dropped.count) }
         guard let genesisOp = state.flatMap({ chains[$0.creator]?.first }), case .genesis(let g) = genesisOp.payload else {
             // The genesis itself went: nothing of the game is shown until one comes that may stay.
             state = nil
@@ -373,14 +373,14 @@ public struct Replica: Sendable {
 
     /// Removes `author` from the circle: of its ops, per game, the first
     /// `kept` stay (none in a game not listed) and the rest are dropped now
-    /// and refused from now on. Returns, per game that lost ops, how many.
+    /// and refused from now on. Returns, per game that lost ops, the ops dropped.
     @discardableResult
-    public mutating func remove(_ author: PeerID, kept: [GameID: UInt64]) -> [GameID: Int] {
+    public mutating func remove(_ author: PeerID, kept: [GameID: UInt64]) -> [GameID: [Op]] {
         removed[author] = kept
-        var dropped: [GameID: Int] = [:]
+        var dropped: [GameID: [Op]] = [:]
         for id in Array(games.keys) {
-            let n = games[id]?.truncate(author, keeping: kept[id] ?? 0) ?? 0
-            if n > 0 { dropped[id] = n }
+            let ops = games[id]?.truncate(author, keeping: kept[id] ?? 0) ?? []
+            if !ops.isEmpty { dropped[id] = ops }
         }
         return dropped
     }
