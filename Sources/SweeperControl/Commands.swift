@@ -56,8 +56,13 @@ public enum Commands {
         public struct Arguments: Codable, Equatable, Sendable {
             /// Also list the games linked peers hold and this device does not.
             public var available: Bool?
+            /// Also list archived games (marked `archived`).
+            public var archived: Bool?
             /// Creates arguments.
-            public init(available: Bool? = nil) { self.available = available }
+            public init(available: Bool? = nil, archived: Bool? = nil) {
+                self.available = available
+                self.archived = archived
+            }
         }
         /// The list.
         public struct Result: Codable, Equatable, Sendable {
@@ -86,6 +91,72 @@ public enum Commands {
         public static let name = "forget"
         public typealias Arguments = GameChoiceArguments
         public typealias Result = GameChoiceResult
+    }
+
+    /// `add-players`: lets more devices move in a game whose players its
+    /// creator chose (the creator's request alone; players are never removed).
+    public enum AddPlayers: ControlCommand {
+        public static let name = "add-players"
+        /// The game and who to add.
+        public struct Arguments: Codable, Equatable, Sendable {
+            /// A full game id or a unique prefix.
+            public var game: String
+            /// Names or peer ids of the circle's devices.
+            public var players: [String]
+            /// Creates arguments.
+            public init(game: String, players: [String]) {
+                self.game = game
+                self.players = players
+            }
+        }
+        /// Who may move now.
+        public struct Result: Codable, Equatable, Sendable {
+            /// The full game id.
+            public var game: String
+            /// The names of the devices that may move, creator first.
+            public var chosenPlayers: [String]
+            /// How many were added by this request (0 when all could move already).
+            public var added: Int
+            /// Creates the result.
+            public init(game: String, chosenPlayers: [String], added: Int) {
+                self.game = game
+                self.chosenPlayers = chosenPlayers
+                self.added = added
+            }
+        }
+    }
+
+    /// `archive`: hides a game from every device's `games` (a signed op),
+    /// or shows it again.
+    public enum Archive: ControlCommand {
+        public static let name = "archive"
+        /// The game, and which way.
+        public struct Arguments: Codable, Equatable, Sendable {
+            /// A full game id or a unique prefix.
+            public var game: String
+            /// `false` shows an archived game again; absent or `true` archives it.
+            public var archived: Bool?
+            /// Creates arguments.
+            public init(game: String, archived: Bool? = nil) {
+                self.game = game
+                self.archived = archived
+            }
+        }
+        /// Where the game stands now.
+        public struct Result: Codable, Equatable, Sendable {
+            /// The full game id.
+            public var game: String
+            /// Whether it is archived now.
+            public var archived: Bool
+            /// Whether this request changed it (false when it already was so).
+            public var changed: Bool
+            /// Creates the result.
+            public init(game: String, archived: Bool, changed: Bool) {
+                self.game = game
+                self.archived = archived
+                self.changed = changed
+            }
+        }
     }
 
     /// The game a `follow` or `forget` names.
@@ -164,11 +235,16 @@ public enum Commands {
             public var startY: Int?
             /// Whether marks cycle through question marks.
             public var questionMarks: Bool?
+            /// Who may move besides the creator: names or peer ids of the
+            /// circle's devices (the others watch). Absent: every member may.
+            public var players: [String]?
             /// Creates arguments.
             public init(
                 preset: String? = nil, width: Int? = nil, height: Int? = nil, mines: Int? = nil, noGuess: Bool? = nil,
-                seed: UInt64? = nil, startX: Int? = nil, startY: Int? = nil, questionMarks: Bool? = nil
+                seed: UInt64? = nil, startX: Int? = nil, startY: Int? = nil, questionMarks: Bool? = nil,
+                players: [String]? = nil
             ) {
+                self.players = players
                 self.preset = preset
                 self.width = width
                 self.height = height
@@ -565,5 +641,6 @@ public enum Commands {
     public static let all: [String] = [
         Status.name, Games.name, New.name, Show.name, Reveal.name, Flag.name, Chord.name, Hint.name, Scores.name,
         Invite.name, Join.name, Connect.name, Peers.name, Profile.name, Presence.name, Subscribe.name, Cursor.name,
+        AddPlayers.name, Archive.name,
     ]
 }

@@ -51,9 +51,10 @@ public enum ControlFormatting {
             ["GAME", "SIZE", "STATUS", "ELAPSED", "STARTED", "ENDED", "PLAYERS"],
             games.map {
                 [
-                    shortID($0.id), size(width: $0.width, height: $0.height, mines: $0.mines),
-                    status($0.status, progress: $0.progress) + ($0.assisted ? " (assisted)" : ""),
-                    duration($0.elapsedSeconds), date($0.created), $0.ended.map(date) ?? "-", $0.players.joined(separator: ", "),
+                    shortID($0.id) + ($0.archived == true ? " (archived)" : ""), size(width: $0.width, height: $0.height, mines: $0.mines),
+                    status($0.status, progress: $0.progress) + ($0.assisted ? " (assisted)" : "") + ($0.watching == true ? " (watching)" : ""),
+                    duration($0.elapsedSeconds), date($0.created), $0.ended.map(date) ?? "-",
+                    $0.chosenPlayers.map { "only " + $0.joined(separator: ", ") } ?? $0.players.joined(separator: ", "),
                 ]
             })
     }
@@ -102,6 +103,9 @@ public enum ControlFormatting {
             status(v.status, progress: v.progress),
         ]
         if v.assisted { parts.append("assisted") }
+        if v.archived == true { parts.append("archived") }
+        if let chosen = v.chosenPlayers { parts.append("played by " + chosen.joined(separator: ", ")) }
+        if v.watching == true { parts.append("watching") }
         if !v.players.isEmpty {
             parts.append("scores " + v.players.map { "\($0.name) \($0.score)" }.joined(separator: ", "))
         }

@@ -65,12 +65,23 @@ public struct GameSummary: Codable, Equatable, Sendable {
     public var ended: Double?
     /// Whether a player used the cheat.
     public var assisted: Bool
+    /// The names of the devices that may move, when the creator chose them
+    /// (creator first); absent when every member of the circle may.
+    public var chosenPlayers: [String]?
+    /// True when this device may not move in the game (it watches); absent otherwise.
+    public var watching: Bool?
+    /// True when the game is archived (hidden from lists unless asked for); absent otherwise.
+    public var archived: Bool?
 
     /// Creates a summary.
     public init(
         id: String, width: Int, height: Int, mines: Int, status: PlayStatus, progress: Double, elapsedSeconds: Int,
-        players: [String], created: Double, ended: Double? = nil, assisted: Bool
+        players: [String], created: Double, ended: Double? = nil, assisted: Bool, chosenPlayers: [String]? = nil,
+        watching: Bool? = nil, archived: Bool? = nil
     ) {
+        self.chosenPlayers = chosenPlayers
+        self.watching = watching
+        self.archived = archived
         self.ended = ended
         self.id = id
         self.width = width
@@ -141,14 +152,25 @@ public struct GameView: Codable, Equatable, Sendable {
     public var created: Double?
     /// When the game was won or lost, seconds since 1970; absent while playing.
     public var ended: Double?
+    /// The names of the devices that may move, when the creator chose them
+    /// (creator first); absent when every member of the circle may.
+    public var chosenPlayers: [String]?
+    /// True when this device may not move in the game (it watches); absent otherwise.
+    public var watching: Bool?
+    /// True when the game is archived; absent otherwise.
+    public var archived: Bool?
 
     /// Creates a view.
     public init(
         id: String, width: Int, height: Int, mines: Int, status: PlayStatus, digest: String, revealed: Int, flags: Int,
         board: [String], players: [PlayerScore], trippedBy: String?, elapsedSeconds: Int, progress: Double,
         assisted: Bool, questionMarks: Bool, mineLayout: [String]? = nil, wrongFlags: [CellPosition]? = nil,
-        created: Double? = nil, ended: Double? = nil
+        created: Double? = nil, ended: Double? = nil, chosenPlayers: [String]? = nil, watching: Bool? = nil,
+        archived: Bool? = nil
     ) {
+        self.chosenPlayers = chosenPlayers
+        self.watching = watching
+        self.archived = archived
         self.created = created
         self.ended = ended
         self.id = id
@@ -172,7 +194,7 @@ public struct GameView: Codable, Equatable, Sendable {
 
     private enum CodingKeys: String, CodingKey {
         case id, width, height, mines, status, digest, revealed, flags, board, players, trippedBy, elapsedSeconds
-        case progress, assisted, questionMarks, mineLayout, wrongFlags, created, ended
+        case progress, assisted, questionMarks, mineLayout, wrongFlags, created, ended, chosenPlayers, watching, archived
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -197,6 +219,9 @@ public struct GameView: Codable, Equatable, Sendable {
         try c.encodeIfPresent(wrongFlags, forKey: .wrongFlags)
         try c.encodeIfPresent(created, forKey: .created)
         try c.encodeIfPresent(ended, forKey: .ended)
+        try c.encodeIfPresent(chosenPlayers, forKey: .chosenPlayers)
+        try c.encodeIfPresent(watching, forKey: .watching)
+        try c.encodeIfPresent(archived, forKey: .archived)
     }
 }
 

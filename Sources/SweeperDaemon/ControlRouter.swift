@@ -54,7 +54,13 @@ struct ControlRouter: ControlResponder {
         case Commands.Games.name:
             let a: Commands.Games.Arguments = try args(line)
             let available = a.available == true ? await service.available(from: network.sync.peerHoldings()) : nil
-            return try answer(id, Commands.Games.Result(games: try await service.summaries(), available: available))
+            return try answer(id, Commands.Games.Result(games: try await service.summaries(archived: a.archived == true), available: available))
+        case Commands.AddPlayers.name:
+            let a: Commands.AddPlayers.Arguments = try args(line)
+            return try answer(id, try await service.addPlayers(try players(named: a.players), to: a.game))
+        case Commands.Archive.name:
+            let a: Commands.Archive.Arguments = try args(line)
+            return try answer(id, try await service.archive(a.game, archived: a.archived ?? true))
         case Commands.Forget.name:
             let a: Commands.Forget.Arguments = try args(line)
             let result = try await service.forget(a.game)
@@ -74,8 +80,10 @@ struct ControlRouter: ControlResponder {
             }
             return try answer(id, await service.syncChoices)
         case Commands.New.name:
-            let (parameters, seed, questionMarks) = try Self.newGame(try args(line), defaults: newGameDefaults)
-            return try answer(id, try await service.newGame(parameters, seed: seed, questionMarks: questionMarks))
+            let request: Commands.New.Arguments = try args(line)
+            let (parameters, seed, questionMarks) = try Self.newGame(request, defaults: newGameDefaults)
+            let players = try request.players.map { try self.players(named: $0) }
+            return try answer(id, try await service.newGame(parameters, seed: seed, questionMarks: questionMarks, players: players))
         case Commands.Show.name:
             let a: Commands.GameArguments = try args(line)
             return try answer(id, try await service.show(a.game, assist: a.cheat == true))
@@ -323,6 +331,12 @@ struct ControlRouter: ControlResponder {
             ControlError(code: "generation-failed", message: detail)
         case .gameExists:
             ControlError(code: "game-exists", message: "a game with this id exists already (same board, same second)")
+        case .notAPlayer:
+            ControlError(code: "not-a-player", message: "this device watches this game: its creator chose who plays (`sweeper add-players` is the creator's)")
+        case .notTheCreator:
+            ControlError(code: "not-the-creator", message: "only the game's creator adds players")
+        case .everyoneMayPlay:
+            ControlError(code: "everyone-plays", message: "every member of the circle may move in this game already")
         case .engine(let error):
             .internal("\(error)")
         }

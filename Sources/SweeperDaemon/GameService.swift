@@ -168,6 +168,9 @@ actor GameService {
                 event: .cells, game: gameID.description, cells: ReplyViews.cellChanges(ops, before: before[gameID], in: state),
                 status: state.status.shown, minesLeft: state.board.minesLeft, by: ops.last.map { text(of: $0.author) },
                 progress: state.board.progress, trippedBy: state.trippedBy?.description))
+            if ops.contains(where: \.changesSummary) {
+                sinks.events.publish(ControlEvent(event: .gameChanged, game: gameID.description, summary: views.summary(replica, state)))
+            }
         }
         if added { sinks.status.gamesChanged(to: engine.games.count) }
         sinks.relay.push(outcome.accepted, replica: replica)
@@ -270,10 +273,11 @@ actor GameService {
 
     // MARK: Reading games
 
-    /// Every game's summary, newest first.
-    func summaries() throws -> [GameSummary] {
+    /// Every game's summary, newest first; archived games only when asked.
+    func summaries(archived: Bool = false) throws -> [GameSummary] {
         try reloadIfPending()
-        return engine.games.sorted { ($0.state.startMillis, $0.state.gameID) > ($1.state.startMillis, $1.state.gameID) }
+        return engine.games.filter { archived || !$0.state.isArchived }
+            .sorted { ($0.state.startMillis, $0.state.gameID) > ($1.state.startMillis, $1.state.gameID) }
             .compactMap { g in engine.game(g.state.gameID).map { views.summary($0.game, g.state) } }
     }
 
@@ -321,8 +325,9 @@ actor GameService {
 
     // MARK: Changing games
 
-    /// Makes, commits and announces a new game of `parameters` from `seed`.
-    func newGame(_ parameters: GameParameters, seed: UInt64, questionMarks: Bool) throws -> GameView {
+    /// Makes, commits and announces a new game of `parameters` from `seed`;
+    /// with `players`, only they and this device may move in it.
+    func newGame(_ parameters: GameParameters, seed: UInt64, questionMarks: Bool, players: Set<PeerID>? = nil) throws -> GameView {
         try reloadIfPending()
         let now = Date()
         let generated: GeneratedBoard
@@ -333,7 +338,7 @@ actor GameService {
         }
         let genesis = try engine.circles[0].author.genesis(
             parameters: generated.parameters, layout: generated.layout, seed: seed, questionMarks: questionMarks,
-            createdAtMillis: now.millis)
+            createdAtMillis: now.millis, players: players)
         let next = try engine.inserting(genesis, circle: 0)
         guard let (_, replica) = next.game(genesis.gameID), let state = replica.state else {
             throw GameServiceError.engine(.gameVanished)
@@ -350,6 +355,40 @@ actor GameService {
         sinks.events.publish(ControlEvent(event: .gameAdded, game: genesis.gameID.description, summary: summary))
         sinks.status.gamesChanged(to: engine.games.count)
         return views.view(replica, state)
+    }
+
+    /// Lets `added` move in `game` (this device made it and chose its
+    /// players): a signed op every replica applies.
+    func addPlayers(_ added: Set<PeerID>, to game: String) throws -> Commands.AddPlayers.Result {
+        let (circle, replica, state) = try lookup(game)
+        var after = state
+        let before = state.players?.count ?? 0
+        if let op = try madeOp({ try engine.circles[circle].author.addPlayers(added, in: replica, atMillis: Date().millis) }, geometry: nil) {
+            (_, after) = try commit(op, circle: circle)
+            publishSummary(after)
+        }
+        return Commands.AddPlayers.Result(
+            game: state.gameID.description, chosenPlayers: views.chosenPlayers(after) ?? [],
+            added: (after.players?.count ?? 0) - before)
+    }
+
+    /// Archives `game` (hidden from every device's list) or shows it again:
+    /// a signed op every replica applies.
+    func archive(_ game: String, archived: Bool) throws -> Commands.Archive.Result {
+        let (circle, replica, state) = try lookup(game)
+        var after = state
+        let op = try madeOp({ try engine.circles[circle].author.archive(archived, in: replica, atMillis: Date().millis) }, geometry: nil)
+        if let op {
+            (_, after) = try commit(op, circle: circle)
+            publishSummary(after)
+        }
+        return Commands.Archive.Result(game: state.gameID.description, archived: after.isArchived, changed: op != nil)
+    }
+
+    /// Tells viewers a game's summary changed (its players or its archive flag).
+    private func publishSummary(_ state: GameState) {
+        guard let replica = engine.game(state.gameID)?.game else { return }
+        sinks.events.publish(ControlEvent(event: .gameChanged, game: state.gameID.description, summary: views.summary(replica, state)))
     }
 
     /// Makes a player's move on cell (`x`, `y`) of `game`: commits its op,
@@ -421,6 +460,9 @@ actor GameService {
             case .gameOver(let status): throw GameServiceError.gameOver(status)
             case .cellOffBoard:
                 throw GameServiceError.outsideBoard(x: x, y: y, width: geometry?.width ?? 0, height: geometry?.height ?? 0)
+            case .notAPlayer: throw GameServiceError.notAPlayer
+            case .notTheCreator: throw GameServiceError.notTheCreator
+            case .everyoneMayPlay: throw GameServiceError.everyoneMayPlay
             }
         }
     }
@@ -600,5 +642,13 @@ extension Op {
     var isReveal: Bool {
         if case .reveal = payload { return true }
         return false
+    }
+
+    /// Whether the op changes how the game is listed (its players or archive flag).
+    var changesSummary: Bool {
+        switch payload {
+        case .players, .archive: true
+        default: false
+        }
     }
 }

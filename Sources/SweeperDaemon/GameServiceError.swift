@@ -20,6 +20,12 @@ enum GameServiceError: Error, Equatable, Sendable {
     case generationFailed(String)
     /// A game with the new game's id exists already (same board, same second).
     case gameExists
+    /// The creator chose the players of this game, and this device is not one: it watches.
+    case notAPlayer
+    /// Only the game's creator adds players.
+    case notTheCreator
+    /// Every member may move in this game: it has no players to add to.
+    case everyoneMayPlay
     /// The engine failed (a broken invariant, not the player's doing).
     case engine(GameEngineError)
 }

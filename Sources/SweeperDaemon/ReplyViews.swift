@@ -38,7 +38,15 @@ struct ReplyViews: Sendable {
             id: state.gameID.description, width: p.width, height: p.height, mines: p.mines, status: state.status.shown,
             progress: state.board.progress, elapsedSeconds: play.playedSeconds(state),
             players: players(replica, state).map(name(of:)), created: Double(state.startMillis) / 1000,
-            ended: state.endMillis.map { Double($0) / 1000 }, assisted: state.isAssisted)
+            ended: state.endMillis.map { Double($0) / 1000 }, assisted: state.isAssisted, chosenPlayers: chosenPlayers(state),
+            watching: state.mayMove(ownID) ? nil : true, archived: state.isArchived ? true : nil)
+    }
+
+    /// The names of the devices the creator chose to move (creator first,
+    /// then by name), or `nil` when every member may.
+    func chosenPlayers(_ state: GameState) -> [String]? {
+        guard let players = state.players else { return nil }
+        return [name(of: state.creator)] + players.subtracting([state.creator]).map(name(of:)).sorted()
     }
 
     /// The whole game, as `show` and `new` answer; with `cheat`, the mines too.
@@ -56,7 +64,9 @@ struct ReplyViews: Sendable {
             elapsedSeconds: play.playedSeconds(state), progress: state.board.progress,
             assisted: state.isAssisted, questionMarks: state.genesis.questionMarks, mineLayout: cheat ? state.layoutRows : nil,
             wrongFlags: state.status == .lost ? Self.wrongFlags(state) : nil,
-            created: Double(state.startMillis) / 1000, ended: state.endMillis.map { Double($0) / 1000 })
+            created: Double(state.startMillis) / 1000, ended: state.endMillis.map { Double($0) / 1000 },
+            chosenPlayers: chosenPlayers(state), watching: state.mayMove(ownID) ? nil : true,
+            archived: state.isArchived ? true : nil)
     }
 
     /// After a loss, the flags on cells without a mine.
@@ -189,22 +199,12 @@ extension ControlRouter {
     /// new key, sealed to every other member.
     func removeDevice(_ text: String) async throws -> Commands.CircleRemove.Result {
         let view = members.view
-        let wanted = text.trimmingCharacters(in: .whitespaces)
-        let candidates = view.members.keys.filter { $0 != signer.peerID }
-        let byName = candidates.filter { (book.name(of: $0) ?? view.members[$0]?.name ?? "").caseInsensitiveCompare(wanted) == .orderedSame }
-        let squeezed = wanted.uppercased().filter { $0 != "-" }
-        let byID = candidates.filter { !squeezed.isEmpty && $0.description.filter { $0 != "-" }.hasPrefix(squeezed) }
-        let matches = byName.isEmpty ? byID : byName
-        guard matches.count == 1, let peer = matches.first else {
-            if view.isRemoved(signer.peerID) {
-                throw ControlError(code: "not-a-member", message: Self.notAMember)
-            }
-            let names = candidates.sorted().map { p in "\(book.name(of: p) ?? view.members[p]?.name ?? "?") \(p.shortDescription)" }
-            throw ControlError(
-                code: matches.isEmpty ? "unknown-device" : "ambiguous-device",
-                message: matches.isEmpty
-                    ? "no other device of the circle is '\(wanted)' (members: \(names.isEmpty ? "none" : names.joined(separator: ", ")))"
-                    : "'\(wanted)' names \(matches.count) devices; give more of the peer id")
+        let peer: PeerID
+        do {
+            peer = try device(named: text, among: view.members.keys.filter { $0 != signer.peerID })
+        } catch let error as ControlError {
+            if view.isRemoved(signer.peerID) { throw ControlError(code: "not-a-member", message: Self.notAMember) }
+            throw error
         }
         let kept = await service.heldOps(of: peer)
         do {
@@ -223,6 +223,44 @@ extension ControlRouter {
 }
 
 extension ControlRouter {
+    /// The device of `candidates` that `text` names: by its name (any
+    /// case), else by its peer id or the start of it (hyphens and case
+    /// aside). Errors say which devices there are.
+    func device(named text: String, among candidates: [PeerID]) throws -> PeerID {
+        let view = members.view
+        func named(_ peer: PeerID) -> String { book.name(of: peer) ?? view.members[peer]?.name ?? "" }
+        let wanted = text.trimmingCharacters(in: .whitespaces)
+        let byName = candidates.filter { named($0).caseInsensitiveCompare(wanted) == .orderedSame }
+        let squeezed = wanted.uppercased().filter { $0 != "-" }
+        let byID = candidates.filter { !squeezed.isEmpty && $0.description.filter { $0 != "-" }.hasPrefix(squeezed) }
+        let matches = byName.isEmpty ? byID : byName
+        guard matches.count == 1, let peer = matches.first else {
+            let names = candidates.sorted().map { "\(named($0).nonEmpty ?? "?") \($0.shortDescription)" }
+            throw ControlError(
+                code: matches.isEmpty ? "unknown-device" : "ambiguous-device",
+                message: matches.isEmpty
+                    ? "no \(candidates.contains(signer.peerID) ? "" : "other ")device of the circle is '\(wanted)' (members: \(names.isEmpty ? "none" : names.joined(separator: ", ")))"
+                    : "'\(wanted)' names \(matches.count) devices; give more of the peer id")
+        }
+        return peer
+    }
+
+    /// The devices a `new` or `add-players` request names: each a member
+    /// of the circle by name or id, or any full peer id (a device that has
+    /// yet to join).
+    func players(named texts: [String]) throws -> Set<PeerID> {
+        guard !texts.isEmpty else { throw ControlError.badArguments("name at least one player (or leave players out: every member plays)") }
+        guard texts.count <= Genesis.playerLimit else {
+            throw ControlError.badArguments("at most \(Genesis.playerLimit) players")
+        }
+        let members = Array(self.members.view.members.keys)
+        var out = Set<PeerID>()
+        for text in texts {
+            if let full = try? PeerID(parsing: text) { out.insert(full) } else { out.insert(try device(named: text, among: members)) }
+        }
+        return out
+    }
+
     // MARK: Invitations and joining
 
     /// Makes a single-use invitation and its code; the peer node takes its

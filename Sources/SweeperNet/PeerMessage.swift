@@ -244,8 +244,9 @@ public struct PeerHello: Sendable, Equatable {
     /// ``PeerMessage/links(_:)`` message, 3 ``PeerMessage/presence(_:)``
     /// and ``PeerMessage/profile(_:)``, 4 ``PeerMessage/play(_:)``, 5 the
     /// sync layer's interest message (which games the sender takes), 6
-    /// ``PeerMessage/membership(_:)``.
-    public static let currentVersion: UInt8 = 6
+    /// ``PeerMessage/membership(_:)``, 7 games whose creator chose the
+    /// players, and the players and archive ops.
+    public static let currentVersion: UInt8 = 7
     /// The first version that understands ``PeerMessage/links(_:)``.
     public static let linksVersion: UInt8 = 2
     /// The first version that understands ``PeerMessage/presence(_:)`` and
@@ -259,6 +260,9 @@ public struct PeerHello: Sendable, Equatable {
     public static let interestVersion: UInt8 = 5
     /// The first version that understands ``PeerMessage/membership(_:)``.
     public static let membershipVersion: UInt8 = 6
+    /// The first version that reads a genesis with players and the players
+    /// and archive ops: older peers are not sent games that use them.
+    public static let rolesVersion: UInt8 = 7
 
     /// The sender's peer protocol version.
     public var protocolVersion: UInt8

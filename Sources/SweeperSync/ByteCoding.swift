@@ -25,6 +25,8 @@ public enum SyncDecodingError: Error, Equatable, Sendable, CustomStringConvertib
     case badRuns
     /// Text that is not UTF-8.
     case invalidText(field: String)
+    /// A list that must be in strictly ascending order is not.
+    case unordered(field: String)
 
     public var description: String {
         switch self {
@@ -40,6 +42,7 @@ public enum SyncDecodingError: Error, Equatable, Sendable, CustomStringConvertib
         case .invalidGenesis(let why): "invalid genesis: \(why)"
         case .badRuns: "cell runs are empty, overlapping or not in order"
         case .invalidText(let f): "\(f) is not UTF-8"
+        case .unordered(let f): "\(f) are not in strictly ascending order"
         }
     }
 }

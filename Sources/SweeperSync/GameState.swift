@@ -36,6 +36,15 @@ public struct GameState: Sendable {
     private var authorIndex: [PeerID: Int32] = [:]
     /// Who used the assist (cheat), if anyone.
     public private(set) var assistedBy: Set<PeerID> = []
+    /// Who may move, when the creator chose: the creator, the genesis's
+    /// players and every player added since; `nil` when every member may.
+    public private(set) var players: Set<PeerID>?
+    /// The archive op with the greatest stamp, if any: its value says
+    /// whether the game is hidden from lists.
+    private var archiveRegister: (stamp: Stamp, archived: Bool)?
+    /// Whether an op of a kind that only peers of hello version 7 or later
+    /// read was applied (the genesis's player list included).
+    public private(set) var usesRoles: Bool
 
     /// The state right after `genesisOp` (which must carry a genesis).
     init(genesisOp: Op, genesis: Genesis) {
@@ -51,6 +60,8 @@ public struct GameState: Sendable {
         markLamport = [UInt64](repeating: 0, count: n)
         markAuthor = [Int32](repeating: -1, count: n)
         markValue = [Mark](repeating: .none, count: n)
+        players = genesis.players.map { $0.union([genesisOp.author]) }
+        usesRoles = genesis.players != nil
         let opening = Board(layout: genesis.layout, start: genesis.startIndex, questionMarks: genesis.questionMarks)
         board = Board(layout: genesis.layout, questionMarks: genesis.questionMarks)
         let a = index(of: genesisOp.author)
@@ -112,8 +123,34 @@ public struct GameState: Sendable {
         case .assisted:
             assistedBy.insert(op.author)
             return []
+        case .players(let added):
+            usesRoles = true
+            players?.formUnion(added)
+            return []
+        case .archive(let archived):
+            usesRoles = true
+            if archiveRegister.map({ $0.stamp < op.stamp }) ?? true { archiveRegister = (op.stamp, archived) }
+            return []
         }
     }
+
+    /// Whether `op`'s author may make it in this game: every member may
+    /// move unless the creator chose the players; then only they may, and
+    /// only the creator adds players (in a game that has a list).
+    func allows(_ op: Op) -> Bool {
+        switch op.payload {
+        case .players:
+            return op.author == creator && players != nil
+        default:
+            return mayMove(op.author)
+        }
+    }
+
+    /// Whether `peer` may move in this game (false for a spectator).
+    public func mayMove(_ peer: PeerID) -> Bool { players?.contains(peer) ?? true }
+
+    /// Whether the game is hidden from lists (the last archive op said so).
+    public var isArchived: Bool { archiveRegister?.archived ?? false }
 
     // MARK: Derived
 
@@ -238,6 +275,18 @@ public struct GameState: Sendable {
         if let e = endMillis { w.byte(1); w.varint(e) } else { w.byte(0) }
         w.varint(assistedBy.count)
         for a in assistedBy.sorted() { w.append(a.bytes) }
+        // Roles and the archive flag only when used, so that the digests of
+        // games made before them stay what they were.
+        if usesRoles {
+            if let players {
+                w.byte(1)
+                w.varint(players.count)
+                for p in players.sorted() { w.append(p.bytes) }
+            } else {
+                w.byte(0)
+            }
+            w.byte(isArchived ? 1 : 0)
+        }
         return Blake2b.hash(w.bytes, length: 32)
     }
 }

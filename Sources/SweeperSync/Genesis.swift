@@ -18,11 +18,23 @@ public struct Genesis: Hashable, Sendable {
     public let seed: UInt64
     /// When the game was created, in milliseconds since 1970 (UTC).
     public let createdAtMillis: UInt64
+    /// Who may move besides the creator, when the creator chose
+    /// (``GameRoles``); `nil` when every member of the circle may.
+    public let players: Set<PeerID>?
+
+    /// The most players a genesis or a players op names.
+    public static let playerLimit = 256
 
     /// Creates a genesis, checking that the layout fits the parameters, that
     /// the start cell is mine-free and, when the mine count leaves room, that
     /// its neighbours are too, so nobody dies on the first click.
-    public init(parameters: GameParameters, layout: MineLayout, questionMarks: Bool, seed: UInt64, createdAtMillis: UInt64) throws(SyncDecodingError) {
+    /// `players` are those who may move besides the creator (`nil`: every
+    /// member of the circle); at most ``playerLimit``.
+    public init(
+        parameters: GameParameters, layout: MineLayout, questionMarks: Bool, seed: UInt64, createdAtMillis: UInt64,
+        players: Set<PeerID>? = nil
+    ) throws(SyncDecodingError) {
+        if let players, players.count > Self.playerLimit { throw .tooLarge(field: "players", limit: Self.playerLimit) }
         guard layout.geometry == parameters.geometry else { throw .invalidGenesis("layout size does not match the parameters") }
         guard layout.mineCount == parameters.mines else {
             throw .invalidGenesis("layout has \(layout.mineCount) mines; the parameters say \(parameters.mines)")
@@ -39,6 +51,7 @@ public struct Genesis: Hashable, Sendable {
         self.questionMarks = questionMarks
         self.seed = seed
         self.createdAtMillis = createdAtMillis
+        self.players = players
     }
 
     /// The board's shape.
@@ -69,20 +82,44 @@ public struct Genesis: Hashable, Sendable {
     }
 
     /// width, height, mines, start index (LEB128), options byte (bit 0
-    /// question marks, bit 1 no-guess), seed (8 bytes LE), creation time,
-    /// layout coding byte, length-prefixed layout bytes.
+    /// question marks, bit 1 no-guess, bit 2 players listed), seed (8 bytes
+    /// LE), creation time, layout coding byte, length-prefixed layout bytes,
+    /// and with bit 2 the players: count (LEB128) ‖ keys in ascending order.
     func encode(into w: inout ByteWriter) {
         let g = geometry
         w.varint(g.width)
         w.varint(g.height)
         w.varint(parameters.mines)
         w.varint(startIndex)
-        w.byte((questionMarks ? 1 : 0) | (parameters.noGuess ? 2 : 0))
+        w.byte((questionMarks ? 1 : 0) | (parameters.noGuess ? 2 : 0) | (players != nil ? 4 : 0))
         w.uint64(seed)
         w.varint(createdAtMillis)
         let (coding, bytes) = Self.encodeLayout(layout)
         w.byte(coding.rawValue)
         w.lengthPrefixed(bytes)
+        if let players { Self.encodePlayers(players, into: &w) }
+    }
+
+    /// A set of keys as count (LEB128) ‖ keys in ascending order.
+    static func encodePlayers(_ players: Set<PeerID>, into w: inout ByteWriter) {
+        w.varint(players.count)
+        for p in players.sorted() { w.append(p.bytes) }
+    }
+
+    /// Reads keys written by ``encodePlayers(_:into:)``: ascending, no
+    /// repeats, at most ``playerLimit``, and at least `minimum`.
+    static func decodePlayers(from r: inout ByteReader, minimum: Int) throws(SyncDecodingError) -> Set<PeerID> {
+        let count = try r.int("player count", max: playerLimit)
+        guard count >= minimum else { throw .valueOutOfRange(field: "player count", value: UInt64(count)) }
+        var out = Set<PeerID>()
+        var previous: PeerID?
+        for _ in 0..<count {
+            let key = try PeerID.fromDecoded(try r.take(PeerID.byteCount, "player key"))
+            if let previous, !(previous < key) { throw .unordered(field: "players") }
+            out.insert(key)
+            previous = key
+        }
+        return out
     }
 
     static func encodeLayout(_ layout: MineLayout) -> (LayoutCoding, [UInt8]) {
@@ -117,12 +154,13 @@ public struct Genesis: Hashable, Sendable {
         let mines = try r.int("mine count", max: side * side)
         let start = try r.int("start cell", max: side * side)
         let options = try r.byte("options")
-        guard options & ~3 == 0 else { throw .reservedBitsSet(field: "genesis options") }
+        guard options & ~7 == 0 else { throw .reservedBitsSet(field: "genesis options") }
         let seed = try r.uint64("seed")
         let created = try r.varint("creation time")
         let codingByte = try r.byte("layout coding")
         guard let coding = LayoutCoding(rawValue: codingByte) else { throw .unknownKind(field: "layout coding", value: codingByte) }
         let bytes = try r.lengthPrefixed("layout", max: layoutByteLimit)
+        let players = options & 4 != 0 ? try decodePlayers(from: &r, minimum: 0) : nil
 
         guard width >= BoardGeometry.minimumSide, height >= BoardGeometry.minimumSide else {
             throw .invalidGenesis("size \(width)×\(height) is below the minimum")
@@ -136,7 +174,9 @@ public struct Genesis: Hashable, Sendable {
             throw .invalidGenesis(error.description)
         }
         let layout = try decodeLayout(coding, bytes, geometry: geometry, mines: mines)
-        return try Genesis(parameters: parameters, layout: layout, questionMarks: options & 1 != 0, seed: seed, createdAtMillis: created)
+        return try Genesis(
+            parameters: parameters, layout: layout, questionMarks: options & 1 != 0, seed: seed, createdAtMillis: created,
+            players: players)
     }
 
     static func decodeLayout(_ coding: LayoutCoding, _ bytes: [UInt8], geometry: BoardGeometry, mines: Int) throws(SyncDecodingError) -> MineLayout {

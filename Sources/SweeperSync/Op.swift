@@ -12,6 +12,12 @@ public enum OpPayload: Hashable, Sendable {
     /// The author used a cheat (the reveal-mines view): the game counts as
     /// assisted for everybody.
     case assisted
+    /// Lets more devices move in a game whose creator chose its players
+    /// (the creator's alone; players are never removed).
+    case players(Set<PeerID>)
+    /// Hides the game from every device's list (`true`), or shows it again
+    /// (`false`); the op with the greatest stamp wins.
+    case archive(Bool)
 
     /// The kind byte in the encoding.
     public enum Kind: UInt8, Sendable {
@@ -19,6 +25,12 @@ public enum OpPayload: Hashable, Sendable {
         case reveal = 1
         case mark = 2
         case assisted = 3
+        case players = 4
+        case archive = 5
+
+        /// Whether only a peer of hello version 7 or later can read this kind
+        /// (older ones close the link on it, so it is not sent to them).
+        public var needsRoles: Bool { rawValue >= Kind.players.rawValue }
     }
 
     /// This payload's kind.
@@ -28,6 +40,8 @@ public enum OpPayload: Hashable, Sendable {
         case .reveal: .reveal
         case .mark: .mark
         case .assisted: .assisted
+        case .players: .players
+        case .archive: .archive
         }
     }
 
@@ -40,6 +54,8 @@ public enum OpPayload: Hashable, Sendable {
             w.varint(cell)
             w.byte(mark.rawValue)
         case .assisted: break
+        case .players(let keys): Genesis.encodePlayers(keys, into: &w)
+        case .archive(let archived): w.byte(archived ? 1 : 0)
         }
     }
 
@@ -59,6 +75,12 @@ public enum OpPayload: Hashable, Sendable {
             return .mark(cell: cell, mark: mark)
         case .assisted:
             return .assisted
+        case .players:
+            return .players(try Genesis.decodePlayers(from: &r, minimum: 1))
+        case .archive:
+            let flag = try r.byte("archived")
+            guard flag <= 1 else { throw .unknownKind(field: "archived", value: flag) }
+            return .archive(flag == 1)
         }
     }
 
@@ -66,7 +88,7 @@ public enum OpPayload: Hashable, Sendable {
     /// not pass the game's cell count.
     var cellUpperBound: Int {
         switch self {
-        case .genesis, .assisted: 0
+        case .genesis, .assisted, .players, .archive: 0
         case .reveal(let runs): runs.upperBound
         case .mark(let cell, _): cell + 1
         }

@@ -9,12 +9,21 @@ public enum MoveError: Error, Equatable, Sendable, CustomStringConvertible {
     case cellOffBoard(Int)
     /// The game is already won or lost.
     case gameOver(GameStatus)
+    /// The creator chose the players, and this device is not one of them.
+    case notAPlayer
+    /// Only the game's creator adds players.
+    case notTheCreator
+    /// Every member may move in this game already: there is no list to add to.
+    case everyoneMayPlay
 
     public var description: String {
         switch self {
         case .unknownGame: "this game is not known here yet"
         case .cellOffBoard(let c): "cell \(c) is not on the board"
         case .gameOver(let s): "the game is over (\(s))"
+        case .notAPlayer: "this device watches this game: its creator chose the players"
+        case .notTheCreator: "only the game's creator adds players"
+        case .everyoneMayPlay: "every member of the circle may move in this game already"
         }
     }
 }
@@ -58,10 +67,13 @@ public struct OpAuthor: Sendable {
     ///   - layout: the generated mines (`Generator.generate(parameters, seed:).layout`).
     ///   - seed: the generator seed, recorded so the board can be reproduced.
     ///   - createdAtMillis: now, in ms since 1970.
+    ///   - players: who may move besides this author; `nil` (the default) lets every member.
     /// - Throws: when the layout does not fit the parameters or the start holds a mine.
     public func genesis(parameters: GameParameters, layout: MineLayout, seed: UInt64, questionMarks: Bool,
-                        createdAtMillis: UInt64) throws(SyncDecodingError) -> Op {
-        let g = try Genesis(parameters: parameters, layout: layout, questionMarks: questionMarks, seed: seed, createdAtMillis: createdAtMillis)
+                        createdAtMillis: UInt64, players: Set<PeerID>? = nil) throws(SyncDecodingError) -> Op {
+        let g = try Genesis(
+            parameters: parameters, layout: layout, questionMarks: questionMarks, seed: seed, createdAtMillis: createdAtMillis,
+            players: players.map { $0.subtracting([identity.peerID]) })
         return Op(signing: identity, circle: circle, gameID: g.gameID(creator: identity.peerID), seq: 1, lamport: 1,
                   previous: .none, wallClockMillis: createdAtMillis, payload: .genesis(g))
     }
@@ -134,13 +146,40 @@ public struct OpAuthor: Sendable {
     /// The op that marks the game as assisted (the reveal-mines cheat), or
     /// `nil` when this author already did.
     public func assist(in game: GameReplica, atMillis now: UInt64) throws(MoveError) -> Op? {
-        guard let state = game.state else { throw .unknownGame }
+        let state = try player(in: game)
         guard !state.assistedBy.contains(identity.peerID) else { return nil }
         return make(.assisted, in: game, atMillis: now)
     }
 
-    private func playable(_ game: GameReplica, _ cell: Int) throws(MoveError) -> GameState {
+    /// The op that lets `added` move in a game whose players this author
+    /// (its creator) chose, or `nil` when they all may already.
+    public func addPlayers(_ added: Set<PeerID>, in game: GameReplica, atMillis now: UInt64) throws(MoveError) -> Op? {
         guard let state = game.state else { throw .unknownGame }
+        guard state.creator == identity.peerID else { throw .notTheCreator }
+        guard let players = state.players else { throw .everyoneMayPlay }
+        let new = added.subtracting(players)
+        guard !new.isEmpty else { return nil }
+        // One op names at most as many players as a genesis may.
+        return make(.players(Set(new.sorted().prefix(Genesis.playerLimit))), in: game, atMillis: now)
+    }
+
+    /// The op that hides the game from every device's list (`archived`)
+    /// or shows it again, or `nil` when it already is so.
+    public func archive(_ archived: Bool, in game: GameReplica, atMillis now: UInt64) throws(MoveError) -> Op? {
+        let state = try player(in: game)
+        guard state.isArchived != archived else { return nil }
+        return make(.archive(archived), in: game, atMillis: now)
+    }
+
+    /// The game's state, when this author may make ops in it.
+    private func player(in game: GameReplica) throws(MoveError) -> GameState {
+        guard let state = game.state else { throw .unknownGame }
+        guard state.mayMove(identity.peerID) else { throw .notAPlayer }
+        return state
+    }
+
+    private func playable(_ game: GameReplica, _ cell: Int) throws(MoveError) -> GameState {
+        let state = try player(in: game)
         guard state.genesis.geometry.contains(index: cell) else { throw .cellOffBoard(cell) }
         guard state.status == .playing else { throw .gameOver(state.status) }
         return state

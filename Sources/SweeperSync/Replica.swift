@@ -25,6 +25,10 @@ public enum OpRejection: String, Sendable, CaseIterable, CustomStringConvertible
     /// The author was removed from the circle, and the removal did not
     /// keep this op (it comes after the ops the remover held).
     case removedAuthor
+    /// The author may not make this op in this game: it is not one of the
+    /// players the creator chose (a spectator), or the op is the creator's
+    /// alone (adding players).
+    case notPlayer
 
     public var description: String { rawValue }
 }
@@ -262,6 +266,7 @@ public struct GameReplica: Sendable {
         }
         guard op.payload.cellUpperBound <= state.genesis.geometry.cellCount else { return .cellOutOfRange }
         guard op.lamport <= Op.lamportLimit else { return .lamportOutOfRange }
+        guard state.allows(op) else { return .notPlayer }
         return nil
     }
 

@@ -30,6 +30,10 @@ public struct SyncSession: Sendable {
     public private(set) var hasPeerSummary = false
     /// The games the peer takes, from its last interest (every game until it says).
     public private(set) var peerInterest = GameInterest.everything
+    /// Whether the peer reads players lists and archive ops (hello version
+    /// 7 or later). When not, games that use them are not sent to it at all:
+    /// it would close the link on the first such op.
+    public var peerReadsRoles = true
 
     /// A session that has exchanged nothing yet.
     public init() {}
@@ -72,7 +76,7 @@ public struct SyncSession: Sendable {
             hasPeerSummary = true
             peerHolds = games
             var segments: [OpSegment] = []
-            for game in replica.summary.keys.sorted() where peerInterest.contains(game) {
+            for game in replica.summary.keys.sorted() where sends(game, of: replica) {
                 let theirs = games[game] ?? VersionVector()
                 segments += replica.segments(for: game, after: theirs)
             }
@@ -128,7 +132,7 @@ public struct SyncSession: Sendable {
         var chains: [GameID: Set<PeerID>] = [:]
         for op in accepted { chains[op.gameID, default: []].insert(op.author) }
         var segments: [OpSegment] = []
-        for (game, authors) in chains.sorted(by: { $0.key < $1.key }) where peerInterest.contains(game) {
+        for (game, authors) in chains.sorted(by: { $0.key < $1.key }) where sends(game, of: replica) {
             guard let replicaGame = replica.games[game] else { continue }
             let creator = replicaGame.state?.creator
             let ordered = authors.sorted { a, b in (a == creator) != (b == creator) ? a == creator : a < b }
@@ -145,6 +149,11 @@ public struct SyncSession: Sendable {
         guard !segments.isEmpty else { return [] }
         note(sent: segments)
         return [.ops(segments)]
+    }
+
+    /// Whether the peer is sent `game`: it takes it, and can read it.
+    private func sends(_ game: GameID, of replica: Replica) -> Bool {
+        peerInterest.contains(game) && (peerReadsRoles || replica.games[game]?.state?.usesRoles != true)
     }
 
     private mutating func note(sent segments: [OpSegment]) {

@@ -345,7 +345,7 @@ public struct ViewerRenderer: Sendable {
             let (word, colour): (String, Color?) = switch g.status {
             case .won: ("won", .green)
             case .lost: ("lost", .red)
-            case .playing: ("playing", nil)
+            case .playing: (g.watching == true ? "watching" : "playing", nil)
             }
             var next = screen.put(x, y, word, style(Style(foreground: colour, bold: g.status != .playing)))
             line = "\(sep)\(Int((viewer.progress * 100).rounded(.down)))%"

@@ -359,6 +359,12 @@ public struct Viewer: Sendable {
             }
             if case .games = overlay { return [.listGames] }
             return []
+        case .gameChanged:
+            // Players added, or the game archived: the view says who may move.
+            var actions: [ViewerAction] = []
+            if let id = game?.id, event.game == id { actions.append(.refresh(game: id)) }
+            if case .games = overlay { actions.append(.listGames) }
+            return actions
         case .gameForgotten:
             if let id = game?.id, event.game == id { message = "this game was forgotten on this device: g for the list" }
             if case .games = overlay { return [.listGames] }
@@ -515,6 +521,7 @@ public struct Viewer: Sendable {
                 message = "The game is over: every mine is already shown."
                 return []
             }
+            if refusedAsSpectator() { return [] }
             overlay = .confirm("Show the mines? The game will be marked assisted for everyone. (y/n)", .cheat(game: game.id))
         case .character("q"), .control("c"), .control("d"):
             quitting = true
@@ -592,12 +599,21 @@ public struct Viewer: Sendable {
         }
     }
 
+    /// Whether this device only watches the game (its creator chose the
+    /// players): said, and no move is sent.
+    private mutating func refusedAsSpectator() -> Bool {
+        guard game?.watching == true else { return false }
+        message = "You are watching: the creator chose who plays this game."
+        return true
+    }
+
     private mutating func open(_ p: BoardPosition) -> [ViewerAction] {
         guard let game else { return [] }
         guard game.status == .playing else {
             message = "The game is over. n starts a new one, g lists games."
             return []
         }
+        if refusedAsSpectator() { return [] }
         switch look(p.x, p.y) {
         case "#", "?": return [.reveal(game: game.id, x: p.x, y: p.y)]
         case "1", "2", "3", "4", "5", "6", "7", "8": return [.chord(game: game.id, x: p.x, y: p.y)]
@@ -609,7 +625,7 @@ public struct Viewer: Sendable {
     }
 
     private mutating func mark(_ p: BoardPosition) -> [ViewerAction] {
-        guard let game, game.status == .playing else { return [] }
+        guard let game, game.status == .playing, !refusedAsSpectator() else { return [] }
         switch look(p.x, p.y) {
         case "#", "F", "?": return [.flag(game: game.id, x: p.x, y: p.y)]
         default: return []

@@ -70,8 +70,10 @@ struct GamesCommand: AsyncParsableCommand {
     @OptionGroup var options: ClientOptions
     @Flag(help: "Also list the games linked peers have and this device does not (follow them with `sweeper follow`).")
     var available = false
+    @Flag(help: "Also list archived games (`sweeper archive`), marked as such.")
+    var archived = false
     func run() async throws {
-        try await callDaemon(options, Commands.Games.self, .init(available: available ? true : nil)) { result in
+        try await callDaemon(options, Commands.Games.self, .init(available: available ? true : nil, archived: archived ? true : nil)) { result in
             ControlFormatting.games(result.games) + (result.available.map(ControlFormatting.available) ?? "")
         }
     }
@@ -128,13 +130,28 @@ struct NewGameOptions: ParsableArguments {
     @Option(help: "The generator's seed.") var seed: UInt64?
     @Option(help: "The start cell X,Y (default: the centre).") var start: Cell?
     @Flag(name: .customLong("question-marks"), help: "Let marks cycle through question marks.") var questionMarks = false
+    @Option(
+        help: ArgumentHelp(
+            "Who may move: all (the default), or devices of the circle by name or peer id, comma-separated; this device always plays and the others watch.",
+            valueName: "all|NAME,…"))
+    var players: String?
 
     /// Whether any option was given.
     var isEmpty: Bool {
         preset == nil && width == nil && height == nil && mines == nil && !noGuess && seed == nil && start == nil && !questionMarks
+            && players == nil
+    }
+
+    /// The devices `--players` names, or `nil` for all.
+    var chosenPlayers: [String]? {
+        guard let players, players.lowercased() != "all" else { return nil }
+        return players.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
     }
 
     func validate() throws {
+        if let chosen = chosenPlayers, chosen.isEmpty {
+            throw ValidationError("--players takes all, or names or peer ids separated by commas")
+        }
         if preset != nil && (width != nil || height != nil || mines != nil) {
             throw ValidationError("give --preset or --width/--height/--mines, not both")
         }
@@ -158,7 +175,42 @@ struct NewGameOptions: ParsableArguments {
     var arguments: Commands.New.Arguments {
         Commands.New.Arguments(
             preset: preset?.rawValue, width: width, height: height, mines: mines, noGuess: noGuess ? true : nil, seed: seed,
-            startX: start?.x, startY: start?.y, questionMarks: questionMarks ? true : nil)
+            startX: start?.x, startY: start?.y, questionMarks: questionMarks ? true : nil, players: chosenPlayers)
+    }
+}
+
+/// `sweeper add-players`.
+struct AddPlayersCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "add-players", abstract: "Let more devices move in a game whose players you chose (players are never removed).")
+    @OptionGroup var options: ClientOptions
+    @Argument(help: "A game id or unique prefix.", completion: .custom { words, _, _ in GameIDCompletion.ids(words: words) })
+    var game: String
+    @Argument(help: "Devices of the circle, by name or peer id.") var players: [String]
+    func validate() throws {
+        if players.isEmpty { throw ValidationError("name at least one device to add") }
+    }
+    func run() async throws {
+        try await callDaemon(options, Commands.AddPlayers.self, .init(game: game, players: players)) { r in
+            (r.added == 0 ? "Nobody new: " : "Added \(r.added). ") + "Players of \(ControlFormatting.shortID(r.game)): \(r.chosenPlayers.joined(separator: ", ")).\n"
+        }
+    }
+}
+
+/// `sweeper archive`.
+struct ArchiveCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "archive", abstract: "Hide a game from every device's list (`games --archived` still shows it), or show it again.")
+    @OptionGroup var options: ClientOptions
+    @Argument(help: "A game id or unique prefix.", completion: .custom { words, _, _ in GameIDCompletion.ids(words: words) })
+    var game: String
+    @Flag(help: "Show the archived game in the lists again.") var undo = false
+    func run() async throws {
+        try await callDaemon(options, Commands.Archive.self, .init(game: game, archived: !undo)) { r in
+            let id = ControlFormatting.shortID(r.game)
+            if !r.changed { return "\(id) is \(r.archived ? "archived" : "listed") already.\n" }
+            return r.archived ? "Archived \(id) on every device; `sweeper archive --undo \(id)` lists it again.\n" : "\(id) is listed again.\n"
+        }
     }
 }
 
@@ -373,6 +425,7 @@ let daemonCommands: [any ParsableCommand.Type] = [
     StatusCommand.self, PeersCommand.self, GamesCommand.self, NewCommand.self, ShowCommand.self, RevealCommand.self,
     FlagCommand.self, ChordCommand.self, HintCommand.self, InviteCommand.self, JoinCommand.self, ConnectCommand.self,
     ScoresCommand.self, ProfileCommand.self, FollowCommand.self, ForgetCommand.self, SyncCommand.self, CircleCommand.self,
+    AddPlayersCommand.self, ArchiveCommand.self,
 ]
 
 struct CircleCommand: AsyncParsableCommand {
