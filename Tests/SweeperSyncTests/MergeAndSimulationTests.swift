@@ -111,11 +111,13 @@ func replica(_ circle: CircleKey, inserting ops: [Op]) -> Replica {
             totals.messages += report.messages
             totals.restarts += report.restarts
             totals.partitions += report.partitions
+            totals.addedPlayerMoves += report.addedPlayerMoves
         }
         // The runs exercised what they claim to.
         #expect(totals.ops > Self.seedCount / Self.chunks * 5)
         #expect(totals.restarts > 0)
         #expect(totals.partitions > 0)
+        #expect(totals.addedPlayerMoves > 0)
     }
 
     /// Replays one seed from the environment (`SWEEPER_SIM_SEED`) and prints its run.
@@ -125,7 +127,7 @@ func replica(_ circle: CircleKey, inserting ops: [Op]) -> Replica {
         let seed = try #require(UInt64(text), "SWEEPER_SIM_SEED is not a number: \(text)")
         var sim = Simulation(seed: seed)
         let report = try sim.run()
-        print("seed \(seed): \(report.ops) ops, \(report.messages) messages, \(report.restarts) restarts, \(report.partitions) partitions, healed in \(report.healTicks) ticks; forged \(sim.injected), rejected \(sim.rejected)")
+        print("seed \(seed): \(report.ops) ops, \(report.messages) messages, \(report.restarts) restarts, \(report.partitions) partitions, healed in \(report.healTicks) ticks, \(report.addedPlayerMoves) moves by an added player, \(sim.refusedBeforeTheirAdd) refused before their add arrived; forged \(sim.injected), rejected \(sim.rejected)")
         for p in report.problems { print("  \(p)") }
         #expect(report.problems.isEmpty)
     }
@@ -138,7 +140,7 @@ func replica(_ circle: CircleKey, inserting ops: [Op]) -> Replica {
             #expect(report.problems.isEmpty, "seed \(5_000 + seed)")
             for (k, v) in sim.injected { injected[k, default: 0] += v }
         }
-        for kind in [OpRejection.badSignature, .notMember, .brokenChain, .cellOutOfRange, .malformed] {
+        for kind in [OpRejection.badSignature, .notMember, .brokenChain, .cellOutOfRange, .malformed, .notPlayer] {
             #expect((injected[kind] ?? 0) > 0, "no \(kind) forgery was tried")
         }
     }

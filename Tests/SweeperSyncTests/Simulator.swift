@@ -10,7 +10,10 @@ import SweeperGame
 /// link carries encoded ``SyncMessage`` bytes through a queue that loses,
 /// duplicates, delays and so reorders them; partitions cut the graph into
 /// groups for a while and heal; peers restart from their stored ops; a few
-/// players make moves concurrently; forgers inject bad ops.
+/// players make moves concurrently; forgers inject bad ops. On a third of
+/// the seeds the creator chooses the players: one of the movers starts as a
+/// spectator and is added halfway, a member outside the list forges moves,
+/// and players archive and restore the game.
 struct Simulation {
     struct Config {
         var peers = 16
@@ -61,6 +64,13 @@ struct Simulation {
     var forgerCount: UInt64 = 0
     /// Set while healing: nothing is lost, duplicated or delayed.
     var lossless = false
+    /// Whether the creator chose the players (a third of the seeds).
+    var restricted: Bool { seed % 3 == 1 }
+    /// Valid ops refused as `notPlayer` where the creator's op adding their
+    /// author had not arrived yet (anti-entropy brings them again).
+    var refusedBeforeTheirAdd = 0
+    /// The (author, seq) of every valid op.
+    var validKeys: Set<String> = []
 
     init(seed: UInt64, config: Config = Config()) {
         self.seed = seed
@@ -131,7 +141,13 @@ struct Simulation {
             return
         }
         let step = session.receive(message, replica: &peers[to].replica)
-        for r in step.outcome.rejected { rejected[r.reason, default: 0] += 1 }
+        for r in step.outcome.rejected {
+            if r.reason == .notPlayer && validKeys.contains("\(r.author) \(r.seq)") {
+                refusedBeforeTheirAdd += 1
+            } else {
+                rejected[r.reason, default: 0] += 1
+            }
+        }
         for op in step.outcome.accepted { peers[to].disk.append(op.encoded) }
         for m in step.replies { send(m, from: to, to: from) }
         relay(step.outcome.accepted, at: to, except: from)
@@ -162,7 +178,10 @@ struct Simulation {
     // MARK: Events
 
     mutating func createGame() throws {
-        let op = try Fixtures.genesis(by: peers[0].author, width: 8, height: 8, mines: 9, seed: seed, questionMarks: seed % 2 == 0)
+        // Restricted: peers 1 and 2 play with the creator; peer 3 moves once added.
+        let players: Set<PeerID>? = restricted ? Set(peers[1...2].map(\.author.identity.peerID)) : nil
+        let op = try Fixtures.genesis(
+            by: peers[0].author, width: 8, height: 8, mines: 9, seed: seed, questionMarks: seed % 4 == 0, players: players)
         gameID = op.gameID
         local(op, at: 0)
     }
@@ -171,6 +190,7 @@ struct Simulation {
         let outcome = peers[p].replica.insert(op)
         for a in outcome.accepted { peers[p].disk.append(a.encoded) }
         validOps.append(op)
+        validKeys.insert("\(op.author) \(op.seq)")
         relay(outcome.accepted, at: p, except: nil)
     }
 
@@ -195,10 +215,19 @@ struct Simulation {
             if !numbers.isEmpty { op = try? author.chord(numbers[rng.below(numbers.count)], in: game, atMillis: clock) }
         case 7 where rng.below(4) == 0:
             op = try? author.assist(in: game, atMillis: clock)
+        case 8 where rng.below(4) == 0:
+            op = try? author.archive(!state.isArchived, in: game, atMillis: clock)
         default:
             op = try? author.cycleMark(covered[rng.below(covered.count)], in: game, atMillis: clock)
         }
         if let op { local(op, at: p) }
+    }
+
+    /// The creator lets peer 3 (a spectator so far) move.
+    mutating func addSpectator() {
+        guard let gameID, let game = peers[0].replica.games[gameID], config.peers > 3 else { return }
+        let clock = 1_790_000_000_000 + UInt64(now) * 250
+        if let op = try? peers[0].author.addPlayers([peers[3].author.identity.peerID], in: game, atMillis: clock) { local(op, at: 0) }
     }
 
     mutating func restart(_ p: Int) throws {
@@ -232,10 +261,18 @@ struct Simulation {
         let forge = Forge(circle: circle)
         let member = peers[rng.below(config.peers)].author.identity.peerID
         let cells = CellRuns(cells: [rng.below(64)])
-        let kind = rng.below(6)
+        let kind = rng.below(restricted ? 8 : 6)
         let op: Op
         let reason: OpRejection
         switch kind {
+        case 6:
+            // A member of the circle outside the chosen players moves.
+            op = forge.op(rogue, game: gameID, seq: 1, lamport: 3, previous: .none, payload: .reveal(cells))
+            reason = .notPlayer
+        case 7:
+            // A member who is not the creator adds itself.
+            op = forge.op(rogue, game: gameID, seq: 1, lamport: 3, previous: .none, payload: .players([rogue.peerID]))
+            reason = .notPlayer
         case 0:
             // A member's op with a signature that is not the member's.
             let real = forge.op(rogue, game: gameID, seq: 1_000 + forgerCount, lamport: 5, previous: .none, payload: .reveal(cells), author: member)
@@ -279,6 +316,8 @@ struct Simulation {
         var restarts = 0
         var partitions = 0
         var healTicks = 0
+        /// Moves of a device the creator added halfway (games with chosen players).
+        var addedPlayerMoves = 0
     }
 
     mutating func run() throws -> Report {
@@ -290,6 +329,7 @@ struct Simulation {
             if group == nil && rng.below(100) < config.partitionPercent { startPartition() }
             if rng.below(100) < config.restartPercent { try restart(rng.below(config.peers)) }
             if rng.below(10) < config.moveChance { move() }
+            if restricted && now == config.activeTicks / 2 { addSpectator() }
             if forgeriesLeft > 0 && rng.below(config.activeTicks / max(1, config.forgeries)) == 0 {
                 forge()
                 forgeriesLeft -= 1
@@ -315,6 +355,10 @@ struct Simulation {
         report.messages = sent
         report.restarts = restarts
         report.partitions = partitions
+        if restricted, config.peers > 3 {
+            let added = peers[3].author.identity.peerID
+            report.addedPlayerMoves = validOps.filter { $0.author == added }.count
+        }
         report.problems = check(against: reference)
         return report
     }
@@ -339,6 +383,10 @@ struct Simulation {
         for (i, p) in peers.enumerated() {
             if p.replica.summary != reference.summary { problems.append("peer \(i) lacks ops: \(p.replica.games[gameID]?.opCount ?? 0) of \(validOps.count)") }
             if p.replica.state(of: gameID)?.digest != digest { problems.append("peer \(i) has a different digest") }
+        }
+        if restricted {
+            let expected = Set(peers[0...3].map(\.author.identity.peerID))
+            if reference.state(of: gameID)?.players != expected { problems.append("the players are not the creator, peers 1 and 2, and peer 3 added") }
         }
         for reason in OpRejection.allCases where (rejected[reason] ?? 0) != (injected[reason] ?? 0) {
             problems.append("\(reason): \(rejected[reason] ?? 0) rejected, \(injected[reason] ?? 0) forged")
