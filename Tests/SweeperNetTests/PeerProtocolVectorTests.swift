@@ -371,6 +371,46 @@ import SweeperGame
         }
     }
 
+    /// A game whose creator chose the players, the players op and the archive op.
+    @Test func opsOfRoles() throws {
+        let cast = try Cast()
+        let game = try Game(cast)
+        let v = try Self.vector("game-players")
+        let g = game.genesis
+        let genesis = try Genesis(
+            parameters: g.parameters, layout: g.layout, questionMarks: g.questionMarks, seed: g.seed, createdAtMillis: g.createdAtMillis,
+            players: [cast.bob.peerID])
+        let id = genesis.gameID(creator: cast.alice.peerID)
+        var genesisBytes = ByteWriter()
+        genesis.encode(into: &genesisBytes)
+        Self.check(v, inputs: [], outputs: [("genesis", Self.hex(genesisBytes.bytes)), ("game-id", Self.hex(id.bytes))])
+        let genesisOp = Op(signing: cast.alice, circle: cast.circle, gameID: id, seq: 1, lamport: 1, previous: .none,
+                           wallClockMillis: genesis.createdAtMillis, payload: .genesis(genesis))
+        let p = try Self.vector("op-players")
+        let carol = try SigningIdentity(seed: p.bytes("carol-seed"))
+        let players = Op(signing: cast.alice, circle: cast.circle, gameID: id, seq: 2, lamport: 2, previous: genesisOp.hash,
+                         wallClockMillis: try p.number("wall-clock"), payload: .players([carol.peerID]))
+        Self.check(p, inputs: ["carol-seed", "wall-clock"], outputs: try Self.opOutputs(players))
+        let a = try Self.vector("op-archive")
+        let archive = Op(signing: cast.bob, circle: cast.circle, gameID: id, seq: 1, lamport: 3, previous: .none,
+                         wallClockMillis: try a.number("wall-clock"), payload: .archive(true))
+        Self.check(a, inputs: ["wall-clock"], outputs: try Self.opOutputs(archive))
+
+        // A replica takes them; carol's move counts only after alice's op.
+        var replica = Replica(circle: cast.circle)
+        for op in [genesisOp, archive] { #expect(replica.insert(op).accepted.count == 1) }
+        let carolsMove = Op(signing: carol, circle: cast.circle, gameID: id, seq: 1, lamport: 4, previous: .none,
+                            wallClockMillis: archive.wallClockMillis, payload: .mark(cell: 0, mark: .flag))
+        #expect(replica.insert(carolsMove).rejection(of: carolsMove) == .notPlayer)
+        #expect(replica.insert(players).accepted.count == 1)
+        #expect(replica.insert(carolsMove).accepted.count == 1)
+        #expect(replica.state(of: id)?.isArchived == true)
+        for key in ["op-players", "op-archive"] {
+            let vector = try Self.vector(key)
+            #expect(try Op(decoding: vector.bytes("canonical") + [1] + vector.bytes("signature")).hasValidSignature)
+        }
+    }
+
     @Test func segmentAndSyncMessages() throws {
         let cast = try Cast()
         let game = try Game(cast)
@@ -450,7 +490,7 @@ import SweeperGame
         let names = Set(try Self.vectors().keys)
         let checked: Set<String> = [
             "identities", "invite-code", "txt-record", "handshake", "secret-stream", "link-messages",
-            "game", "op-genesis", "op-reveal", "op-mark", "op-assisted", "segment", "sync-messages", "presence", "profile", "play", "membership", "invitation",
+            "game", "op-genesis", "op-reveal", "op-mark", "op-assisted", "game-players", "op-players", "op-archive", "segment", "sync-messages", "presence", "profile", "play", "membership", "invitation",
         ]
         #expect(names == checked, "vectors nothing checks: \(names.subtracting(checked)); missing: \(checked.subtracting(names))")
     }
