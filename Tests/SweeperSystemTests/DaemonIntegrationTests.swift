@@ -332,6 +332,58 @@ import Testing
         #expect(!linked(ann, catID) && !linked(bob, catID))
     }
 
+    /// Ann starts a game only bob may play: cat watches (its moves are
+    /// refused with exit 1, its list says so), until ann adds cat. Bob
+    /// archives the game and it leaves every device's list; cat lists it again.
+    @Test func aGameWhosePlayersTheCreatorChoseIsWatchedByTheOthersAndArchivedEverywhere() throws {
+        let (ann, bob, cat) = try threeDaemons()
+        defer { ann.cleanup(); bob.cleanup(); cat.cleanup() }
+        #expect(try ann.join(bob).status == 0)
+        #expect(try cat.join(bob).status == 0)
+        #expect(try cat.cli(["connect", try ann.peerAddress()]).status == 0)
+        func names(_ h: DaemonHarness) -> Set<String> {
+            Set(((try? h.json(["circle"]))?["members"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String })
+        }
+        #expect(eventually(20) { names(ann) == ["ann", "bob", "cat"] }, "ann knows \(names(ann))")
+        let made = try ann.json(["new", "--preset", "beginner", "--seed", "5", "--players", "bob"])
+        let game = try #require(made["id"] as? String)
+        #expect(made["chosenPlayers"] as? [String] == ["ann", "bob"])
+        func view(_ h: DaemonHarness) -> [String: Any] { (try? h.json(["show", game])) ?? [:] }
+        func covered(_ h: DaemonHarness) -> [(x: Int, y: Int)] {
+            ((view(h)["board"] as? [String]) ?? []).enumerated().flatMap { y, row in
+                row.enumerated().filter { $0.element == "#" }.map { (x: $0.offset, y: y) }
+            }
+        }
+        #expect(eventually(20) { view(cat)["watching"] as? Bool == true })
+        let cell = try #require(covered(cat).first)
+        let refused = try cat.cli(["reveal", game, "\(cell.x)", "\(cell.y)"])
+        #expect(refused.status == 1 && refused.stderr.contains("watches this game"), "\(refused.stderr)")
+        #expect(try cat.cli(["games"]).stdout.contains("(watching)"))
+        #expect(try bob.cli(["flag", game, "\(cell.x)", "\(cell.y)", "--mark", "flag"]).status == 0)
+        // Only ann adds players.
+        let notAnn = try bob.cli(["add-players", game, "cat"])
+        #expect(notAnn.status == 1 && notAnn.stderr.contains("only the game's creator"), "\(notAnn.stderr)")
+        let added = try ann.cli(["add-players", game, "cat"])
+        #expect(added.status == 0 && added.stdout.contains("Added 1") && added.stdout.contains("ann, bob, cat"), "\(added.stdout)\(added.stderr)")
+        #expect(eventually(20) { view(cat)["watching"] == nil && (view(cat)["chosenPlayers"] as? [String])?.count == 3 })
+        let next = try #require(covered(cat).first { !($0.x == cell.x && $0.y == cell.y) })
+        #expect(try cat.cli(["flag", game, "\(next.x)", "\(next.y)", "--mark", "flag"]).status == 0)
+        func digest(_ h: DaemonHarness) -> String? { view(h)["digest"] as? String }
+        #expect(eventually(20) { digest(ann) != nil && Set([ann, bob, cat].map(digest)).count == 1 })
+
+        // Archived by bob: gone from every list but the archived one.
+        func listed(_ h: DaemonHarness, archived: Bool = false) -> [[String: Any]] {
+            ((try? h.json(["games"] + (archived ? ["--archived"] : [])))?["games"] as? [[String: Any]] ?? []).filter { $0["id"] as? String == game }
+        }
+        let archived = try bob.cli(["archive", game])
+        #expect(archived.status == 0 && archived.stdout.contains("Archived"), "\(archived.stdout)\(archived.stderr)")
+        #expect(eventually(20) { [ann, bob, cat].allSatisfy { listed($0).isEmpty } })
+        for h in [ann, cat] { #expect(listed(h, archived: true).first?["archived"] as? Bool == true) }
+        #expect(try ann.cli(["archive", game]).stdout.contains("archived already"))
+        #expect(try cat.cli(["archive", "--undo", game]).status == 0)
+        #expect(eventually(20) { [ann, bob, cat].allSatisfy { listed($0).count == 1 } })
+    }
+
     /// A code admits one device, through any member, until it expires or
     /// is revoked; each refusal says which it was.
     @Test func anInviteCodeAdmitsOneDeviceUntilItExpiresOrIsRevoked() throws {
