@@ -279,6 +279,51 @@ import Testing
         for c in checks { expectLoggedOnce(target, since: c.offset, c.needles, what: c.what) }
     }
 
+    /// A member the creator did not choose moves in the game anyway, and
+    /// adds herself to its players: both are refused as `notPlayer` like a
+    /// bad signature (logged once, the link kept), and neither the target
+    /// nor its honest peer changes. A peer of hello version 7 is sent the game.
+    @Test func aSpectatorsMovesAndSelfInvitationAreRefused() throws {
+        let scene = try AttackScene()
+        defer { scene.cleanup() }
+        let (target, port, circle) = (scene.target, scene.port, scene.circle)
+        let honestID = try scene.honest.peerID()
+        let made = try target.result(#"{"id":1,"command":"new","preset":"beginner","seed":9,"players":["\#(honestID)"]}"#)
+        let gameText = try #require(made["id"] as? String)
+        let game = try #require(GameID(hex: gameText))
+        #expect(eventually(30) { try scene.honest.digests()[gameText] == target.digests()[gameText] })
+        let before = try target.digests()
+        let offset = target.log().utf8.count
+        let mallory = SigningIdentity()
+        for _ in 0..<Self.repetitions {
+            let p = try AdversaryPeer(port: port, from: "127.0.0.36", circle: circle, identity: mallory)
+            p.sendHello(version: 7)
+            p.send(ops: [
+                Forge.op(author: mallory, circle: circle, game: game, payload: .reveal(CellRuns(cells: [0]))),
+                Forge.op(author: mallory, circle: circle, game: game, payload: .players([mallory.peerID])),
+            ])
+            p.send(sync: .summary([game: VersionVector()], wantsReply: true))
+            let answer = p.nextSync { if case .ops = $0 { true } else { false } }
+            #expect(answer.map { Self.games(in: $0).contains(game) } == true, "the daemon did not send the game to a peer of version 7")
+        }
+        // A peer of version 6 would close the link on the players list: it gets the other game only.
+        let older = try AdversaryPeer(port: port, from: "127.0.0.37", circle: circle, identity: SigningIdentity())
+        older.sendHello(version: 6)
+        older.send(sync: .summary([:], wantsReply: true))
+        let olderGets = older.nextSync { if case .ops = $0 { true } else { false } }.map(Self.games(in:))
+        #expect(olderGets == [try #require(GameID(hex: scene.game))], "a peer of version 6 was sent \(String(describing: olderGets))")
+        expectLoggedOnce(target, since: offset, ["refused ops", "reason=notPlayer", "peer=\(mallory.peerID.shortDescription)"], what: "a spectator's ops")
+        #expect(try target.digests() == before)
+        #expect(try scene.honest.digests()[gameText] == before[gameText])
+        #expect(try scene.stillServes() == nil)
+    }
+
+    /// The games an ops message carries ops of.
+    static func games(in message: SyncMessage) -> Set<GameID> {
+        guard case .ops(let segments) = message else { return [] }
+        return Set(segments.compactMap { $0.ops.first?.gameID })
+    }
+
     /// Mallory founds her way in (before any removal, holding the key is
     /// enough), moves, and is removed. Her link closes; whatever key she
     /// shows she is refused after the handshake, and so is a new identity
