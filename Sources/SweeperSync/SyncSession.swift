@@ -40,7 +40,7 @@ public struct SyncSession: Sendable {
 
     /// The first message: this replica's summary, asking for the peer's.
     public mutating func start(replica: Replica) -> [SyncMessage] {
-        [.summary(replica.summary, wantsReply: true)]
+        [.summary(summary(of: replica), wantsReply: true)]
     }
 
     /// This side's interest, then its summary asking for the peer's: what
@@ -48,12 +48,21 @@ public struct SyncSession: Sendable {
     /// understands interests, and again whenever its interest changes, so
     /// that the peer sends the games now taken and no others.
     public mutating func start(replica: Replica, interest: GameInterest) -> [SyncMessage] {
-        [.interest(interest), .summary(replica.summary, wantsReply: true)]
+        [.interest(interest), .summary(summary(of: replica), wantsReply: true)]
     }
 
     /// Periodic anti-entropy: the summary again, asking for the peer's.
     public mutating func tick(replica: Replica) -> [SyncMessage] {
-        [.summary(replica.summary, wantsReply: true)]
+        [.summary(summary(of: replica), wantsReply: true)]
+    }
+
+    /// The replica's summary as this peer is sent it: without the games it
+    /// said it does not take (those it forgot), so that nothing of them
+    /// reaches it. A peer that takes only some games (`sync mine`) is told
+    /// of every game, so that it can offer them to follow.
+    func summary(of replica: Replica) -> [GameID: VersionVector] {
+        guard case .allBut(let excluded) = peerInterest, !excluded.isEmpty else { return replica.summary }
+        return replica.summary.filter { !excluded.contains($0.key) }
     }
 
     /// What handling one message produced.
@@ -88,7 +97,7 @@ public struct SyncSession: Sendable {
             // otherwise it would have nothing to send us.
             let ours = replica.summary
             if wantsReply, games.contains(where: { interest.contains($0.key) && !(ours[$0.key]?.dominates($0.value) ?? false) }) {
-                step.replies.append(.summary(ours, wantsReply: false))
+                step.replies.append(.summary(summary(of: replica), wantsReply: false))
             }
         case .ops(let segments):
             for segment in segments {

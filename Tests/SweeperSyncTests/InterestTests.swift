@@ -70,6 +70,23 @@ import Testing
         #expect(pair.replicas[1].state(of: first.gameID)?.digest == pair.replicas[0].state(of: first.gameID)?.digest)
     }
 
+    @Test func summariesLeaveOutTheGamesThePeerForgotButNotThoseItDoesNotFollow() throws {
+        var (holder, first, second, _) = try Self.twoGames()
+        func summarised(_ messages: [SyncMessage]) -> Set<GameID> {
+            var out = Set<GameID>()
+            for case .summary(let games, _) in messages { out.formUnion(games.keys) }
+            return out
+        }
+        var session = SyncSession()
+        #expect(summarised(session.tick(replica: holder)) == [first.gameID, second.gameID])
+        _ = session.receive(.interest(.allBut([first.gameID])), replica: &holder)
+        #expect(summarised(session.tick(replica: holder)) == [second.gameID])
+        #expect(summarised(session.start(replica: holder)) == [second.gameID])
+        // A peer that takes only some games hears of the others, to follow them.
+        _ = session.receive(.interest(.only([second.gameID])), replica: &holder)
+        #expect(summarised(session.tick(replica: holder)) == [first.gameID, second.gameID])
+    }
+
     @Test func opsOutsideTheInterestAreDroppedOnArrival() throws {
         let (holder, first, second, _) = try Self.twoGames()
         // A peer that was never told (an older daemon) sends both games.
