@@ -7,6 +7,7 @@
 #   Scripts/netns-lab.sh exec DIR I CMD…   run CMD in host I with its bus
 #   Scripts/netns-lab.sh cut DIR I / heal DIR I   take host I off the bridge and back
 #   Scripts/netns-lab.sh avahi-stop DIR I / avahi-start DIR I   stop and restart host I's avahi-daemon
+#   Scripts/netns-lab.sh rx-bytes DIR I   print the bytes host I's interface has received
 #
 # `up` writes DIR/prefix (the namespace prefix), DIR/pids (every process it
 # started) and DIR/hI/bus.sock. Needs root, iproute2, dbus and avahi-daemon.
@@ -141,6 +142,10 @@ avahi-start)
     i=${3:?host}
     start_avahi "$i"
     wait_avahi "$i"
+    ;;
+rx-bytes)
+    i=${3:?host}
+    ip netns exec "$(prefix)h$i" cat "/sys/class/net/$(prefix)e$i/statistics/rx_bytes"
     ;;
 cut)
     ip -n "$(prefix)sw" link set "$(prefix)p${3:?host}" down

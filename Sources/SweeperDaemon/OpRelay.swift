@@ -26,6 +26,14 @@ struct LinkSession: Sendable {
     let link: PeerLinkHandle
     /// Its session.
     let session: SharedSyncSession
+
+    /// Whether the peer takes `game` (its interest, as last said): what is
+    /// sent about a game (its ops, shares of its played time) goes only to
+    /// peers that take it.
+    func takes(game bytes: [UInt8]) -> Bool {
+        guard let game = GameID(bytes: bytes) else { return true }
+        return session.withSession { $0.peerInterest.contains(game) }
+    }
 }
 
 /// Pushes new ops to every linked peer: the game service's sink for ops,

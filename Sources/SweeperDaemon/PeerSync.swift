@@ -157,6 +157,7 @@ final class PeerSync: PeerNodeDelegate, Sendable {
             let intake = try service.receive(message, in: linked.session)
             OpRelay.send(intake.replies, on: link)
             logRefusals(intake.rejected, from: link.peer)
+            if case .interest = message, link.peerVersion >= PeerHello.playVersion { sendPlayNotes(on: link) }
         } catch {
             // Storage failed: nothing was kept, the peer will offer the ops again.
             logger.error("could not commit ops from a peer", metadata: ["peer": "\(link.peer.shortDescription)", "error": "\(error)"])
@@ -200,7 +201,7 @@ final class PeerSync: PeerNodeDelegate, Sendable {
         }
         // Every share of played time held, so every daemon adds up the same time.
         if hello.protocolVersion >= PeerHello.playVersion {
-            for note in play.allNotes where note.author != link.peer { link.send(play: note) }
+            sendPlayNotes(on: link)
         }
         // Every membership record held: both sides end with the union.
         link.send(membership: members.encodedRecords)
@@ -236,8 +237,16 @@ final class PeerSync: PeerNodeDelegate, Sendable {
 
     func received(play note: PlayNote, on link: PeerLinkHandle) {
         flood(note.author, authentic: note.isAuthentic, what: "a share of played time", on: link, take: { play.take(note) }) {
-            $0.send(play: note)
+            if relay.session(linkID: $0.id)?.takes(game: note.game) ?? true { $0.send(play: note) }
         }
+    }
+
+    /// Sends a link every share of played time held (but its own) of the
+    /// games its peer takes: when its hello comes, and again when it
+    /// changes what it takes (a game followed needs its time too).
+    private func sendPlayNotes(on link: PeerLinkHandle) {
+        let linked = relay.session(linkID: link.id)
+        for note in play.allNotes where note.author != link.peer && linked?.takes(game: note.game) ?? true { link.send(play: note) }
     }
 
     func received(profile note: ProfileNote, on link: PeerLinkHandle) {

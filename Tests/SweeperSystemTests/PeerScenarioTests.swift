@@ -1,4 +1,5 @@
 import Foundation
+import SweeperSync
 import SweeperTestSupport
 import Testing
 
@@ -282,6 +283,85 @@ struct PeerScenarioTests {
         #expect(boards[0] == boards[1] && boards[1] == boards[2])
         for p in [a, b, d, e] { #expect(cell(boards[0], p.x, p.y) == "F", "(\(p.x), \(p.y)) in \(boards[0])") }
         #expect(["F", "#"].contains(cell(boards[0], contested.x, contested.y)))
+    }
+
+    /// h1 starts a game only h2 may play: h3's reveal is refused and every
+    /// host ends with one digest. Then h3 forgets another game: its ops
+    /// leave h3's database, and while h1 and h2 play it h3's interface
+    /// receives a fraction of what it receives once h3 follows it again
+    /// (measured on h3's veth; the figures are printed).
+    @Test func aSpectatorIsRefusedAndAForgottenGameSendsItsHostNothing() throws {
+        let c = try Circle(hosts: 3, members: 3)
+        defer { c.down() }
+        guard c.waitConnected([1, 2, 3]) else { return }
+        let chosen = try c[1].json(["new", "--width", "16", "--height", "16", "--mines", "40", "--seed", "21", "--players", "h2"])
+        let restricted = try #require(chosen["id"] as? String)
+        guard c.waitConverged(restricted, [1, 2, 3]) != nil else { return }
+        let target = try #require(hiddenCells(c[3].board(restricted)).first)
+        let refused = try c[3].cli(["reveal", restricted, "\(target.x)", "\(target.y)"])
+        #expect(refused.status == 1 && refused.stderr.contains("watches this game"), "\(refused.stderr)")
+        #expect(try c[2].cli(["flag", restricted, "\(target.x)", "\(target.y)", "--mark", "flag"]).status == 0)
+        guard let digest = c.waitConverged(restricted, [1, 2, 3]) else { return }
+        #expect(cell(c[3].board(restricted), target.x, target.y) == "F", "h3 shows h2's flag, not a reveal of its own")
+        #expect(c[3].show(restricted)?["watching"] as? Bool == true && c[2].show(restricted)?["watching"] == nil)
+        #expect(c[1].digest(restricted) == digest)
+
+        // h3 forgets a game the others play on.
+        let game = try c.newGame(on: 1, seed: 22)
+        guard c.waitConverged(game, [1, 2, 3]) != nil else { return }
+        let gameBytes = try #require(GameID(hex: game)).bytes
+        let forgot = try c[3].cli(["forget", game])
+        #expect(forgot.status == 0, "\(forgot.stderr)")
+        for suffix in ["", "-wal"] {
+            let path = c[3].stateDirectory + "/sweeper.sqlite" + suffix
+            guard let file = FileManager.default.contents(atPath: path) else { continue }
+            #expect(file.range(of: Data(gameBytes)) == nil, "h3's \(path) still holds bytes of a forgotten game's ops")
+        }
+        let cells = hiddenCells(c[1].board(game)).prefix(6)
+        /// What h3 has received: on its veth (every frame), and as TCP payload on its links.
+        func received() throws -> (veth: Int, links: Int) {
+            let sockets = try runProcess(c.lab.inHost(3, ["ss", "-tinH"])).stdout
+            let links = sockets.components(separatedBy: "bytes_received:").dropFirst().compactMap { Int($0.prefix { $0.isNumber }) }
+            return (try c.lab.receivedBytes(3), links.reduce(0, +))
+        }
+        func since(_ start: (veth: Int, links: Int)) throws -> (veth: Int, links: Int) {
+            let now = try received()
+            return (now.veth - start.veth, now.links - start.links)
+        }
+        /// h1 and h2 each cycle the marks of the cells `rounds` times; returns what h3 received meanwhile.
+        func play(rounds: Int, converging hosts: [Int]) throws -> (veth: Int, links: Int) {
+            let start = try received()
+            for _ in 0..<rounds {
+                for p in cells {
+                    for h in [1, 2] { #expect(try c[h].cli(["flag", game, "\(p.x)", "\(p.y)"]).status == 0) }
+                }
+            }
+            _ = c.waitConverged(game, hosts)
+            return try since(start)
+        }
+        let rounds = 12
+        let moves = rounds * cells.count * 2
+        let started = Date()
+        let forgotten = try play(rounds: rounds, converging: [1, 2])
+        let took = Date().timeIntervalSince(started)
+        #expect(!c[3].gameIDs().contains(game))
+        // What h3 receives anyway (pings, summaries of the other games; on
+        // the veth mDNS and ARP too), for as long.
+        let idleStart = try received()
+        Thread.sleep(forTimeInterval: took)
+        let idle = try since(idleStart)
+        #expect(try c[3].cli(["follow", game]).status == 0)
+        guard c.waitConverged(game, [1, 2, 3]) != nil else { return }
+        let followed = try play(rounds: rounds, converging: [1, 2, 3])
+        print("""
+            While \(moves) moves were made in \(String(format: "%.1f", took)) s, h3 received on its veth / as link payload: \
+            \(forgotten.veth) / \(forgotten.links) bytes with the game forgotten, \(idle.veth) / \(idle.links) idle for as long, \
+            \(followed.veth) / \(followed.links) once it followed the game
+            """)
+        // Nothing of the game on the links: what came is what comes idle (a
+        // ping or summary more or less), a small part of the game's traffic.
+        #expect(forgotten.links < idle.links + 600 && forgotten.links * 10 < followed.links, "link payload \(forgotten.links) forgotten, \(idle.links) idle, \(followed.links) followed")
+        #expect(forgotten.veth < idle.veth + followed.veth / 5, "veth \(forgotten.veth) forgotten, \(idle.veth) idle, \(followed.veth) followed")
     }
 
     @Test func aHostCutOffKeepsPlayingAloneAndAllConvergeAfterItComesBack() throws {

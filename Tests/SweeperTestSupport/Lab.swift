@@ -82,7 +82,16 @@ public final class Lab {
         try Self.script(arguments.first.map { [$0, directory] + arguments.dropFirst() } ?? [])
     }
 
-    public func cut(_ i: Int) throws { try run(["cut", "\(i)"]) }
+    /// The bytes host `i`'s interface on the lab's bridge has received so far.
+    public func receivedBytes(_ i: Int) throws -> Int {
+        let text = try Self.script(["rx-bytes", directory, "\(i)"])
+        guard let n = Int(text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            throw ProcessError("netns-lab.sh rx-bytes printed \(text)")
+        }
+        return n
+    }
+
+        public func cut(_ i: Int) throws { try run(["cut", "\(i)"]) }
     public func heal(_ i: Int) throws { try run(["heal", "\(i)"]) }
 
     /// Stops everything started here by pid, then the lab. Safe to call twice.
