@@ -482,11 +482,22 @@ public enum Commands {
             public var code: String
             /// A member's `host:port`, when mDNS does not reach one.
             public var address: String?
+            /// What becomes of the games held before: kept (the default),
+            /// readable here and never sent to the new circle, or forgotten.
+            public var oldGames: OldGames?
             /// Creates arguments.
-            public init(code: String, address: String? = nil) {
+            public init(code: String, address: String? = nil, oldGames: OldGames? = nil) {
                 self.code = code
                 self.address = address
+                self.oldGames = oldGames
             }
+        }
+        /// What `join` does with the games held before.
+        public enum OldGames: String, Codable, CaseIterable, Sendable {
+            /// They stay, readable; nothing of them goes to the new circle.
+            case keep
+            /// They are deleted from this device.
+            case forget
         }
         /// The circle joined.
         public struct Result: Codable, Equatable, Sendable {
@@ -494,10 +505,16 @@ public enum Commands {
             public var circleTag: String
             /// The member that admitted this device (peer id); absent for a code of an earlier release.
             public var admittedBy: String?
+            /// How many games held before were kept (readable, never sent to the new circle).
+            public var keptGames: Int?
+            /// How many games held before were forgotten.
+            public var forgottenGames: Int?
             /// Creates the result.
-            public init(circleTag: String, admittedBy: String? = nil) {
+            public init(circleTag: String, admittedBy: String? = nil, keptGames: Int? = nil, forgottenGames: Int? = nil) {
                 self.circleTag = circleTag
                 self.admittedBy = admittedBy
+                self.keptGames = keptGames
+                self.forgottenGames = forgottenGames
             }
         }
     }

@@ -73,6 +73,13 @@ struct GameEngine: Sendable {
     /// The current circle.
     var circle: CircleKey { circles[0].circle }
 
+    /// The games held only in circles this device left: readable here,
+    /// never sent to the current circle.
+    var gamesOfCirclesLeft: Set<GameID> {
+        let current = Set(circles[0].replica.games.keys)
+        return Set(circles.dropFirst().flatMap { $0.replica.games.keys }).subtracting(current)
+    }
+
     /// Every game with a known genesis: (circle index, state).
     var games: [(circle: Int, state: GameState)] {
         var out: [(Int, GameState)] = []

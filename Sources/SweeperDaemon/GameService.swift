@@ -77,6 +77,7 @@ actor GameService {
         logger.info("loaded games", metadata: ["count": "\(engine.games.count)", "peer": "\(engine.identity.peerID)"])
         sinks.status.gamesChanged(to: engine.games.count)
         for (_, state) in engine.games where state.status != .playing { sinks.play.gameEnded(state.gameID) }
+        sinks.relay.withhold(engine.gamesOfCirclesLeft)
     }
 
     /// The number of games held.
@@ -615,13 +616,33 @@ actor GameService {
 
     /// Moves to the circle of `key`: new games and links use it; games of
     /// the circles left stay, playable under their own key.
-    func join(_ key: CircleKey) throws {
+    /// With `forgetGames`, every game held before is forgotten (deleted
+    /// from the database, not recorded as a choice: it is of no circle
+    /// this device syncs); else they stay, readable, and nothing of them
+    /// goes to the new circle. Returns how many games were forgotten or kept.
+    @discardableResult
+    func join(_ key: CircleKey, forgetGames: Bool = false) throws -> Int {
         try reloadIfPending()
+        let held = engine.games.map(\.state.gameID)
         let next = engine.joining(key)
         try store.setSetting(GameEngine.previousCirclesKey, next.previousCirclesSetting)
         try store.setCircleKey(Data(key.bytes))
         engine = next
         logger.notice("joined a circle", metadata: ["circle": "\(key.tag)"])
+        if forgetGames {
+            for id in held {
+                unwritten.ops[id] = nil
+                unwritten.newGames.remove(id)
+                let deleted = try store.forgetGame(id: id.description, gameBytes: id.bytes, recordingChoice: false)
+                engine.forget(id)
+                sinks.play.forget(id)
+                sinks.events.publish(ControlEvent(event: .gameForgotten, game: id.description))
+                logger.notice("forgot a game of the circle left", metadata: ["game": "\(id)", "ops": "\(deleted)"])
+            }
+            sinks.status.gamesChanged(to: engine.games.count)
+        }
+        sinks.relay.withhold(engine.gamesOfCirclesLeft)
+        return held.count
     }
 }
 

@@ -45,6 +45,8 @@ final class OpRelay: Sendable {
     /// This daemon's own id: its own ops go to every link.
     let ownID: PeerID
     private let sessions = Mutex<[UInt64: LinkSession]>([:])
+    /// Games of circles this device left: nothing of them goes on any link.
+    private let withheld = Mutex<Set<GameID>>([])
 
     /// The largest sync message sent in one frame; bigger catch-ups are split.
     static let messageBudget = 4 << 20
@@ -57,6 +59,20 @@ final class OpRelay: Sendable {
     /// Adds a link's session.
     func add(_ session: LinkSession) {
         sessions.withLock { $0[session.link.id] = session }
+    }
+
+    /// Sets the games nothing of which may go on any link (those of the
+    /// circles this device left, kept here to read).
+    func withhold(_ games: Set<GameID>) {
+        withheld.withLock { $0 = games }
+    }
+
+    /// Whether something about the game `bytes` names (a share of its
+    /// played time) may go on `linked`: a game of the current circle that
+    /// the peer takes.
+    func sends(game bytes: [UInt8], on linked: LinkSession) -> Bool {
+        if let game = GameID(bytes: bytes), withheld.withLock({ $0.contains(game) }) { return false }
+        return linked.takes(game: bytes)
     }
 
     /// Removes a link's session.

@@ -237,7 +237,7 @@ final class PeerSync: PeerNodeDelegate, Sendable {
 
     func received(play note: PlayNote, on link: PeerLinkHandle) {
         flood(note.author, authentic: note.isAuthentic, what: "a share of played time", on: link, take: { play.take(note) }) {
-            if relay.session(linkID: $0.id)?.takes(game: note.game) ?? true { $0.send(play: note) }
+            if let linked = relay.session(linkID: $0.id), relay.sends(game: note.game, on: linked) { $0.send(play: note) }
         }
     }
 
@@ -245,8 +245,8 @@ final class PeerSync: PeerNodeDelegate, Sendable {
     /// games its peer takes: when its hello comes, and again when it
     /// changes what it takes (a game followed needs its time too).
     private func sendPlayNotes(on link: PeerLinkHandle) {
-        let linked = relay.session(linkID: link.id)
-        for note in play.allNotes where note.author != link.peer && linked?.takes(game: note.game) ?? true { link.send(play: note) }
+        guard let linked = relay.session(linkID: link.id) else { return }
+        for note in play.allNotes where note.author != link.peer && relay.sends(game: note.game, on: linked) { link.send(play: note) }
     }
 
     func received(profile note: ProfileNote, on link: PeerLinkHandle) {

@@ -309,7 +309,7 @@ final class PlayClock: Sendable {
         }
         for note in notes {
             keep(note)
-            for linked in relay.linked where linked.takes(game: note.game) { linked.link.send(play: note) }
+            for linked in relay.linked where relay.sends(game: note.game, on: linked) { linked.link.send(play: note) }
         }
     }
 

@@ -337,15 +337,20 @@ extension ControlRouter {
             guard let parsed = HostPort(text) else { throw ControlError.badArguments("address must be HOST:PORT (IPv6 in brackets), not '\(text)'") }
             address = parsed
         }
+        let forget = a.oldGames == .forget
+        func result(_ tag: String, admittedBy: String? = nil, games: Int) -> Commands.Join.Result {
+            Commands.Join.Result(
+                circleTag: tag, admittedBy: admittedBy, keptGames: forget ? nil : games, forgottenGames: forget ? games : nil)
+        }
         switch invite {
         case .circleKey(let key):
-            try await service.join(key)
+            let games = try await service.join(key, forgetGames: forget)
             members.circleChanged(to: key)
             await service.applyRemovals(members.removals)
             let policy = members.linkPolicy
             await network.circleChanged(to: policy.current)
             await network.membershipChanged(policy)
-            return Commands.Join.Result(circleTag: policy.current.tag)
+            return result(policy.current.tag, games: games)
         case .invitation(let secret):
             if members.view.invitations[secret.identity.peerID] != nil {
                 throw ControlError(code: "already-member", message: "this device made that invitation: it is in that circle already")
@@ -358,13 +363,13 @@ extension ControlRouter {
                 } catch {
                     throw ControlError(code: "invite-refused", message: "could not join: \(error)")
                 }
-                try await service.join(first)
+                let games = try await service.join(first, forgetGames: forget)
                 await service.applyRemovals(members.removals)
                 let policy = members.linkPolicy
                 await network.circleChanged(to: policy.current)
                 await network.membershipChanged(policy)
                 logger.notice("joined a circle", metadata: ["circle": "\(policy.current.tag)", "admittedBy": "\(member.shortDescription)"])
-                return Commands.Join.Result(circleTag: policy.current.tag, admittedBy: member.description)
+                return result(policy.current.tag, admittedBy: member.description, games: games)
             case .refused(_, let why):
                 throw ControlError(code: "invite-refused", message: "\(why)")
             case .noAnswer(let tried):

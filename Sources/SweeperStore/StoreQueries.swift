@@ -335,16 +335,22 @@ extension Store {
     /// rebuilt to give the space back (`VACUUM`) and the write-ahead log is
     /// emptied, so nothing of the game stays in any of the database's files.
     /// `gameBytes` is the game id's bytes, as play notes key it.
-    /// Returns how many ops were deleted.
+    /// With `recordingChoice` false nothing remembers it (a game of a
+    /// circle left: no peer would send it again). Returns how many ops
+    /// were deleted.
     @discardableResult
-    public func forgetGame(id: String, gameBytes: [UInt8], at time: Date = Date()) throws(StoreError) -> Int {
+    public func forgetGame(id: String, gameBytes: [UInt8], at time: Date = Date(), recordingChoice: Bool = true) throws(StoreError) -> Int {
         let deleted = try write { db in
             try db.execute(sql: "PRAGMA secure_delete = ON")
             try db.execute(sql: "DELETE FROM ops WHERE gameID = ?", arguments: [id])
             let count = db.changesCount
             try db.execute(sql: "DELETE FROM games WHERE id = ?", arguments: [id])
             try db.execute(sql: "DELETE FROM play_notes WHERE game = ?", arguments: [Data(gameBytes)])
-            try Self.choose("forget", game: id, at: time, db)
+            if recordingChoice {
+                try Self.choose("forget", game: id, at: time, db)
+            } else {
+                try db.execute(sql: "DELETE FROM game_choices WHERE game = ?", arguments: [id])
+            }
             try db.execute(sql: "PRAGMA secure_delete = OFF")
             return count
         }

@@ -377,10 +377,45 @@ struct JoinCommand: AsyncParsableCommand {
     @OptionGroup var options: ClientOptions
     @Argument(help: "The code `sweeper invite` printed.") var code: String
     @Option(help: "A member's HOST:PORT, when mDNS does not reach one (IPv6 in brackets).") var address: String?
+    @Option(
+        name: .customLong("old-games"),
+        help: ArgumentHelp(
+            "The games this device holds now: keep them (readable here, never sent to the new circle) or forget them. Asked when not given on a terminal; kept otherwise.",
+            valueName: "keep|forget"))
+    var oldGames: Commands.Join.OldGames?
+
     func run() async throws {
-        try await callDaemon(options, Commands.Join.self, .init(code: code, address: address)) { "Joined circle \($0.circleTag).\n" }
+        var choice = oldGames
+        if choice == nil { choice = try await askAboutOldGames() }
+        try await callDaemon(options, Commands.Join.self, .init(code: code, address: address, oldGames: choice)) { r in
+            var out = "Joined circle \(r.circleTag)."
+            if let n = r.forgottenGames, n > 0 { out += " Forgot the \(n) game\(n == 1 ? "" : "s") held before." }
+            if let n = r.keptGames, n > 0 { out += " The \(n) game\(n == 1 ? "" : "s") held before stay\(n == 1 ? "s" : "") here, never sent to the new circle." }
+            return out + "\n"
+        }
+    }
+
+    /// On a terminal, when the daemon holds games, asks whether to keep
+    /// or forget them; `nil` (kept) otherwise.
+    private func askAboutOldGames() async throws -> Commands.Join.OldGames? {
+        guard isatty(STDIN_FILENO) == 1, !options.json else { return nil }
+        let status = try? await ControlClient.withConnection(socketPath: options.socketPath) { try await $0.call(Commands.Status.self, Empty()) }
+        guard let held = status?.games, held > 0 else { return nil }
+        for _ in 0..<3 {
+            FileHandle.standardError.write(Data(
+                "This device holds \(held) game\(held == 1 ? "" : "s"). Keep them (readable here, never sent to the new circle) or forget them? [K/f] ".utf8))
+            guard let line = readLine() else { return nil }
+            switch line.trimmingCharacters(in: .whitespaces).lowercased() {
+            case "", "k", "keep": return .keep
+            case "f", "forget": return .forget
+            default: FileHandle.standardError.write(Data("Answer k (keep) or f (forget).\n".utf8))
+            }
+        }
+        throw ValidationError("no answer: give --old-games keep or --old-games forget")
     }
 }
+
+extension Commands.Join.OldGames: ExpressibleByArgument {}
 
 /// `sweeper peers`.
 struct PeersCommand: AsyncParsableCommand {

@@ -1,5 +1,6 @@
 import Foundation
 import SweeperCrypto
+import SweeperSync
 import SweeperTestSupport
 import Testing
 
@@ -382,6 +383,37 @@ import Testing
         #expect(try ann.cli(["archive", game]).stdout.contains("archived already"))
         #expect(try cat.cli(["archive", "--undo", game]).status == 0)
         #expect(eventually(20) { [ann, bob, cat].allSatisfy { listed($0).count == 1 } })
+    }
+
+    /// Ann keeps the games she held when she joins bob's circle: she can
+    /// still read them, and bob never gets them. Cat forgets his: they
+    /// leave his database.
+    @Test func joiningKeepsOrForgetsTheGamesHeldBefore() throws {
+        let (ann, bob, cat) = try threeDaemons()
+        defer { ann.cleanup(); bob.cleanup(); cat.cleanup() }
+        let annsOld = try #require(try ann.json(["new", "--seed", "1"])["id"] as? String)
+        let catsOld = try #require(try cat.json(["new", "--seed", "2"])["id"] as? String)
+        let bobs = try #require(try bob.json(["new", "--seed", "3"])["id"] as? String)
+        let kept = try ann.join(bob)
+        #expect(kept.status == 0 && kept.stdout.contains("1 game held before stays here"), "\(kept.stdout)\(kept.stderr)")
+        let forgot = try cat.join(bob, ["--old-games", "forget"])
+        #expect(forgot.status == 0 && forgot.stdout.contains("Forgot the 1 game held before"), "\(forgot.stdout)\(forgot.stderr)")
+        func ids(_ h: DaemonHarness) -> Set<String> {
+            Set(((try? h.json(["games"]))?["games"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String })
+        }
+        #expect(eventually(20) { ids(ann) == [annsOld, bobs] && ids(cat) == [bobs] }, "ann \(ids(ann)), cat \(ids(cat))")
+        #expect(try ann.json(["show", annsOld])["id"] as? String == annsOld)
+        // Bob and cat sync with ann for a while: her old game never reaches them.
+        #expect(try ann.cli(["connect", try cat.peerAddress()]).status == 0)
+        let rows = try #require(try bob.json(["show", bobs])["board"] as? [String])
+        let y = try #require(rows.firstIndex { $0.contains("#") })
+        let x = try #require(Array(rows[y]).firstIndex(of: "#"))
+        let flagged = try bob.cli(["flag", bobs, "\(x)", "\(y)", "--mark", "flag"])
+        #expect(flagged.status == 0)
+        #expect(eventually(20) { (try? ann.json(["show", bobs]))?["flags"] as? Int == 1 && (try? cat.json(["show", bobs]))?["flags"] as? Int == 1 })
+        #expect(ids(bob) == [bobs] && ids(cat) == [bobs])
+        let database = try Data(contentsOf: URL(fileURLWithPath: cat.stateDirectory + "/sweeper.sqlite"))
+        #expect(database.range(of: Data(try #require(GameID(hex: catsOld)).bytes)) == nil, "cat's database still holds its forgotten game")
     }
 
     /// A code admits one device, through any member, until it expires or
