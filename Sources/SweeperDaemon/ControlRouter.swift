@@ -337,6 +337,8 @@ struct ControlRouter: ControlResponder {
             ControlError(code: "not-the-creator", message: "only the game's creator adds players")
         case .everyoneMayPlay:
             ControlError(code: "everyone-plays", message: "every member of the circle may move in this game already")
+        case .cannotSeal(let peer):
+            ControlError.badArguments("\(peer) is not a device key a private game's key can be sealed to")
         case .engine(let error):
             .internal("\(error)")
         }

@@ -464,6 +464,7 @@ actor GameService {
             case .notAPlayer: throw GameServiceError.notAPlayer
             case .notTheCreator: throw GameServiceError.notTheCreator
             case .everyoneMayPlay: throw GameServiceError.everyoneMayPlay
+            case .notSealable(let p): throw GameServiceError.cannotSeal(p.description)
             }
         }
     }

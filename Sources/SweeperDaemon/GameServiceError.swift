@@ -26,6 +26,8 @@ enum GameServiceError: Error, Equatable, Sendable {
     case notTheCreator
     /// Every member may move in this game: it has no players to add to.
     case everyoneMayPlay
+    /// A private game's key cannot be sealed to this key (not a valid identity key).
+    case cannotSeal(String)
     /// The engine failed (a broken invariant, not the player's doing).
     case engine(GameEngineError)
 }

@@ -45,6 +45,9 @@ public struct GameState: Sendable {
     /// Whether an op of a kind that only peers of hello version 7 or later
     /// read was applied (the genesis's player list included).
     public private(set) var usesRoles: Bool
+    /// Whether the game is private: its ops are sealed with a key only
+    /// its players hold.
+    public internal(set) var isPrivate = false
 
     /// The state right after `genesisOp` (which must carry a genesis).
     init(genesisOp: Op, genesis: Genesis) {
@@ -94,8 +97,15 @@ public struct GameState: Sendable {
     /// Returns the cells whose view changed.
     @discardableResult
     mutating func apply(_ op: Op) -> [Int] {
+        apply(op.payload, of: op)
+    }
+
+    /// Applies `payload` as made by `op` (its author, Lamport time and wall
+    /// clock): the op's own payload, or what a sealed op holds.
+    @discardableResult
+    mutating func apply(_ payload: OpPayload, of op: Op) -> [Int] {
         let a = index(of: op.author)
-        switch op.payload {
+        switch payload {
         case .genesis:
             return []
         case .reveal(let runs):
@@ -124,14 +134,25 @@ public struct GameState: Sendable {
             assistedBy.insert(op.author)
             return []
         case .players(let added):
-            usesRoles = true
-            players?.formUnion(added)
+            addPlayers(added)
+            return []
+        case .privatePlayers(let added):
+            addPlayers(Set(added.map(\.player)))
+            return []
+        case .privateGenesis, .sealed:
+            // Opened by the replica, which applies what a sealed op holds.
             return []
         case .archive(let archived):
             usesRoles = true
             if archiveRegister.map({ $0.stamp < op.stamp }) ?? true { archiveRegister = (op.stamp, archived) }
             return []
         }
+    }
+
+    /// Lets `added` move (a game whose creator chose the players).
+    mutating func addPlayers(_ added: Set<PeerID>) {
+        usesRoles = true
+        players?.formUnion(added)
     }
 
     /// Whether `op`'s author may make it in this game: every member may

@@ -18,6 +18,15 @@ public enum OpPayload: Hashable, Sendable {
     /// Hides the game from every device's list (`true`), or shows it again
     /// (`false`); the op with the greatest stamp wins.
     case archive(Bool)
+    /// Creates a private game: its players with the game key sealed to
+    /// each, and its genesis sealed with that key.
+    case privateGenesis(PrivateGenesis)
+    /// A move in a private game: a reveal, mark, assisted or archive
+    /// payload (kind ‖ payload) sealed with the game key.
+    case sealed([UInt8])
+    /// Lets more devices move in a private game, with the game key sealed
+    /// to each (the creator's alone).
+    case privatePlayers([SealedKey])
 
     /// The kind byte in the encoding.
     public enum Kind: UInt8, Sendable {
@@ -27,6 +36,9 @@ public enum OpPayload: Hashable, Sendable {
         case assisted = 3
         case players = 4
         case archive = 5
+        case privateGenesis = 6
+        case sealed = 7
+        case privatePlayers = 8
 
         /// Whether only a peer of hello version 7 or later can read this kind
         /// (older ones close the link on it, so it is not sent to them).
@@ -42,8 +54,17 @@ public enum OpPayload: Hashable, Sendable {
         case .assisted: .assisted
         case .players: .players
         case .archive: .archive
+        case .privateGenesis: .privateGenesis
+        case .sealed: .sealed
+        case .privatePlayers: .privatePlayers
         }
     }
+
+    /// Whether this is a game's genesis (open or private).
+    public var isGenesis: Bool { kind == .genesis || kind == .privateGenesis }
+
+    /// The most bytes a sealed payload may take.
+    static let sealedLimit = 1 << 22
 
     func encode(into w: inout ByteWriter) {
         w.byte(kind.rawValue)
@@ -56,6 +77,9 @@ public enum OpPayload: Hashable, Sendable {
         case .assisted: break
         case .players(let keys): Genesis.encodePlayers(keys, into: &w)
         case .archive(let archived): w.byte(archived ? 1 : 0)
+        case .privateGenesis(let g): g.encode(into: &w)
+        case .sealed(let box): w.lengthPrefixed(box)
+        case .privatePlayers(let keys): SealedKey.encode(keys, into: &w)
         }
     }
 
@@ -81,6 +105,12 @@ public enum OpPayload: Hashable, Sendable {
             let flag = try r.byte("archived")
             guard flag <= 1 else { throw .unknownKind(field: "archived", value: flag) }
             return .archive(flag == 1)
+        case .privateGenesis:
+            return .privateGenesis(try PrivateGenesis.decode(from: &r))
+        case .sealed:
+            return .sealed(try r.lengthPrefixed("sealed payload", max: sealedLimit))
+        case .privatePlayers:
+            return .privatePlayers(try SealedKey.decode(from: &r, minimum: 1, maximum: Genesis.playerLimit))
         }
     }
 
@@ -88,7 +118,7 @@ public enum OpPayload: Hashable, Sendable {
     /// not pass the game's cell count.
     var cellUpperBound: Int {
         switch self {
-        case .genesis, .assisted, .players, .archive: 0
+        case .genesis, .assisted, .players, .archive, .privateGenesis, .sealed, .privatePlayers: 0
         case .reveal(let runs): runs.upperBound
         case .mark(let cell, _): cell + 1
         }

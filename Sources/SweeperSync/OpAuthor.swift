@@ -15,6 +15,8 @@ public enum MoveError: Error, Equatable, Sendable, CustomStringConvertible {
     case notTheCreator
     /// Every member may move in this game already: there is no list to add to.
     case everyoneMayPlay
+    /// The game key of a private game cannot be sealed to this device's key.
+    case notSealable(PeerID)
 
     public var description: String {
         switch self {
@@ -24,6 +26,7 @@ public enum MoveError: Error, Equatable, Sendable, CustomStringConvertible {
         case .notAPlayer: "this device watches this game: its creator chose the players"
         case .notTheCreator: "only the game's creator adds players"
         case .everyoneMayPlay: "every member of the circle may move in this game already"
+        case .notSealable(let p): "\(p) is not a key a private game's key can be sealed to"
         }
     }
 }
@@ -76,6 +79,30 @@ public struct OpAuthor: Sendable {
             players: players.map { $0.subtracting([identity.peerID]) })
         return Op(signing: identity, circle: circle, gameID: g.gameID(creator: identity.peerID), seq: 1, lamport: 1,
                   previous: .none, wallClockMillis: createdAtMillis, payload: .genesis(g))
+    }
+
+    /// The genesis op of a new private game: only `players` and this
+    /// author may move or read it. The game key is made here and sealed to
+    /// each of them; the genesis is sealed with it.
+    /// - Throws: as ``genesis(parameters:layout:seed:questionMarks:createdAtMillis:players:)``,
+    ///   and when a player's key cannot be sealed to.
+    public func privateGenesis(parameters: GameParameters, layout: MineLayout, seed: UInt64, questionMarks: Bool,
+                               createdAtMillis: UInt64, players: Set<PeerID>) throws(SyncDecodingError) -> Op {
+        let others = players.subtracting([identity.peerID])
+        let g = try Genesis(
+            parameters: parameters, layout: layout, questionMarks: questionMarks, seed: seed, createdAtMillis: createdAtMillis,
+            players: others)
+        let key = GameKey()
+        var readers: [SealedKey] = []
+        for player in others.union([identity.peerID]) {
+            guard let sealed = key.sealed(to: player) else { throw .invalidGenesis("\(player) is not a key the game key can be sealed to") }
+            readers.append(SealedKey(player: player, sealed: sealed))
+        }
+        var w = ByteWriter()
+        g.encode(into: &w)
+        let p = PrivateGenesis(readers: readers, sealedGenesis: key.seal(w.bytes))
+        return Op(signing: identity, circle: circle, gameID: p.gameID(creator: identity.peerID), seq: 1, lamport: 1,
+                  previous: .none, wallClockMillis: createdAtMillis, payload: .privateGenesis(p))
     }
 
     /// The genesis op of a new game: generates the board from `parameters`
@@ -157,10 +184,17 @@ public struct OpAuthor: Sendable {
         guard let state = game.state else { throw .unknownGame }
         guard state.creator == identity.peerID else { throw .notTheCreator }
         guard let players = state.players else { throw .everyoneMayPlay }
-        let new = added.subtracting(players)
-        guard !new.isEmpty else { return nil }
         // One op names at most as many players as a genesis may.
-        return make(.players(Set(new.sorted().prefix(Genesis.playerLimit))), in: game, atMillis: now)
+        let new = Array(added.subtracting(players).sorted().prefix(Genesis.playerLimit))
+        guard !new.isEmpty else { return nil }
+        guard let key = game.privateHeader?.key else { return make(.players(Set(new)), in: game, atMillis: now) }
+        // A private game's new players get the key, sealed to each.
+        var sealed: [SealedKey] = []
+        for player in new {
+            guard let box = key.sealed(to: player) else { throw .notSealable(player) }
+            sealed.append(SealedKey(player: player, sealed: box))
+        }
+        return make(.privatePlayers(sealed), in: game, atMillis: now)
     }
 
     /// The op that hides the game from every device's list (`archived`)
@@ -185,8 +219,20 @@ public struct OpAuthor: Sendable {
         return state
     }
 
-    /// The next op in this author's chain for `game`.
+    /// The next op in this author's chain for `game`; in a private game a
+    /// move's payload is sealed with the game key.
     func make(_ payload: OpPayload, in game: GameReplica, atMillis now: UInt64) -> Op {
+        var payload = payload
+        if let key = game.privateHeader?.key {
+            switch payload {
+            case .reveal, .mark, .assisted, .archive:
+                var w = ByteWriter()
+                payload.encode(into: &w)
+                payload = .sealed(key.seal(w.bytes))
+            case .genesis, .players, .privateGenesis, .sealed, .privatePlayers:
+                break
+            }
+        }
         let chain = game.chains[identity.peerID] ?? []
         let previous = chain.last
         let lamport = max(game.maxLamport, previous?.lamport ?? 0) + 1

@@ -68,8 +68,14 @@ public struct InsertOutcome: Sendable {
 public struct GameReplica: Sendable {
     /// The game.
     public let gameID: GameID
-    /// The derived state, once the genesis is known.
+    /// The derived state, once the genesis is known and can be read (a
+    /// private game's only by its players).
     public private(set) var state: GameState?
+    /// A private game's creator, players and (for a player) key, once its
+    /// genesis is known; `nil` for an open game.
+    public private(set) var privateHeader: PrivateGameHeader?
+    /// Who reads private games here: their keys are opened with its identity.
+    let reader: SigningIdentity?
     /// Accepted ops per author, index = seq − 1.
     public private(set) var chains: [PeerID: [Op]] = [:]
     /// Authenticated ops waiting for their predecessor or the genesis.
@@ -88,14 +94,23 @@ public struct GameReplica: Sendable {
         var pending: [PeerID: [UInt64: Op]]
         var pendingCount: Int
         var maxLamport: UInt64
-        var hadState: Bool
+        var hadGenesis: Bool
         /// Held ops whose signature the segment filled in, as they were.
         var signed: [(author: PeerID, index: Int, op: Op)] = []
         /// Accepted ops, in order, to apply to the state once the segment is in.
         var accepted: [Op] = []
     }
 
-    init(gameID: GameID) { self.gameID = gameID }
+    init(gameID: GameID, reader: SigningIdentity? = nil) {
+        self.gameID = gameID
+        self.reader = reader
+    }
+
+    /// The game's creator, once its genesis is known (readable or not).
+    public var creator: PeerID? { state?.creator ?? privateHeader?.creator }
+
+    /// Whether the genesis is known (readable or not).
+    public var isKnown: Bool { creator != nil }
 
     /// Starts taking in a segment that must go in whole or not at all.
     /// Nothing is copied: the journal keeps chain lengths, the (usually
@@ -106,7 +121,7 @@ public struct GameReplica: Sendable {
     mutating func beginSegment() {
         journal = Journal(
             chainCounts: chains.mapValues(\.count), pending: pending, pendingCount: pendingCount, maxLamport: maxLamport,
-            hadState: state != nil)
+            hadGenesis: isKnown)
     }
 
     /// Ends a segment: kept, its accepted ops take effect on the state in
@@ -116,7 +131,7 @@ public struct GameReplica: Sendable {
         guard let j = journal else { return }
         journal = nil
         if keep {
-            for op in j.accepted { state?.apply(op) }
+            for op in j.accepted { applyEffect(op) }
             return
         }
         for author in Array(chains.keys) {
@@ -131,7 +146,10 @@ public struct GameReplica: Sendable {
         pending = j.pending
         pendingCount = j.pendingCount
         maxLamport = j.maxLamport
-        if !j.hadState { state = nil }
+        if !j.hadGenesis {
+            state = nil
+            privateHeader = nil
+        }
     }
 
     /// The genesis, once known.
@@ -145,7 +163,7 @@ public struct GameReplica: Sendable {
     /// Every accepted op, the genesis first, then per author in seq order.
     public var ops: [Op] {
         var out: [Op] = []
-        guard let creator = state?.creator else { return out }
+        guard let creator else { return out }
         out += chains[creator] ?? []
         for author in chains.keys.sorted() where author != creator { out += chains[author] ?? [] }
         return out
@@ -182,9 +200,15 @@ public struct GameReplica: Sendable {
             }
             return
         }
-        if case .genesis(let g) = op.payload {
+        switch op.payload {
+        case .genesis(let g):
             admitGenesis(op, g, &outcome)
             return
+        case .privateGenesis(let g):
+            admitPrivateGenesis(op, g, &outcome)
+            return
+        default:
+            break
         }
         if let waiting = pending[op.author]?[op.seq] {
             if waiting.hash == op.hash { outcome.duplicates += 1 } else { reject(op, .conflictingOp, &outcome) }
@@ -202,20 +226,58 @@ public struct GameReplica: Sendable {
     }
 
     private mutating func admitGenesis(_ op: Op, _ g: Genesis, _ outcome: inout InsertOutcome) {
-        guard state == nil, op.seq == 1, op.previous == .none, g.gameID(creator: op.author) == gameID else {
+        guard admitsGenesis(op, id: g.gameID(creator: op.author), &outcome) else { return }
+        state = GameState(genesisOp: op, genesis: g)
+        acceptGenesis(op, &outcome)
+    }
+
+    private mutating func admitPrivateGenesis(_ op: Op, _ g: PrivateGenesis, _ outcome: inout InsertOutcome) {
+        guard admitsGenesis(op, id: g.gameID(creator: op.author), &outcome) else { return }
+        privateHeader = Self.header(of: op, g, reader: reader)
+        state = readableState(genesisOp: op)
+        acceptGenesis(op, &outcome)
+    }
+
+    /// A private game's header from its genesis: a player's reader opens its key.
+    static func header(of genesisOp: Op, _ g: PrivateGenesis, reader: SigningIdentity?) -> PrivateGameHeader {
+        var key: GameKey?
+        if let reader, let mine = g.readers.first(where: { $0.player == reader.peerID }) {
+            key = GameKey(opening: mine.sealed, with: reader)
+        }
+        return PrivateGameHeader(creator: genesisOp.author, players: g.players.union([genesisOp.author]), key: key)
+    }
+
+    /// A private game's state from its genesis op, when the header holds
+    /// the key and the genesis opens (else the game stays unread here).
+    private func readableState(genesisOp: Op) -> GameState? {
+        guard let header = privateHeader, let key = header.key, case .privateGenesis(let g) = genesisOp.payload,
+              let genesis = g.open(with: key, creator: header.creator)
+        else { return nil }
+        var s = GameState(genesisOp: genesisOp, genesis: genesis)
+        s.isPrivate = true
+        return s
+    }
+
+    /// Whether `op` may be the game's genesis (id `id`); refuses it if not.
+    private mutating func admitsGenesis(_ op: Op, id: GameID, _ outcome: inout InsertOutcome) -> Bool {
+        guard !isKnown, op.seq == 1, op.previous == .none, id == gameID else {
             reject(op, .invalidGenesis, &outcome)
-            return
+            return false
         }
         guard op.lamport <= Op.lamportLimit else {
             reject(op, .lamportOutOfRange, &outcome)
-            return
+            return false
         }
+        return true
+    }
+
+    /// Takes a genesis in: it starts its creator's chain, and the ops that waited for it follow.
+    private mutating func acceptGenesis(_ op: Op, _ outcome: inout InsertOutcome) {
         // A waiting op that claims the creator's seq 1 is now known to be a fake.
         if let fake = pending[op.author]?.removeValue(forKey: 1) {
             pendingCount -= 1
             reject(fake, .invalidGenesis, &outcome)
         }
-        state = GameState(genesisOp: op, genesis: g)
         chains[op.author] = [op]
         maxLamport = max(maxLamport, op.lamport)
         outcome.accepted.append(op)
@@ -224,7 +286,7 @@ public struct GameReplica: Sendable {
 
     /// Moves waiting ops of `author` into the chain while they follow on.
     private mutating func drain(_ author: PeerID, _ outcome: inout InsertOutcome) {
-        guard state != nil else { return }
+        guard isKnown else { return }
         while true {
             // Read the count and last op without holding the array, so the
             // append below stays in place instead of copying the chain.
@@ -247,7 +309,7 @@ public struct GameReplica: Sendable {
             if journal != nil {
                 journal?.accepted.append(op)
             } else {
-                state?.apply(op)
+                applyEffect(op)
             }
             outcome.accepted.append(op)
         }
@@ -255,19 +317,72 @@ public struct GameReplica: Sendable {
 
     /// Why `op` cannot follow `previous` in its author's chain, if it cannot.
     private func problem(with op: Op, after previous: Op?) -> OpRejection? {
-        guard let state else { return .brokenChain }
-        if case .genesis = op.payload { return .invalidGenesis }
+        guard let creator else { return .brokenChain }
+        switch op.payload {
+        case .genesis, .privateGenesis: return .invalidGenesis
+        default: break
+        }
         if let previous {
             guard op.previous == previous.hash, op.lamport > previous.lamport else { return .brokenChain }
         } else {
             guard op.previous == .none else { return .brokenChain }
             // The creator's first op is the genesis and nothing else.
-            if op.author == state.creator { return .invalidGenesis }
+            if op.author == creator { return .invalidGenesis }
         }
+        if let header = privateHeader {
+            // Read or not, a private game takes sealed moves of its players
+            // and its creator's players ops; what a sealed op holds is
+            // checked by the players who open it (see `applyEffect`).
+            guard op.lamport <= Op.lamportLimit else { return .lamportOutOfRange }
+            switch op.payload {
+            case .sealed: return header.players.contains(op.author) ? nil : .notPlayer
+            case .privatePlayers: return op.author == creator ? nil : .notPlayer
+            default: return .notPlayer
+            }
+        }
+        guard let state else { return .brokenChain }
         guard op.payload.cellUpperBound <= state.genesis.geometry.cellCount else { return .cellOutOfRange }
         guard op.lamport <= Op.lamportLimit else { return .lamportOutOfRange }
-        guard state.allows(op) else { return .notPlayer }
-        return nil
+        switch op.payload {
+        case .sealed, .privatePlayers: return .notPlayer
+        default: return state.allows(op) ? nil : .notPlayer
+        }
+    }
+
+    /// Applies an accepted op to the state: in a private game its players
+    /// op to the header (a player it adds opens its key and reads the game
+    /// from then on), a sealed op's contents when they open.
+    private mutating func applyEffect(_ op: Op) {
+        guard var header = privateHeader else {
+            state?.apply(op)
+            return
+        }
+        switch op.payload {
+        case .privatePlayers(let added):
+            header.players.formUnion(added.map(\.player))
+            if header.key == nil, let reader, let mine = added.first(where: { $0.player == reader.peerID }) {
+                header.key = GameKey(opening: mine.sealed, with: reader)
+                privateHeader = header
+                if header.key != nil { readFromTheStart() }
+                return
+            }
+            privateHeader = header
+            state?.apply(op)
+        case .sealed(let box):
+            guard let cells = state?.genesis.geometry.cellCount, let payload = header.opened(box, cellCount: cells) else { return }
+            state?.apply(payload, of: op)
+        default:
+            break
+        }
+    }
+
+    /// Derives a private game's state from every accepted op, once its key
+    /// is known (the ops before it arrived included).
+    private mutating func readFromTheStart() {
+        guard let creator, let genesisOp = chains[creator]?.first else { return }
+        state = readableState(genesisOp: genesisOp)
+        guard state != nil else { return }
+        for op in ops where op.hash != genesisOp.hash { applyEffect(op) }
     }
 
     private func reject(_ op: Op, _ why: OpRejection, _ outcome: inout InsertOutcome) {
@@ -288,16 +403,37 @@ public struct GameReplica: Sendable {
         guard let chain = chains[author], UInt64(chain.count) > kept else { return [] }
         let dropped = Array(chain[Int(kept)...])
         if kept == 0 { chains[author] = nil } else { chains[author]?.removeLast(dropped.count) }
-        guard let genesisOp = state.flatMap({ chains[$0.creator]?.first }), case .genesis(let g) = genesisOp.payload else {
+        maxLamport = chains.values.flatMap { $0 }.map(\.lamport).max() ?? 0
+        guard let genesisOp = creator.flatMap({ chains[$0]?.first }) else {
             // The genesis itself went: nothing of the game is shown until one comes that may stay.
             state = nil
-            maxLamport = chains.values.flatMap { $0 }.map(\.lamport).max() ?? 0
+            privateHeader = nil
             return dropped
         }
-        var rebuilt = GameState(genesisOp: genesisOp, genesis: g)
-        for op in ops where op.hash != genesisOp.hash { rebuilt.apply(op) }
-        state = rebuilt
-        maxLamport = chains.values.flatMap { $0 }.map(\.lamport).max() ?? 0
+        switch genesisOp.payload {
+        case .genesis(let g):
+            var rebuilt = GameState(genesisOp: genesisOp, genesis: g)
+            for op in ops where op.hash != genesisOp.hash { rebuilt.apply(op) }
+            state = rebuilt
+        case .privateGenesis(let g):
+            privateHeader = Self.header(of: genesisOp, g, reader: reader)
+            state = nil
+            for op in ops where op.hash != genesisOp.hash {
+                if case .privatePlayers(let added) = op.payload { privateHeader?.players.formUnion(added.map(\.player)) }
+            }
+            if let reader, privateHeader?.key == nil {
+                // A players op may have given this reader the key.
+                for op in ops {
+                    guard case .privatePlayers(let added) = op.payload, let mine = added.first(where: { $0.player == reader.peerID }) else { continue }
+                    privateHeader?.key = GameKey(opening: mine.sealed, with: reader)
+                    if privateHeader?.key != nil { break }
+                }
+            }
+            readFromTheStart()
+        default:
+            state = nil
+            privateHeader = nil
+        }
         return dropped
     }
 
@@ -305,7 +441,7 @@ public struct GameReplica: Sendable {
     /// from the peer's head + 1 to this replica's last signed op. The
     /// creator's segment (with the genesis) comes first.
     public func segments(after peer: VersionVector) -> [OpSegment] {
-        guard let creator = state?.creator else { return [] }
+        guard let creator else { return [] }
         var out: [OpSegment] = []
         let authors = [creator] + chains.keys.sorted().filter { $0 != creator }
         for author in authors {
@@ -347,9 +483,15 @@ public struct Replica: Sendable {
     /// stay: later ones are refused (``OpRejection/removedAuthor``).
     public private(set) var removed: [PeerID: [GameID: UInt64]] = [:]
 
-    /// An empty replica for `circle`.
-    public init(circle: CircleKey, pendingLimit: Int = Replica.defaultPendingLimit) {
+    /// Who reads private games here (their players' keys are sealed to
+    /// identities); `nil` reads none.
+    public let reader: SigningIdentity?
+
+    /// An empty replica for `circle`, reading the private games that
+    /// `reader` plays in.
+    public init(circle: CircleKey, reader: SigningIdentity? = nil, pendingLimit: Int = Replica.defaultPendingLimit) {
         self.circle = circle
+        self.reader = reader
         self.pendingLimit = pendingLimit
     }
 
@@ -359,7 +501,7 @@ public struct Replica: Sendable {
     /// The games with a known genesis and their version vectors.
     public var summary: [GameID: VersionVector] {
         var out: [GameID: VersionVector] = [:]
-        for (id, g) in games where g.state != nil { out[id] = g.vector }
+        for (id, g) in games where g.isKnown { out[id] = g.vector }
         return out
     }
 
@@ -415,7 +557,7 @@ public struct Replica: Sendable {
             outcome.rejected.append((op.gameID, op.author, op.seq, .badSignature))
         } else {
             let limit = max(0, pendingLimit - totalPending + (games[op.gameID]?.pendingCount ?? 0))
-            games[op.gameID, default: GameReplica(gameID: op.gameID)].admit(op, limit: limit, outcome: &outcome)
+            games[op.gameID, default: GameReplica(gameID: op.gameID, reader: reader)].admit(op, limit: limit, outcome: &outcome)
         }
         count(outcome)
         return outcome
@@ -444,7 +586,7 @@ public struct Replica: Sendable {
             for op in segment.ops { outcome.rejected.append((op.gameID, op.author, op.seq, .badSignature)) }
         } else {
             let limit = max(0, pendingLimit - totalPending + (games[last.gameID]?.pendingCount ?? 0))
-            var replica = games.removeValue(forKey: last.gameID) ?? GameReplica(gameID: last.gameID)
+            var replica = games.removeValue(forKey: last.gameID) ?? GameReplica(gameID: last.gameID, reader: reader)
             replica.beginSegment()
             for op in segment.ops { replica.admit(op, limit: limit, outcome: &outcome) }
             if let end = replica.chains[last.author]?.last, end.signature == nil {
@@ -476,8 +618,8 @@ public struct Replica: Sendable {
         let order = byChain.sorted { $0.key < $1.key }
         for (_, authors) in order {
             let sortedAuthors = authors.sorted { a, b in
-                let ag = a.value.contains { $0.payload.kind == .genesis }
-                let bg = b.value.contains { $0.payload.kind == .genesis }
+                let ag = a.value.contains { $0.payload.isGenesis }
+                let bg = b.value.contains { $0.payload.isGenesis }
                 return ag != bg ? ag : a.key < b.key
             }
             for (_, chainOps) in sortedAuthors {
