@@ -112,12 +112,13 @@ func replica(_ circle: CircleKey, inserting ops: [Op]) -> Replica {
             totals.restarts += report.restarts
             totals.partitions += report.partitions
             totals.addedPlayerMoves += report.addedPlayerMoves
+            totals.addedPlayerSealedMoves += report.addedPlayerSealedMoves
         }
         // The runs exercised what they claim to.
         #expect(totals.ops > Self.seedCount / Self.chunks * 5)
         #expect(totals.restarts > 0)
         #expect(totals.partitions > 0)
-        #expect(totals.addedPlayerMoves > 0)
+        #expect(totals.addedPlayerMoves > totals.addedPlayerSealedMoves && totals.addedPlayerSealedMoves > 0)
     }
 
     /// Replays one seed from the environment (`SWEEPER_SIM_SEED`) and prints its run.

@@ -10,8 +10,8 @@ import SweeperGame
 /// link carries encoded ``SyncMessage`` bytes through a queue that loses,
 /// duplicates, delays and so reorders them; partitions cut the graph into
 /// groups for a while and heal; peers restart from their stored ops; a few
-/// players make moves concurrently; forgers inject bad ops. On a third of
-/// the seeds the creator chooses the players: one of the movers starts as a
+/// players make moves concurrently; forgers inject bad ops. On two thirds
+/// of the seeds (half of them private games) the creator chooses the players: one of the movers starts as a
 /// spectator and is added halfway, a member outside the list forges moves,
 /// and players archive and restore the game.
 struct Simulation {
@@ -64,8 +64,11 @@ struct Simulation {
     var forgerCount: UInt64 = 0
     /// Set while healing: nothing is lost, duplicated or delayed.
     var lossless = false
-    /// Whether the creator chose the players (a third of the seeds).
-    var restricted: Bool { seed % 3 == 1 }
+    /// Whether the creator chose the players (two thirds of the seeds).
+    var restricted: Bool { seed % 3 != 0 }
+    /// Whether the game is private besides (a third of the seeds): the
+    /// members who do not play relay it unread.
+    var isPrivate: Bool { seed % 3 == 2 }
     /// Valid ops refused as `notPlayer` where the creator's op adding their
     /// author had not arrived yet (anti-entropy brings them again).
     var refusedBeforeTheirAdd = 0
@@ -79,7 +82,7 @@ struct Simulation {
         circle = Fixtures.circle(seed)
         for i in 0..<config.peers {
             let author = OpAuthor(identity: Fixtures.identity(UInt64(i) + 1, salt: UInt8(truncatingIfNeeded: seed)), circle: circle)
-            peers.append(Peer(author: author, replica: Replica(circle: circle)))
+            peers.append(Peer(author: author, replica: Replica(circle: circle, reader: author.identity)))
         }
         // A ring plus random chords: connected, a few hops across.
         for i in 0..<config.peers { links.insert([i, (i + 1) % config.peers].sorted()) }
@@ -180,8 +183,15 @@ struct Simulation {
     mutating func createGame() throws {
         // Restricted: peers 1 and 2 play with the creator; peer 3 moves once added.
         let players: Set<PeerID>? = restricted ? Set(peers[1...2].map(\.author.identity.peerID)) : nil
-        let op = try Fixtures.genesis(
-            by: peers[0].author, width: 8, height: 8, mines: 9, seed: seed, questionMarks: seed % 4 == 0, players: players)
+        let op: Op
+        if isPrivate, let players {
+            let (p, l) = try Fixtures.layout(width: 8, height: 8, mines: 9, seed: seed)
+            op = try peers[0].author.privateGenesis(
+                parameters: p, layout: l, seed: seed, questionMarks: seed % 4 == 0, createdAtMillis: 1_790_000_000_000 + seed, players: players)
+        } else {
+            op = try Fixtures.genesis(
+                by: peers[0].author, width: 8, height: 8, mines: 9, seed: seed, questionMarks: seed % 4 == 0, players: players)
+        }
         gameID = op.gameID
         local(op, at: 0)
     }
@@ -232,7 +242,7 @@ struct Simulation {
 
     mutating func restart(_ p: Int) throws {
         restarts += 1
-        var replica = Replica(circle: circle)
+        var replica = Replica(circle: circle, reader: peers[p].author.identity)
         let outcome = replica.restore(try peers[p].disk.map { try Op(decoding: $0) })
         for r in outcome.rejected { rejected[r.reason, default: 0] += 1 }
         peers[p].replica = replica
@@ -293,7 +303,8 @@ struct Simulation {
             reason = .brokenChain
         case 4:
             op = forge.op(rogue, game: gameID, seq: 1, lamport: 3, previous: .none, payload: .reveal(CellRuns(cells: [64 + rng.below(1000)])))
-            reason = .cellOutOfRange
+            // Nobody may send a private game a plain op: that is seen before its cells.
+            reason = isPrivate ? .notPlayer : .cellOutOfRange
         default:
             var garbage = SyncMessage.ops([]).encoded
             garbage += (0..<(1 + rng.below(40))).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
@@ -318,6 +329,8 @@ struct Simulation {
         var healTicks = 0
         /// Moves of a device the creator added halfway (games with chosen players).
         var addedPlayerMoves = 0
+        /// Of those, the moves in private games (sealed, and unread by the members who do not play).
+        var addedPlayerSealedMoves = 0
     }
 
     mutating func run() throws -> Report {
@@ -358,20 +371,28 @@ struct Simulation {
         if restricted, config.peers > 3 {
             let added = peers[3].author.identity.peerID
             report.addedPlayerMoves = validOps.filter { $0.author == added }.count
+            if isPrivate { report.addedPlayerSealedMoves = report.addedPlayerMoves }
         }
         report.problems = check(against: reference)
         return report
     }
 
+    /// The replica of every valid op, read as the creator reads it.
     func referenceReplica() throws -> Replica {
-        var r = Replica(circle: circle)
+        var r = Replica(circle: circle, reader: peers[0].author.identity)
         r.restore(validOps)
         return r
     }
 
+    /// Whether peer `i` reads the game in the end: every peer, but in a
+    /// private game only its players (the creator, peers 1 and 2, and 3 added).
+    func reads(_ i: Int) -> Bool { !isPrivate || i <= 3 }
+
     func converged(to reference: Replica) -> Bool {
         guard let gameID, let digest = reference.state(of: gameID)?.digest else { return false }
-        return peers.allSatisfy { $0.replica.summary == reference.summary && $0.replica.state(of: gameID)?.digest == digest }
+        return peers.indices.allSatisfy { i in
+            peers[i].replica.summary == reference.summary && peers[i].replica.state(of: gameID)?.digest == (reads(i) ? digest : nil)
+        }
     }
 
     func check(against reference: Replica) -> [String] {
@@ -382,7 +403,9 @@ struct Simulation {
         }
         for (i, p) in peers.enumerated() {
             if p.replica.summary != reference.summary { problems.append("peer \(i) lacks ops: \(p.replica.games[gameID]?.opCount ?? 0) of \(validOps.count)") }
-            if p.replica.state(of: gameID)?.digest != digest { problems.append("peer \(i) has a different digest") }
+            if p.replica.state(of: gameID)?.digest != (reads(i) ? digest : nil) {
+                problems.append(reads(i) ? "peer \(i) has a different digest" : "peer \(i) reads a private game it does not play")
+            }
         }
         if restricted {
             let expected = Set(peers[0...3].map(\.author.identity.peerID))
