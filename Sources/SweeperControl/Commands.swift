@@ -238,13 +238,17 @@ public enum Commands {
             /// Who may move besides the creator: names or peer ids of the
             /// circle's devices (the others watch). Absent: every member may.
             public var players: [String]?
+            /// Whether only the players read the game (its moves sealed with
+            /// a key sealed to each of them); needs `players`.
+            public var privateGame: Bool?
             /// Creates arguments.
             public init(
                 preset: String? = nil, width: Int? = nil, height: Int? = nil, mines: Int? = nil, noGuess: Bool? = nil,
                 seed: UInt64? = nil, startX: Int? = nil, startY: Int? = nil, questionMarks: Bool? = nil,
-                players: [String]? = nil
+                players: [String]? = nil, privateGame: Bool? = nil
             ) {
                 self.players = players
+                self.privateGame = privateGame
                 self.preset = preset
                 self.width = width
                 self.height = height

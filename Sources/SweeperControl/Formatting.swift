@@ -52,7 +52,8 @@ public enum ControlFormatting {
             games.map {
                 [
                     shortID($0.id) + ($0.archived == true ? " (archived)" : ""), size(width: $0.width, height: $0.height, mines: $0.mines),
-                    status($0.status, progress: $0.progress) + ($0.assisted ? " (assisted)" : "") + ($0.watching == true ? " (watching)" : ""),
+                    status($0.status, progress: $0.progress) + ($0.assisted ? " (assisted)" : "") + ($0.watching == true ? " (watching)" : "")
+                        + ($0.privateGame == true ? " (private)" : ""),
                     duration($0.elapsedSeconds), date($0.created), $0.ended.map(date) ?? "-",
                     $0.chosenPlayers.map { "only " + $0.joined(separator: ", ") } ?? $0.players.joined(separator: ", "),
                 ]
@@ -104,6 +105,7 @@ public enum ControlFormatting {
         ]
         if v.assisted { parts.append("assisted") }
         if v.archived == true { parts.append("archived") }
+        if v.privateGame == true { parts.append("private") }
         if let chosen = v.chosenPlayers { parts.append("played by " + chosen.joined(separator: ", ")) }
         if v.watching == true { parts.append("watching") }
         if !v.players.isEmpty {

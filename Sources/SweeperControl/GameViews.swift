@@ -72,13 +72,16 @@ public struct GameSummary: Codable, Equatable, Sendable {
     public var watching: Bool?
     /// True when the game is archived (hidden from lists unless asked for); absent otherwise.
     public var archived: Bool?
+    /// True when the game is private (only its players read it); absent otherwise.
+    public var privateGame: Bool?
 
     /// Creates a summary.
     public init(
         id: String, width: Int, height: Int, mines: Int, status: PlayStatus, progress: Double, elapsedSeconds: Int,
         players: [String], created: Double, ended: Double? = nil, assisted: Bool, chosenPlayers: [String]? = nil,
-        watching: Bool? = nil, archived: Bool? = nil
+        watching: Bool? = nil, archived: Bool? = nil, privateGame: Bool? = nil
     ) {
+        self.privateGame = privateGame
         self.chosenPlayers = chosenPlayers
         self.watching = watching
         self.archived = archived
@@ -159,6 +162,8 @@ public struct GameView: Codable, Equatable, Sendable {
     public var watching: Bool?
     /// True when the game is archived; absent otherwise.
     public var archived: Bool?
+    /// True when the game is private (only its players read it); absent otherwise.
+    public var privateGame: Bool?
 
     /// Creates a view.
     public init(
@@ -166,8 +171,9 @@ public struct GameView: Codable, Equatable, Sendable {
         board: [String], players: [PlayerScore], trippedBy: String?, elapsedSeconds: Int, progress: Double,
         assisted: Bool, questionMarks: Bool, mineLayout: [String]? = nil, wrongFlags: [CellPosition]? = nil,
         created: Double? = nil, ended: Double? = nil, chosenPlayers: [String]? = nil, watching: Bool? = nil,
-        archived: Bool? = nil
+        archived: Bool? = nil, privateGame: Bool? = nil
     ) {
+        self.privateGame = privateGame
         self.chosenPlayers = chosenPlayers
         self.watching = watching
         self.archived = archived
@@ -194,7 +200,7 @@ public struct GameView: Codable, Equatable, Sendable {
 
     private enum CodingKeys: String, CodingKey {
         case id, width, height, mines, status, digest, revealed, flags, board, players, trippedBy, elapsedSeconds
-        case progress, assisted, questionMarks, mineLayout, wrongFlags, created, ended, chosenPlayers, watching, archived
+        case progress, assisted, questionMarks, mineLayout, wrongFlags, created, ended, chosenPlayers, watching, archived, privateGame
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -222,6 +228,7 @@ public struct GameView: Codable, Equatable, Sendable {
         try c.encodeIfPresent(chosenPlayers, forKey: .chosenPlayers)
         try c.encodeIfPresent(watching, forKey: .watching)
         try c.encodeIfPresent(archived, forKey: .archived)
+        try c.encodeIfPresent(privateGame, forKey: .privateGame)
     }
 }
 

@@ -83,7 +83,12 @@ struct ControlRouter: ControlResponder {
             let request: Commands.New.Arguments = try args(line)
             let (parameters, seed, questionMarks) = try Self.newGame(request, defaults: newGameDefaults)
             let players = try request.players.map { try self.players(named: $0) }
-            return try answer(id, try await service.newGame(parameters, seed: seed, questionMarks: questionMarks, players: players))
+            let isPrivate = request.privateGame == true
+            if isPrivate && players == nil {
+                throw ControlError.badArguments("a private game needs its players (players): only they read it")
+            }
+            return try answer(
+                id, try await service.newGame(parameters, seed: seed, questionMarks: questionMarks, players: players, isPrivate: isPrivate))
         case Commands.Show.name:
             let a: Commands.GameArguments = try args(line)
             return try answer(id, try await service.show(a.game, assist: a.cheat == true))

@@ -63,7 +63,7 @@ struct GameEngine: Sendable {
         if malformed > 0 { logger.error("stored ops that cannot be decoded were skipped", metadata: ["count": "\(malformed)"]) }
         var circles: [CircleGames] = []
         for key in keys {
-            var replica = Replica(circle: key)
+            var replica = Replica(circle: key, reader: identity)
             if !ops.isEmpty { replica.restore(ops) }
             circles.append(CircleGames(circle: key, author: OpAuthor(identity: identity, circle: key), replica: replica))
         }
@@ -93,6 +93,11 @@ struct GameEngine: Sendable {
             }
         }
         return out
+    }
+
+    /// The players of each private game of the current circle, read or not.
+    var privateGamePlayers: [GameID: Set<PeerID>] {
+        circles[0].replica.games.compactMapValues { $0.privateHeader?.players }
     }
 
     /// The replica of one game, and its circle index.
@@ -165,7 +170,8 @@ struct GameEngine: Sendable {
             let c = next.circles.remove(at: i)
             next.circles.insert(c, at: 0)
         } else {
-            next.circles.insert(CircleGames(circle: key, author: OpAuthor(identity: identity, circle: key), replica: Replica(circle: key)), at: 0)
+            next.circles.insert(
+                CircleGames(circle: key, author: OpAuthor(identity: identity, circle: key), replica: Replica(circle: key, reader: identity)), at: 0)
         }
         return next
     }

@@ -78,6 +78,13 @@ actor GameService {
         sinks.status.gamesChanged(to: engine.games.count)
         for (_, state) in engine.games where state.status != .playing { sinks.play.gameEnded(state.gameID) }
         sinks.relay.withhold(engine.gamesOfCirclesLeft)
+        sinks.relay.setPrivatePlayers(engine.privateGamePlayers)
+    }
+
+    /// Tells the relay who plays each private game, when `ops` changed that.
+    private func notePrivatePlayers(_ ops: [Op]) {
+        guard ops.contains(where: { $0.payload.kind == .privateGenesis || $0.payload.kind == .privatePlayers }) else { return }
+        sinks.relay.setPrivatePlayers(engine.privateGamePlayers)
     }
 
     /// The number of games held.
@@ -155,8 +162,16 @@ actor GameService {
         guard !outcome.accepted.isEmpty else { return }  // waiting ops are kept in memory only
         let byGame = Dictionary(grouping: outcome.accepted, by: \.gameID).sorted { $0.key < $1.key }
         var added = false
+        notePrivatePlayers(outcome.accepted)
         for (gameID, ops) in byGame {
-            guard let (_, replica) = engine.game(gameID), let state = replica.state else { continue }
+            guard let (_, replica) = engine.game(gameID), let state = replica.state else {
+                // A private game this device does not play: kept and relayed, never shown.
+                if engine.circles[0].replica.games[gameID]?.isKnown == true {
+                    unwritten.ops[gameID, default: []] += ops
+                    unwritten.newGames.insert(gameID)
+                }
+                continue
+            }
             if state.status != .playing { sinks.play.gameEnded(gameID) }
             unwritten.ops[gameID, default: []] += ops
             if before[gameID] == nil {
@@ -205,7 +220,10 @@ actor GameService {
         guard !pending.ops.isEmpty else { return }
         do {
             for (gameID, ops) in pending.ops.sorted(by: { $0.key < $1.key }) {
-                guard let (_, replica) = engine.game(gameID), let state = replica.state else { continue }
+                guard let (_, replica) = engine.game(gameID), let state = replica.state else {
+                    try writeUnread(gameID, ops, isNew: pending.newGames.contains(gameID))
+                    continue
+                }
                 let summaryData = try JSONEncoder().encode(views.summary(replica, state))
                 let stored = ops.map(GameEngine.stored)
                 if pending.newGames.contains(gameID) {
@@ -223,6 +241,24 @@ actor GameService {
             reloadAfterFailedCommit(error)
         }
     }
+
+    /// Writes the ops of a private game this device holds without reading
+    /// it: a row with nothing but its id and when it came (no parameters,
+    /// no summary: this device knows neither), and the sealed ops.
+    private func writeUnread(_ gameID: GameID, _ ops: [Op], isNew: Bool) throws {
+        guard engine.circles[0].replica.games[gameID]?.isKnown == true else { return }
+        let stored = ops.map(GameEngine.stored)
+        let empty = Data("{}".utf8)
+        if isNew {
+            let record = StoredGame(
+                id: gameID.description, params: empty, created: Date(), lastActivity: Date(), status: Self.unreadStatus, summary: empty)
+            if try store.createGame(record, ops: stored, durability: .deferred) { return }
+        }
+        try store.append(stored, updating: gameID.description, status: Self.unreadStatus, summary: empty, durability: .deferred)
+    }
+
+    /// The status stored for a private game this device does not read.
+    static let unreadStatus = "unread"
 
     // MARK: Finding games
 
@@ -328,7 +364,11 @@ actor GameService {
 
     /// Makes, commits and announces a new game of `parameters` from `seed`;
     /// with `players`, only they and this device may move in it.
-    func newGame(_ parameters: GameParameters, seed: UInt64, questionMarks: Bool, players: Set<PeerID>? = nil) throws -> GameView {
+    /// A private game (`isPrivate`, which needs `players`) is read by its
+    /// players alone: the others relay it unread.
+    func newGame(
+        _ parameters: GameParameters, seed: UInt64, questionMarks: Bool, players: Set<PeerID>? = nil, isPrivate: Bool = false
+    ) throws -> GameView {
         try reloadIfPending()
         let now = Date()
         let generated: GeneratedBoard
@@ -337,9 +377,17 @@ actor GameService {
         } catch {
             throw GameServiceError.generationFailed("\(error)")
         }
-        let genesis = try engine.circles[0].author.genesis(
-            parameters: generated.parameters, layout: generated.layout, seed: seed, questionMarks: questionMarks,
-            createdAtMillis: now.millis, players: players)
+        let author = engine.circles[0].author
+        let genesis: Op
+        if isPrivate, let players {
+            genesis = try author.privateGenesis(
+                parameters: generated.parameters, layout: generated.layout, seed: seed, questionMarks: questionMarks,
+                createdAtMillis: now.millis, players: players)
+        } else {
+            genesis = try author.genesis(
+                parameters: generated.parameters, layout: generated.layout, seed: seed, questionMarks: questionMarks,
+                createdAtMillis: now.millis, players: players)
+        }
         let next = try engine.inserting(genesis, circle: 0)
         guard let (_, replica) = next.game(genesis.gameID), let state = replica.state else {
             throw GameServiceError.engine(.gameVanished)
@@ -350,6 +398,7 @@ actor GameService {
             status: state.status.rawValue, summary: try JSONEncoder().encode(summary))
         guard try store.createGame(record, ops: [GameEngine.stored(genesis)]) else { throw GameServiceError.gameExists }
         engine = next
+        notePrivatePlayers([genesis])
         if state.status != .playing { sinks.play.gameEnded(genesis.gameID) }
         sinks.relay.push([genesis], replica: self.replica)
         logger.info("new game", metadata: ["game": "\(genesis.gameID)", "size": "\(parameters.width)x\(parameters.height)/\(parameters.mines)"])
@@ -483,6 +532,7 @@ actor GameService {
                 [GameEngine.stored(op)], updating: op.gameID.description, status: state.status.rawValue,
                 summary: try JSONEncoder().encode(views.summary(replica, state)))
             sinks.relay.push([op], replica: self.replica)
+            notePrivatePlayers([op])
             return (replica, state)
         } catch {
             reloadAfterFailedCommit(error)
@@ -597,7 +647,8 @@ actor GameService {
     /// The games `peers` (each peer's last summary) hold that are not held
     /// here, with the most ops any of them holds.
     func available(from peers: [(name: String, holds: [GameID: VersionVector])]) -> [AvailableGame] {
-        let held = Set(engine.games.map(\.state.gameID))
+        // Held, read or not (a private game this device does not play is held unread).
+        let held = Set(engine.games.map(\.state.gameID)).union(engine.circles[0].replica.summary.keys)
         var found: [GameID: (ops: UInt64, players: Int, by: [String])] = [:]
         for peer in peers {
             for (game, vector) in peer.holds where !held.contains(game) {

@@ -47,6 +47,9 @@ final class OpRelay: Sendable {
     private let sessions = Mutex<[UInt64: LinkSession]>([:])
     /// Games of circles this device left: nothing of them goes on any link.
     private let withheld = Mutex<Set<GameID>>([])
+    /// The players of private games: what is said of one (its played time,
+    /// a player's cursor in it) goes to them alone.
+    private let privatePlayers = Mutex<[GameID: Set<PeerID>]>([:])
 
     /// The largest sync message sent in one frame; bigger catch-ups are split.
     static let messageBudget = 4 << 20
@@ -67,11 +70,19 @@ final class OpRelay: Sendable {
         withheld.withLock { $0 = games }
     }
 
+    /// Sets the players of each private game.
+    func setPrivatePlayers(_ players: [GameID: Set<PeerID>]) {
+        privatePlayers.withLock { $0 = players }
+    }
+
     /// Whether something about the game `bytes` names (a share of its
-    /// played time) may go on `linked`: a game of the current circle that
-    /// the peer takes.
+    /// played time, a cursor in it) may go on `linked`: a game of the
+    /// current circle that the peer takes, and that it plays if the game is private.
     func sends(game bytes: [UInt8], on linked: LinkSession) -> Bool {
-        if let game = GameID(bytes: bytes), withheld.withLock({ $0.contains(game) }) { return false }
+        if let game = GameID(bytes: bytes) {
+            if withheld.withLock({ $0.contains(game) }) { return false }
+            if let players = privatePlayers.withLock({ $0[game] }), !players.contains(linked.link.peer) { return false }
+        }
         return linked.takes(game: bytes)
     }
 

@@ -146,7 +146,7 @@ final class PresenceService: Sendable {
             return PresenceNote(signing: identity, serial: s.lastSerial, spot: spot)
         }
         guard let note else { return }
-        for linked in relay.linked { linked.link.send(presence: note) }
+        for linked in relay.linked where note.spot.map({ relay.sends(game: $0.game, on: linked) }) ?? true { linked.link.send(presence: note) }
     }
 
     // MARK: Peers
@@ -157,7 +157,9 @@ final class PresenceService: Sendable {
             guard let spot = s.announced else { return nil }
             return PresenceNote(signing: identity, serial: s.lastSerial, spot: spot)
         }
-        if let note { link.send(presence: note) }
+        if let note, let linked = relay.session(linkID: link.id), note.spot.map({ relay.sends(game: $0.game, on: linked) }) ?? true {
+            link.send(presence: note)
+        }
     }
 
     /// A note arrived on `link`: checked, taken, relayed once when it came
@@ -171,7 +173,9 @@ final class PresenceService: Sendable {
         let change = state.withLock { $0.table.take(note, now: now) }
         if change == .none { return }
         if note.author == link.peer {
-            for linked in relay.linked where linked.link.id != link.id && !linked.link.reportedLinks.contains(note.author) {
+            for linked in relay.linked
+            where linked.link.id != link.id && !linked.link.reportedLinks.contains(note.author)
+                && note.spot.map({ relay.sends(game: $0.game, on: linked) }) ?? true {
                 linked.link.send(presence: note)
             }
         }

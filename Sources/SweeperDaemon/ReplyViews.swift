@@ -39,7 +39,8 @@ struct ReplyViews: Sendable {
             progress: state.board.progress, elapsedSeconds: play.playedSeconds(state),
             players: players(replica, state).map(name(of:)), created: Double(state.startMillis) / 1000,
             ended: state.endMillis.map { Double($0) / 1000 }, assisted: state.isAssisted, chosenPlayers: chosenPlayers(state),
-            watching: state.mayMove(ownID) ? nil : true, archived: state.isArchived ? true : nil)
+            watching: state.mayMove(ownID) ? nil : true, archived: state.isArchived ? true : nil,
+            privateGame: state.isPrivate ? true : nil)
     }
 
     /// The names of the devices the creator chose to move (creator first,
@@ -66,7 +67,7 @@ struct ReplyViews: Sendable {
             wrongFlags: state.status == .lost ? Self.wrongFlags(state) : nil,
             created: Double(state.startMillis) / 1000, ended: state.endMillis.map { Double($0) / 1000 },
             chosenPlayers: chosenPlayers(state), watching: state.mayMove(ownID) ? nil : true,
-            archived: state.isArchived ? true : nil)
+            archived: state.isArchived ? true : nil, privateGame: state.isPrivate ? true : nil)
     }
 
     /// After a loss, the flags on cells without a mine.

@@ -135,11 +135,15 @@ struct NewGameOptions: ParsableArguments {
             "Who may move: all (the default), or devices of the circle by name or peer id, comma-separated; this device always plays and the others watch.",
             valueName: "all|NAME,…"))
     var players: String?
+    @Flag(
+        name: .customLong("private"),
+        help: "Only the players read the game: its moves are sealed with a key only they hold; the other members relay it unread and do not list it. Needs --players.")
+    var isPrivate = false
 
     /// Whether any option was given.
     var isEmpty: Bool {
         preset == nil && width == nil && height == nil && mines == nil && !noGuess && seed == nil && start == nil && !questionMarks
-            && players == nil
+            && players == nil && !isPrivate
     }
 
     /// The devices `--players` names, or `nil` for all.
@@ -151,6 +155,9 @@ struct NewGameOptions: ParsableArguments {
     func validate() throws {
         if let chosen = chosenPlayers, chosen.isEmpty {
             throw ValidationError("--players takes all, or names or peer ids separated by commas")
+        }
+        if isPrivate && chosenPlayers == nil {
+            throw ValidationError("--private needs --players NAME,… (who reads the game)")
         }
         if preset != nil && (width != nil || height != nil || mines != nil) {
             throw ValidationError("give --preset or --width/--height/--mines, not both")
@@ -175,7 +182,8 @@ struct NewGameOptions: ParsableArguments {
     var arguments: Commands.New.Arguments {
         Commands.New.Arguments(
             preset: preset?.rawValue, width: width, height: height, mines: mines, noGuess: noGuess ? true : nil, seed: seed,
-            startX: start?.x, startY: start?.y, questionMarks: questionMarks ? true : nil, players: chosenPlayers)
+            startX: start?.x, startY: start?.y, questionMarks: questionMarks ? true : nil, players: chosenPlayers,
+            privateGame: isPrivate ? true : nil)
     }
 }
 

@@ -1,6 +1,7 @@
 import Foundation
 import SweeperCrypto
-import SweeperSync
+import SweeperGame
+@testable import SweeperSync
 import SweeperTestSupport
 import Testing
 
@@ -414,6 +415,66 @@ import Testing
         #expect(ids(bob) == [bobs] && ids(cat) == [bobs])
         let database = try Data(contentsOf: URL(fileURLWithPath: cat.stateDirectory + "/sweeper.sqlite"))
         #expect(database.range(of: Data(try #require(GameID(hex: catsOld)).bytes)) == nil, "cat's database still holds its forgotten game")
+    }
+
+    /// Ann starts a private game with bob: cat holds and relays it but
+    /// cannot read it, lists nothing of it, and its database holds no byte
+    /// of its board; once ann adds cat, cat reads all of it and plays.
+    @Test func aPrivateGameIsReadByItsPlayersOnly() throws {
+        let (ann, bob, cat) = try threeDaemons()
+        defer { ann.cleanup(); bob.cleanup(); cat.cleanup() }
+        #expect(try ann.join(bob).status == 0)
+        #expect(try cat.join(bob).status == 0)
+        #expect(try cat.cli(["connect", try ann.peerAddress()]).status == 0)
+        func names(_ h: DaemonHarness) -> Set<String> {
+            Set(((try? h.json(["circle"]))?["members"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String })
+        }
+        #expect(eventually(20) { names(ann) == ["ann", "bob", "cat"] })
+        let size = ["--width", "16", "--height", "16", "--mines", "40"]
+        let made = try ann.json(["new", "--seed", "7", "--private", "--players", "bob"] + size)
+        let game = try #require(made["id"] as? String)
+        #expect(made["privateGame"] as? Bool == true)
+        let open = try #require(try ann.json(["new", "--seed", "8"] + size)["id"] as? String)
+        func ids(_ h: DaemonHarness) -> Set<String> {
+            Set(((try? h.json(["games"]))?["games"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String })
+        }
+        func view(_ h: DaemonHarness) -> [String: Any] { (try? h.json(["show", game])) ?? [:] }
+        #expect(eventually(20) { ids(bob) == [game, open] && ids(cat) == [open] }, "bob \(ids(bob)), cat \(ids(cat))")
+        let rows = try #require(view(bob)["board"] as? [String])
+        let y = try #require(rows.firstIndex { $0.contains("#") })
+        let x = try #require(Array(rows[y]).firstIndex(of: "#"))
+        #expect(try bob.cli(["flag", game, "\(x)", "\(y)", "--mark", "flag"]).status == 0)
+        #expect(eventually(20) { view(ann)["flags"] as? Int == 1 })
+        let hidden = try cat.cli(["show", game])
+        #expect(hidden.status == 1 && hidden.stderr.contains("no game"), "\(hidden.stdout)\(hidden.stderr)")
+        #expect(try cat.cli(["games", "--available"]).stdout.contains(String(game.prefix(8))) == false)
+
+        // Cat holds the game's ops (it relays them), and no byte of its board.
+        func layouts(seed: UInt64) throws -> [[UInt8]] {
+            let layout = try Generator.generate(try GameParameters(width: 16, height: 16, mines: 40), seed: seed).layout
+            return [Genesis.encodeLayout(layout).1, layout.packedBits]
+        }
+        func database(_ h: DaemonHarness) throws -> Data {
+            _ = h.stop()
+            defer { try? h.start(name: h === cat ? "cat" : "bob") }
+            return try Data(contentsOf: URL(fileURLWithPath: h.stateDirectory + "/sweeper.sqlite"))
+        }
+        let catsFile = try database(cat)
+        #expect(catsFile.range(of: Data(try #require(GameID(hex: game)).bytes)) != nil, "cat does not hold the private game")
+        for bytes in try layouts(seed: 7) { #expect(catsFile.range(of: Data(bytes)) == nil, "cat's database holds the private board") }
+        #expect(try layouts(seed: 8).contains { catsFile.range(of: Data($0)) != nil }, "the open game's board is not found either: the search proves nothing")
+        let bobsFile = try database(bob)
+        for bytes in try layouts(seed: 7) { #expect(bobsFile.range(of: Data(bytes)) == nil, "a player's database holds the board unsealed") }
+
+        // Added, cat reads all of it and plays.
+        #expect(try ann.cli(["add-players", game, "cat"]).status == 0)
+        #expect(eventually(30) { view(cat)["flags"] as? Int == 1 && view(cat)["privateGame"] as? Bool == true }, "\(view(cat))")
+        let catsRows = try #require(view(cat)["board"] as? [String])
+        let nextY = try #require(catsRows.firstIndex { $0.contains("#") })
+        let next = (x: try #require(Array(catsRows[nextY]).firstIndex(of: "#")), y: nextY)
+        #expect(try cat.cli(["flag", game, "\(next.x)", "\(next.y)", "--mark", "flag"]).status == 0)
+        func digest(_ h: DaemonHarness) -> String? { view(h)["digest"] as? String }
+        #expect(eventually(30) { digest(ann) != nil && Set([ann, bob, cat].map(digest)).count == 1 && view(ann)["flags"] as? Int == 2 })
     }
 
     /// A code admits one device, through any member, until it expires or
