@@ -37,12 +37,24 @@ public struct GameKey: Sendable, Equatable {
         return SealedBox.seal(plain, to: player)
     }
 
+    /// A key of these bytes (test vectors); `nil` when not 32 bytes.
+    init?(bytes: [UInt8]) {
+        guard bytes.count == Self.byteCount else { return nil }
+        secret = SecretBytes(copying: bytes)
+    }
+
     /// `plain` sealed: nonce (24) ‖ ciphertext with its MAC.
     public func seal(_ plain: [UInt8]) -> [UInt8] {
         Sodium.ensureReady()
+        var nonce = [UInt8](repeating: 0, count: Self.nonceByteCount)
+        sweeper_randombytes(&nonce, Self.nonceByteCount)
+        return seal(plain, nonce: nonce)
+    }
+
+    /// `plain` sealed with this nonce (never twice with one key: test vectors only).
+    func seal(_ plain: [UInt8], nonce: [UInt8]) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: plain.count + Self.overhead)
-        sweeper_randombytes(&out, Self.nonceByteCount)
-        let nonce = Array(out[0..<Self.nonceByteCount])
+        out.replaceSubrange(0..<Self.nonceByteCount, with: nonce)
         let ok = secret.withUnsafeBytes { key -> Bool in
             guard let k = key.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return false }
             return out.withUnsafeMutableBufferPointer { o -> Bool in

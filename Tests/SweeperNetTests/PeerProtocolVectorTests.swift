@@ -411,6 +411,57 @@ import SweeperGame
         }
     }
 
+    /// A private game: Alice's sealed genesis (Bob plays) and Bob's sealed reveal.
+    @Test func privateGame() throws {
+        let cast = try Cast()
+        let game = try Game(cast)
+        let v = try Self.vector("private-game")
+        let key = try #require(GameKey(bytes: try v.bytes("game-key")))
+        // Sealed boxes take a fresh ephemeral key each time: the document
+        // gives the two sealed keys as inputs, and both must open to the key.
+        var sealed: [PeerID: [UInt8]] = [:]
+        for (name, who) in [("alice", cast.alice), ("bob", cast.bob)] {
+            guard let bytes = try? v.bytes("\(name)-sealed-key"), bytes.count == GameKey.sealedByteCount else {
+                Issue.record("vector private-game: \(name)-sealed-key could be \(Self.hex(key.sealed(to: who.peerID) ?? []))")
+                return
+            }
+            #expect(GameKey(opening: bytes, with: who) == key, "\(name)-sealed-key does not open to the game key")
+            sealed[who.peerID] = bytes
+        }
+        let g = game.genesis
+        let inner = try Genesis(
+            parameters: g.parameters, layout: g.layout, questionMarks: g.questionMarks, seed: g.seed, createdAtMillis: g.createdAtMillis,
+            players: [cast.bob.peerID])
+        var innerBytes = ByteWriter()
+        inner.encode(into: &innerBytes)
+        let payload = PrivateGenesis(
+            readers: sealed.map { SealedKey(player: $0.key, sealed: $0.value) },
+            sealedGenesis: key.seal(innerBytes.bytes, nonce: try v.bytes("genesis-nonce")))
+        let id = payload.gameID(creator: cast.alice.peerID)
+        let genesisOp = Op(signing: cast.alice, circle: cast.circle, gameID: id, seq: 1, lamport: 1, previous: .none,
+                           wallClockMillis: inner.createdAtMillis, payload: .privateGenesis(payload))
+        let cells = try #require(v["cells"]).split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+        var move = ByteWriter()
+        OpPayload.reveal(CellRuns(cells: cells)).encode(into: &move)
+        let reveal = Op(signing: cast.bob, circle: cast.circle, gameID: id, seq: 1, lamport: 2, previous: .none,
+                        wallClockMillis: try v.number("wall-clock"), payload: .sealed(key.seal(move.bytes, nonce: try v.bytes("move-nonce"))))
+        let genesisOutputs = try Self.opOutputs(genesisOp).map { ("genesis-\($0.0)", $0.1) }
+        let revealOutputs = try Self.opOutputs(reveal).map { ("reveal-\($0.0)", $0.1) }
+        Self.check(
+            v, inputs: ["game-key", "alice-sealed-key", "bob-sealed-key", "genesis-nonce", "move-nonce", "cells", "wall-clock"],
+            outputs: [("game-id", Self.hex(id.bytes))] + genesisOutputs + revealOutputs)
+
+        // Bob reads the game and the reveal; Carol, a member who does not play, holds both unread.
+        var bob = Replica(circle: cast.circle, reader: cast.bob)
+        var carol = Replica(circle: cast.circle, reader: try SigningIdentity(seed: [UInt8](repeating: 0x43, count: 32)))
+        for op in [genesisOp, reveal] {
+            #expect(bob.insert(op).accepted.count == 1)
+            #expect(carol.insert(op).accepted.count == 1)
+        }
+        #expect(bob.state(of: id)?.genesis.layout == g.layout && bob.state(of: id)?.firstRevealer(of: cells[0]) == cast.bob.peerID)
+        #expect(carol.state(of: id) == nil && carol.summary[id]?.opCount == 2)
+    }
+
     @Test func segmentAndSyncMessages() throws {
         let cast = try Cast()
         let game = try Game(cast)
@@ -490,7 +541,7 @@ import SweeperGame
         let names = Set(try Self.vectors().keys)
         let checked: Set<String> = [
             "identities", "invite-code", "txt-record", "handshake", "secret-stream", "link-messages",
-            "game", "op-genesis", "op-reveal", "op-mark", "op-assisted", "game-players", "op-players", "op-archive", "segment", "sync-messages", "presence", "profile", "play", "membership", "invitation",
+            "game", "op-genesis", "op-reveal", "op-mark", "op-assisted", "game-players", "op-players", "op-archive", "private-game", "segment", "sync-messages", "presence", "profile", "play", "membership", "invitation",
         ]
         #expect(names == checked, "vectors nothing checks: \(names.subtracting(checked)); missing: \(checked.subtracting(names))")
     }
