@@ -457,7 +457,8 @@ import Testing
         func database(_ h: DaemonHarness) throws -> Data {
             _ = h.stop()
             defer { try? h.start(name: h === cat ? "cat" : "bob") }
-            return try Data(contentsOf: URL(fileURLWithPath: h.stateDirectory + "/sweeper.sqlite"))
+            let path = h.stateDirectory + "/sweeper.sqlite"
+            return try Data(contentsOf: URL(fileURLWithPath: path)) + (FileManager.default.contents(atPath: path + "-wal") ?? Data())
         }
         let catsFile = try database(cat)
         #expect(catsFile.range(of: Data(try #require(GameID(hex: game)).bytes)) != nil, "cat does not hold the private game")

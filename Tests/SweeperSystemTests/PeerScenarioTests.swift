@@ -1,5 +1,6 @@
 import Foundation
-import SweeperSync
+import SweeperGame
+@testable import SweeperSync
 import SweeperTestSupport
 import Testing
 
@@ -364,7 +365,39 @@ struct PeerScenarioTests {
         #expect(forgotten.veth < idle.veth + followed.veth / 5, "veth \(forgotten.veth) forgotten, \(idle.veth) idle, \(followed.veth) followed")
     }
 
-    @Test func aHostCutOffKeepsPlayingAloneAndAllConvergeAfterItComesBack() throws {
+    /// h1 starts a private game with h2: h3 holds its sealed ops (it would
+    /// relay them) but lists nothing of it, and no byte of its board is in
+    /// h3's database; added by h1, h3 reads it with the others' digest.
+    @Test func aPrivateGameIsAbsentFromANonPlayerAndItsFileHoldsNoByteOfIt() throws {
+        let c = try Circle(hosts: 3, members: 3)
+        defer { c.down() }
+        guard c.waitConnected([1, 2, 3]) else { return }
+        let made = try c[1].json(["new", "--width", "16", "--height", "16", "--mines", "40", "--seed", "31", "--private", "--players", "h2"])
+        let game = try #require(made["id"] as? String)
+        guard c.waitConverged(game, [1, 2]) != nil else { return }
+        let target = try #require(hiddenCells(c[2].board(game)).first)
+        #expect(try c[2].cli(["flag", game, "\(target.x)", "\(target.y)", "--mark", "flag"]).status == 0)
+        guard c.waitConverged(game, [1, 2]) != nil else { return }
+        let id = try #require(GameID(hex: game))
+        // h3 holds the two ops (its summary names them) and shows nothing.
+        #expect(eventually(30) { ((try? c[3].peers())?.first { $0["name"] as? String == "h1" }?["sync"] as? [String: Any])?["inSync"] as? Bool == true })
+        #expect(!c[3].gameIDs().contains(game) && c[3].show(game) == nil)
+        c[3].stop()
+        let path = c[3].stateDirectory + "/sweeper.sqlite"
+        let file = try Data(contentsOf: URL(fileURLWithPath: path)) + (FileManager.default.contents(atPath: path + "-wal") ?? Data())
+        try c[3].start()
+        #expect(file.range(of: Data(id.bytes)) != nil, "h3 does not hold the private game's ops")
+        let layout = try Generator.generate(try GameParameters(width: 16, height: 16, mines: 40), seed: 31).layout
+        for bytes in [Genesis.encodeLayout(layout).1, layout.packedBits] {
+            #expect(file.range(of: Data(bytes)) == nil, "h3's database holds the private game's board")
+        }
+        #expect(try c[1].cli(["add-players", game, "h3"]).status == 0)
+        guard c.waitConnected([1, 2, 3]) else { return }
+        #expect(c.waitConverged(game, [1, 2, 3]) != nil)
+        #expect(cell(c[3].board(game), target.x, target.y) == "F")
+    }
+
+        @Test func aHostCutOffKeepsPlayingAloneAndAllConvergeAfterItComesBack() throws {
         let c = try Circle(hosts: 3, members: 3)
         defer { c.down() }
         guard c.waitConnected([1, 2, 3]) else { return }
