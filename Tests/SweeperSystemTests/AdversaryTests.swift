@@ -282,7 +282,9 @@ import Testing
     /// A member the creator did not choose moves in the game anyway, and
     /// adds herself to its players: both are refused as `notPlayer` like a
     /// bad signature (logged once, the link kept), and neither the target
-    /// nor its honest peer changes. A peer of hello version 7 is sent the game.
+    /// nor its honest peer changes. A peer of hello version 7 is sent the
+    /// game, one of version 6 is not. In a private game, a member who does
+    /// not play is refused the same way, sealed move or plain.
     @Test func aSpectatorsMovesAndSelfInvitationAreRefused() throws {
         let scene = try AttackScene()
         defer { scene.cleanup() }
@@ -313,7 +315,31 @@ import Testing
         let olderGets = older.nextSync { if case .ops = $0 { true } else { false } }.map(Self.games(in:))
         #expect(olderGets == [try #require(GameID(hex: scene.game))], "a peer of version 6 was sent \(String(describing: olderGets))")
         expectLoggedOnce(target, since: offset, ["refused ops", "reason=notPlayer", "peer=\(mallory.peerID.shortDescription)"], what: "a spectator's ops")
-        #expect(try target.digests() == before)
+
+        // A private game of the target and its honest peer: a member who does
+        // not play sends it a sealed move and a plain one; both are refused.
+        let sealed = try target.result(#"{"id":1,"command":"new","preset":"beginner","seed":10,"players":["\#(honestID)"],"privateGame":true}"#)
+        let privateText = try #require(sealed["id"] as? String)
+        let privateGame = try #require(GameID(hex: privateText))
+        #expect(eventually(30) { try scene.honest.digests()[privateText] == target.digests()[privateText] })
+        let eve = SigningIdentity()
+        let eveOffset = target.log().utf8.count
+        for _ in 0..<Self.repetitions {
+            let p = try AdversaryPeer(port: port, from: "127.0.0.38", circle: circle, identity: eve)
+            p.sendHello(version: 7)
+            p.send(ops: [
+                Forge.op(author: eve, circle: circle, game: privateGame, payload: .sealed(Forge.randomBytes(60))),
+                Forge.op(author: eve, circle: circle, game: privateGame, payload: .reveal(CellRuns(cells: [0]))),
+            ])
+            p.send(sync: .summary([privateGame: VersionVector()], wantsReply: true))
+            let answer = p.nextSync { if case .ops = $0 { true } else { false } }
+            // She is sent the sealed game to relay, and cannot read it.
+            #expect(answer.map { Self.games(in: $0).contains(privateGame) } == true)
+        }
+        expectLoggedOnce(target, since: eveOffset, ["refused ops", "reason=notPlayer", "peer=\(eve.peerID.shortDescription)"], what: "a non-player's ops in a private game")
+        #expect(try target.digests()[privateText] == scene.honest.digests()[privateText])
+        let after = try target.digests()
+        #expect(after.filter { $0.key != privateText } == before)
         #expect(try scene.honest.digests()[gameText] == before[gameText])
         #expect(try scene.stillServes() == nil)
     }
