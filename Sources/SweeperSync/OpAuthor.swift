@@ -136,7 +136,7 @@ public struct OpAuthor: Sendable {
     /// rules applied: prefer ``reveal(_:in:atMillis:)`` and
     /// ``chord(_:in:atMillis:)``), or `nil` when `cells` is empty.
     public func reveal(cells: some Sequence<Int>, in game: GameReplica, atMillis now: UInt64) throws(MoveError) -> Op? {
-        guard let state = game.state else { throw .unknownGame }
+        let state = try player(in: game)
         let runs = CellRuns(cells: cells)
         if let last = runs.runs.last, last.upperBound > state.genesis.geometry.cellCount { throw .cellOffBoard(last.upperBound - 1) }
         if let first = runs.runs.first, first.lowerBound < 0 { throw .cellOffBoard(first.lowerBound) }

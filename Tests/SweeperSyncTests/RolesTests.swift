@@ -50,6 +50,10 @@ import Testing
         #expect(!state.mayMove(spectator.identity.peerID))
         // The spectator's own author refuses to make the op …
         #expect(throws: MoveError.notAPlayer) { try spectator.reveal(safeCell(state), in: r.games[id]!, atMillis: clock) }
+        // Every way of making a move asks (revealing given cells too, which the fuzzer found unchecked).
+        #expect(throws: MoveError.notAPlayer) { try spectator.reveal(cells: [safeCell(state)], in: r.games[id]!, atMillis: clock) }
+        #expect(throws: MoveError.notAPlayer) { try spectator.cycleMark(safeCell(state), in: r.games[id]!, atMillis: clock) }
+        #expect(throws: MoveError.notAPlayer) { try spectator.assist(in: r.games[id]!, atMillis: clock) }
         // … and a replica refuses one made anyway.
         let forged = spectator.make(.reveal(CellRuns(cells: [safeCell(state)])), in: try held(r, id), atMillis: clock)
         #expect(r.insert(forged).rejection(of: forged) == .notPlayer)

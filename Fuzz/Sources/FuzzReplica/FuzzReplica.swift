@@ -26,7 +26,7 @@ public func fuzzReplica(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
 
 struct World {
     var replica = Fixtures.replica
-    var games: [GameID] = [Fixtures.genesis.gameID]
+    var games: [GameID] = [Fixtures.genesis.gameID, Fixtures.privateGenesis.gameID]
     var batch: [Op] = []
 
     mutating func step(_ input: inout FuzzInput) {
@@ -112,7 +112,7 @@ struct World {
             case 1: op = try author.chord(cell, in: game, atMillis: now)
             case 2: op = try author.cycleMark(cell, in: game, atMillis: now)
             case 3: op = try author.setMark(Mark(rawValue: kind / 6 % 3) ?? .flag, on: cell, in: game, atMillis: now)
-            case 4: op = try author.assist(in: game, atMillis: now)
+            case 4: op = try (kind & 0x40 == 0 ? author.assist(in: game, atMillis: now) : author.archive(kind & 0x80 == 0, in: game, atMillis: now))
             default: op = try author.reveal(cells: [cell, cell + 1, cell + 9], in: game, atMillis: now)
             }
         } catch {
@@ -149,7 +149,7 @@ struct World {
     func checkRestore() {
         var all: [Op] = []
         for game in replica.games.values { all += game.ops }
-        var fresh = Replica(circle: Fixtures.circle)
+        var fresh = Replica(circle: Fixtures.circle, reader: Fixtures.reader)
         fresh.restore(all.reversed())
         for (id, game) in replica.games {
             guard let state = game.state else { continue }
@@ -172,7 +172,13 @@ public func main(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer
         }
         guard case .genesis(let g) = Fixtures.genesis.payload else { return [] }
         let reveal = OpPayload.reveal(CellRuns(cells: [0, 1, 2, 30, 31, 80]))
+        // A sealed move of bob's in the private game (game 1 of the list).
+        let sealed = Fixtures.replica.games[Fixtures.privateGenesis.gameID].flatMap {
+            try? Fixtures.authors[1].setMark(.flag, on: 0, in: $0, atMillis: 1_700_000_002_000)?.payload
+        } ?? .assisted
         return [
+            remote(1, 1, sealed, tail: [1]) + remote(0, 1, .privatePlayers([SealedKey(player: Fixtures.players[2].peerID, sealed: [UInt8](repeating: 7, count: GameKey.sealedByteCount))]), tail: [1]) + [3, 1, 0, 0],
+            remote(0, 1, .players([Fixtures.players[2].peerID]), tail: [0]) + remote(2, 1, .archive(true), tail: [0]) + [3, 0, 1, 2],
             remote(1, 0, reveal, tail: [0]) + remote(2, 0, .mark(cell: 5, mark: .flag), tail: [0]) + [3, 0, 1, 2],
             remote(0, 0, .genesis(g)) + [1, 1, 1, 0, 40, 0, 0, 1] + [3, 1, 7, 7, 7],
             remote(1, 32, reveal, tail: [0]) + remote(1, 32, .assisted, tail: [0]) + remote(1, 32, .mark(cell: 3, mark: .question), tail: [0]) + [2],

@@ -86,10 +86,30 @@ public enum Fixtures {
         }
     }()
 
-    /// A replica holding the beginner game and a few moves by all three players.
+    /// The genesis of a private game made by ann, bob her other player
+    /// (sealed with a fresh key: its bytes and id differ from run to run,
+    /// so inputs name games by their place in a list, not by id).
+    public static let privateGenesis: Op = {
+        do {
+            let p = try GameParameters(width: 9, height: 9, mines: 10)
+            let board = try Generator.generate(p, seed: 8)
+            return try authors[0].privateGenesis(
+                parameters: p, layout: board.layout, seed: 8, questionMarks: false, createdAtMillis: 1_700_000_000_500,
+                players: [players[1].peerID])
+        } catch {
+            fatalError("the fixture private game cannot be made: \(error)")  // a harness bug, not a finding
+        }
+    }()
+
+    /// The identity whose replica the fixtures are: bob, a player of both games.
+    public static var reader: SigningIdentity { players[1] }
+
+    /// A replica, read by bob, holding the beginner game with a few moves
+    /// by all three players, and the private game.
     public static let replica: Replica = {
-        var r = Replica(circle: circle)
+        var r = Replica(circle: circle, reader: reader)
         r.insert(genesis)
+        r.insert(privateGenesis)
         var t: UInt64 = 1_700_000_001_000
         for (i, cell) in [0, 80, 8, 72, 40, 13].enumerated() {
             let author = authors[i % 3]
