@@ -26,8 +26,9 @@ public enum OpRejection: String, Sendable, CaseIterable, CustomStringConvertible
     /// keep this op (it comes after the ops the remover held).
     case removedAuthor
     /// The author may not make this op in this game: it is not one of the
-    /// players the creator chose (a spectator), or the op is the creator's
-    /// alone (adding players).
+    /// players the creator chose (a spectator), the op is the creator's
+    /// alone (adding players), or its kind has no place in this game (a
+    /// plain move in a private game, a sealed one in an open game).
     case notPlayer
 
     public var description: String { rawValue }
