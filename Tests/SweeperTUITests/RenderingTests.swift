@@ -224,6 +224,27 @@ func viewer(_ view: GameView) -> Viewer {
         #expect(v.quitting)
     }
 
+    @Test func aSpectatorSeesWatchingAndSendsNoMove() {
+        var view = gameView(["#1#", "###", "###"], mines: 2)
+        view.watching = true
+        view.chosenPlayers = ["bob", "cat"]
+        var v = viewer(view)
+        v.cursor = BoardPosition(x: 0, y: 0)
+        for key in [Key.character(" "), .character("f"), .enter, .character("c")] {
+            #expect(v.handle(key).isEmpty, "\(key) sent a move from a device that watches")
+            #expect(v.message?.contains("watching") == true)
+        }
+        _ = v.handle(.right)
+        #expect(v.handle(.enter).isEmpty, "a chord")
+        let screen = ViewerRenderer(glyphs: .ascii, color: false).render(&v, width: 60, height: 12)
+        #expect(screen.line(9).contains("| watching |") && !screen.line(9).contains("playing"), "\(screen.text)")
+        // Added as a player (the view fetched again after `game-changed`), it plays.
+        view.watching = nil
+        v.load(view)
+        #expect(v.apply(ControlEvent(event: .gameChanged, game: id)) == [.refresh(game: id)])
+        #expect(v.handle(.enter) == [.chord(game: id, x: 1, y: 0)])
+    }
+
     @Test func cheatAsksFirst() {
         var v = viewer(gameView(["##", "##"], mines: 1))
         #expect(v.handle(.character("c")).isEmpty)
