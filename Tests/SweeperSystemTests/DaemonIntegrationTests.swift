@@ -338,15 +338,8 @@ import Testing
     /// refused with exit 1, its list says so), until ann adds cat. Bob
     /// archives the game and it leaves every device's list; cat lists it again.
     @Test func aGameWhosePlayersTheCreatorChoseIsWatchedByTheOthersAndArchivedEverywhere() throws {
-        let (ann, bob, cat) = try threeDaemons()
+        let (ann, bob, cat) = try threeDaemonsInOneCircle()
         defer { ann.cleanup(); bob.cleanup(); cat.cleanup() }
-        #expect(try ann.join(bob).status == 0)
-        #expect(try cat.join(bob).status == 0)
-        #expect(try cat.cli(["connect", try ann.peerAddress()]).status == 0)
-        func names(_ h: DaemonHarness) -> Set<String> {
-            Set(((try? h.json(["circle"]))?["members"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String })
-        }
-        #expect(eventually(20) { names(ann) == ["ann", "bob", "cat"] }, "ann knows \(names(ann))")
         let made = try ann.json(["new", "--preset", "beginner", "--seed", "5", "--players", "bob"])
         let game = try #require(made["id"] as? String)
         #expect(made["chosenPlayers"] as? [String] == ["ann", "bob"])
@@ -406,10 +399,8 @@ import Testing
         #expect(try ann.json(["show", annsOld])["id"] as? String == annsOld)
         // Bob and cat sync with ann for a while: her old game never reaches them.
         #expect(try ann.cli(["connect", try cat.peerAddress()]).status == 0)
-        let rows = try #require(try bob.json(["show", bobs])["board"] as? [String])
-        let y = try #require(rows.firstIndex { $0.contains("#") })
-        let x = try #require(Array(rows[y]).firstIndex(of: "#"))
-        let flagged = try bob.cli(["flag", bobs, "\(x)", "\(y)", "--mark", "flag"])
+        let cell = try #require(firstCovered(try bob.json(["show", bobs])["board"] as? [String] ?? []))
+        let flagged = try bob.cli(["flag", bobs, "\(cell.x)", "\(cell.y)", "--mark", "flag"])
         #expect(flagged.status == 0)
         #expect(eventually(20) { (try? ann.json(["show", bobs]))?["flags"] as? Int == 1 && (try? cat.json(["show", bobs]))?["flags"] as? Int == 1 })
         #expect(ids(bob) == [bobs] && ids(cat) == [bobs])
@@ -421,15 +412,8 @@ import Testing
     /// cannot read it, lists nothing of it, and its database holds no byte
     /// of its board; once ann adds cat, cat reads all of it and plays.
     @Test func aPrivateGameIsReadByItsPlayersOnly() throws {
-        let (ann, bob, cat) = try threeDaemons()
+        let (ann, bob, cat) = try threeDaemonsInOneCircle()
         defer { ann.cleanup(); bob.cleanup(); cat.cleanup() }
-        #expect(try ann.join(bob).status == 0)
-        #expect(try cat.join(bob).status == 0)
-        #expect(try cat.cli(["connect", try ann.peerAddress()]).status == 0)
-        func names(_ h: DaemonHarness) -> Set<String> {
-            Set(((try? h.json(["circle"]))?["members"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String })
-        }
-        #expect(eventually(20) { names(ann) == ["ann", "bob", "cat"] })
         let size = ["--width", "16", "--height", "16", "--mines", "40"]
         let made = try ann.json(["new", "--seed", "7", "--private", "--players", "bob"] + size)
         let game = try #require(made["id"] as? String)
@@ -440,10 +424,8 @@ import Testing
         }
         func view(_ h: DaemonHarness) -> [String: Any] { (try? h.json(["show", game])) ?? [:] }
         #expect(eventually(20) { ids(bob) == [game, open] && ids(cat) == [open] }, "bob \(ids(bob)), cat \(ids(cat))")
-        let rows = try #require(view(bob)["board"] as? [String])
-        let y = try #require(rows.firstIndex { $0.contains("#") })
-        let x = try #require(Array(rows[y]).firstIndex(of: "#"))
-        #expect(try bob.cli(["flag", game, "\(x)", "\(y)", "--mark", "flag"]).status == 0)
+        let first = try #require(firstCovered(view(bob)["board"] as? [String] ?? []))
+        #expect(try bob.cli(["flag", game, "\(first.x)", "\(first.y)", "--mark", "flag"]).status == 0)
         #expect(eventually(20) { view(ann)["flags"] as? Int == 1 })
         let hidden = try cat.cli(["show", game])
         #expect(hidden.status == 1 && hidden.stderr.contains("no game"), "\(hidden.stdout)\(hidden.stderr)")
@@ -470,9 +452,7 @@ import Testing
         // Added, cat reads all of it and plays.
         #expect(try ann.cli(["add-players", game, "cat"]).status == 0)
         #expect(eventually(30) { view(cat)["flags"] as? Int == 1 && view(cat)["privateGame"] as? Bool == true }, "\(view(cat))")
-        let catsRows = try #require(view(cat)["board"] as? [String])
-        let nextY = try #require(catsRows.firstIndex { $0.contains("#") })
-        let next = (x: try #require(Array(catsRows[nextY]).firstIndex(of: "#")), y: nextY)
+        let next = try #require(firstCovered(view(cat)["board"] as? [String] ?? []))
         #expect(try cat.cli(["flag", game, "\(next.x)", "\(next.y)", "--mark", "flag"]).status == 0)
         func digest(_ h: DaemonHarness) -> String? { view(h)["digest"] as? String }
         #expect(eventually(30) { digest(ann) != nil && Set([ann, bob, cat].map(digest)).count == 1 && view(ann)["flags"] as? Int == 2 })
@@ -725,6 +705,35 @@ func threeDaemons() throws -> (DaemonHarness, DaemonHarness, DaemonHarness) {
         throw error
     }
     return daemons
+}
+
+/// Three daemons in one circle: ann and cat joined bob's, every one linked
+/// to every other, and ann knowing every name.
+func threeDaemonsInOneCircle() throws -> (DaemonHarness, DaemonHarness, DaemonHarness) {
+    let (ann, bob, cat) = try threeDaemons()
+    do {
+        guard try ann.join(bob).status == 0, try cat.join(bob).status == 0,
+              try cat.cli(["connect", try ann.peerAddress()]).status == 0
+        else { throw HarnessError.socket("joining bob's circle failed") }
+        let named = eventually(20) {
+            Set(((try? ann.json(["circle"]))?["members"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }) == ["ann", "bob", "cat"]
+        }
+        guard named else { throw HarnessError.socket("ann did not learn every member's name") }
+    } catch {
+        ann.cleanup()
+        bob.cleanup()
+        cat.cleanup()
+        throw error
+    }
+    return (ann, bob, cat)
+}
+
+/// The first covered cell of a board's rows, top to bottom, left to right.
+func firstCovered(_ rows: [String]) -> (x: Int, y: Int)? {
+    for (y, row) in rows.enumerated() {
+        if let x = Array(row).firstIndex(of: "#") { return (x, y) }
+    }
+    return nil
 }
 
 extension Array {
