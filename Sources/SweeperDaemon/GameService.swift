@@ -682,15 +682,16 @@ actor GameService {
         engine = next
         logger.notice("joined a circle", metadata: ["circle": "\(key.tag)"])
         if forgetGames {
+            // One transaction and one rebuild of the file for them all.
+            let deleted = try store.forgetGames(held.map { ($0.description, $0.bytes) }, recordingChoice: false)
             for id in held {
                 unwritten.ops[id] = nil
                 unwritten.newGames.remove(id)
-                let deleted = try store.forgetGame(id: id.description, gameBytes: id.bytes, recordingChoice: false)
                 engine.forget(id)
                 sinks.play.forget(id)
                 sinks.events.publish(ControlEvent(event: .gameForgotten, game: id.description))
-                logger.notice("forgot a game of the circle left", metadata: ["game": "\(id)", "ops": "\(deleted)"])
             }
+            logger.notice("forgot the games of the circle left", metadata: ["games": "\(held.count)", "ops": "\(deleted)"])
             sinks.status.gamesChanged(to: engine.games.count)
         }
         sinks.relay.withhold(engine.gamesOfCirclesLeft)

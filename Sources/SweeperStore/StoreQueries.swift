@@ -340,16 +340,30 @@ extension Store {
     /// were deleted.
     @discardableResult
     public func forgetGame(id: String, gameBytes: [UInt8], at time: Date = Date(), recordingChoice: Bool = true) throws(StoreError) -> Int {
+        try forgetGames([(id, gameBytes)], at: time, recordingChoice: recordingChoice)
+    }
+
+    /// Forgets several games as ``forgetGame(id:gameBytes:at:recordingChoice:)``
+    /// forgets one, in one transaction and one rebuild of the file. Returns
+    /// how many ops were deleted in all.
+    @discardableResult
+    public func forgetGames(
+        _ games: [(id: String, gameBytes: [UInt8])], at time: Date = Date(), recordingChoice: Bool = true
+    ) throws(StoreError) -> Int {
+        guard !games.isEmpty else { return 0 }
         let deleted = try write { db in
             try db.execute(sql: "PRAGMA secure_delete = ON")
-            try db.execute(sql: "DELETE FROM ops WHERE gameID = ?", arguments: [id])
-            let count = db.changesCount
-            try db.execute(sql: "DELETE FROM games WHERE id = ?", arguments: [id])
-            try db.execute(sql: "DELETE FROM play_notes WHERE game = ?", arguments: [Data(gameBytes)])
-            if recordingChoice {
-                try Self.choose("forget", game: id, at: time, db)
-            } else {
-                try db.execute(sql: "DELETE FROM game_choices WHERE game = ?", arguments: [id])
+            var count = 0
+            for (id, gameBytes) in games {
+                try db.execute(sql: "DELETE FROM ops WHERE gameID = ?", arguments: [id])
+                count += db.changesCount
+                try db.execute(sql: "DELETE FROM games WHERE id = ?", arguments: [id])
+                try db.execute(sql: "DELETE FROM play_notes WHERE game = ?", arguments: [Data(gameBytes)])
+                if recordingChoice {
+                    try Self.choose("forget", game: id, at: time, db)
+                } else {
+                    try db.execute(sql: "DELETE FROM game_choices WHERE game = ?", arguments: [id])
+                }
             }
             try db.execute(sql: "PRAGMA secure_delete = OFF")
             return count

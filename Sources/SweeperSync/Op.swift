@@ -39,10 +39,6 @@ public enum OpPayload: Hashable, Sendable {
         case privateGenesis = 6
         case sealed = 7
         case privatePlayers = 8
-
-        /// Whether only a peer of hello version 7 or later can read this kind
-        /// (older ones close the link on it, so it is not sent to them).
-        public var needsRoles: Bool { rawValue >= Kind.players.rawValue }
     }
 
     /// This payload's kind.

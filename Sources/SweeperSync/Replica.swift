@@ -417,20 +417,11 @@ public struct GameReplica: Sendable {
             for op in ops where op.hash != genesisOp.hash { rebuilt.apply(op) }
             state = rebuilt
         case .privateGenesis(let g):
+            // As the ops first went in: players ops add players, and the one
+            // that gives this reader the key makes the game read from its start.
             privateHeader = Self.header(of: genesisOp, g, reader: reader)
-            state = nil
-            for op in ops where op.hash != genesisOp.hash {
-                if case .privatePlayers(let added) = op.payload { privateHeader?.players.formUnion(added.map(\.player)) }
-            }
-            if let reader, privateHeader?.key == nil {
-                // A players op may have given this reader the key.
-                for op in ops {
-                    guard case .privatePlayers(let added) = op.payload, let mine = added.first(where: { $0.player == reader.peerID }) else { continue }
-                    privateHeader?.key = GameKey(opening: mine.sealed, with: reader)
-                    if privateHeader?.key != nil { break }
-                }
-            }
-            readFromTheStart()
+            state = readableState(genesisOp: genesisOp)
+            for op in ops where op.hash != genesisOp.hash { applyEffect(op) }
         default:
             state = nil
             privateHeader = nil

@@ -92,13 +92,19 @@ struct FollowCommand: AsyncParsableCommand {
     }
 }
 
+/// The game a command acts on, by id or unique prefix (completed from the daemon's games).
+struct GameOperand: ParsableArguments {
+    @Argument(help: "A game id or unique prefix.", completion: .custom { words, _, _ in GameIDCompletion.ids(words: words) })
+    var game: String
+}
+
 /// `sweeper forget`.
 struct ForgetCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "forget", abstract: "Remove a game from this device: its ops leave the database and peers stop sending it.")
     @OptionGroup var options: ClientOptions
-    @Argument(help: "A game id or unique prefix.", completion: .custom { words, _, _ in GameIDCompletion.ids(words: words) })
-    var game: String
+    @OptionGroup var named: GameOperand
+    var game: String { named.game }
     func run() async throws {
         try await callDaemon(options, Commands.Forget.self, .init(game: game)) { r in
             "Forgot \(r.game) (\(r.ops) ops deleted). `sweeper follow \(ControlFormatting.shortID(r.game))` brings it back.\n"
@@ -192,8 +198,8 @@ struct AddPlayersCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "add-players", abstract: "Let more devices move in a game whose players you chose (players are never removed).")
     @OptionGroup var options: ClientOptions
-    @Argument(help: "A game id or unique prefix.", completion: .custom { words, _, _ in GameIDCompletion.ids(words: words) })
-    var game: String
+    @OptionGroup var named: GameOperand
+    var game: String { named.game }
     @Argument(help: "Devices of the circle, by name or peer id.") var players: [String]
     func validate() throws {
         if players.isEmpty { throw ValidationError("name at least one device to add") }
@@ -210,8 +216,8 @@ struct ArchiveCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "archive", abstract: "Hide a game from every device's list (`games --archived` still shows it), or show it again.")
     @OptionGroup var options: ClientOptions
-    @Argument(help: "A game id or unique prefix.", completion: .custom { words, _, _ in GameIDCompletion.ids(words: words) })
-    var game: String
+    @OptionGroup var named: GameOperand
+    var game: String { named.game }
     @Flag(help: "Show the archived game in the lists again.") var undo = false
     func run() async throws {
         try await callDaemon(options, Commands.Archive.self, .init(game: game, archived: !undo)) { r in
@@ -308,8 +314,8 @@ struct ChordCommand: AsyncParsableCommand {
 struct HintCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "hint", abstract: "Name a cell that can be proven safe.")
     @OptionGroup var options: ClientOptions
-    @Argument(help: "A game id or unique prefix.", completion: .custom { words, _, _ in GameIDCompletion.ids(words: words) })
-    var game: String
+    @OptionGroup var named: GameOperand
+    var game: String { named.game }
     func run() async throws {
         try await callDaemon(options, Commands.Hint.self, .init(game: game)) { "\($0.message)\n" }
     }

@@ -404,7 +404,7 @@ import Testing
         #expect(flagged.status == 0)
         #expect(eventually(20) { (try? ann.json(["show", bobs]))?["flags"] as? Int == 1 && (try? cat.json(["show", bobs]))?["flags"] as? Int == 1 })
         #expect(ids(bob) == [bobs] && ids(cat) == [bobs])
-        let database = try Data(contentsOf: URL(fileURLWithPath: cat.stateDirectory + "/sweeper.sqlite"))
+        let database = try databaseBytes(in: cat.stateDirectory)
         #expect(database.range(of: Data(try #require(GameID(hex: catsOld)).bytes)) == nil, "cat's database still holds its forgotten game")
     }
 
@@ -432,15 +432,11 @@ import Testing
         #expect(try cat.cli(["games", "--available"]).stdout.contains(String(game.prefix(8))) == false)
 
         // Cat holds the game's ops (it relays them), and no byte of its board.
-        func layouts(seed: UInt64) throws -> [[UInt8]] {
-            let layout = try Generator.generate(try GameParameters(width: 16, height: 16, mines: 40), seed: seed).layout
-            return [Genesis.encodeLayout(layout).1, layout.packedBits]
-        }
+        func layouts(seed: UInt64) throws -> [[UInt8]] { try layoutEncodings(width: 16, height: 16, mines: 40, seed: seed) }
         func database(_ h: DaemonHarness) throws -> Data {
             _ = h.stop()
             defer { try? h.start(name: h === cat ? "cat" : "bob") }
-            let path = h.stateDirectory + "/sweeper.sqlite"
-            return try Data(contentsOf: URL(fileURLWithPath: path)) + (FileManager.default.contents(atPath: path + "-wal") ?? Data())
+            return try databaseBytes(in: h.stateDirectory)
         }
         let catsFile = try database(cat)
         #expect(catsFile.range(of: Data(try #require(GameID(hex: game)).bytes)) != nil, "cat does not hold the private game")
@@ -726,6 +722,20 @@ func threeDaemonsInOneCircle() throws -> (DaemonHarness, DaemonHarness, DaemonHa
         throw error
     }
     return (ann, bob, cat)
+}
+
+/// The ways a genesis may write the mine layout `new` makes for this size
+/// and seed (the shortest coding and the bitmap): bytes no file of a device
+/// that cannot read the game may hold.
+func layoutEncodings(width: Int, height: Int, mines: Int, seed: UInt64) throws -> [[UInt8]] {
+    let layout = try Generator.generate(try GameParameters(width: width, height: height, mines: mines), seed: seed).layout
+    return [Genesis.encodeLayout(layout).1, layout.packedBits]
+}
+
+/// A daemon's database as it is on disk: the file and its write-ahead log.
+func databaseBytes(in stateDirectory: String) throws -> Data {
+    let path = stateDirectory + "/sweeper.sqlite"
+    return try Data(contentsOf: URL(fileURLWithPath: path)) + (FileManager.default.contents(atPath: path + "-wal") ?? Data())
 }
 
 /// The first covered cell of a board's rows, top to bottom, left to right.

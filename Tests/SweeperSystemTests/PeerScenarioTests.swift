@@ -1,6 +1,5 @@
 import Foundation
-import SweeperGame
-@testable import SweeperSync
+import SweeperSync
 import SweeperTestSupport
 import Testing
 
@@ -101,7 +100,6 @@ final class LabDaemon {
         return "— \(name) pid \(pid.map(String.init) ?? "none") peers --all:\n\(peers)\n— \(name) log tail:\n\(tail)"
     }
 }
-
 
 /// The cell at (x, y) of a board's rows.
 func cell(_ board: [String], _ x: Int, _ y: Int) -> Character? {
@@ -313,11 +311,7 @@ struct PeerScenarioTests {
         let gameBytes = try #require(GameID(hex: game)).bytes
         let forgot = try c[3].cli(["forget", game])
         #expect(forgot.status == 0, "\(forgot.stderr)")
-        for suffix in ["", "-wal"] {
-            let path = c[3].stateDirectory + "/sweeper.sqlite" + suffix
-            guard let file = FileManager.default.contents(atPath: path) else { continue }
-            #expect(file.range(of: Data(gameBytes)) == nil, "h3's \(path) still holds bytes of a forgotten game's ops")
-        }
+        #expect(try databaseBytes(in: c[3].stateDirectory).range(of: Data(gameBytes)) == nil, "h3's database still holds bytes of a forgotten game's ops")
         let cells = hiddenCells(c[1].board(game)).prefix(6)
         /// What h3 has received: on its veth (every frame), and as TCP payload on its links.
         func received() throws -> (veth: Int, links: Int) {
@@ -383,12 +377,10 @@ struct PeerScenarioTests {
         #expect(eventually(30) { ((try? c[3].peers())?.first { $0["name"] as? String == "h1" }?["sync"] as? [String: Any])?["inSync"] as? Bool == true })
         #expect(!c[3].gameIDs().contains(game) && c[3].show(game) == nil)
         c[3].stop()
-        let path = c[3].stateDirectory + "/sweeper.sqlite"
-        let file = try Data(contentsOf: URL(fileURLWithPath: path)) + (FileManager.default.contents(atPath: path + "-wal") ?? Data())
+        let file = try databaseBytes(in: c[3].stateDirectory)
         try c[3].start()
         #expect(file.range(of: Data(id.bytes)) != nil, "h3 does not hold the private game's ops")
-        let layout = try Generator.generate(try GameParameters(width: 16, height: 16, mines: 40), seed: 31).layout
-        for bytes in [Genesis.encodeLayout(layout).1, layout.packedBits] {
+        for bytes in try layoutEncodings(width: 16, height: 16, mines: 40, seed: 31) {
             #expect(file.range(of: Data(bytes)) == nil, "h3's database holds the private game's board")
         }
         #expect(try c[1].cli(["add-players", game, "h3"]).status == 0)
