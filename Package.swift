@@ -132,7 +132,9 @@ let package = Package(
                 "SweeperDiscovery", "SweeperNet",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "GRDB", package: "GRDB.swift"),
             ],
+            exclude: ["Fixtures"],
             swiftSettings: strict
         ),
         .executableTarget(
