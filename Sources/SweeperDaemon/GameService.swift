@@ -714,8 +714,10 @@ struct OpRefusal: Sendable {
 extension Op {
     /// Whether the op opens cells (a player's move, not the opening).
     var isReveal: Bool {
-        if case .reveal = payload { return true }
-        return false
+        switch payload {
+        case .reveal, .flood: true
+        default: false
+        }
     }
 
     /// Whether the op changes how the game is listed (its players or archive flag).

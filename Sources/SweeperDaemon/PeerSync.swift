@@ -77,6 +77,7 @@ final class PeerSync: PeerNodeDelegate, Sendable {
             // Until its hello says otherwise, the peer may be too old to read
             // games that use roles.
             session.peerReadsRoles = false
+            session.peerReadsFloods = false
             // A device that does not take every game waits for the peer's
             // hello, to tell a peer that understands interests what it takes
             // before its summary makes the peer send every game.
@@ -96,15 +97,17 @@ final class PeerSync: PeerNodeDelegate, Sendable {
         }
     }
 
-    /// Marks a link's peer as one that reads games using roles, and (when
-    /// the link started before its hello) sends the summary again, asking
-    /// for the peer's, so that such games it lacks come now.
-    private func readsRoles(on link: PeerLinkHandle) {
+    /// Marks a link's peer as one that reads games using roles (and, from
+    /// hello version 8, flood ops), and (when the link started before its
+    /// hello) sends the summary again, asking for the peer's, so that such
+    /// games it lacks come now.
+    private func reads(version: UInt8, on link: PeerLinkHandle) {
         onService { service in
             guard let linked = self.relay.session(linkID: link.id) else { return }
             let replica = service.replica
             let messages = linked.session.withSession { session in
                 session.peerReadsRoles = true
+                session.peerReadsFloods = version >= PeerHello.liveVersion
                 return session.hasPeerSummary ? session.tick(replica: replica) : []
             }
             OpRelay.send(messages, on: link)
@@ -192,7 +195,7 @@ final class PeerSync: PeerNodeDelegate, Sendable {
 
     func helloReceived(_ hello: PeerHello, dialBack: String?, on link: PeerLinkHandle) {
         peers.remember(link.peer, name: hello.name, address: dialBack)
-        if hello.protocolVersion >= PeerHello.rolesVersion { readsRoles(on: link) }
+        if hello.protocolVersion >= PeerHello.rolesVersion { reads(version: hello.protocolVersion, on: link) }
         startAfterHello(on: link)
         presence.helloReceived(on: link)
         // Every profile held (this player's and the others'), so names travel past the links.

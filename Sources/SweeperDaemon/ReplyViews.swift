@@ -88,6 +88,7 @@ struct ReplyViews: Sendable {
         for op in ops {
             switch op.payload {
             case .reveal(let runs): cells.formUnion(runs)
+            case .flood(let flood): cells.formUnion(flood.cells(in: state.genesis.layout))
             case .mark(let c, _): cells.insert(c)
             default: break
             }

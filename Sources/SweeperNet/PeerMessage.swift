@@ -245,8 +245,9 @@ public struct PeerHello: Sendable, Equatable {
     /// and ``PeerMessage/profile(_:)``, 4 ``PeerMessage/play(_:)``, 5 the
     /// sync layer's interest message (which games the sender takes), 6
     /// ``PeerMessage/membership(_:)``, 7 games whose creator chose the
-    /// players, and the players and archive ops.
-    public static let currentVersion: UInt8 = 7
+    /// players, and the players and archive ops, 8 flood ops and the sync
+    /// layer's live pushes and chain-head signatures.
+    public static let currentVersion: UInt8 = 8
     /// The first version that understands ``PeerMessage/links(_:)``.
     public static let linksVersion: UInt8 = 2
     /// The first version that understands ``PeerMessage/presence(_:)`` and
@@ -263,6 +264,10 @@ public struct PeerHello: Sendable, Equatable {
     /// The first version that reads a genesis with players and the players
     /// and archive ops: older peers are not sent games that use them.
     public static let rolesVersion: UInt8 = 7
+    /// The first version that reads flood ops, and takes a link peer's own
+    /// ops as live pushes (sync message types 3 to 5): older peers are not
+    /// sent games with flood ops, and are sent every op signed.
+    public static let liveVersion: UInt8 = 8
 
     /// The sender's peer protocol version.
     public var protocolVersion: UInt8

@@ -45,6 +45,8 @@ public struct GameState: Sendable {
     /// Whether an op of a kind that only peers of hello version 7 or later
     /// read was applied (the genesis's player list included).
     public private(set) var usesRoles: Bool
+    /// Whether a flood op was applied: peers before hello version 8 cannot read the game.
+    public private(set) var usesFloods = false
     /// Whether the game is private: its ops are sealed with a key only
     /// its players hold.
     public internal(set) var isPrivate = false
@@ -109,21 +111,10 @@ public struct GameState: Sendable {
         case .genesis:
             return []
         case .reveal(let runs):
-            var newly: [Int] = []
-            for c in runs {
-                if firstLamport[c] == 0 {
-                    firstLamport[c] = op.lamport
-                    firstAuthor[c] = a
-                    firstWall[c] = op.wallClockMillis
-                    newly.append(c)
-                } else if precedes(op.lamport, a, firstLamport[c], firstAuthor[c]) {
-                    firstLamport[c] = op.lamport
-                    firstAuthor[c] = a
-                    firstWall[c] = op.wallClockMillis
-                }
-            }
-            board.reveal(cells: newly)
-            return newly
+            return reveal(runs, by: op, author: a)
+        case .flood(let flood):
+            usesFloods = true
+            return reveal(flood.cells(in: genesis.layout), by: op, author: a)
         case .mark(let cell, let mark):
             guard markAuthor[cell] < 0 || precedes(markLamport[cell], markAuthor[cell], op.lamport, a) else { return [] }
             markLamport[cell] = op.lamport
@@ -147,6 +138,26 @@ public struct GameState: Sendable {
             if archiveRegister.map({ $0.stamp < op.stamp }) ?? true { archiveRegister = (op.stamp, archived) }
             return []
         }
+    }
+
+    /// Reveals `cells` as `op` did: each covered cell opens with its
+    /// stamp, and a cell opened before by a later stamp takes this one.
+    private mutating func reveal(_ cells: some Sequence<Int>, by op: Op, author a: Int32) -> [Int] {
+        var newly: [Int] = []
+        for c in cells {
+            if firstLamport[c] == 0 {
+                firstLamport[c] = op.lamport
+                firstAuthor[c] = a
+                firstWall[c] = op.wallClockMillis
+                newly.append(c)
+            } else if precedes(op.lamport, a, firstLamport[c], firstAuthor[c]) {
+                firstLamport[c] = op.lamport
+                firstAuthor[c] = a
+                firstWall[c] = op.wallClockMillis
+            }
+        }
+        board.reveal(cells: newly)
+        return newly
     }
 
     /// Lets `added` move (a game whose creator chose the players).

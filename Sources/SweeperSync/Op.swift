@@ -27,6 +27,10 @@ public enum OpPayload: Hashable, Sendable {
     /// Lets more devices move in a private game, with the game key sealed
     /// to each (the creator's alone).
     case privatePlayers([SealedKey])
+    /// Reveals the cells a reveal or chord opens, given as the cell clicked
+    /// and the exceptions to its flood (every replica computes the cells
+    /// from the layout).
+    case flood(Flood)
 
     /// The kind byte in the encoding.
     public enum Kind: UInt8, Sendable {
@@ -39,6 +43,7 @@ public enum OpPayload: Hashable, Sendable {
         case privateGenesis = 6
         case sealed = 7
         case privatePlayers = 8
+        case flood = 9
     }
 
     /// This payload's kind.
@@ -53,6 +58,7 @@ public enum OpPayload: Hashable, Sendable {
         case .privateGenesis: .privateGenesis
         case .sealed: .sealed
         case .privatePlayers: .privatePlayers
+        case .flood: .flood
         }
     }
 
@@ -76,6 +82,7 @@ public enum OpPayload: Hashable, Sendable {
         case .privateGenesis(let g): g.encode(into: &w)
         case .sealed(let box): w.lengthPrefixed(box)
         case .privatePlayers(let keys): SealedKey.encode(keys, into: &w)
+        case .flood(let flood): flood.encode(into: &w)
         }
     }
 
@@ -107,6 +114,8 @@ public enum OpPayload: Hashable, Sendable {
             return .sealed(try r.lengthPrefixed("sealed payload", max: sealedLimit))
         case .privatePlayers:
             return .privatePlayers(try SealedKey.decode(from: &r, minimum: 1, maximum: Genesis.playerLimit))
+        case .flood:
+            return .flood(try Flood.decode(from: &r))
         }
     }
 
@@ -117,6 +126,7 @@ public enum OpPayload: Hashable, Sendable {
         case .genesis, .assisted, .players, .archive, .privateGenesis, .sealed, .privatePlayers: 0
         case .reveal(let runs): runs.upperBound
         case .mark(let cell, _): cell + 1
+        case .flood(let flood): flood.upperBound
         }
     }
 }

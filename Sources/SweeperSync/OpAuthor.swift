@@ -129,7 +129,7 @@ public struct OpAuthor: Sendable {
         let state = try playable(game, cell)
         let cells = state.board.cellsUncovered(by: cell)
         guard !cells.isEmpty else { return nil }
-        return make(.reveal(CellRuns(cells: cells)), in: game, atMillis: now)
+        return make(Self.opening(cells, of: cell, chord: false, in: game, state), in: game, atMillis: now)
     }
 
     /// The op that reveals exactly `cells`, as computed by the caller (no
@@ -149,7 +149,7 @@ public struct OpAuthor: Sendable {
         let state = try playable(game, cell)
         let cells = state.board.cellsChorded(by: cell)
         guard !cells.isEmpty else { return nil }
-        return make(.reveal(CellRuns(cells: cells)), in: game, atMillis: now)
+        return make(Self.opening(cells, of: cell, chord: true, in: game, state), in: game, atMillis: now)
     }
 
     /// The op that sets `mark` on `cell`, or `nil` when the cell is revealed
@@ -205,6 +205,15 @@ public struct OpAuthor: Sendable {
         return make(.archive(archived), in: game, atMillis: now)
     }
 
+    /// The payload that opens `cells`, which a reveal of `cell` (or a chord
+    /// on it) opens: in an open game a ``Flood`` (the cell and the exceptions
+    /// to its flood), whatever the flood's size; in a private game the cells
+    /// themselves, so that its players on releases before floods read it.
+    static func opening(_ cells: [Int], of cell: Int, chord: Bool, in game: GameReplica, _ state: GameState) -> OpPayload {
+        guard game.privateHeader == nil else { return .reveal(CellRuns(cells: cells)) }
+        return .flood(Flood(cell: cell, chord: chord, opening: cells, on: state.board))
+    }
+
     /// The game's state, when this author may make ops in it.
     private func player(in game: GameReplica) throws(MoveError) -> GameState {
         guard let state = game.state else { throw .unknownGame }
@@ -225,7 +234,7 @@ public struct OpAuthor: Sendable {
         var payload = payload
         if let key = game.privateHeader?.key {
             switch payload {
-            case .reveal, .mark, .assisted, .archive:
+            case .reveal, .mark, .assisted, .archive, .flood:
                 var w = ByteWriter()
                 payload.encode(into: &w)
                 payload = .sealed(key.seal(w.bytes))

@@ -109,7 +109,7 @@ public struct PrivateGameHeader: Sendable {
         var r = ByteReader(plain)
         guard let payload = try? OpPayload.decode(from: &r), (try? r.expectEnd()) != nil else { return nil }
         switch payload {
-        case .reveal, .mark, .assisted, .archive:
+        case .reveal, .mark, .assisted, .archive, .flood:
             return payload.cellUpperBound <= cellCount ? payload : nil
         case .genesis, .players, .privateGenesis, .sealed, .privatePlayers:
             return nil

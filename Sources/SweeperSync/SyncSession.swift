@@ -34,6 +34,9 @@ public struct SyncSession: Sendable {
     /// 7 or later). When not, games that use them are not sent to it at all:
     /// it would close the link on the first such op.
     public var peerReadsRoles = true
+    /// Whether the peer reads flood ops (hello version 8 or later). When
+    /// not, games that have them are not sent to it.
+    public var peerReadsFloods = true
 
     /// A session that has exchanged nothing yet.
     public init() {}
@@ -162,7 +165,9 @@ public struct SyncSession: Sendable {
 
     /// Whether the peer is sent `game`: it takes it, and can read it.
     private func sends(_ game: GameID, of replica: Replica) -> Bool {
-        peerInterest.contains(game) && (peerReadsRoles || replica.games[game]?.state?.usesRoles != true)
+        guard peerInterest.contains(game) else { return false }
+        let state = replica.games[game]?.state
+        return (peerReadsRoles || state?.usesRoles != true) && (peerReadsFloods || state?.usesFloods != true)
     }
 
     private mutating func note(sent segments: [OpSegment]) {

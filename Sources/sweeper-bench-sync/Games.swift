@@ -204,8 +204,14 @@ final class Pool {
             op = checkWithEngine ? try? author.reveal(c, in: game, atMillis: clock)
                 : try? author.reveal(cells: cells, in: game, atMillis: clock)
         }
-        if checkWithEngine, let op, case .reveal(let runs) = op.payload, Array(runs) != cells {
-            fail("the engine's move differs from the player's: \(move)")
+        if checkWithEngine, let op {
+            var opened: [Int] = []
+            switch op.payload {
+            case .reveal(let runs): opened = Array(runs)
+            case .flood(let flood): opened = flood.cells(in: layout).filter { !revealed[$0] }
+            default: break
+            }
+            if !opened.isEmpty && opened != cells { fail("the engine's move differs from the player's: \(move)") }
         }
         return op
     }

@@ -114,7 +114,7 @@ for (gi, spec) in recordedGames.enumerated() {
     let chainBytes = chainMessage.count
     // Every op signed, chained: the same segments with each op's own signature alongside (64 bytes each).
     let allSignedChainBytes = chainBytes + 64 * max(0, actions.count - spec.players)
-    let reveals = actions.filter { $0.payload.kind == .reveal }.count
+    let reveals = actions.filter { $0.payload.kind == .reveal || $0.payload.kind == .flood }.count
     let marks = actions.filter { $0.payload.kind == .mark }.count
 
     // Apply: a fresh replica that holds the genesis (the board, which Yjs has
