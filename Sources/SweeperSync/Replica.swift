@@ -34,6 +34,9 @@ public enum OpRejection: String, Sendable, CaseIterable, CustomStringConvertible
     public var description: String { rawValue }
 }
 
+/// A head signature that is not its author's signature of the op it names.
+struct HeadMismatch: Error {}
+
 /// What inserting ops did.
 public struct InsertOutcome: Sendable {
     /// Ops accepted and applied now, in the order they were applied (ops that
@@ -45,6 +48,10 @@ public struct InsertOutcome: Sendable {
     public var duplicates = 0
     /// Ops held back until a gap or the genesis arrives.
     public var waiting = 0
+    /// Ops held without a signature that got theirs now (a head signature,
+    /// or a segment that ends with it): store them again, and relay them
+    /// (they end a signed run now).
+    public var signed: [Op] = []
 
     /// Creates an empty outcome.
     public init() {}
@@ -61,6 +68,7 @@ public struct InsertOutcome: Sendable {
         rejected += other.rejected
         duplicates += other.duplicates
         waiting += other.waiting
+        signed += other.signed
     }
 }
 
@@ -194,7 +202,9 @@ public struct GameReplica: Sendable {
                 outcome.duplicates += 1
                 if op.signature != nil, let held = self.op(author: op.author, seq: op.seq), held.signature == nil {
                     journal?.signed.append((op.author, Int(op.seq - 1), held))
-                    chains[op.author]?[Int(op.seq - 1)] = held.with(signature: op.signature)
+                    let signedOp = held.with(signature: op.signature)
+                    chains[op.author]?[Int(op.seq - 1)] = signedOp
+                    outcome.signed.append(signedOp)
                 }
             } else {
                 reject(op, .conflictingOp, &outcome)
@@ -429,6 +439,37 @@ public struct GameReplica: Sendable {
         return dropped
     }
 
+    /// Attaches `signature` to `author`'s held op `seq` when it is the
+    /// author's signature of it: the op, and every op before it in the
+    /// chain, is then vouched for like a segment's. Returns the op signed
+    /// now, `nil` when it was signed already or is not held; throws when
+    /// the signature is not the author's of the op held.
+    mutating func attach(_ signature: Signature, author: PeerID, seq: UInt64) throws(HeadMismatch) -> Op? {
+        guard let held = op(author: author, seq: seq) else { return nil }
+        guard author.isValidSignature(signature, of: Op.signatureDomain + held.canonicalBytes) else { throw HeadMismatch() }
+        guard held.signature == nil else { return nil }
+        let signedOp = held.with(signature: signature)
+        chains[author]?[Int(seq - 1)] = signedOp
+        return signedOp
+    }
+
+    /// Per author whose newest held ops no signature covers yet (they came
+    /// as live pushes), the newest op's seq.
+    public var unsignedHeads: [PeerID: UInt64] {
+        var out: [PeerID: UInt64] = [:]
+        for (author, chain) in chains where chain.last?.signature == nil {
+            out[author] = UInt64(chain.count)
+        }
+        return out
+    }
+
+    /// Whether `author`'s op `seq` is held and no signature covers it yet
+    /// (no signed op at or after it in the chain).
+    public func isUnsigned(author: PeerID, seq: UInt64) -> Bool {
+        guard let chain = chains[author], seq >= 1, seq <= UInt64(chain.count) else { return false }
+        return chain[Int(seq - 1)...].allSatisfy { $0.signature == nil }
+    }
+
     /// Segments that bring a replica holding `peer` up to date: per author,
     /// from the peer's head + 1 to this replica's last signed op. The
     /// creator's segment (with the genesis) comes first.
@@ -538,6 +579,10 @@ public struct Replica: Sendable {
     public mutating func insert(_ op: Op) -> InsertOutcome {
         var outcome = InsertOutcome()
         if let same = games[op.gameID]?.holds(op), same {
+            if let signature = op.signature, games[op.gameID]?.isUnsigned(author: op.author, seq: op.seq) == true {
+                // Held without a signature (a live push): this one vouches for it.
+                return attach(signature, to: ChainHead(game: op.gameID, author: op.author, seq: op.seq))
+            }
             outcome.duplicates = 1
             return outcome
         }
@@ -555,6 +600,57 @@ public struct Replica: Sendable {
         return outcome
     }
 
+    /// Inserts an op that came without a signature from its author, over a
+    /// link whose handshake proved the author's key (a live push; see
+    /// ``SyncMessage/live(_:)``), or from this device's own store, where it
+    /// was kept so: everything but the signature is checked. A signature
+    /// of a later op vouches for it when it comes (``attach(_:to:)``); until
+    /// then it is applied and shown, but not relayed.
+    @discardableResult
+    public mutating func insert(vouched op: Op) -> InsertOutcome {
+        var outcome = InsertOutcome()
+        if let same = games[op.gameID]?.holds(op), same {
+            outcome.duplicates = 1
+            return outcome
+        }
+        if !circle.isValidMembershipProof(op.membershipProof, for: op.author) {
+            outcome.rejected.append((op.gameID, op.author, op.seq, .notMember))
+        } else if isRemoved(op) {
+            outcome.rejected.append((op.gameID, op.author, op.seq, .removedAuthor))
+        } else {
+            let limit = max(0, pendingLimit - totalPending + (games[op.gameID]?.pendingCount ?? 0))
+            games[op.gameID, default: GameReplica(gameID: op.gameID, reader: reader)].admit(op, limit: limit, outcome: &outcome)
+        }
+        count(outcome)
+        return outcome
+    }
+
+    /// Attaches a signature to a held op of `chain` (its `seq`): the op and
+    /// those before it are vouched for from now on, and come back in
+    /// ``InsertOutcome/signed``. A signature that is not the author's of
+    /// the op held is refused (``OpRejection/badSignature``), even when the
+    /// op is signed already; one for an op not held changes nothing.
+    @discardableResult
+    public mutating func attach(_ signature: Signature, to chain: ChainHead) -> InsertOutcome {
+        var outcome = InsertOutcome()
+        guard var game = games.removeValue(forKey: chain.game) else { return outcome }
+        do {
+            if let op = try game.attach(signature, author: chain.author, seq: chain.seq) { outcome.signed.append(op) }
+        } catch {
+            outcome.rejected.append((chain.game, chain.author, chain.seq, .badSignature))
+        }
+        games[chain.game] = game
+        count(outcome)
+        return outcome
+    }
+
+    /// Every chain whose newest held ops no signature covers yet.
+    public var unsignedHeads: [ChainHead] {
+        games.keys.sorted().flatMap { id in
+            (games[id]?.unsignedHeads ?? [:]).sorted { $0.key < $1.key }.map { ChainHead(game: id, author: $0.key, seq: $0.value) }
+        }
+    }
+
     /// Inserts a chain segment: checks its membership proof and the
     /// signature of its last op only, since every op's hash is chained into
     /// the next, then admits its ops in order.
@@ -563,7 +659,8 @@ public struct Replica: Sendable {
         var outcome = InsertOutcome()
         guard let last = segment.ops.last else { return outcome }
         // No copy of the game is held here: the game is changed in place below.
-        if let same = games[last.gameID]?.holds(last), same {
+        if let same = games[last.gameID]?.holds(last), same,
+           last.signature == nil || games[last.gameID]?.op(author: last.author, seq: last.seq)?.signature != nil {
             // Already held up to its end; a mismatch earlier would show as a conflict of `last`.
             outcome.duplicates = segment.ops.count
             return outcome
@@ -581,7 +678,8 @@ public struct Replica: Sendable {
             var replica = games.removeValue(forKey: last.gameID) ?? GameReplica(gameID: last.gameID, reader: reader)
             replica.beginSegment()
             for op in segment.ops { replica.admit(op, limit: limit, outcome: &outcome) }
-            if let end = replica.chains[last.author]?.last, end.signature == nil {
+            if let end = replica.chains[last.author]?.last, end.signature == nil,
+               let first = segment.ops.first, end.seq >= first.seq, end.seq < last.seq {
                 // A later op of the segment was refused, so the ops accepted
                 // before it end the chain without a signature: they could
                 // never be relayed, nor restored after a restart (the state
@@ -600,9 +698,11 @@ public struct Replica: Sendable {
     }
 
     /// Rebuilds from stored ops (any order): each author's ops are checked
-    /// as chains up to their signed ops, like segments.
+    /// as chains up to their signed ops, like segments; then the `vouched`
+    /// ops, kept without a signature as they came from their authors' links
+    /// (see ``insert(vouched:)``), follow on.
     @discardableResult
-    public mutating func restore(_ ops: [Op]) -> InsertOutcome {
+    public mutating func restore(_ ops: [Op], vouched: [Op] = []) -> InsertOutcome {
         var outcome = InsertOutcome()
         var byChain: [GameID: [PeerID: [Op]]] = [:]
         for op in ops { byChain[op.gameID, default: [:]][op.author, default: []].append(op) }
@@ -627,6 +727,9 @@ public struct Replica: Sendable {
                     }
                 }
             }
+        }
+        for op in vouched.sorted(by: { ($0.gameID, $0.author, $0.seq) < ($1.gameID, $1.author, $1.seq) }) {
+            outcome.merge(insert(vouched: op))
         }
         return outcome
     }

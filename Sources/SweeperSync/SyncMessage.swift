@@ -10,6 +10,12 @@ import SweeperCrypto
 /// - `interest` (2): kind (0: every game but the listed, 1: only the
 ///   listed) ‖ game count ‖ game ids (16 each), ascending. Sent only to
 ///   peers whose hello says peer protocol 5 or later.
+/// - `live` (3): ``LiveOp``s, one after the other to the end of the message
+///   (at least one).
+/// - `heads` (4): count ‖ ``HeadSignature``s.
+/// - `unsigned` (5): count ‖ per chain: game id (16) ‖ author (32) ‖ seq (LEB128).
+///
+/// Types 3 to 5 go only to peers whose hello says peer protocol 8 or later.
 public enum SyncMessage: Sendable, Hashable {
     /// What the sender holds: a version vector per game. `wantsReply` asks
     /// the receiver to send its own summary back.
@@ -19,6 +25,14 @@ public enum SyncMessage: Sendable, Hashable {
     /// Which games the sender takes: the receiver sends it only those,
     /// until the next interest.
     case interest(GameInterest)
+    /// The sender's own new ops, as live pushes: applied at once on the
+    /// strength of the link's handshake, vouched for by a signature later.
+    case live([LiveOp])
+    /// Signatures of ops the receiver holds (chain heads).
+    case heads([HeadSignature])
+    /// Chains whose newest ops the sender holds without a signature: a
+    /// peer that holds their signatures sends them (``heads(_:)``).
+    case unsigned([ChainHead])
 
     /// The format version.
     public static let version: UInt8 = 1
@@ -55,6 +69,21 @@ public enum SyncMessage: Sendable, Hashable {
         case .interest(let interest):
             w.byte(2)
             interest.encode(into: &w)
+        case .live(let ops):
+            w.byte(3)
+            for op in ops { op.encode(into: &w) }
+        case .heads(let heads):
+            w.byte(4)
+            w.varint(heads.count)
+            for h in heads { h.encode(into: &w) }
+        case .unsigned(let chains):
+            w.byte(5)
+            w.varint(chains.count)
+            for c in chains {
+                w.append(c.game.bytes)
+                w.append(c.author.bytes)
+                w.varint(c.seq)
+            }
         }
         return w.bytes
     }
@@ -95,6 +124,33 @@ public enum SyncMessage: Sendable, Hashable {
             let interest = try GameInterest.decode(from: &r)
             try r.expectEnd()
             self = .interest(interest)
+        case 3:
+            var ops: [LiveOp] = []
+            repeat {
+                ops.append(try LiveOp.decode(from: &r))
+            } while r.remaining > 0
+            self = .live(ops)
+        case 4:
+            // A head takes at least 66 bytes: a count the input cannot hold is refused before allocating.
+            let count = try r.int("head count", max: r.remaining / 66)
+            var heads: [HeadSignature] = []
+            heads.reserveCapacity(count)
+            for _ in 0..<count { heads.append(try HeadSignature.decode(from: &r)) }
+            try r.expectEnd()
+            self = .heads(heads)
+        case 5:
+            let count = try r.int("chain count", max: r.remaining / 49)
+            var chains: [ChainHead] = []
+            chains.reserveCapacity(count)
+            for _ in 0..<count {
+                let game = GameID(unchecked: try r.take(GameID.byteCount, "game id"))
+                let author = try PeerID.fromDecoded(try r.take(PeerID.byteCount, "author key"))
+                let seq = try r.varint("seq")
+                guard seq >= 1 else { throw .valueOutOfRange(field: "seq", value: seq) }
+                chains.append(ChainHead(game: game, author: author, seq: seq))
+            }
+            try r.expectEnd()
+            self = .unsigned(chains)
         default:
             throw .unknownKind(field: "message type", value: type)
         }

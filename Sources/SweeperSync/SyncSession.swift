@@ -18,6 +18,19 @@ import SweeperCrypto
 /// Loss, duplication and reordering are harmless: duplicates are ignored,
 /// early ops wait for their gap, and the next summary repairs any loss.
 ///
+/// Between peers that both speak peer protocol 8, a side pushes its own new
+/// ops as ``SyncMessage/live(_:)`` (see ``liveAuthor``): compact, without a
+/// signature, applied at once on the strength of the link's handshake (the
+/// link's peer is their author). Their author signs the chain head on the
+/// link now and then: in the push itself every ``headInterval`` ops and with
+/// the op that ends a game, and in a ``SyncMessage/heads(_:)`` message when
+/// the owner calls ``signHeads(replica:)`` (the daemon does when its player
+/// pauses). Until a signature covers them, such ops are applied, shown and
+/// kept, but never relayed or sent in a catch-up: only signed runs travel
+/// past the link they came on. A side that holds ops no signature covers
+/// asks for one with ``SyncMessage/unsigned(_:)`` (``askForSignatures(replica:)``),
+/// which any peer that holds one answers.
+///
 /// Each side may say which games it takes (``SyncMessage/interest(_:)``):
 /// the session then sends the peer only those, and drops ops of games
 /// outside this side's own interest (given to ``receive(_:replica:taking:)``)
@@ -37,6 +50,22 @@ public struct SyncSession: Sendable {
     /// Whether the peer reads flood ops (hello version 8 or later). When
     /// not, games that have them are not sent to it.
     public var peerReadsFloods = true
+    /// The link's peer, as its handshake proved: the author of every live
+    /// push it sends. Live pushes from a peer not set are dropped.
+    public var peer: PeerID?
+    /// This side's own identity when the peer takes live pushes (peer
+    /// protocol 8): this author's new ops go to it as live pushes. `nil`:
+    /// every op goes in signed segments.
+    public var liveAuthor: PeerID?
+    /// How many of its own ops a side pushes live in a game before it signs
+    /// the chain head in the push itself.
+    public static let headInterval = 32
+    /// What this side said of live pushes, and what the peer said.
+    private var liveOut = LiveLinkState()
+    private var liveIn = LiveLinkState()
+    /// Per game, this side's own ops pushed live that no signature sent on
+    /// this link covers yet: how many, and the newest.
+    public private(set) var unsignedOnLink: [GameID: (count: Int, seq: UInt64)] = [:]
 
     /// A session that has exchanged nothing yet.
     public init() {}
@@ -77,6 +106,10 @@ public struct SyncSession: Sendable {
         public var outcome = InsertOutcome()
         /// Ops dropped unread because their game is outside this side's interest.
         public var unwanted = 0
+        /// What the peer did that no honest peer does (a live push naming a
+        /// game number never given, a head signature that is not its
+        /// author's): the owner drops the link.
+        public var violation: String?
     }
 
     /// Handles one message from the peer; ops of games outside `interest`
@@ -117,8 +150,111 @@ public struct SyncSession: Sendable {
             }
         case .interest(let interest):
             peerInterest = interest
+        case .live(let ops):
+            receive(live: ops, replica: &replica, taking: interest, into: &step)
+        case .heads(let heads):
+            for head in heads {
+                guard let game = liveIn.resolve(head.game) else {
+                    step.violation = "a head signature naming a game number never given"
+                    break
+                }
+                guard let author = head.author ?? peer else { continue }
+                let outcome = replica.attach(head.signature, to: ChainHead(game: game, author: author, seq: head.seq))
+                if !outcome.rejected.isEmpty { step.violation = "a head signature that is not its author's" }
+                step.outcome.merge(outcome)
+            }
+        case .unsigned(let chains):
+            var heads: [HeadSignature] = []
+            for chain in chains where sends(chain.game, of: replica) {
+                guard let signature = replica.games[chain.game]?.op(author: chain.author, seq: chain.seq)?.signature,
+                      let ref = liveOut.reference(to: chain.game) else { continue }
+                heads.append(HeadSignature(game: ref, author: chain.author == liveAuthor ? nil : chain.author, seq: chain.seq, signature: signature))
+                if chain.author == liveAuthor, let unsigned = unsignedOnLink[chain.game], unsigned.seq <= chain.seq {
+                    unsignedOnLink[chain.game] = nil
+                }
+            }
+            if !heads.isEmpty { step.replies.append(.heads(heads)) }
         }
         return step
+    }
+
+    /// Takes the peer's live pushes: each is rebuilt into its complete op
+    /// (the peer its author, the hash before it from this replica) and
+    /// inserted unsigned, or with its signature when it carries one. A push
+    /// that does not follow an op held here is dropped and a summary asks
+    /// for what is missing.
+    private mutating func receive(live ops: [LiveOp], replica: inout Replica, taking interest: GameInterest, into step: inout Step) {
+        var askForSummary = false
+        for live in ops {
+            guard let game = liveIn.resolve(live.game) else {
+                step.violation = "a live push naming a game number never given"
+                return
+            }
+            if let proof = live.proof { liveIn.proof = proof }
+            guard let proof = liveIn.proof else {
+                step.violation = "a live push before any membership proof"
+                return
+            }
+            let seq: UInt64, lamport: UInt64, wall: UInt64
+            switch live.position {
+            case .absolute(let s, let l, let w):
+                (seq, lamport, wall) = (s, l, w)
+            case .next(let lamportStep, let wallChange):
+                guard let newest = liveIn.newest[game] else {
+                    step.violation = "a live push that follows nothing said on the link"
+                    return
+                }
+                let (sum, overflow) = newest.lamport.addingReportingOverflow(lamportStep)
+                guard !overflow, sum < UInt64.max else {
+                    step.violation = "a live push whose Lamport time overflows"
+                    return
+                }
+                (seq, lamport, wall) = (newest.seq + 1, sum + 1, newest.wall &+ UInt64(bitPattern: wallChange))
+            }
+            liveIn.newest[game] = (seq, lamport, wall)
+            guard let peer else { continue }
+            guard interest.contains(game) else {
+                step.unwanted += 1
+                continue
+            }
+            let previous: OpHash
+            if seq == 1 {
+                previous = .none
+            } else if let before = replica.games[game]?.op(author: peer, seq: seq - 1) {
+                previous = before.hash
+            } else {
+                // Held already (a duplicate), or after a gap: a summary brings what is missing.
+                if replica.games[game]?.op(author: peer, seq: seq) == nil { askForSummary = true }
+                continue
+            }
+            let op = Op(gameID: game, author: peer, seq: seq, lamport: lamport, previous: previous, wallClockMillis: wall,
+                        membershipProof: proof, payload: live.payload, signature: live.signature)
+            step.outcome.merge(live.signature == nil ? replica.insert(vouched: op) : replica.insert(op))
+            peerHolds[game, default: VersionVector()].advance(peer, to: seq)
+        }
+        if askForSummary { step.replies.append(.summary(summary(of: replica), wantsReply: true)) }
+    }
+
+    /// Signatures of this side's chain heads that its live pushes on this
+    /// link left unsigned: what a side sends when its player pauses, so that
+    /// the peer may relay the ops and serve them in catch-ups.
+    public mutating func signHeads(replica: Replica) -> [SyncMessage] {
+        guard let me = liveAuthor else { return [] }
+        var heads: [HeadSignature] = []
+        for (game, unsigned) in unsignedOnLink.sorted(by: { $0.key < $1.key }) {
+            guard let signature = replica.games[game]?.op(author: me, seq: unsigned.seq)?.signature,
+                  let ref = liveOut.reference(to: game) else { continue }
+            heads.append(HeadSignature(game: ref, author: nil, seq: unsigned.seq, signature: signature))
+        }
+        unsignedOnLink = [:]
+        return heads.isEmpty ? [] : [.heads(heads)]
+    }
+
+    /// Asks the peer for signatures of the chains this replica holds
+    /// without one (in the games the peer is sent): the start of a link.
+    public func askForSignatures(replica: Replica) -> [SyncMessage] {
+        let chains = replica.unsignedHeads.filter { sends($0.game, of: replica) }
+        return chains.isEmpty ? [] : [.unsigned(chains)]
     }
 
     /// Decodes and handles one message from the peer. Bytes that do not
@@ -144,23 +280,70 @@ public struct SyncSession: Sendable {
         var chains: [GameID: Set<PeerID>] = [:]
         for op in accepted { chains[op.gameID, default: []].insert(op.author) }
         var segments: [OpSegment] = []
+        var liveOps: [LiveOp] = []
         for (game, authors) in chains.sorted(by: { $0.key < $1.key }) where sends(game, of: replica) {
             guard let replicaGame = replica.games[game] else { continue }
             let creator = replicaGame.state?.creator
             let ordered = authors.sorted { a, b in (a == creator) != (b == creator) ? a == creator : a < b }
             for author in ordered {
+                // Live only when the peer holds everything before the new ops: it rebuilds each from the one before.
+                let earliest = accepted.filter { $0.gameID == game && $0.author == author }.map(\.seq).min() ?? 1
+                if author == liveAuthor, hasPeerSummary, (peerHolds[game]?[author] ?? 0) + 1 >= earliest,
+                   let pushed = live(game, after: peerHolds[game]?[author] ?? 0, replica: replica) {
+                    liveOps += pushed
+                    continue
+                }
                 var floor = peerHolds[game]?[author] ?? 0
                 if !hasPeerSummary {
                     // Unknown peer state: send just the new ops; a summary fills any gap.
-                    let earliest = accepted.filter { $0.gameID == game && $0.author == author }.map(\.seq).min() ?? 1
                     floor = max(floor, earliest - 1)
                 }
                 if let segment = replicaGame.segment(of: author, after: floor) { segments.append(segment) }
             }
         }
-        guard !segments.isEmpty else { return [] }
-        note(sent: segments)
-        return [.ops(segments)]
+        var messages: [SyncMessage] = []
+        if !segments.isEmpty {
+            note(sent: segments)
+            messages.append(.ops(segments))
+        }
+        if !liveOps.isEmpty { messages.append(.live(liveOps)) }
+        return messages
+    }
+
+    /// This side's own ops of `game` after `seq` (what the peer holds) as
+    /// live pushes, noted as sent; `nil` when there are none or the link
+    /// numbered all the games it may.
+    private mutating func live(_ game: GameID, after seq: UInt64, replica: Replica) -> [LiveOp]? {
+        guard let me = liveAuthor, let replicaGame = replica.games[game], let chain = replicaGame.chains[me],
+              seq < UInt64(chain.count), let ref = liveOut.reference(to: game) else { return nil }
+        let ops = chain[Int(seq)...]
+        let ends = replicaGame.state.map { $0.status != .playing } ?? false
+        var out: [LiveOp] = []
+        for op in ops {
+            var position = LiveOp.Position.absolute(seq: op.seq, lamport: op.lamport, wall: op.wallClockMillis)
+            if let newest = liveOut.newest[game], newest.seq + 1 == op.seq, op.lamport > newest.lamport {
+                position = .next(lamportStep: op.lamport - newest.lamport - 1,
+                                 wallChange: Int64(bitPattern: op.wallClockMillis &- newest.wall))
+            }
+            liveOut.newest[game] = (op.seq, op.lamport, op.wallClockMillis)
+            var proof: [UInt8]?
+            if liveOut.proof != op.membershipProof {
+                proof = op.membershipProof
+                liveOut.proof = op.membershipProof
+            }
+            let count = (unsignedOnLink[game]?.count ?? 0) + 1
+            var signature: Signature?
+            if op.seq == UInt64(chain.count), count >= Self.headInterval || ends, let s = op.signature {
+                signature = s
+                unsignedOnLink[game] = nil
+            } else {
+                unsignedOnLink[game] = (count, op.seq)
+            }
+            out.append(LiveOp(game: out.isEmpty ? ref : .numbered(liveOut.number(of: game)), proof: proof, position: position,
+                              payload: op.payload, signature: signature))
+        }
+        peerHolds[game, default: VersionVector()].advance(me, to: UInt64(chain.count))
+        return out
     }
 
     /// Whether the peer is sent `game`: it takes it, and can read it.

@@ -1,3 +1,4 @@
+import Foundation
 import SweeperCrypto
 import SweeperGame
 @testable import SweeperSync
@@ -14,6 +15,14 @@ import SweeperGame
 /// of the seeds (half of them private games) the creator chooses the players: one of the movers starts as a
 /// spectator and is added halfway, a member outside the list forges moves,
 /// and players archive and restore the game.
+///
+/// Links between peers speak the live form (own ops pushed unsigned, chain
+/// heads signed now and then) except on a quarter of them, which send
+/// signed segments only. A link is a stream, as TCP is: what the live form
+/// carries is never lost, duplicated or reordered within a link's life;
+/// where the network would lose it (loss, a partition) the link breaks
+/// instead, and comes back with fresh sessions on both ends, as the
+/// daemon's links do.
 struct Simulation {
     struct Config {
         var peers = 16
@@ -33,7 +42,9 @@ struct Simulation {
         let author: OpAuthor
         var replica: Replica
         var sessions: [Int: SyncSession] = [:]
-        var disk: [[UInt8]] = []
+        /// What the store holds: each op, and whether it was kept without a
+        /// signature as its author's link brought it (see `Replica.insert(vouched:)`).
+        var disk: [String: (op: Op, vouched: Bool)] = [:]
     }
 
     struct Envelope {
@@ -42,6 +53,10 @@ struct Simulation {
         let from: Int
         let to: Int
         let bytes: [UInt8]
+        /// The life of the link it was sent on: a message of a broken link's earlier life is dropped.
+        let epoch: Int
+        /// Whether it is of the live form (which a link never loses).
+        let live: Bool
     }
 
     let seed: UInt64
@@ -58,6 +73,18 @@ struct Simulation {
     var gameID: GameID?
     var validOps: [Op] = []
     var injected: [OpRejection: Int] = [:]
+    /// Each link's life, counted up when it breaks and comes back.
+    var epochs: [[Int]: Int] = [:]
+    /// Per direction, when its last message of the live form is delivered (they keep their order).
+    var liveDue: [[Int]: Int] = [:]
+    /// Links that broke and come back once no partition cuts them.
+    var broken: Set<[Int]> = []
+    /// Violations (a head signature that is not its author's) forged, and the links they broke.
+    var violationsForged = 0
+    var violationsSeen = 0
+    /// Ops sent as live pushes, and head signatures sent apart from them.
+    var liveOps = 0
+    var headSignatures = 0
     var rejected: [OpRejection: Int] = [:]
     var restarts = 0
     var partitions = 0
@@ -96,12 +123,45 @@ struct Simulation {
 
     func neighbours(of p: Int) -> [Int] { peers[p].sessions.keys.sorted() }
 
+    /// Whether a link sends signed segments only (a peer before the live form).
+    func isLegacy(_ a: Int, _ b: Int) -> Bool { (UInt64(a + b) &+ seed) % 4 == 0 }
+
+    /// Brings a link up (again): fresh sessions on both ends, each starting
+    /// with its summary and asking for the signatures it lacks.
     mutating func connect(_ a: Int, _ b: Int) {
+        let link = [a, b].sorted()
+        epochs[link, default: 0] += 1
+        broken.remove(link)
         for (x, y) in [(a, b), (b, a)] {
             var session = SyncSession()
-            let first = session.start(replica: peers[x].replica)
+            session.peer = peers[y].author.identity.peerID
+            if !isLegacy(a, b) { session.liveAuthor = peers[x].author.identity.peerID }
+            var first = session.start(replica: peers[x].replica)
+            if !isLegacy(a, b) { first += session.askForSignatures(replica: peers[x].replica) }
             peers[x].sessions[y] = session
             for m in first { send(m, from: x, to: y) }
+        }
+    }
+
+    /// Breaks a link: what is in flight on it is lost, and it comes back
+    /// with fresh sessions once no partition cuts it.
+    mutating func breakLink(_ a: Int, _ b: Int) {
+        let link = [a, b].sorted()
+        epochs[link, default: 0] += 1
+        broken.insert(link)
+    }
+
+    /// Brings back the broken links no partition cuts.
+    mutating func reconnect() {
+        for link in broken.sorted(by: { $0.lexicographicallyPrecedes($1) }) where !cut(link[0], link[1]) {
+            connect(link[0], link[1])
+        }
+    }
+
+    static func isLiveForm(_ message: SyncMessage) -> Bool {
+        switch message {
+        case .live, .heads, .unsigned: true
+        case .summary, .ops, .interest: false
         }
     }
 
@@ -110,14 +170,30 @@ struct Simulation {
     func cut(_ a: Int, _ b: Int) -> Bool { group.map { $0[a] != $0[b] } ?? false }
 
     mutating func send(_ message: SyncMessage, from: Int, to: Int) {
-        if cut(from, to) { return }
+        let link = [from, to].sorted()
+        guard !broken.contains(link) else { return }
+        let live = Self.isLiveForm(message)
         let reliable = lossless
-        if !reliable && rng.below(100) < config.lossPercent { return }
-        let copies = !reliable && rng.below(100) < config.duplicatePercent ? 2 : 1
+        if cut(from, to) || (!reliable && rng.below(100) < config.lossPercent) {
+            // A stream does not lose a message and go on: the link breaks.
+            if live { breakLink(from, to) }
+            return
+        }
+        let copies = !live && !reliable && rng.below(100) < config.duplicatePercent ? 2 : 1
+        switch message {
+        case .live(let ops): liveOps += ops.count
+        case .heads(let heads): headSignatures += heads.count
+        default: break
+        }
         let bytes = message.encoded
+        var at = now + 1 + (reliable ? 0 : rng.below(config.maxDelay))
+        if live {
+            at = max(at, liveDue[[from, to]] ?? 0)
+            liveDue[[from, to]] = at
+        }
         for _ in 0..<copies {
             sent += 1
-            queue.append(Envelope(deliverAt: now + 1 + (reliable ? 0 : rng.below(config.maxDelay)), order: sent, from: from, to: to, bytes: bytes))
+            queue.append(Envelope(deliverAt: at, order: sent, from: from, to: to, bytes: bytes, epoch: epochs[link] ?? 0, live: live))
         }
     }
 
@@ -127,7 +203,14 @@ struct Simulation {
             guard !due.isEmpty else { return }
             let batch = due.map { queue[$0] }.sorted { ($0.deliverAt, $0.order) < ($1.deliverAt, $1.order) }
             queue.removeAll { $0.deliverAt <= now }
-            for e in batch where !cut(e.from, e.to) { deliver(e.bytes, from: e.from, to: e.to) }
+            for e in batch where e.epoch == epochs[[e.from, e.to].sorted()] {
+                if cut(e.from, e.to) {
+                    // Lost on the way: a stream breaks instead.
+                    if e.live { breakLink(e.from, e.to) }
+                    continue
+                }
+                deliver(e.bytes, from: e.from, to: e.to)
+            }
         }
     }
 
@@ -151,9 +234,45 @@ struct Simulation {
                 rejected[r.reason, default: 0] += 1
             }
         }
-        for op in step.outcome.accepted { peers[to].disk.append(op.encoded) }
-        for m in step.replies { send(m, from: to, to: from) }
-        relay(step.outcome.accepted, at: to, except: from)
+        store(step.outcome, at: to)
+        if let violation = step.violation {
+            if ProcessInfo.processInfo.environment["SWEEPER_SIM_TRACE"] != nil { print("t\(now) \(from)->\(to): \(violation)") }
+            // The daemon drops a peer that does what no honest peer does.
+            violationsSeen += 1
+            breakLink(from, to)
+            return
+        }
+        var replies = step.replies
+        // Ops that came live and unsigned, which a neighbour out of their
+        // author's reach needs: half the time the receiver asks for their
+        // signature at once (as the daemon does for a peer that is not
+        // linked to the author), else it waits for the author's pause.
+        let unsigned = step.outcome.accepted.filter {
+            $0.signature == nil && peers[to].replica.games[$0.gameID]?.isUnsigned(author: $0.author, seq: $0.seq) == true
+        }
+        if let newest = unsigned.max(by: { $0.seq < $1.seq }), rng.below(2) == 0 {
+            replies.append(.unsigned([ChainHead(game: newest.gameID, author: newest.author, seq: newest.seq)]))
+        }
+        for m in replies { send(m, from: to, to: from) }
+        relay(step.outcome.accepted + step.outcome.signed, at: to, except: from)
+    }
+
+    static func key(_ op: Op) -> String { "\(op.gameID) \(op.author) \(op.seq)" }
+
+    /// Keeps what an insert accepted or signed on peer `p`'s disk, as the daemon's store does.
+    mutating func store(_ outcome: InsertOutcome, at p: Int) {
+        for op in outcome.accepted {
+            let vouched = op.signature == nil && peers[p].replica.games[op.gameID]?.isUnsigned(author: op.author, seq: op.seq) == true
+            peers[p].disk[Self.key(op)] = (op, vouched)
+        }
+        for op in outcome.signed {
+            peers[p].disk[Self.key(op)] = (op, false)
+            for seq in stride(from: op.seq, to: 0, by: -1) {
+                guard let held = peers[p].replica.games[op.gameID]?.op(author: op.author, seq: seq),
+                      peers[p].disk[Self.key(held)]?.vouched == true else { break }
+                peers[p].disk[Self.key(held)] = (held, false)
+            }
+        }
     }
 
     /// Hands newly accepted ops to every session of peer `p` (but `except`).
@@ -168,10 +287,13 @@ struct Simulation {
     }
 
     mutating func antiEntropy() {
+        reconnect()
         for p in peers.indices {
             for n in neighbours(of: p) {
                 guard var session = peers[p].sessions.removeValue(forKey: n) else { continue }
-                let out = session.tick(replica: peers[p].replica)
+                // A pause: the heads of the ops pushed live are signed, and signatures lacked are asked for.
+                let out = session.tick(replica: peers[p].replica) + session.signHeads(replica: peers[p].replica)
+                    + session.askForSignatures(replica: peers[p].replica)
                 peers[p].sessions[n] = session
                 for m in out { send(m, from: p, to: n) }
             }
@@ -198,7 +320,7 @@ struct Simulation {
 
     mutating func local(_ op: Op, at p: Int) {
         let outcome = peers[p].replica.insert(op)
-        for a in outcome.accepted { peers[p].disk.append(a.encoded) }
+        store(outcome, at: p)
         validOps.append(op)
         validKeys.insert("\(op.author) \(op.seq)")
         relay(outcome.accepted, at: p, except: nil)
@@ -243,10 +365,15 @@ struct Simulation {
     mutating func restart(_ p: Int) throws {
         restarts += 1
         var replica = Replica(circle: circle, reader: peers[p].author.identity)
-        let outcome = replica.restore(try peers[p].disk.map { try Op(decoding: $0) })
+        // From the bytes, as a store reads them.
+        let stored = try peers[p].disk.values.map { (op: try Op(decoding: $0.op.encoded), vouched: $0.vouched) }
+        let outcome = replica.restore(stored.filter { !$0.vouched }.map(\.op), vouched: stored.filter(\.vouched).map(\.op))
         for r in outcome.rejected { rejected[r.reason, default: 0] += 1 }
         peers[p].replica = replica
-        peers[p].disk = (replica.games.values.flatMap(\.ops)).map(\.encoded)
+        peers[p].disk = [:]
+        for op in replica.games.values.flatMap(\.ops) {
+            peers[p].disk[Self.key(op)] = (op, op.signature == nil && replica.games[op.gameID]?.isUnsigned(author: op.author, seq: op.seq) == true)
+        }
         // Its connections drop and come back: fresh sessions on both ends.
         for n in neighbours(of: p) { connect(p, n) }
     }
@@ -271,7 +398,8 @@ struct Simulation {
         let forge = Forge(circle: circle)
         let member = peers[rng.below(config.peers)].author.identity.peerID
         let cells = CellRuns(cells: [rng.below(64)])
-        let kind = rng.below(restricted ? 8 : 6)
+        var kind = rng.below(restricted ? 9 : 7)
+        if !restricted && kind == 6 { kind = 8 }
         let op: Op
         let reason: OpRejection
         switch kind {
@@ -305,6 +433,15 @@ struct Simulation {
             op = forge.op(rogue, game: gameID, seq: 1, lamport: 3, previous: .none, payload: .reveal(CellRuns(cells: [64 + rng.below(1000)])))
             // Nobody may send a private game a plain op: that is seen before its cells.
             reason = isPrivate ? .notPlayer : .cellOutOfRange
+        case 8:
+            // A head signature that is not the author's, for an op the peer holds: the link breaks.
+            guard let held = peers[to].replica.games[gameID]?.ops.last else { return }
+            let fake = Signature(bytes: (0..<64).map { _ in UInt8(truncatingIfNeeded: rng.next()) })
+            guard let fake else { return }
+            violationsForged += 1
+            injected[.badSignature, default: 0] += 1
+            deliver(SyncMessage.heads([HeadSignature(game: .new(gameID), author: held.author, seq: held.seq, signature: fake)]).encoded, from: via, to: to)
+            return
         default:
             var garbage = SyncMessage.ops([]).encoded
             garbage += (0..<(1 + rng.below(40))).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
@@ -331,6 +468,9 @@ struct Simulation {
         var addedPlayerMoves = 0
         /// Of those, the moves in private games (sealed, and unread by the members who do not play).
         var addedPlayerSealedMoves = 0
+        /// Ops sent as live pushes, and head signatures sent apart from them.
+        var liveOps = 0
+        var headSignatures = 0
     }
 
     mutating func run() throws -> Report {
@@ -368,6 +508,8 @@ struct Simulation {
         report.messages = sent
         report.restarts = restarts
         report.partitions = partitions
+        report.liveOps = liveOps
+        report.headSignatures = headSignatures
         if restricted, config.peers > 3 {
             let added = peers[3].author.identity.peerID
             report.addedPlayerMoves = validOps.filter { $0.author == added }.count
@@ -411,6 +553,7 @@ struct Simulation {
             let expected = Set(peers[0...3].map(\.author.identity.peerID))
             if reference.state(of: gameID)?.players != expected { problems.append("the players are not the creator, peers 1 and 2, and peer 3 added") }
         }
+        if violationsSeen != violationsForged { problems.append("\(violationsSeen) links broken for violations, \(violationsForged) forged") }
         for reason in OpRejection.allCases where (rejected[reason] ?? 0) != (injected[reason] ?? 0) {
             problems.append("\(reason): \(rejected[reason] ?? 0) rejected, \(injected[reason] ?? 0) forged")
         }
