@@ -54,17 +54,22 @@ struct GameEngine: Sendable {
             }
         }
         var ops: [Op] = []
+        var vouched: [Op] = []
         var malformed = 0
         for game in try store.games() {
             for stored in try store.ops(gameID: game.id) {
-                if let op = try? Op(decoding: [UInt8](stored.bytes)) { ops.append(op) } else { malformed += 1 }
+                guard let op = try? Op(decoding: [UInt8](stored.bytes)) else {
+                    malformed += 1
+                    continue
+                }
+                if stored.vouched { vouched.append(op) } else { ops.append(op) }
             }
         }
         if malformed > 0 { logger.error("stored ops that cannot be decoded were skipped", metadata: ["count": "\(malformed)"]) }
         var circles: [CircleGames] = []
         for key in keys {
             var replica = Replica(circle: key, reader: identity)
-            if !ops.isEmpty { replica.restore(ops) }
+            if !ops.isEmpty || !vouched.isEmpty { replica.restore(ops, vouched: vouched) }
             circles.append(CircleGames(circle: key, author: OpAuthor(identity: identity, circle: key), replica: replica))
         }
         return GameEngine(identity: identity, circles: circles)
@@ -111,10 +116,10 @@ struct GameEngine: Sendable {
     /// The row stored for an op. Its seq and Lamport time are clamped to
     /// SQLite's signed 64 bits (the replica refuses larger ones anyway; the
     /// encoded bytes are what is read back).
-    static func stored(_ op: Op) -> StoredOp {
+    static func stored(_ op: Op, vouched: Bool = false) -> StoredOp {
         StoredOp(
             gameID: op.gameID.description, author: Data(op.author.bytes), seq: Int64(clamping: op.seq),
-            lamport: Int64(clamping: op.lamport), bytes: Data(op.encoded))
+            lamport: Int64(clamping: op.lamport), bytes: Data(op.encoded), vouched: vouched)
     }
 
     /// Inserts a locally made op into a copy of the engine; the caller

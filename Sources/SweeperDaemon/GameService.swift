@@ -28,6 +28,8 @@ struct RemoteIntake: Sendable {
     var accepted: [Op]
     /// The ops refused, and why.
     var rejected: [OpRefusal]
+    /// What the peer did that no honest peer does, if it did: drop the link.
+    var violation: String? = nil
 }
 
 /// A move a player of this daemon makes.
@@ -140,14 +142,21 @@ actor GameService {
         try reloadIfPending()
         // Only ops bring changes to show, and only to the games they belong to.
         var touched: [GameID] = []
-        if case .ops(let segments) = message { touched = segments.compactMap { $0.ops.last?.gameID } }
+        switch message {
+        case .ops(let segments): touched = segments.compactMap { $0.ops.last?.gameID }
+        // Live pushes name games by the link's numbers, which only the session reads.
+        case .live: touched = Array(engine.circles[0].replica.games.keys)
+        case .summary, .interest, .heads, .unsigned: break
+        }
         let before = engine.statuses(of: touched)
         let interest = self.interest
         let done = engine.withReplica(circle: 0) { replica in
             session.withSession { $0.receive(message, replica: &replica, taking: interest) }
         }
         commitRemote(done.outcome, before: before)
-        return RemoteIntake(replies: done.replies, accepted: done.outcome.accepted, rejected: done.outcome.rejected.map(OpRefusal.init))
+        return RemoteIntake(
+            replies: done.replies, accepted: done.outcome.accepted, rejected: done.outcome.rejected.map(OpRefusal.init),
+            violation: done.violation)
     }
 
     /// Shows, relays and queues for writing accepted remote ops (new games
@@ -159,6 +168,12 @@ actor GameService {
     /// to the other screens. When the write fails, the engine is reloaded
     /// from the store and the ops come back with the next summary exchange.
     private func commitRemote(_ outcome: InsertOutcome, before: [GameID: GameStatus]) {
+        if !outcome.signed.isEmpty {
+            // Ops held unsigned that a signature vouches for now: stored so, and relayed.
+            unwritten.signed += outcome.signed
+            scheduleWrite()
+            if outcome.accepted.isEmpty { sinks.relay.push(outcome.signed, replica: replica) }
+        }
         guard !outcome.accepted.isEmpty else { return }  // waiting ops are kept in memory only
         let byGame = Dictionary(grouping: outcome.accepted, by: \.gameID).sorted { $0.key < $1.key }
         var added = false
@@ -189,12 +204,16 @@ actor GameService {
             }
         }
         if added { sinks.status.gamesChanged(to: engine.games.count) }
-        sinks.relay.push(outcome.accepted, replica: replica)
-        if !unwritten.scheduled {
-            unwritten.scheduled = true
-            // Queued on the loop behind the jobs the events and pushes woke.
-            Task { self.writeRemoteOps() }
-        }
+        sinks.relay.push(outcome.accepted + outcome.signed, replica: replica)
+        scheduleWrite()
+    }
+
+    /// Queues a write of the remote ops and signatures not yet written.
+    private func scheduleWrite() {
+        guard !unwritten.scheduled else { return }
+        unwritten.scheduled = true
+        // Queued on the loop behind the jobs the events and pushes woke.
+        Task { self.writeRemoteOps() }
     }
 
     /// Remote ops applied but not yet written.
@@ -203,6 +222,8 @@ actor GameService {
         var ops: [GameID: [Op]] = [:]
         /// The games they create.
         var newGames: Set<GameID> = []
+        /// Ops held unsigned (stored or not yet) that got their signature.
+        var signed: [Op] = []
         /// Whether a write is queued.
         var scheduled = false
     }
@@ -217,7 +238,7 @@ actor GameService {
     func writeRemoteOps() {
         let pending = unwritten
         unwritten = Unwritten()
-        guard !pending.ops.isEmpty else { return }
+        guard !pending.ops.isEmpty || !pending.signed.isEmpty else { return }
         do {
             for (gameID, ops) in pending.ops.sorted(by: { $0.key < $1.key }) {
                 guard let (_, replica) = engine.game(gameID), let state = replica.state else {
@@ -225,7 +246,7 @@ actor GameService {
                     continue
                 }
                 let summaryData = try JSONEncoder().encode(views.summary(replica, state))
-                let stored = ops.map(GameEngine.stored)
+                let stored = ops.map { GameEngine.stored($0, vouched: replica.isVouchedOnly($0)) }
                 if pending.newGames.contains(gameID) {
                     let record = StoredGame(
                         id: gameID.description, params: try JSONEncoder().encode(state.genesis.parameters),
@@ -237,6 +258,8 @@ actor GameService {
                     stored, updating: gameID.description, status: state.status.rawValue, summary: summaryData,
                     durability: .deferred)
             }
+            // After the ops they sign, which this write may have just stored.
+            try store.saveSignatures(pending.signed.map { GameEngine.stored($0) })
         } catch {
             reloadAfterFailedCommit(error)
         }
@@ -246,8 +269,8 @@ actor GameService {
     /// it: a row with nothing but its id and when it came (no parameters,
     /// no summary: this device knows neither), and the sealed ops.
     private func writeUnread(_ gameID: GameID, _ ops: [Op], isNew: Bool) throws {
-        guard engine.circles[0].replica.games[gameID]?.isKnown == true else { return }
-        let stored = ops.map(GameEngine.stored)
+        guard let game = engine.circles[0].replica.games[gameID], game.isKnown else { return }
+        let stored = ops.map { GameEngine.stored($0, vouched: game.isVouchedOnly($0)) }
         let empty = Data("{}".utf8)
         if isNew {
             let record = StoredGame(

@@ -54,6 +54,15 @@ final class OpRelay: Sendable {
     /// The largest sync message sent in one frame; bigger catch-ups are split.
     static let messageBudget = 4 << 20
 
+    /// How long this player goes without a move before the heads of the
+    /// ops it pushed live are signed on every link. A receiver needs them
+    /// only to relay those ops to a peer out of this daemon's reach (which
+    /// it asks for at once instead of waiting) or to hand them on later;
+    /// until then a pause of a player who plays on costs no signature.
+    static let headPause: Duration = .seconds(10)
+    /// When this daemon last pushed an op of its own, while its heads wait to be signed.
+    private let lastOwnPush = Mutex<ContinuousClock.Instant?>(nil)
+
     /// A relay with no links yet.
     init(ownID: PeerID) {
         self.ownID = ownID
@@ -107,10 +116,44 @@ final class OpRelay: Sendable {
     /// session.
     func push(_ ops: [Op], replica: Replica) {
         guard !ops.isEmpty else { return }
-        for linked in linked {
+        if ops.contains(where: { $0.author == ownID }) { lastOwnPush.withLock { $0 = .now } }
+        var wanted: [PeerID: Set<ChainHead>] = [:]
+        let sessions = linked
+        for linked in sessions {
             let relayed = Self.relayed(ops, to: linked.link.reportedLinks, ownID: ownID)
             guard !relayed.isEmpty else { continue }
+            // Ops that came live from their author go on only once signed: ask the author now.
+            for op in relayed where op.author != ownID && op.author != linked.link.peer
+                && replica.games[op.gameID]?.isVouchedOnly(op) == true {
+                wanted[op.author, default: []].insert(ChainHead(game: op.gameID, author: op.author, seq: op.seq))
+            }
             Self.send(linked.session.withSession { $0.push(relayed, replica: replica) }, on: linked.link)
+        }
+        for (author, chains) in wanted {
+            guard let authorLink = sessions.first(where: { $0.link.peer == author && $0.link.peerVersion >= PeerHello.liveVersion })
+            else { continue }
+            // The newest op of each chain: its signature vouches for the ones before.
+            let newest = Dictionary(grouping: chains, by: \.game).compactMap { $0.value.max { $0.seq < $1.seq } }
+            Self.send([.unsigned(newest.sorted { $0.game < $1.game })], on: authorLink.link)
+        }
+    }
+
+    /// Whether this player's pause is long enough (``headPause``) to sign
+    /// the heads it pushed live; once it says so, it says so again only
+    /// after the next own op.
+    func headsAreDue(now: ContinuousClock.Instant = .now) -> Bool {
+        lastOwnPush.withLock { last in
+            guard let l = last, now - l >= Self.headPause else { return false }
+            last = nil
+            return true
+        }
+    }
+
+    /// Sends every linked peer the signatures of the heads this daemon's
+    /// live pushes to it left unsigned.
+    func signHeads(replica: Replica) {
+        for linked in linked {
+            Self.send(linked.session.withSession { $0.signHeads(replica: replica) }, on: linked.link)
         }
     }
 

@@ -190,6 +190,8 @@ struct PeerSyncService: Service {
 
     func run() async throws {
         await cancelWhenGracefulShutdown { await sync.run() }
+        // Stopping: the heads of this player's live pushes go out while the links are up.
+        await sync.signHeads()
     }
 }
 

@@ -43,10 +43,18 @@ final class PeerSync: PeerNodeDelegate, Sendable {
         self.logger = logger
     }
 
-    /// Ticks anti-entropy, and renews and expires presence, until cancelled.
+    /// Ticks anti-entropy, signs the heads of this player's live pushes
+    /// when it pauses, and renews and expires presence, until cancelled.
     func run() async {
         await withDiscardingTaskGroup { group in
             group.addTask { await self.presence.run() }
+            group.addTask {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .seconds(1))
+                    if Task.isCancelled { break }
+                    if self.relay.headsAreDue() { await self.signHeads() }
+                }
+            }
             while !Task.isCancelled {
                 try? await Task.sleep(for: Self.antiEntropyInterval)
                 if Task.isCancelled { break }
@@ -69,6 +77,14 @@ final class PeerSync: PeerNodeDelegate, Sendable {
         }
     }
 
+    /// Signs, on every link, the heads of the ops this player pushed live
+    /// there: after a pause, and when the daemon stops (what goes out
+    /// before the links close spares the peers from asking later).
+    func signHeads() async {
+        let replica = await service.replica
+        relay.signHeads(replica: replica)
+    }
+
     // MARK: PeerNodeDelegate
 
     func linkEstablished(_ link: PeerLinkHandle) {
@@ -78,6 +94,7 @@ final class PeerSync: PeerNodeDelegate, Sendable {
             // games that use roles.
             session.peerReadsRoles = false
             session.peerReadsFloods = false
+            session.peer = link.peer
             // A device that does not take every game waits for the peer's
             // hello, to tell a peer that understands interests what it takes
             // before its summary makes the peer send every game.
@@ -108,7 +125,14 @@ final class PeerSync: PeerNodeDelegate, Sendable {
             let messages = linked.session.withSession { session in
                 session.peerReadsRoles = true
                 session.peerReadsFloods = version >= PeerHello.liveVersion
-                return session.hasPeerSummary ? session.tick(replica: replica) : []
+                var messages = session.hasPeerSummary ? session.tick(replica: replica) : []
+                if version >= PeerHello.liveVersion {
+                    // This device's own ops go to it live from now on, and it
+                    // is asked for the signatures of what it pushed live before.
+                    session.liveAuthor = self.relay.ownID
+                    messages += session.askForSignatures(replica: replica)
+                }
+                return messages
             }
             OpRelay.send(messages, on: link)
         }
@@ -158,6 +182,10 @@ final class PeerSync: PeerNodeDelegate, Sendable {
         }
         do {
             let intake = try service.receive(message, in: linked.session)
+            if let violation = intake.violation {
+                drop(link, sent: "sync message", SyncViolation(description: violation))
+                return
+            }
             OpRelay.send(intake.replies, on: link)
             logRefusals(intake.rejected, from: link.peer)
             if case .interest = message, link.peerVersion >= PeerHello.playVersion { sendPlayNotes(on: link) }
@@ -341,6 +369,11 @@ final class PeerSync: PeerNodeDelegate, Sendable {
         }
         return out
     }
+}
+
+/// What a peer did that no honest peer does (see ``SyncSession/Step/violation``).
+struct SyncViolation: Error, CustomStringConvertible {
+    let description: String
 }
 
 extension PeerInfo {

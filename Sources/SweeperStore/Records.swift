@@ -119,13 +119,17 @@ public struct StoredOp: Equatable, Sendable {
     public var lamport: Int64
     /// The op as encoded and signed by its author.
     public var bytes: Data
+    /// Whether the op came without a signature over its author's own link
+    /// (a live push), and no signature vouches for it yet.
+    public var vouched: Bool
 
     /// Creates an op record.
-    public init(gameID: String, author: Data, seq: Int64, lamport: Int64, bytes: Data) {
+    public init(gameID: String, author: Data, seq: Int64, lamport: Int64, bytes: Data, vouched: Bool = false) {
         self.gameID = gameID
         self.author = author
         self.seq = seq
         self.lamport = lamport
         self.bytes = bytes
+        self.vouched = vouched
     }
 }

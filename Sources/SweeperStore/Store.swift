@@ -23,7 +23,7 @@ public final class Store: Sendable {
     }
 
     /// The schema version this build writes and understands.
-    public static let schemaVersion = 1
+    public static let schemaVersion = 2
     /// The database file name inside the state directory.
     public static let fileName = "sweeper.sqlite"
 
@@ -255,6 +255,14 @@ public final class Store: Sendable {
                     made DATETIME NOT NULL
                 );
                 """)
+        }
+        // Ops that came without a signature over their author's own link (a
+        // live push) are kept so, flagged, until a signature vouches for them:
+        // a release before this one would drop them on reading, so it is
+        // refused this database (schema version 2). Ops stored before were
+        // all vouched for by a signature.
+        migrator.registerMigration("v6-vouched-ops") { db in
+            try db.execute(sql: "ALTER TABLE ops ADD COLUMN vouched INTEGER NOT NULL DEFAULT 0")
         }
         return migrator
     }

@@ -240,8 +240,27 @@ extension Store {
     static func insert(_ op: StoredOp, _ db: Database) throws {
         // Cached statements: every move writes one, and parsing the SQL anew
         // each time cost more than the insert.
-        try db.cachedStatement(sql: "INSERT OR IGNORE INTO ops (gameID, author, seq, lamport, bytes) VALUES (?, ?, ?, ?, ?)")
-            .execute(arguments: [op.gameID, op.author, op.seq, op.lamport, op.bytes])
+        try db.cachedStatement(sql: "INSERT OR IGNORE INTO ops (gameID, author, seq, lamport, bytes, vouched) VALUES (?, ?, ?, ?, ?, ?)")
+            .execute(arguments: [op.gameID, op.author, op.seq, op.lamport, op.bytes, op.vouched ? 1 : 0])
+    }
+
+    /// Stores ops again with the signatures that came for them (each held
+    /// already, unsigned): each is vouched for from now on, and so is every
+    /// op before it in its author's chain. Returns how many ops were updated.
+    @discardableResult
+    public func saveSignatures(_ ops: [StoredOp], durability: Durability = .deferred) throws(StoreError) -> Int {
+        guard !ops.isEmpty else { return 0 }
+        return try write(durability) { db in
+            var updated = 0
+            for op in ops {
+                try db.cachedStatement(sql: "UPDATE ops SET bytes = ?, vouched = 0 WHERE gameID = ? AND author = ? AND seq = ?")
+                    .execute(arguments: [op.bytes, op.gameID, op.author, op.seq])
+                updated += db.changesCount
+                try db.cachedStatement(sql: "UPDATE ops SET vouched = 0 WHERE gameID = ? AND author = ? AND seq < ? AND vouched = 1")
+                    .execute(arguments: [op.gameID, op.author, op.seq])
+            }
+            return updated
+        }
     }
 
     /// Appends ops and updates the game's cached status and summary, all in
@@ -295,7 +314,8 @@ extension Store {
     public func ops(gameID: String) throws(StoreError) -> [StoredOp] {
         try read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM ops WHERE gameID = ? ORDER BY rowid", arguments: [gameID]).map {
-                StoredOp(gameID: $0["gameID"], author: $0["author"], seq: $0["seq"], lamport: $0["lamport"], bytes: $0["bytes"])
+                StoredOp(gameID: $0["gameID"], author: $0["author"], seq: $0["seq"], lamport: $0["lamport"], bytes: $0["bytes"],
+                         vouched: ($0["vouched"] as Int?) == 1)
             }
         }
     }

@@ -463,6 +463,12 @@ public struct GameReplica: Sendable {
         return out
     }
 
+    /// Whether `op` is held here on the strength of its author's link alone:
+    /// no signature, its own or a later op's, vouches for it yet.
+    public func isVouchedOnly(_ op: Op) -> Bool {
+        op.signature == nil && isUnsigned(author: op.author, seq: op.seq)
+    }
+
     /// Whether `author`'s op `seq` is held and no signature covers it yet
     /// (no signed op at or after it in the chain).
     public func isUnsigned(author: PeerID, seq: UInt64) -> Bool {

@@ -114,6 +114,80 @@ import Testing
         await restarted.network.node.shutdown()
         await f.cleanup()
     }
+
+    @Test func aLivePushIsShownAtOnceKeptUnsignedAcrossARestartAndStoredSignedWhenItsHeadComes() async throws {
+        let f = try await DaemonFixture()
+        let viewer = try await viewer(f)
+        let bobIdentity = SigningIdentity()
+        let bob = OpAuthor(identity: bobIdentity, circle: f.circle)
+        let generated = try Generator.generate(try GameParameters(preset: .beginner), seed: 4)
+        let genesis = try bob.genesis(
+            parameters: generated.parameters, layout: generated.layout, seed: 4, questionMarks: false, createdAtMillis: 1_000)
+        var bobReplica = Replica(circle: f.circle)
+        bobReplica.insert(genesis)
+        let game = genesis.gameID
+
+        // The link: Bob's side pushes his own ops live; ours knows him as its peer.
+        var bobSide = SyncSession()
+        bobSide.liveAuthor = bobIdentity.peerID
+        var ourSide = SyncSession()
+        ourSide.peer = bobIdentity.peerID
+        let session = SharedSyncSession(ourSide)
+        // The genesis as a catch-up, then the summaries that let Bob push live.
+        _ = try await f.service.receive(.ops(bobReplica.segments(for: game, after: VersionVector())), in: session)
+        _ = bobSide.receive(.summary(await f.service.replica.summary, wantsReply: false), replica: &bobReplica)
+        _ = try await events(viewer, f)
+
+        let state = try #require(bobReplica.state(of: game))
+        let cell = try #require((0..<81).first { !state.board.isRevealed($0) && !generated.layout.isMine($0) })
+        let bobGame = try #require(bobReplica.games[game])
+        let move = try #require(try bob.reveal(cell, in: bobGame, atMillis: 2_000))
+        bobReplica.insert(move)
+        let pushed = bobSide.push([move], replica: bobReplica)
+        guard pushed.count == 1, case .live(let live) = pushed[0], live.count == 1, live[0].signature == nil else {
+            Issue.record("not one unsigned live push: \(pushed)")
+            return
+        }
+        let intake = try await f.service.receive(pushed[0], in: session)
+        #expect(intake.accepted.map(\.hash) == [move.hash] && intake.violation == nil)
+        let shown = try await events(viewer, f)
+        #expect(shown.first?.event == .cells && shown.first?.by == bobIdentity.peerID.description)
+        await f.service.writeRemoteOps()
+        let rows = try f.store.ops(gameID: game.description)
+        #expect(rows.count == 2 && rows.filter(\.vouched).map(\.seq) == [2])
+
+        // A restart keeps it, unsigned, and shows the same game.
+        let view = try await show(f.router, game.description)
+        let restarted = try await DaemonFixture.daemon(store: f.store, directory: f.directory, loop: f.loop)
+        let reloaded = try await show(restarted.router, game.description)
+        #expect(reloaded.digest == view.digest)
+        // It is not sent on in a catch-up: only signed runs travel.
+        #expect(await restarted.service.replica.segments(for: game, after: VersionVector()).flatMap(\.ops).count == 1)
+
+        // A new link: our side asks for the signatures it lacks, Bob's answers.
+        var ourNewSide = SyncSession()
+        ourNewSide.peer = bobIdentity.peerID
+        let asked = ourNewSide.askForSignatures(replica: await restarted.service.replica)
+        var bobNewSide = SyncSession()
+        bobNewSide.liveAuthor = bobIdentity.peerID
+        let answer = try #require(asked.first.map { bobNewSide.receive($0, replica: &bobReplica).replies }?.first)
+        let signed = try await restarted.service.receive(answer, in: SharedSyncSession(ourNewSide))
+        #expect(signed.violation == nil)
+        await restarted.service.writeRemoteOps()
+        let after = try f.store.ops(gameID: game.description)
+        #expect(after.allSatisfy { !$0.vouched })
+        #expect(try after.allSatisfy { try Op(decoding: [UInt8]($0.bytes)).signature != nil })
+        #expect(await restarted.service.replica.segments(for: game, after: VersionVector()).flatMap(\.ops).count == 2)
+
+        // A signature that is not Bob's of that op is what no honest peer sends.
+        var forged = SyncSession()
+        forged.peer = bobIdentity.peerID
+        let fake = HeadSignature(game: .new(game), author: nil, seq: 2, signature: bobIdentity.sign([1, 2, 3]))
+        let refused = try await restarted.service.receive(.heads([fake]), in: SharedSyncSession(forged))
+        #expect(refused.violation != nil)
+        await restarted.network.node.shutdown()
+        await f.cleanup()
+    }
 }
 
 extension GameView {

@@ -59,5 +59,15 @@ import Testing
         #expect(reloaded.digest == after.digest)
         await again.network.node.shutdown()
         store.close()
+
+        // Migrated: this release's schema, and every op the old release wrote vouched for by a signature.
+        let queue = try DatabaseQueue(path: directory + "/" + Store.fileName)
+        let (version, vouchedFor) = try await queue.read { db in
+            (try Int.fetchOne(db, sql: "PRAGMA user_version"), try Int.fetchOne(db, sql: "SELECT count(*) FROM ops WHERE vouched = 0"))
+        }
+        #expect(version == Store.schemaVersion && Store.schemaVersion == 2)
+        // 17 ops of the old release, and the flag made here.
+        #expect(vouchedFor == 18)
+        try queue.close()
     }
 }
