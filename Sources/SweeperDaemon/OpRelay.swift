@@ -54,12 +54,6 @@ final class OpRelay: Sendable {
     /// The largest sync message sent in one frame; bigger catch-ups are split.
     static let messageBudget = 4 << 20
 
-    /// How long this player goes without a move before the heads of the
-    /// ops it pushed live are signed on every link. A receiver needs them
-    /// only to relay those ops to a peer out of this daemon's reach (which
-    /// it asks for at once instead of waiting) or to hand them on later;
-    /// until then a pause of a player who plays on costs no signature.
-    static let headPause: Duration = .seconds(10)
     /// When this daemon last pushed an op of its own, while its heads wait to be signed.
     private let lastOwnPush = Mutex<ContinuousClock.Instant?>(nil)
 
@@ -138,12 +132,12 @@ final class OpRelay: Sendable {
         }
     }
 
-    /// Whether this player's pause is long enough (``headPause``) to sign
+    /// Whether this player's pause is long enough (``SyncSession/headPause``) to sign
     /// the heads it pushed live; once it says so, it says so again only
     /// after the next own op.
     func headsAreDue(now: ContinuousClock.Instant = .now) -> Bool {
         lastOwnPush.withLock { last in
-            guard let l = last, now - l >= Self.headPause else { return false }
+            guard let l = last, now - l >= SyncSession.headPause else { return false }
             last = nil
             return true
         }

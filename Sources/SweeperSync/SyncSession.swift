@@ -60,6 +60,13 @@ public struct SyncSession: Sendable {
     /// How many of its own ops a side pushes live in a game before it signs
     /// the chain head in the push itself.
     public static let headInterval = 32
+    /// How long a player goes without a move before its daemon signs, on
+    /// every link, the heads of the ops it pushed live there
+    /// (``signHeads(replica:)``). A receiver needs them only to relay those
+    /// ops to a peer out of the author's reach (which it asks for at once
+    /// instead of waiting) or to hand them on later; until then a player
+    /// who plays on costs no signature.
+    public static let headPause: Duration = .seconds(10)
     /// What this side said of live pushes, and what the peer said.
     private var liveOut = LiveLinkState()
     private var liveIn = LiveLinkState()

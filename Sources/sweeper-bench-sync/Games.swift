@@ -346,3 +346,67 @@ func applyCatchUp(_ message: [UInt8], into replica: inout Replica) {
     withExtendedLifetime(held) {}
     return (median(times) * 1000, bytes)
 }
+
+/// One message of the live form, as a player's daemon sends it to a peer.
+struct LiveMessage {
+    let author: PeerID
+    let bytes: [UInt8]
+}
+
+/// A recorded game's moves as each player's daemon pushes them to one peer
+/// that holds every other player's moves: its own ops live, unsigned, each
+/// when made; the heads signed in a push every ``SyncSession/headInterval``
+/// ops and with the op that ends the game, and in a heads message when the
+/// player pauses (its next move is ``SyncSession/headPause`` or more after
+/// the one before, by the recorded clock) and after its last move.
+@MainActor func livePushes(genesis: Op, actions: [Op], authors: [OpAuthor]) -> (messages: [LiveMessage], inlineHeads: Int, pausedHeads: Int) {
+    var world = Replica(circle: circle)
+    world.insert(genesis)
+    var sessions: [PeerID: SyncSession] = [:]
+    for a in authors {
+        var session = SyncSession()
+        session.liveAuthor = a.identity.peerID
+        _ = session.receive(.summary(world.summary, wantsReply: false), replica: &world)
+        sessions[a.identity.peerID] = session
+    }
+    let pause = UInt64(SyncSession.headPause.components.seconds) * 1000
+    var lastMove: [PeerID: UInt64] = [:]
+    var messages: [LiveMessage] = []
+    var inline = 0
+    var paused = 0
+    func heads(_ author: PeerID) {
+        guard var session = sessions.removeValue(forKey: author) else { return }
+        for m in session.signHeads(replica: world) {
+            if case .heads(let h) = m { paused += h.count }
+            messages.append(LiveMessage(author: author, bytes: m.encoded))
+        }
+        sessions[author] = session
+    }
+    for op in actions {
+        let author = op.author
+        if let last = lastMove[author], op.wallClockMillis - last >= pause { heads(author) }
+        guard world.insert(op).accepted.count == 1, var session = sessions.removeValue(forKey: author) else { fail("live: op refused") }
+        for m in session.push([op], replica: world) {
+            if case .live(let ops) = m { inline += ops.filter { $0.signature != nil }.count }
+            messages.append(LiveMessage(author: author, bytes: m.encoded))
+        }
+        sessions[author] = session
+        lastMove[author] = op.wallClockMillis
+    }
+    for a in authors { heads(a.identity.peerID) }
+    return (messages, inline, paused)
+}
+
+/// The size of a reveal op's cell runs payload, kind byte included.
+func runsPayloadSize(_ op: Op) -> Int {
+    guard case .reveal(let runs) = op.payload else { return 0 }
+    // kind ‖ run count ‖ per run: gap ‖ length − 1 (varints)
+    func varintSize(_ v: Int) -> Int { var n = 1; var x = v >> 7; while x > 0 { n += 1; x >>= 7 }; return n }
+    var size = 1 + varintSize(runs.runs.count)
+    var end = 0
+    for r in runs.runs {
+        size += varintSize(r.lowerBound - end) + varintSize(r.count - 1)
+        end = r.upperBound
+    }
+    return size
+}

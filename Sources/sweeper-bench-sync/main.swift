@@ -9,9 +9,14 @@
 // - catch-up CPU time of a 10,000-op game (one message of chain segments);
 // - three recorded multi-player games (beginner by 2 players, expert by 3,
 //   100×100 with 2,000 mines by 4), played to the end with the real engine
-//   (reveals that flood, flags, chords): bytes as live pushes (one signed op
-//   per message) and as catch-up chain segments, and the CPU time to decode,
-//   verify and apply every push on a fresh replica (best of 3);
+//   (reveals that flood, flags, chords): bytes as live pushes (each player's
+//   own ops over its link, unsigned, the chain heads signed when the
+//   player pauses for SyncSession.headPause by the recorded clock, every
+//   32 ops and at the game's end, as the daemon sends them), as one signed
+//   op per message (the form before live pushes, and still sent to peers
+//   before version 8) and as catch-up chain segments, and the CPU time to
+//   decode, rebuild or verify and apply every message on a fresh replica
+//   (best of 3);
 // - a scale table: catch-up CPU time and heap bytes held by the replica for
 //   real games on 16×16, 100×100 and 500×500 boards cut at 50, 1,000,
 //   10,000 and 100,000 ops, where a whole game on that board is that long
@@ -107,6 +112,8 @@ for (gi, spec) in recordedGames.enumerated() {
     func push(_ op: Op) -> [UInt8] { SyncMessage.ops([OpSegment(verifiedOps: [op])].compactMap { $0 }).encoded }
     let pushes = actions.map(push)
     let pushBytes = pushes.map(\.count).reduce(0, +)
+    let live = livePushes(genesis: genesis, actions: actions, authors: Array(players[0..<spec.players]))
+    let liveBytes = live.messages.map(\.bytes.count).reduce(0, +)
     let storedBytes = actions.map(\.encoded.count).reduce(0, +)
     // The actions only: every author's chain after the genesis (the creator's seq 1).
     let afterGenesis = VersionVector(heads: [players[0].identity.peerID: 1])
@@ -125,8 +132,27 @@ for (gi, spec) in recordedGames.enumerated() {
         return r
     }
     var pushTimes: [Double] = []
+    var liveTimes: [Double] = []
     var chainTimes: [Double] = []
     for _ in 0..<3 {
+        var l = fresh()
+        var sessions: [PeerID: SyncSession] = [:]
+        for author in players[0..<spec.players] {
+            var session = SyncSession()
+            session.peer = author.identity.peerID
+            sessions[author.identity.peerID] = session
+        }
+        let tl = cpuSeconds()
+        for m in live.messages {
+            guard let message = try? SyncMessage(decoding: m.bytes), var session = sessions.removeValue(forKey: m.author) else { fail("live decode") }
+            let step = session.receive(message, replica: &l)
+            sessions[m.author] = session
+            if step.violation != nil || !step.outcome.rejected.isEmpty { fail("\(spec.key): live push refused") }
+        }
+        liveTimes.append(cpuSeconds() - tl)
+        guard l.state(of: gameID)?.digest == state.digest, l.games[gameID]?.unsignedHeads.isEmpty == true else {
+            fail("\(spec.key): live pushes gave another state, or left ops unsigned")
+        }
         var r = fresh()
         let t0 = cpuSeconds()
         for message in pushes { applyCatchUp(message, into: &r) }
@@ -139,23 +165,28 @@ for (gi, spec) in recordedGames.enumerated() {
         guard c.state(of: gameID)?.digest == state.digest else { fail("\(spec.key): segments gave another state") }
     }
     let pushApply = pushTimes.min() ?? 0
+    let liveApply = liveTimes.min() ?? 0
     let chainApply = chainTimes.min() ?? 0
     let changes = trace.map(\.changes.count).reduce(0, +)
     print("\(spec.key): \(spec.title): \(actions.count) actions (\(reveals) reveals and chords, \(marks) flags), \(state.status), \(changes) cell changes")
     print("  genesis (layout included) as sent: \(push(genesis).count) bytes (not in the totals below; Yjs has no board either)")
-    print("  ours, pushed one op per message, each signed: \(pushBytes) bytes (\(format(Double(pushBytes) / Double(max(1, actions.count)))) per action)")
+    print("  ours, live pushes: \(liveBytes) bytes (\(format(Double(liveBytes) / Double(max(1, actions.count)))) per action), in \(live.messages.count) messages, with \(live.inlineHeads) heads signed in a push and \(live.pausedHeads) in heads messages after a pause of \(SyncSession.headPause) or the game's end")
+    print("  ours, pushed one op per message, each signed (before live pushes): \(pushBytes) bytes (\(format(Double(pushBytes) / Double(max(1, actions.count)))) per action)")
     print("  ours, stored one op per record, each signed: \(storedBytes) bytes")
     print("  ours, as chain segments (catch-up form, one signature per author): \(chainBytes) bytes")
     print("  ours, as chain segments with every op's signature kept: \(allSignedChainBytes) bytes")
-    print("  ours, apply: every push decoded, verified and applied on a fresh replica: \(format(pushApply * 1000, 2)) ms CPU (best of 3); as one catch-up message: \(format(chainApply * 1000, 2)) ms")
+    print("  ours, apply: every live push and heads message decoded, rebuilt, applied and its heads verified on a fresh replica: \(format(liveApply * 1000, 2)) ms CPU (\(format(liveApply * 1e6 / Double(max(1, actions.count)), 1)) µs a move; best of 3); every signed push decoded, verified and applied: \(format(pushApply * 1000, 2)) ms (\(format(pushApply * 1e6 / Double(max(1, actions.count)), 1)) µs a move); as one catch-up message: \(format(chainApply * 1000, 2)) ms")
     result("sync.\(spec.key).ops", recorder.ops.count)
     result("sync.\(spec.key).actions", actions.count)
+    result("sync.\(spec.key).ours_live_bytes", liveBytes)
+    result("sync.\(spec.key).ours_live_heads", live.inlineHeads + live.pausedHeads)
+    result("sync.\(spec.key).ours_live_apply_ms", liveApply * 1000)
     result("sync.\(spec.key).ours_push_bytes", pushBytes)
     result("sync.\(spec.key).ours_chain_bytes", chainBytes)
     result("sync.\(spec.key).ours_apply_ms", pushApply * 1000)
 
     traceJSON += "{\"key\": \"\(spec.key)\", \"title\": \"\(spec.title)\", \"players\": \(spec.players),\n"
-    traceJSON += "\"ours\": {\"push\": \(pushBytes), \"stored\": \(storedBytes), \"chain\": \(chainBytes), \"chain_all_signed\": \(allSignedChainBytes), \"apply_ms\": \(decimal(pushApply * 1000))},\n"
+    traceJSON += "\"ours\": {\"live\": \(liveBytes), \"push\": \(pushBytes), \"stored\": \(storedBytes), \"chain\": \(chainBytes), \"chain_all_signed\": \(allSignedChainBytes), \"apply_ms\": \(decimal(pushApply * 1000))},\n"
     traceJSON += "\"actions\": [\n"
     for (i, a) in trace.enumerated() {
         let changes = a.changes.map { "[\($0.0),\($0.1)]" }.joined(separator: ",")
@@ -213,6 +244,35 @@ for mines in [50, 250] {
     guard let op = try? players[2].reveal(cells: cells, in: game, atMillis: startMillis + 1000) else { fail("flood op") }
     let push = SyncMessage.ops([OpSegment(verifiedOps: [op])].compactMap { $0 }).encoded.count
     print("flood on 500×500 with \(mines) mines: \(cells.count) cells in \(runs.runs.count) runs: op \(op.encoded.count) bytes signed, \(push) bytes as a push message (goal < 2,048); genesis with layout \(genesisSize) bytes")
+}
+
+// MARK: The largest flood of a 500×500 board with 10% mines
+
+do {
+    guard let parameters = try? GameParameters(width: 500, height: 500, mines: 25_000) else { fail("500×500 10%") }
+    let recorder = Recorder(parameters, seed: 31, authors: [players[1], players[2]], recordTrace: false)
+    guard let game = recorder.replica.games[recorder.gameID], let floodState = game.state else { fail("flood game") }
+    // The covered cell with no adjacent mine whose reveal opens the most cells.
+    let layout = floodState.genesis.layout
+    var best = (cell: -1, count: 0)
+    var seen = [Bool](repeating: false, count: layout.geometry.cellCount)
+    for c in 0..<layout.geometry.cellCount where !seen[c] && !floodState.board.isRevealed(c) && !layout.isMine(c) && layout.adjacentMines(c) == 0 {
+        let region = floodState.board.cellsUncovered(by: c)
+        for r in region { seen[r] = true }
+        if region.count > best.count { best = (c, region.count) }
+    }
+    guard best.cell >= 0, let op = try? players[2].reveal(best.cell, in: game, atMillis: startMillis + 1000),
+          let runsOp = try? players[2].reveal(cells: floodState.board.cellsUncovered(by: best.cell), in: game, atMillis: startMillis + 1000)
+    else { fail("flood op") }
+    guard case .flood(let flood) = op.payload else { fail("the reveal is not a flood op") }
+    let payloadBytes = op.canonicalBytes.count - (runsOp.canonicalBytes.count - runsPayloadSize(runsOp))
+    let signedPush = SyncMessage.ops([OpSegment(verifiedOps: [op])].compactMap { $0 }).encoded.count
+    let runsPush = SyncMessage.ops([OpSegment(verifiedOps: [runsOp])].compactMap { $0 }).encoded.count
+    print("largest flood on 500×500 with 25,000 mines (10%): \(best.count) cells; as a flood op (the cell and \(flood.exceptions.count) exceptions): payload \(payloadBytes) bytes, op \(op.encoded.count) bytes signed, \(signedPush) bytes as a signed push (goal: op under 200 bytes); as cell runs (before flood ops): op \(runsOp.encoded.count) bytes, \(runsPush) bytes as a push")
+    result("sync.flood10.cells", best.count)
+    result("sync.flood10.op_bytes", op.encoded.count)
+    result("sync.flood10.push_bytes", signedPush)
+    result("sync.flood10.runs_push_bytes", runsPush)
 }
 
 // MARK: Trace for the Yjs comparison

@@ -485,6 +485,53 @@ import SweeperGame
         #expect(replica.insert(decoded).accepted.count == 2)
     }
 
+    /// Bob's flood after his mark, pushed live with the mark; his head
+    /// signature; and Alice asking for it.
+    @Test func floodAndLivePushes() throws {
+        let cast = try Cast()
+        let game = try Game(cast)
+        let f = try Self.vector("op-flood")
+        let exceptions = try #require(f["exceptions"]).split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+        let flood = try #require(Flood(cell: Int(try f.number("cell")), chord: try f.number("chord") == 1, exceptions: exceptions))
+        let floodOp = Op(signing: cast.bob, circle: cast.circle, gameID: game.id, seq: 3, lamport: 5, previous: game.mark.hash,
+                         wallClockMillis: try f.number("wall-clock"), payload: .flood(flood))
+        Self.check(f, inputs: ["cell", "chord", "exceptions", "wall-clock"], outputs: try Self.opOutputs(floodOp) + [
+            ("opens", flood.cells(in: game.genesis.layout).map(String.init).joined(separator: ", ")),
+        ])
+
+        // Bob's side of a link to Alice, who holds his reveal.
+        var bob = Replica(circle: cast.circle)
+        for op in [game.genesisOp, game.reveal] { #expect(bob.insert(op).accepted.count == 1) }
+        var bobSide = SyncSession()
+        bobSide.liveAuthor = cast.bob.peerID
+        _ = bobSide.receive(.summary([game.id: VersionVector(heads: [cast.alice.peerID: 1, cast.bob.peerID: 1])], wantsReply: false), replica: &bob)
+        for op in [game.mark, floodOp] { #expect(bob.insert(op).accepted.count == 1) }
+        let live = bobSide.push([game.mark, floodOp], replica: bob)
+        let heads = bobSide.signHeads(replica: bob)
+        let unsigned = SyncMessage.unsigned([ChainHead(game: game.id, author: cast.bob.peerID, seq: 3)])
+        let v = try Self.vector("live-push")
+        Self.check(v, inputs: [], outputs: [
+            ("live", Self.hex(try #require(live.first).encoded)),
+            ("heads", Self.hex(try #require(heads.first).encoded)),
+            ("unsigned", Self.hex(unsigned.encoded)),
+        ])
+        #expect(live.count == 1 && heads.count == 1)
+
+        // Alice's side rebuilds both ops from the document's bytes, unsigned,
+        // then takes Bob's head signature: the ops are signed runs, to relay.
+        var alice = Replica(circle: cast.circle)
+        for op in [game.genesisOp, game.reveal] { alice.insert(op) }
+        var aliceSide = SyncSession()
+        aliceSide.peer = cast.bob.peerID
+        let took = aliceSide.receive(try SyncMessage(decoding: v.bytes("live")), replica: &alice)
+        #expect(took.outcome.accepted.map(\.hash) == [game.mark.hash, floodOp.hash] && took.violation == nil)
+        #expect(alice.segments(for: game.id, after: VersionVector(heads: [cast.alice.peerID: 1, cast.bob.peerID: 1])).isEmpty)
+        let signed = aliceSide.receive(try SyncMessage(decoding: v.bytes("heads")), replica: &alice)
+        #expect(signed.outcome.signed.map(\.hash) == [floodOp.hash] && signed.violation == nil)
+        #expect(alice.segments(for: game.id, after: VersionVector(heads: [cast.alice.peerID: 1, cast.bob.peerID: 1])).flatMap(\.ops).count == 2)
+        #expect(try SyncMessage(decoding: v.bytes("unsigned")) == unsigned)
+    }
+
     @Test func presenceNotes() throws {
         let v = try Self.vector("presence")
         let cast = try Cast()
@@ -541,7 +588,7 @@ import SweeperGame
         let names = Set(try Self.vectors().keys)
         let checked: Set<String> = [
             "identities", "invite-code", "txt-record", "handshake", "secret-stream", "link-messages",
-            "game", "op-genesis", "op-reveal", "op-mark", "op-assisted", "game-players", "op-players", "op-archive", "private-game", "segment", "sync-messages", "presence", "profile", "play", "membership", "invitation",
+            "game", "op-genesis", "op-reveal", "op-mark", "op-assisted", "game-players", "op-players", "op-archive", "private-game", "op-flood", "segment", "sync-messages", "live-push", "presence", "profile", "play", "membership", "invitation",
         ]
         #expect(names == checked, "vectors nothing checks: \(names.subtracting(checked)); missing: \(checked.subtracting(names))")
     }

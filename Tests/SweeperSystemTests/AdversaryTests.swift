@@ -279,6 +279,69 @@ import Testing
         for c in checks { expectLoggedOnce(target, since: c.offset, c.needles, what: c.what) }
     }
 
+    /// A member linked to the target pushes moves live, without
+    /// signatures. The target takes each as the link's peer's own (she
+    /// cannot push one as anybody else: with another's membership proof it
+    /// is refused as `notMember`), shows it, and asks her for her head at
+    /// once, since its honest peer is not linked to her; until she signs,
+    /// the honest peer never gets the move. A flood naming a cell off the
+    /// board is refused (`cellOutOfRange`, the link kept); a head signature
+    /// that is not hers closes the link, and her move stays. Her real head,
+    /// on a new link, lets the move travel on.
+    @Test func liveMovesAreTheirLinksPeersAndTravelOnOnlySigned() throws {
+        let scene = try AttackScene()
+        defer { scene.cleanup() }
+        let (target, port, circle) = (scene.target, scene.port, scene.circle)
+        let game = try #require(GameID(hex: scene.game))
+        let honestID = try scene.honest.peerID()
+        let before = try #require(try target.digests()[scene.game])
+        let board = try #require(try target.result(#"{"id":1,"command":"show","game":"\#(scene.game)"}"#)["board"] as? [String])
+        let row = try #require(board.firstIndex { $0.contains("#") })
+        let column = try #require(Array(board[row]).firstIndex(of: "#"))
+        let cell = row * 16 + column
+        let mallory = SigningIdentity()
+        let proof = circle.membershipProof(for: mallory.peerID)
+        let offset = target.log().utf8.count
+        let p = try AdversaryPeer(port: port, from: "127.0.0.40", circle: circle, identity: mallory)
+        p.sendHello(version: 8)
+        p.send(sync: .live([LiveOp(game: .new(game), proof: proof, position: .absolute(seq: 1, lamport: 1_000, wall: 1),
+                                   payload: .mark(cell: cell, mark: .flag), signature: nil)]))
+        #expect(eventually(15) { try target.digests()[scene.game] != before }, "the target did not show the live move")
+        let asked = p.nextSync { message in
+            guard case .unsigned(let chains) = message else { return false }
+            return chains.contains { $0.game == game && $0.author == mallory.peerID && $0.seq == 1 }
+        }
+        #expect(asked != nil, "the target did not ask for the head its honest peer needs")
+
+        // Her next move with the honest peer's proof: hers all the same, refused.
+        p.send(sync: .live([LiveOp(game: .numbered(1), proof: circle.membershipProof(for: honestID),
+                                   position: .next(lamportStep: 0, wallChange: 1), payload: .mark(cell: cell, mark: .none), signature: nil)]))
+        // A flood with an exception off the 16×16 board.
+        let offBoard = try #require(Flood(cell: cell, chord: false, exceptions: [256]))
+        p.send(sync: .live([LiveOp(game: .numbered(1), proof: proof, position: .absolute(seq: 2, lamport: 1_002, wall: 3),
+                                   payload: .flood(offBoard), signature: nil)]))
+        expectLoggedOnce(target, since: offset, ["refused ops", "reason=notMember", "peer=\(mallory.peerID.shortDescription)"], what: "another's proof on a live move")
+        expectLoggedOnce(target, since: offset, ["refused ops", "reason=cellOutOfRange", "peer=\(mallory.peerID.shortDescription)"], what: "a flood off the board")
+        let shown = try #require(try target.digests()[scene.game])
+        #expect(shown != before)
+        #expect(try scene.honest.digests()[scene.game] == before, "an unsigned move travelled on")
+
+        // A head signature that is not hers: the link closes, the move stays.
+        p.send(sync: .heads([HeadSignature(game: .numbered(1), author: nil, seq: 1, signature: mallory.sign([0]))]))
+        #expect(p.isClosed(within: 10), "a bad head signature did not close the link")
+        expectLoggedOnce(target, since: offset, ["dropping a peer", "not its author's", "peer=\(mallory.peerID.shortDescription)"], what: "a bad head signature")
+        #expect(try target.digests()[scene.game] == shown)
+        #expect(try scene.honest.digests()[scene.game] == before)
+
+        // Her real head on a new link: the move is a signed run, and travels on.
+        let signed = Forge.op(author: mallory, circle: circle, game: game, seq: 1, lamport: 1_000, payload: .mark(cell: cell, mark: .flag))
+        let again = try AdversaryPeer(port: port, from: "127.0.0.41", circle: circle, identity: mallory)
+        again.sendHello(version: 8)
+        again.send(sync: .heads([HeadSignature(game: .new(game), author: nil, seq: 1, signature: try #require(signed.signature))]))
+        #expect(eventually(30) { try scene.honest.digests()[scene.game] == shown }, "the signed move did not reach the honest peer")
+        #expect(try scene.stillServes() == nil)
+    }
+
     /// A member the creator did not choose moves in the game anyway, and
     /// adds herself to its players: both are refused as `notPlayer` like a
     /// bad signature (logged once, the link kept), and neither the target

@@ -334,7 +334,7 @@ struct PeerScenarioTests {
             _ = c.waitConverged(game, hosts)
             return try since(start)
         }
-        let rounds = 12
+        let rounds = 24
         let moves = rounds * cells.count * 2
         let started = Date()
         let forgotten = try play(rounds: rounds, converging: [1, 2])
@@ -354,12 +354,13 @@ struct PeerScenarioTests {
             \(followed.veth) / \(followed.links) once it followed the game
             """)
         // Nothing of the game on the links: what came is what comes idle (a
-        // ping or summary more or less), a small part of the game's traffic.
-        #expect(forgotten.links < idle.links + 600 && forgotten.links * 10 < followed.links, "link payload \(forgotten.links) forgotten, \(idle.links) idle, \(followed.links) followed")
+        // ping or summary more or less), a small part of the game's traffic
+        // (live pushes make that traffic some 30 bytes of payload a move).
+        #expect(forgotten.links < idle.links + 600 && forgotten.links * 5 < followed.links, "link payload \(forgotten.links) forgotten, \(idle.links) idle, \(followed.links) followed")
         // The veth also carries mDNS and ARP, which still settle after the
         // daemons' restart (several KB either way between runs): it is
-        // held to less than half of what the game costs when followed.
-        #expect(forgotten.veth * 2 < followed.veth, "veth \(forgotten.veth) forgotten, \(idle.veth) idle, \(followed.veth) followed")
+        // held to less than what the game costs when followed.
+        #expect(forgotten.veth < followed.veth, "veth \(forgotten.veth) forgotten, \(idle.veth) idle, \(followed.veth) followed")
     }
 
     /// h1 starts a private game with h2: h3 holds its sealed ops (it would

@@ -2,9 +2,11 @@
 // (so they get past the signature and membership checks) but otherwise
 // chosen by the fuzzer: any payload (cells off the board, any genesis),
 // sequence numbers, Lamport times, wall clocks and chains, single or in
-// segments; interleaved with local moves (OpAuthor) against whatever state
-// that made. Invariant: rebuilding from the accepted ops (as the daemon
-// does at start) gives the same state.
+// segments, or unsigned as a live push from their author's link, then and
+// there or later vouched for by their signature; interleaved with local
+// moves (OpAuthor) against whatever state that made. Invariant: rebuilding
+// from the accepted ops (as the daemon does at start, the ops no signature
+// covers given as vouched) gives the same state.
 import FuzzSupport
 import SweeperCrypto
 import SweeperGame
@@ -74,7 +76,14 @@ struct World {
                       wallClockMillis: wall, payload: payload)
         // Only what a peer can send: the op as the receiver decodes it.
         guard let op = try? Op(decoding: made.encoded) else { return }
-        if flags & 32 != 0 {
+        if flags & 64 != 0 {
+            // A live push: unsigned, from the author's own link; its signature may follow.
+            flush()
+            replica.insert(vouched: op.with(signature: nil))
+            if flags & 128 != 0, let signature = made.signature {
+                replica.attach(signature, to: ChainHead(game: gameID, author: who.peerID, seq: seq))
+            }
+        } else if flags & 32 != 0 {
             // Part of a segment: only its last op keeps a signature.
             if let first = batch.first, first.author != op.author || first.gameID != op.gameID || op.seq != (batch.last?.seq ?? 0) + 1 {
                 flush()
@@ -148,9 +157,14 @@ struct World {
     /// Rebuilding from the accepted ops (the daemon's start) gives the same state.
     func checkRestore() {
         var all: [Op] = []
-        for game in replica.games.values { all += game.ops }
+        var vouched: [Op] = []
+        for game in replica.games.values {
+            for op in game.ops {
+                if game.isVouchedOnly(op) { vouched.append(op) } else { all.append(op) }
+            }
+        }
         var fresh = Replica(circle: Fixtures.circle, reader: Fixtures.reader)
-        fresh.restore(all.reversed())
+        fresh.restore(all.reversed(), vouched: vouched.reversed())
         for (id, game) in replica.games {
             guard let state = game.state else { continue }
             check(fresh.state(of: id)?.digest == state.digest, "restoring \(id) from its ops gives another state")
@@ -183,6 +197,10 @@ public func main(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer
             remote(0, 0, .genesis(g)) + [1, 1, 1, 0, 40, 0, 0, 1] + [3, 1, 7, 7, 7],
             remote(1, 32, reveal, tail: [0]) + remote(1, 32, .assisted, tail: [0]) + remote(1, 32, .mark(cell: 3, mark: .question), tail: [0]) + [2],
             remote(2, 8, reveal, tail: [0, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF]),
+            // Live pushes: a flood with an exception, a mark, then a flood signed at once.
+            remote(1, 64, .flood(Flood(cell: 40, chord: false, exceptions: [31, 49]) ?? Flood(cell: 0, chord: false, exceptions: [])!), tail: [0])
+                + remote(1, 64, .mark(cell: 7, mark: .flag), tail: [0])
+                + remote(1, 192, .flood(Flood(cell: 10, chord: true, exceptions: [0, 81]) ?? Flood(cell: 0, chord: false, exceptions: [])!), tail: [0]) + [3, 0, 1, 2],
             [1, 0, 0, 0, 10, 0, 0, 1, 1, 1, 2, 11, 0, 0, 2, 1, 2, 3, 12, 0, 0, 3, 3, 0, 0, 40, 0, 1, 4, 0, 5, 0, 20, 0, 0, 9],
         ]
     }

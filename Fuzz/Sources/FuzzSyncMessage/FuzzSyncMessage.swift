@@ -19,11 +19,16 @@ public func fuzzSyncMessage(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt 
 func receive(_ message: SyncMessage) {
     var replica = Fixtures.replica
     var session = SyncSession()
+    // A link of version 8: the peer's live pushes are its own, this side's go live.
+    session.peer = Fixtures.players[1].peerID
+    session.liveAuthor = Fixtures.players[0].peerID
     _ = session.start(replica: replica)
     let step = session.receive(message, replica: &replica)
     for reply in step.replies { _ = reply.encoded }
-    _ = session.push(step.outcome.accepted, replica: replica)
+    _ = session.push(step.outcome.accepted + step.outcome.signed, replica: replica)
     _ = session.tick(replica: replica)
+    _ = session.signHeads(replica: replica)
+    _ = session.askForSignatures(replica: replica)
     // What `sweeper peers` shows: ops each side lacks.
     let ours = replica.summary
     for (game, theirs) in session.peerHolds {
@@ -51,6 +56,24 @@ public func main(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer
             SyncMessage.interest(.allBut([])).encoded,
             SyncMessage.ops(segments).encoded,
         ]
+        // Bob's live pushes as his side of a link sends them (a game new on
+        // the link, his proof, then steps), his heads, and a request for them.
+        var bobReplica = replica
+        var bob = SyncSession()
+        bob.liveAuthor = Fixtures.players[1].peerID
+        _ = bob.receive(.summary(replica.summary, wantsReply: false), replica: &bobReplica)
+        if let game = bobReplica.games[id] {
+            var moves: [Op] = []
+            var current = game
+            for cell in [3, 12, 21] {
+                guard let op = try? Fixtures.authors[1].setMark(.flag, on: cell, in: current, atMillis: 1_700_000_009_000 + UInt64(cell)) else { continue }
+                bobReplica.insert(op)
+                moves.append(op)
+                current = bobReplica.games[id] ?? current
+            }
+            for m in bob.push(moves, replica: bobReplica) + bob.signHeads(replica: bobReplica) { seeds.append(m.encoded) }
+        }
+        seeds.append(SyncMessage.unsigned([ChainHead(game: id, author: Fixtures.players[0].peerID, seq: 1)]).encoded)
         for s in segments { seeds.append(SyncMessage.ops([s]).encoded) }
         // A summary that lacks the last op of each author: the answer is a segment per author.
         if let vector = replica.summary[id] {
