@@ -16,8 +16,14 @@
 #   3 players), huge4 (100×100 with 2,000 mines, 4 players), played to the
 #   end with the real engine (reveals that flood, flags, chords), players
 #   taking turns: sync.GAME.ops (the genesis included), sync.GAME.actions
-#   (the moves), sync.GAME.ours_push_bytes (every move pushed live as a
-#   signed op in its own sync message), sync.GAME.ours_chain_bytes (the moves
+#   (the moves), sync.GAME.ours_live_bytes (what each player's daemon sends
+#   a linked peer: its moves as live pushes, its chain heads signed every
+#   32 moves, at the game's end and after a pause of 10 s by the recorded
+#   clock), sync.GAME.ours_live_heads (the head signatures among them),
+#   sync.GAME.ours_live_apply_ms (those messages decoded, rebuilt, applied
+#   and their heads verified on a fresh replica; best of 3),
+#   sync.GAME.ours_push_bytes (every move pushed as a signed op in its own
+#   sync message, as before live pushes), sync.GAME.ours_chain_bytes (the moves
 #   as catch-up chain segments, one signature per author),
 #   sync.GAME.ours_apply_ms (every push decoded, verified and applied on a
 #   fresh replica that holds the genesis; best of 3); and the Yjs side, one
@@ -32,7 +38,10 @@
 #   catch-up message and applied on a fresh replica (median of 3), and the
 #   heap bytes the replica holds (glibc malloc_info: in use after minus
 #   before, the decoded message freed);
-# - the size of a flood over a nearly empty 500×500 board (people only).
+# - the size of a flood over a nearly empty 500×500 board as cell runs
+#   (people only), and sync.flood10.*: the largest flood of a 500×500 board
+#   with 10% mines as a flood op (cells, op bytes, push bytes; goal: op
+#   under 200 bytes) and as cell runs.
 #
 # Every figure is also printed as a line `result: KEY VALUE` (VALUE a plain
 # number, the unit in the key's last part) for Scripts/bench.sh.
@@ -108,7 +117,8 @@ for game in data["games"]:
 
     print(f"{key}: yjs {len(updates)} updates, {total} bytes in all ({total / max(1, len(updates)):.1f} per move); "
           f"whole document as one update {merged} bytes; apply {apply_ms:.2f} ms CPU ({min(wall) * 1000:.2f} ms wall)")
-    for name, label in [("push", "pushed, one signed op per message"),
+    for name, label in [("live", "live pushes, heads signed now and then"),
+                        ("push", "pushed, one signed op per message (before live pushes)"),
                         ("chain", "chain segments, one signature per author"),
                         ("chain_all_signed", "chain segments, every op signed"),
                         ("stored", "one signed op per stored record")]:

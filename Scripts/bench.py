@@ -497,38 +497,53 @@ def report(results, args, started, wall):
     # Sync.
     if any(k.startswith("sync.") for k in results):
         lines += ["## Sync: bytes and apply time against Yjs", "",
-                  "Recorded multi-player games (real moves with the real engine) as our signed ops against the same "
-                  "actions as Yjs updates (pycrdt: one Doc per player, one Map keyed by cell, one transaction per action). "
-                  "Our live encoding is one signed op per message, as pushed when a move is made (each carries its "
-                  "64-byte signature, its author's hash chain link and its Lamport time); catch-up sends chain "
-                  "segments (one signature per author). Our apply = decode, verify every signature and apply every "
-                  "push on a fresh replica, CPU; Yjs apply = every update applied to a fresh Doc, CPU; best of 3. "
-                  "Goal: bytes at most 1.0× Yjs.", "",
-                  "| game | ops | ours live | ours catch-up | Yjs | live/Yjs | catch-up/Yjs | our apply | Yjs apply | goal live | goal catch-up |",
-                  "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|"]
+                  "Recorded multi-player games (real moves with the real engine, players taking turns, 0.3–4.3 s a "
+                  "move by the recorded clock) as our ops against the same actions as Yjs updates (pycrdt: one Doc "
+                  "per player, one Map keyed by cell, one transaction per action). Ours live = what each player's "
+                  "daemon sends a peer linked to it, as it sends it: its own moves as live pushes (no author key, "
+                  "previous hash or signature; a reveal is the cell clicked and the exceptions to its flood) and "
+                  "its chain heads signed every 32 moves, with the move that ends the game, and in a heads message "
+                  "after a pause of 10 s and after its last move (Docs/peer-protocol.md, *Live pushes*). Before live "
+                  "pushes: one signed op per message, as a peer of version 7 is still sent. Catch-up sends chain "
+                  "segments (one signature per author). Our apply = every message decoded, each op rebuilt (or its "
+                  "signature verified, before) and applied, every head signature verified, on a fresh replica, CPU; "
+                  "Yjs apply = every update applied to a fresh Doc, CPU; best of 3. Goals: live bytes at most 1.0× "
+                  "Yjs; CPU per received move lower than before live pushes.", "",
+                  "| game | ops | ours live | heads signed | before live pushes | ours catch-up | Yjs | live/Yjs | catch-up/Yjs | our apply, a move | before, a move | Yjs apply, a move | goal live | goal catch-up | goal CPU |",
+                  "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---|"]
         for game, label in [("beginner2", "beginner, 2 players"), ("expert3", "expert, 3 players"),
                             ("huge4", "100×100, 4 players")]:
-            push, chain, yjs = r(f"sync.{game}.ours_push_bytes"), r(f"sync.{game}.ours_chain_bytes"), r(f"sync.{game}.yjs_bytes")
-            if push is None:
+            live, push, chain, yjs = (r(f"sync.{game}.ours_live_bytes"), r(f"sync.{game}.ours_push_bytes"),
+                                      r(f"sync.{game}.ours_chain_bytes"), r(f"sync.{game}.yjs_bytes"))
+            if live is None:
                 continue
-            live_ratio = push / yjs if yjs else None
+            moves = max(1, (r(f"sync.{game}.actions") or 1))
+            live_ratio = live / yjs if yjs else None
             chain_ratio = chain / yjs if yjs and chain else None
+            live_cpu, signed_cpu, yjs_cpu = (r(f"sync.{game}.ours_live_apply_ms"), r(f"sync.{game}.ours_apply_ms"),
+                                             r(f"sync.{game}.yjs_apply_ms"))
+            cpu_ok = live_cpu is not None and signed_cpu is not None and live_cpu < signed_cpu
             if live_ratio is not None:
                 goals.append((f"bytes {label}, live pushes", live_ratio <= 1.0))
             if chain_ratio is not None:
                 goals.append((f"bytes {label}, catch-up", chain_ratio <= 1.0))
+            goals.append((f"CPU per received move {label}, lower than before live pushes", cpu_ok))
+            per = lambda ms: None if ms is None else ms * 1000 / moves
             lines.append(
-                f"| {label} | {fmt(r(f'sync.{game}.ops'))} | {fmt(push, ' B')} | {fmt(chain, ' B')} | {fmt(yjs, ' B')} | "
-                f"{fmt(live_ratio)}× | {fmt(chain_ratio)}× | {fmt(r(f'sync.{game}.ours_apply_ms'), ' ms')} | "
-                f"{fmt(r(f'sync.{game}.yjs_apply_ms'), ' ms')} | "
+                f"| {label} | {fmt(r(f'sync.{game}.ops'))} | {fmt(live, ' B')} | {fmt(r(f'sync.{game}.ours_live_heads'))} | "
+                f"{fmt(push, ' B')} | {fmt(chain, ' B')} | {fmt(yjs, ' B')} | "
+                f"{fmt(live_ratio)}× | {fmt(chain_ratio)}× | {fmt(per(live_cpu), ' µs')} | {fmt(per(signed_cpu), ' µs')} | "
+                f"{fmt(per(yjs_cpu), ' µs')} | "
                 f"{verdict(live_ratio is not None and live_ratio <= 1.0)} | "
-                f"{verdict(chain_ratio is not None and chain_ratio <= 1.0)} |")
+                f"{verdict(chain_ratio is not None and chain_ratio <= 1.0)} | {verdict(cpu_ok)} |")
+        flood = r("sync.flood10.op_bytes")
+        if flood is not None:
+            lines += ["", f"- The largest flood of a 500×500 board with 25,000 mines (10%): {fmt(r('sync.flood10.cells'))} cells; "
+                          f"the flood op is {fmt(flood, ' B')} signed ({fmt(r('sync.flood10.push_bytes'), ' B')} as a signed push), "
+                          f"against {fmt(r('sync.flood10.runs_push_bytes'), ' B')} as cell runs before flood ops — goal: op under 200 bytes: "
+                          f"{verdict(flood < 200)}."]
+            goals.append(("the largest 10% flood of a 500×500 board, op under 200 bytes", flood < 200))
         c = r("sync.catchup_10k_ms")
-        lines += ["", "Why live pushes miss: each carries a 64-byte Ed25519 signature, more than a whole Yjs update "
-                      "(23–45 bytes a move here), because every op is relayed and must prove its author on its own "
-                      "(every op is signed, no relay is trusted: Docs/ARCHITECTURE.md). Catch-up segments sign once per author chain and "
-                      "meet the goal on games of real size; a two-player beginner game is too short to amortise "
-                      "the signatures."]
         lines += ["", f"- Catch-up of a 10,000-op game (decode, verify, apply): {fmt(c, ' ms')} — goal under 100 ms: {verdict(c is not None and c < 100)}.",
                   f"- Apply rate, every signature verified, one core: {fmt(r('sync.apply_rate_ops_per_s'))} ops/s.", ""]
         if c is not None:
@@ -577,6 +592,14 @@ def report(results, args, started, wall):
             lines.append(f"| 4, each a player making {fmt(r('latency.load4x20.rate_per_player'))} moves/s | "
                          f"{fmt(r('latency.load4x20.samples'))} | {fmt(p50, ' ms')} | {fmt(p99, ' ms')} | {fmt(rtt, ' ms')} | "
                          f"{fmt(budget, ' ms')} | {p50 / budget:.2f}× | {verdict(p50 <= budget)} | {verdict(p99 < 5)} | – | – |")
+        p50, p99 = r("latency.h2.p50_ms"), r("latency.h2.p99_ms")
+        if p50 is not None and p99 is not None:
+            # The release before live pushes measured 0.106 / 0.380 ms between two hosts on this machine.
+            lines += ["", f"Two hosts against the release before live pushes (p50 0.106 ms, p99 0.380 ms on this machine): "
+                          f"p50 {fmt(p50, ' ms')}, p99 {fmt(p99, ' ms')} — goal no worse: p50 {verdict(p50 <= 0.106)}, "
+                          f"p99 {verdict(p99 <= 0.380)}."]
+            goals.append(("latency p50, 2 hosts, no worse than 0.106 ms", p50 <= 0.106))
+            goals.append(("latency p99, 2 hosts, no worse than 0.380 ms", p99 <= 0.380))
         cursor_hosts = sorted({int(k.split(".")[1][1:]) for k in results if re.match(r"latency\.h\d+\.cursor_p50_ms", k)})
         if cursor_hosts:
             lines += ["", "Cursors, beside the moves: a viewer's cursor moved on h1 (a `cursor` line on its subscription, "
