@@ -47,20 +47,43 @@ public struct Flood: Hashable, Sendable {
     /// already revealed on `board` (which change nothing).
     public init(cell: Int, chord: Bool, opening opened: [Int], on board: Board) {
         let layout = board.layout
-        let geometry = layout.geometry
-        var inMove = CellBits(count: geometry.cellCount)
+        var inMove = CellBits(count: layout.geometry.cellCount)
         for c in opened { inMove.insert(c) }
-        var seen = CellBits(count: geometry.cellCount)
+        var seen = CellBits(count: layout.geometry.cellCount)
         var exceptions: [Int] = []
+        // The walk a replica makes, where this board's flood stopped.
+        _ = Self.walk(from: cell, chord: chord, on: layout, seen: &seen) { c in
+            let isZero = !layout.isMine(c) && layout.adjacentMines(c) == 0
+            if inMove.contains(c) || (board.isRevealed(c) && !isZero) { return true }
+            exceptions.append(c)
+            return false
+        }
+        self.init(validCell: cell, chord: chord, exceptions: exceptions.sorted())
+    }
+
+    /// The cells this flood opens on `layout`, ascending (cells must be on
+    /// its board: ``upperBound`` at most its cell count).
+    public func cells(in layout: MineLayout) -> [Int] {
+        var seen = CellBits(count: layout.geometry.cellCount)
+        for e in exceptions { seen.insert(e) }
+        var opened = Self.walk(from: cell, chord: isChord, on: layout, seen: &seen) { _ in true }
+        opened.sort()
+        return opened
+    }
+
+    /// The flood from `cell` (its neighbours for a chord) over `layout`:
+    /// every cell not `seen` yet is marked seen and offered to `opens`; the
+    /// cells it takes open, and those with no adjacent mine lead on to their
+    /// neighbours. Returns the cells opened, in the order they opened.
+    private static func walk(from cell: Int, chord: Bool, on layout: MineLayout, seen: inout CellBits,
+                             opens: (Int) -> Bool) -> [Int] {
+        let geometry = layout.geometry
+        var opened: [Int] = []
         var stack: [Int] = []
         func visit(_ c: Int) {
-            guard seen.insert(c) else { return }
-            let isZero = !layout.isMine(c) && layout.adjacentMines(c) == 0
-            if inMove.contains(c) {
-                if isZero { stack.append(c) }
-            } else if !(board.isRevealed(c) && !isZero) {
-                exceptions.append(c)
-            }
+            guard seen.insert(c), opens(c) else { return }
+            opened.append(c)
+            if !layout.isMine(c) && layout.adjacentMines(c) == 0 { stack.append(c) }
         }
         if chord {
             geometry.forEachNeighbor(of: cell) { visit($0) }
@@ -70,31 +93,6 @@ public struct Flood: Hashable, Sendable {
         while let c = stack.popLast() {
             geometry.forEachNeighbor(of: c) { visit($0) }
         }
-        self.init(validCell: cell, chord: chord, exceptions: exceptions.sorted())
-    }
-
-    /// The cells this flood opens on `layout`, ascending (cells must be on
-    /// its board: ``upperBound`` at most its cell count).
-    public func cells(in layout: MineLayout) -> [Int] {
-        let geometry = layout.geometry
-        var seen = CellBits(count: geometry.cellCount)
-        for e in exceptions { seen.insert(e) }
-        var opened: [Int] = []
-        var stack: [Int] = []
-        func visit(_ c: Int) {
-            guard seen.insert(c) else { return }
-            opened.append(c)
-            if !layout.isMine(c) && layout.adjacentMines(c) == 0 { stack.append(c) }
-        }
-        if isChord {
-            geometry.forEachNeighbor(of: cell) { visit($0) }
-        } else {
-            visit(cell)
-        }
-        while let c = stack.popLast() {
-            geometry.forEachNeighbor(of: c) { visit($0) }
-        }
-        opened.sort()
         return opened
     }
 

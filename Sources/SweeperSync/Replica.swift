@@ -592,11 +592,18 @@ public struct Replica: Sendable {
             outcome.duplicates = 1
             return outcome
         }
+        return admit(op, signed: true)
+    }
+
+    /// Admits one op not held yet: its membership proof, its author's
+    /// standing and (when `signed`) its own signature checked.
+    private mutating func admit(_ op: Op, signed: Bool) -> InsertOutcome {
+        var outcome = InsertOutcome()
         if !circle.isValidMembershipProof(op.membershipProof, for: op.author) {
             outcome.rejected.append((op.gameID, op.author, op.seq, .notMember))
         } else if isRemoved(op) {
             outcome.rejected.append((op.gameID, op.author, op.seq, .removedAuthor))
-        } else if !op.hasValidSignature {
+        } else if signed && !op.hasValidSignature {
             outcome.rejected.append((op.gameID, op.author, op.seq, .badSignature))
         } else {
             let limit = max(0, pendingLimit - totalPending + (games[op.gameID]?.pendingCount ?? 0))
@@ -614,21 +621,12 @@ public struct Replica: Sendable {
     /// then it is applied and shown, but not relayed.
     @discardableResult
     public mutating func insert(vouched op: Op) -> InsertOutcome {
-        var outcome = InsertOutcome()
         if let same = games[op.gameID]?.holds(op), same {
+            var outcome = InsertOutcome()
             outcome.duplicates = 1
             return outcome
         }
-        if !circle.isValidMembershipProof(op.membershipProof, for: op.author) {
-            outcome.rejected.append((op.gameID, op.author, op.seq, .notMember))
-        } else if isRemoved(op) {
-            outcome.rejected.append((op.gameID, op.author, op.seq, .removedAuthor))
-        } else {
-            let limit = max(0, pendingLimit - totalPending + (games[op.gameID]?.pendingCount ?? 0))
-            games[op.gameID, default: GameReplica(gameID: op.gameID, reader: reader)].admit(op, limit: limit, outcome: &outcome)
-        }
-        count(outcome)
-        return outcome
+        return admit(op, signed: false)
     }
 
     /// Attaches a signature to a held op of `chain` (its `seq`): the op and

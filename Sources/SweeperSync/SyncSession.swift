@@ -167,7 +167,10 @@ public struct SyncSession: Sendable {
                 }
                 guard let author = head.author ?? peer else { continue }
                 let outcome = replica.attach(head.signature, to: ChainHead(game: game, author: author, seq: head.seq))
-                if !outcome.rejected.isEmpty { step.violation = "a head signature that is not its author's" }
+                // The peer's own head that does not match is what no honest peer
+                // sends; another author's may be the head of a fork that author
+                // made, which an honest peer hands on unknowing: refused only.
+                if !outcome.rejected.isEmpty && author == peer { step.violation = "a head signature that is not its author's" }
                 step.outcome.merge(outcome)
             }
         case .unsigned(let chains):

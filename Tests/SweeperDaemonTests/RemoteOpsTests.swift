@@ -42,20 +42,25 @@ import Testing
         }.get()
     }
 
+    /// Bob, a new member of `circle`: his beginner game, made on his side.
+    static func bobsGame(in circle: CircleKey) throws -> (OpAuthor, GeneratedBoard, Replica, GameID) {
+        let bob = OpAuthor(identity: SigningIdentity(), circle: circle)
+        let generated = try Generator.generate(try GameParameters(preset: .beginner), seed: 4)
+        let genesis = try bob.genesis(
+            parameters: generated.parameters, layout: generated.layout, seed: 4, questionMarks: false, createdAtMillis: 1_000)
+        var replica = Replica(circle: circle)
+        replica.insert(genesis)
+        return (bob, generated, replica, genesis.gameID)
+    }
+
     @Test func aPeersGameAndMovesAreCommittedShownAndSurviveARestart() async throws {
         let f = try await DaemonFixture()
         
         let viewer = try await viewer(f)
 
         // Bob, a member of the same circle, makes a game and a move on his side.
-        let bobIdentity = SigningIdentity()
-        let bob = OpAuthor(identity: bobIdentity, circle: f.circle)
-        let generated = try Generator.generate(try GameParameters(preset: .beginner), seed: 4)
-        let genesis = try bob.genesis(
-            parameters: generated.parameters, layout: generated.layout, seed: 4, questionMarks: false, createdAtMillis: 1_000)
-        var bobReplica = Replica(circle: f.circle)
-        bobReplica.insert(genesis)
-        let game = genesis.gameID
+        var (bob, generated, bobReplica, game) = try Self.bobsGame(in: f.circle)
+        let bobIdentity = bob.identity
         let state = try #require(bobReplica.state(of: game))
         let cells = (0..<81).filter { !state.board.isRevealed($0) && !generated.layout.isMine($0) }
         let firstCell = try #require(cells.first)
@@ -118,14 +123,8 @@ import Testing
     @Test func aLivePushIsShownAtOnceKeptUnsignedAcrossARestartAndStoredSignedWhenItsHeadComes() async throws {
         let f = try await DaemonFixture()
         let viewer = try await viewer(f)
-        let bobIdentity = SigningIdentity()
-        let bob = OpAuthor(identity: bobIdentity, circle: f.circle)
-        let generated = try Generator.generate(try GameParameters(preset: .beginner), seed: 4)
-        let genesis = try bob.genesis(
-            parameters: generated.parameters, layout: generated.layout, seed: 4, questionMarks: false, createdAtMillis: 1_000)
-        var bobReplica = Replica(circle: f.circle)
-        bobReplica.insert(genesis)
-        let game = genesis.gameID
+        var (bob, generated, bobReplica, game) = try Self.bobsGame(in: f.circle)
+        let bobIdentity = bob.identity
 
         // The link: Bob's side pushes his own ops live; ours knows him as its peer.
         var bobSide = SyncSession()

@@ -434,11 +434,15 @@ struct Simulation {
             // Nobody may send a private game a plain op: that is seen before its cells.
             reason = isPrivate ? .notPlayer : .cellOutOfRange
         case 8:
-            // A head signature that is not the author's, for an op the peer holds: the link breaks.
+            // A head signature that is not the author's, for an op the peer
+            // holds: refused. Sent by the author itself, of its own chain,
+            // it is what no honest peer sends, and the link breaks; sent by
+            // another peer it may be the head of a fork its author made, and
+            // the link stays.
             guard let held = peers[to].replica.games[gameID]?.ops.last else { return }
             let fake = Signature(bytes: (0..<64).map { _ in UInt8(truncatingIfNeeded: rng.next()) })
             guard let fake else { return }
-            violationsForged += 1
+            if held.author == peers[via].author.identity.peerID { violationsForged += 1 }
             injected[.badSignature, default: 0] += 1
             deliver(SyncMessage.heads([HeadSignature(game: .new(gameID), author: held.author, seq: held.seq, signature: fake)]).encoded, from: via, to: to)
             return
