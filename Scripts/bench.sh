@@ -6,7 +6,11 @@
 # own announcement, memory and idle CPU. About 3 minutes of measuring on 2
 # cores, after a release build (about 5 minutes from cold).
 #
-#   sudo Scripts/bench.sh [--quick] [--only boards,sync,lab] [--hosts 2,4,8] [--out FILE]
+#   sudo Scripts/bench.sh [--quick] [--only boards,sync,lab] [--hosts 2,4,8] [--out FILE] [--baseline BINDIR]
+#
+# With --baseline, the two-host move latency is also timed with an earlier
+# release's daemons and CLI (its release bin directory) in the same lab,
+# and ours is held to be no worse.
 #
 # Needs root (network namespaces) and what Scripts/install-deps.sh installs
 # (sgt-puzzles, avahi-daemon, avahi-utils, dbus, iproute2, python3; pycrdt is

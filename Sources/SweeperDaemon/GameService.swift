@@ -144,8 +144,8 @@ actor GameService {
         var touched: [GameID] = []
         switch message {
         case .ops(let segments): touched = segments.compactMap { $0.ops.last?.gameID }
-        // Live pushes name games by the link's numbers, which only the session reads.
-        case .live: touched = Array(engine.circles[0].replica.games.keys)
+        // Live pushes name games by the link's numbers, which the session reads.
+        case .live: touched = Array(session.withSession { $0.games(in: message) })
         case .summary, .interest, .heads, .unsigned: break
         }
         let before = engine.statuses(of: touched)

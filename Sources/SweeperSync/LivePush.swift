@@ -202,6 +202,9 @@ struct LiveLinkState: Sendable {
         return .new(game)
     }
 
+    /// The game that took number `n`, if one did.
+    func game(numbered n: Int) -> GameID? { n >= 1 && n <= games.count ? games[n - 1] : nil }
+
     /// The number `game` took (0 when none).
     func number(of game: GameID) -> Int { numbers[game] ?? 0 }
 
@@ -215,7 +218,7 @@ struct LiveLinkState: Sendable {
             games.append(id)
             return id
         case .numbered(let n):
-            return n >= 1 && n <= games.count ? games[n - 1] : nil
+            return game(numbered: n)
         }
     }
 }

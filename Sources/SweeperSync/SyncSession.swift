@@ -188,6 +188,21 @@ public struct SyncSession: Sendable {
         return step
     }
 
+    /// The games a live push from the peer names, as this session would
+    /// read it now (games new on the link by their ids, the others by the
+    /// numbers they took); nothing for other messages.
+    public func games(in message: SyncMessage) -> Set<GameID> {
+        guard case .live(let ops) = message else { return [] }
+        var out: Set<GameID> = []
+        for op in ops {
+            switch op.game {
+            case .new(let id): out.insert(id)
+            case .numbered(let n): if let id = liveIn.game(numbered: n) { out.insert(id) }
+            }
+        }
+        return out
+    }
+
     /// Takes the peer's live pushes: each is rebuilt into its complete op
     /// (the peer its author, the hash before it from this replica) and
     /// inserted unsigned, or with its signature when it carries one. A push
