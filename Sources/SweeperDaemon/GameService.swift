@@ -168,11 +168,11 @@ actor GameService {
     /// to the other screens. When the write fails, the engine is reloaded
     /// from the store and the ops come back with the next summary exchange.
     private func commitRemote(_ outcome: InsertOutcome, before: [GameID: GameStatus]) {
-        if !outcome.signed.isEmpty {
-            // Ops held unsigned that a signature vouches for now: stored so, and relayed.
-            unwritten.signed += outcome.signed
-            scheduleWrite()
-            if outcome.accepted.isEmpty { sinks.relay.push(outcome.signed, replica: replica) }
+        // Ops held unsigned that a signature vouches for now: stored so, and relayed with the new ones.
+        unwritten.signed += outcome.signed
+        defer {
+            sinks.relay.push(outcome.accepted + outcome.signed, replica: replica)
+            if !outcome.accepted.isEmpty || !outcome.signed.isEmpty { scheduleWrite() }
         }
         guard !outcome.accepted.isEmpty else { return }  // waiting ops are kept in memory only
         let byGame = Dictionary(grouping: outcome.accepted, by: \.gameID).sorted { $0.key < $1.key }
@@ -204,8 +204,6 @@ actor GameService {
             }
         }
         if added { sinks.status.gamesChanged(to: engine.games.count) }
-        sinks.relay.push(outcome.accepted + outcome.signed, replica: replica)
-        scheduleWrite()
     }
 
     /// Queues a write of the remote ops and signatures not yet written.

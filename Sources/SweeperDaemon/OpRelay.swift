@@ -111,14 +111,15 @@ final class OpRelay: Sendable {
     func push(_ ops: [Op], replica: Replica) {
         guard !ops.isEmpty else { return }
         if ops.contains(where: { $0.author == ownID }) { lastOwnPush.withLock { $0 = .now } }
+        // Ops that came live from their author go on only once signed.
+        let unsigned = Set(ops.filter { $0.author != ownID && replica.games[$0.gameID]?.isVouchedOnly($0) == true }.map(\.hash))
         var wanted: [PeerID: Set<ChainHead>] = [:]
         let sessions = linked
         for linked in sessions {
             let relayed = Self.relayed(ops, to: linked.link.reportedLinks, ownID: ownID)
             guard !relayed.isEmpty else { continue }
-            // Ops that came live from their author go on only once signed: ask the author now.
-            for op in relayed where op.author != ownID && op.author != linked.link.peer
-                && replica.games[op.gameID]?.isVouchedOnly(op) == true {
+            // A peer that needs such an op from this daemon: ask its author for the head now.
+            for op in relayed where unsigned.contains(op.hash) && op.author != linked.link.peer {
                 wanted[op.author, default: []].insert(ChainHead(game: op.gameID, author: op.author, seq: op.seq))
             }
             Self.send(linked.session.withSession { $0.push(relayed, replica: replica) }, on: linked.link)

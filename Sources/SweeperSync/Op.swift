@@ -65,6 +65,13 @@ public enum OpPayload: Hashable, Sendable {
     /// Whether this is a game's genesis (open or private).
     public var isGenesis: Bool { kind == .genesis || kind == .privateGenesis }
 
+    /// The payload's encoding: kind ‖ payload, as in an op's canonical bytes.
+    package var encoded: [UInt8] {
+        var w = ByteWriter()
+        encode(into: &w)
+        return w.bytes
+    }
+
     /// The most bytes a sealed payload may take.
     static let sealedLimit = 1 << 22
 

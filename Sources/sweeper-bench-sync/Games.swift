@@ -396,17 +396,3 @@ struct LiveMessage {
     for a in authors { heads(a.identity.peerID) }
     return (messages, inline, paused)
 }
-
-/// The size of a reveal op's cell runs payload, kind byte included.
-func runsPayloadSize(_ op: Op) -> Int {
-    guard case .reveal(let runs) = op.payload else { return 0 }
-    // kind ‖ run count ‖ per run: gap ‖ length − 1 (varints)
-    func varintSize(_ v: Int) -> Int { var n = 1; var x = v >> 7; while x > 0 { n += 1; x >>= 7 }; return n }
-    var size = 1 + varintSize(runs.runs.count)
-    var end = 0
-    for r in runs.runs {
-        size += varintSize(r.lowerBound - end) + varintSize(r.count - 1)
-        end = r.upperBound
-    }
-    return size
-}

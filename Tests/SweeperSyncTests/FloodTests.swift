@@ -82,17 +82,13 @@ import Testing
         #expect(opened.count > 200_000)
         let flood = Flood(cell: 250 * 500 + 250, chord: false, opening: opened, on: board)
         #expect(flood.exceptions.isEmpty)
-        var w = ByteWriter()
-        OpPayload.flood(flood).encode(into: &w)
-        #expect(w.bytes.count <= 6)
+        #expect(OpPayload.flood(flood).encoded.count <= 6)
         #expect(flood.cells(in: layout) == opened)
     }
 
     @Test func encodingRoundTripsAndRefusesCellsOffAnyBoard() throws {
         let flood = try #require(Flood(cell: 300, chord: true, exceptions: [7, 3, 299, 1000]))
-        var w = ByteWriter()
-        OpPayload.flood(flood).encode(into: &w)
-        var r = ByteReader(w.bytes)
+        var r = ByteReader(OpPayload.flood(flood).encoded)
         #expect(try OpPayload.decode(from: &r) == .flood(flood))
         #expect(Flood(cell: CellRuns.cellLimit, chord: false, exceptions: []) == nil)
         #expect(Flood(cell: 1, chord: false, exceptions: [CellRuns.cellLimit]) == nil)
