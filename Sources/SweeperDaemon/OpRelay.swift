@@ -168,8 +168,14 @@ final class OpRelay: Sendable {
     static func send(_ messages: [SyncMessage], on link: PeerLinkHandle) {
         for message in messages {
             let encoded = message.encoded
-            guard encoded.count > messageBudget, case .ops(let segments) = message else {
-                link.send(sync: encoded)
+            // Only a catch-up may be lost (anti-entropy sends it again); the
+            // other messages are the link's stream, on which both sessions rely.
+            guard case .ops(let segments) = message else {
+                link.send(sync: encoded, droppable: false)
+                continue
+            }
+            guard encoded.count > messageBudget else {
+                link.send(sync: encoded, droppable: true)
                 continue
             }
             var batch: [OpSegment] = []
@@ -177,14 +183,14 @@ final class OpRelay: Sendable {
             for segment in segments {
                 let one = SyncMessage.ops([segment]).encoded.count
                 if !batch.isEmpty && size + one > messageBudget {
-                    link.send(sync: SyncMessage.ops(batch).encoded)
+                    link.send(sync: SyncMessage.ops(batch).encoded, droppable: true)
                     batch = []
                     size = 0
                 }
                 batch.append(segment)
                 size += one
             }
-            if !batch.isEmpty { link.send(sync: SyncMessage.ops(batch).encoded) }
+            if !batch.isEmpty { link.send(sync: SyncMessage.ops(batch).encoded, droppable: true) }
         }
     }
 }

@@ -77,12 +77,23 @@ final class PeerSync: PeerNodeDelegate, Sendable {
         }
     }
 
+    /// Runs `body` on the service, as ``onService(_:)`` does, and waits for it.
+    private func onServiceAndWait(_ body: @escaping @Sendable (isolated GameService) -> Void) async {
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            onService { service in
+                body(service)
+                done.resume()
+            }
+        }
+    }
+
     /// Signs, on every link, the heads of the ops this player pushed live
     /// there: after a pause, and when the daemon stops (what goes out
-    /// before the links close spares the peers from asking later).
+    /// before the links close spares the peers from asking later). On the
+    /// service, like every other message of the sessions, so that each link
+    /// sends them in the order its session made them.
     func signHeads() async {
-        let replica = await service.replica
-        relay.signHeads(replica: replica)
+        await onServiceAndWait { service in self.relay.signHeads(replica: service.replica) }
     }
 
     // MARK: PeerNodeDelegate
@@ -154,9 +165,9 @@ final class PeerSync: PeerNodeDelegate, Sendable {
     /// for theirs, so a followed game comes at once. Peers too old to be
     /// told get the summary only.
     func interestChanged() async {
-        let interest = await service.interest
-        let replica = await service.replica
-        for linked in relay.linked { Self.start(linked, interest: interest, replica: replica) }
+        await onServiceAndWait { service in
+            for linked in self.relay.linked { Self.start(linked, interest: service.interest, replica: service.replica) }
+        }
     }
 
     /// Each linked peer's name and the games its last summary said it holds.
@@ -335,11 +346,13 @@ final class PeerSync: PeerNodeDelegate, Sendable {
     // MARK: Anti-entropy
 
     private func tick() async {
-        let linked = relay.linked
-        guard !linked.isEmpty else { return }
-        let replica = await service.replica
-        for session in linked {
-            OpRelay.send(session.session.withSession { $0.tick(replica: replica) }, on: session.link)
+        guard !relay.linked.isEmpty else { return }
+        await onServiceAndWait { service in
+            let replica = service.replica
+            // A link whose buffer is full is still sending what it has: its summary waits for the next tick.
+            for session in self.relay.linked where session.link.isWritable {
+                OpRelay.send(session.session.withSession { $0.tick(replica: replica) }, on: session.link)
+            }
         }
     }
 

@@ -31,12 +31,18 @@ public struct PeerLinkHandle: Sendable, Hashable {
     /// Sends a sync message to the peer; never blocks. On the link's event
     /// loop the message is sealed and handed to the socket at once; from
     /// elsewhere it is sent in the loop's next turn. While more than
-    /// ``PeerNodeConfiguration/sendBufferLimit`` bytes wait to be sent, the
-    /// message is dropped (anti-entropy repairs the loss).
-    public func send(sync bytes: [UInt8]) {
-        guard channel.isWritable else { return }
+    /// ``PeerNodeConfiguration/sendBufferLimit`` bytes wait to be sent, a
+    /// `droppable` message (a catch-up, which anti-entropy repairs) is
+    /// dropped; any other waits its turn, since the sessions on both ends
+    /// rely on the stream losing nothing of it.
+    public func send(sync bytes: [UInt8], droppable: Bool) {
+        guard !droppable || channel.isWritable else { return }
         send(.sync(bytes))
     }
+
+    /// Whether the link takes more sync messages now: fewer than
+    /// ``PeerNodeConfiguration/sendBufferLimit`` bytes wait to be sent.
+    public var isWritable: Bool { channel.isWritable }
 
     /// Sends any message.
     func send(_ message: PeerMessage) {

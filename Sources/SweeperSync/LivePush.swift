@@ -1,54 +1,66 @@
 import SweeperCrypto
 
-/// A game as a live push or a head signature names it: new on the link
-/// (its id, which takes the link's next number, from 1), or by the number
-/// it took. Each direction of a link numbers its own games.
+/// A game as a live push or a head signature names it: by its place in
+/// the receiver's first summary on the link, new on the link (its id,
+/// which takes the link's next number, from 1), or by the number it took.
+/// Each direction of a link numbers its own games.
 public enum LinkGameRef: Hashable, Sendable {
     /// A game not numbered on this link yet: it takes the next number.
     case new(GameID)
     /// A game by the number it took on this link.
     case numbered(Int)
+    /// A game of the first summary the receiver sent on this link, by its
+    /// place there (from 0, in ascending id order).
+    case summarized(Int)
 
-    /// The most games one direction of a link numbers; later games go as segments.
+    /// The most games one direction of a link numbers, and the most of a
+    /// summary it names by place; later games go as segments.
     public static let limit = 1 << 16
 
-    func encode(into w: inout ByteWriter, flags: UInt64, flagBits: UInt64) {
+    /// The reference as a number: 0 for a new game, 2n − 1 for number n,
+    /// 2i + 2 for place i of the summary.
+    private var code: UInt64 {
         switch self {
-        case .new(let id):
-            w.varint(flags)
-            w.append(id.bytes)
-        case .numbered(let n):
-            w.varint(UInt64(n) << flagBits | flags)
+        case .new: 0
+        case .numbered(let n): UInt64(n) * 2 - 1
+        case .summarized(let i): UInt64(i) * 2 + 2
         }
+    }
+
+    func encode(into w: inout ByteWriter, flags: UInt64, flagBits: UInt64) {
+        w.varint(code << flagBits | flags)
+        if case .new(let id) = self { w.append(id.bytes) }
     }
 
     /// Reads a reference and the flags packed below it.
     static func decode(from r: inout ByteReader, flagBits: UInt64) throws(SyncDecodingError) -> (LinkGameRef, UInt64) {
         let head = try r.varint("game reference")
         let flags = head & ((1 << flagBits) - 1)
-        let number = head >> flagBits
-        if number == 0 { return (.new(GameID(unchecked: try r.take(GameID.byteCount, "game id"))), flags) }
-        guard number <= UInt64(limit) else { throw .valueOutOfRange(field: "game number", value: number) }
-        return (.numbered(Int(number)), flags)
+        let code = head >> flagBits
+        if code == 0 { return (.new(GameID(unchecked: try r.take(GameID.byteCount, "game id"))), flags) }
+        guard code <= UInt64(limit) * 2 else { throw .valueOutOfRange(field: "game reference", value: code) }
+        return (code % 2 == 1 ? .numbered(Int(code + 1) / 2) : .summarized(Int(code - 2) / 2), flags)
     }
 }
 
 /// One op of the sender's own chain as a live push carries it: on a link
 /// whose peer authenticated as the author in the handshake, everything the
 /// receiver knows or can recompute is left out (the author key, the hash of
-/// the op before, the membership proof once said, the sequence number and
-/// times as steps from the chain's previous op on the link), and the
-/// signature comes only now and then (see ``SyncMessage/live(_:)``). The
-/// receiver rebuilds the complete canonical op, so that a signature of a
-/// later op vouches for it like any other.
+/// the op before, the membership proof, which is the circle's proof for
+/// the link's peer, the game id once the receiver's summary or the link
+/// named the game, the sequence number and times as steps from the chain's
+/// previous op on the link), and the signature comes only now and then
+/// (see ``SyncMessage/live(_:)``). The receiver rebuilds the complete
+/// canonical op, so that a signature of a later op vouches for it like any
+/// other.
 ///
-/// Encoding: game reference with three flag bits below it (LEB128: number
-/// × 8 ‖ flags; number 0 is followed by the game id, 16 bytes) ‖ with flag
-/// bit 0 the membership proof (16) ‖ with flag bit 1 seq, Lamport time and
-/// wall clock (LEB128 each), else the Lamport step (increase − 1, LEB128)
-/// and the wall clock change (zigzag LEB128) from the chain's previous op
-/// on the link (its seq is that op's plus one) ‖ kind ‖ payload ‖ with flag
-/// bit 2 the op's signature (64).
+/// Encoding: game reference with two flag bits below it (LEB128: reference
+/// × 4 ‖ flags; see ``LinkGameRef``; a new game is followed by its id, 16
+/// bytes) ‖ with flag bit 0 seq, Lamport time and wall clock (LEB128 each),
+/// else the Lamport step (increase − 1, LEB128) and the wall clock change
+/// (zigzag LEB128) from the chain's previous op on the link (its seq is
+/// that op's plus one) ‖ kind ‖ payload ‖ with flag bit 1 the op's
+/// signature (64).
 public struct LiveOp: Hashable, Sendable {
     /// Where the op sits: given whole, or as steps from the chain's previous op on the link.
     public enum Position: Hashable, Sendable {
@@ -61,8 +73,6 @@ public struct LiveOp: Hashable, Sendable {
 
     /// The game.
     public var game: LinkGameRef
-    /// The membership proof, when it is new on the link.
-    public var proof: [UInt8]?
     /// Where the op sits in its author's chain.
     public var position: Position
     /// What it does.
@@ -71,9 +81,8 @@ public struct LiveOp: Hashable, Sendable {
     public var signature: Signature?
 
     /// Creates a live op.
-    public init(game: LinkGameRef, proof: [UInt8]?, position: Position, payload: OpPayload, signature: Signature?) {
+    public init(game: LinkGameRef, position: Position, payload: OpPayload, signature: Signature?) {
         self.game = game
-        self.proof = proof
         self.position = position
         self.payload = payload
         self.signature = signature
@@ -81,11 +90,9 @@ public struct LiveOp: Hashable, Sendable {
 
     func encode(into w: inout ByteWriter) {
         var flags: UInt64 = 0
-        if proof != nil { flags |= 1 }
-        if case .absolute = position { flags |= 2 }
-        if signature != nil { flags |= 4 }
-        game.encode(into: &w, flags: flags, flagBits: 3)
-        if let proof { w.append(proof) }
+        if case .absolute = position { flags |= 1 }
+        if signature != nil { flags |= 2 }
+        game.encode(into: &w, flags: flags, flagBits: 2)
         switch position {
         case .absolute(let seq, let lamport, let wall):
             w.varint(seq)
@@ -100,10 +107,9 @@ public struct LiveOp: Hashable, Sendable {
     }
 
     static func decode(from r: inout ByteReader) throws(SyncDecodingError) -> LiveOp {
-        let (game, flags) = try LinkGameRef.decode(from: &r, flagBits: 3)
-        let proof = flags & 1 != 0 ? try r.take(CircleKey.proofByteCount, "membership proof") : nil
+        let (game, flags) = try LinkGameRef.decode(from: &r, flagBits: 2)
         let position: Position
-        if flags & 2 != 0 {
+        if flags & 1 != 0 {
             let seq = try r.varint("seq")
             guard seq >= 1, seq < UInt64.max / 2 else { throw .valueOutOfRange(field: "seq", value: seq) }
             let lamport = try r.varint("Lamport time")
@@ -113,8 +119,8 @@ public struct LiveOp: Hashable, Sendable {
             position = .next(lamportStep: try r.varint("Lamport step"), wallChange: try r.signedVarint("wall clock change"))
         }
         let payload = try OpPayload.decode(from: &r)
-        let signature = flags & 4 != 0 ? Signature(bytes: try r.take(Signature.byteCount, "signature")) : nil
-        return LiveOp(game: game, proof: proof, position: position, payload: payload, signature: signature)
+        let signature = flags & 2 != 0 ? Signature(bytes: try r.take(Signature.byteCount, "signature")) : nil
+        return LiveOp(game: game, position: position, payload: payload, signature: signature)
     }
 }
 
@@ -122,8 +128,8 @@ public struct LiveOp: Hashable, Sendable {
 /// every op before it in its author's chain (each names the hash of the one
 /// before), which the receiver holds already.
 ///
-/// Encoding: game reference (LEB128 number × 2 ‖ 1 when an author key
-/// follows; number 0 is followed by the game id) ‖ the author key (32)
+/// Encoding: game reference (LEB128 reference × 2 ‖ 1 when an author key
+/// follows; see ``LinkGameRef``) ‖ the author key (32)
 /// when flagged, else the author is the sender ‖ seq (LEB128) ‖ signature (64).
 public struct HeadSignature: Hashable, Sendable {
     /// The game.
@@ -178,47 +184,64 @@ public struct ChainHead: Hashable, Sendable {
     }
 }
 
-/// What one direction of a link has said of live pushes: the games it
-/// numbered, the membership proof it gave, and per game the newest op of
-/// the sender's chain it carried. The sender and the receiver each keep one
+/// What one direction of a link has said of live pushes: the receiver's
+/// first summary, the games it numbered, and per game the newest op of the
+/// sender's chain it carried. The sender and the receiver each keep one
 /// for the sender's direction, in step.
 struct LiveLinkState: Sendable {
+    /// The games of the receiver's first summary on the link, ascending (at
+    /// most ``LinkGameRef/limit``); `nil` until the receiver sent it (on
+    /// the receiver's side) or the sender received it (on the sender's).
+    private(set) var summarized: [GameID]?
+    /// Places in `summarized`.
+    private var places: [GameID: Int] = [:]
     /// Game numbers, from 1.
     private(set) var numbers: [GameID: Int] = [:]
     /// Games by number − 1.
     private(set) var games: [GameID] = []
-    /// The membership proof given last.
-    var proof: [UInt8]?
     /// Per game, the newest op of the sender's chain carried: seq, Lamport time and wall clock.
     var newest: [GameID: (seq: UInt64, lamport: UInt64, wall: UInt64)] = [:]
+
+    /// Notes the games of a summary the receiver sent, when it is its first on the link.
+    mutating func note(summary games: some Sequence<GameID>) {
+        guard summarized == nil else { return }
+        let first = Array(games.sorted().prefix(LinkGameRef.limit))
+        summarized = first
+        for (i, id) in first.enumerated() { places[id] = i }
+    }
 
     /// The reference that names `game`, numbering it when new (`nil` once
     /// the link numbered as many games as it may).
     mutating func reference(to game: GameID) -> LinkGameRef? {
         if let n = numbers[game] { return .numbered(n) }
+        if let i = places[game] { return .summarized(i) }
         guard games.count < LinkGameRef.limit else { return nil }
         games.append(game)
         numbers[game] = games.count
         return .new(game)
     }
 
-    /// The game that took number `n`, if one did.
-    func game(numbered n: Int) -> GameID? { n >= 1 && n <= games.count ? games[n - 1] : nil }
-
-    /// The number `game` took (0 when none).
-    func number(of game: GameID) -> Int { numbers[game] ?? 0 }
-
     /// The game a reference names, numbering a new one; `nil` for a number
-    /// never given or past the limit.
+    /// never given, a place the receiver's first summary does not have,
+    /// or a game past the limit.
     mutating func resolve(_ ref: LinkGameRef) -> GameID? {
+        guard case .new(let id) = ref else { return game(ref) }
+        guard games.count < LinkGameRef.limit else { return nil }
+        if numbers[id] == nil { numbers[id] = games.count + 1 }
+        games.append(id)
+        return id
+    }
+
+    /// The game a reference names, without numbering a new one.
+    func game(_ ref: LinkGameRef) -> GameID? {
         switch ref {
         case .new(let id):
-            guard games.count < LinkGameRef.limit else { return nil }
-            if numbers[id] == nil { numbers[id] = games.count + 1 }
-            games.append(id)
             return id
         case .numbered(let n):
-            return game(numbered: n)
+            return n >= 1 && n <= games.count ? games[n - 1] : nil
+        case .summarized(let i):
+            guard let summarized, i < summarized.count else { return nil }
+            return summarized[i]
         }
     }
 }

@@ -70,6 +70,8 @@ public struct SyncSession: Sendable {
     /// What this side said of live pushes, and what the peer said.
     private var liveOut = LiveLinkState()
     private var liveIn = LiveLinkState()
+    /// The membership proof of the peer's live ops, once worked out.
+    private var peerProof: [UInt8]?
     /// Per game, this side's own ops pushed live that no signature sent on
     /// this link covers yet: how many, and the newest.
     public private(set) var unsignedOnLink: [GameID: (count: Int, seq: UInt64)] = [:]
@@ -79,7 +81,7 @@ public struct SyncSession: Sendable {
 
     /// The first message: this replica's summary, asking for the peer's.
     public mutating func start(replica: Replica) -> [SyncMessage] {
-        [.summary(summary(of: replica), wantsReply: true)]
+        [summaryMessage(of: replica, wantsReply: true)]
     }
 
     /// This side's interest, then its summary asking for the peer's: what
@@ -87,12 +89,12 @@ public struct SyncSession: Sendable {
     /// understands interests, and again whenever its interest changes, so
     /// that the peer sends the games now taken and no others.
     public mutating func start(replica: Replica, interest: GameInterest) -> [SyncMessage] {
-        [.interest(interest), .summary(summary(of: replica), wantsReply: true)]
+        [.interest(interest), summaryMessage(of: replica, wantsReply: true)]
     }
 
     /// Periodic anti-entropy: the summary again, asking for the peer's.
     public mutating func tick(replica: Replica) -> [SyncMessage] {
-        [.summary(summary(of: replica), wantsReply: true)]
+        [summaryMessage(of: replica, wantsReply: true)]
     }
 
     /// The replica's summary as this peer is sent it: without the games it
@@ -102,6 +104,14 @@ public struct SyncSession: Sendable {
     func summary(of replica: Replica) -> [GameID: VersionVector] {
         guard case .allBut(let excluded) = peerInterest, !excluded.isEmpty else { return replica.summary }
         return replica.summary.filter { !excluded.contains($0.key) }
+    }
+
+    /// A summary message, its games noted when it is the first this side
+    /// sends: the peer's live pushes and heads name them by their places in it.
+    private mutating func summaryMessage(of replica: Replica, wantsReply: Bool) -> SyncMessage {
+        let games = summary(of: replica)
+        liveIn.note(summary: games.keys)
+        return .summary(games, wantsReply: wantsReply)
     }
 
     /// What handling one message produced.
@@ -127,6 +137,7 @@ public struct SyncSession: Sendable {
         case .summary(let games, let wantsReply):
             hasPeerSummary = true
             peerHolds = games
+            liveOut.note(summary: games.keys)
             var segments: [OpSegment] = []
             for game in replica.summary.keys.sorted() where sends(game, of: replica) {
                 let theirs = games[game] ?? VersionVector()
@@ -140,7 +151,7 @@ public struct SyncSession: Sendable {
             // otherwise it would have nothing to send us.
             let ours = replica.summary
             if wantsReply, games.contains(where: { interest.contains($0.key) && !(ours[$0.key]?.dominates($0.value) ?? false) }) {
-                step.replies.append(.summary(summary(of: replica), wantsReply: false))
+                step.replies.append(summaryMessage(of: replica, wantsReply: false))
             }
         case .ops(let segments):
             for segment in segments {
@@ -162,7 +173,7 @@ public struct SyncSession: Sendable {
         case .heads(let heads):
             for head in heads {
                 guard let game = liveIn.resolve(head.game) else {
-                    step.violation = "a head signature naming a game number never given"
+                    step.violation = "a head signature naming a game never given"
                     break
                 }
                 guard let author = head.author ?? peer else { continue }
@@ -195,16 +206,14 @@ public struct SyncSession: Sendable {
         guard case .live(let ops) = message else { return [] }
         var out: Set<GameID> = []
         for op in ops {
-            switch op.game {
-            case .new(let id): out.insert(id)
-            case .numbered(let n): if let id = liveIn.game(numbered: n) { out.insert(id) }
-            }
+            if let id = liveIn.game(op.game) { out.insert(id) }
         }
         return out
     }
 
     /// Takes the peer's live pushes: each is rebuilt into its complete op
-    /// (the peer its author, the hash before it from this replica) and
+    /// (the peer its author with the circle's membership proof for it, the
+    /// hash before it from this replica) and
     /// inserted unsigned, or with its signature when it carries one. A push
     /// that does not follow an op held here is dropped and a summary asks
     /// for what is missing.
@@ -212,12 +221,7 @@ public struct SyncSession: Sendable {
         var askForSummary = false
         for live in ops {
             guard let game = liveIn.resolve(live.game) else {
-                step.violation = "a live push naming a game number never given"
-                return
-            }
-            if let proof = live.proof { liveIn.proof = proof }
-            guard let proof = liveIn.proof else {
-                step.violation = "a live push before any membership proof"
+                step.violation = "a live push naming a game never given"
                 return
             }
             let seq: UInt64, lamport: UInt64, wall: UInt64
@@ -253,11 +257,19 @@ public struct SyncSession: Sendable {
                 continue
             }
             let op = Op(gameID: game, author: peer, seq: seq, lamport: lamport, previous: previous, wallClockMillis: wall,
-                        membershipProof: proof, payload: live.payload, signature: live.signature)
+                        membershipProof: proof(of: peer, in: replica), payload: live.payload, signature: live.signature)
             step.outcome.merge(live.signature == nil ? replica.insert(vouched: op) : replica.insert(op))
             peerHolds[game, default: VersionVector()].advance(peer, to: seq)
         }
-        if askForSummary { step.replies.append(.summary(summary(of: replica), wantsReply: true)) }
+        if askForSummary { step.replies.append(summaryMessage(of: replica, wantsReply: true)) }
+    }
+
+    /// The circle's membership proof for the peer, which its live ops carry.
+    private mutating func proof(of peer: PeerID, in replica: Replica) -> [UInt8] {
+        if let peerProof { return peerProof }
+        let proof = replica.circle.membershipProof(for: peer)
+        peerProof = proof
+        return proof
     }
 
     /// Signatures of this side's chain heads that its live pushes on this
@@ -351,11 +363,6 @@ public struct SyncSession: Sendable {
                                  wallChange: Int64(bitPattern: op.wallClockMillis &- newest.wall))
             }
             liveOut.newest[game] = (op.seq, op.lamport, op.wallClockMillis)
-            var proof: [UInt8]?
-            if liveOut.proof != op.membershipProof {
-                proof = op.membershipProof
-                liveOut.proof = op.membershipProof
-            }
             let count = (unsignedOnLink[game]?.count ?? 0) + 1
             var signature: Signature?
             if op.seq == UInt64(chain.count), count >= Self.headInterval || ends, let s = op.signature {
@@ -364,7 +371,8 @@ public struct SyncSession: Sendable {
             } else {
                 unsignedOnLink[game] = (count, op.seq)
             }
-            out.append(LiveOp(game: out.isEmpty ? ref : .numbered(liveOut.number(of: game)), proof: proof, position: position,
+            // The first names the game as it stands on the link (numbering a new one); the rest by that number or place.
+            out.append(LiveOp(game: out.isEmpty ? ref : liveOut.reference(to: game) ?? ref, position: position,
                               payload: op.payload, signature: signature))
         }
         peerHolds[game, default: VersionVector()].advance(me, to: UInt64(chain.count))

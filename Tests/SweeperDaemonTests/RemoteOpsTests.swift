@@ -132,9 +132,11 @@ import Testing
         var ourSide = SyncSession()
         ourSide.peer = bobIdentity.peerID
         let session = SharedSyncSession(ourSide)
-        // The genesis as a catch-up, then the summaries that let Bob push live.
+        // The genesis as a catch-up, then our first summary, which lets Bob push live.
         _ = try await f.service.receive(.ops(bobReplica.segments(for: game, after: VersionVector())), in: session)
-        _ = bobSide.receive(.summary(await f.service.replica.summary, wantsReply: false), replica: &bobReplica)
+        let ours = await f.service.replica
+        let summary = try #require(session.withSession { $0.start(replica: ours) }.first)
+        _ = bobSide.receive(summary, replica: &bobReplica)
         _ = try await events(viewer, f)
 
         let state = try #require(bobReplica.state(of: game))

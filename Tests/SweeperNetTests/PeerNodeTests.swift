@@ -48,6 +48,36 @@ struct TestNode {
 }
 
 @Suite(.serialized) struct PeerNodeTests {
+    /// While more than the send buffer limit waits on a link, a droppable
+    /// sync message (a catch-up) is dropped and any other is still sent,
+    /// after what waits: the sessions rely on the stream for those.
+    @Test func aFullLinkDropsOnlyDroppableMessages() async throws {
+        let circle = CircleKey()
+        var small = PeerNodeConfiguration()
+        small.sendBufferLimit = 1 << 10
+        let a = try await TestNode(circle: circle, name: "alice", configuration: small)
+        let b = try await TestNode(circle: circle, name: "bob")
+        await a.node.addStaticPeer(host: "127.0.0.1", port: b.port)
+        #expect(await eventuallyAsync { a.delegate.openLinks.count == 1 && b.delegate.openLinks.count == 1 })
+        let link = try #require(a.delegate.openLinks.first)
+        // 8 MiB is more than a loopback socket takes in one write (4 MiB at
+        // most here): it leaves the link over its limit for this turn of its loop.
+        let big = [UInt8](repeating: 7, count: 8 << 20)
+        let writableAfterBig = try await link.channel.eventLoop.submit {
+            link.send(sync: big, droppable: true)
+            let writable = link.isWritable
+            link.send(sync: [1], droppable: true)
+            link.send(sync: [2], droppable: false)
+            return writable
+        }.get()
+        #expect(!writableAfterBig)
+        #expect(await eventuallyAsync { b.delegate.received.contains([2]) })
+        let received = b.delegate.received
+        #expect(received.count == 2 && received.first?.count == big.count && received.last == [2], "the droppable message was sent, or order was lost")
+        await a.stop()
+        await b.stop()
+    }
+
     @Test func membersLinkAndExchangeSyncMessagesBothWays() async throws {
         let circle = CircleKey()
         let a = try await TestNode(circle: circle, name: "alice")
@@ -58,8 +88,8 @@ struct TestNode {
         let fromB = try #require(b.delegate.openLinks.first)
         #expect(fromA.peer == b.node.peerID)
         #expect(fromB.peer == a.node.peerID)
-        fromA.send(sync: [1, 2, 3])
-        fromB.send(sync: [4, 5])
+        fromA.send(sync: [1, 2, 3], droppable: false)
+        fromB.send(sync: [4, 5], droppable: false)
         #expect(await eventuallyAsync { let x = b.delegate.received, y = a.delegate.received; return x == [[1, 2, 3]] && y == [[4, 5]] })
         // The hello names the peer; `peers` shows it connected, found statically on one side and incoming on the other.
         #expect(await eventuallyAsync { await a.node.snapshot().first?.name == "bob" })
@@ -96,7 +126,7 @@ struct TestNode {
         #expect(await a.node.connectedCount == 1)
         #expect(await b.node.connectedCount == 1)
         let linkA = try #require(a.delegate.openLinks.first)
-        linkA.send(sync: [9])
+        linkA.send(sync: [9], droppable: false)
         #expect(await eventuallyAsync { b.delegate.received.contains([9]) })
         await a.stop()
         await b.stop()

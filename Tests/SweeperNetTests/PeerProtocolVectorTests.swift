@@ -499,12 +499,18 @@ import SweeperGame
             ("opens", flood.cells(in: game.genesis.layout).map(String.init).joined(separator: ", ")),
         ])
 
-        // Bob's side of a link to Alice, who holds his reveal.
+        // Bob's side of a link to Alice, who holds his reveal and said so in her first summary.
+        var alice = Replica(circle: cast.circle)
+        for op in [game.genesisOp, game.reveal] { alice.insert(op) }
+        var aliceSide = SyncSession()
+        aliceSide.peer = cast.bob.peerID
+        let aliceSummary = try #require(aliceSide.start(replica: alice).first)
+        #expect(aliceSummary == .summary([game.id: VersionVector(heads: [cast.alice.peerID: 1, cast.bob.peerID: 1])], wantsReply: true))
         var bob = Replica(circle: cast.circle)
         for op in [game.genesisOp, game.reveal] { #expect(bob.insert(op).accepted.count == 1) }
         var bobSide = SyncSession()
         bobSide.liveAuthor = cast.bob.peerID
-        _ = bobSide.receive(.summary([game.id: VersionVector(heads: [cast.alice.peerID: 1, cast.bob.peerID: 1])], wantsReply: false), replica: &bob)
+        _ = bobSide.receive(aliceSummary, replica: &bob)
         for op in [game.mark, floodOp] { #expect(bob.insert(op).accepted.count == 1) }
         let live = bobSide.push([game.mark, floodOp], replica: bob)
         let heads = bobSide.signHeads(replica: bob)
@@ -519,10 +525,6 @@ import SweeperGame
 
         // Alice's side rebuilds both ops from the document's bytes, unsigned,
         // then takes Bob's head signature: the ops are signed runs, to relay.
-        var alice = Replica(circle: cast.circle)
-        for op in [game.genesisOp, game.reveal] { alice.insert(op) }
-        var aliceSide = SyncSession()
-        aliceSide.peer = cast.bob.peerID
         let took = aliceSide.receive(try SyncMessage(decoding: v.bytes("live")), replica: &alice)
         #expect(took.outcome.accepted.map(\.hash) == [game.mark.hash, floodOp.hash] && took.violation == nil)
         #expect(alice.segments(for: game.id, after: VersionVector(heads: [cast.alice.peerID: 1, cast.bob.peerID: 1])).isEmpty)

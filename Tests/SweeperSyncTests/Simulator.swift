@@ -22,7 +22,9 @@ import SweeperGame
 /// carries is never lost, duplicated or reordered within a link's life;
 /// where the network would lose it (loss, a partition) the link breaks
 /// instead, and comes back with fresh sessions on both ends, as the
-/// daemon's links do.
+/// daemon's links do. On such links the summaries travel in the stream too
+/// (the live form names games by their places in the first): in order,
+/// never duplicated, and lost only with the link.
 struct Simulation {
     struct Config {
         var peers = 16
@@ -165,6 +167,11 @@ struct Simulation {
         }
     }
 
+    static func isSummary(_ message: SyncMessage) -> Bool {
+        if case .summary = message { return true }
+        return false
+    }
+
     // MARK: Network
 
     func cut(_ a: Int, _ b: Int) -> Bool { group.map { $0[a] != $0[b] } ?? false }
@@ -172,9 +179,14 @@ struct Simulation {
     mutating func send(_ message: SyncMessage, from: Int, to: Int) {
         let link = [from, to].sorted()
         guard !broken.contains(link) else { return }
-        let live = Self.isLiveForm(message)
+        // Summaries on a link of the live form travel in its stream too (the
+        // live form names games by their places in the first): never lost
+        // (a stream delivers them, late), and cut only with the link.
+        let summaryInStream = !isLegacy(from, to) && Self.isSummary(message)
+        let live = Self.isLiveForm(message) || summaryInStream
         let reliable = lossless
-        if cut(from, to) || (!reliable && rng.below(100) < config.lossPercent) {
+        let lost = !reliable && rng.below(100) < config.lossPercent
+        if cut(from, to) || (lost && !summaryInStream) {
             // A stream does not lose a message and go on: the link breaks.
             if live { breakLink(from, to) }
             return
@@ -227,11 +239,16 @@ struct Simulation {
             return
         }
         let step = session.receive(message, replica: &peers[to].replica)
+        // A valid op refused before its author's add came, and the valid ops
+        // after it in its chain, which then cannot follow on (anti-entropy
+        // brings them all again).
+        let cutChains = Set(step.outcome.rejected.filter { $0.reason == .notPlayer && validKeys.contains("\($0.author) \($0.seq)") }.map(\.author))
         for r in step.outcome.rejected {
-            if r.reason == .notPlayer && validKeys.contains("\(r.author) \(r.seq)") {
+            if (r.reason == .notPlayer || r.reason == .brokenChain) && cutChains.contains(r.author) && validKeys.contains("\(r.author) \(r.seq)") {
                 refusedBeforeTheirAdd += 1
             } else {
                 rejected[r.reason, default: 0] += 1
+                if ProcessInfo.processInfo.environment["SWEEPER_SIM_TRACE"] != nil { print("t\(now) \(from)->\(to): rejected \(r)") }
             }
         }
         store(step.outcome, at: to)
@@ -250,7 +267,7 @@ struct Simulation {
         let unsigned = step.outcome.accepted.filter {
             $0.signature == nil && peers[to].replica.games[$0.gameID]?.isUnsigned(author: $0.author, seq: $0.seq) == true
         }
-        if let newest = unsigned.max(by: { $0.seq < $1.seq }), rng.below(2) == 0 {
+        if let newest = unsigned.max(by: { $0.seq < $1.seq }), !isLegacy(from, to), rng.below(2) == 0 {
             replies.append(.unsigned([ChainHead(game: newest.gameID, author: newest.author, seq: newest.seq)]))
         }
         for m in replies { send(m, from: to, to: from) }
@@ -292,8 +309,8 @@ struct Simulation {
             for n in neighbours(of: p) {
                 guard var session = peers[p].sessions.removeValue(forKey: n) else { continue }
                 // A pause: the heads of the ops pushed live are signed, and signatures lacked are asked for.
-                let out = session.tick(replica: peers[p].replica) + session.signHeads(replica: peers[p].replica)
-                    + session.askForSignatures(replica: peers[p].replica)
+                var out = session.tick(replica: peers[p].replica)
+                if !isLegacy(p, n) { out += session.signHeads(replica: peers[p].replica) + session.askForSignatures(replica: peers[p].replica) }
                 peers[p].sessions[n] = session
                 for m in out { send(m, from: p, to: n) }
             }

@@ -280,31 +280,30 @@ import Testing
     }
 
     /// A member linked to the target pushes moves live, without
-    /// signatures. The target takes each as the link's peer's own (she
-    /// cannot push one as anybody else: with another's membership proof it
-    /// is refused as `notMember`), shows it, and asks her for her head at
-    /// once, since its honest peer is not linked to her; until she signs,
-    /// the honest peer never gets the move. A flood naming a cell off the
-    /// board is refused (`cellOutOfRange`, the link kept); a head signature
-    /// that is not hers closes the link, and her move stays. Her real head,
-    /// on a new link, lets the move travel on.
+    /// signatures. The target takes each as the link's peer's own (a live
+    /// push names no author: she cannot push one as anybody else), shows
+    /// it, and asks her for her head at once, since its honest peer is not
+    /// linked to her; until she signs, the honest peer never gets the move.
+    /// A flood naming a cell off the board is refused (`cellOutOfRange`, the
+    /// link kept); another member's head that does not match is refused
+    /// (`badSignature`, the link kept); a head signature of her own that is
+    /// not hers closes the link, and her move stays. Her real head, on a
+    /// new link, lets the move travel on.
     @Test func liveMovesAreTheirLinksPeersAndTravelOnOnlySigned() throws {
         let scene = try AttackScene()
         defer { scene.cleanup() }
         let (target, port, circle) = (scene.target, scene.port, scene.circle)
         let game = try #require(GameID(hex: scene.game))
-        let honestID = try scene.honest.peerID()
         let before = try #require(try target.digests()[scene.game])
         let board = try #require(try target.result(#"{"id":1,"command":"show","game":"\#(scene.game)"}"#)["board"] as? [String])
         let row = try #require(board.firstIndex { $0.contains("#") })
         let column = try #require(Array(board[row]).firstIndex(of: "#"))
         let cell = row * 16 + column
         let mallory = SigningIdentity()
-        let proof = circle.membershipProof(for: mallory.peerID)
         let offset = target.log().utf8.count
         let p = try AdversaryPeer(port: port, from: "127.0.0.40", circle: circle, identity: mallory)
         p.sendHello(version: 8)
-        p.send(sync: .live([LiveOp(game: .new(game), proof: proof, position: .absolute(seq: 1, lamport: 1_000, wall: 1),
+        p.send(sync: .live([LiveOp(game: .new(game), position: .absolute(seq: 1, lamport: 1_000, wall: 1),
                                    payload: .mark(cell: cell, mark: .flag), signature: nil)]))
         #expect(eventually(15) { try target.digests()[scene.game] != before }, "the target did not show the live move")
         let asked = p.nextSync { message in
@@ -313,14 +312,13 @@ import Testing
         }
         #expect(asked != nil, "the target did not ask for the head its honest peer needs")
 
-        // Her next move with the honest peer's proof: hers all the same, refused.
-        p.send(sync: .live([LiveOp(game: .numbered(1), proof: circle.membershipProof(for: honestID),
-                                   position: .next(lamportStep: 0, wallChange: 1), payload: .mark(cell: cell, mark: .none), signature: nil)]))
         // A flood with an exception off the 16×16 board.
         let offBoard = try #require(Flood(cell: cell, chord: false, exceptions: [256]))
-        p.send(sync: .live([LiveOp(game: .numbered(1), proof: proof, position: .absolute(seq: 2, lamport: 1_002, wall: 3),
+        p.send(sync: .live([LiveOp(game: .numbered(1), position: .absolute(seq: 2, lamport: 1_002, wall: 3),
                                    payload: .flood(offBoard), signature: nil)]))
-        expectLoggedOnce(target, since: offset, ["refused ops", "reason=notMember", "peer=\(mallory.peerID.shortDescription)"], what: "another's proof on a live move")
+        // A head of the target's own chain (its genesis) that is not its signature: refused, the link kept.
+        p.send(sync: .heads([HeadSignature(game: .numbered(1), author: scene.targetID, seq: 1, signature: mallory.sign([1]))]))
+        expectLoggedOnce(target, since: offset, ["refused ops", "reason=badSignature", "peer=\(mallory.peerID.shortDescription)"], what: "another's bad head")
         expectLoggedOnce(target, since: offset, ["refused ops", "reason=cellOutOfRange", "peer=\(mallory.peerID.shortDescription)"], what: "a flood off the board")
         let shown = try #require(try target.digests()[scene.game])
         #expect(shown != before)

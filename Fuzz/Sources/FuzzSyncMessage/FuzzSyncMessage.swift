@@ -56,8 +56,9 @@ public func main(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer
             SyncMessage.interest(.allBut([])).encoded,
             SyncMessage.ops(segments).encoded,
         ]
-        // Bob's live pushes as his side of a link sends them (a game new on
-        // the link, his proof, then steps), his heads, and a request for them.
+        // Bob's live pushes as his side of a link sends them (the game by its
+        // place in the summary, the first position whole, then steps), his
+        // heads, a head naming the game by id, and a request for them.
         var bobReplica = replica
         var bob = SyncSession()
         bob.liveAuthor = Fixtures.players[1].peerID
