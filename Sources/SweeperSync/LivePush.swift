@@ -1,14 +1,19 @@
 import SweeperCrypto
 
-/// A game as a live push or a head signature names it: by its place in
-/// the receiver's first summary on the link, new on the link (its id,
-/// which takes the link's next number, from 1), or by the number it took.
-/// Each direction of a link numbers its own games.
+/// A game as a live push or a head signature names it: by its id, which
+/// numbers it in the sender's direction of the link (from 1); by that
+/// number; by the number the receiver gave it in its own direction; or by
+/// its place in the receiver's first summary on the link. So a game is
+/// named by its 16-byte id at most once per direction, and not at all when
+/// the receiver named it first or listed it.
 public enum LinkGameRef: Hashable, Sendable {
-    /// A game not numbered on this link yet: it takes the next number.
+    /// A game by its id: it takes the next number of the sender's direction.
     case new(GameID)
-    /// A game by the number it took on this link.
+    /// A game by the number it took in the sender's direction.
     case numbered(Int)
+    /// A game by the number it took in the receiver's direction (the
+    /// receiver named it by id in its own live pushes or heads).
+    case receiverNumbered(Int)
     /// A game of the first summary the receiver sent on this link, by its
     /// place there (from 0, in ascending id order).
     case summarized(Int)
@@ -17,13 +22,15 @@ public enum LinkGameRef: Hashable, Sendable {
     /// summary it names by place; later games go as segments.
     public static let limit = 1 << 16
 
-    /// The reference as a number: 0 for a new game, 2n − 1 for number n,
-    /// 2i + 2 for place i of the summary.
+    /// The reference as a number: 0 for a game by id, then in turn
+    /// 3n − 2 for number n, 3n − 1 for the receiver's number n, and 3i + 3
+    /// for place i of the summary.
     private var code: UInt64 {
         switch self {
         case .new: 0
-        case .numbered(let n): UInt64(n) * 2 - 1
-        case .summarized(let i): UInt64(i) * 2 + 2
+        case .numbered(let n): UInt64(n) * 3 - 2
+        case .receiverNumbered(let n): UInt64(n) * 3 - 1
+        case .summarized(let i): UInt64(i) * 3 + 3
         }
     }
 
@@ -38,8 +45,13 @@ public enum LinkGameRef: Hashable, Sendable {
         let flags = head & ((1 << flagBits) - 1)
         let code = head >> flagBits
         if code == 0 { return (.new(GameID(unchecked: try r.take(GameID.byteCount, "game id"))), flags) }
-        guard code <= UInt64(limit) * 2 else { throw .valueOutOfRange(field: "game reference", value: code) }
-        return (code % 2 == 1 ? .numbered(Int(code + 1) / 2) : .summarized(Int(code - 2) / 2), flags)
+        guard code <= UInt64(limit) * 3 else { throw .valueOutOfRange(field: "game reference", value: code) }
+        let n = Int((code + 2) / 3)
+        switch code % 3 {
+        case 1: return (.numbered(n), flags)
+        case 2: return (.receiverNumbered(n), flags)
+        default: return (.summarized(n - 1), flags)
+        }
     }
 }
 
@@ -187,7 +199,9 @@ public struct ChainHead: Hashable, Sendable {
 /// What one direction of a link has said of live pushes: the receiver's
 /// first summary, the games it numbered, and per game the newest op of the
 /// sender's chain it carried. The sender and the receiver each keep one
-/// for the sender's direction, in step.
+/// for the sender's direction, in step; a session holds one for each
+/// direction, and resolves a reference to the receiver's numbers
+/// (``LinkGameRef/receiverNumbered(_:)``) with the other.
 struct LiveLinkState: Sendable {
     /// The games of the receiver's first summary on the link, ascending (at
     /// most ``LinkGameRef/limit``); `nil` until the receiver sent it (on
@@ -210,35 +224,39 @@ struct LiveLinkState: Sendable {
         for (i, id) in first.enumerated() { places[id] = i }
     }
 
-    /// The reference that names `game`, numbering it when new (`nil` once
-    /// the link numbered as many games as it may).
-    mutating func reference(to game: GameID) -> LinkGameRef? {
+    /// The reference that names `game` in this direction, given the
+    /// other direction's state (`reverse`), numbering it when new; `nil`
+    /// once the direction numbered as many games as it may.
+    mutating func reference(to game: GameID, reverse: LiveLinkState) -> LinkGameRef? {
         if let n = numbers[game] { return .numbered(n) }
         if let i = places[game] { return .summarized(i) }
+        if let n = reverse.numbers[game] { return .receiverNumbered(n) }
         guard games.count < LinkGameRef.limit else { return nil }
         games.append(game)
         numbers[game] = games.count
         return .new(game)
     }
 
-    /// The game a reference names, numbering a new one; `nil` for a number
-    /// never given, a place the receiver's first summary does not have,
-    /// or a game past the limit.
-    mutating func resolve(_ ref: LinkGameRef) -> GameID? {
-        guard case .new(let id) = ref else { return game(ref) }
+    /// The game a reference in this direction names, numbering a game
+    /// given by id; `nil` for a number or place never given, or a game
+    /// past the limit. `reverse` is the other direction's state.
+    mutating func resolve(_ ref: LinkGameRef, reverse: LiveLinkState) -> GameID? {
+        guard case .new(let id) = ref else { return game(ref, reverse: reverse) }
         guard games.count < LinkGameRef.limit else { return nil }
         if numbers[id] == nil { numbers[id] = games.count + 1 }
         games.append(id)
         return id
     }
 
-    /// The game a reference names, without numbering a new one.
-    func game(_ ref: LinkGameRef) -> GameID? {
+    /// The game a reference in this direction names, without numbering a game given by id.
+    func game(_ ref: LinkGameRef, reverse: LiveLinkState) -> GameID? {
         switch ref {
         case .new(let id):
             return id
         case .numbered(let n):
             return n >= 1 && n <= games.count ? games[n - 1] : nil
+        case .receiverNumbered(let n):
+            return n >= 1 && n <= reverse.games.count ? reverse.games[n - 1] : nil
         case .summarized(let i):
             guard let summarized, i < summarized.count else { return nil }
             return summarized[i]

@@ -172,7 +172,7 @@ public struct SyncSession: Sendable {
             receive(live: ops, replica: &replica, taking: interest, into: &step)
         case .heads(let heads):
             for head in heads {
-                guard let game = liveIn.resolve(head.game) else {
+                guard let game = liveIn.resolve(head.game, reverse: liveOut) else {
                     step.violation = "a head signature naming a game never given"
                     break
                 }
@@ -188,8 +188,8 @@ public struct SyncSession: Sendable {
             var heads: [HeadSignature] = []
             for chain in chains where sends(chain.game, of: replica) {
                 guard let signature = replica.games[chain.game]?.op(author: chain.author, seq: chain.seq)?.signature,
-                      let ref = liveOut.reference(to: chain.game) else { continue }
-                heads.append(HeadSignature(game: ref, author: chain.author == liveAuthor ? nil : chain.author, seq: chain.seq, signature: signature))
+                      let head = head(of: chain, signature: signature) else { continue }
+                heads.append(head)
                 if chain.author == liveAuthor, let unsigned = unsignedOnLink[chain.game], unsigned.seq <= chain.seq {
                     unsignedOnLink[chain.game] = nil
                 }
@@ -206,7 +206,7 @@ public struct SyncSession: Sendable {
         guard case .live(let ops) = message else { return [] }
         var out: Set<GameID> = []
         for op in ops {
-            if let id = liveIn.game(op.game) { out.insert(id) }
+            if let id = liveIn.game(op.game, reverse: liveOut) { out.insert(id) }
         }
         return out
     }
@@ -220,7 +220,7 @@ public struct SyncSession: Sendable {
     private mutating func receive(live ops: [LiveOp], replica: inout Replica, taking interest: GameInterest, into step: inout Step) {
         var askForSummary = false
         for live in ops {
-            guard let game = liveIn.resolve(live.game) else {
+            guard let game = liveIn.resolve(live.game, reverse: liveOut) else {
                 step.violation = "a live push naming a game never given"
                 return
             }
@@ -280,11 +280,20 @@ public struct SyncSession: Sendable {
         var heads: [HeadSignature] = []
         for (game, unsigned) in unsignedOnLink.sorted(by: { $0.key < $1.key }) {
             guard let signature = replica.games[game]?.op(author: me, seq: unsigned.seq)?.signature,
-                  let ref = liveOut.reference(to: game) else { continue }
-            heads.append(HeadSignature(game: ref, author: nil, seq: unsigned.seq, signature: signature))
+                  let head = head(of: ChainHead(game: game, author: me, seq: unsigned.seq), signature: signature) else { continue }
+            heads.append(head)
         }
         unsignedOnLink = [:]
         return heads.isEmpty ? [] : [.heads(heads)]
+    }
+
+    /// A signature of `chain` as this side sends it on the link: the game
+    /// named as the link knows it (numbered when new), and no author key
+    /// for this side's own chain; `nil` once the link numbered all the
+    /// games it may.
+    mutating func head(of chain: ChainHead, signature: Signature) -> HeadSignature? {
+        guard let ref = liveOut.reference(to: chain.game, reverse: liveIn) else { return nil }
+        return HeadSignature(game: ref, author: chain.author == liveAuthor ? nil : chain.author, seq: chain.seq, signature: signature)
     }
 
     /// Asks the peer for signatures of the chains this replica holds
@@ -352,7 +361,7 @@ public struct SyncSession: Sendable {
     /// numbered all the games it may.
     private mutating func live(_ game: GameID, after seq: UInt64, replica: Replica) -> [LiveOp]? {
         guard let me = liveAuthor, let replicaGame = replica.games[game], let chain = replicaGame.chains[me],
-              seq < UInt64(chain.count), let ref = liveOut.reference(to: game) else { return nil }
+              seq < UInt64(chain.count), let ref = liveOut.reference(to: game, reverse: liveIn) else { return nil }
         let ops = chain[Int(seq)...]
         let ends = replicaGame.state.map { $0.status != .playing } ?? false
         var out: [LiveOp] = []
@@ -372,7 +381,7 @@ public struct SyncSession: Sendable {
                 unsignedOnLink[game] = (count, op.seq)
             }
             // The first names the game as it stands on the link (numbering a new one); the rest by that number or place.
-            out.append(LiveOp(game: out.isEmpty ? ref : liveOut.reference(to: game) ?? ref, position: position,
+            out.append(LiveOp(game: out.isEmpty ? ref : liveOut.reference(to: game, reverse: liveIn) ?? ref, position: position,
                               payload: op.payload, signature: signature))
         }
         peerHolds[game, default: VersionVector()].advance(me, to: UInt64(chain.count))

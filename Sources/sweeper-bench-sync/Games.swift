@@ -353,21 +353,53 @@ struct LiveMessage {
     let bytes: [UInt8]
 }
 
+/// The two ends of a link between `author` and `peer` that came up before
+/// the game began (each sent the other its summary, which lists no game),
+/// after the creator's genesis went over it live, naming the game.
+@MainActor func linkedBeforeTheGame(genesis: Op, author: PeerID, peer: PeerID) -> (authorSide: SyncSession, peerSide: SyncSession) {
+    var sides = [SyncSession(), SyncSession()]
+    var replicas = [Replica(circle: circle), Replica(circle: circle)]
+    for (i, (me, other)) in [(author, peer), (peer, author)].enumerated() {
+        sides[i].liveAuthor = me
+        sides[i].peer = other
+    }
+    for i in 0..<2 {
+        for m in sides[i].start(replica: replicas[i]) { _ = sides[1 - i].receive(m, replica: &replicas[1 - i]) }
+    }
+    let creator = genesis.author == author ? 0 : 1
+    guard replicas[creator].insert(genesis).accepted.count == 1 else { fail("genesis refused") }
+    for m in sides[creator].push([genesis], replica: replicas[creator]) {
+        let step = sides[1 - creator].receive(m, replica: &replicas[1 - creator])
+        guard step.violation == nil, step.outcome.accepted.count == 1 else { fail("live genesis refused") }
+    }
+    return (sides[0], sides[1])
+}
+
+/// The peer each player's daemon pushes to in the recorded games: the
+/// game's creator, and the creator's the second player.
+func recordedPeer(of author: PeerID, among authors: [OpAuthor], creator: PeerID) -> PeerID {
+    author == creator ? authors[1].identity.peerID : creator
+}
+
 /// A recorded game's moves as each player's daemon pushes them to one peer
-/// that holds every other player's moves: its own ops live, unsigned, each
-/// when made; the heads signed in a push every ``SyncSession/headInterval``
-/// ops and with the op that ends the game, and in a heads message when the
+/// (``recordedPeer(of:among:creator:)``, linked before the game began) that
+/// holds every other player's moves: its own ops live, unsigned, each when
+/// made; the heads signed in a push every ``SyncSession/headInterval`` ops
+/// and with the op that ends the game, and in a heads message when the
 /// player pauses (its next move is ``SyncSession/headPause`` or more after
-/// the one before, by the recorded clock) and after its last move.
-@MainActor func livePushes(genesis: Op, actions: [Op], authors: [OpAuthor]) -> (messages: [LiveMessage], inlineHeads: Int, pausedHeads: Int) {
+/// the one before, by the recorded clock) and after its last move. Returns
+/// too the peers' ends of the links, to take the messages.
+@MainActor func livePushes(genesis: Op, actions: [Op], authors: [OpAuthor])
+    -> (messages: [LiveMessage], inlineHeads: Int, pausedHeads: Int, receivers: [PeerID: SyncSession]) {
     var world = Replica(circle: circle)
     world.insert(genesis)
     var sessions: [PeerID: SyncSession] = [:]
+    var receivers: [PeerID: SyncSession] = [:]
     for a in authors {
-        var session = SyncSession()
-        session.liveAuthor = a.identity.peerID
-        _ = session.receive(.summary(world.summary, wantsReply: false), replica: &world)
-        sessions[a.identity.peerID] = session
+        let me = a.identity.peerID
+        let link = linkedBeforeTheGame(genesis: genesis, author: me, peer: recordedPeer(of: me, among: authors, creator: genesis.author))
+        sessions[me] = link.authorSide
+        receivers[me] = link.peerSide
     }
     let pause = UInt64(SyncSession.headPause.components.seconds) * 1000
     var lastMove: [PeerID: UInt64] = [:]
@@ -394,5 +426,5 @@ struct LiveMessage {
         lastMove[author] = op.wallClockMillis
     }
     for a in authors { heads(a.identity.peerID) }
-    return (messages, inline, paused)
+    return (messages, inline, paused, receivers)
 }

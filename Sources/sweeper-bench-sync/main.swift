@@ -10,7 +10,8 @@
 // - three recorded multi-player games (beginner by 2 players, expert by 3,
 //   100×100 with 2,000 mines by 4), played to the end with the real engine
 //   (reveals that flood, flags, chords): bytes as live pushes (each player's
-//   own ops over its link, unsigned, the chain heads signed when the
+//   own ops over its link to the game's creator, or the creator's to the
+//   second player, up since before the game, unsigned, the chain heads signed when the
 //   player pauses for SyncSession.headPause by the recorded clock, every
 //   32 ops and at the game's end, as the daemon sends them), as one signed
 //   op per message (the form before live pushes, and still sent to peers
@@ -136,12 +137,7 @@ for (gi, spec) in recordedGames.enumerated() {
     var chainTimes: [Double] = []
     for _ in 0..<3 {
         var l = fresh()
-        var sessions: [PeerID: SyncSession] = [:]
-        for author in players[0..<spec.players] {
-            var session = SyncSession()
-            session.peer = author.identity.peerID
-            sessions[author.identity.peerID] = session
-        }
+        var sessions = live.receivers
         let tl = cpuSeconds()
         for m in live.messages {
             guard let message = try? SyncMessage(decoding: m.bytes), var session = sessions.removeValue(forKey: m.author) else { fail("live decode") }

@@ -27,9 +27,11 @@ import Testing
         return pair
     }
 
-    /// Bob makes a mark on `cell` and pushes it; returns the op and the messages.
-    func bobMarks(_ cell: Int, in game: GameID, at millis: UInt64, _ pair: inout Pair) throws -> (Op, [SyncMessage]) {
+    /// Bob flags the `n`th covered cell and pushes it; returns the op and the messages.
+    func bobMarks(_ n: Int, in game: GameID, at millis: UInt64, _ pair: inout Pair) throws -> (Op, [SyncMessage]) {
         let held = try #require(pair.replicas[1].games[game])
+        let board = try #require(held.state?.board)
+        let cell = try #require((0..<81).filter { !board.isRevealed($0) }.dropFirst(n).first)
         let op = try #require(try bob.setMark(.flag, on: cell, in: held, atMillis: millis))
         #expect(pair.replicas[1].insert(op).accepted.count == 1)
         return (op, pair.sessions[1].push([op], replica: pair.replicas[1]))
@@ -86,6 +88,38 @@ import Testing
         #expect(Set(vouched.outcome.signed.map(\.hash)) == [mark.hash, second.hash])
     }
 
+    @Test func aGameTheReceiverNamedGoesByItsNumber() throws {
+        var pair = pair(holding: [])
+        pair.start()
+        _ = try pair.run()
+        // Alice makes a game while linked: her genesis goes live, naming it by id.
+        let genesis = try Fixtures.genesis(by: alice, seed: 6)
+        #expect(pair.replicas[0].insert(genesis).accepted.count == 1)
+        let sent = pair.sessions[0].push([genesis], replica: pair.replicas[0])
+        guard case .live(let pushed) = try #require(sent.first) else {
+            Issue.record("the genesis did not go live: \(sent)")
+            return
+        }
+        #expect(pushed.map(\.game) == [.new(genesis.gameID)])
+        let took = pair.sessions[1].receive(try SyncMessage(decoding: sent[0].encoded), replica: &pair.replicas[1])
+        #expect(took.violation == nil && took.outcome.accepted.map(\.hash) == [genesis.hash])
+
+        // Bob's move names it by the number Alice gave it: no id.
+        let (mark, messages) = try bobMarks(5, in: genesis.gameID, at: 1_790_000_001_000, &pair)
+        guard case .live(let reply) = try #require(messages.first) else {
+            Issue.record("not a live push: \(messages)")
+            return
+        }
+        #expect(reply.map(\.game) == [.receiverNumbered(1)])
+        #expect(messages[0].encoded.count < 20, "\(messages[0].encoded.count) bytes")
+        let step = pair.sessions[0].receive(try SyncMessage(decoding: messages[0].encoded), replica: &pair.replicas[0])
+        #expect(step.violation == nil && step.outcome.accepted.map(\.hash) == [mark.hash])
+        // A number Alice never gave: the link drops.
+        var unknown = reply[0]
+        unknown.game = .receiverNumbered(2)
+        #expect(pair.sessions[0].receive(.live([unknown]), replica: &pair.replicas[0]).violation != nil)
+    }
+
     @Test func aPlaceOrNumberNeverGivenDropsTheLink() throws {
         let genesis = try Fixtures.genesis(by: alice, seed: 3)
         var pair = pair(holding: [genesis])
@@ -113,17 +147,17 @@ import Testing
 
     @Test func referencesRoundTripAndRefuseWhatIsPastTheLimit() throws {
         let refs: [LinkGameRef] = [.new(GameID(unchecked: Array(0..<16))), .numbered(1), .numbered(LinkGameRef.limit),
-                                   .summarized(0), .summarized(LinkGameRef.limit - 1)]
+                                   .receiverNumbered(1), .receiverNumbered(LinkGameRef.limit), .summarized(0), .summarized(LinkGameRef.limit - 1)]
         for ref in refs {
             for signature in [nil, bob.identity.sign([1])] {
                 let op = LiveOp(game: ref, position: .next(lamportStep: 0, wallChange: -5), payload: .mark(cell: 3, mark: .none), signature: signature)
                 #expect(try SyncMessage(decoding: SyncMessage.live([op]).encoded) == .live([op]))
             }
         }
-        // Reference code 2 × limit + 1 (number limit + 1), with no flags: refused on decoding.
+        // Reference code 3 × limit + 1 (number limit + 1), with no flags: refused on decoding.
         var w = ByteWriter()
         w.append([1, 3])
-        w.varint((UInt64(LinkGameRef.limit) * 2 + 1) << 2)
+        w.varint((UInt64(LinkGameRef.limit) * 3 + 1) << 2)
         w.varint(0)
         w.varint(0)
         OpPayload.mark(cell: 0, mark: .flag).encode(into: &w)

@@ -139,14 +139,17 @@ func replica(_ circle: CircleKey, inserting ops: [Op]) -> Replica {
 
     @Test func forgersAreCaughtOnEveryKind() throws {
         var injected: [OpRejection: Int] = [:]
+        var violations = 0
         for seed in 0..<40 {
             var sim = Simulation(seed: UInt64(5_000 + seed))
             let report = try sim.run()
             #expect(report.problems.isEmpty, "seed \(5_000 + seed)")
             for (k, v) in sim.injected { injected[k, default: 0] += v }
+            violations += sim.violationsForged
         }
         for kind in [OpRejection.badSignature, .notMember, .brokenChain, .cellOutOfRange, .malformed, .notPlayer] {
             #expect((injected[kind] ?? 0) > 0, "no \(kind) forgery was tried")
         }
+        #expect(violations > 0, "no peer forged a head of its own chain")
     }
 }

@@ -59,6 +59,9 @@ struct Simulation {
         let epoch: Int
         /// Whether it is of the live form (which a link never loses).
         let live: Bool
+        /// For a forged head signature: whether it must break its link. It
+        /// counts as forged when delivered (a link broken first loses it).
+        var forgedHead: Bool? = nil
     }
 
     let seed: UInt64
@@ -176,7 +179,7 @@ struct Simulation {
 
     func cut(_ a: Int, _ b: Int) -> Bool { group.map { $0[a] != $0[b] } ?? false }
 
-    mutating func send(_ message: SyncMessage, from: Int, to: Int) {
+    mutating func send(_ message: SyncMessage, from: Int, to: Int, forgedHead: Bool? = nil) {
         let link = [from, to].sorted()
         guard !broken.contains(link) else { return }
         // Summaries on a link of the live form travel in its stream too (the
@@ -184,7 +187,8 @@ struct Simulation {
         // (a stream delivers them, late), and cut only with the link.
         let summaryInStream = !isLegacy(from, to) && Self.isSummary(message)
         let live = Self.isLiveForm(message) || summaryInStream
-        let reliable = lossless
+        // A forgery is what its sender means to say: the network does not lose it.
+        let reliable = lossless || forgedHead != nil
         let lost = !reliable && rng.below(100) < config.lossPercent
         if cut(from, to) || (lost && !summaryInStream) {
             // A stream does not lose a message and go on: the link breaks.
@@ -205,7 +209,8 @@ struct Simulation {
         }
         for _ in 0..<copies {
             sent += 1
-            queue.append(Envelope(deliverAt: at, order: sent, from: from, to: to, bytes: bytes, epoch: epochs[link] ?? 0, live: live))
+            queue.append(Envelope(deliverAt: at, order: sent, from: from, to: to, bytes: bytes, epoch: epochs[link] ?? 0, live: live,
+                                  forgedHead: forgedHead))
         }
     }
 
@@ -220,6 +225,10 @@ struct Simulation {
                     // Lost on the way: a stream breaks instead.
                     if e.live { breakLink(e.from, e.to) }
                     continue
+                }
+                if let violation = e.forgedHead {
+                    injected[.badSignature, default: 0] += 1
+                    if violation { violationsForged += 1 }
                 }
                 deliver(e.bytes, from: e.from, to: e.to)
             }
@@ -452,16 +461,27 @@ struct Simulation {
             reason = isPrivate ? .notPlayer : .cellOutOfRange
         case 8:
             // A head signature that is not the author's, for an op the peer
-            // holds: refused. Sent by the author itself, of its own chain,
-            // it is what no honest peer sends, and the link breaks; sent by
-            // another peer it may be the head of a fork its author made, and
-            // the link stays.
-            guard let held = peers[to].replica.games[gameID]?.ops.last else { return }
+            // holds, sent by a neighbour in its link's stream (naming the
+            // game as its session does): refused. Sent by the author itself,
+            // of its own chain, it is what no honest peer sends, and the
+            // link breaks; sent by another peer it may be the head of a
+            // fork its author made, and the link stays.
+            // Half the time a mover's head of its own chain, to a neighbour that holds its ops.
+            let pairs = (0..<config.players).flatMap { m in
+                neighbours(of: m).filter { n in
+                    !isLegacy(m, n) && peers[n].replica.games[gameID]?.ops.contains { $0.author == peers[m].author.identity.peerID } == true
+                }.map { (m, $0) }
+            }
+            let ownChain = !pairs.isEmpty && rng.below(2) == 0
+            let (via, to) = ownChain ? pairs[rng.below(pairs.count)] : (via, to)
+            let ops = peers[to].replica.games[gameID]?.ops ?? []
+            let held = ownChain ? ops.last { $0.author == peers[via].author.identity.peerID } : ops.last
+            guard let held, !isLegacy(via, to), var session = peers[via].sessions.removeValue(forKey: to) else { return }
             let fake = Signature(bytes: (0..<64).map { _ in UInt8(truncatingIfNeeded: rng.next()) })
-            guard let fake else { return }
-            if held.author == peers[via].author.identity.peerID { violationsForged += 1 }
-            injected[.badSignature, default: 0] += 1
-            deliver(SyncMessage.heads([HeadSignature(game: .new(gameID), author: held.author, seq: held.seq, signature: fake)]).encoded, from: via, to: to)
+            let head = fake.flatMap { session.head(of: ChainHead(game: gameID, author: held.author, seq: held.seq), signature: $0) }
+            peers[via].sessions[to] = session
+            guard let head else { return }
+            send(.heads([head]), from: via, to: to, forgedHead: held.author == peers[via].author.identity.peerID)
             return
         default:
             var garbage = SyncMessage.ops([]).encoded
