@@ -519,7 +519,7 @@ def report(results, args, started, wall):
                   "per player, one Map keyed by cell, one transaction per action). Ours live = what each player's "
                   "daemon sends a peer linked to it, as it sends it: the game's creator (the creator's: the second "
                   "player), linked before the game began, so that the creator's live genesis named the game (a link "
-                  "where neither side named it adds 17 bytes once); its own moves as live pushes (no author key, "
+                  "where neither side named it adds 16 bytes once); its own moves as live pushes (no author key, "
                   "previous hash, membership proof, game id or signature; a reveal is the cell clicked and the "
                   "exceptions to its flood) and "
                   "its chain heads signed every 32 moves, with the move that ends the game, and in a heads message "
