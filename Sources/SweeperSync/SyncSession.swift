@@ -200,8 +200,8 @@ public struct SyncSession: Sendable {
     }
 
     /// The games a live push from the peer names, as this session would
-    /// read it now (games new on the link by their ids, the others by the
-    /// numbers they took); nothing for other messages.
+    /// read it now (by id, number or summary place; see ``LinkGameRef``);
+    /// nothing for other messages.
     public func games(in message: SyncMessage) -> Set<GameID> {
         guard case .live(let ops) = message else { return [] }
         var out: Set<GameID> = []
@@ -363,6 +363,9 @@ public struct SyncSession: Sendable {
         guard let me = liveAuthor, let replicaGame = replica.games[game], let chain = replicaGame.chains[me],
               seq < UInt64(chain.count), let ref = liveOut.reference(to: game, reverse: liveIn) else { return nil }
         let ops = chain[Int(seq)...]
+        // The first op names the game as it stands on the link (numbering a
+        // new one); the rest by the number or place that gives.
+        let then = liveOut.reference(to: game, reverse: liveIn) ?? ref
         let ends = replicaGame.state.map { $0.status != .playing } ?? false
         var out: [LiveOp] = []
         for op in ops {
@@ -380,8 +383,7 @@ public struct SyncSession: Sendable {
             } else {
                 unsignedOnLink[game] = (count, op.seq)
             }
-            // The first names the game as it stands on the link (numbering a new one); the rest by that number or place.
-            out.append(LiveOp(game: out.isEmpty ? ref : liveOut.reference(to: game, reverse: liveIn) ?? ref, position: position,
+            out.append(LiveOp(game: out.isEmpty ? ref : then, position: position,
                               payload: op.payload, signature: signature))
         }
         peerHolds[game, default: VersionVector()].advance(me, to: UInt64(chain.count))
