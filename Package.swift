@@ -25,6 +25,7 @@ let package = Package(
         .executable(name: "sweeper-bench-sync", targets: ["sweeper-bench-sync"]),
         // For the fuzz targets in Fuzz/ (a separate package that depends on this one).
         .library(name: "SweeperNet", targets: ["SweeperNet"]),
+        .library(name: "SweeperMessages", targets: ["SweeperMessages"]),
         .library(name: "SweeperControl", targets: ["SweeperControl"]),
         .library(name: "SweeperStore", targets: ["SweeperStore"]),
         .library(name: "SweeperDaemon", targets: ["SweeperDaemon"]),
@@ -66,7 +67,7 @@ let package = Package(
         .testTarget(
             name: "SweeperSyncTests",
             dependencies: [
-                "SweeperSync", "SweeperCrypto", "SweeperGame",
+                "SweeperSync", "SweeperCrypto", "SweeperGame", "SweeperConventions",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             swiftSettings: strict
@@ -116,7 +117,7 @@ let package = Package(
         .target(
             name: "SweeperDaemon",
             dependencies: [
-                "SweeperGame", "SweeperStore", "SweeperControl", "SweeperNet", "SweeperDiscovery", "SweeperSync", "SweeperCrypto",
+                "SweeperGame", "SweeperStore", "SweeperControl", "SweeperNet", "SweeperMessages", "SweeperDiscovery", "SweeperSync", "SweeperCrypto",
                 "SweeperConventions", "SweeperMembership",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -129,7 +130,7 @@ let package = Package(
             name: "SweeperDaemonTests",
             dependencies: [
                 "SweeperDaemon", "SweeperControl", "SweeperConventions", "SweeperStore", "SweeperSync", "SweeperCrypto", "SweeperGame",
-                "SweeperDiscovery", "SweeperNet",
+                "SweeperDiscovery", "SweeperNet", "SweeperMessages",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -167,10 +168,14 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // What members tell each other over a link, above the transport:
+        // the application messages, the versions that bring them, signed notes.
+        .target(name: "SweeperMessages", dependencies: ["SweeperCrypto", "SweeperConventions"], swiftSettings: strict),
+        .testTarget(name: "SweeperMessagesTests", dependencies: ["SweeperMessages", "SweeperCrypto", "SweeperConventions"], swiftSettings: strict),
         .testTarget(
             name: "SweeperNetTests",
             dependencies: [
-                "SweeperNet", "SweeperCrypto", "CSodium", "SweeperSync", "SweeperMembership", "SweeperGame", "SweeperConventions",
+                "SweeperNet", "SweeperMessages", "SweeperCrypto", "CSodium", "SweeperSync", "SweeperMembership", "SweeperGame", "SweeperConventions",
                 "SweeperTestSupport",
             ],
             swiftSettings: strict

@@ -5,7 +5,8 @@ import SweeperStore
 
 /// The daemon's parts over an open store, wired in layer order, each given
 /// at construction what it sends its changes to: the sinks (viewers'
-/// events, the op relay, systemd's status line), then the game service,
+/// events, the links and their sync sessions, note gossip, systemd's status
+/// line), then the game service,
 /// then the peer side (sync sessions, node, discovery), then the control
 /// router. Nothing calls back up. `Daemon.run` serves these; the tests and
 /// fuzz targets that drive the daemon in-process assemble the same.
@@ -55,7 +56,9 @@ struct DaemonCore: Sendable {
             throw .state(error)
         }
         let events = EventHub()
-        let relay = OpRelay(ownID: engine.identity.peerID)
+        let links = LinkRegistry()
+        let sessions = SyncSessions(ownID: engine.identity.peerID, links: links)
+        let gossip = NoteGossip(links: links, logger: logger)
         let status = DaemonStatus(notifier: notifier)
         let book = PeerBook(store: store, logger: logger)
         // The name `sweeper profile` chose on this device wins over --name and
@@ -67,22 +70,24 @@ struct DaemonCore: Sendable {
         // The sync mode chosen at run time (`sweeper sync`) wins over the config file's.
         let mode = ((try? store.setting(Store.syncModeSetting)) ?? nil).flatMap(SyncMode.init(rawValue:)) ?? settings.sync
         let selection = SyncSelection(mode: mode, choices: (try? store.gameChoices()) ?? [:])
-        let play = PlayClock(identity: engine.identity, store: store, relay: relay, forgotten: selection.forgotten, logger: logger)
+        let play = PlayClock(
+            identity: engine.identity, store: store, links: links, gossip: gossip, forgotten: selection.forgotten, logger: logger)
         let service = GameService(
             store: store, engine: engine, name: settings.name, peers: book,
-            sinks: GameServiceSinks(events: events, relay: relay, status: status, play: play), logger: logger, eventLoop: eventLoop,
+            sinks: GameServiceSinks(events: events, sessions: sessions, links: links, status: status, play: play), logger: logger, eventLoop: eventLoop,
             selection: selection)
         let presence = PresenceService(
-            identity: engine.identity, name: settings.name, relay: relay, events: events, book: book, play: play, eventLoop: eventLoop,
+            identity: engine.identity, name: settings.name, links: links, gossip: gossip, events: events, book: book, play: play, eventLoop: eventLoop,
             logger: logger)
         let members = CircleMembers(store: store, identity: engine.identity, firstKey: engine.circle, logger: logger)
-        let sync = PeerSync(
-            service: service, relay: relay, peers: book, events: events, presence: presence, play: play, members: members, logger: logger)
+        let inbox = PeerInbox(
+            service: service, links: links, sessions: sessions, gossip: gossip, peers: book, events: events, presence: presence, play: play,
+            members: members, logger: logger)
         let network: PeerNetwork
         let previousPort = (try? store.setting(Self.portSetting)).flatMap { $0.flatMap(Int.init) }
         do {
             network = try await PeerNetwork.start(
-                settings: settings, identity: engine.identity, policy: members.linkPolicy, sync: sync, book: book,
+                settings: settings, identity: engine.identity, policy: members.linkPolicy, inbox: inbox, book: book,
                 preferredPort: previousPort, eventLoop: eventLoop, logger: logger)
         } catch {
             throw .listen(error)
@@ -101,10 +106,10 @@ struct DaemonCore: Sendable {
         members.observe { [members, network, service] made in
             await network.membershipChanged(members.linkPolicy)
             await service.applyRemovals(members.removals)
-            if !made.isEmpty { network.sync.send(membership: made) }
+            if !made.isEmpty { network.inbox.send(membership: made) }
         }
         let router = ControlRouter(
-            service: service, network: network, events: events, presence: presence, book: book, relay: relay, members: members,
+            service: service, network: network, events: events, presence: presence, book: book, gossip: gossip, members: members,
             signer: engine.identity, newGameDefaults: settings.newGame, store: store,
             name: settings.name, logger: logger)
         return DaemonCore(

@@ -14,63 +14,32 @@ public struct PeerLinkHandle: Sendable, Hashable {
     /// The peer's protocol version, from its hello (0 until it arrives).
     let version: NIOLockedValueBox<UInt8>
 
-    /// The peers this peer last said it is linked to (``PeerMessage/links(_:)``);
+    /// The peers this peer last said it is linked to (``LinkMessage/links(_:)``);
     /// empty until it says, and always for peers of protocol version 1.
     public var reportedLinks: Set<PeerID> { reported.withLockedValue { $0 } }
 
     /// The peer's protocol version from its hello; 0 until the hello arrives.
     public var peerVersion: UInt8 { version.withLockedValue { $0 } }
 
-    /// Sends a presence note, when the peer's hello says it understands
-    /// them; dropped, like sync messages, while the link's buffer is full.
-    public func send(presence note: PresenceNote) {
-        guard peerVersion >= PeerHello.presenceVersion, channel.isWritable else { return }
-        send(.presence(note))
-    }
-
-    /// Sends a sync message to the peer; never blocks. On the link's event
-    /// loop the message is sealed and handed to the socket at once; from
-    /// elsewhere it is sent in the loop's next turn. While more than
-    /// ``PeerNodeConfiguration/sendBufferLimit`` bytes wait to be sent, a
-    /// `droppable` message (a catch-up, which anti-entropy repairs) is
-    /// dropped; any other waits its turn, since the sessions on both ends
-    /// rely on the stream losing nothing of it.
-    public func send(sync bytes: [UInt8], droppable: Bool) {
+    /// Sends an application message to the peer; never blocks. On the
+    /// link's event loop the message is sealed and handed to the socket at
+    /// once; from elsewhere it is sent in the loop's next turn. While more
+    /// than ``PeerNodeConfiguration/sendBufferLimit`` bytes wait to be sent,
+    /// a `droppable` message (one the application can do without, such as
+    /// a catch-up that anti-entropy repairs) is dropped; any other waits its
+    /// turn, since the link is a stream that loses nothing.
+    public func send(_ message: ApplicationMessage, droppable: Bool = false) {
         guard !droppable || channel.isWritable else { return }
-        send(.sync(bytes))
+        send(.application(message))
     }
 
-    /// Whether the link takes more sync messages now: fewer than
+    /// Whether the link takes more messages now: fewer than
     /// ``PeerNodeConfiguration/sendBufferLimit`` bytes wait to be sent.
     public var isWritable: Bool { channel.isWritable }
 
-    /// Sends any message.
-    func send(_ message: PeerMessage) {
+    /// Sends a transport message.
+    func send(_ message: LinkMessage) {
         channel.writeAndFlush(message, promise: nil)
-    }
-
-    /// Sends a profile, when the peer's hello says it understands them.
-    public func send(profile note: ProfileNote) {
-        guard peerVersion >= PeerHello.presenceVersion else { return }
-        send(.profile(note))
-    }
-
-    /// Sends a share of played time, when the peer's hello says it understands them.
-    public func send(play note: PlayNote) {
-        guard peerVersion >= PeerHello.playVersion else { return }
-        send(.play(note))
-    }
-
-    /// Sends membership records (in messages of at most
-    /// ``PeerMessage/membershipLimit``), when the peer's hello says it
-    /// understands them.
-    public func send(membership records: [[UInt8]]) {
-        guard peerVersion >= PeerHello.membershipVersion else { return }
-        var rest = records[...]
-        while !rest.isEmpty {
-            send(.membership(Array(rest.prefix(PeerMessage.membershipLimit))))
-            rest = rest.dropFirst(PeerMessage.membershipLimit)
-        }
     }
 
     /// Drops the link (a peer that sent something malformed).
@@ -82,7 +51,7 @@ public struct PeerLinkHandle: Sendable, Hashable {
     public func hash(into hasher: inout Hasher) { hasher.combine(id) }
 }
 
-/// What the sync layer does with links.
+/// What the application above the transport does with links.
 ///
 /// Every call comes on the node's event loop, synchronously, from the
 /// code that read the message off the socket; so they must not block, and
@@ -92,18 +61,12 @@ public protocol PeerNodeDelegate: Sendable {
     /// A link to a peer is up (after the handshake); none of its messages
     /// is handed on before this returns.
     func linkEstablished(_ link: PeerLinkHandle)
-    /// A sync message arrived; the link's next frame is read when this returns.
-    func received(sync bytes: [UInt8], on link: PeerLinkHandle)
+    /// An application message arrived, not yet decoded; the link's next
+    /// frame is read when this returns. A message the application cannot
+    /// read is the application's to refuse (``PeerLinkHandle/close()``).
+    func received(_ message: ApplicationMessage, on link: PeerLinkHandle)
     /// The link is gone.
     func linkClosed(_ link: PeerLinkHandle)
-    /// A presence note arrived (not yet checked: its signature may be bad).
-    func received(presence note: PresenceNote, on link: PeerLinkHandle)
-    /// A profile arrived (not yet checked: its signature may be bad).
-    func received(profile note: ProfileNote, on link: PeerLinkHandle)
-    /// A share of played time arrived (not yet checked: its signature may be bad).
-    func received(play note: PlayNote, on link: PeerLinkHandle)
-    /// Membership records arrived, each as its encoding (not yet decoded or checked).
-    func received(membership records: [[UInt8]], on link: PeerLinkHandle)
     /// A device whose handshake proved an invitation asks to be admitted;
     /// its request's signature is checked. Called on the node's loop.
     func admissionRequested(_ request: AdmissionRequest, from peer: PeerID) -> AdmissionReply
@@ -121,31 +84,25 @@ extension PeerNodeDelegate {
     public func helloReceived(_ hello: PeerHello, dialBack: String?, on link: PeerLinkHandle) {}
     /// Ignores changes of peers' state.
     public func peerChanged(_ snapshot: PeerSnapshot) {}
-    /// Ignores presence.
-    public func received(presence note: PresenceNote, on link: PeerLinkHandle) {}
-    /// Ignores profiles.
-    public func received(profile note: ProfileNote, on link: PeerLinkHandle) {}
-    /// Ignores played time.
-    public func received(play note: PlayNote, on link: PeerLinkHandle) {}
-    /// Ignores membership records.
-    public func received(membership records: [[UInt8]], on link: PeerLinkHandle) {}
     /// Admits nobody.
     public func admissionRequested(_ request: AdmissionRequest, from peer: PeerID) -> AdmissionReply { .refused(.unavailable) }
 }
 
 /// What a member answers a joining device.
 public enum AdmissionReply: Sendable, Equatable {
-    /// Admitted: every membership record (its admission among them) and the
-    /// circle's keys, the first one first.
-    case admitted(records: [[UInt8]], keys: [CircleKey])
+    /// Admitted: the application's messages that go first (the circle's
+    /// membership records, its admission among them), then the circle's
+    /// keys, the first one first.
+    case admitted(messages: [ApplicationMessage], keys: [CircleKey])
     /// Not admitted.
     case refused(AdmissionRefusal)
 }
 
 /// What a joining device got from the member it reached.
 public enum AdmissionAnswer: Sendable, Equatable {
-    /// Admitted by `member`, with the circle's records and keys.
-    case admitted(member: PeerID, records: [[UInt8]], keys: [CircleKey])
+    /// Admitted by `member`, with the application's messages that came
+    /// first (the circle's records) and the circle's keys.
+    case admitted(member: PeerID, messages: [ApplicationMessage], keys: [CircleKey])
     /// Refused by `member`.
     case refused(member: PeerID, AdmissionRefusal)
     /// No member of the invitation's circle answered.

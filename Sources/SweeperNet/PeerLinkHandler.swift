@@ -4,10 +4,10 @@ import SweeperCrypto
 
 /// One peer connection's protocol, run on its channel's event loop: the
 /// secret handshake, then a secret stream each way (its header first), then
-/// ``PeerMessage``s.
+/// ``LinkMessage``s.
 ///
 /// Inbound it takes whole frames (from the frame decoder); outbound it takes
-/// ``PeerMessage``s and seals each, in the order written, into a frame. A
+/// ``LinkMessage``s and seals each, in the order written, into a frame. A
 /// message is handed on, decrypted and decoded, in the same call that read
 /// its frame: no task and no queue stand between the socket and the node,
 /// so a peer's move reaches the game and the viewers without waiting for
@@ -19,13 +19,13 @@ import SweeperCrypto
 /// first such error is what ``ended`` reports.
 final class PeerLinkHandler: ChannelDuplexHandler {
     typealias InboundIn = ByteBuffer
-    typealias OutboundIn = PeerMessage
+    typealias OutboundIn = LinkMessage
     typealias OutboundOut = ByteBuffer
 
     /// Called on the loop when the handshake succeeds, with its result;
     /// returns where the link's messages go from then on, or nil to close
     /// the connection (a duplicate link, or a node shutting down).
-    typealias Establish = (HandshakeResult) -> (@Sendable (PeerMessage) -> Void)?
+    typealias Establish = (HandshakeResult) -> (@Sendable (LinkMessage) -> Void)?
 
     /// The most frames held before ``start(_:establish:)``: the peer's first
     /// handshake message is all that can legitimately come that early.
@@ -43,7 +43,7 @@ final class PeerLinkHandler: ChannelDuplexHandler {
     private var sender: SecretStreamSender?
     private var receiveKey: SecretBytes?
     private var receiver: SecretStreamReceiver?
-    private var deliver: (@Sendable (PeerMessage) -> Void)?
+    private var deliver: (@Sendable (LinkMessage) -> Void)?
     private var failure: (any Error)?
     private var pings: RepeatedTask?
 
@@ -130,7 +130,7 @@ final class PeerLinkHandler: ChannelDuplexHandler {
                     self.receiveKey = nil
                     return
                 }
-                let message = try PeerMessage(decoding: receiver.open(frame.readableBytesView))
+                let message = try LinkMessage(decoding: receiver.open(frame.readableBytesView))
                 if case .ping(let token) = message {
                     context.writeAndFlush(wrapOutboundOut(ByteBuffer(bytes: sealed(.pong(token)))), promise: nil)
                 }
@@ -177,7 +177,7 @@ final class PeerLinkHandler: ChannelDuplexHandler {
         context.writeAndFlush(wrapOutboundOut(ByteBuffer(bytes: sealed(.ping(DispatchTime.now().uptimeNanoseconds)))), promise: nil)
     }
 
-    private func sealed(_ message: PeerMessage) -> [UInt8] {
+    private func sealed(_ message: LinkMessage) -> [UInt8] {
         sender?.seal(message.encoded) ?? []
     }
 

@@ -25,7 +25,7 @@ public actor PeerNode: Service {
         var channel: any Channel
         var initiatedLocally: Bool
         var roundTrip: Duration?
-        /// Whether the peer's hello said it understands ``PeerMessage/links(_:)``.
+        /// Whether the peer's hello said it understands ``LinkMessage/links(_:)``.
         var speaksLinks = false
     }
 
@@ -465,7 +465,7 @@ public actor PeerNode: Service {
         guard !stopped, let link = register(peer: peer, initiatedLocally: initiatedLocally, origin: origin, remote: remote, channel: channel)
         else { return nil }
         let listenPort = listeningAddresses.first?.port ?? 0
-        link.send(.hello(PeerHello(listenPort: UInt16(clamping: listenPort), name: credentials.name)))
+        link.send(.hello(PeerHello(protocolVersion: configuration.protocolVersion, listenPort: UInt16(clamping: listenPort), name: credentials.name)))
         delegate.linkEstablished(link)
         tellChanged(peer)
         return link
@@ -476,20 +476,16 @@ public actor PeerNode: Service {
     /// Handles a message on an invitation link (a handshake that proved an
     /// invitation's key): an admission request gets the delegate's answer,
     /// then the link closes; anything else closes it at once.
-    private func admit(_ message: PeerMessage, from peer: PeerID, invitation: PeerID, channel: any Channel, remote: String) {
+    private func admit(_ message: LinkMessage, from peer: PeerID, invitation: PeerID, channel: any Channel, remote: String) {
         switch message {
         case .ping, .pong:
             return
         case .admission(let request) where request.invitation == invitation && request.isValid(joining: peer, member: peerID):
             let reply = delegate.admissionRequested(request, from: peer)
-            var messages: [PeerMessage] = []
+            var messages: [LinkMessage] = []
             switch reply {
-            case .admitted(let records, let keys):
-                var rest = records[...]
-                while !rest.isEmpty {
-                    messages.append(.membership(Array(rest.prefix(PeerMessage.membershipLimit))))
-                    rest = rest.dropFirst(PeerMessage.membershipLimit)
-                }
+            case .admitted(let preamble, let keys):
+                messages = preamble.map(LinkMessage.application)
                 messages.append(.admitted(keys))
                 logger.notice("admitted a device with an invitation", metadata: ["peer": "\(peer.shortDescription)", "remote": "\(remote)"])
             case .refused(let why):
@@ -511,8 +507,14 @@ public actor PeerNode: Service {
     /// else every daemon mDNS has seen (of any circle) and the static
     /// peers, one after another, and returns the first answer a member
     /// gives (a handshake that does not prove the invitation's key fails at
-    /// once with a daemon of another circle).
-    public func redeem(_ secret: InvitationSecret, address: (host: String, port: Int)?, perTarget: Duration = .seconds(5)) async -> AdmissionAnswer {
+    /// once with a daemon of another circle). An application message that
+    /// comes before the answer and that `accepting` refuses (one the
+    /// application cannot read) ends that member's try, as a malformed
+    /// message does.
+    public func redeem(
+        _ secret: InvitationSecret, address: (host: String, port: Int)?, perTarget: Duration = .seconds(5),
+        accepting: @escaping @Sendable (ApplicationMessage) -> Bool = { _ in true }
+    ) async -> AdmissionAnswer {
         var targets: [DialTarget] = []
         if let address {
             targets.append(.host(address.host, port: address.port))
@@ -523,7 +525,7 @@ public actor PeerNode: Service {
             }
         }
         for target in targets {
-            if let answer = await redeem(secret, at: target, within: perTarget) { return answer }
+            if let answer = await redeem(secret, at: target, within: perTarget, accepting: accepting) { return answer }
         }
         return .noAnswer(tried: targets.count)
     }
@@ -535,7 +537,9 @@ public actor PeerNode: Service {
         return (host, port)
     }
 
-    private nonisolated func redeem(_ secret: InvitationSecret, at target: DialTarget, within limit: Duration) async -> AdmissionAnswer? {
+    private nonisolated func redeem(
+        _ secret: InvitationSecret, at target: DialTarget, within limit: Duration, accepting: @escaping @Sendable (ApplicationMessage) -> Bool
+    ) async -> AdmissionAnswer? {
         let link: LinkChannel
         do {
             link = try await dial(target)
@@ -546,7 +550,7 @@ public actor PeerNode: Service {
         let me = identity.peerID
         let identity = self.identity
         let answer = raw.eventLoop.makePromise(of: AdmissionAnswer?.self)
-        let records = NIOLockedValueBox<[[UInt8]]>([])
+        let preamble = NIOLockedValueBox<[ApplicationMessage]>([])
         raw.eventLoop.scheduleTask(in: .nanoseconds(Int64(limit.components.seconds) * 1_000_000_000)) {
             raw.close(promise: nil)
             answer.succeed(nil)
@@ -555,13 +559,17 @@ public actor PeerNode: Service {
         let key = InvitationSecret.handshakeKey(for: secret.identity.peerID)
         let started = raw.eventLoop.flatSubmit {
             link.handler.value.start(SecretHandshake(role: .client, circle: key, identity: identity)) { result in
-                raw.writeAndFlush(PeerMessage.admission(AdmissionRequest(secret: secret, joining: me, member: result.peer)), promise: nil)
+                raw.writeAndFlush(LinkMessage.admission(AdmissionRequest(secret: secret, joining: me, member: result.peer)), promise: nil)
                 return { message in
                     switch message {
-                    case .membership(let more):
-                        records.withLockedValue { $0 += more }
+                    case .application(let message):
+                        guard accepting(message) else {
+                            raw.close(promise: nil)
+                            return
+                        }
+                        preamble.withLockedValue { $0.append(message) }
                     case .admitted(let keys):
-                        answer.succeed(.admitted(member: result.peer, records: records.withLockedValue { $0 }, keys: keys))
+                        answer.succeed(.admitted(member: result.peer, messages: preamble.withLockedValue { $0 }, keys: keys))
                         raw.close(promise: nil)
                     case .refused(let why):
                         answer.succeed(.refused(member: result.peer, why))
@@ -577,7 +585,7 @@ public actor PeerNode: Service {
     }
 
     /// Handles one message of a link, on the loop, as its frame is read.
-    private func handle(_ message: PeerMessage, on link: PeerLinkHandle) {
+    private func handle(_ message: LinkMessage, on link: PeerLinkHandle) {
         switch message {
         case .ping:
             break  // the link's handler answered it
@@ -590,16 +598,8 @@ public actor PeerNode: Service {
             let dialBack = PeerDirectory.dialBack(ip: link.channel.remoteAddress?.ipAddress, listenPort: hello.listenPort)
             delegate.helloReceived(hello, dialBack: dialBack, on: link)
             tellChanged(link.peer)
-        case .sync(let bytes):
-            delegate.received(sync: bytes, on: link)
-        case .presence(let note):
-            delegate.received(presence: note, on: link)
-        case .profile(let note):
-            delegate.received(profile: note, on: link)
-        case .play(let note):
-            delegate.received(play: note, on: link)
-        case .membership(let records):
-            delegate.received(membership: records, on: link)
+        case .application(let message):
+            delegate.received(message, on: link)
         case .admission, .admitted, .refused:
             // Only an invitation link carries these: on a member's link they are malformed.
             logFailure("\(link.peer) admission", "dropping a peer that sent an invitation message on its link", remote: link.peer.shortDescription)

@@ -98,6 +98,11 @@ public struct PeerNodeConfiguration: Sendable {
     public var sendBufferLimit = 64 << 20
 
     /// The defaults.
+    /// The protocol version this node's hello announces. The transport
+    /// needs only ``PeerHello/linksVersion``; the application above it
+    /// sets the version its messages speak.
+    public var protocolVersion: UInt8 = PeerHello.linksVersion
+
     public init() {}
 }
 

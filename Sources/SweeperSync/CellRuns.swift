@@ -1,3 +1,5 @@
+import SweeperConventions
+
 /// A set of cell indices stored as ascending, non-touching runs: what one
 /// reveal op carries. A flood over a nearly empty 500×500 board is a handful
 /// of runs, whatever its cell count.

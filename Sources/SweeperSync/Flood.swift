@@ -1,3 +1,4 @@
+import SweeperConventions
 import SweeperGame
 
 /// A reveal or a chord as the cell clicked and the exceptions to its flood:

@@ -1,3 +1,5 @@
+import SweeperConventions
+
 /// Which games a replica takes from its peers: every game but those it
 /// forgot, or only the games it names (those it follows and plays in).
 ///

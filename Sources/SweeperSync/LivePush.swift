@@ -1,3 +1,4 @@
+import SweeperConventions
 import SweeperCrypto
 
 /// A game as a live push or a head signature names it: by its id, which

@@ -1,3 +1,4 @@
+import SweeperConventions
 import SweeperCrypto
 
 /// A run of one author's consecutive ops in one game, carried with the

@@ -1,3 +1,4 @@
+import SweeperConventions
 import SweeperCrypto
 
 /// The game key of a private game sealed to one of its players

@@ -1,3 +1,4 @@
+import SweeperConventions
 import SweeperCrypto
 
 /// A message between two peers' sync sessions. Transport-free: the network

@@ -1,3 +1,4 @@
+import SweeperConventions
 import SweeperCrypto
 
 /// The sync logic between this replica and one peer, as a state machine

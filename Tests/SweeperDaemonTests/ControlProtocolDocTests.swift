@@ -3,6 +3,7 @@ import NIOCore
 import NIOEmbedded
 import NIOPosix
 import SweeperControl
+import SweeperMessages
 import SweeperNet
 import Testing
 @testable import SweeperDaemon
@@ -115,9 +116,9 @@ import Testing
     }
 
     @Test func theControlLibraryKnowsThePeerProtocolVersionOfPresence() {
-        // SweeperControl words an older peer without depending on SweeperNet: the numbers must agree.
-        #expect(PeerInfo.presenceProtocolVersion == Int(PeerHello.presenceVersion))
-        #expect(PeerInfo.playProtocolVersion == Int(PeerHello.playVersion))
+        // SweeperControl words an older peer without depending on SweeperMessages: the numbers must agree.
+        #expect(PeerInfo.presenceProtocolVersion == Int(PeerCapabilities.presenceVersion))
+        #expect(PeerInfo.playProtocolVersion == Int(PeerCapabilities.playVersion))
     }
 
     @Test func theMatcherRefusesWhatDiffers() throws {

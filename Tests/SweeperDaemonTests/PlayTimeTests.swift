@@ -1,4 +1,6 @@
+import SweeperConventions
 import SweeperCrypto
+import SweeperMessages
 import SweeperNet
 import SweeperSync
 import Testing
@@ -208,7 +210,7 @@ import Testing
         var tooMany = identity.peerID.bytes + game.bytes + [7, 0, 33]
         for _ in 0..<33 { tooMany += [0, 1] }
         tooMany += [UInt8](repeating: 0, count: 64)
-        #expect(throws: PeerConnectionError.self) { try PlayNote(decoding: tooMany[...]) }
+        #expect(throws: ByteDecodingError.self) { try PlayNote(decoding: tooMany[...]) }
         var tampered = note.encoded
         tampered[32 + 16 + 1 + 1 + 1 + 2] ^= 1
         #expect((try? PlayNote(decoding: tampered[...]))?.isAuthentic != true)

@@ -7,9 +7,9 @@ import SweeperCrypto
 
 /// The messages a link handed on.
 private final class Inbox: Sendable {
-    private let log = Mutex<[PeerMessage]>([])
-    func add(_ message: PeerMessage) { log.withLock { $0.append(message) } }
-    var all: [PeerMessage] { log.withLock { $0 } }
+    private let log = Mutex<[LinkMessage]>([])
+    func add(_ message: LinkMessage) { log.withLock { $0.append(message) } }
+    var all: [LinkMessage] { log.withLock { $0 } }
 }
 
 /// One end of a link in an embedded channel: the daemon's pipeline (frame
@@ -40,7 +40,7 @@ private final class LinkEnd {
         }
     }
 
-    var messages: [PeerMessage] { inbox.all }
+    var messages: [LinkMessage] { inbox.all }
 }
 
 /// Moves every byte either side has written to the other until both are quiet.
@@ -76,11 +76,11 @@ private func value<T>(_ future: EventLoopFuture<T>) -> Result<T, any Error>? {
         #expect(try value(serverUp)?.get() == client.identity.peerID)
 
         // Messages are sealed in the order written and handed on in that order.
-        for n: UInt8 in 1...5 { client.channel.write(PeerMessage.sync([n]), promise: nil) }
+        for n: UInt8 in 1...5 { client.channel.write(LinkMessage.application(ApplicationMessage(type: 1, body: [n])), promise: nil) }
         client.channel.flush()
-        server.channel.writeAndFlush(PeerMessage.links([client.identity.peerID]), promise: nil)
+        server.channel.writeAndFlush(LinkMessage.links([client.identity.peerID]), promise: nil)
         try pump(client, server)
-        #expect(server.messages == (1...5).map { PeerMessage.sync([$0]) })
+        #expect(server.messages == (1...5).map { LinkMessage.application(ApplicationMessage(type: 1, body: [$0])) })
         #expect(client.messages == [.links([client.identity.peerID])])
 
         // Once the interval passes the client pings; the server answers by itself.
@@ -101,7 +101,7 @@ private func value<T>(_ future: EventLoopFuture<T>) -> Result<T, any Error>? {
         _ = server.start(.server, circle: circle)
         _ = client.start(.client, circle: circle)
         try pump(client, server)
-        client.channel.writeAndFlush(PeerMessage.sync([1, 2, 3]), promise: nil)
+        client.channel.writeAndFlush(LinkMessage.application(ApplicationMessage(type: 1, body: [1, 2, 3])), promise: nil)
         var frame = try #require(try client.channel.readOutbound(as: ByteBuffer.self))
         // Flip one ciphertext byte after the 4-byte length.
         let last = frame.writerIndex - 1

@@ -18,7 +18,7 @@ final class RecordingDelegate: PeerNodeDelegate {
     var openLinks: [PeerLinkHandle] { log.withLock { l in l.up.filter { !l.down.contains($0) } } }
 
     func linkEstablished(_ link: PeerLinkHandle) { log.withLock { $0.up.append(link) } }
-    func received(sync bytes: [UInt8], on link: PeerLinkHandle) { log.withLock { $0.received.append(bytes) } }
+    func received(_ message: ApplicationMessage, on link: PeerLinkHandle) { log.withLock { $0.received.append(message.body) } }
     func linkClosed(_ link: PeerLinkHandle) { log.withLock { $0.down.append(link) } }
 }
 
@@ -64,10 +64,10 @@ struct TestNode {
         // most here): it leaves the link over its limit for this turn of its loop.
         let big = [UInt8](repeating: 7, count: 8 << 20)
         let writableAfterBig = try await link.channel.eventLoop.submit {
-            link.send(sync: big, droppable: true)
+            link.send(ApplicationMessage(type: 1, body: big), droppable: true)
             let writable = link.isWritable
-            link.send(sync: [1], droppable: true)
-            link.send(sync: [2], droppable: false)
+            link.send(ApplicationMessage(type: 1, body: [1]), droppable: true)
+            link.send(ApplicationMessage(type: 1, body: [2]), droppable: false)
             return writable
         }.get()
         #expect(!writableAfterBig)
@@ -88,8 +88,8 @@ struct TestNode {
         let fromB = try #require(b.delegate.openLinks.first)
         #expect(fromA.peer == b.node.peerID)
         #expect(fromB.peer == a.node.peerID)
-        fromA.send(sync: [1, 2, 3], droppable: false)
-        fromB.send(sync: [4, 5], droppable: false)
+        fromA.send(ApplicationMessage(type: 1, body: [1, 2, 3]), droppable: false)
+        fromB.send(ApplicationMessage(type: 1, body: [4, 5]), droppable: false)
         #expect(await eventuallyAsync { let x = b.delegate.received, y = a.delegate.received; return x == [[1, 2, 3]] && y == [[4, 5]] })
         // The hello names the peer; `peers` shows it connected, found statically on one side and incoming on the other.
         #expect(await eventuallyAsync { await a.node.snapshot().first?.name == "bob" })
@@ -126,7 +126,7 @@ struct TestNode {
         #expect(await a.node.connectedCount == 1)
         #expect(await b.node.connectedCount == 1)
         let linkA = try #require(a.delegate.openLinks.first)
-        linkA.send(sync: [9], droppable: false)
+        linkA.send(ApplicationMessage(type: 1, body: [9]), droppable: false)
         #expect(await eventuallyAsync { b.delegate.received.contains([9]) })
         await a.stop()
         await b.stop()
@@ -233,26 +233,35 @@ extension TestNode {
     }
 }
 
-@Suite struct PeerMessageTests {
+@Suite struct LinkMessageTests {
     @Test func messagesRoundTrip() throws {
         let two = [SigningIdentity().peerID, SigningIdentity().peerID]
-        for m: PeerMessage in [
-            .hello(PeerHello(listenPort: 7455, name: "Ünïcode name")), .sync([1, 2, 3]), .sync([]), .ping(42), .pong(.max),
-            .links([]), .links(two),
+        for m: LinkMessage in [
+            .hello(PeerHello(protocolVersion: 8, listenPort: 7455, name: "Ünïcode name")),
+            .application(ApplicationMessage(type: 1, body: [1, 2, 3])), .application(ApplicationMessage(type: 1, body: [])),
+            .ping(42), .pong(.max), .links([]), .links(two),
         ] {
-            #expect(try PeerMessage(decoding: m.encoded) == m)
+            #expect(try LinkMessage(decoding: m.encoded) == m)
+        }
+    }
+
+    /// The transport reads only its own types; any other goes up unread,
+    /// for the application to read or refuse.
+    @Test func otherTypesAreTheApplications() throws {
+        for type in UInt8.min...UInt8.max where !LinkMessage.transportTypes.contains(type) {
+            #expect(try LinkMessage(decoding: [type, 7]) == .application(ApplicationMessage(type: type, body: [7])))
         }
     }
 
     @Test func badMessagesAreRefused() {
         for bad: [UInt8] in [[], [9], [2, 1, 2], [0, 1, 0], [0, 1, 0, 0, 5, 65], [0, 1, 0, 0, 1, 0xFF]] {
-            #expect(throws: PeerConnectionError.self) { try PeerMessage(decoding: bad) }
+            #expect(throws: PeerConnectionError.self) { try LinkMessage(decoding: bad) }
         }
         // Links: a count that does not match the ids, a partial id, or more than the limit.
         let id = SigningIdentity().peerID.bytes
-        let over = PeerMessage.linksLimit + 1
+        let over = LinkMessage.linksLimit + 1
         for bad: [UInt8] in [[4], [4, 0], [4, 0, 1], [4, 0, 2] + id, [4, 0, 1] + id.dropLast(), [4, UInt8(over >> 8), UInt8(over & 0xFF)]] {
-            #expect(throws: PeerConnectionError.self) { try PeerMessage(decoding: bad) }
+            #expect(throws: PeerConnectionError.self) { try LinkMessage(decoding: bad) }
         }
     }
 }

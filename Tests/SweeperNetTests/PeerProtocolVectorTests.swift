@@ -5,6 +5,7 @@ import Testing
 
 @testable import SweeperCrypto
 @testable import SweeperNet
+import SweeperMessages
 @testable import SweeperSync
 import SweeperMembership
 import SweeperGame
@@ -150,11 +151,11 @@ import SweeperGame
             ("code", "\"\(InviteCode.encode(secret))\""),
             ("invitation-key", Self.hex(secret.identity.peerID.bytes)),
             ("handshake-key", Self.hex(InvitationSecret.handshakeKey(for: secret.identity.peerID).bytes)),
-            ("admission", Self.hex(PeerMessage.admission(request).encoded)),
-            ("refused-expired", Self.hex(PeerMessage.refused(.expired).encoded)),
+            ("admission", Self.hex(LinkMessage.admission(request).encoded)),
+            ("refused-expired", Self.hex(LinkMessage.refused(.expired).encoded)),
         ])
         #expect(try InviteCode.read(v.text("code")) == .invitation(secret))
-        guard case .admission(let decoded) = try PeerMessage(decoding: v.bytes("admission")) else {
+        guard case .admission(let decoded) = try LinkMessage(decoding: v.bytes("admission")) else {
             Issue.record("vector invitation: not an admission")
             return
         }
@@ -166,7 +167,7 @@ import SweeperGame
         let v = try Self.vector("txt-record")
         let cast = try Cast()
         Self.check(v, inputs: [], outputs: [
-            ("v", "\"\(PeerHello.currentVersion)\""),
+            ("v", "\"\(PeerCapabilities.currentVersion)\""),
             ("id", "\"\(cast.alice.peerID.description)\""),
             ("circle", "\"\(cast.circle.tag)\""),
             ("name", "\"Alice\""),
@@ -233,8 +234,8 @@ import SweeperGame
         let handshake = try Self.vector("handshake")
         let key = SecretBytes(copying: try handshake.bytes("client-to-server-key"))
         // A hello of peer protocol 4, as the frames in the document were sealed from one.
-        let plain1 = PeerMessage.hello(PeerHello(protocolVersion: 4, listenPort: 7455, name: "Alice")).encoded
-        let plain2 = PeerMessage.ping(0x0102_0304_0506_0708).encoded
+        let plain1 = LinkMessage.hello(PeerHello(protocolVersion: 4, listenPort: 7455, name: "Alice")).encoded
+        let plain2 = LinkMessage.ping(0x0102_0304_0506_0708).encoded
         guard v["header"] != nil else {
             // The header is random: a document without one is given one run's frames to copy.
             let sender = SecretStreamSender(key: key)
@@ -258,15 +259,15 @@ import SweeperGame
     @Test func linkMessages() throws {
         let v = try Self.vector("link-messages")
         let cast = try Cast()
-        let messages: [(String, PeerMessage)] = [
-            ("hello", .hello(PeerHello(listenPort: 7455, name: "Alice"))),
+        let messages: [(String, LinkMessage)] = [
+            ("hello", .hello(PeerHello(protocolVersion: PeerCapabilities.currentVersion, listenPort: 7455, name: "Alice"))),
             ("ping", .ping(0x0102_0304_0506_0708)),
             ("pong", .pong(0x0102_0304_0506_0708)),
             ("links", .links([cast.alice.peerID, cast.bob.peerID])),
         ]
         Self.check(v, inputs: [], outputs: messages.map { ($0.0, Self.hex($0.1.encoded)) })
         for (key, message) in messages {
-            #expect(try PeerMessage(decoding: v.bytes(key)) == message)
+            #expect(try LinkMessage(decoding: v.bytes(key)) == message)
         }
     }
 

@@ -1,4 +1,5 @@
 import SweeperCrypto
+import SweeperConventions
 import SweeperGame
 import Testing
 @testable import SweeperSync

@@ -8,6 +8,7 @@ import NIOCore
 import NIOEmbedded
 import SweeperCrypto
 @testable import SweeperNet
+import SweeperMessages
 import SweeperSync
 
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -30,7 +31,8 @@ public func fuzzPeerFrames(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
             if !handshakeFailed {
                 do { _ = try handshake.receive(message) } catch { handshakeFailed = true }
             }
-            switch try? PeerMessage(decoding: message) {
+            guard case .application(let carried)? = try? LinkMessage(decoding: message) else { continue }
+            switch try? PeerMessage(type: carried.type, body: carried.body) {
             case .sync(let sync)?: _ = try? SyncMessage(decoding: sync)
             // What decodes is verified as the daemon would: a forged note is refused, never trusted.
             case .presence(let note)?: _ = note.isAuthentic
@@ -115,9 +117,9 @@ public func main(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer
         return [
             [8] + framed([hello]),
             [1] + framed([hello, [UInt8](repeating: 0, count: SecretHandshake.clientAuthLength)]),
-            [63] + framed([PeerMessage.hello(PeerHello(listenPort: 7455, name: "ann")).encoded, PeerMessage.ping(42).encoded]),
-            [3] + framed([PeerMessage.sync(summary).encoded, PeerMessage.pong(7).encoded]),
-            [5] + framed([PeerMessage.links(Fixtures.players.map(\.peerID)).encoded, PeerMessage.links([]).encoded]),
+            [63] + framed([LinkMessage.hello(PeerHello(protocolVersion: PeerCapabilities.currentVersion, listenPort: 7455, name: "ann")).encoded, LinkMessage.ping(42).encoded]),
+            [3] + framed([PeerMessage.sync(summary).encoded, LinkMessage.pong(7).encoded]),
+            [5] + framed([LinkMessage.links(Fixtures.players.map(\.peerID)).encoded, LinkMessage.links([]).encoded]),
             [7] + framed([
                 PeerMessage.presence(PresenceNote(
                     signing: Fixtures.players[1], serial: 1_795_000_000_000,

@@ -8,6 +8,7 @@
 // from the accepted ops (as the daemon does at start, the ops no signature
 // covers given as vouched) gives the same state.
 import FuzzSupport
+@testable import SweeperConventions
 import SweeperCrypto
 import SweeperGame
 @testable import SweeperSync

@@ -8,6 +8,7 @@
 import FuzzSupport
 import SweeperCrypto
 import SweeperMembership
+import SweeperMessages
 import SweeperNet
 import SweeperSync
 
@@ -58,18 +59,37 @@ public func fuzzSecretStream(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt
 
 /// What runLink and PeerSync do with an opened frame.
 func handle(_ bytes: [UInt8], _ replica: inout Replica, _ session: inout SyncSession) {
-    guard let message = try? PeerMessage(decoding: bytes) else { return }
-    check(message.encoded == bytes, "a peer message does not re-encode to its bytes")
+    guard let message = try? LinkMessage(decoding: bytes) else { return }
+    check(message.encoded == bytes, "a link message does not re-encode to its bytes")
     switch message {
+    case .application(let carried):
+        // As the daemon's inbox takes it: decoded by type, or the peer is dropped.
+        guard let decoded = try? PeerMessage(type: carried.type, body: carried.body) else { return }
+        check(decoded.kind.rawValue == carried.type, "a peer message decoded as another type")
+        handle(decoded, &replica, &session)
     case .hello(let hello):
         let name = hello.name.filter { !$0.isNewline && $0 != "\0" }
         _ = String(name.prefix(64))
     case .ping(let token):
-        _ = PeerMessage.pong(token).encoded
+        _ = LinkMessage.pong(token).encoded
     case .pong:
         break
     case .links(let peers):
         _ = Set(peers)
+    case .admission(let request):
+        // A member checks the invitation key's signature before anything else.
+        _ = request.isValid(joining: Fixtures.players[0].peerID, member: Fixtures.players[1].peerID)
+    case .admitted(let keys):
+        check(!keys.isEmpty && keys.count <= 255, "an admission with \(keys.count) keys decoded")
+    case .refused(let why):
+        _ = why.description
+    }
+}
+
+/// What the daemon's inbox does with an application message.
+func handle(_ message: PeerMessage, _ replica: inout Replica, _ session: inout SyncSession) {
+    check(message.encoded.count == 1 + message.body.count, "a peer message's encoding is not its type and body")
+    switch message {
     case .presence(let note):
         // The presence table takes only authentic notes.
         var table = PresenceTable()
@@ -81,13 +101,6 @@ func handle(_ bytes: [UInt8], _ replica: inout Replica, _ session: inout SyncSes
         // Its total cannot overflow: every length is bounded.
         check(note.total <= PlayNote.lengthLimit * UInt64(PlayNote.periodLimit + 1), "a share of played time of \(note.total) ms decoded")
         _ = note.isAuthentic
-    case .admission(let request):
-        // A member checks the invitation key's signature before anything else.
-        _ = request.isValid(joining: Fixtures.players[0].peerID, member: Fixtures.players[1].peerID)
-    case .admitted(let keys):
-        check(!keys.isEmpty && keys.count <= 255, "an admission with \(keys.count) keys decoded")
-    case .refused(let why):
-        _ = why.description
     case .membership(let encoded):
         // As the daemon's CircleMembers takes them: every record decodes or the peer is dropped.
         var records: [MembershipRecord] = []
@@ -111,10 +124,10 @@ public func main(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer
     writeSeedsIfAsked {
         let replica = Fixtures.replica
         let segments = replica.segments(for: Fixtures.genesis.gameID, after: VersionVector())
-        let messages: [PeerMessage] = [
-            .hello(PeerHello(listenPort: 7455, name: "ann")),
-            .sync(SyncMessage.summary(replica.summary, wantsReply: true).encoded),
-            .sync(SyncMessage.ops(segments).encoded),
+        let messages: [LinkMessage] = [
+            .hello(PeerHello(protocolVersion: PeerCapabilities.currentVersion, listenPort: 7455, name: "ann")),
+            .application(ApplicationMessage(type: PeerMessage.Kind.sync.rawValue, body: SyncMessage.summary(replica.summary, wantsReply: true).encoded)),
+            .application(ApplicationMessage(type: PeerMessage.Kind.sync.rawValue, body: SyncMessage.ops(segments).encoded)),
             .ping(1_234_567),
             .pong(1_234_567),
         ]

@@ -1,7 +1,8 @@
+import SweeperConventions
 import SweeperCrypto
 import Testing
 
-@testable import SweeperNet
+@testable import SweeperMessages
 
 @Suite struct ProfileTests {
     let alice = try! SigningIdentity(seed: [UInt8](repeating: 1, count: 32))
@@ -36,7 +37,7 @@ import Testing
             ("cut short", Array(body(name: Array("ann".utf8), colour: 0).dropLast())),
         ]
         for (what, bytes) in cases {
-            #expect(throws: PeerConnectionError.self, "\(what)") { try ProfileNote(decoding: bytes[...]) }
+            #expect(throws: ByteDecodingError.self, "\(what)") { try ProfileNote(decoding: bytes[...]) }
         }
     }
 }

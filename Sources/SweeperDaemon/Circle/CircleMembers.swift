@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import SweeperCrypto
 import SweeperMembership
+import SweeperMessages
 import SweeperNet
 import SweeperStore
 import SweeperSync
@@ -240,7 +241,8 @@ final class CircleMembers: Sendable {
             let (current, earlier) = keys
             let first = state.withLock { $0.firstKey }
             let later = (earlier + [current]).filter { $0 != first }
-            return .admitted(records: encodedRecords, keys: [first] + later)
+            let messages = PeerMessage.membershipBatches(encodedRecords).map(\.application)
+            return .admitted(messages: messages, keys: [first] + later)
         }
     }
 

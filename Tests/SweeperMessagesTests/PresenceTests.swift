@@ -1,7 +1,8 @@
+import SweeperConventions
 import SweeperCrypto
 import Testing
 
-@testable import SweeperNet
+@testable import SweeperMessages
 
 @Suite struct PresenceTests {
     let alice = try! SigningIdentity(seed: [UInt8](repeating: 1, count: 32))
@@ -42,13 +43,13 @@ import Testing
             ("a varint running over", offBoard),
         ]
         for (what, bytes) in cases {
-            #expect(throws: PeerConnectionError.self, "\(what)") { try PresenceNote(decoding: bytes[...]) }
+            #expect(throws: ByteDecodingError.self, "\(what)") { try PresenceNote(decoding: bytes[...]) }
         }
         #expect(PresenceSpot(game: game, x: 500, y: 0) == nil)
         #expect(PresenceSpot(game: [1, 2], x: 0, y: 0) == nil)
         // 500 as x on the wire is out of range.
         let x500 = Array(good[0..<(32 + 1 + 1 + 16)]) + [0xF4, 0x03, 0x01] + Array(repeating: 0, count: 64)
-        #expect(throws: PeerConnectionError.self) { try PresenceNote(decoding: x500[...]) }
+        #expect(throws: ByteDecodingError.self) { try PresenceNote(decoding: x500[...]) }
     }
 
     @Test func theNewestNoteWinsWhileItLivesAndLateCopiesChangeNothing() {

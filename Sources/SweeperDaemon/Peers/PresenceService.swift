@@ -3,6 +3,7 @@ import Logging
 import NIOCore
 import SweeperControl
 import SweeperCrypto
+import SweeperMessages
 import SweeperNet
 import SweeperSync
 import Synchronization
@@ -44,7 +45,8 @@ final class PresenceService: Sendable {
 
     private let identity: SigningIdentity
     private let name: String
-    private let relay: OpRelay
+    private let links: LinkRegistry
+    private let gossip: NoteGossip
     private let events: EventHub
     private let book: PeerBook
     private let play: PlayClock
@@ -53,11 +55,13 @@ final class PresenceService: Sendable {
     private let state = Mutex(State())
     private let start = ContinuousClock.now
 
-    init(identity: SigningIdentity, name: String, relay: OpRelay, events: EventHub, book: PeerBook, play: PlayClock, eventLoop: any EventLoop, logger: Logger) {
+    init(
+        identity: SigningIdentity, name: String, links: LinkRegistry, gossip: NoteGossip, events: EventHub, book: PeerBook, play: PlayClock, eventLoop: any EventLoop, logger: Logger) {
         self.play = play
         self.identity = identity
         self.name = name
-        self.relay = relay
+        self.links = links
+        self.gossip = gossip
         self.events = events
         self.book = book
         self.eventLoop = eventLoop
@@ -146,25 +150,23 @@ final class PresenceService: Sendable {
             return PresenceNote(signing: identity, serial: s.lastSerial, spot: spot)
         }
         guard let note else { return }
-        for linked in relay.linked where note.spot.map({ relay.sends(game: $0.game, on: linked) }) ?? true { linked.link.send(presence: note) }
+        gossip.broadcast(.presence(note), where: mayHear(of: note))
     }
 
     // MARK: Peers
 
     /// A link came up and its peer said hello: it gets this player's presence now.
-    func helloReceived(on link: PeerLinkHandle) {
+    func helloReceived(on link: PeerLink) {
         let note: PresenceNote? = state.withLock { s in
             guard let spot = s.announced else { return nil }
             return PresenceNote(signing: identity, serial: s.lastSerial, spot: spot)
         }
-        if let note, let linked = relay.session(linkID: link.id), note.spot.map({ relay.sends(game: $0.game, on: linked) }) ?? true {
-            link.send(presence: note)
-        }
+        if let note, mayHear(of: note)(link) { link.send(.presence(note)) }
     }
 
     /// A note arrived on `link`: checked, taken, relayed once when it came
     /// from its author, and shown.
-    func received(_ note: PresenceNote, on link: PeerLinkHandle) {
+    func received(_ note: PresenceNote, on link: PeerLink) {
         guard note.author != identity.peerID else { return }
         guard note.isAuthentic else {
             logger.debug("dropped a presence note with a bad signature", metadata: ["peer": "\(link.peer.shortDescription)"])
@@ -173,14 +175,17 @@ final class PresenceService: Sendable {
         let change = state.withLock { $0.table.take(note, now: now) }
         if change == .none { return }
         if note.author == link.peer {
-            for linked in relay.linked
-            where linked.link.id != link.id && !linked.link.reportedLinks.contains(note.author)
-                && note.spot.map({ relay.sends(game: $0.game, on: linked) }) ?? true {
-                linked.link.send(presence: note)
-            }
+            let scope = mayHear(of: note)
+            gossip.forward(.presence(note), by: note.author, from: link) { !$0.handle.reportedLinks.contains(note.author) && scope($0) }
         }
         if case .moved(let spot) = change { publish(note.author, spot) }
         count()
+    }
+
+    /// Which links may hear of `note`: any, for a note that shows no game;
+    /// else those that may hear of its game (``LinkRegistry/sends(game:on:)``).
+    private func mayHear(of note: PresenceNote) -> (PeerLink) -> Bool {
+        { [links] link in note.spot.map { links.sends(game: $0.game, on: link) } ?? true }
     }
 
     private func publish(_ author: PeerID, _ spot: PresenceSpot?) {

@@ -1,3 +1,4 @@
+import SweeperConventions
 import SweeperCrypto
 
 /// One stretch of time during which a player's daemon counted a game's
@@ -62,16 +63,17 @@ public struct PlayNote: Sendable, Hashable {
     public var total: UInt64 { periods.reduce(earlier) { $0 + $1.length } }
 
     static func signedBytes(author: PeerID, game: [UInt8], serial: UInt64, earlier: UInt64, periods: [PlayPeriod]) -> [UInt8] {
-        var out = author.bytes + game
-        out.reserveCapacity(32 + 16 + 20 + periods.count * 10)
-        out.appendVarint(serial)
-        out.appendVarint(earlier)
-        out.appendVarint(UInt64(periods.count))
+        var out = ByteWriter(capacity: 32 + 16 + 20 + periods.count * 10)
+        out.append(author.bytes)
+        out.append(game)
+        out.varint(serial)
+        out.varint(earlier)
+        out.varint(periods.count)
         for p in periods {
-            out.appendVarint(p.start)
-            out.appendVarint(p.length)
+            out.varint(p.start)
+            out.varint(p.length)
         }
-        return out
+        return out.bytes
     }
 
     /// A note signed by `identity`; periods beyond ``periodLimit`` are
@@ -106,20 +108,20 @@ public struct PlayNote: Sendable, Hashable {
 
     /// Decodes a note (its signature is not checked here: ``isAuthentic``).
     /// More than ``periodLimit`` periods, or a length over ``lengthLimit``, is refused.
-    public init(decoding bytes: ArraySlice<UInt8>) throws(PeerConnectionError) {
-        var r = NoteReader(bytes, what: "play time")
-        let author = try r.peer()
-        let game = Array(try r.take(16))
-        let serial = try r.varint()
-        let earlier = try r.varint(max: Self.lengthLimit)
-        let count = Int(try r.varint(max: UInt64(Self.periodLimit)))
+    public init(decoding bytes: some Collection<UInt8>) throws(ByteDecodingError) {
+        var r = ByteReader(Array(bytes))
+        let author = try r.peer("play time author")
+        let game = try r.take(16, "play time game")
+        let serial = try r.varint("play time serial")
+        let earlier = try r.varint("play time earlier", max: Self.lengthLimit)
+        let count = try r.int("play time periods", max: Self.periodLimit)
         var periods: [PlayPeriod] = []
         periods.reserveCapacity(count)
         for _ in 0..<count {
-            let start = try r.varint()
-            periods.append(PlayPeriod(start: start, length: try r.varint(max: Self.lengthLimit)))
+            let start = try r.varint("play time period start")
+            periods.append(PlayPeriod(start: start, length: try r.varint("play time period length", max: Self.lengthLimit)))
         }
-        let signature = try r.signatureAtEnd()
+        let signature = try r.signatureAtEnd("play time signature")
         self.author = author
         self.game = game
         self.serial = serial

@@ -1,3 +1,4 @@
+import SweeperConventions
 import SweeperCrypto
 
 /// Where a player is looking: a game and the cell under their cursor.
@@ -52,18 +53,18 @@ public struct PresenceNote: Sendable, Hashable {
     var signedBytes: [UInt8] { Self.signedBytes(author: author, serial: serial, spot: spot) }
 
     static func signedBytes(author: PeerID, serial: UInt64, spot: PresenceSpot?) -> [UInt8] {
-        var out = author.bytes
-        out.reserveCapacity(32 + 10 + 1 + 16 + 6)
-        out.appendVarint(serial)
+        var out = ByteWriter(capacity: 32 + 10 + 1 + 16 + 6)
+        out.append(author.bytes)
+        out.varint(serial)
         if let spot {
-            out.append(1)
-            out.append(contentsOf: spot.game)
-            out.appendVarint(UInt64(spot.x))
-            out.appendVarint(UInt64(spot.y))
+            out.byte(1)
+            out.append(spot.game)
+            out.varint(spot.x)
+            out.varint(spot.y)
         } else {
-            out.append(0)
+            out.byte(0)
         }
-        return out
+        return out.bytes
     }
 
     /// A note signed by `identity`.
@@ -81,24 +82,24 @@ public struct PresenceNote: Sendable, Hashable {
     public var encoded: [UInt8] { signedBytes + signature.bytes }
 
     /// Decodes a note (its signature is not checked here: ``isAuthentic``).
-    public init(decoding bytes: ArraySlice<UInt8>) throws(PeerConnectionError) {
-        var r = NoteReader(bytes, what: "presence")
-        let author = try r.peer()
-        let serial = try r.varint()
-        let state = try r.byte()
+    public init(decoding bytes: some Collection<UInt8>) throws(ByteDecodingError) {
+        var r = ByteReader(Array(bytes))
+        let author = try r.peer("presence author")
+        let serial = try r.varint("presence serial")
+        let state = try r.byte("presence state")
         var spot: PresenceSpot?
         switch state {
         case 0:
             spot = nil
         case 1:
-            let game = Array(try r.take(PresenceSpot.gameIDByteCount))
-            let limit = UInt64(PresenceSpot.coordinateLimit)
-            let x = Int(try r.varint(max: limit)), y = Int(try r.varint(max: limit))
+            let game = try r.take(PresenceSpot.gameIDByteCount, "presence game")
+            let limit = PresenceSpot.coordinateLimit
+            let x = try r.int("presence x", max: limit), y = try r.int("presence y", max: limit)
             spot = PresenceSpot(game: game, x: x, y: y)
         default:
-            throw .malformedMessage("unknown presence state \(state)")
+            throw .unknownKind(field: "presence state", value: state)
         }
-        let signature = try r.signatureAtEnd()
+        let signature = try r.signatureAtEnd("presence signature")
         self.author = author
         self.serial = serial
         self.spot = spot

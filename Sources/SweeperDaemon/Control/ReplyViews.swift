@@ -358,10 +358,10 @@ extension ControlRouter {
                 throw ControlError(code: "already-member", message: "this device made that invitation: it is in that circle already")
             }
             switch await network.redeem(secret, address: address) {
-            case .admitted(let member, let records, let keys):
+            case .admitted(let member, let messages, let keys):
                 let first: CircleKey
                 do {
-                    first = try members.adopt(records: records, keys: keys)
+                    first = try members.adopt(records: PeerNetwork.membershipRecords(messages), keys: keys)
                 } catch {
                     throw ControlError(code: "invite-refused", message: "could not join: \(error)")
                 }

@@ -12,8 +12,11 @@ import SweeperSync
 struct GameServiceSinks: Sendable {
     /// Viewers' events.
     var events: EventHub
-    /// The peers: every new op, local or a peer's, is pushed at once.
-    var relay: OpRelay
+    /// The peers' sync sessions: every new op, local or a peer's, is pushed at once.
+    var sessions: SyncSessions
+    /// The links: told which games may go on none (those of circles left)
+    /// and who plays each private game.
+    var links: LinkRegistry
     /// systemd's status line (the game count).
     var status: DaemonStatus
     /// Played time: hears this player's moves and the games' ends.
@@ -79,14 +82,14 @@ actor GameService {
         logger.info("loaded games", metadata: ["count": "\(engine.games.count)", "peer": "\(engine.identity.peerID)"])
         sinks.status.gamesChanged(to: engine.games.count)
         for (_, state) in engine.games where state.status != .playing { sinks.play.gameEnded(state.gameID) }
-        sinks.relay.withhold(engine.gamesOfCirclesLeft)
-        sinks.relay.setPrivatePlayers(engine.privateGamePlayers)
+        sinks.links.withhold(engine.gamesOfCirclesLeft)
+        sinks.links.setPrivatePlayers(engine.privateGamePlayers)
     }
 
-    /// Tells the relay who plays each private game, when `ops` changed that.
+    /// Tells the links who plays each private game, when `ops` changed that.
     private func notePrivatePlayers(_ ops: [Op]) {
         guard ops.contains(where: { $0.payload.kind == .privateGenesis || $0.payload.kind == .privatePlayers }) else { return }
-        sinks.relay.setPrivatePlayers(engine.privateGamePlayers)
+        sinks.links.setPrivatePlayers(engine.privateGamePlayers)
     }
 
     /// The number of games held.
@@ -171,7 +174,7 @@ actor GameService {
         // Ops held unsigned that a signature vouches for now: stored so, and relayed with the new ones.
         unwritten.signed += outcome.signed
         defer {
-            sinks.relay.push(outcome.accepted + outcome.signed, replica: replica)
+            sinks.sessions.push(outcome.accepted + outcome.signed, replica: replica)
             if !outcome.accepted.isEmpty || !outcome.signed.isEmpty { scheduleWrite() }
         }
         guard !outcome.accepted.isEmpty else { return }  // waiting ops are kept in memory only
@@ -421,7 +424,7 @@ actor GameService {
         engine = next
         notePrivatePlayers([genesis])
         if state.status != .playing { sinks.play.gameEnded(genesis.gameID) }
-        sinks.relay.push([genesis], replica: self.replica)
+        sinks.sessions.push([genesis], replica: self.replica)
         logger.info("new game", metadata: ["game": "\(genesis.gameID)", "size": "\(parameters.width)x\(parameters.height)/\(parameters.mines)"])
         sinks.events.publish(ControlEvent(event: .gameAdded, game: genesis.gameID.description, summary: summary))
         sinks.status.gamesChanged(to: engine.games.count)
@@ -552,7 +555,7 @@ actor GameService {
             try store.append(
                 [GameEngine.stored(op)], updating: op.gameID.description, status: state.status.rawValue,
                 summary: try JSONEncoder().encode(views.summary(replica, state)))
-            sinks.relay.push([op], replica: self.replica)
+            sinks.sessions.push([op], replica: self.replica)
             notePrivatePlayers([op])
             return (replica, state)
         } catch {
@@ -715,7 +718,7 @@ actor GameService {
             logger.notice("forgot the games of the circle left", metadata: ["games": "\(held.count)", "ops": "\(deleted)"])
             sinks.status.gamesChanged(to: engine.games.count)
         }
-        sinks.relay.withhold(engine.gamesOfCirclesLeft)
+        sinks.links.withhold(engine.gamesOfCirclesLeft)
         return held.count
     }
 }

@@ -27,13 +27,14 @@ public struct ProfileNote: Sendable, Hashable {
     public let signature: Signature
 
     static func signedBytes(author: PeerID, serial: UInt64, name: String, colour: UInt8) -> [UInt8] {
-        var out = author.bytes
-        out.appendVarint(serial)
+        var out = ByteWriter()
+        out.append(author.bytes)
+        out.varint(serial)
         let nameBytes = Array(name.utf8)
-        out.append(UInt8(nameBytes.count))
-        out.append(contentsOf: nameBytes)
-        out.append(colour)
-        return out
+        out.byte(UInt8(clamping: nameBytes.count))
+        out.append(nameBytes)
+        out.byte(colour)
+        return out.bytes
     }
 
     /// A profile signed by `identity`; the name is cleaned and cut to 64 bytes, the colour clamped.
@@ -58,17 +59,17 @@ public struct ProfileNote: Sendable, Hashable {
 
     /// Decodes a profile (its signature is not checked here: ``isAuthentic``).
     /// A name that is not UTF-8, too long, or holds control characters is refused.
-    public init(decoding bytes: ArraySlice<UInt8>) throws(PeerConnectionError) {
-        var r = NoteReader(bytes, what: "profile")
-        let author = try r.peer()
-        let serial = try r.varint()
-        let length = Int(try r.byte())
-        guard length <= PlayerName.byteLimit else { throw .malformedMessage("profile name over \(PlayerName.byteLimit) bytes") }
-        guard let name = String(validating: try r.take(length), as: UTF8.self) else { throw .malformedMessage("profile name is not UTF-8") }
-        guard PlayerName.cleaned(name) == name else { throw .malformedMessage("profile name with control characters") }
-        let colour = try r.byte()
-        guard colour <= Self.colourLimit else { throw .malformedMessage("profile colour \(colour) is not 0 to \(Self.colourLimit)") }
-        let signature = try r.signatureAtEnd()
+    public init(decoding bytes: some Collection<UInt8>) throws(ByteDecodingError) {
+        var r = ByteReader(Array(bytes))
+        let author = try r.peer("profile author")
+        let serial = try r.varint("profile serial")
+        let length = Int(try r.byte("profile name length"))
+        guard length <= PlayerName.byteLimit else { throw .tooLarge(field: "profile name", limit: PlayerName.byteLimit) }
+        guard let name = String(validating: try r.take(length, "profile name"), as: UTF8.self) else { throw .invalidText(field: "profile name") }
+        guard PlayerName.cleaned(name) == name else { throw .invalid(field: "profile name", reason: "has control characters") }
+        let colour = try r.byte("profile colour")
+        guard colour <= Self.colourLimit else { throw .valueOutOfRange(field: "profile colour", value: UInt64(colour)) }
+        let signature = try r.signatureAtEnd("profile signature")
         self.author = author
         self.serial = serial
         self.name = name

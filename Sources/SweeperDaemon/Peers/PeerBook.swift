@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import SweeperMessages
 import SweeperConventions
 import SweeperCrypto
 import SweeperNet

@@ -6,10 +6,12 @@ import SweeperControl
 import SweeperConventions
 import SweeperCrypto
 import SweeperDiscovery
+import SweeperMessages
 import SweeperNet
 
-/// The daemon's peer side: the node that links to peers, the sync sessions
-/// over those links, and mDNS discovery feeding the node.
+/// The daemon's peer side: the node that links to peers, the inbox that
+/// takes what they send (and owns the sync sessions' timers), and mDNS
+/// discovery feeding the node.
 final class PeerNetwork: Sendable {
     /// The DNS-SD service type.
     static let serviceType = "_sweeper._tcp"
@@ -20,7 +22,7 @@ final class PeerNetwork: Sendable {
     static let portsTried = 64
 
     let node: PeerNode
-    let sync: PeerSync
+    let inbox: PeerInbox
     let discovery: AvahiDiscovery?
     /// Where the node listens, as text.
     let listening: [String]
@@ -29,11 +31,11 @@ final class PeerNetwork: Sendable {
     private let logger: Logger
 
     private init(
-        node: PeerNode, sync: PeerSync, discovery: AvahiDiscovery?, listening: [String], name: String, identity: PeerID,
+        node: PeerNode, inbox: PeerInbox, discovery: AvahiDiscovery?, listening: [String], name: String, identity: PeerID,
         logger: Logger
     ) {
         self.node = node
-        self.sync = sync
+        self.inbox = inbox
         self.discovery = discovery
         self.listening = listening
         self.name = name
@@ -41,7 +43,7 @@ final class PeerNetwork: Sendable {
         self.logger = logger
     }
 
-    /// Binds the listeners and prepares the node (with `sync` as its
+    /// Binds the listeners and prepares the node (with `inbox` as its
     /// delegate) and discovery; they run as services afterwards. Without
     /// `--listen` it listens on `preferredPort` (the port it listened on
     /// before), else on the first free port from ``defaultPort`` on, so
@@ -50,15 +52,17 @@ final class PeerNetwork: Sendable {
     /// the call that read them. It dials the static peers of `settings` and
     /// the peers of `book` met before.
     static func start(
-        settings: DaemonSettings, identity: SigningIdentity, policy: CircleMembers.LinkPolicy, sync: PeerSync, book: PeerBook,
+        settings: DaemonSettings, identity: SigningIdentity, policy: CircleMembers.LinkPolicy, inbox: PeerInbox, book: PeerBook,
         preferredPort: Int? = nil, eventLoop: any EventLoop, logger: Logger
     ) async throws -> PeerNetwork {
         let circle = policy.current
+        var configuration = PeerNodeConfiguration()
+        configuration.protocolVersion = PeerCapabilities.currentVersion
         let node = PeerNode(
             credentials: NodeCredentials(
                 circle: circle, identity: identity, name: settings.name, earlierKeys: policy.earlier, refused: policy.refused,
                 members: policy.members, invitations: policy.invitations),
-            delegate: sync, eventLoop: eventLoop, logger: logger)
+            configuration: configuration, delegate: inbox, eventLoop: eventLoop, logger: logger)
         var bound: [SocketAddress] = []
         if settings.listen.isEmpty {
             let range = defaultPort..<(defaultPort + portsTried)
@@ -104,7 +108,7 @@ final class PeerNetwork: Sendable {
                 logger: logger)
         }
         return PeerNetwork(
-            node: node, sync: sync, discovery: discovery, listening: listening, name: settings.name, identity: identity.peerID,
+            node: node, inbox: inbox, discovery: discovery, listening: listening, name: settings.name, identity: identity.peerID,
             logger: logger)
     }
 
@@ -115,12 +119,12 @@ final class PeerNetwork: Sendable {
         let host = ProcessInfo.processInfo.hostName.split(separator: ".").first.map(String.init) ?? "localhost"
         return ServiceAnnouncement(
             instanceName: PlayerName.cleaned("\(name) on \(host)", limit: 63), port: UInt16(clamping: port),
-            txt: ["v": "\(PeerHello.currentVersion)", "id": peer.description, "circle": circle.tag, "name": PlayerName.cleaned(name)])
+            txt: ["v": "\(PeerCapabilities.currentVersion)", "id": peer.description, "circle": circle.tag, "name": PlayerName.cleaned(name)])
     }
 
-    /// The services to run: the node, the sync sessions, and discovery.
+    /// The services to run: the node, the inbox's timers, and discovery.
     var services: [any Service] {
-        var list: [any Service] = [node, PeerSyncService(sync: sync)]
+        var list: [any Service] = [node, PeerInboxService(inbox: inbox)]
         if let discovery { list.append(DiscoveryService(discovery: discovery, node: node, logger: logger)) }
         return list
     }
@@ -141,10 +145,10 @@ final class PeerNetwork: Sendable {
 
     /// The peers for `sweeper peers`.
     func peers(all: Bool) async -> [PeerInfo] {
-        let states = await sync.syncStates()
+        let states = await inbox.syncStates()
         let now = Date()
         return await node.snapshot(includeOtherCircles: all).map { p in
-            sync.info(p, sync: p.linkID.flatMap { states[$0] }, now: now)
+            inbox.info(p, sync: p.linkID.flatMap { states[$0] }, now: now)
         }
     }
 
@@ -171,8 +175,21 @@ final class PeerNetwork: Sendable {
 
     /// Asks a member of an invitation's circle to admit this device: at
     /// `address` when given, else every daemon mDNS sees and the static peers.
+    /// A message the member sends before its answer that does not decode
+    /// ends that member's try.
     func redeem(_ secret: InvitationSecret, address: HostPort?) async -> AdmissionAnswer {
-        await node.redeem(secret, address: address.map { ($0.host, $0.port) })
+        await node.redeem(secret, address: address.map { ($0.host, $0.port) }) { message in
+            (try? PeerMessage(type: message.type, body: message.body)) != nil
+        }
+    }
+
+    /// The membership records among the messages a member sent before it
+    /// admitted this device, in order.
+    static func membershipRecords(_ messages: [ApplicationMessage]) -> [[UInt8]] {
+        messages.flatMap { message -> [[UInt8]] in
+            guard case .membership(let records)? = try? PeerMessage(type: message.type, body: message.body) else { return [] }
+            return records
+        }
     }
 
     /// After `join`: links move to the new circle and mDNS publishes its tag.
@@ -184,14 +201,14 @@ final class PeerNetwork: Sendable {
     }
 }
 
-/// Runs the sync sessions' anti-entropy until shutdown.
-struct PeerSyncService: Service {
-    let sync: PeerSync
+/// Runs the sync sessions' anti-entropy and head signing until shutdown.
+struct PeerInboxService: Service {
+    let inbox: PeerInbox
 
     func run() async throws {
-        await cancelWhenGracefulShutdown { await sync.run() }
+        await cancelWhenGracefulShutdown { await inbox.run() }
         // Stopping: the heads of this player's live pushes go out while the links are up.
-        await sync.signHeads()
+        await inbox.signHeads()
     }
 }
 

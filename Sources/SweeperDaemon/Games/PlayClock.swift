@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import SweeperMessages
 import SweeperCrypto
 import SweeperNet
 import SweeperStore
@@ -233,7 +234,8 @@ final class PlayClock: Sendable {
     private let ledger: Mutex<PlayLedger>
     private let identity: SigningIdentity
     private let store: Store
-    private let relay: OpRelay
+    private let gossip: NoteGossip
+    private let links: LinkRegistry
     private let logger: Logger
     private let start = ContinuousClock.now
     /// Games made before this (ms since 1970), with nobody's share known,
@@ -242,10 +244,13 @@ final class PlayClock: Sendable {
 
     /// A clock over the shares kept in `store`; the games of `forgotten`
     /// (forgotten on this device) keep none.
-    init(identity: SigningIdentity, store: Store, relay: OpRelay, forgotten: Set<GameID> = [], logger: Logger) {
+    init(
+        identity: SigningIdentity, store: Store, links: LinkRegistry, gossip: NoteGossip, forgotten: Set<GameID> = [], logger: Logger
+    ) {
         self.identity = identity
         self.store = store
-        self.relay = relay
+        self.links = links
+        self.gossip = gossip
         self.logger = logger
         var ledger = PlayLedger(ownID: identity.peerID)
         for game in forgotten { ledger.forget(game) }
@@ -309,7 +314,7 @@ final class PlayClock: Sendable {
         }
         for note in notes {
             keep(note)
-            for linked in relay.linked where relay.sends(game: note.game, on: linked) { linked.link.send(play: note) }
+            gossip.broadcast(.play(note)) { [links] in links.sends(game: note.game, on: $0) }
         }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import SweeperMessages
 import SweeperControl
 import SweeperConventions
 import SweeperCrypto
@@ -17,7 +18,7 @@ struct ControlRouter: ControlResponder {
     let events: EventHub
     let presence: PresenceService
     let book: PeerBook
-    let relay: OpRelay
+    let gossip: NoteGossip
     let members: CircleMembers
     /// This daemon's identity, which signs its player's profile.
     let signer: SigningIdentity
@@ -53,7 +54,7 @@ struct ControlRouter: ControlResponder {
             return try answer(id, await status())
         case Commands.Games.name:
             let a: Commands.Games.Arguments = try args(line)
-            let available = a.available == true ? await service.available(from: network.sync.peerHoldings()) : nil
+            let available = a.available == true ? await service.available(from: network.inbox.peerHoldings()) : nil
             return try answer(id, Commands.Games.Result(games: try await service.summaries(archived: a.archived == true), available: available))
         case Commands.AddPlayers.name:
             let a: Commands.AddPlayers.Arguments = try args(line)
@@ -64,19 +65,19 @@ struct ControlRouter: ControlResponder {
         case Commands.Forget.name:
             let a: Commands.Forget.Arguments = try args(line)
             let result = try await service.forget(a.game)
-            await network.sync.interestChanged()
+            await network.inbox.interestChanged()
             return try answer(id, result)
         case Commands.Follow.name:
             let a: Commands.Follow.Arguments = try args(line)
-            let available = Set(network.sync.peerHoldings().flatMap(\.holds.keys))
+            let available = Set(network.inbox.peerHoldings().flatMap(\.holds.keys))
             let result = try await service.follow(a.game, available: available)
-            await network.sync.interestChanged()
+            await network.inbox.interestChanged()
             return try answer(id, result)
         case Commands.Sync.name:
             let a: Commands.Sync.Arguments = try args(line)
             if let mode = a.mode {
                 try await service.setSyncMode(mode)
-                await network.sync.interestChanged()
+                await network.inbox.interestChanged()
             }
             return try answer(id, await service.syncChoices)
         case Commands.New.name:
@@ -190,7 +191,7 @@ struct ControlRouter: ControlResponder {
                 throw controlError(error, command: Commands.Profile.name)
             }
             let note = book.ownProfile(identity: identity, name: name, colour: colour)
-            for linked in relay.linked { linked.link.send(profile: note) }
+            gossip.broadcast(.profile(note))
         }
         let note = book.profile(of: identity.peerID)
         return Commands.Profile.Result(

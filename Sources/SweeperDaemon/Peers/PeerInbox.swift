@@ -1,0 +1,347 @@
+import Foundation
+import Logging
+import SweeperControl
+import SweeperCrypto
+import SweeperMessages
+import SweeperNet
+import SweeperSync
+import Synchronization
+
+/// The peer node's delegate: where everything the links bring comes in.
+/// It keeps the ``LinkRegistry`` up to date as links come and go, decodes
+/// each application message (one that does not decode drops the peer) and
+/// routes it by type, in the call that read it:
+///
+/// | message | goes to |
+/// |---|---|
+/// | sync | the link's session, through the ``GameService`` (verified, applied, shown, relayed, written behind) |
+/// | presence | the ``PresenceService`` |
+/// | profile | the ``NoteGossip``, kept by the ``PeerBook`` |
+/// | play | the ``NoteGossip``, kept by the ``PlayClock`` |
+/// | membership | the ``CircleMembers``; records new here go on to the other links |
+///
+/// A peer's hello starts what waits for it: its sync session learns what
+/// it reads, and it is sent this player's presence, every profile, share
+/// of played time and membership record held. It also runs the timers of
+/// the sync sessions (anti-entropy, head signatures), and turns the node's
+/// `peerChanged` snapshots into `peer-changed` events.
+final class PeerInbox: PeerNodeDelegate, Sendable {
+    private let service: GameService
+    private let links: LinkRegistry
+    private let sessions: SyncSessions
+    private let gossip: NoteGossip
+    private let peers: PeerBook
+    private let events: EventHub
+    private let presence: PresenceService
+    private let play: PlayClock
+    private let members: CircleMembers
+    private let logger: Logger
+    /// Complaints about peers, at most once a minute per peer and kind.
+    private let complaints = Mutex(RateLimitedLog())
+
+    /// How often summaries are exchanged with every peer.
+    static let antiEntropyInterval: Duration = .seconds(5)
+
+    init(
+        service: GameService, links: LinkRegistry, sessions: SyncSessions, gossip: NoteGossip, peers: PeerBook, events: EventHub,
+        presence: PresenceService, play: PlayClock, members: CircleMembers, logger: Logger
+    ) {
+        self.service = service
+        self.links = links
+        self.sessions = sessions
+        self.gossip = gossip
+        self.peers = peers
+        self.events = events
+        self.presence = presence
+        self.play = play
+        self.members = members
+        self.logger = logger
+    }
+
+    /// Ticks anti-entropy, signs the heads of this player's live pushes
+    /// when it pauses, and renews and expires presence, until cancelled.
+    func run() async {
+        await withDiscardingTaskGroup { group in
+            group.addTask { await self.presence.run() }
+            group.addTask {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .seconds(1))
+                    if Task.isCancelled { break }
+                    if self.sessions.headsAreDue() { await self.signHeads() }
+                }
+            }
+            while !Task.isCancelled {
+                try? await Task.sleep(for: Self.antiEntropyInterval)
+                if Task.isCancelled { break }
+                await tick()
+            }
+            group.cancelAll()
+        }
+    }
+
+    /// Runs `body` on the service: at once when called on the service's
+    /// event loop (the daemon runs the node on the same loop, so a peer's
+    /// op goes from the socket into the game in the call that read it),
+    /// else in the loop's next turn, in the order of the calls.
+    private func onService(_ body: @escaping @Sendable (isolated GameService) -> Void) {
+        let service = self.service
+        if service.eventLoop.inEventLoop {
+            service.assumeIsolated(body)
+        } else {
+            service.eventLoop.execute { service.assumeIsolated(body) }
+        }
+    }
+
+    /// Runs `body` on the service, as ``onService(_:)`` does, and waits for it.
+    private func onServiceAndWait(_ body: @escaping @Sendable (isolated GameService) -> Void) async {
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            onService { service in
+                body(service)
+                done.resume()
+            }
+        }
+    }
+
+    /// Signs, on every link, the heads of the ops this player pushed live
+    /// there: after a pause, and when the daemon stops (what goes out
+    /// before the links close spares the peers from asking later). On the
+    /// service, like every other message of the sessions, so that each link
+    /// sends them in the order its session made them.
+    func signHeads() async {
+        await onServiceAndWait { service in self.sessions.signHeads(replica: service.replica) }
+    }
+
+    /// One anti-entropy round on every link.
+    private func tick() async {
+        guard !links.all.isEmpty else { return }
+        await onServiceAndWait { service in self.sessions.tick(replica: service.replica) }
+    }
+
+    /// Tells every linked peer this device's interest (which changed: a
+    /// game forgotten or followed, or the sync mode) with a summary asking
+    /// for theirs, so a followed game comes at once.
+    func interestChanged() async {
+        await onServiceAndWait { service in self.sessions.interestChanged(service.interest, replica: service.replica) }
+    }
+
+    // MARK: Links
+
+    func linkEstablished(_ handle: PeerLinkHandle) {
+        onService { service in self.sessions.open(handle, interest: service.interest, replica: service.replica) }
+    }
+
+    func linkClosed(_ handle: PeerLinkHandle) {
+        onService { _ in self.links.remove(id: handle.id) }
+    }
+
+    func helloReceived(_ hello: PeerHello, dialBack: String?, on handle: PeerLinkHandle) {
+        peers.remember(handle.peer, name: hello.name, address: dialBack)
+        // On the service, after the link's registration, like every other step of a link.
+        onService { service in
+            guard let link = self.links.link(id: handle.id) else { return }
+            self.sessions.helloCame(on: link, interest: service.interest, replica: service.replica)
+            self.presence.helloReceived(on: link)
+            // Every profile held (this player's and the others'), so names travel past the links.
+            for profile in self.peers.allProfiles where profile.author != link.peer { link.send(.profile(profile)) }
+            // Every share of played time held, so every daemon adds up the same time.
+            self.sendPlayNotes(on: link)
+            // Every membership record held: both sides end with the union.
+            link.send(membership: self.members.encodedRecords)
+        }
+    }
+
+    // MARK: Messages
+
+    func received(_ message: ApplicationMessage, on handle: PeerLinkHandle) {
+        onService { service in
+            guard let link = self.links.link(id: handle.id) else { return }
+            self.route(message, on: link, service: service)
+        }
+    }
+
+    /// Decodes a message and hands it to its owner.
+    private func route(_ message: ApplicationMessage, on link: PeerLink, service: isolated GameService) {
+        let decoded: PeerMessage
+        do {
+            decoded = try PeerMessage(type: message.type, body: message.body)
+        } catch {
+            let what = PeerMessage.Kind(rawValue: message.type)?.description ?? "message"
+            drop(link, sent: what, error)
+            return
+        }
+        switch decoded {
+        case .sync(let bytes): received(sync: bytes, on: link, service: service)
+        case .presence(let note): presence.received(note, on: link)
+        case .profile(let note): gossip.spread(note, as: decoded, from: link, take: peers.take)
+        case .play(let note): gossip.spread(note, as: decoded, from: link, take: play.take) { self.links.sends(game: note.game, on: $0) }
+        case .membership(let records): received(membership: records, on: link)
+        }
+    }
+
+    private func received(sync bytes: [UInt8], on link: PeerLink, service: isolated GameService) {
+        let message: SyncMessage
+        do {
+            message = try SyncMessage(decoding: bytes)
+        } catch {
+            drop(link, sent: "sync message", error)
+            return
+        }
+        do {
+            let intake = try service.receive(message, in: link.session)
+            if let violation = intake.violation {
+                drop(link, sent: "sync message", SyncViolation(description: violation))
+                return
+            }
+            link.send(intake.replies)
+            logRefusals(intake.rejected, from: link.peer)
+            // A peer that changed what it takes needs the played time of what it now takes.
+            if case .interest = message { sendPlayNotes(on: link) }
+        } catch {
+            // Storage failed: nothing was kept, the peer will offer the ops again.
+            logger.error("could not commit ops from a peer", metadata: ["peer": "\(link.peer.shortDescription)", "error": "\(error)"])
+        }
+    }
+
+    /// Sends a link every share of played time held (but its own) of the
+    /// games its peer takes: when its hello comes, and again when it
+    /// changes what it takes (a game followed needs its time too).
+    private func sendPlayNotes(on link: PeerLink) {
+        guard link.capabilities.reads(.play) else { return }
+        for note in play.allNotes where note.author != link.peer && links.sends(game: note.game, on: link) { link.send(.play(note)) }
+    }
+
+    private func received(membership records: [[UInt8]], on link: PeerLink) {
+        let intake: CircleMembers.Intake
+        do {
+            intake = try members.take(records)
+        } catch {
+            drop(link, sent: "membership record", error)
+            return
+        }
+        for (reason, refusals) in Dictionary(grouping: intake.refused, by: \.self) {
+            _ = complaints.withLock {
+                $0.log(
+                    logger, key: "\(link.peer) membership \(reason)", "refused membership records from a peer",
+                    metadata: ["peer": "\(link.peer.shortDescription)", "reason": "\(reason.rawValue)", "count": "\(refusals.count)"])
+            }
+        }
+        guard !intake.added.isEmpty else { return }
+        for other in links.all where other.id != link.id { other.send(membership: intake.added) }
+    }
+
+    /// Sends membership records made here to every linked peer.
+    func send(membership records: [[UInt8]]) {
+        for link in links.all { link.send(membership: records) }
+    }
+
+    func admissionRequested(_ request: AdmissionRequest, from peer: PeerID) -> AdmissionReply {
+        members.admit(request, from: peer)
+    }
+
+    /// Drops a peer that sent something malformed: logged once a minute per peer and kind.
+    private func drop(_ link: PeerLink, sent what: String, _ error: any Error) {
+        _ = complaints.withLock {
+            $0.log(
+                logger, key: "\(link.peer) malformed \(what)", "dropping a peer that sent a malformed \(what)",
+                metadata: ["peer": "\(link.peer.shortDescription)", "error": "\(error)"])
+        }
+        link.close()
+    }
+
+    /// Logs the ops a peer sent that were refused: one line per peer and
+    /// reason a minute, with the count and the first op refused.
+    private func logRefusals(_ refused: [OpRefusal], from peer: PeerID) {
+        for (reason, ops) in Dictionary(grouping: refused, by: \.reason).sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+            guard let first = ops.first else { continue }
+            _ = complaints.withLock {
+                $0.log(
+                    logger, key: "\(peer) refused \(reason)", "refused ops from a peer",
+                    metadata: [
+                        "peer": "\(peer.shortDescription)", "reason": "\(reason)", "count": "\(ops.count)",
+                        "game": "\(first.gameID)", "author": "\(first.author.shortDescription)", "seq": "\(first.seq)",
+                    ])
+            }
+        }
+    }
+
+    // MARK: Peers as shown
+
+    func peerChanged(_ snapshot: PeerSnapshot) {
+        // The sync counts need the service's summary: read in a job of its own.
+        let linkID = snapshot.linkID
+        Task { [service, links, events] in
+            let states = linkID == nil ? [:] : await Self.syncStates(links.all.filter { $0.id == linkID }, service: service)
+            events.publish(ControlEvent(event: .peerChanged, peer: self.info(snapshot, sync: linkID.flatMap { states[$0] })))
+        }
+    }
+
+    /// How `peers` and `peer-changed` events show a peer: named by its
+    /// profile when one came (a daemon of this circle), else as it said.
+    func info(_ snapshot: PeerSnapshot, sync: PeerInfo.Sync?, now: Date = Date()) -> PeerInfo {
+        var info = PeerInfo(snapshot, sync: sync, now: now)
+        if !snapshot.otherCircle, let profile = peers.profile(of: snapshot.id), !profile.name.isEmpty { info.name = profile.name }
+        if let linkID = snapshot.linkID, let version = links.link(id: linkID)?.capabilities.version, version > 0 {
+            info.protocolVersion = Int(version)
+        }
+        return info
+    }
+
+    /// Each linked peer's name and the games its last summary said it holds.
+    func peerHoldings() -> [(name: String, holds: [GameID: VersionVector])] {
+        sessions.holdings.map { (peers.name(of: $0.link.peer) ?? $0.link.peer.shortDescription, $0.holds) }
+    }
+
+    /// What each linked peer lacks and holds beyond us, by link id; absent
+    /// until the peer's first summary.
+    func syncStates() async -> [UInt64: PeerInfo.Sync] {
+        await Self.syncStates(links.all, service: service)
+    }
+
+    private static func syncStates(_ links: [PeerLink], service: GameService) async -> [UInt64: PeerInfo.Sync] {
+        guard !links.isEmpty else { return [:] }
+        let ours = await service.replica.summary
+        var out: [UInt64: PeerInfo.Sync] = [:]
+        for link in links {
+            guard let theirs = link.session.withSession({ $0.hasPeerSummary ? $0.peerHolds : nil }) else { continue }
+            var theyLack = 0
+            var weLack = 0
+            for game in Set(ours.keys).union(theirs.keys) {
+                // The peer's summary may claim any sequence numbers: lag(against:) saturates instead of trapping.
+                let (ahead, behind) = (ours[game] ?? VersionVector()).lag(against: theirs[game] ?? VersionVector())
+                theyLack = theyLack.addingReportingOverflow(ahead).overflow ? .max : theyLack + ahead
+                weLack = weLack.addingReportingOverflow(behind).overflow ? .max : weLack + behind
+            }
+            out[link.id] = PeerInfo.Sync(theyLack: theyLack, weLack: weLack)
+        }
+        return out
+    }
+}
+
+/// What a peer did that no honest peer does (see ``SyncSession/Step/violation``).
+struct SyncViolation: Error, CustomStringConvertible {
+    let description: String
+}
+
+extension PeerInfo {
+    /// How `peers` and `peer-changed` events show a peer the node knows,
+    /// with its sync counts when linked.
+    init(_ p: PeerSnapshot, sync: PeerInfo.Sync?, now: Date = Date()) {
+        self.init(
+            id: p.id.description, name: p.name ?? "", addresses: p.addresses, state: p.state.shown,
+            via: p.origins.map(\.rawValue), lastSeenSecondsAgo: p.lastSeen.map { max(0, now.timeIntervalSince($0)) },
+            roundTripMs: p.roundTrip.map { Double($0.components.seconds) * 1000 + Double($0.components.attoseconds) / 1e15 },
+            sync: sync, otherCircle: p.otherCircle)
+    }
+}
+
+extension PeerLinkState {
+    /// How the control protocol says it.
+    var shown: PeerState {
+        switch self {
+        case .connected: .connected
+        case .connecting: .connecting
+        case .discovered: .discovered
+        case .offline: .offline
+        }
+    }
+}

@@ -1,0 +1,112 @@
+import SweeperCrypto
+import SweeperMessages
+import SweeperNet
+import SweeperSync
+import Synchronization
+
+/// A sync session shared by the link's reader (ops coming in, through the
+/// game service) and the pushes (ops going out), each under the session's
+/// lock, so neither overwrites what the other noted.
+final class SharedSyncSession: Sendable {
+    private let session: Mutex<SyncSession>
+
+    /// Shares `session`.
+    init(_ session: SyncSession) {
+        self.session = Mutex(session)
+    }
+
+    /// Runs `body` on the session, under its lock.
+    func withSession<R: Sendable>(_ body: (inout SyncSession) -> R) -> R {
+        session.withLock { body(&$0) }
+    }
+}
+
+/// One link to a peer of the circle as the daemon holds it: the
+/// transport's handle, the link's sync session, and what the peer
+/// understands (from its hello). Every message the daemon sends a peer
+/// goes through here, so that a peer is never sent a message it cannot read.
+struct PeerLink: Sendable {
+    /// The transport's link.
+    let handle: PeerLinkHandle
+    /// The link's sync session.
+    let session: SharedSyncSession
+
+    /// Unique for the life of the node.
+    var id: UInt64 { handle.id }
+    /// The peer at the other end.
+    var peer: PeerID { handle.peer }
+
+    /// What the peer understands: decided by its hello (the transport keeps
+    /// the version it said); before the hello, only sync messages.
+    var capabilities: PeerCapabilities { PeerCapabilities(version: handle.peerVersion) }
+
+    /// Whether the peer takes `game` (its interest, as last said): what is
+    /// sent about a game (its ops, shares of its played time) goes only to
+    /// peers that take it.
+    func takes(game bytes: [UInt8]) -> Bool {
+        guard let game = GameID(bytes: bytes) else { return true }
+        return session.withSession { $0.peerInterest.contains(game) }
+    }
+
+    /// Sends a message when the peer understands its kind (every peer
+    /// reads sync messages, even before its hello). A presence note is
+    /// dropped while the link's send buffer is full: the next one replaces it.
+    func send(_ message: PeerMessage) {
+        let kind = message.kind
+        guard kind == .sync || capabilities.reads(kind) else { return }
+        if kind == .presence, !handle.isWritable { return }
+        handle.send(message.application)
+    }
+
+    /// Sends membership records, in messages of at most
+    /// ``PeerMessage/membershipLimit`` records.
+    func send(membership records: [[UInt8]]) {
+        for message in PeerMessage.membershipBatches(records) { send(message) }
+    }
+
+    /// The largest sync message sent in one frame; bigger catch-ups are split.
+    static let syncMessageBudget = 4 << 20
+
+    /// Sends sync messages, splitting an ops message whose encoding is over
+    /// the budget. Only a catch-up (`ops`) may be dropped while the send
+    /// buffer is full (anti-entropy sends it again); the other messages are
+    /// the link's stream, on which both sessions rely.
+    func send(_ messages: [SyncMessage]) {
+        for message in messages {
+            let encoded = message.encoded
+            guard case .ops(let segments) = message else {
+                sendSync(encoded, droppable: false)
+                continue
+            }
+            guard encoded.count > Self.syncMessageBudget else {
+                sendSync(encoded, droppable: true)
+                continue
+            }
+            var batch: [OpSegment] = []
+            var size = 0
+            for segment in segments {
+                let one = SyncMessage.ops([segment]).encoded.count
+                if !batch.isEmpty && size + one > Self.syncMessageBudget {
+                    sendSync(SyncMessage.ops(batch).encoded, droppable: true)
+                    batch = []
+                    size = 0
+                }
+                batch.append(segment)
+                size += one
+            }
+            if !batch.isEmpty { sendSync(SyncMessage.ops(batch).encoded, droppable: true) }
+        }
+    }
+
+    private func sendSync(_ bytes: [UInt8], droppable: Bool) {
+        handle.send(ApplicationMessage(type: PeerMessage.Kind.sync.rawValue, body: bytes), droppable: droppable)
+    }
+
+    /// Drops the link (a peer that sent something malformed).
+    func close() { handle.close() }
+}
+
+extension PeerMessage {
+    /// The message as the transport carries it: its type and body.
+    var application: ApplicationMessage { ApplicationMessage(type: kind.rawValue, body: body) }
+}
