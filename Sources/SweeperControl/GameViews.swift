@@ -1,4 +1,5 @@
 import Foundation
+import SweeperConventions
 
 // The games as answers and events show them: status, summary, full view,
 // players, cells.
@@ -249,13 +250,9 @@ public struct CellChange: Codable, Equatable, Sendable {
     }
 }
 
-/// Which games a device syncs.
-public enum SyncMode: String, Codable, CaseIterable, Sendable {
-    /// Every game of the circle but those forgotten (the default).
-    case all
-    /// Only the games held here (made, moved in or followed) and those followed.
-    case mine
-}
+/// Which games a device syncs (the daemon and its clients agree on it:
+/// it lives in SweeperConventions).
+public typealias SyncMode = SweeperConventions.SyncMode
 
 /// A game linked peers hold and this device does not, known from their
 /// summaries only (no board until it is followed).

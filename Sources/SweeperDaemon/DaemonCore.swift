@@ -47,7 +47,8 @@ struct DaemonCore: Sendable {
     /// Loads the games from `store` and assembles the parts on `eventLoop`;
     /// the peer node's listeners are bound, nothing runs yet.
     static func assemble(
-        settings: DaemonSettings, store: Store, notifier: SystemdNotifier, eventLoop: any EventLoop, logger: Logger
+        settings: DaemonSettings, store: Store, notifier: SystemdNotifier, eventLoop: any EventLoop,
+        clock: any DaemonClock = SystemClock(), logger: Logger
     ) async throws(StartError) -> DaemonCore {
         let engine: GameEngine
         do {
@@ -57,7 +58,7 @@ struct DaemonCore: Sendable {
         }
         let events = EventHub()
         let links = LinkRegistry()
-        let sessions = SyncSessions(ownID: engine.identity.peerID, links: links)
+        let sessions = SyncSessions(ownID: engine.identity.peerID, links: links, clock: clock)
         let gossip = NoteGossip(links: links, logger: logger)
         let status = DaemonStatus(notifier: notifier)
         let book = PeerBook(store: store, logger: logger)
@@ -71,18 +72,21 @@ struct DaemonCore: Sendable {
         let mode = ((try? store.setting(Store.syncModeSetting)) ?? nil).flatMap(SyncMode.init(rawValue:)) ?? settings.sync
         let selection = SyncSelection(mode: mode, choices: (try? store.gameChoices()) ?? [:])
         let play = PlayClock(
-            identity: engine.identity, store: store, links: links, gossip: gossip, forgotten: selection.forgotten, logger: logger)
+            identity: engine.identity, store: store, links: links, gossip: gossip, forgotten: selection.forgotten, clock: clock, logger: logger)
+        let views = ReplyViews(ownID: engine.identity.peerID, ownName: settings.name, peers: book, play: play)
         let service = GameService(
-            store: store, engine: engine, name: settings.name, peers: book,
-            sinks: GameServiceSinks(events: events, sessions: sessions, links: links, status: status, play: play), logger: logger, eventLoop: eventLoop,
-            selection: selection)
+            store: store, engine: engine,
+            sinks: GameServiceSinks(
+                changes: GameEvents(events: events, views: views), sessions: sessions, links: links, status: status, play: play),
+            logger: logger, eventLoop: eventLoop, selection: selection)
+        let peerEvents = PeerEvents(events: events, views: views)
         let presence = PresenceService(
-            identity: engine.identity, name: settings.name, links: links, gossip: gossip, events: events, book: book, play: play, eventLoop: eventLoop,
+            identity: engine.identity, links: links, gossip: gossip, changes: peerEvents, play: play, eventLoop: eventLoop, clock: clock,
             logger: logger)
         let members = CircleMembers(store: store, identity: engine.identity, firstKey: engine.circle, logger: logger)
         let inbox = PeerInbox(
-            service: service, links: links, sessions: sessions, gossip: gossip, peers: book, events: events, presence: presence, play: play,
-            members: members, logger: logger)
+            service: service, links: links, sessions: sessions, gossip: gossip, peers: book, changes: peerEvents, presence: presence, play: play,
+            members: members, clock: clock, logger: logger)
         let network: PeerNetwork
         let previousPort = (try? store.setting(Self.portSetting)).flatMap { $0.flatMap(Int.init) }
         do {
@@ -109,7 +113,8 @@ struct DaemonCore: Sendable {
             if !made.isEmpty { network.inbox.send(membership: made) }
         }
         let router = ControlRouter(
-            service: service, network: network, events: events, presence: presence, book: book, gossip: gossip, members: members,
+            service: service, views: views, network: network, events: events, presence: presence, book: book, gossip: gossip,
+            members: members,
             signer: engine.identity, newGameDefaults: settings.newGame, store: store,
             name: settings.name, logger: logger)
         return DaemonCore(

@@ -61,10 +61,11 @@ public protocol PeerNodeDelegate: Sendable {
     /// A link to a peer is up (after the handshake); none of its messages
     /// is handed on before this returns.
     func linkEstablished(_ link: PeerLinkHandle)
-    /// An application message arrived, not yet decoded; the link's next
-    /// frame is read when this returns. A message the application cannot
-    /// read is the application's to refuse (``PeerLinkHandle/close()``).
-    func received(_ message: ApplicationMessage, on link: PeerLinkHandle)
+    /// An application message arrived; the link's next frame is read when
+    /// this returns. Throw to refuse a message the application cannot read
+    /// (an unknown type, a body that does not decode): the link is dropped,
+    /// and the error logged, as for a frame that does not decode.
+    func received(_ message: ApplicationMessage, on link: PeerLinkHandle) throws
     /// The link is gone.
     func linkClosed(_ link: PeerLinkHandle)
     /// A device whose handshake proved an invitation asks to be admitted;

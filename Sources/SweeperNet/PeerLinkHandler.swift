@@ -24,8 +24,10 @@ final class PeerLinkHandler: ChannelDuplexHandler {
 
     /// Called on the loop when the handshake succeeds, with its result;
     /// returns where the link's messages go from then on, or nil to close
-    /// the connection (a duplicate link, or a node shutting down).
-    typealias Establish = (HandshakeResult) -> (@Sendable (LinkMessage) -> Void)?
+    /// the connection (a duplicate link, or a node shutting down). A
+    /// message that its receiver refuses (by throwing) closes the
+    /// connection, as a frame that does not decode does.
+    typealias Establish = (HandshakeResult) -> (@Sendable (LinkMessage) throws -> Void)?
 
     /// The most frames held before ``start(_:establish:)``: the peer's first
     /// handshake message is all that can legitimately come that early.
@@ -43,7 +45,7 @@ final class PeerLinkHandler: ChannelDuplexHandler {
     private var sender: SecretStreamSender?
     private var receiveKey: SecretBytes?
     private var receiver: SecretStreamReceiver?
-    private var deliver: (@Sendable (LinkMessage) -> Void)?
+    private var deliver: (@Sendable (LinkMessage) throws -> Void)?
     private var failure: (any Error)?
     private var pings: RepeatedTask?
 
@@ -134,7 +136,7 @@ final class PeerLinkHandler: ChannelDuplexHandler {
                 if case .ping(let token) = message {
                     context.writeAndFlush(wrapOutboundOut(ByteBuffer(bytes: sealed(.pong(token)))), promise: nil)
                 }
-                deliver(message)
+                try deliver(message)
             } else if var handshake = handshake.take() {
                 switch try handshake.receive(Array(buffer: frame)) {
                 case .send(let reply):

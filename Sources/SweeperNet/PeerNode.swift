@@ -418,7 +418,7 @@ public actor PeerNode: Service {
                                 keys.peer, initiatedLocally: role == .client, origin: origin, remote: remote, channel: raw)
                             else { return nil }
                             handle.withLockedValue { $0 = up }
-                            return { message in self.assumeIsolated { $0.handle(message, on: up) } }
+                            return { message in try self.assumeIsolated { try $0.handle(message, on: up) } }
                         }
                     }
                 }.get()
@@ -584,8 +584,9 @@ public actor PeerNode: Service {
         return (try? await answer.futureResult.get()) ?? nil
     }
 
-    /// Handles one message of a link, on the loop, as its frame is read.
-    private func handle(_ message: LinkMessage, on link: PeerLinkHandle) {
+    /// Handles one message of a link, on the loop, as its frame is read;
+    /// throws, to drop the link, when the delegate refuses an application message.
+    private func handle(_ message: LinkMessage, on link: PeerLinkHandle) throws(PeerConnectionError) {
         switch message {
         case .ping:
             break  // the link's handler answered it
@@ -599,7 +600,11 @@ public actor PeerNode: Service {
             delegate.helloReceived(hello, dialBack: dialBack, on: link)
             tellChanged(link.peer)
         case .application(let message):
-            delegate.received(message, on: link)
+            do {
+                try delegate.received(message, on: link)
+            } catch {
+                throw .malformedMessage("\(error)")
+            }
         case .admission, .admitted, .refused:
             // Only an invitation link carries these: on a member's link they are malformed.
             logFailure("\(link.peer) admission", "dropping a peer that sent an invitation message on its link", remote: link.peer.shortDescription)

@@ -80,7 +80,7 @@ public struct StoredPeer: Equatable, Sendable, Codable {
     }
 }
 
-/// One game as listed: its parameters and a cached summary (the truth is its ops).
+/// One game as listed: its parameters and cached status (the truth is its ops).
 public struct StoredGame: Equatable, Sendable, Codable {
     /// The game id (printable).
     public var id: String
@@ -92,17 +92,14 @@ public struct StoredGame: Equatable, Sendable, Codable {
     public var lastActivity: Date
     /// The cached status (`playing`, `won`, `lost`).
     public var status: String
-    /// A cached summary, encoded by the caller (JSON), for listing without replaying ops.
-    public var summary: Data
 
     /// Creates a game record.
-    public init(id: String, params: Data, created: Date, lastActivity: Date, status: String, summary: Data) {
+    public init(id: String, params: Data, created: Date, lastActivity: Date, status: String) {
         self.id = id
         self.params = params
         self.created = created
         self.lastActivity = lastActivity
         self.status = status
-        self.summary = summary
     }
 }
 

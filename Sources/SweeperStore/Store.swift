@@ -23,7 +23,7 @@ public final class Store: Sendable {
     }
 
     /// The schema version this build writes and understands.
-    public static let schemaVersion = 2
+    public static let schemaVersion = 3
     /// The database file name inside the state directory.
     public static let fileName = "sweeper.sqlite"
 
@@ -263,6 +263,12 @@ public final class Store: Sendable {
         // all vouched for by a signature.
         migrator.registerMigration("v6-vouched-ops") { db in
             try db.execute(sql: "ALTER TABLE ops ADD COLUMN vouched INTEGER NOT NULL DEFAULT 0")
+        }
+        // Games are rebuilt from their ops at start: the summary each commit
+        // cached beside a game was never read, so it goes. A release before
+        // this one writes it, so it is refused this database (schema 3).
+        migrator.registerMigration("v7-no-game-summary") { db in
+            try db.execute(sql: "ALTER TABLE games DROP COLUMN summary")
         }
         return migrator
     }

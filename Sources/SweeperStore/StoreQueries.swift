@@ -199,7 +199,7 @@ extension Store {
     static func game(_ row: Row) -> StoredGame {
         StoredGame(
             id: row["id"], params: row["params"], created: row["created"], lastActivity: row["lastActivity"],
-            status: row["status"], summary: row["summary"])
+            status: row["status"])
     }
 
     /// Stores a new game together with its first ops (normally its genesis),
@@ -208,8 +208,8 @@ extension Store {
     public func createGame(_ game: StoredGame, ops: [StoredOp] = [], durability: Durability = .synced) throws(StoreError) -> Bool {
         try write(durability) { db in
             try db.execute(
-                sql: "INSERT OR IGNORE INTO games (id, params, created, lastActivity, status, summary) VALUES (?, ?, ?, ?, ?, ?)",
-                arguments: [game.id, game.params, game.created, game.lastActivity, game.status, game.summary])
+                sql: "INSERT OR IGNORE INTO games (id, params, created, lastActivity, status) VALUES (?, ?, ?, ?, ?)",
+                arguments: [game.id, game.params, game.created, game.lastActivity, game.status])
             guard db.changesCount == 1 else { return false }
             for op in ops { try Self.insert(op, db) }
             return true
@@ -263,13 +263,13 @@ extension Store {
         }
     }
 
-    /// Appends ops and updates the game's cached status and summary, all in
-    /// one committed transaction. Ops already stored (same game, author and
+    /// Appends ops and updates the game's cached status, all in one
+    /// committed transaction. Ops already stored (same game, author and
     /// seq) are skipped. Returns how many ops were new.
     @discardableResult
     public func append(
-        _ ops: [StoredOp], updating gameID: String? = nil, status: String? = nil, summary: Data? = nil,
-        at time: Date = Date(), durability: Durability = .synced
+        _ ops: [StoredOp], updating gameID: String? = nil, status: String? = nil, at time: Date = Date(),
+        durability: Durability = .synced
     ) throws(StoreError) -> Int {
         try write(durability) { db in
             var added = 0
@@ -279,11 +279,8 @@ extension Store {
             }
             if let gameID {
                 try db.cachedStatement(
-                    sql: """
-                        UPDATE games SET lastActivity = ?, status = coalesce(?, status),
-                            summary = coalesce(?, summary) WHERE id = ?
-                        """
-                ).execute(arguments: [time, status, summary, gameID])
+                    sql: "UPDATE games SET lastActivity = ?, status = coalesce(?, status) WHERE id = ?"
+                ).execute(arguments: [time, status, gameID])
             }
             return added
         }
@@ -291,13 +288,13 @@ extension Store {
 
     /// Deletes `author`'s ops of a game after sequence number `seq` (a
     /// removed device's moves its removal did not keep) and updates the
-    /// game's cached status and summary; without a summary (nothing of the
-    /// game is left to show: its genesis went) the game and all its ops go.
-    /// Returns how many ops were deleted.
+    /// game's cached status; without a status (nothing of the game is left
+    /// to show: its genesis went) the game and all its ops go. Returns how
+    /// many ops were deleted.
     @discardableResult
-    public func dropOps(gameID: String, author: Data, after seq: Int64, status: String?, summary: Data?) throws(StoreError) -> Int {
+    public func dropOps(gameID: String, author: Data, after seq: Int64, status: String?) throws(StoreError) -> Int {
         try write { db in
-            guard let status, let summary else {
+            guard let status else {
                 try db.execute(sql: "DELETE FROM ops WHERE gameID = ?", arguments: [gameID])
                 let n = db.changesCount
                 try db.execute(sql: "DELETE FROM games WHERE id = ?", arguments: [gameID])
@@ -305,7 +302,7 @@ extension Store {
             }
             try db.execute(sql: "DELETE FROM ops WHERE gameID = ? AND author = ? AND seq > ?", arguments: [gameID, author, seq])
             let n = db.changesCount
-            try db.execute(sql: "UPDATE games SET status = ?, summary = ? WHERE id = ?", arguments: [status, summary, gameID])
+            try db.execute(sql: "UPDATE games SET status = ? WHERE id = ?", arguments: [status, gameID])
             return n
         }
     }

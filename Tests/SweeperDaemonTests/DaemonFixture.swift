@@ -20,16 +20,19 @@ struct DaemonFixture {
     var router: ControlRouter { core.router }
     let circle: CircleKey
 
-    init() async throws {
+    /// The parts over a new store, on `clock` (the computer's unless a test moves time itself).
+    init(clock: any DaemonClock = SystemClock()) async throws {
         directory = NSTemporaryDirectory() + "sweeper-remote-\(UUID().uuidString)"
         store = try Store(directory: directory)
-        core = try await Self.daemon(store: store, directory: directory, loop: loop)
+        core = try await Self.daemon(store: store, directory: directory, loop: loop, clock: clock)
         circle = await core.service.circle
     }
 
     /// The daemon's parts over `store`, as `Daemon.run` assembles them,
     /// with a peer network that listens on loopback only and dials nobody.
-    static func daemon(store: Store, directory: String, loop: any EventLoop) async throws -> DaemonCore {
+    static func daemon(
+        store: Store, directory: String, loop: any EventLoop, clock: any DaemonClock = SystemClock()
+    ) async throws -> DaemonCore {
         let settings = DaemonSettings(
             stateDirectory: directory, socketPath: directory + "/c.sock", listen: ["127.0.0.1:0"], peers: [], name: "ada",
             mdns: false, logLevel: .critical)
@@ -37,7 +40,7 @@ struct DaemonFixture {
         logger.logLevel = .critical
         return try await DaemonCore.assemble(
             settings: settings, store: store, notifier: SystemdNotifier(environment: [:]),
-            eventLoop: loop, logger: logger)
+            eventLoop: loop, clock: clock, logger: logger)
     }
 
     func cleanup() async {

@@ -7,31 +7,50 @@ import SweeperStore
 import Testing
 @testable import SweeperDaemon
 
-/// A database written by the release of 2026-11-23 (schema migrations v1 to
-/// v5, every op stored with its own signature), kept as an SQL dump in
-/// `Fixtures/`: three games, one lost, one archived, one made by another
-/// device with moves by both. Whatever the store's format becomes, this
-/// database must open, migrate, show the same games in the same state, and
-/// take new moves that survive a restart.
+/// Databases written by earlier releases, kept as SQL dumps in `Fixtures/`
+/// with the digests each release showed:
+///
+/// - 2026-11-23 (schema migrations v1 to v5, every op stored with its own
+///   signature): three games, one lost, one archived, one made by another
+///   device with moves by both;
+/// - 2026-11-25 (migrations to v6, schema 2, with a games summary column):
+///   the same kinds of games, and moves another device pushed live, kept
+///   unsigned (vouched) because that device died before signing them.
+///
+/// Whatever the store's format becomes, each must open, migrate, show the
+/// same games in the same state, and take new moves that survive a restart.
 @Suite struct StoredReleaseTests {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
 
-    /// A state directory holding the fixture database, and the digests the old release showed.
-    static func restoredDirectory() throws -> (String, [String: String]) {
+    /// A state directory holding the fixture database of `release`, and the digests that release showed.
+    static func restoredDirectory(_ release: String) throws -> (String, [String: String]) {
         let directory = NSTemporaryDirectory() + "sweeper-release-\(UUID().uuidString)"
         try PrivateDirectory.make(directory, tighten: true)
-        let sql = try String(contentsOf: fixtures.appendingPathComponent("database-2026-11-23.sql"), encoding: .utf8)
+        let sql = try String(contentsOf: fixtures.appendingPathComponent("database-\(release).sql"), encoding: .utf8)
         let queue = try DatabaseQueue(path: directory + "/" + Store.fileName)
         try queue.writeWithoutTransaction { db in try db.execute(sql: sql) }
         try queue.close()
-        let json = try Data(contentsOf: fixtures.appendingPathComponent("database-2026-11-23.digests.json"))
+        let json = try Data(contentsOf: fixtures.appendingPathComponent("database-\(release).digests.json"))
         let digests = try JSONDecoder().decode([String: String].self, from: json)
         return (directory, digests)
     }
 
-    @Test func aDatabaseOfTheLastReleaseOpensWithItsGamesAsTheyWere() async throws {
-        let (directory, digests) = try Self.restoredDirectory()
+    /// How many ops a database holds, and how many of them are held unsigned (vouched for by their link only).
+    static func opCounts(_ directory: String) throws -> (all: Int, vouchedOnly: Int) {
+        let queue = try DatabaseQueue(path: directory + "/" + Store.fileName)
+        defer { try? queue.close() }
+        return try queue.read { db in
+            let all = try Int.fetchOne(db, sql: "SELECT count(*) FROM ops") ?? 0
+            let flagged = try db.columns(in: "ops").contains { $0.name == "vouched" }
+            return (all, flagged ? try Int.fetchOne(db, sql: "SELECT count(*) FROM ops WHERE vouched = 1") ?? 0 : 0)
+        }
+    }
+
+    @Test(arguments: ["2026-11-23", "2026-11-25"])
+    func aDatabaseOfAnEarlierReleaseOpensWithItsGamesAsTheyWere(_ release: String) async throws {
+        let (directory, digests) = try Self.restoredDirectory(release)
         defer { try? FileManager.default.removeItem(atPath: directory) }
+        let written = try Self.opCounts(directory)
         let store = try Store(directory: directory)
         let loop = MultiThreadedEventLoopGroup.singleton.next()
         let core = try await DaemonFixture.daemon(store: store, directory: directory, loop: loop)
@@ -60,14 +79,17 @@ import Testing
         await again.network.node.shutdown()
         store.close()
 
-        // Migrated: this release's schema, and every op the old release wrote vouched for by a signature.
+        // Migrated: this release's schema (no summary cached beside a game),
+        // every op the old release wrote kept, flagged as it was, and the flag made here.
         let queue = try DatabaseQueue(path: directory + "/" + Store.fileName)
-        let (version, vouchedFor) = try await queue.read { db in
-            (try Int.fetchOne(db, sql: "PRAGMA user_version"), try Int.fetchOne(db, sql: "SELECT count(*) FROM ops WHERE vouched = 0"))
+        let (version, summaryKept) = try await queue.read { db in
+            (try Int.fetchOne(db, sql: "PRAGMA user_version"), try db.columns(in: "games").contains { $0.name == "summary" })
         }
-        #expect(version == Store.schemaVersion && Store.schemaVersion == 2)
-        // 17 ops of the old release, and the flag made here.
-        #expect(vouchedFor == 18)
         try queue.close()
+        #expect(version == Store.schemaVersion && Store.schemaVersion == 3)
+        #expect(!summaryKept)
+        let migrated = try Self.opCounts(directory)
+        #expect(migrated.all == written.all + 1 && migrated.vouchedOnly == written.vouchedOnly)
+        if release == "2026-11-25" { #expect(written.vouchedOnly > 0, "the fixture holds no unsigned op") }
     }
 }

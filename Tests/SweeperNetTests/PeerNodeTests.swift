@@ -157,7 +157,8 @@ struct TestNode {
         let a = try await TestNode(circle: CircleKey(), name: "a")
         let stranger = try await TestNode(circle: CircleKey(), name: "stranger")
         await stranger.node.addStaticPeer(host: "127.0.0.1", port: a.port)
-        try await Task.sleep(for: .milliseconds(1500))
+        // The stranger dialled, and its handshake was refused.
+        #expect(await eventuallyAsync { await !stranger.node.unreachedStaticPeers().isEmpty })
         #expect(a.delegate.up.isEmpty)
         #expect(stranger.delegate.up.isEmpty)
         #expect(await a.node.snapshot().isEmpty)

@@ -66,14 +66,14 @@ private struct TinyFileSystem {
         defer { fs.cleanup() }
         let store = try Store(directory: fs.path + "/state")
         defer { store.close() }
-        let game = StoredGame(id: "g", params: Data(), created: Date(), lastActivity: Date(), status: "playing", summary: Data())
+        let game = StoredGame(id: "g", params: Data(), created: Date(), lastActivity: Date(), status: "playing")
         #expect(try store.createGame(game, ops: [Self.op(1)]))
         let fillers = fs.fill()
         var seq = 2
         var refusal: StoreError?
         for _ in 0..<100 where refusal == nil {
             do {
-                try store.append([Self.op(seq)], updating: "g", status: "playing", summary: Data(repeating: 7, count: 64))
+                try store.append([Self.op(seq)], updating: "g", status: "playing")
                 seq += 1
             } catch {
                 refusal = error

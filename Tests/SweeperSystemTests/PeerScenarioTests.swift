@@ -475,8 +475,13 @@ struct PeerScenarioTests {
         #expect(try c[2].cli(["flag", game, "\(byH2.x)", "\(byH2.y)"]).status == 0)
         #expect(try c[1].cli(["flag", game, "\(byH1.x)", "\(byH1.y)"]).status == 0)
         guard c.waitConverged(game, [1, 2]) != nil else { return }
-        // Long enough for mDNS to see h3 again and for several dials.
-        Thread.sleep(forTimeInterval: 8)
+        // mDNS shows h1 and h2 to h3 under a tag it does not know, and h3
+        // to them as removed: nobody dials. So h3 dials h1 by its address,
+        // as a removed device that remembers it would: h1 refuses it (the
+        // attempt happened), and neither links a removed host.
+        #expect(try c[3].cli(["connect", "\(c.lab.address(1)):7455"]).status == 0)
+        let refusedH3 = "refused a device that is not in the circle (\(c.ids[2].prefix(5)))"
+        #expect(eventually(20) { c[1].log().contains(refusedH3) }, "h1 never refused h3\n\(c.diagnostics())")
         for h in [1, 2] {
             let board = c[h].board(game)
             #expect(cell(board, byH1.x, byH1.y) == "F" && cell(board, byH2.x, byH2.y) == "F", "h\(h): \(board)")

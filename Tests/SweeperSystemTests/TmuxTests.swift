@@ -250,7 +250,8 @@ final class TmuxPane {
         // It never gives up (a minute of attempts used to end it), and n says why no game starts.
         pane.send("n")
         pane.waitFor("No new game while the daemon is away")
-        Thread.sleep(forTimeInterval: 12)
+        // It tries again and again, with a growing pause, and stays.
+        pane.waitFor("the fourth attempt") { $0.joined().filter { !$0.isWhitespace }.contains("(attempt4)") }
         #expect(pane.capture().joined(separator: "\n").contains("retrying"))
         #expect(pane.playPID() != nil)
         try h.start()

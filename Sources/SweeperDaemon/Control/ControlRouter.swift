@@ -14,6 +14,8 @@ import SweeperSync
 /// every failure as a ``ControlError``. It holds no state of its own.
 struct ControlRouter: ControlResponder {
     let service: GameService
+    /// How games are shown in answers.
+    let views: ReplyViews
     let network: PeerNetwork
     let events: EventHub
     let presence: PresenceService
@@ -54,32 +56,41 @@ struct ControlRouter: ControlResponder {
             return try answer(id, await status())
         case Commands.Games.name:
             let a: Commands.Games.Arguments = try args(line)
-            let available = a.available == true ? await service.available(from: network.inbox.peerHoldings()) : nil
-            return try answer(id, Commands.Games.Result(games: try await service.summaries(archived: a.archived == true), available: available))
+            let available = a.available == true ? await service.available(from: network.inbox.peerHoldings()).map(Self.shown) : nil
+            let games = try await service.games(archived: a.archived == true).map { views.summary($0.0, $0.1) }
+            return try answer(id, Commands.Games.Result(games: games, available: available))
         case Commands.AddPlayers.name:
             let a: Commands.AddPlayers.Arguments = try args(line)
-            return try answer(id, try await service.addPlayers(try players(named: a.players), to: a.game))
+            let (after, added) = try await service.addPlayers(try players(named: a.players), to: a.game)
+            return try answer(
+                id, Commands.AddPlayers.Result(game: after.gameID.description, chosenPlayers: views.chosenPlayers(after) ?? [], added: added))
         case Commands.Archive.name:
             let a: Commands.Archive.Arguments = try args(line)
-            return try answer(id, try await service.archive(a.game, archived: a.archived ?? true))
+            let (after, changed) = try await service.archive(a.game, archived: a.archived ?? true)
+            return try answer(id, Commands.Archive.Result(game: after.gameID.description, archived: after.isArchived, changed: changed))
         case Commands.Forget.name:
             let a: Commands.Forget.Arguments = try args(line)
-            let result = try await service.forget(a.game)
+            let (game, deleted) = try await service.forget(a.game)
             await network.inbox.interestChanged()
-            return try answer(id, result)
+            return try answer(id, Commands.Forget.Result(game: game.description, held: false, ops: deleted))
         case Commands.Follow.name:
             let a: Commands.Follow.Arguments = try args(line)
             let available = Set(network.inbox.peerHoldings().flatMap(\.holds.keys))
-            let result = try await service.follow(a.game, available: available)
+            let (game, held, ops) = try await service.follow(a.game, available: available)
             await network.inbox.interestChanged()
-            return try answer(id, result)
+            return try answer(id, Commands.Follow.Result(game: game.description, held: held, ops: ops))
         case Commands.Sync.name:
             let a: Commands.Sync.Arguments = try args(line)
             if let mode = a.mode {
                 try await service.setSyncMode(mode)
                 await network.inbox.interestChanged()
             }
-            return try answer(id, await service.syncChoices)
+            let selection = await service.selection
+            return try answer(
+                id,
+                Commands.Sync.Result(
+                    mode: selection.mode, followed: selection.followed.sorted().map(\.description),
+                    forgotten: selection.forgotten.sorted().map(\.description)))
         case Commands.New.name:
             let request: Commands.New.Arguments = try args(line)
             let (parameters, seed, questionMarks) = try Self.newGame(request, defaults: newGameDefaults)
@@ -88,11 +99,13 @@ struct ControlRouter: ControlResponder {
             if isPrivate && players == nil {
                 throw ControlError.badArguments("a private game needs its players (players): only they read it")
             }
-            return try answer(
-                id, try await service.newGame(parameters, seed: seed, questionMarks: questionMarks, players: players, isPrivate: isPrivate))
+            let (replica, state) = try await service.newGame(
+                parameters, seed: seed, questionMarks: questionMarks, players: players, isPrivate: isPrivate)
+            return try answer(id, views.view(replica, state))
         case Commands.Show.name:
             let a: Commands.GameArguments = try args(line)
-            return try answer(id, try await service.show(a.game, assist: a.cheat == true))
+            let (replica, state) = try await service.game(a.game, assist: a.cheat == true)
+            return try answer(id, views.view(replica, state, cheat: a.cheat == true))
         case Commands.Reveal.name:
             return try answer(id, try await move(.reveal, try args(line)))
         case Commands.Chord.name:
@@ -102,9 +115,16 @@ struct ControlRouter: ControlResponder {
             return try answer(id, try await move(.mark(try Self.mark(a.mark)), a))
         case Commands.Hint.name:
             let a: Commands.GameArguments = try args(line)
-            return try answer(id, try await service.hint(a.game))
+            let (state, cell) = try await service.hint(a.game)
+            let game = state.gameID.description
+            guard let cell else {
+                return try answer(
+                    id, Commands.Hint.Result(
+                        game: game, x: nil, y: nil, kind: nil, message: "no cell can be proven safe from what is shown; time to guess"))
+            }
+            return try answer(id, Commands.Hint.Result(game: game, x: cell.x, y: cell.y, kind: .safe, message: "\(cell.x),\(cell.y) is safe"))
         case Commands.Scores.name:
-            return try answer(id, try await service.scores())
+            return try answer(id, views.scores(try await service.wonByPlaying()))
         case Commands.Invite.name:
             let a: Commands.Invite.Arguments = try args(line)
             let seconds = a.validSeconds ?? Commands.Invite.defaultValidSeconds
@@ -132,12 +152,13 @@ struct ControlRouter: ControlResponder {
             return try answer(
                 id,
                 Commands.Peers.Result(
-                    peers: await network.peers(all: all), unreached: all ? await network.unreached() : nil, mdns: network.mdnsStatus,
-                    presence: presence.everyone))
+                    peers: await network.peers(all: all).map { views.peer($0) },
+                    unreached: all ? await network.unreached().map { ReplyViews.unreached($0) } : nil, mdns: network.mdnsStatus,
+                    presence: views.presence(presence.everyone)))
         case Commands.Profile.name:
             return try answer(id, try profile(try args(line)))
         case Commands.Presence.name:
-            return try answer(id, Commands.Presence.Result(presence: presence.everyone))
+            return try answer(id, Commands.Presence.Result(presence: views.presence(presence.everyone)))
         case Commands.Cursor.name:
             throw ControlError.badArguments("cursor is sent on a subscribed connection (after subscribe), where it sets this viewer's presence")
         case Commands.Connect.name:
@@ -161,7 +182,7 @@ struct ControlRouter: ControlResponder {
     }
 
     private func move(_ move: LocalMove, _ a: Commands.MoveArguments) async throws -> Commands.MoveResult {
-        try await service.move(move, game: a.game, x: a.x, y: a.y)
+        views.moveResult(try await service.move(move, game: a.game, x: a.x, y: a.y))
     }
 
     /// Shows, or sets and sends, this player's profile.
@@ -202,7 +223,7 @@ struct ControlRouter: ControlResponder {
         Commands.Status.Result(
             peerID: service.identity.description, name: book.name(of: signer.peerID) ?? name, circleTag: members.keys.current.tag,
             listening: network.listening, mdns: network.mdnsStatus, peers: await network.connectedCount(),
-            games: await service.gameCount, version: SweeperVersion.current, pid: getpid(), presence: presence.everyone)
+            games: await service.gameCount, version: SweeperVersion.current, pid: getpid(), presence: views.presence(presence.everyone))
     }
 
     /// A line on a subscribed connection: a viewer's `cursor`. It gets no
@@ -360,5 +381,13 @@ struct ControlRouter: ControlResponder {
 
     private static func failure(_ id: RequestID?, _ error: ControlError) -> Data {
         (try? ControlCoding.line(Answer<Empty>.failure(id, error))) ?? Data("{\"ok\":false}\n".utf8)
+    }
+}
+
+extension ControlRouter {
+    /// How `games --available` shows a game that linked peers hold.
+    static func shown(_ game: GameElsewhere) -> AvailableGame {
+        AvailableGame(
+            id: game.id.description, ops: Int(clamping: game.ops), players: game.players, heldBy: game.heldBy, forgotten: game.forgotten)
     }
 }

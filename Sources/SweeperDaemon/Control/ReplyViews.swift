@@ -79,30 +79,39 @@ struct ReplyViews: Sendable {
         }
     }
 
-    /// The cells `ops` changed, as they look in `state` now: the cells each
-    /// reveal opened and each mark set, and every mine when the game's
-    /// status changed from `before` (it ended, or it plays again because a
-    /// removed device's losing move was dropped).
-    static func cellChanges(_ ops: some Sequence<Op>, before: GameStatus?, in state: GameState) -> [CellChange] {
-        var cells: Set<Int> = []
-        for op in ops {
-            switch op.payload {
-            case .reveal(let runs): cells.formUnion(runs)
-            case .flood(let flood): cells.formUnion(flood.cells(in: state.genesis.layout))
-            case .mark(let c, _): cells.insert(c)
-            default: break
-            }
-        }
-        // A game that ended shows its mines; one that is playing again (a
-        // removed device's losing move dropped) covers them again.
-        if let before, before != state.status {
-            cells.formUnion(state.genesis.layout.mineIndices)
-        }
+    /// The cells of `cells` (indices, from ``GameState/changedCells(by:before:)``)
+    /// as they look in `state` now.
+    static func cellChanges(_ cells: [Int], in state: GameState) -> [CellChange] {
         let g = state.genesis.geometry
-        return cells.sorted().map { i in
+        return cells.map { i in
             let c = g.cell(at: i)
             return CellChange(x: c.x, y: c.y, value: String(state.look(i)))
         }
+    }
+
+    /// The best unassisted time for each board size, of `won` (games won by
+    /// playing, unassisted, as ``GameService/wonByPlaying()`` gives them).
+    func scores(_ won: [(GameReplica, GameState)]) -> Commands.Scores.Result {
+        var best: [String: Commands.BestTime] = [:]
+        for (replica, state) in won {
+            let p = state.genesis.parameters
+            let key = "\(p.width)x\(p.height)x\(p.mines)"
+            let seconds = play.playedSeconds(state)
+            let date = Double(state.startMillis) / 1000
+            if let b = best[key], (b.seconds, b.date) <= (seconds, date) { continue }
+            best[key] = Commands.BestTime(
+                width: p.width, height: p.height, mines: p.mines, seconds: seconds, game: state.gameID.description,
+                players: players(replica, state).map(name(of:)), date: date, ended: state.endMillis.map { Double($0) / 1000 })
+        }
+        return Commands.Scores.Result(scores: best.values.sorted { ($0.width, $0.height, $0.mines) < ($1.width, $1.height, $1.mines) })
+    }
+
+    /// A move's answer: the cells it changed, and the game after it.
+    func moveResult(_ outcome: MoveOutcome) -> Commands.MoveResult {
+        let state = outcome.state
+        return Commands.MoveResult(
+            game: state.gameID.description, changed: Self.cellChanges(outcome.cells, in: state), status: state.status.shown,
+            progress: state.board.progress, trippedBy: state.trippedBy?.description)
     }
 }
 
@@ -173,7 +182,7 @@ extension ControlRouter {
     func circle() async -> Commands.Circle.Result {
         let view = members.view
         let me = signer.peerID
-        let peers = Dictionary(await network.peers(all: false).map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        let peers = Dictionary(await network.peers(all: false).map { ($0.snapshot.id.description, views.peer($0)) }, uniquingKeysWith: { a, _ in a })
         // Peers not seen since this daemon started: when the store last saw them.
         let now = Date()
         let stored = Dictionary(((try? store.peers()) ?? []).map { ($0.peerID, max(0, now.timeIntervalSince($0.lastSeen))) },

@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 import NIOCore
-import SweeperControl
+import SweeperConventions
 import SweeperCrypto
 import SweeperGame
 import SweeperStore
@@ -10,8 +10,8 @@ import SweeperSync
 /// Where the game service sends what changed, each called synchronously
 /// in the call that made the change.
 struct GameServiceSinks: Sendable {
-    /// Viewers' events.
-    var events: EventHub
+    /// What changed in the games, for the viewers.
+    var changes: any GameChangeSink
     /// The peers' sync sessions: every new op, local or a peer's, is pushed at once.
     var sessions: SyncSessions
     /// The links: told which games may go on none (those of circles left)
@@ -33,6 +33,27 @@ struct RemoteIntake: Sendable {
     var rejected: [OpRefusal]
     /// What the peer did that no honest peer does, if it did: drop the link.
     var violation: String? = nil
+}
+
+/// What a move of this daemon's player did.
+struct MoveOutcome: Sendable {
+    /// The game after the move (as it was, when the move changed nothing).
+    var state: GameState
+    /// The cells the move changed.
+    var cells: [Int]
+}
+
+/// A game that linked peers hold and this device does not.
+struct GameElsewhere: Sendable {
+    var id: GameID
+    /// The most ops any of them holds.
+    var ops: UInt64
+    /// The most authors any of them holds ops of.
+    var players: Int
+    /// The names of the peers that hold it.
+    var heldBy: [String]
+    /// Whether this device forgot it.
+    var forgotten: Bool
 }
 
 /// A move a player of this daemon makes.
@@ -59,24 +80,22 @@ actor GameService {
     private let store: Store
     private var engine: GameEngine
     private let sinks: GameServiceSinks
-    private let views: ReplyViews
     private let logger: Logger
     /// The loop the service's jobs run on.
     let eventLoop: any EventLoop
 
     nonisolated var unownedExecutor: UnownedSerialExecutor { eventLoop.executor.asUnownedSerialExecutor() }
 
-    /// A service over `engine` (loaded from `store`), naming this daemon's
-    /// player `name` and others from `peers`.
+    /// A service over `engine` (loaded from `store`).
     init(
-        store: Store, engine: GameEngine, name: String, peers: PeerBook, sinks: GameServiceSinks, logger: Logger,
-        eventLoop: any EventLoop, selection: SyncSelection = SyncSelection(mode: .all)
+        store: Store, engine: GameEngine, sinks: GameServiceSinks, logger: Logger, eventLoop: any EventLoop,
+        selection: SyncSelection = SyncSelection(mode: .all)
     ) {
         self.store = store
         self.engine = engine
+        self.identity = engine.identity.peerID
         self.selection = selection
         self.sinks = sinks
-        self.views = ReplyViews(ownID: engine.identity.peerID, ownName: name, peers: peers, play: sinks.play)
         self.logger = logger
         self.eventLoop = eventLoop
         logger.info("loaded games", metadata: ["count": "\(engine.games.count)", "peer": "\(engine.identity.peerID)"])
@@ -96,7 +115,7 @@ actor GameService {
     var gameCount: Int { engine.games.count }
 
     /// This daemon's identity.
-    nonisolated var identity: PeerID { views.ownID }
+    nonisolated let identity: PeerID
 
     /// The current circle.
     var circle: CircleKey { engine.circle }
@@ -195,16 +214,14 @@ actor GameService {
             if before[gameID] == nil {
                 unwritten.newGames.insert(gameID)
                 added = true
-                sinks.events.publish(ControlEvent(event: .gameAdded, game: gameID.description, summary: views.summary(replica, state)))
+                sinks.changes.gameChanged(.added(replica, state))
                 continue
             }
-            sinks.events.publish(ControlEvent(
-                event: .cells, game: gameID.description, cells: ReplyViews.cellChanges(ops, before: before[gameID], in: state),
-                status: state.status.shown, minesLeft: state.board.minesLeft, by: ops.last.map { text(of: $0.author) },
-                progress: state.board.progress, trippedBy: state.trippedBy?.description))
-            if ops.contains(where: \.changesSummary) {
-                sinks.events.publish(ControlEvent(event: .gameChanged, game: gameID.description, summary: views.summary(replica, state)))
+            if let author = ops.last?.author {
+                sinks.changes.gameChanged(.cells(CellsChanged(
+                    state: state, cells: state.changedCells(by: ops, before: before[gameID]), author: author, clicked: nil)))
             }
+            if ops.contains(where: \.changesListing) { sinks.changes.gameChanged(.listing(replica, state)) }
         }
         if added { sinks.status.gamesChanged(to: engine.games.count) }
     }
@@ -232,7 +249,7 @@ actor GameService {
     private var unwritten = Unwritten()
 
     /// Writes the remote ops applied since the last write, game by game,
-    /// with each game's summary, without waiting for an fsync (their
+    /// with each game's status, without waiting for an fsync (their
     /// authors hold them; a later synced write or checkpoint makes them
     /// durable here). A failed write reloads the engine from the store.
     /// The daemon calls it once more when it stops.
@@ -246,18 +263,15 @@ actor GameService {
                     try writeUnread(gameID, ops, isNew: pending.newGames.contains(gameID))
                     continue
                 }
-                let summaryData = try JSONEncoder().encode(views.summary(replica, state))
                 let stored = ops.map { GameEngine.stored($0, vouched: replica.isVouchedOnly($0)) }
                 if pending.newGames.contains(gameID) {
                     let record = StoredGame(
                         id: gameID.description, params: try JSONEncoder().encode(state.genesis.parameters),
                         created: Date(timeIntervalSince1970: Double(state.startMillis) / 1000), lastActivity: Date(),
-                        status: state.status.rawValue, summary: summaryData)
+                        status: state.status.rawValue)
                     if try store.createGame(record, ops: stored, durability: .deferred) { continue }
                 }
-                try store.append(
-                    stored, updating: gameID.description, status: state.status.rawValue, summary: summaryData,
-                    durability: .deferred)
+                try store.append(stored, updating: gameID.description, status: state.status.rawValue, durability: .deferred)
             }
             // After the ops they sign, which this write may have just stored.
             try store.saveSignatures(pending.signed.map { GameEngine.stored($0) })
@@ -267,18 +281,18 @@ actor GameService {
     }
 
     /// Writes the ops of a private game this device holds without reading
-    /// it: a row with nothing but its id and when it came (no parameters,
-    /// no summary: this device knows neither), and the sealed ops.
+    /// it: a row with nothing but its id and when it came (no parameters:
+    /// this device does not know them), and the sealed ops.
     private func writeUnread(_ gameID: GameID, _ ops: [Op], isNew: Bool) throws {
         guard let game = engine.circles[0].replica.games[gameID], game.isKnown else { return }
         let stored = ops.map { GameEngine.stored($0, vouched: game.isVouchedOnly($0)) }
         let empty = Data("{}".utf8)
         if isNew {
             let record = StoredGame(
-                id: gameID.description, params: empty, created: Date(), lastActivity: Date(), status: Self.unreadStatus, summary: empty)
+                id: gameID.description, params: empty, created: Date(), lastActivity: Date(), status: Self.unreadStatus)
             if try store.createGame(record, ops: stored, durability: .deferred) { return }
         }
-        try store.append(stored, updating: gameID.description, status: Self.unreadStatus, summary: empty, durability: .deferred)
+        try store.append(stored, updating: gameID.description, status: Self.unreadStatus, durability: .deferred)
     }
 
     /// The status stored for a private game this device does not read.
@@ -320,68 +334,44 @@ actor GameService {
         return (circle, replica, state)
     }
 
-    /// Peer ids as text, by id: every move's event names its author, and
-    /// the id's text form costs more than the rest of the event. Holds the
-    /// authors of accepted ops only (members of a circle), so it stays small.
-    private var peerIDTexts: [PeerID: String] = [:]
-
-    private func text(of peer: PeerID) -> String {
-        if let known = peerIDTexts[peer] { return known }
-        let text = peer.description
-        peerIDTexts[peer] = text
-        return text
-    }
-
     // MARK: Reading games
 
-    /// Every game's summary, newest first; archived games only when asked.
-    func summaries(archived: Bool = false) throws -> [GameSummary] {
+    /// Every game this device reads, newest first; archived games only when asked.
+    func games(archived: Bool = false) throws -> [(GameReplica, GameState)] {
         try reloadIfPending()
         return engine.games.filter { archived || !$0.state.isArchived }
             .sorted { ($0.state.startMillis, $0.state.gameID) > ($1.state.startMillis, $1.state.gameID) }
-            .compactMap { g in engine.game(g.state.gameID).map { views.summary($0.game, g.state) } }
+            .compactMap { g in engine.game(g.state.gameID).map { ($0.game, g.state) } }
     }
 
-    /// A game's view; with `assist`, the mines too, and the game is marked
-    /// assisted (a signed op) for every player.
-    func show(_ game: String?, assist: Bool) throws -> GameView {
+    /// A game; with `assist`, the game is marked assisted (a signed op)
+    /// for every player, since its mines are about to be shown.
+    func game(_ game: String?, assist: Bool) throws -> (GameReplica, GameState) {
         var (circle, replica, state) = try lookup(game)
         if assist, let op = try madeOp({ try engine.circles[circle].author.assist(in: replica, atMillis: Date().millis) }, geometry: nil) {
             (replica, state) = try commit(op, circle: circle)
         }
-        return views.view(replica, state, cheat: assist)
+        return (replica, state)
     }
 
-    /// A cell no player can be wrong about from what is shown, if any.
-    func hint(_ game: String?) throws -> Commands.Hint.Result {
+    /// A cell of a game in play that no player can be wrong about from
+    /// what is shown, if any.
+    func hint(_ game: String?) throws -> (GameState, Cell?) {
         let (_, _, state) = try lookup(game)
-        let id = state.gameID.description
         guard state.status == .playing else { throw GameServiceError.gameOver(state.status) }
-        guard let i = Solver.hint(for: state.board) else {
-            return Commands.Hint.Result(game: id, x: nil, y: nil, kind: nil, message: "no cell can be proven safe from what is shown; time to guess")
-        }
-        let c = state.genesis.geometry.cell(at: i)
-        return Commands.Hint.Result(game: id, x: c.x, y: c.y, kind: .safe, message: "\(c.x),\(c.y) is safe")
+        return (state, Solver.hint(for: state.board).map(state.genesis.geometry.cell(at:)))
     }
 
-    /// The best unassisted time for each board size, of games won by
-    /// playing: a game its free opening won, with no move made, is no time.
-    func scores() throws -> Commands.Scores.Result {
+    /// The games won by playing, unassisted: a game its free opening won,
+    /// with no move made, is no time.
+    func wonByPlaying() throws -> [(GameReplica, GameState)] {
         try reloadIfPending()
-        var best: [String: Commands.BestTime] = [:]
-        for (_, state) in engine.games where state.status == .won && !state.isAssisted {
-            guard let replica = engine.game(state.gameID)?.game, replica.ops.contains(where: \.isReveal) else { continue }
-            let p = state.genesis.parameters
-            let key = "\(p.width)x\(p.height)x\(p.mines)"
-            let seconds = views.play.playedSeconds(state)
-            let date = Double(state.startMillis) / 1000
-            if let b = best[key], (b.seconds, b.date) <= (seconds, date) { continue }
-            let players = engine.game(state.gameID).map { views.players($0.game, state).map(views.name(of:)) } ?? []
-            best[key] = Commands.BestTime(
-                width: p.width, height: p.height, mines: p.mines, seconds: seconds, game: state.gameID.description,
-                players: players, date: date, ended: state.endMillis.map { Double($0) / 1000 })
+        return engine.games.compactMap { _, state in
+            guard state.status == .won, !state.isAssisted, let replica = engine.game(state.gameID)?.game,
+                replica.ops.contains(where: \.isReveal)
+            else { return nil }
+            return (replica, state)
         }
-        return Commands.Scores.Result(scores: best.values.sorted { ($0.width, $0.height, $0.mines) < ($1.width, $1.height, $1.mines) })
     }
 
     // MARK: Changing games
@@ -392,7 +382,7 @@ actor GameService {
     /// players alone: the others relay it unread.
     func newGame(
         _ parameters: GameParameters, seed: UInt64, questionMarks: Bool, players: Set<PeerID>? = nil, isPrivate: Bool = false
-    ) throws -> GameView {
+    ) throws -> (GameReplica, GameState) {
         try reloadIfPending()
         let now = Date()
         let generated: GeneratedBoard
@@ -416,90 +406,83 @@ actor GameService {
         guard let (_, replica) = next.game(genesis.gameID), let state = replica.state else {
             throw GameServiceError.engine(.gameVanished)
         }
-        let summary = views.summary(replica, state, now: now)
         let record = StoredGame(
             id: genesis.gameID.description, params: try JSONEncoder().encode(parameters), created: now, lastActivity: now,
-            status: state.status.rawValue, summary: try JSONEncoder().encode(summary))
+            status: state.status.rawValue)
         guard try store.createGame(record, ops: [GameEngine.stored(genesis)]) else { throw GameServiceError.gameExists }
         engine = next
         notePrivatePlayers([genesis])
         if state.status != .playing { sinks.play.gameEnded(genesis.gameID) }
         sinks.sessions.push([genesis], replica: self.replica)
         logger.info("new game", metadata: ["game": "\(genesis.gameID)", "size": "\(parameters.width)x\(parameters.height)/\(parameters.mines)"])
-        sinks.events.publish(ControlEvent(event: .gameAdded, game: genesis.gameID.description, summary: summary))
+        sinks.changes.gameChanged(.added(replica, state))
         sinks.status.gamesChanged(to: engine.games.count)
-        return views.view(replica, state)
+        return (replica, state)
     }
 
     /// Lets `added` move in `game` (this device made it and chose its
-    /// players): a signed op every replica applies.
-    func addPlayers(_ added: Set<PeerID>, to game: String) throws -> Commands.AddPlayers.Result {
+    /// players): a signed op every replica applies. Returns the game after
+    /// it, and how many players it gained.
+    func addPlayers(_ added: Set<PeerID>, to game: String) throws -> (state: GameState, added: Int) {
         let (circle, replica, state) = try lookup(game)
         var after = state
         let before = state.players?.count ?? 0
         if let op = try madeOp({ try engine.circles[circle].author.addPlayers(added, in: replica, atMillis: Date().millis) }, geometry: nil) {
             (_, after) = try commit(op, circle: circle)
-            publishSummary(after)
+            listingChanged(after)
         }
-        return Commands.AddPlayers.Result(
-            game: state.gameID.description, chosenPlayers: views.chosenPlayers(after) ?? [],
-            added: (after.players?.count ?? 0) - before)
+        return (after, (after.players?.count ?? 0) - before)
     }
 
     /// Archives `game` (hidden from every device's list) or shows it again:
-    /// a signed op every replica applies.
-    func archive(_ game: String, archived: Bool) throws -> Commands.Archive.Result {
+    /// a signed op every replica applies. Returns the game after it, and
+    /// whether it changed.
+    func archive(_ game: String, archived: Bool) throws -> (state: GameState, changed: Bool) {
         let (circle, replica, state) = try lookup(game)
         var after = state
         let op = try madeOp({ try engine.circles[circle].author.archive(archived, in: replica, atMillis: Date().millis) }, geometry: nil)
         if let op {
             (_, after) = try commit(op, circle: circle)
-            publishSummary(after)
+            listingChanged(after)
         }
-        return Commands.Archive.Result(game: state.gameID.description, archived: after.isArchived, changed: op != nil)
+        return (after, op != nil)
     }
 
-    /// Tells viewers a game's summary changed (its players or its archive flag).
-    private func publishSummary(_ state: GameState) {
+    /// Reports that how a game is listed changed (its players or its archive flag).
+    private func listingChanged(_ state: GameState) {
         guard let replica = engine.game(state.gameID)?.game else { return }
-        sinks.events.publish(ControlEvent(event: .gameChanged, game: state.gameID.description, summary: views.summary(replica, state)))
+        sinks.changes.gameChanged(.listing(replica, state))
     }
 
     /// Makes a player's move on cell (`x`, `y`) of `game`: commits its op,
-    /// pushes it to the peers, tells the viewers, and answers what changed.
-    func move(_ move: LocalMove, game: String?, x: Int, y: Int) throws -> Commands.MoveResult {
+    /// pushes it to the peers, reports the change, and returns it.
+    func move(_ move: LocalMove, game: String?, x: Int, y: Int) throws -> MoveOutcome {
         // The op is made from a copy of the game, dropped before the op goes
         // in: a copy still held would make the insertion copy the game whole.
-        let (circle, op, before) = try makeOp(move, game: game, x: x, y: y)
-        guard let op else {
-            return Commands.MoveResult(
-                game: before.id, changed: [], status: before.status.shown, progress: before.progress,
-                trippedBy: before.trippedBy)
+        let (circle, op, before): (Int, Op, GameStatus)
+        switch try makeOp(move, game: game, x: x, y: y) {
+        case .unchanged(let state): return MoveOutcome(state: state, cells: [])
+        case .made(let c, let o, let b): (circle, op, before) = (c, o, b)
         }
         let (_, after) = try commit(op, circle: circle)
         sinks.play.activity(in: after.gameID)
         if after.status != .playing { sinks.play.gameEnded(after.gameID) }
-        let changes = ReplyViews.cellChanges([op], before: before.status, in: after)
-        sinks.events.publish(ControlEvent(
-            event: .cells, game: before.id, cells: changes, status: after.status.shown, minesLeft: after.board.minesLeft,
-            by: text(of: engine.identity.peerID), x: x, y: y, progress: after.board.progress,
-            trippedBy: after.trippedBy?.description))
-        return Commands.MoveResult(
-            game: before.id, changed: changes, status: after.status.shown, progress: after.board.progress,
-            trippedBy: after.trippedBy?.description)
+        let cells = after.changedCells(by: [op], before: before)
+        sinks.changes.gameChanged(.cells(CellsChanged(state: after, cells: cells, author: identity, clicked: Cell(x: x, y: y))))
+        return MoveOutcome(state: after, cells: cells)
     }
 
-    /// What a move needs to know of its game before the op goes in.
-    private struct GameBefore {
-        var id: String
-        var status: GameStatus
-        var progress: Double
-        var trippedBy: String?
+    /// What a move makes: its op, or nothing when it changes nothing.
+    private enum MadeMove {
+        /// The move changes nothing: the game as it is.
+        case unchanged(GameState)
+        /// The op, its game's circle, and the game's status before it.
+        case made(circle: Int, op: Op, before: GameStatus)
     }
 
-    /// The op for a move (nil when it changes nothing), from a copy of the
-    /// game that is gone when this returns.
-    private func makeOp(_ move: LocalMove, game: String?, x: Int, y: Int) throws -> (circle: Int, op: Op?, before: GameBefore) {
+    /// The op for a move, from a copy of the game that is gone when this
+    /// returns (unless the move changes nothing).
+    private func makeOp(_ move: LocalMove, game: String?, x: Int, y: Int) throws -> MadeMove {
         let (circle, replica, state) = try lookup(game)
         let geometry = state.genesis.geometry
         let cell = Cell(x: x, y: y)
@@ -518,10 +501,8 @@ actor GameService {
             case .mark(nil): try author.cycleMark(index, in: replica, atMillis: now)
             }
         }, geometry: geometry, x: x, y: y)
-        let before = GameBefore(
-            id: state.gameID.description, status: state.status, progress: state.board.progress,
-            trippedBy: state.trippedBy?.description)
-        return (circle, op, before)
+        guard let op else { return .unchanged(state) }
+        return .made(circle: circle, op: op, before: state.status)
     }
 
     /// Runs an op author's call, turning why it refused into the service's error.
@@ -542,7 +523,7 @@ actor GameService {
         }
     }
 
-    /// Applies a local op in place, commits the op (and the cached summary)
+    /// Applies a local op in place, commits the op (and the game's status)
     /// to the store before anyone is answered, and pushes it to the peers; a
     /// failed commit reloads the engine from the store, so nothing
     /// uncommitted is kept.
@@ -552,9 +533,7 @@ actor GameService {
             guard let (_, replica) = engine.game(op.gameID), let state = replica.state else {
                 throw GameServiceError.engine(.gameVanished)
             }
-            try store.append(
-                [GameEngine.stored(op)], updating: op.gameID.description, status: state.status.rawValue,
-                summary: try JSONEncoder().encode(views.summary(replica, state)))
+            try store.append([GameEngine.stored(op)], updating: op.gameID.description, status: state.status.rawValue)
             sinks.sessions.push([op], replica: self.replica)
             notePrivatePlayers([op])
             return (replica, state)
@@ -580,15 +559,12 @@ actor GameService {
                 do {
                     if let replica, let state = replica.state {
                         try store.dropOps(
-                            gameID: id.description, author: Data(peer.bytes), after: Int64(clamping: kept[id] ?? 0), status: state.status.rawValue,
-                            summary: try JSONEncoder().encode(views.summary(replica, state)))
-                        sinks.events.publish(ControlEvent(
-                            event: .cells, game: id.description, cells: ReplyViews.cellChanges(ops, before: before[id], in: state),
-                            status: state.status.shown, minesLeft: state.board.minesLeft, by: text(of: peer),
-                            progress: state.board.progress, trippedBy: state.trippedBy?.description))
+                            gameID: id.description, author: Data(peer.bytes), after: Int64(clamping: kept[id] ?? 0), status: state.status.rawValue)
+                        sinks.changes.gameChanged(.cells(CellsChanged(
+                            state: state, cells: state.changedCells(by: ops, before: before[id]), author: peer, clicked: nil)))
                     } else {
-                        try store.dropOps(gameID: id.description, author: Data(peer.bytes), after: 0, status: nil, summary: nil)
-                        sinks.events.publish(ControlEvent(event: .gameForgotten, game: id.description))
+                        try store.dropOps(gameID: id.description, author: Data(peer.bytes), after: 0, status: nil)
+                        sinks.changes.gameChanged(.gone(id))
                         sinks.status.gamesChanged(to: engine.games.count)
                     }
                 } catch {
@@ -622,13 +598,6 @@ actor GameService {
         selection.interest(holding: engine.games.map(\.state.gameID))
     }
 
-    /// The sync mode and the choices made, as `sync` answers.
-    var syncChoices: Commands.Sync.Result {
-        Commands.Sync.Result(
-            mode: selection.mode, followed: selection.followed.sorted().map(\.description),
-            forgotten: selection.forgotten.sorted().map(\.description))
-    }
-
     /// Sets the sync mode, kept in the store over the configuration's.
     func setSyncMode(_ mode: SyncMode) throws {
         try store.setSetting(Store.syncModeSetting, mode.rawValue)
@@ -640,7 +609,8 @@ actor GameService {
     /// the database (and the space is given back), it leaves the replicas
     /// and every list, and it is no longer taken from peers. Ops of it
     /// still waiting to be written are dropped.
-    func forget(_ game: String) throws -> Commands.Forget.Result {
+    /// Returns the game and how many of its ops were deleted.
+    func forget(_ game: String) throws -> (id: GameID, deleted: Int) {
         let id = try resolve(game)
         unwritten.ops[id] = nil
         unwritten.newGames.remove(id)
@@ -649,15 +619,16 @@ actor GameService {
         selection.forget(id)
         sinks.play.forget(id)
         sinks.status.gamesChanged(to: engine.games.count)
-        sinks.events.publish(ControlEvent(event: .gameForgotten, game: id.description))
+        sinks.changes.gameChanged(.gone(id))
         logger.notice("forgot a game", metadata: ["game": "\(id)", "ops": "\(deleted)"])
-        return Commands.Forget.Result(game: id.description, held: false, ops: deleted)
+        return (id, deleted)
     }
 
     /// Follows a game: one held here (kept in `mine` mode from now on), one
     /// forgotten, or one of `available` (what linked peers hold), named by
     /// a full id or a unique prefix. The caller then tells the peers.
-    func follow(_ game: String, available: Set<GameID>) throws -> Commands.Follow.Result {
+    /// Returns the game, whether it is held here, and how many of its ops.
+    func follow(_ game: String, available: Set<GameID>) throws -> (id: GameID, held: Bool, ops: Int) {
         let held = Set(engine.games.map(\.state.gameID))
         let id = try Self.match(game, among: held.union(available).union(selection.forgotten))
         try store.followGame(id: id.description)
@@ -665,12 +636,12 @@ actor GameService {
         sinks.play.follow(id)
         let ops = engine.game(id)?.game.opCount ?? 0
         logger.notice("following a game", metadata: ["game": "\(id)", "held": "\(held.contains(id))"])
-        return Commands.Follow.Result(game: id.description, held: held.contains(id), ops: ops)
+        return (id, held.contains(id), ops)
     }
 
     /// The games `peers` (each peer's last summary) hold that are not held
     /// here, with the most ops any of them holds.
-    func available(from peers: [(name: String, holds: [GameID: VersionVector])]) -> [AvailableGame] {
+    func available(from peers: [(name: String, holds: [GameID: VersionVector])]) -> [GameElsewhere] {
         // Held, read or not (a private game this device does not play is held unread).
         let held = Set(engine.games.map(\.state.gameID)).union(engine.circles[0].replica.summary.keys)
         var found: [GameID: (ops: UInt64, players: Int, by: [String])] = [:]
@@ -684,9 +655,7 @@ actor GameService {
             }
         }
         return found.map { id, e in
-            AvailableGame(
-                id: id.description, ops: Int(clamping: e.ops), players: e.players, heldBy: e.by.sorted(),
-                forgotten: selection.forgotten.contains(id))
+            GameElsewhere(id: id, ops: e.ops, players: e.players, heldBy: e.by.sorted(), forgotten: selection.forgotten.contains(id))
         }.sorted { ($0.ops, $1.id) > ($1.ops, $0.id) }
     }
 
@@ -713,7 +682,7 @@ actor GameService {
                 unwritten.newGames.remove(id)
                 engine.forget(id)
                 sinks.play.forget(id)
-                sinks.events.publish(ControlEvent(event: .gameForgotten, game: id.description))
+                sinks.changes.gameChanged(.gone(id))
             }
             logger.notice("forgot the games of the circle left", metadata: ["games": "\(held.count)", "ops": "\(deleted)"])
             sinks.status.gamesChanged(to: engine.games.count)
@@ -745,7 +714,7 @@ extension Op {
     }
 
     /// Whether the op changes how the game is listed (its players or archive flag).
-    var changesSummary: Bool {
+    var changesListing: Bool {
         switch payload {
         case .players, .archive: true
         default: false

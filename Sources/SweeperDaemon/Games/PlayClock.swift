@@ -237,7 +237,7 @@ final class PlayClock: Sendable {
     private let gossip: NoteGossip
     private let links: LinkRegistry
     private let logger: Logger
-    private let start = ContinuousClock.now
+    private let clock: any DaemonClock
     /// Games made before this (ms since 1970), with nobody's share known,
     /// keep the time from their creation to their end.
     let countedSince: UInt64
@@ -245,8 +245,10 @@ final class PlayClock: Sendable {
     /// A clock over the shares kept in `store`; the games of `forgotten`
     /// (forgotten on this device) keep none.
     init(
-        identity: SigningIdentity, store: Store, links: LinkRegistry, gossip: NoteGossip, forgotten: Set<GameID> = [], logger: Logger
+        identity: SigningIdentity, store: Store, links: LinkRegistry, gossip: NoteGossip, forgotten: Set<GameID> = [],
+        clock: any DaemonClock = SystemClock(), logger: Logger
     ) {
+        self.clock = clock
         self.identity = identity
         self.store = store
         self.links = links
@@ -263,12 +265,9 @@ final class PlayClock: Sendable {
     }
 
     /// Seconds on the steady clock.
-    private var now: Double {
-        let d = ContinuousClock.now - start
-        return Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
-    }
+    private var now: Double { clock.seconds }
 
-    private var wall: UInt64 { Date().millis }
+    private var wall: UInt64 { clock.wallMillis }
 
     /// This player moved in `game` or used a viewer of it. Nothing is
     /// signed or written here, on a move's way: the next tick does it.
@@ -362,6 +361,6 @@ final class PlayClock: Sendable {
     func playedSeconds(_ state: GameState) -> Int {
         if let ms = ledger.withLock({ $0.playedMillis(state.gameID, now: now) }) { return Int(ms / 1000) }
         guard state.startMillis < countedSince else { return 0 }
-        return state.elapsedSeconds(nowMillis: Date().millis)
+        return state.elapsedSeconds(nowMillis: wall)
     }
 }

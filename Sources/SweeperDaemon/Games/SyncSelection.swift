@@ -1,4 +1,4 @@
-import SweeperControl
+import SweeperConventions
 import SweeperSync
 
 /// Which games this device syncs: its sync mode, and the games it chose to

@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import SweeperControl
 import SweeperCrypto
 import SweeperMessages
 import SweeperNet
@@ -23,18 +22,19 @@ import Synchronization
 /// A peer's hello starts what waits for it: its sync session learns what
 /// it reads, and it is sent this player's presence, every profile, share
 /// of played time and membership record held. It also runs the timers of
-/// the sync sessions (anti-entropy, head signatures), and turns the node's
-/// `peerChanged` snapshots into `peer-changed` events.
+/// the sync sessions (anti-entropy, head signatures), and reports the
+/// node's `peerChanged` snapshots with each peer's lag (``PeerChangeSink``).
 final class PeerInbox: PeerNodeDelegate, Sendable {
     private let service: GameService
     private let links: LinkRegistry
     private let sessions: SyncSessions
     private let gossip: NoteGossip
     private let peers: PeerBook
-    private let events: EventHub
+    private let changes: any PeerChangeSink
     private let presence: PresenceService
     private let play: PlayClock
     private let members: CircleMembers
+    private let clock: any DaemonClock
     private let logger: Logger
     /// Complaints about peers, at most once a minute per peer and kind.
     private let complaints = Mutex(RateLimitedLog())
@@ -43,40 +43,51 @@ final class PeerInbox: PeerNodeDelegate, Sendable {
     static let antiEntropyInterval: Duration = .seconds(5)
 
     init(
-        service: GameService, links: LinkRegistry, sessions: SyncSessions, gossip: NoteGossip, peers: PeerBook, events: EventHub,
-        presence: PresenceService, play: PlayClock, members: CircleMembers, logger: Logger
+        service: GameService, links: LinkRegistry, sessions: SyncSessions, gossip: NoteGossip, peers: PeerBook, changes: any PeerChangeSink,
+        presence: PresenceService, play: PlayClock, members: CircleMembers,
+        clock: any DaemonClock = SystemClock(), logger: Logger
     ) {
+        self.clock = clock
         self.service = service
         self.links = links
         self.sessions = sessions
         self.gossip = gossip
         self.peers = peers
-        self.events = events
+        self.changes = changes
         self.presence = presence
         self.play = play
         self.members = members
         self.logger = logger
     }
 
+    /// How often this player's pause is checked for heads to sign.
+    static let headCheckInterval: Duration = .seconds(1)
+
     /// Ticks anti-entropy, signs the heads of this player's live pushes
-    /// when it pauses, and renews and expires presence, until cancelled.
+    /// when it pauses, and renews and expires presence, until cancelled;
+    /// every wait is on the daemon's clock.
     func run() async {
         await withDiscardingTaskGroup { group in
             group.addTask { await self.presence.run() }
             group.addTask {
                 while !Task.isCancelled {
-                    try? await Task.sleep(for: .seconds(1))
+                    try? await self.clock.sleep(for: Self.headCheckInterval)
                     if Task.isCancelled { break }
-                    if self.sessions.headsAreDue() { await self.signHeads() }
+                    await self.signHeadsIfDue()
                 }
             }
             while !Task.isCancelled {
-                try? await Task.sleep(for: Self.antiEntropyInterval)
+                try? await clock.sleep(for: Self.antiEntropyInterval)
                 if Task.isCancelled { break }
                 await tick()
             }
             group.cancelAll()
         }
+    }
+
+    /// Signs the heads of this player's live pushes when its pause is long enough.
+    func signHeadsIfDue() async {
+        if sessions.headsAreDue() { await signHeads() }
     }
 
     /// Runs `body` on the service: at once when called on the service's
@@ -112,7 +123,7 @@ final class PeerInbox: PeerNodeDelegate, Sendable {
     }
 
     /// One anti-entropy round on every link.
-    private func tick() async {
+    func tick() async {
         guard !links.all.isEmpty else { return }
         await onServiceAndWait { service in self.sessions.tick(replica: service.replica) }
     }
@@ -152,23 +163,19 @@ final class PeerInbox: PeerNodeDelegate, Sendable {
 
     // MARK: Messages
 
-    func received(_ message: ApplicationMessage, on handle: PeerLinkHandle) {
+    /// Decodes a message where it was read (one that does not decode is
+    /// refused: the transport drops the link and logs why), then hands it
+    /// to its owner on the service.
+    func received(_ message: ApplicationMessage, on handle: PeerLinkHandle) throws {
+        let decoded = try PeerMessage(type: message.type, body: message.body)
         onService { service in
             guard let link = self.links.link(id: handle.id) else { return }
-            self.route(message, on: link, service: service)
+            self.route(decoded, on: link, service: service)
         }
     }
 
-    /// Decodes a message and hands it to its owner.
-    private func route(_ message: ApplicationMessage, on link: PeerLink, service: isolated GameService) {
-        let decoded: PeerMessage
-        do {
-            decoded = try PeerMessage(type: message.type, body: message.body)
-        } catch {
-            let what = PeerMessage.Kind(rawValue: message.type)?.description ?? "message"
-            drop(link, sent: what, error)
-            return
-        }
+    /// Hands a message to its owner: one routing line per kind.
+    private func route(_ decoded: PeerMessage, on link: PeerLink, service: isolated GameService) {
         switch decoded {
         case .sync(let bytes): received(sync: bytes, on: link, service: service)
         case .presence(let note): presence.received(note, on: link)
@@ -269,21 +276,16 @@ final class PeerInbox: PeerNodeDelegate, Sendable {
     func peerChanged(_ snapshot: PeerSnapshot) {
         // The sync counts need the service's summary: read in a job of its own.
         let linkID = snapshot.linkID
-        Task { [service, links, events] in
-            let states = linkID == nil ? [:] : await Self.syncStates(links.all.filter { $0.id == linkID }, service: service)
-            events.publish(ControlEvent(event: .peerChanged, peer: self.info(snapshot, sync: linkID.flatMap { states[$0] })))
+        Task { [service, links, changes] in
+            let lags = linkID == nil ? [:] : await Self.lags(links.all.filter { $0.id == linkID }, service: service)
+            changes.peerChanged(self.standing(snapshot, lag: linkID.flatMap { lags[$0] }))
         }
     }
 
-    /// How `peers` and `peer-changed` events show a peer: named by its
-    /// profile when one came (a daemon of this circle), else as it said.
-    func info(_ snapshot: PeerSnapshot, sync: PeerInfo.Sync?, now: Date = Date()) -> PeerInfo {
-        var info = PeerInfo(snapshot, sync: sync, now: now)
-        if !snapshot.otherCircle, let profile = peers.profile(of: snapshot.id), !profile.name.isEmpty { info.name = profile.name }
-        if let linkID = snapshot.linkID, let version = links.link(id: linkID)?.capabilities.version, version > 0 {
-            info.protocolVersion = Int(version)
-        }
-        return info
+    /// How a peer the node knows stands, with its lag when linked.
+    func standing(_ snapshot: PeerSnapshot, lag: SyncLag?) -> PeerStanding {
+        let version = snapshot.linkID.flatMap { links.link(id: $0)?.capabilities.version }
+        return PeerStanding(snapshot: snapshot, lag: lag, protocolVersion: version.flatMap { $0 > 0 ? $0 : nil })
     }
 
     /// Each linked peer's name and the games its last summary said it holds.
@@ -293,14 +295,14 @@ final class PeerInbox: PeerNodeDelegate, Sendable {
 
     /// What each linked peer lacks and holds beyond us, by link id; absent
     /// until the peer's first summary.
-    func syncStates() async -> [UInt64: PeerInfo.Sync] {
-        await Self.syncStates(links.all, service: service)
+    func lags() async -> [UInt64: SyncLag] {
+        await Self.lags(links.all, service: service)
     }
 
-    private static func syncStates(_ links: [PeerLink], service: GameService) async -> [UInt64: PeerInfo.Sync] {
+    private static func lags(_ links: [PeerLink], service: GameService) async -> [UInt64: SyncLag] {
         guard !links.isEmpty else { return [:] }
         let ours = await service.replica.summary
-        var out: [UInt64: PeerInfo.Sync] = [:]
+        var out: [UInt64: SyncLag] = [:]
         for link in links {
             guard let theirs = link.session.withSession({ $0.hasPeerSummary ? $0.peerHolds : nil }) else { continue }
             var theyLack = 0
@@ -311,7 +313,7 @@ final class PeerInbox: PeerNodeDelegate, Sendable {
                 theyLack = theyLack.addingReportingOverflow(ahead).overflow ? .max : theyLack + ahead
                 weLack = weLack.addingReportingOverflow(behind).overflow ? .max : weLack + behind
             }
-            out[link.id] = PeerInfo.Sync(theyLack: theyLack, weLack: weLack)
+            out[link.id] = SyncLag(theyLack: theyLack, weLack: weLack)
         }
         return out
     }
@@ -320,28 +322,4 @@ final class PeerInbox: PeerNodeDelegate, Sendable {
 /// What a peer did that no honest peer does (see ``SyncSession/Step/violation``).
 struct SyncViolation: Error, CustomStringConvertible {
     let description: String
-}
-
-extension PeerInfo {
-    /// How `peers` and `peer-changed` events show a peer the node knows,
-    /// with its sync counts when linked.
-    init(_ p: PeerSnapshot, sync: PeerInfo.Sync?, now: Date = Date()) {
-        self.init(
-            id: p.id.description, name: p.name ?? "", addresses: p.addresses, state: p.state.shown,
-            via: p.origins.map(\.rawValue), lastSeenSecondsAgo: p.lastSeen.map { max(0, now.timeIntervalSince($0)) },
-            roundTripMs: p.roundTrip.map { Double($0.components.seconds) * 1000 + Double($0.components.attoseconds) / 1e15 },
-            sync: sync, otherCircle: p.otherCircle)
-    }
-}
-
-extension PeerLinkState {
-    /// How the control protocol says it.
-    var shown: PeerState {
-        switch self {
-        case .connected: .connected
-        case .connecting: .connecting
-        case .discovered: .discovered
-        case .offline: .offline
-        }
-    }
 }

@@ -2,7 +2,6 @@ import Foundation
 import Logging
 import NIOCore
 import ServiceLifecycle
-import SweeperControl
 import SweeperConventions
 import SweeperCrypto
 import SweeperDiscovery
@@ -143,21 +142,16 @@ final class PeerNetwork: Sendable {
         await node.addStaticPeer(host: endpoint.host, port: endpoint.port)
     }
 
-    /// The peers for `sweeper peers`.
-    func peers(all: Bool) async -> [PeerInfo] {
-        let states = await inbox.syncStates()
-        let now = Date()
-        return await node.snapshot(includeOtherCircles: all).map { p in
-            inbox.info(p, sync: p.linkID.flatMap { states[$0] }, now: now)
-        }
+    /// How every peer the node knows stands, this circle's first (then,
+    /// with `all`, daemons of other circles).
+    func peers(all: Bool) async -> [PeerStanding] {
+        let lags = await inbox.lags()
+        return await node.snapshot(includeOtherCircles: all).map { p in inbox.standing(p, lag: p.linkID.flatMap { lags[$0] }) }
     }
 
     /// Static peers whose last dial failed, for `peers --all`.
-    func unreached() async -> [UnreachedPeerInfo] {
-        let now = Date()
-        return await node.unreachedStaticPeers().map {
-            UnreachedPeerInfo(address: $0.address, reason: $0.reason, secondsAgo: max(0, now.timeIntervalSince($0.since)))
-        }
+    func unreached() async -> [UnreachedPeer] {
+        await node.unreachedStaticPeers()
     }
 
     /// After the circle's membership changed: the node links by the new

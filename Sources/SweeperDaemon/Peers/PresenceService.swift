@@ -1,7 +1,6 @@
 import Foundation
 import Logging
 import NIOCore
-import SweeperControl
 import SweeperCrypto
 import SweeperMessages
 import SweeperNet
@@ -19,8 +18,8 @@ import Synchronization
 /// again every ``PresenceTable/heartbeat`` seconds while it stays, and as a
 /// "left" note when the last viewer closes. A note heard from its author is
 /// relayed once, to the links that are not linked to that author; a note
-/// heard from anyone else is not relayed. Other players' notes are shown to
-/// viewers as `presence` events and expire when not renewed.
+/// heard from anyone else is not relayed. Other players' notes are reported
+/// (``PeerChangeSink``) and expire when not renewed.
 final class PresenceService: Sendable {
     private struct Viewer {
         /// When it last set its cursor, in the order of all viewers' settings.
@@ -44,34 +43,32 @@ final class PresenceService: Sendable {
     }
 
     private let identity: SigningIdentity
-    private let name: String
     private let links: LinkRegistry
     private let gossip: NoteGossip
-    private let events: EventHub
-    private let book: PeerBook
+    private let changes: any PeerChangeSink
     private let play: PlayClock
     private let eventLoop: any EventLoop
     private let logger: Logger
     private let state = Mutex(State())
-    private let start = ContinuousClock.now
+    private let clock: any DaemonClock
+    /// When this player's presence was last renewed (steady seconds).
+    private let lastRenewal = Mutex(0.0)
 
     init(
-        identity: SigningIdentity, name: String, links: LinkRegistry, gossip: NoteGossip, events: EventHub, book: PeerBook, play: PlayClock, eventLoop: any EventLoop, logger: Logger) {
+        identity: SigningIdentity, links: LinkRegistry, gossip: NoteGossip, changes: any PeerChangeSink, play: PlayClock, eventLoop: any EventLoop,
+        clock: any DaemonClock = SystemClock(), logger: Logger
+    ) {
+        self.clock = clock
         self.play = play
         self.identity = identity
-        self.name = name
         self.links = links
         self.gossip = gossip
-        self.events = events
-        self.book = book
+        self.changes = changes
         self.eventLoop = eventLoop
         self.logger = logger
     }
 
-    private var now: Double {
-        let d = ContinuousClock.now - start
-        return Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
-    }
+    private var now: Double { clock.seconds }
 
     // MARK: This daemon's viewers
 
@@ -143,7 +140,7 @@ final class PresenceService: Sendable {
             let spot = ownSpot(s)
             // A renewal repeats where the player is; otherwise only a change is sent.
             guard renewing ? spot != nil : spot != s.announced else { return nil }
-            let wall = UInt64(max(0, Date().timeIntervalSince1970 * 1000))
+            let wall = clock.wallMillis
             s.lastSerial = max(wall, s.lastSerial + 1)
             s.announced = spot
             if !renewing { s.lastSent = now }
@@ -189,45 +186,49 @@ final class PresenceService: Sendable {
     }
 
     private func publish(_ author: PeerID, _ spot: PresenceSpot?) {
-        events.publish(ControlEvent(event: .presence, presence: info(author, spot)))
-    }
-
-    private func info(_ author: PeerID, _ spot: PresenceSpot?, own: Bool = false) -> PresenceInfo {
-        let name = book.name(of: author) ?? (own ? name : author.shortDescription)
-        let colour = book.profile(of: author)?.colour ?? 0
-        return PresenceInfo(
-            peer: author.description, name: name, game: spot.flatMap { GameID(bytes: $0.game)?.description },
-            x: spot?.x, y: spot?.y, colour: colour > 0 ? Int(colour) : nil, own: own ? true : nil)
+        changes.presenceChanged(of: author, to: spot)
     }
 
     // MARK: Time
 
-    /// Renews this player's presence and expires others', until cancelled.
+    /// How often presence is renewed, expired and counted.
+    static let tickInterval: Duration = .milliseconds(250)
+
+    /// Ticks every ``tickInterval`` of the clock, until cancelled.
     func run() async {
-        var lastRenewal = now
+        lastRenewal.withLock { $0 = now }
         while !Task.isCancelled {
-            try? await Task.sleep(for: .milliseconds(250))
+            try? await clock.sleep(for: Self.tickInterval)
             if Task.isCancelled { break }
-            let gone = state.withLock { $0.table.expire(now: now) }
-            for author in gone { publish(author, nil) }
-            // A viewer gone idle withdraws its player's presence.
-            announce()
-            count()
-            if now - lastRenewal >= PresenceTable.heartbeat {
-                lastRenewal = now
-                send(renewing: true)
-            }
+            tick()
         }
+    }
+
+    /// Expires others' presence, withdraws this player's when its viewer
+    /// has gone idle, tells the play clock where everyone is, and renews
+    /// this player's presence when it is due.
+    func tick() {
+        let gone = state.withLock { $0.table.expire(now: now) }
+        for author in gone { publish(author, nil) }
+        // A viewer gone idle withdraws its player's presence.
+        announce()
+        count()
+        let renew = lastRenewal.withLock { last in
+            guard now - last >= PresenceTable.heartbeat else { return false }
+            last = now
+            return true
+        }
+        if renew { send(renewing: true) }
     }
 
     // MARK: Inspection
 
     /// Everyone whose viewer shows a game now, this daemon's player first.
-    var everyone: [PresenceInfo] {
+    var everyone: [PlayerSpot] {
         let (own, others) = state.withLock { s in (ownSpot(s), s.table.spots) }
-        var out: [PresenceInfo] = []
-        if let own { out.append(info(identity.peerID, own, own: true)) }
-        for (author, spot) in others.sorted(by: { $0.key < $1.key }) { out.append(info(author, spot)) }
+        var out: [PlayerSpot] = []
+        if let own { out.append(PlayerSpot(author: identity.peerID, spot: own, own: true)) }
+        for (author, spot) in others.sorted(by: { $0.key < $1.key }) { out.append(PlayerSpot(author: author, spot: spot, own: false)) }
         return out
     }
 }

@@ -19,11 +19,13 @@ final class SyncSessions: Sendable {
     let ownID: PeerID
     private let links: LinkRegistry
     /// When this daemon last pushed an op of its own, while its heads wait to be signed.
-    private let lastOwnPush = Mutex<ContinuousClock.Instant?>(nil)
+    private let lastOwnPush = Mutex<Double?>(nil)
+    private let clock: any DaemonClock
 
     /// Sessions over the links of `links`.
-    init(ownID: PeerID, links: LinkRegistry) {
+    init(ownID: PeerID, links: LinkRegistry, clock: any DaemonClock = SystemClock()) {
         self.ownID = ownID
+        self.clock = clock
         self.links = links
     }
 
@@ -96,7 +98,7 @@ final class SyncSessions: Sendable {
     /// session.
     func push(_ ops: [Op], replica: Replica) {
         guard !ops.isEmpty else { return }
-        if ops.contains(where: { $0.author == ownID }) { lastOwnPush.withLock { $0 = .now } }
+        if ops.contains(where: { $0.author == ownID }) { lastOwnPush.withLock { [clock] in $0 = clock.seconds } }
         // Ops that came live from their author go on only once signed.
         let unsigned = Set(ops.filter { $0.author != ownID && replica.games[$0.gameID]?.isVouchedOnly($0) == true }.map(\.hash))
         var wanted: [PeerID: Set<ChainHead>] = [:]
@@ -135,9 +137,10 @@ final class SyncSessions: Sendable {
     /// Whether this player's pause is long enough (``SyncSession/headPause``) to sign
     /// the heads it pushed live; once it says so, it says so again only
     /// after the next own op.
-    func headsAreDue(now: ContinuousClock.Instant = .now) -> Bool {
-        lastOwnPush.withLock { last in
-            guard let l = last, now - l >= SyncSession.headPause else { return false }
+    func headsAreDue() -> Bool {
+        let now = clock.seconds
+        return lastOwnPush.withLock { last in
+            guard let l = last, now - l >= SyncSession.headPause.seconds else { return false }
             last = nil
             return true
         }

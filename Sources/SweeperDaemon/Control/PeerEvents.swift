@@ -1,0 +1,70 @@
+import Foundation
+import SweeperControl
+import SweeperCrypto
+import SweeperMessages
+import SweeperNet
+import SweeperSync
+
+/// Turns the peer side's reports into viewers' events: `presence` (who
+/// looks where) and `peer-changed` (how a peer stands).
+struct PeerEvents: PeerChangeSink {
+    let events: EventHub
+    let views: ReplyViews
+
+    func presenceChanged(of author: PeerID, to spot: PresenceSpot?) {
+        events.publish(ControlEvent(event: .presence, presence: views.presence(author, spot, own: false)))
+    }
+
+    func peerChanged(_ standing: PeerStanding) {
+        events.publish(ControlEvent(event: .peerChanged, peer: views.peer(standing)))
+    }
+}
+
+extension ReplyViews {
+    /// Where a player looks, as `presence` events and lists show it: named
+    /// by its profile, else by this daemon's name (its own player) or the
+    /// short form of its id.
+    func presence(_ author: PeerID, _ spot: PresenceSpot?, own: Bool) -> PresenceInfo {
+        let name = peers.name(of: author) ?? (own ? ownName : author.shortDescription)
+        let colour = peers.profile(of: author)?.colour ?? 0
+        return PresenceInfo(
+            peer: author.description, name: name, game: spot.flatMap { GameID(bytes: $0.game)?.description },
+            x: spot?.x, y: spot?.y, colour: colour > 0 ? Int(colour) : nil, own: own ? true : nil)
+    }
+
+    /// Everyone who looks at a game, as `peers`, `presence` and `status` list them.
+    func presence(_ spots: [PlayerSpot]) -> [PresenceInfo] {
+        spots.map { presence($0.author, $0.spot, own: $0.own) }
+    }
+
+    /// How `peers` and `peer-changed` events show a peer: named by its
+    /// profile when one came (a daemon of this circle), else as it said.
+    func peer(_ standing: PeerStanding, now: Date = Date()) -> PeerInfo {
+        let p = standing.snapshot
+        var info = PeerInfo(
+            id: p.id.description, name: p.name ?? "", addresses: p.addresses, state: p.state.shown,
+            via: p.origins.map(\.rawValue), lastSeenSecondsAgo: p.lastSeen.map { max(0, now.timeIntervalSince($0)) },
+            roundTripMs: p.roundTrip.map { Double($0.components.seconds) * 1000 + Double($0.components.attoseconds) / 1e15 },
+            sync: standing.lag.map { PeerInfo.Sync(theyLack: $0.theyLack, weLack: $0.weLack) }, otherCircle: p.otherCircle)
+        if !p.otherCircle, let profile = peers.profile(of: p.id), !profile.name.isEmpty { info.name = profile.name }
+        if let version = standing.protocolVersion { info.protocolVersion = Int(version) }
+        return info
+    }
+
+    /// A static peer whose last dial failed, as `peers --all` shows it.
+    static func unreached(_ peer: UnreachedPeer, now: Date = Date()) -> UnreachedPeerInfo {
+        UnreachedPeerInfo(address: peer.address, reason: peer.reason, secondsAgo: max(0, now.timeIntervalSince(peer.since)))
+    }
+}
+
+extension PeerLinkState {
+    /// How the control protocol says it.
+    var shown: PeerState {
+        switch self {
+        case .connected: .connected
+        case .connecting: .connecting
+        case .discovered: .discovered
+        case .offline: .offline
+        }
+    }
+}

@@ -1,0 +1,71 @@
+import SweeperControl
+import SweeperMessages
+import SweeperSync
+import Testing
+@testable import SweeperDaemon
+
+/// What the daemon's own parts do over time, on a clock the test moves by
+/// hand: minutes of play pass in milliseconds, and nothing waits on the
+/// computer's clock.
+@Suite struct ClockedTests {
+    /// A viewer: presence knows each by its identity.
+    private final class Viewer {}
+
+    /// Moves the clock on by `seconds`, in the presence service's own
+    /// steps, ticking it after each as its loop would.
+    private static func pass(_ seconds: Double, _ clock: ManualClock, _ f: DaemonFixture) {
+        for _ in 0..<Int(seconds / PresenceService.tickInterval.seconds) {
+            clock.advance(by: PresenceService.tickInterval)
+            f.core.presence.tick()
+        }
+    }
+
+    private static func played(_ f: DaemonFixture, _ game: String) async throws -> Int {
+        try await show(f.router, game).elapsedSeconds
+    }
+
+    /// A game nobody opens gains no time; one a viewer shows for 3 s gains
+    /// 3, and nothing once the viewer closes.
+    @Test func aGameCountsOnlyWhileAViewerShowsIt() async throws {
+        let clock = ManualClock()
+        let f = try await DaemonFixture(clock: clock)
+        let opened: GameView = try await result(f.router, #"{"id":1,"command":"new","preset":"beginner","seed":5}"#)
+        let id = try #require(GameID(hex: opened.id))
+        let spot = try #require(PresenceSpot(game: id.bytes, x: 2, y: 3))
+
+        Self.pass(20, clock, f)
+        #expect(try await Self.played(f, opened.id) == 0, "a game nobody opened gained time")
+
+        let viewer = Viewer()
+        f.core.presence.setCursor(spot, viewer: ObjectIdentifier(viewer))
+        Self.pass(3, clock, f)
+        f.core.presence.viewerClosed(ObjectIdentifier(viewer))
+        #expect(try await Self.played(f, opened.id) == 3)
+        Self.pass(2, clock, f)
+        #expect(try await Self.played(f, opened.id) == 3, "the time went on after the viewer closed")
+        await f.cleanup()
+    }
+
+    /// A viewer left alone for five minutes stops counting and its player
+    /// shows as looking nowhere, until its next key.
+    @Test func anIdleViewerStopsCountingAndShowingUntilItsNextKey() async throws {
+        let clock = ManualClock()
+        let f = try await DaemonFixture(clock: clock)
+        let opened: GameView = try await result(f.router, #"{"id":1,"command":"new","preset":"beginner","seed":6}"#)
+        let id = try #require(GameID(hex: opened.id))
+        let spot = try #require(PresenceSpot(game: id.bytes, x: 0, y: 0))
+        let viewer = Viewer()
+        f.core.presence.setCursor(spot, viewer: ObjectIdentifier(viewer))
+        #expect(f.core.presence.everyone.first?.own == true)
+
+        Self.pass(PlayLedger.idleLimit + 60, clock, f)
+        #expect(try await Self.played(f, opened.id) == Int(PlayLedger.idleLimit))
+        #expect(f.core.presence.everyone.isEmpty, "an idle player still shows as looking at the game")
+
+        f.core.presence.setCursor(spot, viewer: ObjectIdentifier(viewer))
+        Self.pass(10, clock, f)
+        #expect(try await Self.played(f, opened.id) == Int(PlayLedger.idleLimit) + 10)
+        #expect(f.core.presence.everyone.first?.own == true)
+        await f.cleanup()
+    }
+}
