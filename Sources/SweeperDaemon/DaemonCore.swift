@@ -107,14 +107,11 @@ struct DaemonCore: Sendable {
         // Removals decided while this daemon was away (or before a crash)
         // take effect before any peer is heard; later ones as they come.
         await service.applyRemovals(members.removals)
-        members.observe { [members, network, service] made in
-            await network.membershipChanged(members.linkPolicy)
-            await service.applyRemovals(members.removals)
-            if !made.isEmpty { network.inbox.send(membership: made) }
-        }
+        let circle = CircleChanges(members: members, service: service, network: network)
+        members.observe { made in await circle.membershipChanged(made: made) }
         let router = ControlRouter(
             service: service, views: views, network: network, events: events, presence: presence, book: book, gossip: gossip,
-            members: members,
+            members: members, circleChanges: circle,
             signer: engine.identity, newGameDefaults: settings.newGame, store: store,
             name: settings.name, logger: logger)
         return DaemonCore(

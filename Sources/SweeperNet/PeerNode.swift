@@ -12,13 +12,13 @@ import SweeperCrypto
 /// to its delegate. Run it as a `Service`.
 public actor PeerNode: Service {
     private var credentials: NodeCredentials
-    private let identity: SigningIdentity
+    let identity: SigningIdentity
     private let configuration: PeerNodeConfiguration
-    private let logger: Logger
+    let logger: Logger
     /// The loop the node's channels, their handlers, its own state and its tasks run on.
     private let eventLoop: any EventLoop
     private let taskExecutor: EventLoopTaskExecutor
-    private let delegate: any PeerNodeDelegate
+    let delegate: any PeerNodeDelegate
 
     private struct LinkRecord {
         var handle: PeerLinkHandle
@@ -31,8 +31,8 @@ public actor PeerNode: Service {
 
     private var links: [UInt64: LinkRecord] = [:]
     /// What the node knows of peers and sightings.
-    private var directory: PeerDirectory
-    private var staticTargets: [String: PeerID?] = [:]
+    private(set) var directory: PeerDirectory
+    private(set) var staticTargets: [String: PeerID?] = [:]
     private var nextLinkID: UInt64 = 1
     private var servers: [any Channel] = []
     private var failureLog = RateLimitedLog()
@@ -245,7 +245,7 @@ public actor PeerNode: Service {
     }
 
     /// Where a dial goes.
-    private enum DialTarget {
+    enum DialTarget {
         /// A host name or address and port (`--peer`, `connect`, a peer met before).
         case host(String, port: Int)
         /// An address mDNS resolved.
@@ -253,7 +253,7 @@ public actor PeerNode: Service {
     }
 
     /// Connects to `target` with the node's pipeline; the one place the node dials.
-    private nonisolated func dial(_ target: DialTarget) async throws -> LinkChannel {
+    nonisolated func dial(_ target: DialTarget) async throws -> LinkChannel {
         let bootstrap = ClientBootstrap(group: eventLoop)
             .connectTimeout(configuration.connectTimeout)
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
@@ -352,7 +352,7 @@ public actor PeerNode: Service {
 
     /// Logs a connection failure, at most once a minute per `key` (the
     /// address dialled, or the IP address a connection came from).
-    private func logFailure(_ key: String, _ message: String, remote: String? = nil) {
+    func logFailure(_ key: String, _ message: String, remote: String? = nil) {
         failureLog.log(logger, key: key, "\(message)", metadata: ["remote": "\(remote ?? key)"])
     }
 
@@ -469,119 +469,6 @@ public actor PeerNode: Service {
         delegate.linkEstablished(link)
         tellChanged(peer)
         return link
-    }
-
-    // MARK: Invitations
-
-    /// Handles a message on an invitation link (a handshake that proved an
-    /// invitation's key): an admission request gets the delegate's answer,
-    /// then the link closes; anything else closes it at once.
-    private func admit(_ message: LinkMessage, from peer: PeerID, invitation: PeerID, channel: any Channel, remote: String) {
-        switch message {
-        case .ping, .pong:
-            return
-        case .admission(let request) where request.invitation == invitation && request.isValid(joining: peer, member: peerID):
-            let reply = delegate.admissionRequested(request, from: peer)
-            var messages: [LinkMessage] = []
-            switch reply {
-            case .admitted(let preamble, let keys):
-                messages = preamble.map(LinkMessage.application)
-                messages.append(.admitted(keys))
-                logger.notice("admitted a device with an invitation", metadata: ["peer": "\(peer.shortDescription)", "remote": "\(remote)"])
-            case .refused(let why):
-                messages.append(.refused(why))
-                logger.notice(
-                    "refused a device's invitation", metadata: ["peer": "\(peer.shortDescription)", "remote": "\(remote)", "why": "\(why)"])
-            }
-            for m in messages.dropLast() { channel.write(m, promise: nil) }
-            if let last = messages.last {
-                channel.writeAndFlush(last).whenComplete { _ in channel.close(promise: nil) }
-            }
-        default:
-            logFailure("\(peer) invitation", "dropped an invitation link that sent something else than a request", remote: remote)
-            channel.close(promise: nil)
-        }
-    }
-
-    /// Asks to be admitted with an invitation: dials `address` when given,
-    /// else every daemon mDNS has seen (of any circle) and the static
-    /// peers, one after another, and returns the first answer a member
-    /// gives (a handshake that does not prove the invitation's key fails at
-    /// once with a daemon of another circle). An application message that
-    /// comes before the answer and that `accepting` refuses (one the
-    /// application cannot read) ends that member's try, as a malformed
-    /// message does.
-    public func redeem(
-        _ secret: InvitationSecret, address: (host: String, port: Int)?, perTarget: Duration = .seconds(5),
-        accepting: @escaping @Sendable (ApplicationMessage) -> Bool = { _ in true }
-    ) async -> AdmissionAnswer {
-        var targets: [DialTarget] = []
-        if let address {
-            targets.append(.host(address.host, port: address.port))
-        } else {
-            for sighting in directory.allSightings { targets += sighting.addresses.map { DialTarget.address($0) } }
-            for key in staticTargets.keys.sorted() {
-                if let endpoint = Self.split(key) { targets.append(.host(endpoint.host, port: endpoint.port)) }
-            }
-        }
-        for target in targets {
-            if let answer = await redeem(secret, at: target, within: perTarget, accepting: accepting) { return answer }
-        }
-        return .noAnswer(tried: targets.count)
-    }
-
-    private static func split(_ key: String) -> (host: String, port: Int)? {
-        guard let colon = key.lastIndex(of: ":"), let port = Int(key[key.index(after: colon)...]) else { return nil }
-        var host = String(key[..<colon])
-        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        return (host, port)
-    }
-
-    private nonisolated func redeem(
-        _ secret: InvitationSecret, at target: DialTarget, within limit: Duration, accepting: @escaping @Sendable (ApplicationMessage) -> Bool
-    ) async -> AdmissionAnswer? {
-        let link: LinkChannel
-        do {
-            link = try await dial(target)
-        } catch {
-            return nil
-        }
-        let raw = link.channel
-        let me = identity.peerID
-        let identity = self.identity
-        let answer = raw.eventLoop.makePromise(of: AdmissionAnswer?.self)
-        let preamble = NIOLockedValueBox<[ApplicationMessage]>([])
-        raw.eventLoop.scheduleTask(in: .nanoseconds(Int64(limit.components.seconds) * 1_000_000_000)) {
-            raw.close(promise: nil)
-            answer.succeed(nil)
-        }
-        link.ended.whenComplete { _ in answer.succeed(nil) }
-        let key = InvitationSecret.handshakeKey(for: secret.identity.peerID)
-        let started = raw.eventLoop.flatSubmit {
-            link.handler.value.start(SecretHandshake(role: .client, circle: key, identity: identity)) { result in
-                raw.writeAndFlush(LinkMessage.admission(AdmissionRequest(secret: secret, joining: me, member: result.peer)), promise: nil)
-                return { message in
-                    switch message {
-                    case .application(let message):
-                        guard accepting(message) else {
-                            raw.close(promise: nil)
-                            return
-                        }
-                        preamble.withLockedValue { $0.append(message) }
-                    case .admitted(let keys):
-                        answer.succeed(.admitted(member: result.peer, messages: preamble.withLockedValue { $0 }, keys: keys))
-                        raw.close(promise: nil)
-                    case .refused(let why):
-                        answer.succeed(.refused(member: result.peer, why))
-                        raw.close(promise: nil)
-                    default:
-                        break
-                    }
-                }
-            }
-        }
-        started.whenFailure { _ in answer.succeed(nil) }
-        return (try? await answer.futureResult.get()) ?? nil
     }
 
     /// Handles one message of a link, on the loop, as its frame is read;

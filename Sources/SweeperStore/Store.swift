@@ -303,8 +303,10 @@ public final class Store: Sendable {
         }
     }
 
-    /// Gives freed space back to the file system and empties the write-ahead log.
-    func compact() throws(StoreError) {
+    /// Gives freed space back to the file system (`VACUUM`) and empties the
+    /// write-ahead log. It rewrites the whole file: run it off any thread
+    /// that must not wait.
+    public func compact() throws(StoreError) {
         do {
             try pool.writeWithoutTransaction { db in
                 try db.execute(sql: "VACUUM")

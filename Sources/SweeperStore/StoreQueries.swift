@@ -44,10 +44,13 @@ extension Store {
     // MARK: Membership
 
     /// Keeps membership records of a circle (hash, encoded record); ones
-    /// already kept are left as they are.
-    public func saveMembershipRecords(circle: [UInt8], _ records: [(hash: [UInt8], record: [UInt8])]) throws(StoreError) {
+    /// already kept are left as they are. Records peers sent may be kept
+    /// `.deferred`: the peers hold them and send them again.
+    public func saveMembershipRecords(
+        circle: [UInt8], _ records: [(hash: [UInt8], record: [UInt8])], durability: Durability = .synced
+    ) throws(StoreError) {
         guard !records.isEmpty else { return }
-        try write { db in
+        try write(durability) { db in
             let now = Date()
             for r in records {
                 try db.execute(
@@ -126,9 +129,10 @@ extension Store {
 
     // MARK: Peers
 
-    /// Adds or updates a known peer.
-    public func savePeer(_ peer: StoredPeer) throws(StoreError) {
-        try write { db in
+    /// Adds or updates a known peer (`.deferred` for what a peer says of
+    /// itself at each hello: it says it again).
+    public func savePeer(_ peer: StoredPeer, durability: Durability = .synced) throws(StoreError) {
+        try write(durability) { db in
             try db.execute(
                 sql: """
                     INSERT INTO peers (peerID, name, address, lastSeen) VALUES (?, ?, ?, ?)
@@ -350,22 +354,26 @@ extension Store {
     /// are deleted, and the choice is kept so that it does not come back.
     /// The deleted bytes are overwritten (`secure_delete`), the file is
     /// rebuilt to give the space back (`VACUUM`) and the write-ahead log is
-    /// emptied, so nothing of the game stays in any of the database's files.
+    /// emptied, so nothing of the game stays in any of the database's files;
+    /// without `compacting`, the caller runs ``compact()`` itself (off the
+    /// thread that must not wait for it).
     /// `gameBytes` is the game id's bytes, as play notes key it.
     /// With `recordingChoice` false nothing remembers it (a game of a
     /// circle left: no peer would send it again). Returns how many ops
     /// were deleted.
     @discardableResult
-    public func forgetGame(id: String, gameBytes: [UInt8], at time: Date = Date(), recordingChoice: Bool = true) throws(StoreError) -> Int {
-        try forgetGames([(id, gameBytes)], at: time, recordingChoice: recordingChoice)
+    public func forgetGame(
+        id: String, gameBytes: [UInt8], at time: Date = Date(), recordingChoice: Bool = true, compacting: Bool = true
+    ) throws(StoreError) -> Int {
+        try forgetGames([(id, gameBytes)], at: time, recordingChoice: recordingChoice, compacting: compacting)
     }
 
-    /// Forgets several games as ``forgetGame(id:gameBytes:at:recordingChoice:)``
+    /// Forgets several games as ``forgetGame(id:gameBytes:at:recordingChoice:compacting:)``
     /// forgets one, in one transaction and one rebuild of the file. Returns
     /// how many ops were deleted in all.
     @discardableResult
     public func forgetGames(
-        _ games: [(id: String, gameBytes: [UInt8])], at time: Date = Date(), recordingChoice: Bool = true
+        _ games: [(id: String, gameBytes: [UInt8])], at time: Date = Date(), recordingChoice: Bool = true, compacting: Bool = true
     ) throws(StoreError) -> Int {
         guard !games.isEmpty else { return 0 }
         let deleted = try write { db in
@@ -385,7 +393,7 @@ extension Store {
             try db.execute(sql: "PRAGMA secure_delete = OFF")
             return count
         }
-        try compact()
+        if compacting { try compact() }
         return deleted
     }
 

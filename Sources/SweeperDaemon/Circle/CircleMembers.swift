@@ -311,15 +311,17 @@ final class CircleMembers: Sendable {
             let rekey = outcome.added.isEmpty ? nil : Self.rekey(&membership, identity: identity, now: Date().millis)
             return (outcome, rekey)
         }
-        save(outcome.added + (rekey.map { [$0] } ?? []))
+        // Peers hold what they sent, and a rekey lost here is made again: no fsync on the loop.
+        save(outcome.added + (rekey.map { [$0] } ?? []), durability: .deferred)
         if !outcome.added.isEmpty { changed(made: rekey.map { [$0] } ?? []) }
         return Intake(added: outcome.added.map(\.encoded), refused: outcome.refused)
     }
 
-    private func save(_ records: [MembershipRecord]) {
+    private func save(_ records: [MembershipRecord], durability: Store.Durability = .synced) {
         guard let circle = records.first?.circle else { return }
         do {
-            try store.saveMembershipRecords(circle: circle.bytes, records.map { (hash: $0.hash.bytes, record: $0.encoded) })
+            try store.saveMembershipRecords(
+                circle: circle.bytes, records.map { (hash: $0.hash.bytes, record: $0.encoded) }, durability: durability)
         } catch {
             // Kept in memory; peers send them again after a restart.
             logger.warning("could not keep membership records", metadata: ["error": "\(error)"])

@@ -22,6 +22,8 @@ struct ControlRouter: ControlResponder {
     let book: PeerBook
     let gossip: NoteGossip
     let members: CircleMembers
+    /// What a membership change does to the rest of the daemon.
+    let circleChanges: CircleChanges
     /// This daemon's identity, which signs its player's profile.
     let signer: SigningIdentity
     /// This device's defaults for what a `new` request leaves out.

@@ -283,7 +283,7 @@ extension ControlRouter {
         } catch CircleMembers.MembershipError.removedHere {
             throw ControlError(code: "not-a-member", message: Self.notAMember)
         }
-        await network.membershipChanged(members.linkPolicy)
+        await circleChanges.membershipChanged()
         return Commands.Invite.Result(
             code: InviteCode.encode(made.secret), circleTag: members.keys.current.tag, invitation: made.secret.identity.peerID.description,
             expiresMillis: made.expiresMillis)
@@ -355,13 +355,8 @@ extension ControlRouter {
         }
         switch invite {
         case .circleKey(let key):
-            let games = try await service.join(key, forgetGames: forget)
-            members.circleChanged(to: key)
-            await service.applyRemovals(members.removals)
-            let policy = members.linkPolicy
-            await network.circleChanged(to: policy.current)
-            await network.membershipChanged(policy)
-            return result(policy.current.tag, games: games)
+            let games = try await circleChanges.joined(key, forgetGames: forget) { [members] in members.circleChanged(to: key) }
+            return result(members.linkPolicy.current.tag, games: games)
         case .invitation(let secret):
             if members.view.invitations[secret.identity.peerID] != nil {
                 throw ControlError(code: "already-member", message: "this device made that invitation: it is in that circle already")
@@ -374,13 +369,10 @@ extension ControlRouter {
                 } catch {
                     throw ControlError(code: "invite-refused", message: "could not join: \(error)")
                 }
-                let games = try await service.join(first, forgetGames: forget)
-                await service.applyRemovals(members.removals)
-                let policy = members.linkPolicy
-                await network.circleChanged(to: policy.current)
-                await network.membershipChanged(policy)
-                logger.notice("joined a circle", metadata: ["circle": "\(policy.current.tag)", "admittedBy": "\(member.shortDescription)"])
-                return result(policy.current.tag, admittedBy: member.description, games: games)
+                let games = try await circleChanges.joined(first, forgetGames: forget)
+                let tag = members.linkPolicy.current.tag
+                logger.notice("joined a circle", metadata: ["circle": "\(tag)", "admittedBy": "\(member.shortDescription)"])
+                return result(tag, admittedBy: member.description, games: games)
             case .refused(_, let why):
                 throw ControlError(code: "invite-refused", message: "\(why)")
             case .noAnswer(let tried):

@@ -77,12 +77,14 @@ enum LocalMove: Sendable, Equatable {
 /// the control server, so a peer's op goes from its socket through the
 /// service to the viewers' sockets on one thread.
 actor GameService {
-    private let store: Store
-    private var engine: GameEngine
-    private let sinks: GameServiceSinks
-    private let logger: Logger
+    let store: Store
+    var engine: GameEngine
+    let sinks: GameServiceSinks
+    let logger: Logger
     /// The loop the service's jobs run on.
     let eventLoop: any EventLoop
+    /// Which games this device syncs.
+    var selection: SyncSelection
 
     nonisolated var unownedExecutor: UnownedSerialExecutor { eventLoop.executor.asUnownedSerialExecutor() }
 
@@ -235,7 +237,7 @@ actor GameService {
     }
 
     /// Remote ops applied but not yet written.
-    private struct Unwritten {
+    struct Unwritten {
         /// The ops, by game.
         var ops: [GameID: [Op]] = [:]
         /// The games they create.
@@ -246,7 +248,7 @@ actor GameService {
         var scheduled = false
     }
 
-    private var unwritten = Unwritten()
+    var unwritten = Unwritten()
 
     /// Writes the remote ops applied since the last write, game by game,
     /// with each game's status, without waiting for an fsync (their
@@ -315,7 +317,7 @@ actor GameService {
 
     /// The game of `ids` that `game` names: by its full id, else as the one
     /// id it begins.
-    private static func match(_ game: String, among ids: some Sequence<GameID>) throws -> GameID {
+    static func match(_ game: String, among ids: some Sequence<GameID>) throws -> GameID {
         let wanted = game.lowercased()
         let matches = ids.filter { $0.description.hasPrefix(wanted) }.sorted()
         if let exact = matches.first(where: { $0.description == wanted }) { return exact }
@@ -541,154 +543,6 @@ actor GameService {
             reloadAfterFailedCommit(error)
             throw error
         }
-    }
-
-    // MARK: Removed devices
-
-    /// Applies the circle's removals to its games: each removed device's
-    /// ops after what its removal kept leave the replica (the boards are
-    /// derived again), the store and the write queue, viewers are told what
-    /// changed, and such ops are refused from now on.
-    func applyRemovals(_ removals: [PeerID: [GameID: UInt64]]) {
-        for (peer, kept) in removals.sorted(by: { $0.key < $1.key }) where engine.circles[0].replica.removed[peer] != kept {
-            let before = engine.circles[0].replica.games.compactMapValues { $0.state?.status }
-            let droppedOps = engine.withReplica(circle: 0) { $0.remove(peer, kept: kept) }
-            for id in Array(unwritten.ops.keys) { unwritten.ops[id]?.removeAll { $0.author == peer && $0.seq > kept[id] ?? 0 } }
-            for (id, ops) in droppedOps.sorted(by: { $0.key < $1.key }) {
-                let replica = engine.game(id)?.game
-                do {
-                    if let replica, let state = replica.state {
-                        try store.dropOps(
-                            gameID: id.description, author: Data(peer.bytes), after: Int64(clamping: kept[id] ?? 0), status: state.status.rawValue)
-                        sinks.changes.gameChanged(.cells(CellsChanged(
-                            state: state, cells: state.changedCells(by: ops, before: before[id]), author: peer, clicked: nil)))
-                    } else {
-                        try store.dropOps(gameID: id.description, author: Data(peer.bytes), after: 0, status: nil)
-                        sinks.changes.gameChanged(.gone(id))
-                        sinks.status.gamesChanged(to: engine.games.count)
-                    }
-                } catch {
-                    logger.warning("could not delete a removed device's moves", metadata: ["game": "\(id)", "error": "\(error)"])
-                }
-                logger.notice(
-                    "dropped a removed device's moves", metadata: ["peer": "\(peer.shortDescription)", "game": "\(id)", "ops": "\(ops.count)"])
-            }
-        }
-    }
-
-    /// Per game of the current circle, how many of `peer`'s ops are held:
-    /// what a removal of it keeps.
-    func heldOps(of peer: PeerID) -> [GameID: UInt64] {
-        var out: [GameID: UInt64] = [:]
-        for (id, game) in engine.circles[0].replica.games {
-            if let n = game.chains[peer]?.count, n > 0 { out[id] = UInt64(n) }
-        }
-        return out
-    }
-
-    // MARK: Circles
-
-    // MARK: What syncs
-
-    /// Which games this device syncs.
-    private(set) var selection: SyncSelection
-
-    /// What this device tells its peers it takes.
-    var interest: GameInterest {
-        selection.interest(holding: engine.games.map(\.state.gameID))
-    }
-
-    /// Sets the sync mode, kept in the store over the configuration's.
-    func setSyncMode(_ mode: SyncMode) throws {
-        try store.setSetting(Store.syncModeSetting, mode.rawValue)
-        selection.mode = mode
-        logger.notice("sync mode set", metadata: ["mode": "\(mode.rawValue)"])
-    }
-
-    /// Forgets a game held here: its ops and shares of played time leave
-    /// the database (and the space is given back), it leaves the replicas
-    /// and every list, and it is no longer taken from peers. Ops of it
-    /// still waiting to be written are dropped.
-    /// Returns the game and how many of its ops were deleted.
-    func forget(_ game: String) throws -> (id: GameID, deleted: Int) {
-        let id = try resolve(game)
-        unwritten.ops[id] = nil
-        unwritten.newGames.remove(id)
-        let deleted = try store.forgetGame(id: id.description, gameBytes: id.bytes)
-        engine.forget(id)
-        selection.forget(id)
-        sinks.play.forget(id)
-        sinks.status.gamesChanged(to: engine.games.count)
-        sinks.changes.gameChanged(.gone(id))
-        logger.notice("forgot a game", metadata: ["game": "\(id)", "ops": "\(deleted)"])
-        return (id, deleted)
-    }
-
-    /// Follows a game: one held here (kept in `mine` mode from now on), one
-    /// forgotten, or one of `available` (what linked peers hold), named by
-    /// a full id or a unique prefix. The caller then tells the peers.
-    /// Returns the game, whether it is held here, and how many of its ops.
-    func follow(_ game: String, available: Set<GameID>) throws -> (id: GameID, held: Bool, ops: Int) {
-        let held = Set(engine.games.map(\.state.gameID))
-        let id = try Self.match(game, among: held.union(available).union(selection.forgotten))
-        try store.followGame(id: id.description)
-        selection.follow(id)
-        sinks.play.follow(id)
-        let ops = engine.game(id)?.game.opCount ?? 0
-        logger.notice("following a game", metadata: ["game": "\(id)", "held": "\(held.contains(id))"])
-        return (id, held.contains(id), ops)
-    }
-
-    /// The games `peers` (each peer's last summary) hold that are not held
-    /// here, with the most ops any of them holds.
-    func available(from peers: [(name: String, holds: [GameID: VersionVector])]) -> [GameElsewhere] {
-        // Held, read or not (a private game this device does not play is held unread).
-        let held = Set(engine.games.map(\.state.gameID)).union(engine.circles[0].replica.summary.keys)
-        var found: [GameID: (ops: UInt64, players: Int, by: [String])] = [:]
-        for peer in peers {
-            for (game, vector) in peer.holds where !held.contains(game) {
-                var entry = found[game] ?? (0, 0, [])
-                entry.ops = max(entry.ops, vector.opCount)
-                entry.players = max(entry.players, vector.heads.count)
-                entry.by.append(peer.name)
-                found[game] = entry
-            }
-        }
-        return found.map { id, e in
-            GameElsewhere(id: id, ops: e.ops, players: e.players, heldBy: e.by.sorted(), forgotten: selection.forgotten.contains(id))
-        }.sorted { ($0.ops, $1.id) > ($1.ops, $0.id) }
-    }
-
-    /// Moves to the circle of `key`: new games and links use it; games of
-    /// the circles left stay, playable under their own key.
-    /// With `forgetGames`, every game held before is forgotten (deleted
-    /// from the database, not recorded as a choice: it is of no circle
-    /// this device syncs); else they stay, readable, and nothing of them
-    /// goes to the new circle. Returns how many games were forgotten or kept.
-    @discardableResult
-    func join(_ key: CircleKey, forgetGames: Bool = false) throws -> Int {
-        try reloadIfPending()
-        let held = engine.games.map(\.state.gameID)
-        let next = engine.joining(key)
-        try store.setSetting(GameEngine.previousCirclesKey, next.previousCirclesSetting)
-        try store.setCircleKey(Data(key.bytes))
-        engine = next
-        logger.notice("joined a circle", metadata: ["circle": "\(key.tag)"])
-        if forgetGames {
-            // One transaction and one rebuild of the file for them all.
-            let deleted = try store.forgetGames(held.map { ($0.description, $0.bytes) }, recordingChoice: false)
-            for id in held {
-                unwritten.ops[id] = nil
-                unwritten.newGames.remove(id)
-                engine.forget(id)
-                sinks.play.forget(id)
-                sinks.changes.gameChanged(.gone(id))
-            }
-            logger.notice("forgot the games of the circle left", metadata: ["games": "\(held.count)", "ops": "\(deleted)"])
-            sinks.status.gamesChanged(to: engine.games.count)
-        }
-        sinks.links.withhold(engine.gamesOfCirclesLeft)
-        return held.count
     }
 }
 

@@ -97,7 +97,8 @@ final class PeerBook: Sendable {
         names.withLock { $0[peer] = name }
         do {
             try store.savePeer(StoredPeer(
-                peerID: peer.description, name: name, address: address ?? previous?.address, lastSeen: Date()))
+                peerID: peer.description, name: name, address: address ?? previous?.address, lastSeen: Date()),
+                durability: .deferred)
         } catch {
             logger.warning("could not remember a peer", metadata: ["error": "\(error)"])
         }

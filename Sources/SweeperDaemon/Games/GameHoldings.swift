@@ -1,0 +1,169 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import SweeperConventions
+import SweeperCrypto
+import SweeperGame
+import SweeperStore
+import SweeperSync
+
+/// Which games and ops this device holds: a removed device's later ops
+/// dropped, games forgotten and followed, the sync mode, and the games of a
+/// circle left when joining another.
+extension GameService {
+    // MARK: Removed devices
+
+    /// Applies the circle's removals to its games: each removed device's
+    /// ops after what its removal kept leave the replica (the boards are
+    /// derived again), the store and the write queue, viewers are told what
+    /// changed, and such ops are refused from now on.
+    func applyRemovals(_ removals: [PeerID: [GameID: UInt64]]) {
+        for (peer, kept) in removals.sorted(by: { $0.key < $1.key }) where engine.circles[0].replica.removed[peer] != kept {
+            let before = engine.circles[0].replica.games.compactMapValues { $0.state?.status }
+            let droppedOps = engine.withReplica(circle: 0) { $0.remove(peer, kept: kept) }
+            for id in Array(unwritten.ops.keys) { unwritten.ops[id]?.removeAll { $0.author == peer && $0.seq > kept[id] ?? 0 } }
+            for (id, ops) in droppedOps.sorted(by: { $0.key < $1.key }) {
+                let replica = engine.game(id)?.game
+                do {
+                    if let replica, let state = replica.state {
+                        try store.dropOps(
+                            gameID: id.description, author: Data(peer.bytes), after: Int64(clamping: kept[id] ?? 0), status: state.status.rawValue)
+                        sinks.changes.gameChanged(.cells(CellsChanged(
+                            state: state, cells: state.changedCells(by: ops, before: before[id]), author: peer, clicked: nil)))
+                    } else {
+                        try store.dropOps(gameID: id.description, author: Data(peer.bytes), after: 0, status: nil)
+                        sinks.changes.gameChanged(.gone(id))
+                        sinks.status.gamesChanged(to: engine.games.count)
+                    }
+                } catch {
+                    logger.warning("could not delete a removed device's moves", metadata: ["game": "\(id)", "error": "\(error)"])
+                }
+                logger.notice(
+                    "dropped a removed device's moves", metadata: ["peer": "\(peer.shortDescription)", "game": "\(id)", "ops": "\(ops.count)"])
+            }
+        }
+    }
+
+    /// Per game of the current circle, how many of `peer`'s ops are held:
+    /// what a removal of it keeps.
+    func heldOps(of peer: PeerID) -> [GameID: UInt64] {
+        var out: [GameID: UInt64] = [:]
+        for (id, game) in engine.circles[0].replica.games {
+            if let n = game.chains[peer]?.count, n > 0 { out[id] = UInt64(n) }
+        }
+        return out
+    }
+
+    // MARK: What syncs
+
+
+    /// What this device tells its peers it takes.
+    var interest: GameInterest {
+        selection.interest(holding: engine.games.map(\.state.gameID))
+    }
+
+    /// Sets the sync mode, kept in the store over the configuration's.
+    func setSyncMode(_ mode: SyncMode) throws {
+        try store.setSetting(Store.syncModeSetting, mode.rawValue)
+        selection.mode = mode
+        logger.notice("sync mode set", metadata: ["mode": "\(mode.rawValue)"])
+    }
+
+    /// Forgets a game held here: its ops and shares of played time leave
+    /// the database (and the space is given back), it leaves the replicas
+    /// and every list, and it is no longer taken from peers. Ops of it
+    /// still waiting to be written are dropped.
+    /// Returns the game and how many of its ops were deleted. The file is
+    /// rebuilt off the event loop (``compactOffTheLoop()``).
+    func forget(_ game: String) async throws -> (id: GameID, deleted: Int) {
+        let id = try resolve(game)
+        unwritten.ops[id] = nil
+        unwritten.newGames.remove(id)
+        let deleted = try store.forgetGame(id: id.description, gameBytes: id.bytes, compacting: false)
+        engine.forget(id)
+        selection.forget(id)
+        sinks.play.forget(id)
+        sinks.status.gamesChanged(to: engine.games.count)
+        sinks.changes.gameChanged(.gone(id))
+        logger.notice("forgot a game", metadata: ["game": "\(id)", "ops": "\(deleted)"])
+        try await compactOffTheLoop()
+        return (id, deleted)
+    }
+
+    /// Rebuilds the database file (`VACUUM`, which rewrites all of it) on a
+    /// thread of NIO's pool, so the event loop goes on serving viewers and
+    /// links meanwhile; a write that comes in the meantime waits for it.
+    func compactOffTheLoop() async throws {
+        let store = self.store
+        try await NIOThreadPool.singleton.runIfActive { try store.compact() }
+    }
+
+    /// Follows a game: one held here (kept in `mine` mode from now on), one
+    /// forgotten, or one of `available` (what linked peers hold), named by
+    /// a full id or a unique prefix. The caller then tells the peers.
+    /// Returns the game, whether it is held here, and how many of its ops.
+    func follow(_ game: String, available: Set<GameID>) throws -> (id: GameID, held: Bool, ops: Int) {
+        let held = Set(engine.games.map(\.state.gameID))
+        let id = try Self.match(game, among: held.union(available).union(selection.forgotten))
+        try store.followGame(id: id.description)
+        selection.follow(id)
+        sinks.play.follow(id)
+        let ops = engine.game(id)?.game.opCount ?? 0
+        logger.notice("following a game", metadata: ["game": "\(id)", "held": "\(held.contains(id))"])
+        return (id, held.contains(id), ops)
+    }
+
+    /// The games `peers` (each peer's last summary) hold that are not held
+    /// here, with the most ops any of them holds.
+    func available(from peers: [(name: String, holds: [GameID: VersionVector])]) -> [GameElsewhere] {
+        // Held, read or not (a private game this device does not play is held unread).
+        let held = Set(engine.games.map(\.state.gameID)).union(engine.circles[0].replica.summary.keys)
+        var found: [GameID: (ops: UInt64, players: Int, by: [String])] = [:]
+        for peer in peers {
+            for (game, vector) in peer.holds where !held.contains(game) {
+                var entry = found[game] ?? (0, 0, [])
+                entry.ops = max(entry.ops, vector.opCount)
+                entry.players = max(entry.players, vector.heads.count)
+                entry.by.append(peer.name)
+                found[game] = entry
+            }
+        }
+        return found.map { id, e in
+            GameElsewhere(id: id, ops: e.ops, players: e.players, heldBy: e.by.sorted(), forgotten: selection.forgotten.contains(id))
+        }.sorted { ($0.ops, $1.id) > ($1.ops, $0.id) }
+    }
+
+    /// Moves to the circle of `key`: new games and links use it; games of
+    /// the circles left stay, playable under their own key.
+    /// With `forgetGames`, every game held before is forgotten (deleted
+    /// from the database, not recorded as a choice: it is of no circle
+    /// this device syncs); else they stay, readable, and nothing of them
+    /// goes to the new circle. Returns how many games were forgotten or kept.
+    @discardableResult
+    func join(_ key: CircleKey, forgetGames: Bool = false) async throws -> Int {
+        try reloadIfPending()
+        let held = engine.games.map(\.state.gameID)
+        let next = engine.joining(key)
+        try store.setSetting(GameEngine.previousCirclesKey, next.previousCirclesSetting)
+        try store.setCircleKey(Data(key.bytes))
+        engine = next
+        logger.notice("joined a circle", metadata: ["circle": "\(key.tag)"])
+        if forgetGames {
+            // One transaction and one rebuild of the file for them all.
+            let deleted = try store.forgetGames(held.map { ($0.description, $0.bytes) }, recordingChoice: false, compacting: false)
+            for id in held {
+                unwritten.ops[id] = nil
+                unwritten.newGames.remove(id)
+                engine.forget(id)
+                sinks.play.forget(id)
+                sinks.changes.gameChanged(.gone(id))
+            }
+            logger.notice("forgot the games of the circle left", metadata: ["games": "\(held.count)", "ops": "\(deleted)"])
+            sinks.status.gamesChanged(to: engine.games.count)
+        }
+        sinks.links.withhold(engine.gamesOfCirclesLeft)
+        if forgetGames { try await compactOffTheLoop() }
+        return held.count
+    }
+}

@@ -1,0 +1,122 @@
+import Foundation
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+import ServiceLifecycle
+import SweeperCrypto
+
+/// Invitation links: a member answers a joining device's admission request,
+/// and a joining device redeems an invitation with a member.
+extension PeerNode {
+    /// Handles a message on an invitation link (a handshake that proved an
+    /// invitation's key): an admission request gets the delegate's answer,
+    /// then the link closes; anything else closes it at once.
+    func admit(_ message: LinkMessage, from peer: PeerID, invitation: PeerID, channel: any Channel, remote: String) {
+        switch message {
+        case .ping, .pong:
+            return
+        case .admission(let request) where request.invitation == invitation && request.isValid(joining: peer, member: peerID):
+            let reply = delegate.admissionRequested(request, from: peer)
+            var messages: [LinkMessage] = []
+            switch reply {
+            case .admitted(let preamble, let keys):
+                messages = preamble.map(LinkMessage.application)
+                messages.append(.admitted(keys))
+                logger.notice("admitted a device with an invitation", metadata: ["peer": "\(peer.shortDescription)", "remote": "\(remote)"])
+            case .refused(let why):
+                messages.append(.refused(why))
+                logger.notice(
+                    "refused a device's invitation", metadata: ["peer": "\(peer.shortDescription)", "remote": "\(remote)", "why": "\(why)"])
+            }
+            for m in messages.dropLast() { channel.write(m, promise: nil) }
+            if let last = messages.last {
+                channel.writeAndFlush(last).whenComplete { _ in channel.close(promise: nil) }
+            }
+        default:
+            logFailure("\(peer) invitation", "dropped an invitation link that sent something else than a request", remote: remote)
+            channel.close(promise: nil)
+        }
+    }
+
+    /// Asks to be admitted with an invitation: dials `address` when given,
+    /// else every daemon mDNS has seen (of any circle) and the static
+    /// peers, one after another, and returns the first answer a member
+    /// gives (a handshake that does not prove the invitation's key fails at
+    /// once with a daemon of another circle). An application message that
+    /// comes before the answer and that `accepting` refuses (one the
+    /// application cannot read) ends that member's try, as a malformed
+    /// message does.
+    public func redeem(
+        _ secret: InvitationSecret, address: (host: String, port: Int)?, perTarget: Duration = .seconds(5),
+        accepting: @escaping @Sendable (ApplicationMessage) -> Bool = { _ in true }
+    ) async -> AdmissionAnswer {
+        var targets: [DialTarget] = []
+        if let address {
+            targets.append(.host(address.host, port: address.port))
+        } else {
+            for sighting in directory.allSightings { targets += sighting.addresses.map { DialTarget.address($0) } }
+            for key in staticTargets.keys.sorted() {
+                if let endpoint = Self.split(key) { targets.append(.host(endpoint.host, port: endpoint.port)) }
+            }
+        }
+        for target in targets {
+            if let answer = await redeem(secret, at: target, within: perTarget, accepting: accepting) { return answer }
+        }
+        return .noAnswer(tried: targets.count)
+    }
+
+    private static func split(_ key: String) -> (host: String, port: Int)? {
+        guard let colon = key.lastIndex(of: ":"), let port = Int(key[key.index(after: colon)...]) else { return nil }
+        var host = String(key[..<colon])
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        return (host, port)
+    }
+
+    private nonisolated func redeem(
+        _ secret: InvitationSecret, at target: DialTarget, within limit: Duration, accepting: @escaping @Sendable (ApplicationMessage) -> Bool
+    ) async -> AdmissionAnswer? {
+        let link: LinkChannel
+        do {
+            link = try await dial(target)
+        } catch {
+            return nil
+        }
+        let raw = link.channel
+        let me = identity.peerID
+        let identity = self.identity
+        let answer = raw.eventLoop.makePromise(of: AdmissionAnswer?.self)
+        let preamble = NIOLockedValueBox<[ApplicationMessage]>([])
+        raw.eventLoop.scheduleTask(in: .nanoseconds(Int64(limit.components.seconds) * 1_000_000_000)) {
+            raw.close(promise: nil)
+            answer.succeed(nil)
+        }
+        link.ended.whenComplete { _ in answer.succeed(nil) }
+        let key = InvitationSecret.handshakeKey(for: secret.identity.peerID)
+        let started = raw.eventLoop.flatSubmit {
+            link.handler.value.start(SecretHandshake(role: .client, circle: key, identity: identity)) { result in
+                raw.writeAndFlush(LinkMessage.admission(AdmissionRequest(secret: secret, joining: me, member: result.peer)), promise: nil)
+                return { message in
+                    switch message {
+                    case .application(let message):
+                        guard accepting(message) else {
+                            raw.close(promise: nil)
+                            return
+                        }
+                        preamble.withLockedValue { $0.append(message) }
+                    case .admitted(let keys):
+                        answer.succeed(.admitted(member: result.peer, messages: preamble.withLockedValue { $0 }, keys: keys))
+                        raw.close(promise: nil)
+                    case .refused(let why):
+                        answer.succeed(.refused(member: result.peer, why))
+                        raw.close(promise: nil)
+                    default:
+                        break
+                    }
+                }
+            }
+        }
+        started.whenFailure { _ in answer.succeed(nil) }
+        return (try? await answer.futureResult.get()) ?? nil
+    }
+}

@@ -1,0 +1,502 @@
+import SweeperCrypto
+import SweeperGame
+
+/// Why an op was refused. Refused ops change nothing.
+public enum OpRejection: String, Sendable, CaseIterable, CustomStringConvertible {
+    /// The signature is missing or not the author's.
+    case badSignature
+    /// The membership proof is not this circle's proof for the author.
+    case notMember
+    /// The op does not follow its author's previous op (hash, seq or Lamport time).
+    case brokenChain
+    /// The op names a cell that is not on the game's board.
+    case cellOutOfRange
+    /// The op's Lamport time is over ``Op/lamportLimit``: no real game gets
+    /// there, and accepting it would leave no room for the next move.
+    case lamportOutOfRange
+    /// The genesis is invalid, or does not match its game id, or appears where no genesis may.
+    case invalidGenesis
+    /// A different op already holds this author's sequence number.
+    case conflictingOp
+    /// Too many ops are waiting for a gap or a genesis.
+    case pendingLimit
+    /// The bytes could not be decoded.
+    case malformed
+    /// The author was removed from the circle, and the removal did not
+    /// keep this op (it comes after the ops the remover held).
+    case removedAuthor
+    /// The author may not make this op in this game: it is not one of the
+    /// players the creator chose (a spectator), the op is the creator's
+    /// alone (adding players), or its kind has no place in this game (a
+    /// plain move in a private game, a sealed one in an open game).
+    case notPlayer
+
+    public var description: String { rawValue }
+}
+
+/// A head signature that is not its author's signature of the op it names.
+struct HeadMismatch: Error {}
+
+/// What inserting ops did.
+public struct InsertOutcome: Sendable {
+    /// Ops accepted and applied now, in the order they were applied (ops that
+    /// were waiting and are now unblocked included). Relay these.
+    public var accepted: [Op] = []
+    /// Ops refused, with the reason.
+    public var rejected: [(gameID: GameID, author: PeerID, seq: UInt64, reason: OpRejection)] = []
+    /// Ops already held.
+    public var duplicates = 0
+    /// Ops held back until a gap or the genesis arrives.
+    public var waiting = 0
+    /// Ops held without a signature that got theirs now (a head signature,
+    /// or a segment that ends with it): store them again, and relay them
+    /// (they end a signed run now).
+    public var signed: [Op] = []
+
+    /// Creates an empty outcome.
+    public init() {}
+
+    /// Why `op` itself was refused, or `nil` when it was not. Other ops can
+    /// be refused by the same insert: an op that was waiting for this one
+    /// and turns out not to follow it.
+    public func rejection(of op: Op) -> OpRejection? {
+        rejected.first { $0.gameID == op.gameID && $0.author == op.author && $0.seq == op.seq }?.reason
+    }
+
+    mutating func merge(_ other: InsertOutcome) {
+        accepted += other.accepted
+        rejected += other.rejected
+        duplicates += other.duplicates
+        waiting += other.waiting
+        signed += other.signed
+    }
+}
+
+/// One game as a replica holds it: each author's chain of accepted ops,
+/// ops waiting for a gap or the genesis, and the derived ``GameState``.
+public struct GameReplica: Sendable {
+    /// The game.
+    public let gameID: GameID
+    /// The derived state, once the genesis is known and can be read (a
+    /// private game's only by its players).
+    public private(set) var state: GameState?
+    /// A private game's creator, players and (for a player) key, once its
+    /// genesis is known; `nil` for an open game.
+    public private(set) var privateHeader: PrivateGameHeader?
+    /// Who reads private games here: their keys are opened with its identity.
+    let reader: SigningIdentity?
+    /// Accepted ops per author, index = seq − 1.
+    public private(set) var chains: [PeerID: [Op]] = [:]
+    /// Authenticated ops waiting for their predecessor or the genesis.
+    private var pending: [PeerID: [UInt64: Op]] = [:]
+    /// The number of waiting ops.
+    public private(set) var pendingCount = 0
+    /// The greatest Lamport time among accepted ops.
+    public private(set) var maxLamport: UInt64 = 0
+    /// While a segment goes in (see ``beginSegment()``): what puts the game
+    /// back if the segment cannot go in whole, and the accepted ops whose
+    /// effect on the state waits until it has.
+    private var journal: Journal?
+
+    private struct Journal {
+        var chainCounts: [PeerID: Int]
+        var pending: [PeerID: [UInt64: Op]]
+        var pendingCount: Int
+        var maxLamport: UInt64
+        var hadGenesis: Bool
+        /// Held ops whose signature the segment filled in, as they were.
+        var signed: [(author: PeerID, index: Int, op: Op)] = []
+        /// Accepted ops, in order, to apply to the state once the segment is in.
+        var accepted: [Op] = []
+    }
+
+    init(gameID: GameID, reader: SigningIdentity? = nil) {
+        self.gameID = gameID
+        self.reader = reader
+    }
+
+    /// The game's creator, once its genesis is known (readable or not).
+    public var creator: PeerID? { state?.creator ?? privateHeader?.creator }
+
+    /// Whether the genesis is known (readable or not).
+    public var isKnown: Bool { creator != nil }
+
+    /// Starts taking in a segment that must go in whole or not at all.
+    /// Nothing is copied: the journal keeps chain lengths, the (usually
+    /// empty) waiting ops and a few counters, and the accepted ops reach the
+    /// state only at ``endSegment(keep:)``. (Keeping a copy of the game
+    /// instead would make every append and every applied op copy the
+    /// chains and the board whole, a cost that grows with the game.)
+    mutating func beginSegment() {
+        journal = Journal(
+            chainCounts: chains.mapValues(\.count), pending: pending, pendingCount: pendingCount, maxLamport: maxLamport,
+            hadGenesis: isKnown)
+    }
+
+    /// Ends a segment: kept, its accepted ops take effect on the state in
+    /// the order they were accepted; not kept, the game is put back as it
+    /// was at ``beginSegment()``.
+    mutating func endSegment(keep: Bool) {
+        guard let j = journal else { return }
+        journal = nil
+        if keep {
+            for op in j.accepted { applyEffect(op) }
+            return
+        }
+        for author in Array(chains.keys) {
+            guard let count = j.chainCounts[author] else {
+                chains[author] = nil
+                continue
+            }
+            let extra = (chains[author]?.count ?? 0) - count
+            if extra > 0 { chains[author]?.removeLast(extra) }
+        }
+        for s in j.signed.reversed() { chains[s.author]?[s.index] = s.op }
+        pending = j.pending
+        pendingCount = j.pendingCount
+        maxLamport = j.maxLamport
+        if !j.hadGenesis {
+            state = nil
+            privateHeader = nil
+        }
+    }
+
+    /// The genesis, once known.
+    public var genesis: Genesis? { state?.genesis }
+
+    /// Author → highest contiguous seq accepted.
+    public var vector: VersionVector {
+        VersionVector(heads: chains.mapValues { UInt64($0.count) })
+    }
+
+    /// Every accepted op, the genesis first, then per author in seq order.
+    public var ops: [Op] {
+        var out: [Op] = []
+        guard let creator else { return out }
+        out += chains[creator] ?? []
+        for author in chains.keys.sorted() where author != creator { out += chains[author] ?? [] }
+        return out
+    }
+
+    /// The number of accepted ops.
+    public var opCount: Int { chains.values.reduce(0) { $0 + $1.count } }
+
+    /// The accepted op of `author` with sequence number `seq`, if held.
+    public func op(author: PeerID, seq: UInt64) -> Op? {
+        guard seq >= 1, let chain = chains[author], seq <= UInt64(chain.count) else { return nil }
+        return chain[Int(seq - 1)]
+    }
+
+    /// Whether an op (by author and seq) is already accepted: `true` when the
+    /// same op is held, `false` when a different one is, `nil` when neither.
+    func holds(_ op: Op) -> Bool? {
+        guard let held = self.op(author: op.author, seq: op.seq) else { return nil }
+        return held.hash == op.hash
+    }
+
+    /// Admits an authenticated op (its signature, or that of a later op in
+    /// its verified segment, checked; its membership proof checked).
+    mutating func admit(_ op: Op, limit: Int, outcome: inout InsertOutcome) {
+        if let same = holds(op) {
+            if same {
+                outcome.duplicates += 1
+                if op.signature != nil, let held = self.op(author: op.author, seq: op.seq), held.signature == nil {
+                    journal?.signed.append((op.author, Int(op.seq - 1), held))
+                    let signedOp = held.with(signature: op.signature)
+                    chains[op.author]?[Int(op.seq - 1)] = signedOp
+                    outcome.signed.append(signedOp)
+                }
+            } else {
+                reject(op, .conflictingOp, &outcome)
+            }
+            return
+        }
+        switch op.payload {
+        case .genesis(let g):
+            admitGenesis(op, g, &outcome)
+            return
+        case .privateGenesis(let g):
+            admitPrivateGenesis(op, g, &outcome)
+            return
+        default:
+            break
+        }
+        if let waiting = pending[op.author]?[op.seq] {
+            if waiting.hash == op.hash { outcome.duplicates += 1 } else { reject(op, .conflictingOp, &outcome) }
+            return
+        }
+        guard pendingCount < limit else {
+            reject(op, .pendingLimit, &outcome)
+            return
+        }
+        pending[op.author, default: [:]][op.seq] = op
+        pendingCount += 1
+        let before = outcome.accepted.count
+        drain(op.author, &outcome)
+        if pending[op.author]?[op.seq] != nil, outcome.accepted.count == before { outcome.waiting += 1 }
+    }
+
+    private mutating func admitGenesis(_ op: Op, _ g: Genesis, _ outcome: inout InsertOutcome) {
+        guard admitsGenesis(op, id: g.gameID(creator: op.author), &outcome) else { return }
+        state = GameState(genesisOp: op, genesis: g)
+        acceptGenesis(op, &outcome)
+    }
+
+    private mutating func admitPrivateGenesis(_ op: Op, _ g: PrivateGenesis, _ outcome: inout InsertOutcome) {
+        guard admitsGenesis(op, id: g.gameID(creator: op.author), &outcome) else { return }
+        privateHeader = Self.header(of: op, g, reader: reader)
+        state = readableState(genesisOp: op)
+        acceptGenesis(op, &outcome)
+    }
+
+    /// A private game's header from its genesis: a player's reader opens its key.
+    static func header(of genesisOp: Op, _ g: PrivateGenesis, reader: SigningIdentity?) -> PrivateGameHeader {
+        var key: GameKey?
+        if let reader, let mine = g.readers.first(where: { $0.player == reader.peerID }) {
+            key = GameKey(opening: mine.sealed, with: reader)
+        }
+        return PrivateGameHeader(creator: genesisOp.author, players: g.players.union([genesisOp.author]), key: key)
+    }
+
+    /// A private game's state from its genesis op, when the header holds
+    /// the key and the genesis opens (else the game stays unread here).
+    private func readableState(genesisOp: Op) -> GameState? {
+        guard let header = privateHeader, let key = header.key, case .privateGenesis(let g) = genesisOp.payload,
+              let genesis = g.open(with: key, creator: header.creator)
+        else { return nil }
+        var s = GameState(genesisOp: genesisOp, genesis: genesis)
+        s.isPrivate = true
+        return s
+    }
+
+    /// Whether `op` may be the game's genesis (id `id`); refuses it if not.
+    private mutating func admitsGenesis(_ op: Op, id: GameID, _ outcome: inout InsertOutcome) -> Bool {
+        guard !isKnown, op.seq == 1, op.previous == .none, id == gameID else {
+            reject(op, .invalidGenesis, &outcome)
+            return false
+        }
+        guard op.lamport <= Op.lamportLimit else {
+            reject(op, .lamportOutOfRange, &outcome)
+            return false
+        }
+        return true
+    }
+
+    /// Takes a genesis in: it starts its creator's chain, and the ops that waited for it follow.
+    private mutating func acceptGenesis(_ op: Op, _ outcome: inout InsertOutcome) {
+        // A waiting op that claims the creator's seq 1 is now known to be a fake.
+        if let fake = pending[op.author]?.removeValue(forKey: 1) {
+            pendingCount -= 1
+            reject(fake, .invalidGenesis, &outcome)
+        }
+        chains[op.author] = [op]
+        maxLamport = max(maxLamport, op.lamport)
+        outcome.accepted.append(op)
+        for author in pending.keys.sorted() { drain(author, &outcome) }
+    }
+
+    /// Moves waiting ops of `author` into the chain while they follow on.
+    private mutating func drain(_ author: PeerID, _ outcome: inout InsertOutcome) {
+        guard isKnown else { return }
+        while true {
+            // Read the count and last op without holding the array, so the
+            // append below stays in place instead of copying the chain.
+            let next = UInt64(chains[author]?.count ?? 0) + 1
+            let previous = chains[author]?.last
+            guard let op = pending[author]?.removeValue(forKey: next) else { break }
+            pendingCount -= 1
+            if pending[author]?.isEmpty == true { pending[author] = nil }
+            if let why = problem(with: op, after: previous) {
+                reject(op, why, &outcome)
+                // Everything after a refused op can never follow on.
+                if let rest = pending.removeValue(forKey: author) {
+                    pendingCount -= rest.count
+                    for (_, o) in rest.sorted(by: { $0.key < $1.key }) { reject(o, .brokenChain, &outcome) }
+                }
+                break
+            }
+            chains[author, default: []].append(op)
+            maxLamport = max(maxLamport, op.lamport)
+            if journal != nil {
+                journal?.accepted.append(op)
+            } else {
+                applyEffect(op)
+            }
+            outcome.accepted.append(op)
+        }
+    }
+
+    /// Why `op` cannot follow `previous` in its author's chain, if it cannot.
+    private func problem(with op: Op, after previous: Op?) -> OpRejection? {
+        guard let creator else { return .brokenChain }
+        switch op.payload {
+        case .genesis, .privateGenesis: return .invalidGenesis
+        default: break
+        }
+        if let previous {
+            guard op.previous == previous.hash, op.lamport > previous.lamport else { return .brokenChain }
+        } else {
+            guard op.previous == .none else { return .brokenChain }
+            // The creator's first op is the genesis and nothing else.
+            if op.author == creator { return .invalidGenesis }
+        }
+        if let header = privateHeader {
+            // Read or not, a private game takes sealed moves of its players
+            // and its creator's players ops; what a sealed op holds is
+            // checked by the players who open it (see `applyEffect`).
+            guard op.lamport <= Op.lamportLimit else { return .lamportOutOfRange }
+            switch op.payload {
+            case .sealed: return header.players.contains(op.author) ? nil : .notPlayer
+            case .privatePlayers: return op.author == creator ? nil : .notPlayer
+            default: return .notPlayer
+            }
+        }
+        guard let state else { return .brokenChain }
+        guard op.payload.cellUpperBound <= state.genesis.geometry.cellCount else { return .cellOutOfRange }
+        guard op.lamport <= Op.lamportLimit else { return .lamportOutOfRange }
+        switch op.payload {
+        case .sealed, .privatePlayers: return .notPlayer
+        default: return state.allows(op) ? nil : .notPlayer
+        }
+    }
+
+    /// Applies an accepted op to the state: in a private game its players
+    /// op to the header (a player it adds opens its key and reads the game
+    /// from then on), a sealed op's contents when they open.
+    private mutating func applyEffect(_ op: Op) {
+        guard var header = privateHeader else {
+            state?.apply(op)
+            return
+        }
+        switch op.payload {
+        case .privatePlayers(let added):
+            header.players.formUnion(added.map(\.player))
+            if header.key == nil, let reader, let mine = added.first(where: { $0.player == reader.peerID }) {
+                header.key = GameKey(opening: mine.sealed, with: reader)
+                privateHeader = header
+                if header.key != nil { readFromTheStart() }
+                return
+            }
+            privateHeader = header
+            state?.apply(op)
+        case .sealed(let box):
+            guard let cells = state?.genesis.geometry.cellCount, let payload = header.opened(box, cellCount: cells) else { return }
+            state?.apply(payload, of: op)
+        default:
+            break
+        }
+    }
+
+    /// Derives a private game's state from every accepted op, once its key
+    /// is known (the ops before it arrived included).
+    private mutating func readFromTheStart() {
+        guard let creator, let genesisOp = chains[creator]?.first else { return }
+        state = readableState(genesisOp: genesisOp)
+        guard state != nil else { return }
+        for op in ops where op.hash != genesisOp.hash { applyEffect(op) }
+    }
+
+    private func reject(_ op: Op, _ why: OpRejection, _ outcome: inout InsertOutcome) {
+        outcome.rejected.append((op.gameID, op.author, op.seq, why))
+    }
+
+    /// Drops `author`'s ops after the first `kept` (accepted or waiting)
+    /// and derives the state again from the rest (the state is a function
+    /// of the set of ops, so their order does not matter). Returns the
+    /// accepted ops dropped.
+    mutating func truncate(_ author: PeerID, keeping kept: UInt64) -> [Op] {
+        if let waiting = pending[author] {
+            let late = waiting.keys.filter { $0 > kept }
+            for seq in late { pending[author]?[seq] = nil }
+            pendingCount -= late.count
+            if pending[author]?.isEmpty == true { pending[author] = nil }
+        }
+        guard let chain = chains[author], UInt64(chain.count) > kept else { return [] }
+        let dropped = Array(chain[Int(kept)...])
+        if kept == 0 { chains[author] = nil } else { chains[author]?.removeLast(dropped.count) }
+        maxLamport = chains.values.flatMap { $0 }.map(\.lamport).max() ?? 0
+        guard let genesisOp = creator.flatMap({ chains[$0]?.first }) else {
+            // The genesis itself went: nothing of the game is shown until one comes that may stay.
+            state = nil
+            privateHeader = nil
+            return dropped
+        }
+        switch genesisOp.payload {
+        case .genesis(let g):
+            var rebuilt = GameState(genesisOp: genesisOp, genesis: g)
+            for op in ops where op.hash != genesisOp.hash { rebuilt.apply(op) }
+            state = rebuilt
+        case .privateGenesis(let g):
+            // As the ops first went in: players ops add players, and the one
+            // that gives this reader the key makes the game read from its start.
+            privateHeader = Self.header(of: genesisOp, g, reader: reader)
+            state = readableState(genesisOp: genesisOp)
+            for op in ops where op.hash != genesisOp.hash { applyEffect(op) }
+        default:
+            state = nil
+            privateHeader = nil
+        }
+        return dropped
+    }
+
+    /// Attaches `signature` to `author`'s held op `seq` when it is the
+    /// author's signature of it: the op, and every op before it in the
+    /// chain, is then vouched for like a segment's. Returns the op signed
+    /// now, `nil` when it was signed already or is not held; throws when
+    /// the signature is not the author's of the op held.
+    mutating func attach(_ signature: Signature, author: PeerID, seq: UInt64) throws(HeadMismatch) -> Op? {
+        guard let held = op(author: author, seq: seq) else { return nil }
+        guard author.isValidSignature(signature, of: Op.signatureDomain + held.canonicalBytes) else { throw HeadMismatch() }
+        guard held.signature == nil else { return nil }
+        let signedOp = held.with(signature: signature)
+        chains[author]?[Int(seq - 1)] = signedOp
+        return signedOp
+    }
+
+    /// Per author whose newest held ops no signature covers yet (they came
+    /// as live pushes), the newest op's seq.
+    public var unsignedHeads: [PeerID: UInt64] {
+        var out: [PeerID: UInt64] = [:]
+        for (author, chain) in chains where chain.last?.signature == nil {
+            out[author] = UInt64(chain.count)
+        }
+        return out
+    }
+
+    /// Whether `op` is held here on the strength of its author's link alone:
+    /// no signature, its own or a later op's, vouches for it yet.
+    public func isVouchedOnly(_ op: Op) -> Bool {
+        op.signature == nil && isUnsigned(author: op.author, seq: op.seq)
+    }
+
+    /// Whether `author`'s op `seq` is held and no signature covers it yet
+    /// (no signed op at or after it in the chain).
+    public func isUnsigned(author: PeerID, seq: UInt64) -> Bool {
+        guard let chain = chains[author], seq >= 1, seq <= UInt64(chain.count) else { return false }
+        return chain[Int(seq - 1)...].allSatisfy { $0.signature == nil }
+    }
+
+    /// Segments that bring a replica holding `peer` up to date: per author,
+    /// from the peer's head + 1 to this replica's last signed op. The
+    /// creator's segment (with the genesis) comes first.
+    public func segments(after peer: VersionVector) -> [OpSegment] {
+        guard let creator else { return [] }
+        var out: [OpSegment] = []
+        let authors = [creator] + chains.keys.sorted().filter { $0 != creator }
+        for author in authors {
+            if let s = segment(of: author, after: peer[author]) { out.append(s) }
+        }
+        return out
+    }
+
+    /// The segment of `author`'s ops after `seq`, up to the last signed op
+    /// (`nil` when there is none to send).
+    public func segment(of author: PeerID, after seq: UInt64) -> OpSegment? {
+        guard let chain = chains[author], seq < UInt64(chain.count) else { return nil }
+        let from = Int(seq)
+        var last = chain.count - 1
+        while last >= from && chain[last].signature == nil { last -= 1 }
+        guard last >= from else { return nil }
+        return OpSegment(verifiedOps: Array(chain[from...last]))
+    }
+}
