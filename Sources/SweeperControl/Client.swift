@@ -12,6 +12,9 @@ public enum ControlClientError: Error, Equatable, Sendable, CustomStringConverti
     case connectionClosed
     /// The daemon's answer could not be read.
     case badAnswer(String)
+    /// What serves the socket runs as another user (or would not say who
+    /// it is): nothing was sent to it.
+    case foreignServer(socket: String, uid: UInt32?)
 
     public var description: String {
         switch self {
@@ -21,6 +24,10 @@ public enum ControlClientError: Error, Equatable, Sendable, CustomStringConverti
             "the daemon closed the connection before answering"
         case let .badAnswer(detail):
             "unreadable answer from the daemon: \(detail)"
+        case let .foreignServer(socket, uid?):
+            "\(socket) is served by a process of user \(uid), not by your sweeperd (you are user \(getuid())); nothing was sent to it"
+        case let .foreignServer(socket, nil):
+            "the process serving \(socket) would not say which user it runs as; nothing was sent to it"
         }
     }
 }
@@ -78,6 +85,7 @@ public final class ControlClient: Sendable {
             do {
                 channel = try await connect(socketPath)
             } catch let error as ControlClientError {
+                guard case .noDaemon = error else { throw error }
                 let now = ContinuousClock.now
                 guard now < deadline, now < grace || startingDaemon(socketPath: socketPath) != nil else { throw error }
                 try await Task.sleep(for: .milliseconds(50))
@@ -100,7 +108,20 @@ public final class ControlClient: Sendable {
         return pid
     }
 
+    /// Connects to `socketPath` and checks, before anything is sent, that
+    /// the process serving it runs as this user: a socket another user made
+    /// (in a shared directory such as `/tmp`) gets no request, no invite code.
     private static func connect(_ socketPath: String) async throws -> NIOAsyncChannel<LineFrame, ByteBuffer> {
+        let channel = try await dial(socketPath)
+        let server = await PeerCredentials.of(channel.channel)
+        guard let server, server.uid == getuid() else {
+            try? await channel.channel.close()
+            throw ControlClientError.foreignServer(socket: socketPath, uid: server?.uid)
+        }
+        return channel
+    }
+
+    private static func dial(_ socketPath: String) async throws -> NIOAsyncChannel<LineFrame, ByteBuffer> {
         do {
             return try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                 .connect(unixDomainSocketPath: socketPath) { channel in

@@ -46,8 +46,14 @@ public struct SweeperPaths: Sendable {
     /// else `/tmp/sweeper-UID`.
     public var runtimeDirectory: String {
         if let runtime = absolute("XDG_RUNTIME_DIR") { return runtime + "/sweeper" }
-        return "/tmp/sweeper-\(getuid())"
+        return Self.sharedRuntimeDirectory
     }
+
+    /// The socket's directory without `XDG_RUNTIME_DIR`: `/tmp/sweeper-UID`,
+    /// in a directory every user may write, so another user may have made
+    /// it first. It is used only when this user owns it, with mode 0700,
+    /// and it is not a symbolic link (``PrivateDirectory/makeOwned(_:)``).
+    public static var sharedRuntimeDirectory: String { "/tmp/sweeper-\(getuid())" }
 
     /// The control socket: `$SWEEPER_SOCKET` when it is set, else
     /// `control.sock` in ``runtimeDirectory``.

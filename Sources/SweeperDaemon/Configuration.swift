@@ -315,7 +315,7 @@ extension DaemonSettings {
             preset: try string("new_preset"), width: try integer("new_width"), height: try integer("new_height"),
             mines: try integer("new_mines"), noGuess: try bool("new_no_guess"), questionMarks: try bool("new_question_marks"))
         do {
-            _ = try ControlRouter.newGame(newGame, defaults: .init())
+            _ = try newGame.game(defaults: .init())
         } catch {
             throw ConfigurationError(file: configPath, message: "the new-game defaults (new_*) are wrong: \((error as? ControlError)?.message ?? "\(error)")")
         }

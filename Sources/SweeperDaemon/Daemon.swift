@@ -34,7 +34,12 @@ public enum Daemon {
         let socketLock: InstanceLock
         do {
             try PrivateDirectory.make(settings.stateDirectory)
-            try PrivateDirectory.make((settings.socketPath as NSString).deletingLastPathComponent)
+            let socketDirectory = (settings.socketPath as NSString).deletingLastPathComponent
+            if socketDirectory == SweeperPaths.sharedRuntimeDirectory {
+                try PrivateDirectory.makeOwned(socketDirectory)
+            } else {
+                try PrivateDirectory.make(socketDirectory)
+            }
         } catch {
             return refuse("\(error)")
         }

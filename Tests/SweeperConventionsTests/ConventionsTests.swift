@@ -87,6 +87,29 @@ import Testing
         #expect(mode(base + "/a/b") == 0o700)
     }
 
+    /// The socket's directory in `/tmp` is taken only as this user's own,
+    /// 0700, and no symbolic link; another user's, an open one or a link is refused.
+    @Test func aSharedPlaceDirectoryMustBeOwnPrivateAndNoLink() throws {
+        let base = NSTemporaryDirectory() + "sweeper-owned-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        try PrivateDirectory.make(base)
+        let made = base + "/made"
+        try PrivateDirectory.makeOwned(made)
+        #expect(mode(made) == 0o700)
+        try PrivateDirectory.makeOwned(made)  // again: it is ours
+        let open = base + "/open"
+        #expect(mkdir(open, 0o755) == 0 && chmod(open, 0o755) == 0)
+        #expect { try PrivateDirectory.makeOwned(open) } throws: { "\($0)".contains("mode 755") }
+        let link = base + "/link"
+        #expect(symlink(made, link) == 0)
+        #expect { try PrivateDirectory.makeOwned(link) } throws: { "\($0)".contains("symbolic link") }
+        if geteuid() == 0 {
+            let theirs = base + "/theirs"
+            #expect(mkdir(theirs, 0o700) == 0 && chown(theirs, 65534, 65534) == 0)
+            #expect { try PrivateDirectory.makeOwned(theirs) } throws: { "\($0)".contains("belongs to user 65534") }
+        }
+    }
+
     @Test func refusesAFile() throws {
         let file = NSTemporaryDirectory() + "sweeper-private-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: file) }

@@ -112,12 +112,12 @@ import Testing
         let defaults = try DaemonSettings.resolve(overrides: o, environment: ["USER": "u"]).newGame
         #expect(defaults == Commands.New.Arguments(preset: "expert", noGuess: true, questionMarks: true))
         // A request with nothing gets them; a size, or an explicit choice, wins.
-        let (plain, _, marks) = try ControlRouter.newGame(.init(), defaults: defaults)
+        let (plain, _, marks) = try Commands.New.Arguments().game(defaults: defaults)
         #expect(plain.width == 30 && plain.mines == 99 && plain.noGuess && marks)
-        let (sized, _, _) = try ControlRouter.newGame(.init(width: 10, height: 10, mines: 5, noGuess: false), defaults: defaults)
+        let (sized, _, _) = try Commands.New.Arguments(width: 10, height: 10, mines: 5, noGuess: false).game(defaults: defaults)
         #expect(sized.width == 10 && sized.mines == 5 && !sized.noGuess)
         // Without defaults, a beginner board, guessing allowed.
-        let (beginner, _, noMarks) = try ControlRouter.newGame(.init(), defaults: .init())
+        let (beginner, _, noMarks) = try Commands.New.Arguments().game(defaults: .init())
         #expect(beginner.width == 9 && !beginner.noGuess && !noMarks)
 
         // Wrong defaults are refused at start, saying what is allowed.
@@ -185,5 +185,21 @@ import Testing
         }
         first.release()
         _ = try InstanceLock(path: path, resource: "thing")
+    }
+
+    /// A lock file that is a symbolic link (planted to make the daemon
+    /// truncate a file of its user's) is refused, and the file it points
+    /// at keeps its bytes.
+    @Test func aSymlinkedLockFileIsRefusedAndItsTargetUntouched() throws {
+        let base = NSTemporaryDirectory() + "sweeper-lock-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: false)
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        let victim = base + "/precious"
+        try Data("keep me".utf8).write(to: URL(fileURLWithPath: victim))
+        #expect(symlink(victim, base + "/control.sock.lock") == 0)
+        #expect {
+            _ = try InstanceLock(path: base + "/control.sock.lock", resource: "the socket")
+        } throws: { "\($0)".contains("symbolic link") }
+        #expect(try String(contentsOfFile: victim, encoding: .utf8) == "keep me")
     }
 }

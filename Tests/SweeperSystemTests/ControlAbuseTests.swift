@@ -17,6 +17,41 @@ import Testing
         (answer?["error"] as? [String: Any])?["code"] as? String
     }
 
+    /// A socket another user serves where this user's is looked for (a
+    /// shared `/tmp`, say) gets nothing from the client: it connects, sees
+    /// the server's user, and closes without sending a request.
+    @Test(.enabled(if: canActAsAnotherUser, "needs root and setpriv to act as another user"))
+    func theClientSendsNothingToAnotherUsersSocket() throws {
+        let dir = NSTemporaryDirectory() + "sweeper-foreign-\(UUID().uuidString)"
+        #expect(mkdir(dir, 0o777) == 0 && chmod(dir, 0o777) == 0)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let socket = dir + "/control.sock", report = dir + "/report"
+        // A server running as nobody: it accepts one connection and writes
+        // down how many bytes came on it before the client closed (or 3 s passed).
+        let server = """
+            import os, socket, sys
+            s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); os.chmod(sys.argv[1], 0o777); s.listen(1)
+            c, _ = s.accept(); c.settimeout(3); n = 0
+            try:
+                while True:
+                    b = c.recv(4096)
+                    if not b: break
+                    n += len(b)
+            except socket.timeout: pass
+            open(sys.argv[2], "w").write(f"accepted {n}")
+            """
+        let pid = try spawnDetached([
+            "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c", server, socket, report,
+        ])
+        defer { _ = stopProcess(pid) }
+        #expect(eventually(10) { FileManager.default.fileExists(atPath: socket) }, "the other user's server never listened")
+        let call = try runProcess([DaemonHarness.sweeper, "--socket", socket, "status"])
+        #expect(call.status == 1 && call.stderr.contains("served by a process of user 65534"), "\(call)")
+        // The connection was made, and not one byte was sent on it.
+        #expect(eventually(10) { (try? String(contentsOfFile: report, encoding: .utf8)) != nil }, "the server never saw the client")
+        #expect(try String(contentsOfFile: report, encoding: .utf8) == "accepted 0")
+    }
+
     @Test(.enabled(if: canActAsAnotherUser, "needs root and setpriv to act as another user"))
     func anotherUserCannotConnect() throws {
         let d = try TargetDaemon(name: "ann")
@@ -32,14 +67,24 @@ import Testing
         let walledOff = try runProcess(asNobody, environment: d.environment)
         #expect(walledOff.status != 0 && !walledOff.stdout.contains("peerID"), "\(walledOff)")
 
-        // With the file modes opened up, the daemon's own uid check refuses them, every time, logging once.
+        // With the file modes opened up, our client (as nobody) sees the daemon is
+        // another user's and sends nothing; a raw caller that asks anyway is refused
+        // by the daemon's own uid check, every time, logged once.
         chmod((d.socketPath as NSString).deletingLastPathComponent, 0o755)
         chmod(d.socketPath, 0o666)
         let offset = d.log().utf8.count
+        let ourClient = try runProcess(asNobody, environment: d.environment)
+        #expect(ourClient.status == 1 && ourClient.stderr.contains("served by a process of user 0"), "\(ourClient)")
+        let rawCaller = """
+            import socket, sys
+            s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.sendall(b'{"id":1,"command":"status"}\\n')
+            print(s.makefile().readline().strip())
+            """
         for _ in 0..<3 {
-            let refused = try runProcess(asNobody, environment: d.environment)
-            #expect(refused.status == 1 && !refused.stdout.contains("peerID"), "\(refused)")
-            #expect(refused.stderr.contains("serves only its own user"), "\(refused)")
+            let refused = try runProcess(
+                ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c", rawCaller, d.socketPath])
+            #expect(refused.status == 0 && !refused.stdout.contains("peerID"), "\(refused)")
+            #expect(refused.stdout.contains("permission-denied") && refused.stdout.contains("serves only its own user"), "\(refused)")
         }
         #expect(eventually(10) { !d.logLines(since: offset, containing: "from another user").isEmpty })
         #expect(d.logLines(since: offset, containing: "refused a control connection from another user", "uid=65534").count == 1)

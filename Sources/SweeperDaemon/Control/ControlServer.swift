@@ -31,13 +31,6 @@ extension ControlResponder {
     public func received(_ line: Data, on subscription: EventConnection) async {}
 }
 
-/// The credentials of the process at the other end of a Unix socket (Linux `struct ucred`).
-struct PeerCredentials: Sendable {
-    var pid: Int32 = 0
-    var uid: UInt32 = 0
-    var gid: UInt32 = 0
-}
-
 /// The control-socket server: a Unix socket (directory 0700, socket 0600)
 /// served with SwiftNIO, one task per connection, requests answered in order.
 /// Callers of another uid get a `permission-denied` answer and are dropped;
@@ -78,7 +71,11 @@ public struct ControlServer: Service {
     /// socket file (the caller holds the socket's instance lock).
     public static func prepare(socketPath: String) throws {
         let directory = (socketPath as NSString).deletingLastPathComponent
-        try PrivateDirectory.make(directory)
+        if directory == SweeperPaths.sharedRuntimeDirectory {
+            try PrivateDirectory.makeOwned(directory)
+        } else {
+            try PrivateDirectory.make(directory)
+        }
         var st = stat()
         if lstat(socketPath, &st) == 0 {
             guard (st.st_mode & S_IFMT) == S_IFSOCK else {
@@ -140,12 +137,7 @@ public struct ControlServer: Service {
         let channel = connection.channel
         let (key, open) = connections.add(channel)
         defer { connections.remove(key) }
-        var credentials: PeerCredentials?
-        if let provider = channel as? any SocketOptionProvider {
-            credentials = try? await provider.unsafeGetSocketOption(
-                level: .socket, name: NIOBSDSocket.Option(rawValue: SO_PEERCRED)
-            ).get()
-        }
+        let credentials = await PeerCredentials.of(channel)
         let allowed = credentials.map { $0.uid == getuid() } ?? false
         do {
             try await connection.executeThenClose { inbound, outbound in

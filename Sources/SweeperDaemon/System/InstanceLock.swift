@@ -27,8 +27,18 @@ public final class InstanceLock: Sendable {
     /// `resource` names what the lock protects, for the message.
     public init(path: String, resource: String) throws(InstanceLockError) {
         self.path = path
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw InstanceLockError(resource: resource, holder: nil, detail: String(cString: strerror(errno))) }
+        // Never through a symbolic link, and only a file of this user: the
+        // pid written below must not truncate a file someone pointed here.
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard fd >= 0 else {
+            let detail = errno == ELOOP ? "\(path) is a symbolic link" : String(cString: strerror(errno))
+            throw InstanceLockError(resource: resource, holder: nil, detail: detail)
+        }
+        var st = stat()
+        guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG, st.st_uid == geteuid() else {
+            close(fd)
+            throw InstanceLockError(resource: resource, holder: nil, detail: "\(path) is not a file of this user")
+        }
         if flock(fd, LOCK_EX | LOCK_NB) != 0 {
             let holder = Self.readPID(fd)
             close(fd)

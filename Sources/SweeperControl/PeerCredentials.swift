@@ -1,0 +1,29 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import NIOCore
+import NIOPosix
+
+/// Who is at the other end of a Unix socket, as the kernel says
+/// (`SO_PEERCRED`): the daemon checks its callers with it, and the client
+/// checks the daemon before it sends anything.
+public struct PeerCredentials: Sendable, Equatable {
+    /// The process id.
+    public var pid: Int32 = 0
+    /// The user id.
+    public var uid: UInt32 = 0
+    /// The group id.
+    public var gid: UInt32 = 0
+
+    /// Credentials with every field zero.
+    public init() {}
+
+    /// The credentials of the process at the other end of `channel`, nil
+    /// when the channel is not a Unix socket or the kernel would not say.
+    public static func of(_ channel: any Channel) async -> PeerCredentials? {
+        guard let provider = channel as? any SocketOptionProvider else { return nil }
+        return try? await provider.unsafeGetSocketOption(
+            level: .socket, name: NIOBSDSocket.Option(rawValue: SO_PEERCRED)
+        ).get()
+    }
+}
