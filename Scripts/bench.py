@@ -416,7 +416,7 @@ def stored_and_live(args, bindir, daemons, results):
 
 
 def boards_section(args, results):
-    env = dict(os.environ, SKIP_BUILD="1")
+    env = dict(os.environ, SKIP_BUILD="1", SCRATCH=args.scratch)
     if not args.quick:
         env["WITH_TATHAM_500"] = "1"
     out = run(["bash", os.path.join(ROOT, "Scripts", "bench-boards.sh")], env=env, timeout=1200)
