@@ -124,6 +124,12 @@ public struct CircleMembership: Sendable {
     public static let recordLimit = 4_096
     /// The most records that may wait for their parents.
     public static let waitingLimit = 1_024
+    /// The most members a rekey may seal the circle's new key to: far more
+    /// devices than a family has, and a rekey of that many is 112 KiB. One
+    /// sealed to more (tens of thousands of made-up recipients, megabytes a
+    /// record) is refused, so that no member can make every hello carry
+    /// megabytes.
+    public static let rekeyRecipientLimit = 1_024
 
     /// An empty membership of the circle whose first key is `firstKey`.
     public init(firstKey: CircleKey) {
@@ -141,6 +147,8 @@ public struct CircleMembership: Sendable {
         case waitingLimit
         /// The circle holds the most records it may.
         case recordLimit
+        /// A rekey sealed to more than ``CircleMembership/rekeyRecipientLimit`` members.
+        case oversized
     }
 
     /// What an insert did.
@@ -170,6 +178,10 @@ public struct CircleMembership: Sendable {
             }
             guard record.hasValidSignature else {
                 outcome.refused.append(.badSignature)
+                continue
+            }
+            if case .rekey(_, _, let sealed) = record.change, sealed.count > Self.rekeyRecipientLimit {
+                outcome.refused.append(.oversized)
                 continue
             }
             guard records.count + waiting.count < Self.recordLimit else {

@@ -132,15 +132,28 @@ public enum PeerMessage: Sendable, Equatable {
         return records
     }
 
-    /// `records` as membership messages of at most ``membershipLimit``
-    /// records each, in order.
+    /// The most bytes of records one membership message carries (unless
+    /// one record alone is larger): well under the transport's frame limit
+    /// (16 MiB), whatever records a circle holds.
+    public static let membershipByteBudget = 1 << 20
+
+    /// `records` as membership messages, in order, each of at most
+    /// ``membershipLimit`` records and ``membershipByteBudget`` bytes of
+    /// them (a larger record goes alone).
     public static func membershipBatches(_ records: [[UInt8]]) -> [PeerMessage] {
         var out: [PeerMessage] = []
-        var rest = records[...]
-        while !rest.isEmpty {
-            out.append(.membership(Array(rest.prefix(membershipLimit))))
-            rest = rest.dropFirst(membershipLimit)
+        var batch: [[UInt8]] = []
+        var bytes = 0
+        for record in records {
+            if !batch.isEmpty && (batch.count == membershipLimit || bytes + record.count > membershipByteBudget) {
+                out.append(.membership(batch))
+                batch = []
+                bytes = 0
+            }
+            batch.append(record)
+            bytes += record.count
         }
+        if !batch.isEmpty { out.append(.membership(batch)) }
         return out
     }
 }

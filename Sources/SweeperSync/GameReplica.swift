@@ -11,8 +11,10 @@ public enum OpRejection: String, Sendable, CaseIterable, CustomStringConvertible
     case brokenChain
     /// The op names a cell that is not on the game's board.
     case cellOutOfRange
-    /// The op's Lamport time is over ``Op/lamportLimit``: no real game gets
-    /// there, and accepting it would leave no room for the next move.
+    /// The op's Lamport time is over ``Op/lamportLimit``, or leads the
+    /// game's greatest held Lamport time by more than ``Op/lamportLead``:
+    /// no real game gets there, and accepting it would leave no room for
+    /// the next move.
     case lamportOutOfRange
     /// The genesis is invalid, or does not match its game id, or appears where no genesis may.
     case invalidGenesis
@@ -275,7 +277,7 @@ public struct GameReplica: Sendable {
             reject(op, .invalidGenesis, &outcome)
             return false
         }
-        guard op.lamport <= Op.lamportLimit else {
+        guard op.lamportFits(holding: 0) else {
             reject(op, .lamportOutOfRange, &outcome)
             return false
         }
@@ -344,7 +346,7 @@ public struct GameReplica: Sendable {
             // Read or not, a private game takes sealed moves of its players
             // and its creator's players ops; what a sealed op holds is
             // checked by the players who open it (see `applyEffect`).
-            guard op.lamport <= Op.lamportLimit else { return .lamportOutOfRange }
+            guard op.lamportFits(holding: maxLamport) else { return .lamportOutOfRange }
             switch op.payload {
             case .sealed: return header.players.contains(op.author) ? nil : .notPlayer
             case .privatePlayers: return op.author == creator ? nil : .notPlayer
@@ -353,7 +355,7 @@ public struct GameReplica: Sendable {
         }
         guard let state else { return .brokenChain }
         guard op.payload.cellUpperBound <= state.genesis.geometry.cellCount else { return .cellOutOfRange }
-        guard op.lamport <= Op.lamportLimit else { return .lamportOutOfRange }
+        guard op.lamportFits(holding: maxLamport) else { return .lamportOutOfRange }
         switch op.payload {
         case .sealed, .privatePlayers: return .notPlayer
         default: return state.allows(op) ? nil : .notPlayer

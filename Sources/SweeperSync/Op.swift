@@ -159,6 +159,24 @@ public struct Op: Hashable, Sendable {
     /// claims more is refused (``OpRejection/lamportOutOfRange``), so that
     /// the next op's time (one more) always fits, in 64 bits and in SQLite.
     public static let lamportLimit: UInt64 = 1 << 53
+    /// The most an op's Lamport time may lead the greatest Lamport time of
+    /// its game's ops that the receiving replica holds: 2^24. An honest
+    /// author's time is one more than the greatest it has seen, so it leads
+    /// what a replica holds by at most the number of ops that replica
+    /// lacks: only a game of 16 million ops would come near the bound.
+    /// Without it one op from a member could claim ``lamportLimit`` and
+    /// leave no room for anyone's next move; with it, getting there takes
+    /// 2^29 ops. An op refused for leading too far is taken when offered
+    /// again once the replica holds more (the next summary exchange), so
+    /// replicas that come to hold the same ops decide alike.
+    public static let lamportLead: UInt64 = 1 << 24
+
+    /// Whether this op's Lamport time is within ``lamportLimit`` and leads
+    /// `held` (the greatest Lamport time of its game's ops held) by at most
+    /// ``lamportLead``.
+    func lamportFits(holding held: UInt64) -> Bool {
+        lamport <= Self.lamportLimit && lamport - min(lamport, held) <= Self.lamportLead
+    }
     static let signatureDomain = Array("sweeper/op/v1\0".utf8)
     static let hashDomain = Array("sweeper/op-hash/v1\0".utf8)
 

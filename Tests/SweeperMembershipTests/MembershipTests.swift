@@ -222,6 +222,23 @@ struct Device {
         #expect(a.membership.view.currentEpoch == 2)
     }
 
+    /// A rekey sealed to more devices than any circle has (made-up
+    /// recipients: megabytes that every hello would then carry) is refused
+    /// wherever it goes; one sealed to the members is taken.
+    @Test func aRekeySealedToTooManyRecipientsIsRefused() {
+        var a = Device(1), b = Device(2)
+        a.found()
+        a.admit(&b)
+        let crowd = [a.peer, b.peer] + (0..<CircleMembership.rekeyRecipientLimit).map { _ in SigningIdentity().peerID }
+        let big = a.make(.rekey(to: CircleKey(), epoch: 1, members: crowd))
+        #expect(big.encoded.count > 100_000)
+        let outcome = b.membership.insert([big])
+        #expect(outcome.refused == [.oversized] && outcome.added.isEmpty)
+        #expect(b.membership.view.epochs.isEmpty)
+        let fit = a.make(.rekey(to: CircleKey(), epoch: 1, members: [a.peer, b.peer]))
+        #expect(b.membership.insert([fit]).added == [fit])
+    }
+
     @Test func recordsWaitForTheirParentsAndBadOnesAreRefused() {
         var a = Device(1), b = Device(2)
         a.found()

@@ -41,3 +41,34 @@ import Testing
         }
     }
 }
+
+@Suite struct PeerMessageTests {
+    /// Membership records go in messages of at most 4,096 records and
+    /// 1 MiB of them (a larger record alone), in order, so that no message
+    /// nears the 16 MiB frame limit whatever a circle holds.
+    @Test func membershipBatchesStayUnderTheirBudgets() throws {
+        let large = (0..<5).map { [UInt8](repeating: UInt8($0), count: 400 << 10) }
+        let huge = [UInt8](repeating: 9, count: 2 << 20)
+        let batches = PeerMessage.membershipBatches(large + [huge] + large.prefix(1))
+        let counts = batches.map { m -> Int in if case .membership(let r) = m { r.count } else { 0 } }
+        #expect(counts == [2, 2, 1, 1, 1])
+        var carried: [[UInt8]] = []
+        for message in batches {
+            guard case .membership(let records) = message else { continue }
+            #expect(records.count == 1 || records.reduce(0) { $0 + $1.count } <= PeerMessage.membershipByteBudget)
+            #expect(try PeerMessage(decoding: message.encoded) == message)
+            carried += records
+        }
+        #expect(carried == large + [huge] + large.prefix(1))
+        let many = (0..<5_000).map { [UInt8($0 % 251), 1] }
+        #expect(PeerMessage.membershipBatches(many).count == 2)
+        #expect(PeerMessage.membershipBatches([]).isEmpty)
+    }
+
+    /// Types that are not the application's are refused, naming the type.
+    @Test func unknownTypesAreRefused() {
+        #expect { try PeerMessage(type: 99, body: [1, 2]) } throws: { "\($0)" == "unknown message type 99" }
+        #expect(PeerMessage.Kind.allCases.allSatisfy { PeerCapabilities(version: $0.since).reads($0) })
+        #expect(!PeerCapabilities(version: 2).reads(.presence) && !PeerCapabilities(version: 5).reads(.membership))
+    }
+}

@@ -161,6 +161,34 @@ struct Forge {
         #expect(copy.state(of: g.gameID)?.board.mark(at: cell) == Mark.none)
     }
 
+    /// A member's op that claims a Lamport time far ahead (the limit
+    /// itself, or leading what the replica holds by more than the bound) is
+    /// refused, and the game goes on: the next honest move still fits.
+    /// Within the bound a time far ahead is taken, and the game goes on all
+    /// the same, for authors old and new.
+    @Test func anOpFromTheFarFutureIsRefusedAndTheGameGoesOn() throws {
+        var (r, g) = try started()
+        let forge = Forge(circle: circle)
+        let carol = Fixtures.identity(7)
+        let state = try #require(r.state(of: g.gameID))
+        let cell = try #require(coveredSafeCells(state).first)
+        let held = try #require(r.games[g.gameID]).maxLamport
+        for lamport in [Op.lamportLimit, held + Op.lamportLead + 1] {
+            let far = forge.op(carol, game: g.gameID, seq: 1, lamport: lamport, previous: .none, payload: .mark(cell: cell, mark: .flag))
+            var copy = r
+            #expect(copy.insert(far).rejection(of: far) == .lamportOutOfRange, "Lamport time \(lamport)")
+            let game = try #require(copy.games[g.gameID])
+            let move = try #require(try bob.setMark(.flag, on: cell, in: game, atMillis: 30))
+            #expect(copy.insert(move).accepted == [move], "after a refused time of \(lamport)")
+        }
+        let ahead = forge.op(carol, game: g.gameID, seq: 1, lamport: held + Op.lamportLead, previous: .none, payload: .mark(cell: cell, mark: .flag))
+        #expect(r.insert(ahead).accepted == [ahead])
+        let game = try #require(r.games[g.gameID])
+        let next = try #require(try bob.setMark(.question, on: cell, in: game, atMillis: 31))
+        #expect(next.lamport == held + Op.lamportLead + 1)
+        #expect(r.insert(next).accepted == [next])
+    }
+
     @Test func lastWriterWinsOnMarks() throws {
         let (r, g) = try started()
         let game = try #require(r.games[g.gameID])
