@@ -24,47 +24,48 @@ import Testing
         try await show(f.router, game).elapsedSeconds
     }
 
+    /// A daemon on a clock the test moves, with a new beginner game of
+    /// `seed` and a spot in it for a viewer's cursor.
+    private static func daemonWithGame(seed: Int) async throws -> (ManualClock, DaemonFixture, game: String, spot: PresenceSpot) {
+        let clock = ManualClock()
+        let f = try await DaemonFixture(clock: clock)
+        let opened: GameView = try await result(f.router, #"{"id":1,"command":"new","preset":"beginner","seed":\#(seed)}"#)
+        let id = try #require(GameID(hex: opened.id))
+        return (clock, f, opened.id, try #require(PresenceSpot(game: id.bytes, x: 2, y: 3)))
+    }
+
     /// A game nobody opens gains no time; one a viewer shows for 3 s gains
     /// 3, and nothing once the viewer closes.
     @Test func aGameCountsOnlyWhileAViewerShowsIt() async throws {
-        let clock = ManualClock()
-        let f = try await DaemonFixture(clock: clock)
-        let opened: GameView = try await result(f.router, #"{"id":1,"command":"new","preset":"beginner","seed":5}"#)
-        let id = try #require(GameID(hex: opened.id))
-        let spot = try #require(PresenceSpot(game: id.bytes, x: 2, y: 3))
-
+        let (clock, f, game, spot) = try await Self.daemonWithGame(seed: 5)
         Self.pass(20, clock, f)
-        #expect(try await Self.played(f, opened.id) == 0, "a game nobody opened gained time")
+        #expect(try await Self.played(f, game) == 0, "a game nobody opened gained time")
 
         let viewer = Viewer()
         f.core.presence.setCursor(spot, viewer: ObjectIdentifier(viewer))
         Self.pass(3, clock, f)
         f.core.presence.viewerClosed(ObjectIdentifier(viewer))
-        #expect(try await Self.played(f, opened.id) == 3)
+        #expect(try await Self.played(f, game) == 3)
         Self.pass(2, clock, f)
-        #expect(try await Self.played(f, opened.id) == 3, "the time went on after the viewer closed")
+        #expect(try await Self.played(f, game) == 3, "the time went on after the viewer closed")
         await f.cleanup()
     }
 
     /// A viewer left alone for five minutes stops counting and its player
     /// shows as looking nowhere, until its next key.
     @Test func anIdleViewerStopsCountingAndShowingUntilItsNextKey() async throws {
-        let clock = ManualClock()
-        let f = try await DaemonFixture(clock: clock)
-        let opened: GameView = try await result(f.router, #"{"id":1,"command":"new","preset":"beginner","seed":6}"#)
-        let id = try #require(GameID(hex: opened.id))
-        let spot = try #require(PresenceSpot(game: id.bytes, x: 0, y: 0))
+        let (clock, f, game, spot) = try await Self.daemonWithGame(seed: 6)
         let viewer = Viewer()
         f.core.presence.setCursor(spot, viewer: ObjectIdentifier(viewer))
         #expect(f.core.presence.everyone.first?.own == true)
 
         Self.pass(PlayLedger.idleLimit + 60, clock, f)
-        #expect(try await Self.played(f, opened.id) == Int(PlayLedger.idleLimit))
+        #expect(try await Self.played(f, game) == Int(PlayLedger.idleLimit))
         #expect(f.core.presence.everyone.isEmpty, "an idle player still shows as looking at the game")
 
         f.core.presence.setCursor(spot, viewer: ObjectIdentifier(viewer))
         Self.pass(10, clock, f)
-        #expect(try await Self.played(f, opened.id) == Int(PlayLedger.idleLimit) + 10)
+        #expect(try await Self.played(f, game) == Int(PlayLedger.idleLimit) + 10)
         #expect(f.core.presence.everyone.first?.own == true)
         await f.cleanup()
     }
