@@ -101,7 +101,7 @@ struct BoardGenerate: ParsableCommand {
             do {
                 board = try Generator.generate(parameters, seed: first &+ UInt64(k))
             } catch {
-                FileHandle.standardError.write(Data("sweeper: \(error)\n".utf8))
+                Output.write("sweeper: \(error)\n".utf8, to: STDERR_FILENO)
                 throw ExitCode(1)
             }
             let text = TextBoard(layout: board.layout, start: parameters.start)
@@ -137,14 +137,14 @@ struct BoardSolve: ParsableCommand {
     func run() throws {
         let data = FileHandle.standardInput.readDataToEndOfFile()
         guard data.count <= Self.maximumInput else {
-            FileHandle.standardError.write(Data("sweeper: input is over \(Self.maximumInput >> 20) MiB\n".utf8))
+            Output.write("sweeper: input is over \(Self.maximumInput >> 20) MiB\n".utf8, to: STDERR_FILENO)
             throw ExitCode(2)
         }
         let boards: [TextBoard]
         do {
             boards = try TextBoard.parseAll(String(decoding: data, as: UTF8.self))
         } catch {
-            FileHandle.standardError.write(Data("sweeper: malformed board input: \(error)\n".utf8))
+            Output.write("sweeper: malformed board input: \(error)\n".utf8, to: STDERR_FILENO)
             throw ExitCode(2)
         }
         let output = StandardOutput()

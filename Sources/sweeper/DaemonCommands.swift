@@ -29,20 +29,20 @@ func callDaemon<C: ControlCommand>(
         if options.json {
             printJSON(["error": error])
         }
-        FileHandle.standardError.write(Data("sweeper: \(error.message)\n".utf8))
+        Output.write("sweeper: \(error.message)\n".utf8, to: STDERR_FILENO)
         throw ExitCode(error.code == "bad-parameters" ? 2 : 1)
     } catch let error as ControlClientError {
-        FileHandle.standardError.write(Data("sweeper: \(error)\n".utf8))
+        Output.write("sweeper: \(error)\n".utf8, to: STDERR_FILENO)
         if case .noDaemon = error { throw ExitCode(3) }
         throw ExitCode(1)
     } catch {
-        FileHandle.standardError.write(Data("sweeper: \(error)\n".utf8))
+        Output.write("sweeper: \(error)\n".utf8, to: STDERR_FILENO)
         throw ExitCode(1)
     }
     if options.json {
         printJSON(result)
     } else {
-        FileHandle.standardOutput.write(Data(text(result).utf8))
+        Output.write(text(result))
     }
 }
 
@@ -51,7 +51,7 @@ private func printJSON(_ value: some Encodable) {
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
     if var data = try? encoder.encode(value) {
         data.append(0x0A)
-        FileHandle.standardOutput.write(data)
+        Output.write(data)
     }
 }
 
@@ -416,13 +416,13 @@ struct JoinCommand: AsyncParsableCommand {
         let status = try? await ControlClient.withConnection(socketPath: options.socketPath) { try await $0.call(Commands.Status.self, Empty()) }
         guard let held = status?.games, held > 0 else { return nil }
         for _ in 0..<3 {
-            FileHandle.standardError.write(Data(
-                "This device holds \(held) game\(held == 1 ? "" : "s"). Keep them (readable here, never sent to the new circle) or forget them? [K/f] ".utf8))
+            Output.write(
+                "This device holds \(held) game\(held == 1 ? "" : "s"). Keep them (readable here, never sent to the new circle) or forget them? [K/f] ".utf8, to: STDERR_FILENO)
             guard let line = readLine() else { return nil }
             switch line.trimmingCharacters(in: .whitespaces).lowercased() {
             case "", "k", "keep": return .keep
             case "f", "forget": return .forget
-            default: FileHandle.standardError.write(Data("Answer k (keep) or f (forget).\n".utf8))
+            default: Output.write("Answer k (keep) or f (forget).\n".utf8, to: STDERR_FILENO)
             }
         }
         throw ValidationError("no answer: give --old-games keep or --old-games forget")

@@ -1,6 +1,40 @@
 import Foundation
 import SweeperGame
 
+/// Writes the program's output with `write(2)`, which reports errors:
+/// Foundation's `FileHandle.write(_:)` traps on them, and a reader that
+/// went away (`sweeper show GAME | head -1`) is no reason to crash. When
+/// standard output's reader is gone, the program ends at once, quietly,
+/// with the status `cat` gives in that case (141); a gone standard error
+/// is simply not written to.
+enum Output {
+    /// The exit status when standard output's reader went away (128 + SIGPIPE).
+    static let closedPipeStatus: Int32 = 141
+
+    /// Writes all of `bytes` to `descriptor` (1, standard output; 2, standard error).
+    static func write(_ bytes: some Collection<UInt8>, to descriptor: Int32 = STDOUT_FILENO) {
+        let all = Array(bytes)
+        var done = 0
+        while done < all.count {
+            let n = all.withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress.map { $0 + done }, all.count - done) }
+            if n > 0 {
+                done += n
+            } else if n < 0 && errno == EINTR {
+                continue
+            } else {
+                // EPIPE (the reader is gone) or any other failure: nothing more can be said there.
+                if descriptor == STDOUT_FILENO { exit(closedPipeStatus) }
+                return
+            }
+        }
+    }
+
+    /// Writes `text` to `descriptor`.
+    static func write(_ text: String, to descriptor: Int32 = STDOUT_FILENO) {
+        write(Array(text.utf8), to: descriptor)
+    }
+}
+
 /// Buffered writes to standard output: boards are printed in bulk.
 final class StandardOutput {
     private var buffer: [UInt8] = []
@@ -19,7 +53,7 @@ final class StandardOutput {
 
     func flush() {
         guard !buffer.isEmpty else { return }
-        FileHandle.standardOutput.write(Data(buffer))
+        Output.write(buffer)
         buffer.removeAll(keepingCapacity: true)
     }
 }

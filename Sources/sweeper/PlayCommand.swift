@@ -32,7 +32,7 @@ struct PlayCommand: AsyncParsableCommand {
         switch await PlaySession.run(play) {
         case .quit: return
         case let .failed(message, code):
-            FileHandle.standardError.write(Data("sweeper: \(message)\n".utf8))
+            Output.write("sweeper: \(message)\n".utf8, to: STDERR_FILENO)
             throw ExitCode(code)
         }
     }

@@ -19,7 +19,7 @@ struct SweeperCommand: AsyncParsableCommand {
     /// ArgumentParser's 64) after saying what is allowed.
     static func main() async {
         if let refusal = CellTarget.negativeCoordinate(in: Array(CommandLine.arguments.dropFirst())) {
-            FileHandle.standardError.write(Data("Error: \(refusal)\n".utf8))
+            Output.write("Error: \(refusal)\n".utf8, to: STDERR_FILENO)
             Foundation.exit(2)
         }
         do {
@@ -36,7 +36,7 @@ struct SweeperCommand: AsyncParsableCommand {
 
     private static func exitWithUsageCode(_ error: any Error) -> Never {
         if exitCode(for: error) == .validationFailure {
-            FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+            Output.write((fullMessage(for: error) + "\n").utf8, to: STDERR_FILENO)
             Foundation.exit(2)
         }
         exit(withError: error)

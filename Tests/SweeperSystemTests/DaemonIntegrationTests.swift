@@ -149,6 +149,30 @@ import Testing
         #expect(try played() == afterKill, "the killed daemon's period did not stay closed")
     }
 
+    /// Every text command piped into `head -1` ends quietly: no trap, no
+    /// backtrace, status 0 (its output fitted the pipe) or 141 (the reader
+    /// went away, as `cat` says it). `show` of a 500×500 board is longer
+    /// than a pipe holds, so it does meet the closed pipe.
+    @Test func aClosedPipeEndsEveryTextCommandQuietly() throws {
+        let h = try DaemonHarness()
+        defer { h.cleanup() }
+        try h.start()
+        let game = try #require(try h.json(["new", "--width", "500", "--height", "500", "--mines", "25000", "--seed", "4"])["id"] as? String)
+        let commands: [[String]] = [
+            ["show", game], ["show", game, "--json"], ["status"], ["games"], ["games", "--archived"], ["peers", "--all"], ["scores"],
+            ["circle"], ["invite", "--list"], ["profile"], ["hint", game], ["sync"],
+            ["board", "generate", "--width", "500", "--height", "500", "--mines", "50000", "--count", "2"],
+        ]
+        for command in commands {
+            let quoted = ([DaemonHarness.sweeper, "--socket", h.socketPath] + command).map { "'\($0)'" }.joined(separator: " ")
+            let o = try runProcess(["/bin/bash", "-c", "\(quoted) 2>\(h.root)/stderr | head -1 >/dev/null; echo ${PIPESTATUS[0]}"])
+            let status = o.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            let stderr = (try? String(contentsOfFile: h.root + "/stderr", encoding: .utf8)) ?? ""
+            #expect(["0", "141"].contains(status) && !stderr.contains("Fatal error"), "\(command): status \(status), \(stderr)")
+            if command == ["show", game] { #expect(status == "141", "show never met the closed pipe") }
+        }
+    }
+
     @Test func garbageAndOversizedLinesGetErrorAnswersAndServingGoesOn() throws {
         let h = try DaemonHarness()
         defer { h.cleanup() }
