@@ -141,7 +141,7 @@ public actor PeerNode: Service {
     /// Dials `host:port` now and whenever the link drops (with backoff),
     /// until the node stops. The peer's identity is learnt in the handshake.
     public func addStaticPeer(host: String, port: Int) {
-        let key = "\(host):\(port)"
+        let key = Self.staticKey(host: host, port: port)
         guard staticTargets[key] == nil else { return }
         staticTargets[key] = .some(nil)
         work.yield(.dialStatic(host: host, port: port))
@@ -266,10 +266,17 @@ public actor PeerNode: Service {
         }
     }
 
+    /// How a static peer is named, as addresses are written: `host:port`,
+    /// an IPv6 address in brackets.
+    static func staticKey(host: String, port: Int) -> String {
+        host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+    }
+
     private nonisolated func dialStaticLoop(host: String, port: Int) async {
+        let key = Self.staticKey(host: host, port: port)
         var failures = 0
         while !Task.isCancelled {
-            if let known = await staticPeer("\(host):\(port)"), await isConnected(known) {
+            if let known = await staticPeer(key), await isConnected(known) {
                 try? await Task.sleep(for: configuration.linkedRecheckInterval)
                 continue
             }
@@ -277,15 +284,18 @@ public actor PeerNode: Service {
             do {
                 // The peer's key is not known: after a failure, the circle's earlier keys in turn.
                 let keys = await credentials.keys
-                let key = keys[failures % keys.count]
+                let circleKey = keys[failures % keys.count]
                 let channel = try await dial(.host(host, port: port))
                 established = await runLink(
-                    channel, role: .client, key: key, expected: nil, origin: .static, staticTarget: "\(host):\(port)")
+                    channel, role: .client, key: circleKey, expected: nil, origin: .static, staticTarget: key)
             } catch {
-                await logFailure("\(host):\(port)", "dial failed: \(error)")
-                await noteUnreached("\(host):\(port)", UnreachedPeer.explain(error))
+                await logFailure(key, "dial failed: \(error)")
+                // An unscoped link-local address cannot be dialled: say so rather than "Invalid argument".
+                let reason = LinkLocalAddress.isUnscoped(host)
+                    ? "a link-local IPv6 address needs its interface, as in [fe80::1%eth0]:7455" : UnreachedPeer.explain(error)
+                await noteUnreached(key, reason)
             }
-            if let established { await setStaticPeer("\(host):\(port)", established) }
+            if let established { await setStaticPeer(key, established) }
             failures = established == nil ? failures + 1 : 0
             try? await Task.sleep(for: await backoff(failures))
         }

@@ -14,9 +14,13 @@ struct ClientOptions: ParsableArguments {
     var socketPath: String { socket ?? ControlClient.defaultSocketPath() }
 }
 
+/// The daemon's error codes for a bad value in a request: exit status 2,
+/// like a bad value the command line itself refuses.
+let badValueCodes: Set<String> = ["bad-parameters", "bad-arguments", "outside-board"]
+
 /// Calls the daemon and prints the result; maps failures to exit codes:
-/// 2 a value the daemon found out of range (`bad-parameters`), 1 refused
-/// otherwise by the game or the daemon, 3 no daemon answering.
+/// 2 a bad value (``badValueCodes``), 1 refused otherwise by the game or
+/// the daemon, 3 no daemon answering.
 func callDaemon<C: ControlCommand>(
     _ options: ClientOptions, _ command: C.Type, _ arguments: C.Arguments, text: (C.Result) -> String
 ) async throws {
@@ -30,7 +34,8 @@ func callDaemon<C: ControlCommand>(
             printJSON(["error": error])
         }
         Output.write("sweeper: \(error.message)\n".utf8, to: STDERR_FILENO)
-        throw ExitCode(error.code == "bad-parameters" ? 2 : 1)
+        // A bad value (a size, a name, an address, a cell off the board) is bad usage, as the CLI's own checks say.
+        throw ExitCode(badValueCodes.contains(error.code) ? 2 : 1)
     } catch let error as ControlClientError {
         Output.write("sweeper: \(error)\n".utf8, to: STDERR_FILENO)
         if case .noDaemon = error { throw ExitCode(3) }
@@ -460,7 +465,9 @@ struct ProfileCommand: AsyncParsableCommand {
         abstract: "Show or set your name and colour, as every member of the circle sees them.")
     @OptionGroup var options: ClientOptions
     @Option(help: "Your name (1 to 64 bytes).") var name: String?
-    @Option(help: "Your colour: auto (derived from your peer id), blue, green, magenta, cyan, red, yellow, light-blue or pink.")
+    @Option(
+        name: [.customLong("colour"), .customLong("color")],
+        help: "Your colour: auto (derived from your peer id), blue, green, magenta, cyan, red, yellow, light-blue or pink.")
     var colour: ColourChoice?
     func run() async throws {
         try await callDaemon(options, Commands.Profile.self, .init(name: name, colour: colour?.rawValue)) { p in

@@ -173,6 +173,41 @@ import Testing
         }
     }
 
+    /// A bad value exits 2 wherever it is found (an empty or overlong
+    /// name, an address without a port or with a port past 65535, a cell
+    /// off the board either way, an empty game id, which acts on no game);
+    /// `--color` is `--colour`; an invite code revokes its invitation; an
+    /// IPv6 peer is written in brackets and why it is not reached in words.
+    @Test func badValuesExitTwoAndTheCLITakesWhatPeopleType() throws {
+        let h = try DaemonHarness()
+        defer { h.cleanup() }
+        try h.start()
+        let game = try h.cli(["new", "--seed", "3"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let digest = try h.json(["show", game])["digest"] as? String
+        for arguments in [
+            ["profile", "--name", ""], ["profile", "--name", String(repeating: "x", count: 80)], ["connect", "198.18.0.2"],
+            ["connect", "127.0.0.1:70000"], ["reveal", game, "100", "0"], ["reveal", game, "0", "100"], ["reveal", game, "-1", "0"],
+            ["reveal", "", "0", "0"],
+        ] {
+            let o = try h.cli(arguments)
+            #expect(o.status == 2, "\(arguments): status \(o.status), \(o.stderr)")
+        }
+        #expect(try h.json(["show", game])["digest"] as? String == digest, "a refused call changed the game")
+        #expect(try h.cli(["profile", "--color", "pink"]).status == 0)
+        #expect(try h.json(["profile"])["colour"] as? String == "pink")
+        let code = try #require(try h.json(["invite"])["code"] as? String)
+        let revoked = try h.cli(["invite", "--revoke", code])
+        #expect(revoked.status == 0, "\(revoked.stderr)")
+        let states = (try h.json(["invite", "--list"])["invitations"] as? [[String: Any]] ?? []).compactMap { $0["state"] as? String }
+        #expect(states == ["revoked"])
+        #expect(try h.cli(["connect", "[fe80::1]:7455"]).status == 0)
+        #expect(eventually(15) {
+            ((try? h.json(["peers", "--all"]))?["unreached"] as? [[String: Any]] ?? []).contains {
+                $0["address"] as? String == "[fe80::1]:7455" && ($0["reason"] as? String ?? "").contains("needs its interface")
+            }
+        }, "\((try? h.cli(["peers", "--all"]).stdout) ?? "")")
+    }
+
     @Test func garbageAndOversizedLinesGetErrorAnswersAndServingGoesOn() throws {
         let h = try DaemonHarness()
         defer { h.cleanup() }

@@ -303,6 +303,8 @@ struct ControlRouter: ControlResponder {
             ControlError(code: "no-games", message: "there are no games yet; start one with `sweeper new`")
         case .unknownGame(let game):
             ControlError(code: "unknown-game", message: "no game has an id starting with '\(game)'")
+        case .emptyGameID:
+            ControlError.badArguments("the game id is empty: give an id or the start of one, or leave the game out for the newest")
         case .ambiguousGame(let game, let matches):
             ControlError(
                 code: "ambiguous-game",

@@ -311,9 +311,12 @@ extension ControlRouter {
         }
     }
 
-    /// Revokes the open invitation whose id starts with `text`.
+    /// Revokes the open invitation whose id starts with `text`, or whose
+    /// invite code `text` is (the code its maker holds names it too).
     func revokeInvitation(_ text: String) throws -> InvitationInfo {
-        let wanted = text.uppercased().filter { $0 != "-" && !$0.isWhitespace }
+        var named = text
+        if case .invitation(let secret)? = try? InviteCode.read(text) { named = secret.identity.peerID.description }
+        let wanted = named.uppercased().filter { $0 != "-" && !$0.isWhitespace }
         let all = invitations()
         let matches = all.filter { !wanted.isEmpty && $0.id.filter { $0 != "-" }.hasPrefix(wanted) }
         guard matches.count == 1, let match = matches.first, let key = try? PeerID(parsing: match.id) else {

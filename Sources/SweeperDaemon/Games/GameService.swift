@@ -302,11 +302,13 @@ actor GameService {
 
     // MARK: Finding games
 
-    /// A full id, a unique prefix, or nil for the most recent game.
+    /// A full id, a unique prefix, or nil for the most recent game; an
+    /// empty id names none (it would start every id).
     func resolve(_ game: String?) throws -> GameID {
         try reloadIfPending()
         let all = engine.games
-        guard let game, !game.isEmpty else {
+        if game?.isEmpty == true { throw GameServiceError.emptyGameID }
+        guard let game else {
             guard let latest = all.max(by: { ($0.state.startMillis, $0.state.gameID) < ($1.state.startMillis, $1.state.gameID) }) else {
                 throw GameServiceError.noGames
             }

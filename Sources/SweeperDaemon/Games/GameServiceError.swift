@@ -8,6 +8,8 @@ enum GameServiceError: Error, Equatable, Sendable {
     case noGames
     /// No game has an id starting with this text.
     case unknownGame(String)
+    /// A game was named by empty text (which would start every id).
+    case emptyGameID
     /// The text starts several games' ids (the first few given).
     case ambiguousGame(String, matches: [GameID])
     /// The cell is outside the board.
