@@ -554,8 +554,9 @@ import Testing
         try h.start()
         #expect(try h.cli(["show"]).status == 1)  // no games yet
         let game = try h.cli(["new", "--preset", "beginner", "--seed", "1"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        // A cell off the board is a bad value (2), as a negative one is.
         let outside = try h.cli(["reveal", game, "9", "0"])
-        #expect(outside.status == 1 && outside.stderr.contains("outside"))
+        #expect(outside.status == 2 && outside.stderr.contains("outside"))
         let unknown = try h.cli(["reveal", "zzzz", "0", "0"])
         #expect(unknown.status == 1 && unknown.stderr.contains("no game"))
         #expect(try h.cli(["reveal", game, "x", "0"]).status == 2)
@@ -590,7 +591,7 @@ import Testing
         // A malformed address is refused; a well-formed one is dialled from
         // then on (with backoff) and listed as a static peer once reached.
         let bad = try h.cli(["connect", "no-port-here"])
-        #expect(bad.status == 1 && bad.stderr.contains("HOST:PORT"))
+        #expect(bad.status == 2 && bad.stderr.contains("HOST:PORT"))
         #expect(try h.cli(["connect", "127.0.0.1:9"]).status == 0)
         #expect(try h.json(["peers"])["peers"] as? [Any] != nil)
         // Nothing listens there: `peers --all` says so, with why and when.

@@ -57,7 +57,7 @@ public func fuzzSecretStream(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt
     return 0
 }
 
-/// What runLink and PeerSync do with an opened frame.
+/// What runLink and the daemon's PeerInbox do with an opened frame.
 func handle(_ bytes: [UInt8], _ replica: inout Replica, _ session: inout SyncSession) {
     guard let message = try? LinkMessage(decoding: bytes) else { return }
     check(message.encoded == bytes, "a link message does not re-encode to its bytes")

@@ -15,7 +15,7 @@ public func fuzzSyncMessage(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt 
     return 0
 }
 
-/// What the daemon does with a decoded message (PeerSync and GameService).
+/// What the daemon does with a decoded message (PeerInbox and GameService).
 func receive(_ message: SyncMessage) {
     var replica = Fixtures.replica
     var session = SyncSession()

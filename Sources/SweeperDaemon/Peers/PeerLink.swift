@@ -59,7 +59,8 @@ struct PeerLink: Sendable {
     }
 
     /// Sends membership records, in messages of at most
-    /// ``PeerMessage/membershipLimit`` records.
+    /// ``PeerMessage/membershipLimit`` records and
+    /// ``PeerMessage/membershipByteBudget`` bytes (``PeerMessage/membershipBatches(_:)``).
     func send(membership records: [[UInt8]]) {
         for message in PeerMessage.membershipBatches(records) { send(message) }
     }
