@@ -93,6 +93,18 @@ public enum PlaySession {
             }
         }
 
+        // A game asked for that the daemon does not know ends here, saying
+        // so, before the screen is taken (an empty viewer would say less).
+        if let game = options.game {
+            do {
+                _ = try await request(options.socketPath, Commands.Show.self, .init(game: game))
+            } catch let error as ControlError {
+                return .failed(error.message, exitCode: error.code == "bad-arguments" ? 2 : 1)
+            } catch {
+                // No daemon answers yet: the viewer opens and keeps trying, as it does for any game.
+            }
+        }
+
         let (stream, continuation) = AsyncStream.makeStream(of: SessionMessage.self)
         terminal.enter()
         defer { terminal.restore() }

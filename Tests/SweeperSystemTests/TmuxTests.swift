@@ -202,20 +202,28 @@ final class TmuxPane {
         #expect(before == after)
     }
 
-    @Test func anUnknownGameSaysSoAndNStartsOne() throws {
+    /// `play` with a game nobody has ends at once, with the daemon's
+    /// words and status 1, the terminal as it was; in a game, n starts another.
+    @Test func anUnknownGameEndsPlayAndNStartsOne() throws {
         let h = try DaemonHarness()
         defer { h.cleanup() }
         try h.start()
-        let pane = try TmuxPane(width: 80, height: 24, command: playCommand(h, "ffffffff"), environment: environment(h))
+        let unknown = try TmuxPane(width: 80, height: 24, command: playCommand(h, "ffffffff"), environment: environment(h))
+        defer { unknown.kill() }
+        let said = unknown.waitFor("play exited 1")
+        #expect(said.joined(separator: "\n").contains("no game has an id starting with 'ffffffff'"), "\(said)")
+        let game = try #require(try h.json(["new", "--preset", "beginner", "--seed", "2"])["id"] as? String)
+        let pane = try TmuxPane(width: 80, height: 24, command: playCommand(h, game), environment: environment(h))
         defer { pane.kill() }
-        pane.waitFor("No game open: n starts one, g lists games.")
+        pane.waitFor("Mines left 10")
         pane.send("n", literal: true)
         pane.waitFor("New game")
-        // The form: down to expert, enter.
-        pane.send("j", literal: true)
-        pane.send("j", literal: true)
+        // The form's choice as it stands: enter, and another game is shown.
         pane.send("Enter")
-        pane.waitFor("Mines left 99")
+        pane.waitFor("another game") { screen in
+            let title = screen.first ?? ""
+            return title.contains("· game ") && !title.contains("game \(game.prefix(8))")
+        }
         pane.send("q", literal: true)
         pane.waitFor("play exited 0")
     }
