@@ -60,6 +60,11 @@ public struct ControlError: Error, Codable, Equatable, Sendable, CustomStringCon
         ControlError(code: "unknown-command", message: "unknown command '\(name)'")
     }
     /// The arguments do not fit the command.
+    /// Whether the error says a value in the request was bad (a size, a
+    /// name, an address, a cell off the board, an empty game id): the
+    /// command line's status 2, as for a bad value it finds itself.
+    public var isBadValue: Bool { ["bad-parameters", "bad-arguments", "outside-board"].contains(code) }
+
     public static func badArguments(_ detail: String) -> ControlError {
         ControlError(code: "bad-arguments", message: "bad arguments: \(detail)")
     }

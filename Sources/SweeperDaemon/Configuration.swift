@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import SweeperControl
 import SweeperConventions
+import SweeperNet
 
 /// Everything `sweeperd` is told: by flags, by the config file, by XDG defaults.
 public struct DaemonSettings: Equatable, Sendable {
@@ -364,5 +365,5 @@ public struct HostPort: Equatable, Sendable, CustomStringConvertible {
         guard !host.isEmpty, (0...65535).contains(port) else { return nil }
     }
 
-    public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+    public var description: String { hostPortText(host: host, port: port) }
 }

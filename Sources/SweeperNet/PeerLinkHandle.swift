@@ -146,10 +146,16 @@ extension LinkChannel {
     }
 }
 
+/// `host:port`, or `[host]:port` for an IPv6 address: how peers'
+/// addresses are written, shown and logged.
+public func hostPortText(host: String, port: Int) -> String {
+    host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+}
+
 extension SocketAddress {
     /// `ip:port`, or `[ip]:port` for IPv6: how peers' addresses are shown and logged.
     public var hostPortText: String {
         guard let ip = ipAddress, let port else { return "\(self)" }
-        return self.protocol == .inet6 ? "[\(ip)]:\(port)" : "\(ip):\(port)"
+        return SweeperNet.hostPortText(host: ip, port: port)
     }
 }

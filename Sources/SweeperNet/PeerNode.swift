@@ -141,7 +141,7 @@ public actor PeerNode: Service {
     /// Dials `host:port` now and whenever the link drops (with backoff),
     /// until the node stops. The peer's identity is learnt in the handshake.
     public func addStaticPeer(host: String, port: Int) {
-        let key = Self.staticKey(host: host, port: port)
+        let key = hostPortText(host: host, port: port)
         guard staticTargets[key] == nil else { return }
         staticTargets[key] = .some(nil)
         work.yield(.dialStatic(host: host, port: port))
@@ -266,14 +266,8 @@ public actor PeerNode: Service {
         }
     }
 
-    /// How a static peer is named, as addresses are written: `host:port`,
-    /// an IPv6 address in brackets.
-    static func staticKey(host: String, port: Int) -> String {
-        host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
-    }
-
     private nonisolated func dialStaticLoop(host: String, port: Int) async {
-        let key = Self.staticKey(host: host, port: port)
+        let key = hostPortText(host: host, port: port)
         var failures = 0
         while !Task.isCancelled {
             if let known = await staticPeer(key), await isConnected(known) {

@@ -95,11 +95,12 @@ public enum PlaySession {
 
         // A game asked for that the daemon does not know ends here, saying
         // so, before the screen is taken (an empty viewer would say less).
+        var asked: GameView?
         if let game = options.game {
             do {
-                _ = try await request(options.socketPath, Commands.Show.self, .init(game: game))
+                asked = try await request(options.socketPath, Commands.Show.self, .init(game: game))
             } catch let error as ControlError {
-                return .failed(error.message, exitCode: error.code == "bad-arguments" ? 2 : 1)
+                return .failed(error.message, exitCode: error.isBadValue ? 2 : 1)
             } catch {
                 // No daemon answers yet: the viewer opens and keeps trying, as it does for any game.
             }
@@ -124,7 +125,7 @@ public enum PlaySession {
                     continuation.yield(.tick)
                 }
             },
-            Task { await openFirstGame(options, continuation) },
+            Task { [asked] in await openFirstGame(options, asked: asked, continuation) },
             Task {
                 if let status = try? await request(socket, Commands.Status.self, Empty()) { continuation.yield(.identity(id: status.peerID, name: status.name)) }
                 if let peers = try? await request(socket, Commands.Peers.self, .init()) { continuation.yield(.peers(peers)) }
@@ -298,9 +299,13 @@ public enum PlaySession {
     }
 
     /// Opens the game asked for, a new one, or the most recent game in progress (a new one when there is none).
-    private static func openFirstGame(_ options: PlayOptions, _ out: AsyncStream<SessionMessage>.Continuation) async {
+    /// `asked` is the game asked for, when it was read already.
+    private static func openFirstGame(
+        _ options: PlayOptions, asked: GameView?, _ out: AsyncStream<SessionMessage>.Continuation
+    ) async {
         let socket = options.socketPath
         await answer(out) {
+            if let asked { return .loaded(asked) }
             if let game = options.game {
                 return .loaded(try await request(socket, Commands.Show.self, .init(game: game)))
             }

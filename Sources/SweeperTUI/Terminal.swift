@@ -5,6 +5,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import SweeperConventions
 
 /// The escape sequences the viewer sends to enter and leave its screen.
 public enum TerminalSequences {
@@ -134,15 +135,7 @@ public final class Terminal: @unchecked Sendable {
 
     /// Writes all of `bytes` (retrying short writes and EINTR).
     public func write(_ bytes: [UInt8]) {
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes[offset...].withUnsafeBytes { Glibc.write(output, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR || errno == EAGAIN { continue }
-                return
-            }
-            offset += n
-        }
+        FileDescriptorWriter.writeAll(bytes, to: output)
     }
 
     /// Writes text.

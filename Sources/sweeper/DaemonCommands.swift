@@ -14,13 +14,9 @@ struct ClientOptions: ParsableArguments {
     var socketPath: String { socket ?? ControlClient.defaultSocketPath() }
 }
 
-/// The daemon's error codes for a bad value in a request: exit status 2,
-/// like a bad value the command line itself refuses.
-let badValueCodes: Set<String> = ["bad-parameters", "bad-arguments", "outside-board"]
-
 /// Calls the daemon and prints the result; maps failures to exit codes:
-/// 2 a bad value (``badValueCodes``), 1 refused otherwise by the game or
-/// the daemon, 3 no daemon answering.
+/// 2 a bad value (`ControlError.isBadValue`), 1 refused otherwise by the
+/// game or the daemon, 3 no daemon answering.
 func callDaemon<C: ControlCommand>(
     _ options: ClientOptions, _ command: C.Type, _ arguments: C.Arguments, text: (C.Result) -> String
 ) async throws {
@@ -34,8 +30,7 @@ func callDaemon<C: ControlCommand>(
             printJSON(["error": error])
         }
         Output.write("sweeper: \(error.message)\n".utf8, to: STDERR_FILENO)
-        // A bad value (a size, a name, an address, a cell off the board) is bad usage, as the CLI's own checks say.
-        throw ExitCode(badValueCodes.contains(error.code) ? 2 : 1)
+        throw ExitCode(error.isBadValue ? 2 : 1)
     } catch let error as ControlClientError {
         Output.write("sweeper: \(error)\n".utf8, to: STDERR_FILENO)
         if case .noDaemon = error { throw ExitCode(3) }

@@ -1,4 +1,5 @@
 import Foundation
+import SweeperConventions
 import SweeperGame
 
 /// Writes the program's output with `write(2)`, which reports errors:
@@ -13,20 +14,8 @@ enum Output {
 
     /// Writes all of `bytes` to `descriptor` (1, standard output; 2, standard error).
     static func write(_ bytes: some Collection<UInt8>, to descriptor: Int32 = STDOUT_FILENO) {
-        let all = Array(bytes)
-        var done = 0
-        while done < all.count {
-            let n = all.withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress.map { $0 + done }, all.count - done) }
-            if n > 0 {
-                done += n
-            } else if n < 0 && errno == EINTR {
-                continue
-            } else {
-                // EPIPE (the reader is gone) or any other failure: nothing more can be said there.
-                if descriptor == STDOUT_FILENO { exit(closedPipeStatus) }
-                return
-            }
-        }
+        // EPIPE (the reader is gone) or any other failure: nothing more can be said there.
+        if !FileDescriptorWriter.writeAll(Array(bytes), to: descriptor) && descriptor == STDOUT_FILENO { exit(closedPipeStatus) }
     }
 
     /// Writes `text` to `descriptor`.

@@ -27,7 +27,6 @@ struct CircleChanges: Sendable {
     func joined(_ key: CircleKey, forgetGames: Bool, membersMoved: @Sendable () -> Void = {}) async throws -> Int {
         let games = try await service.join(key, forgetGames: forgetGames)
         membersMoved()
-        await service.applyRemovals(members.removals)
         await network.circleChanged(to: members.linkPolicy.current)
         await membershipChanged()
         return games
