@@ -23,6 +23,7 @@ let package = Package(
         .library(name: "SweeperSync", targets: ["SweeperSync"]),
         .library(name: "SweeperMembership", targets: ["SweeperMembership"]),
         .executable(name: "sweeper-bench-sync", targets: ["sweeper-bench-sync"]),
+        .executable(name: "sweeper-bench-membership", targets: ["sweeper-bench-membership"]),
         // For the fuzz targets in Fuzz/ (a separate package that depends on this one).
         .library(name: "SweeperNet", targets: ["SweeperNet"]),
         .library(name: "SweeperMessages", targets: ["SweeperMessages"]),
@@ -82,6 +83,11 @@ let package = Package(
         .executableTarget(
             name: "sweeper-bench-sync",
             dependencies: ["SweeperSync", "SweeperCrypto", "SweeperGame"],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "sweeper-bench-membership",
+            dependencies: ["SweeperMembership", "SweeperCrypto", "SweeperSync"],
             swiftSettings: strict
         ),
 
@@ -201,7 +207,7 @@ let package = Package(
             name: "SweeperSystemTests",
             dependencies: [
                 "SweeperTestSupport", "SweeperSync", "SweeperCrypto", "SweeperGame", "SweeperStore", "SweeperDiscovery",
-                "SweeperMembership", "sweeperd", "sweeper",
+                "SweeperMembership", "SweeperMessages", "sweeperd", "sweeper",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict

@@ -431,6 +431,12 @@ def sync_section(args, results):
     results.update(results_in(out))
 
 
+def membership_section(args, results):
+    out = run([os.path.join(args.bindir, "sweeper-bench-membership")], timeout=600)
+    sys.stderr.write(out)
+    results.update(results_in(out))
+
+
 # MARK: The report
 
 
@@ -578,6 +584,27 @@ def report(results, args, started, wall):
                              f"{fmt((r(f'scale.{board}.{ops}.memory_bytes') or 0) / 1024 / 1024, ' MiB')} |")
             lines.append("")
 
+    # Membership.
+    d = r("membership.derive4096_ms")
+    if d is not None:
+        flood = r("membership.flood_longest_ms")
+        inc = r("membership.incremental_ms")
+        lines += ["## Membership: deriving who is in the circle", "",
+                  "`sweeper-bench-membership`, one thread, wall clock, best of 3. A circle of 4,096 budgeted records (a founder "
+                  "and 64 members, each at its budget of invitations); every insert derives the view again. The longest single "
+                  "insert is the longest the daemon's event loop is held by membership work.", "",
+                  "| what | time | goal |", "|---|---:|---|",
+                  f"| derive 4,096 records taken in one message | {fmt(d, ' ms')} | under 100 ms: {verdict(d < 100)} |",
+                  f"| one more record, holding 4,096 | {fmt(inc, ' ms')} | under 20 ms: {verdict(inc is not None and inc < 20)} |",
+                  f"| a flood of 4,096 records, one per message: longest insert | {fmt(flood, ' ms')} | under 20 ms: "
+                  f"{verdict(flood is not None and flood < 20)} |",
+                  f"| that flood, all inserts | {fmt(r('membership.flood_total_ms'), ' ms')} | – |",
+                  f"| a chain of 1,024 admissions (each device admits the next) in one message | {fmt(r('membership.deep1024_ms'), ' ms')} | – |",
+                  f"| 64 removals by the founder, one at a time, holding 4,096: longest | "
+                  f"{fmt(r('membership.removal_longest_ms'), ' ms')} | – |", ""]
+        goals.append(("membership: derive 4,096 records under 100 ms", d < 100))
+        goals.append(("membership: no insert of a record flood holds the event loop 20 ms", flood is not None and flood < 20))
+
     # Latency.
     if r("latency.h2.p50_ms") is not None:
         sv = r("latency.sign_verify_ms")
@@ -706,6 +733,8 @@ def main():
     if "sync" in sections:
         log("sync")
         sync_section(args, results)
+        log("membership")
+        membership_section(args, results)
     if "lab" in sections or "latency" in sections:
         lab_section(args, args.bindir, results, full="lab" in sections)
     text = report(results, args, started, time.time() - started)

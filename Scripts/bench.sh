@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Every Sweeper benchmark in one run, beside its anchors, written to
 # BENCHMARKS.md: board generation vs Tatham's Mines, sync bytes and apply time
-# vs Yjs (pycrdt), catch-up and scale, move latency with 2, 4 and 8 real
+# vs Yjs (pycrdt), catch-up and scale, membership derivation, move latency with 2, 4 and 8 real
 # daemons in network namespaces vs a bare TCP round trip, discovery vs Avahi's
 # own announcement, memory and idle CPU. About 3 minutes of measuring on 2
 # cores, after a release build (about 5 minutes from cold).
@@ -30,7 +30,7 @@ if ! python3 -c 'import pycrdt' 2>/dev/null; then
     pip install --quiet --break-system-packages pycrdt >&2 || echo "bench: pycrdt could not be installed; the Yjs figures will be missing" >&2
 fi
 
-for product in sweeper sweeperd sweeper-bench-game sweeper-bench-sync sweeper-bench-latency; do
+for product in sweeper sweeperd sweeper-bench-game sweeper-bench-sync sweeper-bench-membership sweeper-bench-latency; do
     swift build -c release --scratch-path "$scratch" --product "$product" >&2
 done
 bin=$(swift build -c release --scratch-path "$scratch" --show-bin-path)

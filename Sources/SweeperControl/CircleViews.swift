@@ -11,16 +11,43 @@ extension Commands {
             public var members: [CircleMember]
             /// The devices removed, newest first.
             public var removed: [RemovedDevice]
+            /// This device, when it was removed: who removed it and when.
+            public var removedHere: RemovedDevice?
             /// Creates the result.
-            public init(members: [CircleMember], removed: [RemovedDevice]) {
+            public init(members: [CircleMember], removed: [RemovedDevice], removedHere: RemovedDevice? = nil) {
                 self.members = members
                 self.removed = removed
+                self.removedHere = removedHere
             }
         }
     }
 }
 
 extension Commands {
+    /// `circle-admin`: name a member an admin (the founder and admins may).
+    public enum CircleAdmin: ControlCommand {
+        public static let name = "circle-admin"
+        /// The device.
+        public struct Arguments: Codable, Equatable, Sendable {
+            /// Its player name, or its peer id or a unique start of it.
+            public var device: String
+            /// Creates arguments.
+            public init(device: String) { self.device = device }
+        }
+        /// The new admin.
+        public struct Result: Codable, Equatable, Sendable {
+            /// Its peer id.
+            public var peerID: String
+            /// Its name, when known.
+            public var name: String
+            /// Creates the result.
+            public init(peerID: String, name: String) {
+                self.peerID = peerID
+                self.name = name
+            }
+        }
+    }
+
     /// `circle-remove`: remove a device from the circle.
     public enum CircleRemove: ControlCommand {
         public static let name = "circle-remove"
@@ -60,12 +87,22 @@ public struct CircleMember: Codable, Equatable, Sendable {
     public var name: String
     /// Whether it is this daemon's device.
     public var thisDevice: Bool
-    /// Whether it was a member before membership was recorded (or made the circle).
+    /// Whether it is the circle's founder (made the circle).
     public var founder: Bool
+    /// Its role: `founder`, `admin` or `member`.
+    public var role: String
     /// Who admitted it (peer id), when it came by invitation.
     public var admittedBy: String?
     /// That member's name, when known.
     public var admittedByName: String?
+    /// Who made the invitation it used (peer id): the admitting member,
+    /// except in a circle made before roles.
+    public var invitedBy: String?
+    /// That member's name, when known.
+    public var invitedByName: String?
+    /// Places in its chain of membership records where it signed two
+    /// different records (equivocation: a fault or an attack); absent when none.
+    public var equivocatedAt: [UInt64]?
     /// When it joined, ms since 1970 (the admitting device's clock).
     public var joinedMillis: UInt64
     /// Whether a link to it is up now.
@@ -75,15 +112,20 @@ public struct CircleMember: Codable, Equatable, Sendable {
 
     /// Creates a member.
     public init(
-        peerID: String, name: String, thisDevice: Bool, founder: Bool, admittedBy: String?, admittedByName: String?, joinedMillis: UInt64,
+        peerID: String, name: String, thisDevice: Bool, founder: Bool, role: String = "member", admittedBy: String?, admittedByName: String?,
+        invitedBy: String? = nil, invitedByName: String? = nil, equivocatedAt: [UInt64]? = nil, joinedMillis: UInt64,
         linked: Bool, lastSeenSecondsAgo: Double?
     ) {
         self.peerID = peerID
         self.name = name
         self.thisDevice = thisDevice
         self.founder = founder
+        self.role = role
         self.admittedBy = admittedBy
         self.admittedByName = admittedByName
+        self.invitedBy = invitedBy
+        self.invitedByName = invitedByName
+        self.equivocatedAt = equivocatedAt
         self.joinedMillis = joinedMillis
         self.linked = linked
         self.lastSeenSecondsAgo = lastSeenSecondsAgo
@@ -158,11 +200,21 @@ extension ControlFormatting {
         let dates = DateFormatter()
         dates.dateFormat = "yyyy-MM-dd HH:mm"
         func when(_ ms: UInt64) -> String { dates.string(from: Date(timeIntervalSince1970: Double(ms) / 1000)) }
-        var out = table(["DEVICE", "NAME", "JOINED", "ADMITTED BY", "LAST SEEN"], r.members.map { m in
-            let by = m.founder ? "founder" : (m.admittedByName ?? m.admittedBy.map(shortID) ?? "-")
+        var out = ""
+        if let gone = r.removedHere {
+            out += "This device was removed from the circle by \(gone.removedByName ?? shortID(gone.removedBy)) on \(when(gone.removedMillis)); ask an admin for a new invite.\n"
+        }
+        out += table(["DEVICE", "NAME", "ROLE", "JOINED", "INVITED BY", "ADMITTED BY", "LAST SEEN"], r.members.map { m in
+            let admitted = m.founder ? "-" : (m.admittedByName ?? m.admittedBy.map(shortID) ?? "-")
+            let invited = m.founder ? "-" : (m.invitedByName ?? m.invitedBy.map(shortID) ?? "-")
             let seen = m.thisDevice ? "this device" : m.linked ? "linked now" : m.lastSeenSecondsAgo.map(ago) ?? "never"
-            return [shortID(m.peerID), m.name.isEmpty ? "-" : m.name, when(m.joinedMillis), by, seen]
+            return [shortID(m.peerID), m.name.isEmpty ? "-" : m.name, m.role, when(m.joinedMillis), invited, admitted, seen]
         })
+        for m in r.members {
+            if let places = m.equivocatedAt, !places.isEmpty {
+                out += "Warning: \(m.name.isEmpty ? shortID(m.peerID) : m.name) signed two different membership records at the same place (\(places.map(String.init).joined(separator: ", "))): a broken device or an attack.\n"
+            }
+        }
         if !r.removed.isEmpty {
             out += "Removed:\n"
             out += table(["DEVICE", "NAME", "REMOVED", "BY"], r.removed.map { d in

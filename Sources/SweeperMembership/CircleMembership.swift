@@ -1,161 +1,114 @@
 import SweeperCrypto
 import SweeperSync
 
-/// Who is in a circle, derived from its membership records.
-public struct MembershipView: Sendable, Equatable {
-    /// A member and how it came in.
-    public struct Member: Sendable, Equatable {
-        /// The device.
-        public let peer: PeerID
-        /// The name it was admitted under (empty for founders).
-        public let name: String
-        /// Who admitted it; `nil` for a founder (a member before membership was recorded).
-        public let admittedBy: PeerID?
-        /// The invitation it used; `nil` for a founder.
-        public let invitation: PeerID?
-        /// When it was admitted or founded (the record's clock).
-        public let joinedMillis: UInt64
-    }
-
-    /// A removed device.
-    public struct Removal: Sendable, Equatable {
-        /// The device.
-        public let peer: PeerID
-        /// Who removed it (the first removal in record order).
-        public let removedBy: PeerID
-        /// When (the record's clock).
-        public let removedMillis: UInt64
-        /// Per game, how many of its ops stay (the most any removal kept).
-        public internal(set) var kept: [GameID: UInt64]
-    }
-
-    /// An invitation and what became of it.
-    public struct Invitation: Sendable, Equatable {
-        /// What became of an invitation.
-        public enum State: Sendable, Equatable {
-            /// Not used or revoked (it may have expired: compare ``Invitation/expiresMillis`` with the clock).
-            case open
-            /// Used to admit this device.
-            case used(by: PeerID)
-            /// Revoked by this member.
-            case revoked(by: PeerID)
-        }
-        /// The invitation's public key (its id).
-        public let key: PeerID
-        /// Who made it.
-        public let madeBy: PeerID
-        /// When.
-        public let madeMillis: UInt64
-        /// When it stops working.
-        public let expiresMillis: UInt64
-        /// What became of it.
-        public internal(set) var state: State
-    }
-
-    /// One circle key after the first: the rekey record that made it.
-    public struct Epoch: Sendable, Equatable {
-        /// 1, 2, …
-        public let epoch: UInt64
-        /// The record.
-        public let record: RecordHash
-        /// The key's ``CircleKey/check``.
-        public let check: [UInt8]
-        /// The key, sealed to each member the record's author counted.
-        public let sealed: [PeerID: [UInt8]]
-    }
-
-    /// The members.
-    public internal(set) var members: [PeerID: Member] = [:]
-    /// The removed devices: never members again.
-    public internal(set) var removed: [PeerID: Removal] = [:]
-    /// Every invitation, by key.
-    public internal(set) var invitations: [PeerID: Invitation] = [:]
-    /// The keys after the first, in order (index = epoch − 1).
-    public internal(set) var epochs: [Epoch] = []
-    /// Whether some removed device may hold the newest key: a removal no
-    /// rekey has followed yet. A member that sees this makes a new key.
-    public internal(set) var needsRekey = false
-
-    /// Whether `peer` is a member.
-    public func isMember(_ peer: PeerID) -> Bool { members[peer] != nil }
-    /// Whether `peer` was removed.
-    public func isRemoved(_ peer: PeerID) -> Bool { removed[peer] != nil }
-    /// The newest key's epoch (0: the first key).
-    public var currentEpoch: UInt64 { UInt64(epochs.count) }
-}
-
 /// A circle's membership records: a grow-only set of signed records, each
-/// naming the records its author knew (its parents), and the
-/// ``MembershipView`` derived from them. Any two replicas holding the same
-/// records derive the same view, whatever order the records came in.
+/// at its place in its author's chain, and the ``MembershipView`` derived
+/// from them. Any two replicas holding the same records derive the same
+/// view, whatever order the records came in; the rules are in
+/// ``MembershipDerivation``.
 ///
-/// The rules, applied to the records in a fixed order (by depth in the
-/// parent graph, then by hash):
-/// - A founder is a member: its record proves the circle's first key, and
-///   founding is open until the first rekey (a founding record counts only
-///   when no rekey exists or it is an ancestor of one).
-/// - A member may invite, admit (once per invitation, which must not be
-///   revoked), remove and rekey. A record whose author is not a member at
-///   that point changes nothing.
-/// - A removal wins: a removed device is never a member again, whatever
-///   admits it. Of its own records, only those some removal of it had
-///   seen (its ancestors) count; the rest are void, wherever they sit in
-///   the order.
-/// - A rekey counts when its epoch is one more than the last counted one;
-///   of two rekeys of one epoch, the first in the order counts.
+/// What a replica takes is bounded, so that no member can make the circle
+/// unusable by writing records: each author has a budget of records
+/// (``authorBudget``), the circle a total (``recordLimit``), a record a size;
+/// removals and rekeys are never refused for space (they have a budget of
+/// their own per author, ``changeBudget``). Records of devices no
+/// admission names wait, and are neither kept nor passed on.
 public struct CircleMembership: Sendable {
     /// The circle.
     public let circle: CircleID
-    /// The circle's first key: founding records prove it.
+    /// The circle's first key: the founding record proves it.
     public let firstKey: CircleKey
+    /// The roster of records of version 1 this circle was migrated from (empty for a circle made with roles).
+    public private(set) var legacy: LegacyRoster
     /// Every record held, by hash.
     public private(set) var records: [RecordHash: MembershipRecord] = [:]
-    /// Records whose parents are not all held yet.
+    /// The records in the order they were taken (every record after those it names).
+    private var order: [RecordHash] = []
+    /// The founding record, once held.
+    public private(set) var root: RecordHash?
+    /// Each author's records by place in its chain.
+    private(set) var chains: [PeerID: [UInt64: [RecordHash]]] = [:]
+    /// Records waiting: for a record they name, or for their author's admission.
     private var waiting: [RecordHash: MembershipRecord] = [:]
-    /// The records no held record names as a parent.
+    private var waitingOn: [RecordHash: Set<RecordHash>] = [:]
+    private var waitingFor: [PeerID: Set<RecordHash>] = [:]
+    /// The devices some held admission names (its records may be taken).
+    private var admitted: Set<PeerID> = []
+    /// Records of the budgeted kinds, per author.
+    private var spent: [PeerID: Int] = [:]
+    private var budgeted = 0
+    /// Removals and rekeys, per author.
+    private var exempt: [PeerID: Int] = [:]
+    /// The records no held record names.
     public private(set) var heads: Set<RecordHash> = []
     /// Who is in the circle.
     public private(set) var view = MembershipView()
-    private var depth: [RecordHash: Int] = [:]
 
-    /// The most records a circle holds; a peer sending more is refused. A
-    /// family's circle makes a few dozen; the bound keeps deriving the view
-    /// (quadratic in the records at worst) cheap whatever a member sends.
+    /// The most records of the budgeted kinds (found, admit, invite,
+    /// revoke, promote) a circle holds. A family's circle makes a few dozen.
     public static let recordLimit = 4_096
-    /// The most records that may wait for their parents.
+    /// The most records of the budgeted kinds one author may write: a
+    /// member making an invitation a day would take most of a year.
+    public static let authorBudget = 256
+    /// The most removals and rekeys one author may write: they are never
+    /// refused for space (the total bound does not count them), and this
+    /// is far more than a family ever makes.
+    public static let changeBudget = 1_024
+    /// The most records that may wait.
     public static let waitingLimit = 1_024
-    /// The most members a rekey may seal the circle's new key to: far more
-    /// devices than a family has, and a rekey of that many is 112 KiB. One
-    /// sealed to more (tens of thousands of made-up recipients, megabytes a
-    /// record) is refused, so that no member can make every hello carry
-    /// megabytes.
-    public static let rekeyRecipientLimit = 1_024
 
-    /// An empty membership of the circle whose first key is `firstKey`.
-    public init(firstKey: CircleKey) {
+    /// An empty membership of the circle whose first key is `firstKey`,
+    /// migrated from the records of version 1 `legacy` (none for a circle
+    /// made with roles).
+    public init(firstKey: CircleKey, legacy: [LegacyRecord] = []) {
         self.firstKey = firstKey
         circle = CircleID(firstKey: firstKey)
+        self.legacy = legacy.isEmpty ? LegacyRoster() : LegacyRoster(records: legacy, firstKey: firstKey)
+        admitted = Set(self.legacy.members.map(\.peer)).union(self.legacy.removed.keys)
+        view = derive()
     }
 
+    /// How many records wait for a record they name or for their author's admission.
+    public var waitingCount: Int { waiting.count }
+
+    /// Whether the circle has a start: a founding record, or a migrated roster.
+    public var isFounded: Bool { root != nil || !legacy.members.isEmpty }
+
     /// Why a record was refused.
-    public enum Refusal: String, Error, Sendable, Equatable {
+    public enum Refusal: String, Error, Sendable, Equatable, CustomStringConvertible {
         /// The signature is not the author's.
         case badSignature
         /// The record is another circle's.
         case otherCircle
-        /// Too many records are waiting for their parents.
+        /// Too many records are waiting.
         case waitingLimit
-        /// The circle holds the most records it may.
+        /// The circle holds the most records of that kind it may.
         case recordLimit
-        /// A rekey sealed to more than ``CircleMembership/rekeyRecipientLimit`` members.
-        case oversized
+        /// The author has written the most records it may.
+        case authorBudget
+        /// A second founding, or a founding that does not prove the first key.
+        case founding
+        /// The record does not follow its author's previous record.
+        case badChain
+
+        public var description: String {
+            switch self {
+            case .badSignature: "its signature is not its author's"
+            case .otherCircle: "it is another circle's"
+            case .waitingLimit: "too many records wait for the ones they name"
+            case .recordLimit: "the circle holds the most records it may"
+            case .authorBudget: "its author has written the most records a device may"
+            case .founding: "the circle was founded already"
+            case .badChain: "it does not follow its author's previous record"
+            }
+        }
     }
 
     /// What an insert did.
     public struct InsertOutcome: Sendable {
         /// Records added (waiting ones now complete included), in the order added.
         public var added: [MembershipRecord] = []
-        /// Records held back for a missing parent.
+        /// Records held back for a record they name, or for their author's admission.
         public var waiting = 0
         /// Records already held.
         public var duplicates = 0
@@ -163,7 +116,8 @@ public struct CircleMembership: Sendable {
         public var refused: [Refusal] = []
     }
 
-    /// Adds records (checking each signature and circle), then derives the view again.
+    /// Adds records (checking each signature, circle, chain and bound),
+    /// then derives the view again.
     @discardableResult
     public mutating func insert(_ incoming: [MembershipRecord]) -> InsertOutcome {
         var outcome = InsertOutcome()
@@ -180,167 +134,148 @@ public struct CircleMembership: Sendable {
                 outcome.refused.append(.badSignature)
                 continue
             }
-            if case .rekey(_, _, let sealed) = record.change, sealed.count > Self.rekeyRecipientLimit {
-                outcome.refused.append(.oversized)
-                continue
-            }
-            guard records.count + waiting.count < Self.recordLimit else {
-                outcome.refused.append(.recordLimit)
-                continue
-            }
-            if record.parents.allSatisfy({ records[$0] != nil }) {
-                add(record, &outcome)
-                drainWaiting(&outcome)
-            } else if waiting.count < Self.waitingLimit {
-                waiting[record.hash] = record
-                outcome.waiting += 1
-            } else {
-                outcome.refused.append(.waitingLimit)
-            }
+            if let refusal = take(record, &outcome) { outcome.refused.append(refusal) }
         }
         if !outcome.added.isEmpty { view = derive() }
         return outcome
     }
 
-    /// Makes, signs and adds a record of `change` by `identity`, whose
-    /// parents are the current heads.
+    /// Takes one record whose signature is checked: adds it, holds it back, or says why not.
+    private mutating func take(_ record: MembershipRecord, _ outcome: inout InsertOutcome) -> Refusal? {
+        if let refusal = refusal(of: record) { return refusal }
+        let missing = record.named.filter { records[$0] == nil }
+        let authorKnown = admitted.contains(record.author) || record.change.kind == .found
+        if missing.isEmpty, authorKnown {
+            if let refusal = chainRefusal(of: record) { return refusal }
+            add(record, &outcome)
+            return nil
+        }
+        guard waiting.count < Self.waitingLimit else { return .waitingLimit }
+        waiting[record.hash] = record
+        if let first = missing.first {
+            waitingOn[first, default: []].insert(record.hash)
+        } else {
+            waitingFor[record.author, default: []].insert(record.hash)
+        }
+        outcome.waiting += 1
+        return nil
+    }
+
+    /// The checks that need nothing the record names.
+    ///
+    /// Nothing here depends on the derived view: two replicas that are
+    /// offered the same records (each author's in chain order, as they
+    /// come) hold the same ones, so they derive the same view.
+    private func refusal(of record: MembershipRecord) -> Refusal? {
+        switch record.change {
+        case .found(let proof):
+            guard !isFounded, record.seq == 1, firstKey.isValidMembershipProof(proof, for: record.author) else { return .founding }
+        case .remove, .rekey:
+            if exempt[record.author, default: 0] >= Self.changeBudget { return .authorBudget }
+        default:
+            if spent[record.author, default: 0] >= Self.authorBudget { return .authorBudget }
+            if budgeted >= Self.recordLimit { return .recordLimit }
+        }
+        return nil
+    }
+
+    /// A record whose named records are held must follow its author's previous one.
+    private func chainRefusal(of record: MembershipRecord) -> Refusal? {
+        guard let previous = record.previous else { return record.seq == 1 ? nil : .badChain }
+        guard let before = records[previous], before.author == record.author, before.seq + 1 == record.seq else { return .badChain }
+        return nil
+    }
+
+    private mutating func add(_ first: MembershipRecord, _ outcome: inout InsertOutcome) {
+        var ready = [first]
+        while let record = ready.popLast() {
+            records[record.hash] = record
+            order.append(record.hash)
+            chains[record.author, default: [:]][record.seq, default: []].append(record.hash)
+            for named in record.named { heads.remove(named) }
+            heads.insert(record.hash)
+            switch record.change {
+            case .found:
+                root = record.hash
+                admitted.insert(record.author)
+                spend(record.author)
+            case .remove:
+                exempt[record.author, default: 0] += 1
+            case .rekey:
+                exempt[record.author, default: 0] += 1
+            case .admit(let subject, _, _, _):
+                admitted.insert(subject)
+                spend(record.author)
+            default:
+                spend(record.author)
+            }
+            outcome.added.append(record)
+            // Records that waited for this one, or for the device it admits.
+            var woken = waitingOn.removeValue(forKey: record.hash) ?? []
+            if let subject = record.change.subject, case .admit = record.change { woken.formUnion(waitingFor.removeValue(forKey: subject) ?? []) }
+            if case .found = record.change { woken.formUnion(waitingFor.removeValue(forKey: record.author) ?? []) }
+            for hash in woken.sorted() {
+                guard let waiter = waiting.removeValue(forKey: hash) else { continue }
+                outcome.waiting = max(0, outcome.waiting - 1)
+                if let refusal = refusal(of: waiter) {
+                    outcome.refused.append(refusal)
+                    continue
+                }
+                let missing = waiter.named.filter { records[$0] == nil }
+                if let next = missing.first {
+                    waiting[hash] = waiter
+                    waitingOn[next, default: []].insert(hash)
+                    outcome.waiting += 1
+                } else if !admitted.contains(waiter.author) {
+                    waiting[hash] = waiter
+                    waitingFor[waiter.author, default: []].insert(hash)
+                    outcome.waiting += 1
+                } else if let refusal = chainRefusal(of: waiter) {
+                    outcome.refused.append(refusal)
+                } else {
+                    ready.append(waiter)
+                }
+            }
+        }
+    }
+
+    private mutating func spend(_ author: PeerID) {
+        spent[author, default: 0] += 1
+        budgeted += 1
+    }
+
+    /// The place and hash of the newest record `author` holds of its own chain.
+    public func chainHead(of author: PeerID) -> (seq: UInt64, hash: RecordHash)? {
+        guard let chain = chains[author], let seq = chain.keys.max(), let hash = chain[seq]?.min() else { return nil }
+        return (seq, hash)
+    }
+
+    /// Makes and signs a record of `change` by `identity`, next in its
+    /// chain, whose parents are the current heads, and adds it. Throws when
+    /// the record is refused (a second founding, a budget spent).
     @discardableResult
-    public mutating func record(_ change: MembershipChange, by identity: SigningIdentity, atMillis now: UInt64) -> MembershipRecord {
-        let record = MembershipRecord(signing: identity, circle: circle, madeMillis: now, parents: heads, change: change)
-        insert([record])
+    public mutating func record(_ change: MembershipChange, by identity: SigningIdentity, atMillis now: UInt64) throws(Refusal) -> MembershipRecord {
+        let head = chainHead(of: identity.peerID)
+        let record = MembershipRecord(
+            signing: identity, circle: circle, madeMillis: now, seq: (head?.seq ?? 0) + 1, previous: head?.hash, parents: heads,
+            change: change)
+        let outcome = insert([record])
+        if let refusal = outcome.refused.first { throw refusal }
+        guard outcome.added.contains(record) else { throw .waitingLimit }
         return record
     }
 
-    /// Every held record, parents before children: the order to send them in.
-    public var ordered: [MembershipRecord] {
-        records.values.sorted { (depth[$0.hash] ?? 0, $0.hash) < (depth[$1.hash] ?? 0, $1.hash) }
-    }
+    /// Every held record, each after those it names, the records of
+    /// version 1 first: the order to send them in.
+    public var ordered: [MembershipRecord] { order.compactMap { records[$0] } }
 
-    private mutating func add(_ record: MembershipRecord, _ outcome: inout InsertOutcome) {
-        records[record.hash] = record
-        depth[record.hash] = (record.parents.compactMap { depth[$0] }.max() ?? -1) + 1
-        for p in record.parents { heads.remove(p) }
-        heads.insert(record.hash)
-        outcome.added.append(record)
-    }
+    /// The encoded records, those of version 1 first: what a peer is sent.
+    public var encodedRecords: [[UInt8]] { legacy.records.map(\.encoded) + ordered.map(\.encoded) }
 
-    private mutating func drainWaiting(_ outcome: inout InsertOutcome) {
-        var progress = true
-        while progress {
-            progress = false
-            for (hash, record) in waiting where record.parents.allSatisfy({ records[$0] != nil }) {
-                waiting[hash] = nil
-                add(record, &outcome)
-                outcome.waiting = max(0, outcome.waiting - 1)
-                progress = true
-            }
-        }
-    }
-
-    // MARK: Deriving the view
-
-    /// Every record `hash` descends from (not itself).
-    private func ancestors(of hash: RecordHash) -> Set<RecordHash> {
-        var seen: Set<RecordHash> = []
-        var stack = records[hash]?.parents ?? []
-        while let h = stack.popLast() {
-            guard seen.insert(h).inserted else { continue }
-            stack += records[h]?.parents ?? []
-        }
-        return seen
-    }
-
+    /// Derives the view from the records held (see ``MembershipDerivation``).
     private func derive() -> MembershipView {
-        let order = ordered
-        var allowed: [PeerID: Set<RecordHash>] = [:]
-        var rekeyAncestors: Set<RecordHash> = []
-        var anyRekey = false
-        var ancestorsOf: [RecordHash: Set<RecordHash>] = [:]
-        for record in order {
-            switch record.change {
-            case .remove(let subject, _) where subject != record.author:
-                let a = ancestors(of: record.hash)
-                ancestorsOf[record.hash] = a
-                allowed[subject, default: []].formUnion(a)
-            case .rekey:
-                let a = ancestors(of: record.hash)
-                ancestorsOf[record.hash] = a
-                rekeyAncestors.formUnion(a)
-                anyRekey = true
-            default:
-                break
-            }
-        }
-        var void: Set<RecordHash> = []
-        // Each pass either finishes or voids at least one more record, so
-        // this ends within one pass per record.
-        for _ in 0...order.count {
-            var view = MembershipView()
-            var applied: [PeerID: [RecordHash]] = [:]
-            var removals: [RecordHash] = []
-            var voided = false
-            pass: for record in order where !void.contains(record.hash) {
-                let author = record.author
-                if view.removed[author] != nil, !(allowed[author]?.contains(record.hash) ?? false) {
-                    void.insert(record.hash)
-                    continue
-                }
-                if case .found(let proof) = record.change {
-                    if view.members[author] == nil, view.removed[author] == nil,
-                        firstKey.isValidMembershipProof(proof, for: author), !anyRekey || rekeyAncestors.contains(record.hash) {
-                        view.members[author] = .init(peer: author, name: "", admittedBy: nil, invitation: nil, joinedMillis: record.madeMillis)
-                        applied[author, default: []].append(record.hash)
-                    }
-                    continue
-                }
-                guard view.members[author] != nil else { continue }
-                applied[author, default: []].append(record.hash)
-                switch record.change {
-                case .found:
-                    break
-                case .admit(let subject, let invitation, let name):
-                    guard view.removed[subject] == nil, view.members[subject] == nil,
-                        let invite = view.invitations[invitation], invite.state == .open
-                    else { continue }
-                    view.members[subject] = .init(
-                        peer: subject, name: name, admittedBy: author, invitation: invitation, joinedMillis: record.madeMillis)
-                    view.invitations[invitation]?.state = .used(by: subject)
-                case .remove(let subject, let kept):
-                    guard subject != author else { continue }
-                    removals.append(record.hash)
-                    if var existing = view.removed[subject] {
-                        existing.kept.merge(kept, uniquingKeysWith: max)
-                        view.removed[subject] = existing
-                        continue
-                    }
-                    view.removed[subject] = .init(peer: subject, removedBy: author, removedMillis: record.madeMillis, kept: kept)
-                    view.members[subject] = nil
-                    let outside = (applied[subject] ?? []).filter { !(allowed[subject]?.contains($0) ?? false) }
-                    if !outside.isEmpty {
-                        void.formUnion(outside)
-                        voided = true
-                        break pass
-                    }
-                case .rekey(let epoch, let check, let sealed):
-                    guard epoch == view.currentEpoch + 1 else { continue }
-                    view.epochs.append(.init(epoch: epoch, record: record.hash, check: check, sealed: sealed))
-                case .invite(let key, let expires):
-                    guard view.invitations[key] == nil else { continue }
-                    view.invitations[key] = .init(key: key, madeBy: author, madeMillis: record.madeMillis, expiresMillis: expires, state: .open)
-                case .revoke(let key):
-                    guard view.invitations[key]?.state == .open else { continue }
-                    view.invitations[key]?.state = .revoked(by: author)
-                }
-            }
-            if voided { continue }
-            for peer in view.removed.keys { view.members[peer] = nil }
-            // A removal that the newest key's rekey had not seen: the
-            // removed device may hold that key.
-            let newest = view.epochs.last.flatMap { ancestorsOf[$0.record] } ?? []
-            view.needsRekey = removals.contains { !newest.contains($0) }
-            return view
-        }
-        return MembershipView()
+        var derivation = MembershipDerivation(legacy: legacy, records: records, chains: chains, root: root)
+        return derivation.run()
     }
 }
 

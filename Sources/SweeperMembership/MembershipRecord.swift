@@ -51,32 +51,60 @@ public struct RecordHash: Hashable, Comparable, Sendable, CustomStringConvertibl
     }
 }
 
+
+/// A device's role in a circle. A lower raw value is more senior.
+public enum Role: UInt8, Sendable, Comparable, CaseIterable, CustomStringConvertible {
+    /// The device that made the circle: one per circle, never removed.
+    case founder = 0
+    /// A parent: may remove less senior devices and name admins.
+    case admin = 1
+    /// Plays and invites.
+    case member = 2
+
+    public static func < (a: Role, b: Role) -> Bool { a.rawValue < b.rawValue }
+
+    public var description: String {
+        switch self {
+        case .founder: "founder"
+        case .admin: "admin"
+        case .member: "member"
+        }
+    }
+}
+
 /// What a membership record says.
+///
+/// Three kinds concern another device (the *subject*) and name how far the
+/// subject's own records go when the change takes effect (`through`: its
+/// records up to that position in its chain are before the change, later
+/// ones after it). The author writes the subject's newest record it holds.
 public enum MembershipChange: Hashable, Sendable {
-    /// The author was a member before membership was recorded (a circle
-    /// made by an earlier release, or a new circle's first device). The
-    /// proof is the first key's membership proof for the author; founding
-    /// closes with the circle's first rekey.
+    /// The circle's first record: its author, who proves the first key, is
+    /// the founder. A circle has one; no other device ever founds.
     case found(proof: [UInt8])
-    /// The author admits `subject`, who proved it held the invitation
-    /// whose key is `invitation`.
-    case admit(subject: PeerID, invitation: PeerID, name: String)
-    /// The author removes `subject` from the circle. `kept` lists, per
-    /// game, how many of the subject's ops the author held: those stay,
-    /// later ones are refused.
-    case remove(subject: PeerID, kept: [GameID: UInt64])
+    /// The author admits `subject`, who proved it held the author's
+    /// invitation whose key is `invitation`, as a member named `name`.
+    /// `through` is 0 for a new device; a removed device that an admin
+    /// admits again comes back for its records after `through`.
+    case admit(subject: PeerID, invitation: PeerID, name: String, through: UInt64)
+    /// The author removes `subject`: its records after `through` are void.
+    /// `kept` lists, per game, how many of the subject's ops the author
+    /// held: those stay, later ones are refused.
+    case remove(subject: PeerID, through: UInt64, kept: [GameID: UInt64])
     /// A new circle key for `epoch` (1, 2, …), sealed to each member the
     /// author counted (``SealedBox``), with the key's ``CircleKey/check``.
     case rekey(epoch: UInt64, check: [UInt8], sealed: [PeerID: [UInt8]])
     /// An invitation: whoever proves the secret behind `key` before
-    /// `expiresMillis` may be admitted, once.
+    /// `expiresMillis` may be admitted, once, by the author.
     case invite(key: PeerID, expiresMillis: UInt64)
     /// The invitation whose key is `key` may no longer be used.
     case revoke(key: PeerID)
+    /// The author names `subject` an admin, for its records after `through`.
+    case promote(subject: PeerID, through: UInt64)
 
     /// The kind byte in the encoding.
     public enum Kind: UInt8, Sendable, CaseIterable {
-        case found = 0, admit, remove, rekey, invite, revoke
+        case found = 0, admit, remove, rekey, invite, revoke, promote
     }
 
     /// This change's kind.
@@ -88,11 +116,23 @@ public enum MembershipChange: Hashable, Sendable {
         case .rekey: .rekey
         case .invite: .invite
         case .revoke: .revoke
+        case .promote: .promote
         }
     }
 
-    /// The most games a removal lists, and the most members a rekey seals to.
-    public static let listLimit = 65_536
+    /// The device the change is about (admit, remove, promote).
+    public var subject: PeerID? {
+        switch self {
+        case .admit(let subject, _, _, _), .remove(let subject, _, _), .promote(let subject, _): subject
+        default: nil
+        }
+    }
+
+    /// The most games a removal lists.
+    public static let keptLimit = 65_536
+    /// The most members a rekey seals the new key to: far more devices
+    /// than a family has (a rekey of that many is 112 KiB).
+    public static let recipientLimit = 1_024
     /// The length of a sealed circle key.
     public static let sealedKeyByteCount = CircleKey.byteCount + SealedBox.overhead
 
@@ -101,12 +141,14 @@ public enum MembershipChange: Hashable, Sendable {
         switch self {
         case .found(let proof):
             w.append(proof)
-        case .admit(let subject, let invitation, let name):
+        case .admit(let subject, let invitation, let name, let through):
             w.append(subject.bytes)
             w.append(invitation.bytes)
             w.lengthPrefixed(Array(PlayerName.truncated(name).utf8))
-        case .remove(let subject, let kept):
+            w.varint(through)
+        case .remove(let subject, let through, let kept):
             w.append(subject.bytes)
+            w.varint(through)
             w.varint(kept.count)
             for game in kept.keys.sorted() {
                 w.append(game.bytes)
@@ -125,6 +167,9 @@ public enum MembershipChange: Hashable, Sendable {
             w.varint(expires)
         case .revoke(let key):
             w.append(key.bytes)
+        case .promote(let subject, let through):
+            w.append(subject.bytes)
+            w.varint(through)
         }
     }
 
@@ -139,10 +184,11 @@ public enum MembershipChange: Hashable, Sendable {
             let invitation = try peer(&r, "invitation key")
             let nameBytes = try r.lengthPrefixed("admitted name", max: PlayerName.byteLimit)
             guard let name = String(validating: nameBytes, as: UTF8.self) else { throw .invalidText(field: "admitted name") }
-            return .admit(subject: subject, invitation: invitation, name: name)
+            return .admit(subject: subject, invitation: invitation, name: name, through: try r.varint("admitted through"))
         case .remove:
             let subject = try peer(&r, "removed device")
-            let count = try r.int("kept game count", max: listLimit)
+            let through = try r.varint("removed through")
+            let count = try r.int("kept game count", max: keptLimit)
             var kept: [GameID: UInt64] = [:]
             var last: GameID?
             for _ in 0..<count {
@@ -151,12 +197,12 @@ public enum MembershipChange: Hashable, Sendable {
                 last = game
                 kept[game] = try r.varint("kept ops")
             }
-            return .remove(subject: subject, kept: kept)
+            return .remove(subject: subject, through: through, kept: kept)
         case .rekey:
             let epoch = try r.varint("key epoch")
             guard epoch >= 1 else { throw .valueOutOfRange(field: "key epoch", value: epoch) }
             let check = try r.take(16, "key check")
-            let count = try r.int("sealed key count", max: listLimit)
+            let count = try r.int("sealed key count", max: recipientLimit)
             var sealed: [PeerID: [UInt8]] = [:]
             var last: PeerID?
             for _ in 0..<count {
@@ -171,10 +217,13 @@ public enum MembershipChange: Hashable, Sendable {
             return .invite(key: key, expiresMillis: try r.varint("invitation expiry"))
         case .revoke:
             return .revoke(key: try peer(&r, "revoked invitation"))
+        case .promote:
+            let subject = try peer(&r, "named admin")
+            return .promote(subject: subject, through: try r.varint("admin through"))
         }
     }
 
-    private static func peer(_ r: inout ByteReader, _ field: String) throws(SyncDecodingError) -> PeerID {
+    static func peer(_ r: inout ByteReader, _ field: String) throws(SyncDecodingError) -> PeerID {
         do {
             return try PeerID(bytes: try r.take(PeerID.byteCount, field))
         } catch {
@@ -183,26 +232,33 @@ public enum MembershipChange: Hashable, Sendable {
     }
 }
 
-/// One signed change to a circle's membership.
+/// One signed change to a circle's membership, at its place in its
+/// author's chain.
 ///
-/// Encoding (version 1), hashed and signed:
+/// Encoding (version 2), hashed and signed:
 ///
-///     version (1, = 1) ‖ circle id (16) ‖ author key (32) ‖ made at, ms
-///     since 1970 (LEB128) ‖ parent count (LEB128, ≤ 64) ‖ parent hashes
-///     (32 each, ascending) ‖ kind (1) ‖ body
+///     version (1, = 2) ‖ circle id (16) ‖ author key (32) ‖ made at, ms
+///     since 1970 (LEB128) ‖ seq (LEB128, ≥ 1) ‖ previous (32: the hash of
+///     the author's record seq − 1; absent when seq = 1) ‖ parent count
+///     (LEB128, ≤ 64) ‖ parent hashes (32 each, ascending) ‖ kind (1) ‖ body
 ///
-/// The parents are the records the author knew that no other record it
-/// knew named (its heads): they order records causally. The signature is
-/// Ed25519 over `"sweeper/member/v1\0"` ‖ those bytes; the hash is
-/// BLAKE2b-256 over `"sweeper/member-hash/v1\0"` ‖ those bytes. On the wire
-/// and on disk a record is its bytes ‖ signature (64).
+/// Every author's records form a chain, as its ops do: a record names the
+/// author's previous one, so no author can place a record before the ones
+/// it already wrote. The parents are the other records the author knew
+/// that no record it knew named (its heads): they order records causally
+/// (a rekey after a removal) and are never used to rank one record over
+/// another. The signature is Ed25519 over `"sweeper/member/v2\0"` ‖ those
+/// bytes; the hash is BLAKE2b-256 over `"sweeper/member-hash/v2\0"` ‖ those
+/// bytes. On the wire and on disk a record is its bytes ‖ signature (64).
 public struct MembershipRecord: Hashable, Sendable {
     /// The version byte of the encoding.
-    public static let version: UInt8 = 1
+    public static let version: UInt8 = 2
     /// The most parents a record names.
     public static let parentLimit = 64
-    static let signatureDomain = Array("sweeper/member/v1\0".utf8)
-    static let hashDomain = Array("sweeper/member-hash/v1\0".utf8)
+    /// The most bytes a record may have: a rekey to ``MembershipChange/recipientLimit`` members fits.
+    public static let byteLimit = 128 * 1024
+    static let signatureDomain = Array("sweeper/member/v2\0".utf8)
+    static let hashDomain = Array("sweeper/member-hash/v2\0".utf8)
 
     /// The circle.
     public let circle: CircleID
@@ -210,7 +266,11 @@ public struct MembershipRecord: Hashable, Sendable {
     public let author: PeerID
     /// When, by the author's clock (ms since 1970; informative only).
     public let madeMillis: UInt64
-    /// The author's heads when it made the change.
+    /// The record's place in its author's chain: 1, 2, …
+    public let seq: UInt64
+    /// The hash of the author's record `seq − 1` (`nil` when seq is 1).
+    public let previous: RecordHash?
+    /// The author's other heads when it made the change.
     public let parents: [RecordHash]
     /// The change.
     public let change: MembershipChange
@@ -221,38 +281,39 @@ public struct MembershipRecord: Hashable, Sendable {
     /// The record's hash.
     public let hash: RecordHash
 
-    /// Makes and signs a record.
-    public init(signing identity: SigningIdentity, circle: CircleID, madeMillis: UInt64, parents: Set<RecordHash>,
-                change: MembershipChange) {
-        let sortedParents = parents.sorted().prefix(Self.parentLimit)
-        let bytes = Self.encode(circle: circle, author: identity.peerID, madeMillis: madeMillis, parents: Array(sortedParents), change: change)
-        self.init(circle: circle, author: identity.peerID, madeMillis: madeMillis, parents: Array(sortedParents), change: change,
-                  signature: identity.sign(Self.signatureDomain + bytes), signedBytes: bytes)
+    /// Makes and signs a record at `seq` in the author's chain.
+    public init(signing identity: SigningIdentity, circle: CircleID, madeMillis: UInt64, seq: UInt64, previous: RecordHash?,
+                parents: Set<RecordHash>, change: MembershipChange) {
+        var others = parents
+        if let previous { others.remove(previous) }
+        let sortedParents = Array(others.sorted().prefix(Self.parentLimit))
+        var w = ByteWriter(capacity: 160)
+        w.byte(Self.version)
+        w.append(circle.bytes)
+        w.append(identity.peerID.bytes)
+        w.varint(madeMillis)
+        w.varint(seq)
+        if seq > 1, let previous { w.append(previous.bytes) }
+        w.varint(sortedParents.count)
+        for p in sortedParents { w.append(p.bytes) }
+        change.encode(into: &w)
+        let bytes = w.bytes
+        self.init(circle: circle, author: identity.peerID, madeMillis: madeMillis, seq: seq, previous: seq > 1 ? previous : nil,
+                  parents: sortedParents, change: change, signature: identity.sign(Self.signatureDomain + bytes), signedBytes: bytes)
     }
 
-    private init(circle: CircleID, author: PeerID, madeMillis: UInt64, parents: [RecordHash], change: MembershipChange,
-                 signature: Signature, signedBytes: [UInt8]) {
+    private init(circle: CircleID, author: PeerID, madeMillis: UInt64, seq: UInt64, previous: RecordHash?, parents: [RecordHash],
+                 change: MembershipChange, signature: Signature, signedBytes: [UInt8]) {
         self.circle = circle
         self.author = author
         self.madeMillis = madeMillis
+        self.seq = seq
+        self.previous = previous
         self.parents = parents
         self.change = change
         self.signature = signature
         self.signedBytes = signedBytes
         hash = RecordHash(unchecked: Blake2b.hash(Self.hashDomain, signedBytes, length: RecordHash.byteCount))
-    }
-
-    private static func encode(circle: CircleID, author: PeerID, madeMillis: UInt64, parents: [RecordHash],
-                               change: MembershipChange) -> [UInt8] {
-        var w = ByteWriter(capacity: 128)
-        w.byte(version)
-        w.append(circle.bytes)
-        w.append(author.bytes)
-        w.varint(madeMillis)
-        w.varint(parents.count)
-        for p in parents { w.append(p.bytes) }
-        change.encode(into: &w)
-        return w.bytes
     }
 
     /// The record as sent and stored: signed bytes ‖ signature.
@@ -261,23 +322,25 @@ public struct MembershipRecord: Hashable, Sendable {
     /// Whether the signature is the author's.
     public var hasValidSignature: Bool { author.isValidSignature(signature, of: Self.signatureDomain + signedBytes) }
 
-    /// Decodes ``encoded`` bytes, refusing unknown versions and kinds, bad
-    /// lengths, unordered lists and trailing bytes. Checks nothing else:
+    /// Every record this one names: its previous, then its parents.
+    public var named: [RecordHash] { (previous.map { [$0] } ?? []) + parents }
+
+    /// Decodes ``encoded`` bytes, refusing other versions and unknown kinds,
+    /// bad lengths, unordered lists and trailing bytes. Checks nothing else:
     /// that is ``CircleMembership/insert(_:)``'s job.
     public init(decoding bytes: [UInt8]) throws(SyncDecodingError) {
         guard bytes.count > Signature.byteCount else { throw .truncated(field: "membership record") }
+        guard bytes.count <= Self.byteLimit else { throw .valueOutOfRange(field: "membership record length", value: UInt64(bytes.count)) }
         let body = Array(bytes.dropLast(Signature.byteCount))
         var r = ByteReader(body)
         let version = try r.byte("version")
         guard version == Self.version else { throw .unknownVersion(version) }
         guard let circle = CircleID(bytes: try r.take(CircleID.byteCount, "circle id")) else { throw .truncated(field: "circle id") }
-        let author: PeerID
-        do {
-            author = try PeerID(bytes: try r.take(PeerID.byteCount, "author key"))
-        } catch {
-            throw .truncated(field: "author key")
-        }
+        let author = try MembershipChange.peer(&r, "author key")
         let made = try r.varint("made at")
+        let seq = try r.varint("seq")
+        guard seq >= 1 else { throw .valueOutOfRange(field: "seq", value: seq) }
+        let previous = seq > 1 ? RecordHash(unchecked: try r.take(RecordHash.byteCount, "previous hash")) : nil
         let count = try r.int("parent count", max: Self.parentLimit)
         var parents: [RecordHash] = []
         for _ in 0..<count {
@@ -288,10 +351,28 @@ public struct MembershipRecord: Hashable, Sendable {
         let change = try MembershipChange.decode(from: &r)
         try r.expectEnd()
         guard let signature = Signature(bytes: bytes.suffix(Signature.byteCount)) else { throw .truncated(field: "signature") }
-        self.init(circle: circle, author: author, madeMillis: made, parents: parents, change: change, signature: signature,
-                  signedBytes: body)
+        self.init(circle: circle, author: author, madeMillis: made, seq: seq, previous: previous, parents: parents, change: change,
+                  signature: signature, signedBytes: body)
     }
 
     public static func == (a: MembershipRecord, b: MembershipRecord) -> Bool { a.hash == b.hash }
     public func hash(into hasher: inout Hasher) { hasher.combine(hash) }
+}
+
+/// A membership record of either version, as read from the wire or the store.
+public enum AnyMembershipRecord: Sendable {
+    /// A record of this release.
+    case current(MembershipRecord)
+    /// A record of version 1 (a circle made before roles).
+    case legacy(LegacyRecord)
+
+    /// Decodes a record of version 1 or 2.
+    public init(decoding bytes: [UInt8]) throws(SyncDecodingError) {
+        guard let version = bytes.first else { throw .truncated(field: "membership record") }
+        if version == LegacyRecord.version {
+            self = .legacy(try LegacyRecord(decoding: bytes))
+        } else {
+            self = .current(try MembershipRecord(decoding: bytes))
+        }
+    }
 }

@@ -11,7 +11,8 @@ import SweeperCrypto
 /// - `presence` (5, protocol version 3): a ``PresenceNote``.
 /// - `profile` (6, protocol version 3): a ``ProfileNote``.
 /// - `play` (7, protocol version 4): a ``PlayNote``.
-/// - `membership` (8, protocol version 6): count (2, big-endian) ‖ that
+/// - `membership` (8, protocol version 6; records of version 2 from 9, and
+///   only to peers of 9 or later): count (2, big-endian) ‖ that
 ///   many records, each as length (4, big-endian) ‖ an encoded membership record.
 ///
 /// The transport's own types (0 hello, 2 ping, 3 pong, 4 links, 9 to 11
@@ -44,7 +45,7 @@ public enum PeerMessage: Sendable, Equatable {
             case .sync: 1
             case .presence, .profile: PeerCapabilities.presenceVersion
             case .play: PeerCapabilities.playVersion
-            case .membership: PeerCapabilities.membershipVersion
+            case .membership: PeerCapabilities.circleRolesVersion
             }
         }
 
@@ -166,10 +167,12 @@ public enum PeerMessage: Sendable, Equatable {
 /// profiles, 4 played time, 5 the sync layer's interest message (which
 /// games the sender takes), 6 membership records, 7 games whose creator
 /// chose the players and the players and archive ops, 8 flood ops and the
-/// sync layer's live pushes and chain-head signatures.
+/// sync layer's live pushes and chain-head signatures, 9 membership records
+/// of version 2 (roles and per-author chains; peers of 6 to 8 are sent no
+/// membership records, whose version 1 they alone read).
 public struct PeerCapabilities: Sendable, Equatable {
     /// The peer protocol version this build speaks.
-    public static let currentVersion: UInt8 = 8
+    public static let currentVersion: UInt8 = 9
     /// The first version that understands presence notes and profiles.
     public static let presenceVersion: UInt8 = 3
     /// The first version that understands shares of played time.
@@ -187,6 +190,10 @@ public struct PeerCapabilities: Sendable, Equatable {
     /// ops as live pushes (sync message types 3 to 5): older peers are not
     /// sent games with flood ops, and are sent every op signed.
     public static let liveVersion: UInt8 = 8
+    /// The first version that reads membership records of version 2
+    /// (roles, per-author chains): the membership message goes only to
+    /// peers of this version or later.
+    public static let circleRolesVersion: UInt8 = 9
 
     /// The peer's protocol version (0 until its hello came).
     public let version: UInt8

@@ -188,6 +188,10 @@ public enum AdmissionRefusal: UInt8, Error, Sendable, Equatable, CustomStringCon
     case revoked = 3
     /// The member could not admit anyone (it was removed, or its store failed).
     case unavailable = 4
+    /// Another member made the invitation: only its maker admits with it.
+    case elsewhere = 5
+    /// The device was removed from the circle, and the invitation is not an admin's.
+    case removedDevice = 6
 
     public var description: String {
         switch self {
@@ -196,6 +200,8 @@ public enum AdmissionRefusal: UInt8, Error, Sendable, Equatable, CustomStringCon
         case .expired: "the invite code has expired; ask for a new one"
         case .revoked: "the invite code was revoked; ask for a new one"
         case .unavailable: "the circle's member that answered cannot admit anyone now"
+        case .elsewhere: "the invitation was made on another member's device, which did not answer: start that device's daemon (or give its address with --address)"
+        case .removedDevice: "this device was removed from the circle: only an admin's invitation brings it back"
         }
     }
 }

@@ -43,7 +43,8 @@ extension PeerNode {
     /// else every daemon mDNS has seen (of any circle) and the static
     /// peers, one after another, and returns the first answer a member
     /// gives (a handshake that does not prove the invitation's key fails at
-    /// once with a daemon of another circle). An application message that
+    /// once with a daemon of another circle) but "elsewhere": only the
+    /// member that made the invitation admits with it. An application message that
     /// comes before the answer and that `accepting` refuses (one the
     /// application cannot read) ends that member's try, as a malformed
     /// message does.
@@ -60,10 +61,17 @@ extension PeerNode {
                 if let endpoint = Self.split(key) { targets.append(.host(endpoint.host, port: endpoint.port)) }
             }
         }
+        // Only the invitation's maker admits: another member's "elsewhere" sends the search on.
+        var elsewhere: AdmissionAnswer?
         for target in targets {
-            if let answer = await redeem(secret, at: target, within: perTarget, accepting: accepting) { return answer }
+            guard let answer = await redeem(secret, at: target, within: perTarget, accepting: accepting) else { continue }
+            if case .refused(_, .elsewhere) = answer {
+                elsewhere = answer
+                continue
+            }
+            return answer
         }
-        return .noAnswer(tried: targets.count)
+        return elsewhere ?? .noAnswer(tried: targets.count)
     }
 
     private static func split(_ key: String) -> (host: String, port: Int)? {

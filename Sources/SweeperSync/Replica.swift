@@ -21,6 +21,11 @@ public struct Replica: Sendable {
     /// Authors removed from the circle, and per game how many of their ops
     /// stay: later ones are refused (``OpRejection/removedAuthor``).
     public private(set) var removed: [PeerID: [GameID: UInt64]] = [:]
+    /// The devices whose new ops are taken (the circle's members, and the
+    /// removed devices up to what their removal kept); `nil` takes every
+    /// holder of a membership proof under the circle's first key. Ops
+    /// already held stay.
+    public private(set) var authors: Set<PeerID>?
 
     /// Who reads private games here (their players' keys are sealed to
     /// identities); `nil` reads none.
@@ -71,6 +76,22 @@ public struct Replica: Sendable {
         return dropped
     }
 
+    /// Takes new ops only from `authors` (see ``authors``).
+    public mutating func admitAuthors(_ authors: Set<PeerID>?) { self.authors = authors }
+
+    /// Every device with an op held in some game.
+    public var heldAuthors: Set<PeerID> {
+        var out: Set<PeerID> = []
+        for game in games.values { out.formUnion(game.chains.keys) }
+        return out
+    }
+
+    /// Whether `author` may write new ops: it proves the first key, and the
+    /// circle's records admitted it (when they are consulted).
+    private func isAuthorized(_ author: PeerID, proof: [UInt8]) -> Bool {
+        circle.isValidMembershipProof(proof, for: author) && authors.map { $0.contains(author) } ?? true
+    }
+
     /// Whether `op` comes after what a removal of its author kept.
     private func isRemoved(_ op: Op) -> Bool {
         guard let kept = removed[op.author] else { return false }
@@ -99,7 +120,7 @@ public struct Replica: Sendable {
     /// standing and (when `signed`) its own signature checked.
     private mutating func admit(_ op: Op, signed: Bool) -> InsertOutcome {
         var outcome = InsertOutcome()
-        if !circle.isValidMembershipProof(op.membershipProof, for: op.author) {
+        if !isAuthorized(op.author, proof: op.membershipProof) {
             outcome.rejected.append((op.gameID, op.author, op.seq, .notMember))
         } else if isRemoved(op) {
             outcome.rejected.append((op.gameID, op.author, op.seq, .removedAuthor))
@@ -169,7 +190,7 @@ public struct Replica: Sendable {
             outcome.duplicates = segment.ops.count
             return outcome
         }
-        if !circle.isValidMembershipProof(last.membershipProof, for: last.author) {
+        if !isAuthorized(last.author, proof: last.membershipProof) {
             for op in segment.ops { outcome.rejected.append((op.gameID, op.author, op.seq, .notMember)) }
         } else if isRemoved(last) {
             // A segment that runs past the cut goes in whole or not at all,

@@ -481,27 +481,57 @@ let daemonCommands: [any ParsableCommand.Type] = [
 
 struct CircleCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "circle", abstract: "List the circle's devices, or remove one.",
-        subcommands: [CircleListCommand.self, CircleRemoveCommand.self], defaultSubcommand: CircleListCommand.self)
+        commandName: "circle", abstract: "List the circle's devices, name an admin, or remove a device.",
+        subcommands: [CircleListCommand.self, CircleAdminCommand.self, CircleRemoveCommand.self], defaultSubcommand: CircleListCommand.self)
 }
 
 struct CircleListCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "list", abstract: "List the circle's devices: who admitted each, when, and when last seen; and those removed.")
+        commandName: "list",
+        abstract: "List the circle's devices: each one's role, who invited and admitted it, when, and when last seen; and those removed.")
     @OptionGroup var options: ClientOptions
     func run() async throws {
         try await callDaemon(options, Commands.Circle.self, .init(), text: { ControlFormatting.circle($0) })
     }
 }
 
-struct CircleRemoveCommand: AsyncParsableCommand {
+struct CircleAdminCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "remove",
-        abstract: "Remove a device from the circle: it can no longer link, its later moves are refused, and the circle gets a new key.")
+        commandName: "admin",
+        abstract: "Name a member an admin: admins remove devices less senior than they are and name admins. The founder and admins may.")
     @OptionGroup var options: ClientOptions
     @Argument(help: "The device: its player name, or its peer id or a unique start of it (see sweeper circle).")
     var device: String
     func run() async throws {
+        try await callDaemon(options, Commands.CircleAdmin.self, .init(device: device)) { r in
+            let who = r.name.isEmpty ? ControlFormatting.shortID(r.peerID) : "\(r.name) (\(ControlFormatting.shortID(r.peerID)))"
+            return "\(who) is an admin now.\n"
+        }
+    }
+}
+
+struct CircleRemoveCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "remove",
+        abstract: "Remove a device from the circle: it can no longer link, its later moves are refused, and the circle gets a new key. The founder and admins may, for devices less senior than they are.")
+    @OptionGroup var options: ClientOptions
+    @Argument(help: "The device: its player name, or its peer id or a unique start of it (see sweeper circle).")
+    var device: String
+    @Flag(help: "Remove without asking (needed when not on a terminal).")
+    var yes = false
+    func run() async throws {
+        if !yes {
+            guard isatty(STDIN_FILENO) == 1, !options.json else {
+                throw ValidationError("removing a device cannot be undone: add --yes to remove '\(device)' without asking")
+            }
+            Output.write(
+                "Remove '\(device)' from the circle? It can no longer link, its later moves are refused, and the circle gets a new key. [y/N] ".utf8,
+                to: STDERR_FILENO)
+            guard let line = readLine(), ["y", "yes"].contains(line.trimmingCharacters(in: .whitespaces).lowercased()) else {
+                Output.write("Nothing removed.\n".utf8, to: STDERR_FILENO)
+                throw ExitCode(1)
+            }
+        }
         try await callDaemon(options, Commands.CircleRemove.self, .init(device: device)) { r in
             let who = r.name.isEmpty ? ControlFormatting.shortID(r.peerID) : "\(r.name) (\(ControlFormatting.shortID(r.peerID)))"
             return "Removed \(who); \(r.keptOps) of its moves stay. The circle's new tag is \(r.circleTag).\n"

@@ -4,6 +4,7 @@ import NIOCore
 import NIOPosix
 import SweeperControl
 import SweeperCrypto
+import SweeperNet
 import SweeperStore
 @testable import SweeperDaemon
 
@@ -41,6 +42,16 @@ struct DaemonFixture {
         return try await DaemonCore.assemble(
             settings: settings, store: store, notifier: SystemdNotifier(environment: [:]),
             eventLoop: loop, clock: clock, logger: logger)
+    }
+
+    /// Admits `peer` to the circle as a member would: an invitation made
+    /// here, redeemed by `peer`. Only members' ops are taken.
+    func admit(_ peer: PeerID) async throws {
+        let members = core.router.members
+        let made = try members.invite(for: .seconds(3_600))
+        let request = AdmissionRequest(secret: made.secret, joining: peer, member: core.router.signer.peerID)
+        guard case .admitted = members.admit(request, from: peer) else { throw ControlError.internal("not admitted") }
+        await core.router.circleChanges.membershipChanged()
     }
 
     func cleanup() async {

@@ -61,6 +61,7 @@ import Testing
         // Bob, a member of the same circle, makes a game and a move on his side.
         var (bob, generated, bobReplica, game) = try Self.bobsGame(in: f.circle)
         let bobIdentity = bob.identity
+        try await f.admit(bobIdentity.peerID)
         let state = try #require(bobReplica.state(of: game))
         let cells = (0..<81).filter { !state.board.isRevealed($0) && !generated.layout.isMine($0) }
         let firstCell = try #require(cells.first)
@@ -125,6 +126,7 @@ import Testing
         let viewer = try await viewer(f)
         var (bob, generated, bobReplica, game) = try Self.bobsGame(in: f.circle)
         let bobIdentity = bob.identity
+        try await f.admit(bobIdentity.peerID)
 
         // The link: Bob's side pushes his own ops live; ours knows him as its peer.
         var bobSide = SyncSession()

@@ -92,4 +92,33 @@ import Testing
         #expect(migrated.all == written.all + 1 && migrated.vouchedOnly == written.vouchedOnly)
         if release == "2026-11-25" { #expect(written.vouchedOnly > 0, "the fixture holds no unsigned op") }
     }
+
+    /// The circle of a release before roles (its device founded it with a
+    /// record of version 1) keeps working: this device is its founder, the
+    /// invitation it made is still open, and what it does now (an
+    /// invitation) is a record of version 2 that is there after a restart.
+    @Test(arguments: ["2026-11-23", "2026-11-25"])
+    func aCircleOfAnEarlierReleaseMigratesWithItsDeviceAsFounder(_ release: String) async throws {
+        let (directory, _) = try Self.restoredDirectory(release)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let store = try Store(directory: directory)
+        let loop = MultiThreadedEventLoopGroup.singleton.next()
+        let core = try await DaemonFixture.daemon(store: store, directory: directory, loop: loop)
+        let circle: Commands.Circle.Result = try await result(core.router, #"{"id":1,"command":"circle"}"#)
+        let me = try #require(circle.members.first { $0.thisDevice })
+        #expect(me.role == "founder" && me.founder)
+        let before: Commands.Invitations.Result = try await result(core.router, #"{"id":2,"command":"invitations"}"#)
+        if release == "2026-11-25" { #expect(before.invitations.count == 1, "the fixture's invitation is gone") }
+        let made: Commands.Invite.Result = try await result(core.router, #"{"id":3,"command":"invite"}"#)
+        await core.network.node.shutdown()
+
+        let again = try await DaemonFixture.daemon(store: store, directory: directory, loop: loop)
+        let reloaded: Commands.Circle.Result = try await result(again.router, #"{"id":4,"command":"circle"}"#)
+        #expect(reloaded.members.first { $0.thisDevice }?.role == "founder")
+        let after: Commands.Invitations.Result = try await result(again.router, #"{"id":5,"command":"invitations"}"#)
+        #expect(after.invitations.count == before.invitations.count + 1)
+        #expect(after.invitations.contains { $0.id == made.invitation && $0.state == .open })
+        await again.network.node.shutdown()
+        store.close()
+    }
 }

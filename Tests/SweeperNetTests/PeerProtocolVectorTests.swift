@@ -271,18 +271,20 @@ import SweeperGame
         }
     }
 
-    /// Alice's founding record, an invitation she makes after it, and the
-    /// link message that carries both.
-    @Test func membershipRecords() throws {
+    /// Alice's founding record of version 1 (the release before roles), an
+    /// invitation she makes after it, and the link message that carries
+    /// both: still read, to migrate such a circle, in which Alice is then
+    /// the founder.
+    @Test func membershipRecordsOfVersion1() throws {
         let v = try Self.vector("membership")
         let cast = try Cast()
         let made = try v.number("made")
         let invitation = try SigningIdentity(seed: v.bytes("invitation-seed"))
         let circle = CircleID(firstKey: cast.circle)
-        let founding = MembershipRecord(
+        let founding = LegacyRecord(
             signing: cast.alice, circle: circle, madeMillis: made, parents: [],
             change: .found(proof: cast.circle.membershipProof(for: cast.alice.peerID)))
-        let invite = MembershipRecord(
+        let invite = LegacyRecord(
             signing: cast.alice, circle: circle, madeMillis: made + 1, parents: [founding.hash],
             change: .invite(key: invitation.peerID, expiresMillis: try v.number("expires")))
         let message = PeerMessage.membership([founding.encoded, invite.encoded])
@@ -294,11 +296,51 @@ import SweeperGame
             ("invite", Self.hex(invite.encoded)),
             ("message", Self.hex(message.encoded)),
         ])
-        var membership = CircleMembership(firstKey: cast.circle)
-        let records = try [v.bytes("founding"), v.bytes("invite")].map { try MembershipRecord(decoding: $0) }
-        #expect(membership.insert(records).added.count == 2)
-        #expect(membership.view.isMember(cast.alice.peerID))
+        let records = try [v.bytes("founding"), v.bytes("invite")].map { try LegacyRecord(decoding: $0) }
+        let membership = CircleMembership(firstKey: cast.circle, legacy: records)
+        #expect(membership.view.role(of: cast.alice.peerID) == .founder)
         #expect(membership.view.invitations[invitation.peerID]?.state == .open)
+        #expect(try PeerMessage(decoding: v.bytes("message")) == message)
+    }
+
+    /// Version 2: Alice founds the circle, invites, admits Bob with that
+    /// invitation and names him an admin, each record the next in her
+    /// chain; the link message carries all four.
+    @Test func membershipRecordsOfVersion2() throws {
+        let v = try Self.vector("membership-v2")
+        let cast = try Cast()
+        let made = try v.number("made")
+        let invitation = try SigningIdentity(seed: v.bytes("invitation-seed"))
+        let circle = CircleID(firstKey: cast.circle)
+        let bob = cast.bob.peerID
+        let founding = MembershipRecord(
+            signing: cast.alice, circle: circle, madeMillis: made, seq: 1, previous: nil, parents: [],
+            change: .found(proof: cast.circle.membershipProof(for: cast.alice.peerID)))
+        let invite = MembershipRecord(
+            signing: cast.alice, circle: circle, madeMillis: made + 1, seq: 2, previous: founding.hash, parents: [founding.hash],
+            change: .invite(key: invitation.peerID, expiresMillis: try v.number("expires")))
+        let admit = MembershipRecord(
+            signing: cast.alice, circle: circle, madeMillis: made + 2, seq: 3, previous: invite.hash, parents: [invite.hash],
+            change: .admit(subject: bob, invitation: invitation.peerID, name: "Bob", through: 0))
+        let promote = MembershipRecord(
+            signing: cast.alice, circle: circle, madeMillis: made + 3, seq: 4, previous: admit.hash, parents: [admit.hash],
+            change: .promote(subject: bob, through: 0))
+        let message = PeerMessage.membership([founding, invite, admit, promote].map(\.encoded))
+        Self.check(v, inputs: ["made", "invitation-seed", "expires"], outputs: [
+            ("founding", Self.hex(founding.encoded)),
+            ("founding-hash", Self.hex(founding.hash.bytes)),
+            ("invite", Self.hex(invite.encoded)),
+            ("admit", Self.hex(admit.encoded)),
+            ("promote", Self.hex(promote.encoded)),
+            ("message", Self.hex(message.encoded)),
+        ])
+        var membership = CircleMembership(firstKey: cast.circle)
+        let records = try ["founding", "invite", "admit", "promote"].map { try MembershipRecord(decoding: v.bytes($0)) }
+        #expect(membership.insert(records).added.count == 4)
+        #expect(membership.view.role(of: cast.alice.peerID) == .founder)
+        #expect(membership.view.role(of: bob) == .admin)
+        #expect(membership.view.members[bob]?.name == "Bob")
+        #expect(membership.view.invitations[invitation.peerID]?.state == .used(by: bob))
         #expect(try PeerMessage(decoding: v.bytes("message")) == message)
     }
 
@@ -591,7 +633,7 @@ import SweeperGame
         let names = Set(try Self.vectors().keys)
         let checked: Set<String> = [
             "identities", "invite-code", "txt-record", "handshake", "secret-stream", "link-messages",
-            "game", "op-genesis", "op-reveal", "op-mark", "op-assisted", "game-players", "op-players", "op-archive", "private-game", "op-flood", "segment", "sync-messages", "live-push", "presence", "profile", "play", "membership", "invitation",
+            "game", "op-genesis", "op-reveal", "op-mark", "op-assisted", "game-players", "op-players", "op-archive", "private-game", "op-flood", "segment", "sync-messages", "live-push", "presence", "profile", "play", "membership", "membership-v2", "invitation",
         ]
         #expect(names == checked, "vectors nothing checks: \(names.subtracting(checked)); missing: \(checked.subtracting(names))")
     }

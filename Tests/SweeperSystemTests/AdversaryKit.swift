@@ -107,6 +107,23 @@ final class TargetDaemon {
         return port
     }
 
+    /// Joins `member`'s circle with an invitation it makes, redeemed at its peer port.
+    func join(_ member: TargetDaemon, port: Int) throws {
+        guard let code = try member.result(#"{"id":1,"command":"invite"}"#)["code"] as? String else {
+            throw AdversaryError.setup("invite printed no code")
+        }
+        _ = try result(#"{"id":1,"command":"join","code":"\#(code)","address":"127.0.0.1:\#(port)"}"#)
+    }
+
+    /// The daemon's signing identity, read from its database: what a
+    /// removed device keeps.
+    func identity() throws -> SigningIdentity {
+        let store = try Store(directory: root + "/state")
+        defer { store.close() }
+        guard let stored = try store.identity() else { throw AdversaryError.setup("no identity in the database") }
+        return try SigningIdentity(secretKeyBytes: [UInt8](stored.secretKey))
+    }
+
     func peerID() throws -> PeerID {
         guard let text = try result(#"{"id":1,"command":"status"}"#)["peerID"] as? String else { throw AdversaryError.setup("no peer id") }
         return try PeerID(parsing: text)
@@ -185,8 +202,7 @@ final class AttackScene {
             port = try target.peerPort()
             circle = try target.circle()
             targetID = try target.peerID()
-            let code = InviteCode.encode(circle)
-            _ = try honest.result(#"{"id":1,"command":"join","code":"\#(code)"}"#)
+            try honest.join(target, port: port)
             _ = try honest.result(#"{"id":1,"command":"connect","address":"127.0.0.1:\#(port)"}"#)
             game = try target.newGame(seed: 42)
             guard eventually(60, { target.linkedPeers() == 1 && honest.linkedPeers() == 1 }) else {

@@ -2,6 +2,7 @@ import Foundation
 import SweeperCrypto
 import SweeperGame
 import SweeperMembership
+import SweeperMessages
 import SweeperTestSupport
 import Testing
 @testable import SweeperSync
@@ -411,77 +412,82 @@ import Testing
         return Set(segments.compactMap { $0.ops.first?.gameID })
     }
 
-    /// Mallory founds her way in (before any removal, holding the key is
-    /// enough), moves, and is removed. Her link closes; whatever key she
-    /// shows she is refused after the handshake, and so is a new identity
-    /// of hers holding the old key; her accomplice, still a member, relays
-    /// her later move, which is refused. Her first move stays.
-    @Test func aRemovedDeviceIsRefusedWhateverKeyItShowsAndItsLaterOpsAreRefused() throws {
+    /// Mallory holds the circle's first key (a device of the circle, or one
+    /// removed, keeps it) and signs a founding record, then moves. Founding
+    /// closed when the circle was made: the record is refused, she is
+    /// listed nowhere, and her move is refused as not a member's.
+    @Test func aKeyHoldersFoundingIsRefusedAndItsOpsToo() throws {
         let scene = try AttackScene()
         defer { scene.cleanup() }
         let (target, port, circle) = (scene.target, scene.port, scene.circle)
         let game = try #require(GameID(hex: scene.game))
-        let circleID = CircleID(firstKey: circle)
-        func founding(_ who: SigningIdentity) -> [UInt8] {
-            MembershipRecord(
-                signing: who, circle: circleID, madeMillis: 1, parents: [], change: .found(proof: circle.membershipProof(for: who.peerID))
-            ).encoded
-        }
-        let (mallory, accomplice) = (SigningIdentity(), SigningIdentity())
+        let mallory = SigningIdentity()
+        let founding = MembershipRecord(
+            signing: mallory, circle: CircleID(firstKey: circle), madeMillis: 1, seq: 1, previous: nil, parents: [],
+            change: .found(proof: circle.membershipProof(for: mallory.peerID)))
+        let offset = target.log().utf8.count
         let m = try AdversaryPeer(port: port, from: "127.0.0.40", circle: circle, identity: mallory)
-        m.sendHello(version: 6)
-        m.send(membership: [founding(mallory)])
-        let a = try AdversaryPeer(port: port, from: "127.0.0.41", circle: circle, identity: accomplice)
-        a.sendHello(version: 6)
-        a.send(membership: [founding(accomplice)])
+        m.sendHello(version: PeerCapabilities.currentVersion)
+        m.send(membership: [founding.encoded])
+        expectLoggedOnce(target, since: offset, ["refused membership records", "reason=founding"], what: "a second founding")
+        let members = (try target.result(#"{"id":1,"command":"circle"}"#))["members"] as? [[String: Any]] ?? []
+        #expect(!members.contains { $0["peerID"] as? String == mallory.peerID.description })
+        let rows = try target.result(#"{"id":1,"command":"show","game":"\#(scene.game)"}"#)["board"] as? [String] ?? []
+        let cell = try #require(rows.joined().enumerated().first { $0.element == "#" }?.offset)
+        m.send(ops: [Forge.op(author: mallory, circle: circle, game: game, seq: 1, lamport: 1_000, payload: .mark(cell: cell, mark: .flag))])
+        expectLoggedOnce(target, since: offset, ["refused ops", "reason=notMember", "author=\(mallory.peerID.shortDescription)"], what: "a non-member's op")
+        let after = try target.result(#"{"id":1,"command":"show","game":"\#(scene.game)"}"#)["board"] as? [String] ?? []
+        #expect(Array(after.joined()).dropFirst(cell).first == "#")
+        #expect(try scene.stillServes() == nil)
+    }
+
+    /// Mallory's device joins with an invitation, moves, and is removed. Its
+    /// link closes; with the identity it keeps it is refused after the
+    /// handshake, and so is a new identity holding the old key that signs a
+    /// founding record. Its first move stays.
+    @Test func aRemovedDeviceIsRefusedWhateverKeyItShows() throws {
+        let scene = try AttackScene()
+        defer { scene.cleanup() }
+        let (target, port, circle) = (scene.target, scene.port, scene.circle)
+        let mal = try TargetDaemon(name: "mal")
+        defer { mal.cleanup() }
+        try mal.start()
+        try mal.join(target, port: port)
+        let mallory = try mal.identity()
         func members() -> Set<String> {
             Set(((try? target.result(#"{"id":1,"command":"circle"}"#))?["members"] as? [[String: Any]] ?? []).compactMap { $0["peerID"] as? String })
         }
-        #expect(eventually(20) { members().isSuperset(of: [mallory.peerID.description, accomplice.peerID.description]) })
+        #expect(members().contains(mallory.peerID.description))
+        #expect(eventually(30) { (try? mal.digests()[scene.game]) != nil && (try? mal.digests()[scene.game]) == (try? target.digests()[scene.game]) })
         // Mallory flags a covered cell: that move stays.
-        let rows = try target.result(#"{"id":1,"command":"show","game":"\#(scene.game)"}"#)["board"] as? [String] ?? []
-        let width = rows.first?.count ?? 0
-        let covered = rows.joined().enumerated().filter { $0.element == "#" }.map(\.offset)
-        let (early, late) = (try #require(covered.first), try #require(covered.dropFirst().first))
-        let first = Forge.op(author: mallory, circle: circle, game: game, seq: 1, lamport: 1_000, payload: .mark(cell: early, mark: .flag))
-        m.send(ops: [first])
-        func look(_ cell: Int) -> Character? {
-            let rows = (try? target.result(#"{"id":1,"command":"show","game":"\#(scene.game)"}"#))?["board"] as? [String] ?? []
-            return Array(rows.joined()).dropFirst(cell).first
-        }
-        #expect(eventually(20) { look(early) == "F" })
+        #expect(try mal.flagFresh(game: scene.game))
+        #expect(eventually(20) { (try? target.digests()[scene.game]) == (try? mal.digests()[scene.game]) })
         // The target's player removes her.
         let removal = try target.result(#"{"id":1,"command":"circle-remove","device":"\#(mallory.peerID.description)"}"#)
         #expect(removal["keptOps"] as? Int == 1)
-        #expect(m.isClosed(within: 5), "the removed device's link stayed open")
-        // Again, with the key she holds, and as a new identity holding it: refused after the handshake.
+        #expect(eventually(10) { target.linkedPeers() == 1 }, "the removed device's link stayed open")
         var offset = target.log().utf8.count
         for _ in 0..<Self.repetitions {
             if let again = try? AdversaryPeer(port: port, from: "127.0.0.40", circle: circle, identity: mallory) {
-                again.sendHello(version: 6)
+                again.sendHello(version: PeerCapabilities.currentVersion)
                 #expect(again.isClosed(within: 5), "the removed device linked again")
             }
         }
         expectLoggedOnce(target, since: offset, ["refused a device that is not in the circle", mallory.peerID.shortDescription], what: "the removed device")
         offset = target.log().utf8.count
         let puppet = SigningIdentity()
+        let founding = MembershipRecord(
+            signing: puppet, circle: CircleID(firstKey: circle), madeMillis: 1, seq: 1, previous: nil, parents: [],
+            change: .found(proof: circle.membershipProof(for: puppet.peerID)))
         for _ in 0..<Self.repetitions {
             if let p = try? AdversaryPeer(port: port, from: "127.0.0.42", circle: circle, identity: puppet) {
-                p.sendHello(version: 6)
-                p.send(membership: [founding(puppet)])
+                p.sendHello(version: PeerCapabilities.currentVersion)
+                p.send(membership: [founding.encoded])
                 #expect(p.isClosed(within: 5), "a new identity with the old key linked")
             }
         }
         expectLoggedOnce(target, since: offset, ["refused a device that is not in the circle", puppet.peerID.shortDescription], what: "a new identity")
-        // The accomplice is still a member: its link stays, and the later move it relays is refused.
-        offset = target.log().utf8.count
-        let later = Forge.op(
-            author: mallory, circle: circle, game: game, seq: 2, lamport: 1_001, previous: first.hash, payload: .mark(cell: late, mark: .flag))
-        a.send(ops: [later])
-        a.send(sync: .summary([game: VersionVector()], wantsReply: true))
-        #expect(a.nextSync { if case .ops = $0 { true } else { false } } != nil, "the daemon stopped talking to the accomplice")
-        expectLoggedOnce(target, since: offset, ["refused ops", "reason=removedAuthor", "author=\(mallory.peerID.shortDescription)"], what: "a relayed later move")
-        #expect(look(early) == "F" && look(late) == "#", "width \(width)")
+        #expect(!members().contains(puppet.peerID.description) && !members().contains(mallory.peerID.description))
         #expect(try scene.stillServes() == nil)
     }
 

@@ -352,8 +352,20 @@ import Testing
         #expect(try cat.cli(["flag", game, "\(early.x)", "\(early.y)", "--mark", "flag"]).status == 0)
         #expect(eventually(20) { board(ann)[safe: early.y]?.dropFirst(early.x).first == "F" })
         let oldTag = try #require(try ann.json(["status"])["circleTag"] as? String)
+        // Only the founder (bob) and admins remove: bob names ann an admin;
+        // cat, a member, may not remove anyone, and without --yes off a terminal nothing is asked or done.
+        let annID = try #require(try ann.json(["status"])["peerID"] as? String)
+        #expect(try bob.cli(["circle", "admin", annID]).status == 0)
+        func role(_ h: DaemonHarness, of peer: String) -> String? {
+            ((try? h.json(["circle"]))?["members"] as? [[String: Any]])?.first { $0["peerID"] as? String == peer }?["role"] as? String
+        }
+        #expect(eventually(20) { role(ann, of: annID) == "admin" && role(cat, of: annID) == "admin" })
+        let byCat = try cat.cli(["circle", "remove", annID, "--yes"])
+        #expect(byCat.status == 1 && byCat.stderr.contains("only the circle's founder and admins"), "\(byCat.stdout)\(byCat.stderr)")
+        let unasked = try ann.cli(["circle", "remove", "cat"])
+        #expect(unasked.status == 2 && unasked.stderr.contains("--yes"), "\(unasked.stderr)")
         _ = bob.stop()
-        let removed = try ann.cli(["circle", "remove", "cat"])
+        let removed = try ann.cli(["circle", "remove", "cat", "--yes"])
         #expect(removed.status == 0 && removed.stdout.contains("Removed cat") && removed.stdout.contains("1 of its moves stay"), "\(removed.stdout)\(removed.stderr)")
         let newTag = try #require(try ann.json(["status"])["circleTag"] as? String)
         #expect(newTag != oldTag)

@@ -456,7 +456,7 @@ struct PeerScenarioTests {
         func linkedTo(_ h: Int, _ other: Int) -> Bool { c[h].peer(c.ids[other - 1])?["state"] as? String == "connected" }
 
         // h4, linked, is removed.
-        let removed = try c[1].cli(["circle", "remove", c.ids[3]])
+        let removed = try c[1].cli(["circle", "remove", c.ids[3], "--yes"])
         #expect(removed.status == 0, "\(removed.stderr)")
         #expect(eventually(15) { ![1, 2, 3].contains { linkedTo($0, 4) } }, "h4 stayed linked\n\(c.diagnostics())")
         let newTag = try c[1].status()["circleTag"] as? String
@@ -467,7 +467,7 @@ struct PeerScenarioTests {
         // h3, cut off, is removed; it plays on alone, then comes back.
         try c.lab.cut(3)
         #expect(eventually(10) { !linkedTo(1, 3) && !linkedTo(2, 3) })
-        #expect(try c[1].cli(["circle", "remove", c.ids[2]]).status == 0)
+        #expect(try c[1].cli(["circle", "remove", c.ids[2], "--yes"]).status == 0)
         #expect(try c[3].cli(["flag", game, "\(fromH3.x)", "\(fromH3.y)"]).status == 0)
         try c.lab.heal(3)
 

@@ -1,17 +1,40 @@
-// Membership records: bytes as a record (`MembershipRecord(decoding:)`,
-// which must survive re-encoding), and a script of devices that found,
-// invite, admit, revoke, remove and rekey, each against its own copy,
-// exchanging records in the order the fuzzer picks. Invariants: once every
-// device holds every record, all derive the same view; no removed device
-// is a member; a device's records inserted in any order give that view.
+// Membership records: bytes as a record of either version (which must
+// survive re-encoding), and a script of devices acting in good and bad
+// faith, each against its own copy, exchanging records in the order the
+// fuzzer picks. The honest moves go through `record` as the daemon makes
+// them (found, invite, admit, promote, remove, rekey, revoke); the
+// adversarial ones are forged: a removal with no parents (backdated), a
+// second record at a place in the author's chain (equivocation), a record
+// of a removed device written after its removal, a founding by a stranger
+// holding the first key, a rekey sealed to made-up recipients. Invariants:
+// once every device holds every record, all hold the same records and
+// derive the same view, in any order; the founder is never removed; no
+// removed device is a member; every removal's author was, when it wrote
+// it, more senior than the device it removed.
 import FuzzSupport
 import SweeperCrypto
 import SweeperMembership
 import SweeperSync
 
 let devices: [SigningIdentity] = (1...5).map { Fixtures.identity($0) }
-let invitations: [SigningIdentity] = (100...103).map { Fixtures.identity($0) }
+let invitations: [SigningIdentity] = (100...107).map { Fixtures.identity($0) }
+let stranger = Fixtures.identity(60)
 let game = Fixtures.genesis.gameID
+let circleID = CircleID(firstKey: Fixtures.circle)
+
+/// The next record of `who`'s chain in `m`, with every field chosen.
+func forged(_ m: CircleMembership, _ who: SigningIdentity, parents: Set<RecordHash>, samePlace: Bool, _ change: MembershipChange)
+    -> MembershipRecord
+{
+    let head = m.chainHead(of: who.peerID)
+    var seq = (head?.seq ?? 0) + 1
+    var previous = head?.hash
+    if samePlace, let head, let record = m.records[head.hash] {
+        seq = head.seq
+        previous = record.previous
+    }
+    return MembershipRecord(signing: who, circle: circleID, madeMillis: 7, seq: seq, previous: previous, parents: parents, change: change)
+}
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzMembership(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
@@ -19,59 +42,98 @@ public func fuzzMembership(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     guard !input.isAtEnd else { return 0 }
     if input.byte() & 1 == 0 {
         let bytes = input.rest()
-        if let record = try? MembershipRecord(decoding: bytes) {
+        switch try? AnyMembershipRecord(decoding: bytes) {
+        case .current(let record):
             let again = try? MembershipRecord(decoding: record.encoded)
-            check(again == record && again?.signature == record.signature && again?.change == record.change,
+            check(again == record && again?.signature == record.signature && again?.change == record.change && again?.seq == record.seq,
                   "a record does not survive re-encoding")
+        case .legacy(let record):
+            let again = try? LegacyRecord(decoding: record.encoded)
+            check(again == record && again?.change == record.change, "a record of version 1 does not survive re-encoding")
+        case nil:
+            break
         }
         return 0
     }
-    var copies = devices.map { _ in CircleMembership(firstKey: Fixtures.circle) }
+    // Device 0 founds, and every copy holds that (a daemon founds or is
+    // admitted before it links); the others are admitted as the script goes.
+    var founded = CircleMembership(firstKey: Fixtures.circle)
+    _ = try? founded.record(.found(proof: Fixtures.circle.membershipProof(for: devices[0].peerID)), by: devices[0], atMillis: 1)
+    var copies = devices.map { _ in founded }
     var clock: UInt64 = 1_000
     var steps = 0
     while !input.isAtEnd && steps < 48 {
         steps += 1
         let who = Int(input.byte()) % devices.count
-        let what = input.byte() % 8
+        let what = input.byte() % 12
         let other = Int(input.byte()) % devices.count
         clock += 1
         let me = devices[who]
-        let view = copies[who].view
+        let m = copies[who]
+        let subject = devices[other].peerID
+        let through = m.chainHead(of: subject)?.seq ?? 0
         switch what {
-        case 0: copies[who].record(.found(proof: Fixtures.circle.membershipProof(for: me.peerID)), by: me, atMillis: clock)
-        case 1:
-            let invitation = invitations[other % invitations.count]
-            copies[who].record(.invite(key: invitation.peerID, expiresMillis: clock + 100), by: me, atMillis: clock)
-        case 2:
+        case 0:
             let invitation = invitations[Int(input.byte()) % invitations.count]
-            copies[who].record(.admit(subject: devices[other].peerID, invitation: invitation.peerID, name: "d\(other)"), by: me, atMillis: clock)
+            _ = try? copies[who].record(.invite(key: invitation.peerID, expiresMillis: clock + 100), by: me, atMillis: clock)
+        case 1:
+            let invitation = invitations[Int(input.byte()) % invitations.count]
+            _ = try? copies[who].record(.admit(subject: subject, invitation: invitation.peerID, name: "d\(other)", through: through), by: me, atMillis: clock)
+        case 2:
+            _ = try? copies[who].record(.promote(subject: subject, through: through), by: me, atMillis: clock)
         case 3:
-            copies[who].record(.revoke(key: invitations[other % invitations.count].peerID), by: me, atMillis: clock)
+            _ = try? copies[who].record(.remove(subject: subject, through: through, kept: [game: UInt64(input.byte() % 4)]), by: me, atMillis: clock)
         case 4:
-            copies[who].record(.remove(subject: devices[other].peerID, kept: [game: UInt64(input.byte() % 4)]), by: me, atMillis: clock)
+            let view = m.view
+            _ = try? copies[who].record(.rekey(to: CircleKey(), epoch: view.currentEpoch + 1, members: view.members.keys), by: me, atMillis: clock)
         case 5:
-            copies[who].record(.rekey(to: CircleKey(), epoch: view.currentEpoch + 1 + UInt64(input.byte() % 2), members: view.members.keys),
-                               by: me, atMillis: clock)
+            _ = try? copies[who].record(.revoke(key: invitations[other % invitations.count].peerID), by: me, atMillis: clock)
+        case 6:
+            // Backdated: a removal naming no parents, through 0.
+            copies[who].insert([forged(m, me, parents: [], samePlace: false, .remove(subject: subject, through: 0, kept: [:]))])
+        case 7:
+            // Equivocation: a second record at the author's last place.
+            copies[who].insert([forged(m, me, parents: m.heads, samePlace: true, .promote(subject: subject, through: 0))])
+        case 8:
+            // A stranger holding the first key founds, and admits a device with its own invitation.
+            let founding = MembershipRecord(
+                signing: stranger, circle: circleID, madeMillis: 1, seq: 1, previous: nil, parents: [],
+                change: .found(proof: Fixtures.circle.membershipProof(for: stranger.peerID)))
+            copies[who].insert([founding])
+        case 9:
+            // A rekey sealed to made-up recipients.
+            let fake = (0..<Int(input.byte() % 8)).map { Fixtures.identity(UInt8(200 + $0)).peerID }
+            copies[who].insert([forged(m, me, parents: m.heads, samePlace: false,
+                                       .rekey(to: CircleKey(), epoch: m.view.currentEpoch + 1, members: fake))])
         default:
-            // Some of another device's records, newest first (so some wait for their parents).
+            // Some of another device's records, newest first (so some wait for those they name).
             let records = Array(copies[other].ordered.reversed().prefix(Int(input.byte()) % 8 + 1))
             copies[who].insert(records)
         }
     }
-    // Everyone gets everything, in an order the fuzzer chose, twice over.
-    for _ in 0..<2 {
+    // Everyone gets everything, newest first, until nothing new comes (a
+    // record that waited for its author's admission surfaces only then).
+    for _ in 0..<16 {
+        var changed = false
         for i in copies.indices {
-            for j in copies.indices where i != j { copies[i].insert(copies[j].ordered.reversed()) }
+            for j in copies.indices where i != j {
+                if !copies[i].insert(copies[j].ordered.reversed()).added.isEmpty { changed = true }
+            }
         }
+        if !changed { break }
     }
     let first = copies[0].view
     for c in copies {
+        check(Set(c.records.keys) == Set(copies[0].records.keys), "records did not reach everyone")
         check(c.view == first, "two devices with the same records disagree")
-        check(c.records.count == copies[0].records.count, "records did not reach everyone")
     }
+    check(first.role(of: devices[0].peerID) == .founder, "the founder is no longer the founder")
+    check(!first.isRemoved(devices[0].peerID), "the founder was removed")
     for peer in first.removed.keys { check(!first.isMember(peer), "a removed device is a member") }
+    check(!first.isMember(stranger.peerID), "a stranger's founding admitted it")
     var again = CircleMembership(firstKey: Fixtures.circle)
-    again.insert(copies[0].records.values.sorted { $0.hash > $1.hash })
+    again.insert(copies[0].ordered.reversed())
+    again.insert(copies[0].ordered.reversed())
     check(again.view == first, "the view depends on the order records came in")
     return 0
 }
@@ -80,17 +142,21 @@ public func fuzzMembership(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
 public func main(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
     writeSeedsIfAsked {
         var m = CircleMembership(firstKey: Fixtures.circle)
-        let a = devices[0]
-        m.record(.found(proof: Fixtures.circle.membershipProof(for: a.peerID)), by: a, atMillis: 1)
-        m.record(.invite(key: invitations[0].peerID, expiresMillis: 9), by: a, atMillis: 2)
-        m.record(.admit(subject: devices[1].peerID, invitation: invitations[0].peerID, name: "b"), by: a, atMillis: 3)
-        m.record(.remove(subject: devices[1].peerID, kept: [game: 2]), by: a, atMillis: 4)
-        m.record(.rekey(to: CircleKey(), epoch: 1, members: [a.peerID]), by: a, atMillis: 5)
-        m.record(.revoke(key: invitations[0].peerID), by: a, atMillis: 6)
+        let a = devices[0], b = devices[1].peerID
+        _ = try? m.record(.found(proof: Fixtures.circle.membershipProof(for: a.peerID)), by: a, atMillis: 1)
+        _ = try? m.record(.invite(key: invitations[0].peerID, expiresMillis: 9), by: a, atMillis: 2)
+        _ = try? m.record(.admit(subject: b, invitation: invitations[0].peerID, name: "b", through: 0), by: a, atMillis: 3)
+        _ = try? m.record(.promote(subject: b, through: 0), by: a, atMillis: 4)
+        _ = try? m.record(.remove(subject: b, through: 0, kept: [game: 2]), by: a, atMillis: 5)
+        _ = try? m.record(.rekey(to: CircleKey(), epoch: 1, members: [a.peerID]), by: a, atMillis: 6)
+        _ = try? m.record(.revoke(key: invitations[0].peerID), by: a, atMillis: 7)
         var seeds = m.ordered.map { [0] + $0.encoded }
-        // Scripts: found, invite, admit, exchange, remove, rekey, exchange.
-        seeds.append([1, 0, 0, 0, 0, 1, 0, 0, 2, 1, 0, 1, 7, 0, 8, 0, 4, 1, 2, 0, 5, 0, 0, 2, 7, 0, 9])
-        seeds.append([1, 0, 0, 0, 1, 0, 1, 0, 4, 1, 3, 1, 4, 0, 1, 0, 7, 1, 5, 1, 7, 0, 5])
+        let legacy = LegacyRecord(signing: a, circle: circleID, madeMillis: 1, parents: [],
+                                  change: .found(proof: Fixtures.circle.membershipProof(for: a.peerID)))
+        seeds.append([0] + legacy.encoded)
+        // Scripts: invite, admit, exchange, promote, remove, backdated removal, equivocation, stranger, exchange.
+        seeds.append([1, 0, 0, 0, 0, 0, 1, 1, 0, 1, 1, 11, 0, 0, 2, 1, 0, 3, 2, 0, 1, 6, 0, 1, 7, 2, 8, 0, 3, 11, 0, 1, 5])
+        seeds.append([1, 0, 0, 2, 3, 0, 1, 2, 3, 1, 11, 0, 0, 0, 3, 1, 3, 6, 0, 0, 4, 1, 3, 9, 0, 4, 3, 11, 0, 7])
         return seeds
     }
     return runFuzzer(argc, argv, fuzzMembership)

@@ -3,7 +3,8 @@ import SweeperCrypto
 /// What a change of the circle's membership does to the rest of the
 /// daemon, written once for every way it changes: the node takes the new
 /// link policy (keys, removed devices, members, invitations), the games
-/// drop what removed devices wrote after their removal, and records made
+/// drop what removed devices wrote after their removal and take new ops
+/// from the members only, and records made
 /// here go to every linked peer. `DaemonCore` runs it after each change
 /// `CircleMembers` reports; the router runs it when this device joins
 /// another circle and after it makes an invitation.
@@ -16,6 +17,7 @@ struct CircleChanges: Sendable {
     func membershipChanged(made: [[UInt8]] = []) async {
         await network.membershipChanged(members.linkPolicy)
         await service.applyRemovals(members.removals)
+        await service.admitAuthors { [members] in members.opAuthors(holding: $0) }
         if !made.isEmpty { network.inbox.send(membership: made) }
     }
 

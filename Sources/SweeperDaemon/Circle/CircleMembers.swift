@@ -10,9 +10,9 @@ import Synchronization
 
 /// This daemon's copy of its circle's membership records (see
 /// ``CircleMembership``), kept in the store's membership table and in
-/// memory. A device that is not a member when it starts or joins founds:
-/// a circle made by an earlier release (or a new circle) becomes one whose
-/// devices are all members.
+/// memory. A device founds only a circle it makes (one with no records);
+/// a circle made by the release before roles is migrated from its records
+/// of version 1 (``LegacyRoster``), which are kept as they are.
 final class CircleMembers: Sendable {
     private let store: Store
     private let identity: SigningIdentity
@@ -31,7 +31,7 @@ final class CircleMembers: Sendable {
         let membership = Self.load(store, firstKey: firstKey, logger: logger)
         state = Mutex(membership)
         handed = Mutex(Self.handedKeys(store, membership.circle))
-        foundIfNeeded()
+        foundIfNew()
     }
 
     private static func handedKeys(_ store: Store, _ circle: CircleID) -> [CircleKey] {
@@ -39,36 +39,44 @@ final class CircleMembers: Sendable {
     }
 
     private static func load(_ store: Store, firstKey: CircleKey, logger: Logger) -> CircleMembership {
-        var membership = CircleMembership(firstKey: firstKey)
-        var records: [MembershipRecord] = []
-        for bytes in (try? store.membershipRecords(circle: membership.circle.bytes)) ?? [] {
-            // A stored record was checked when it came; one that no longer reads is passed over.
-            if let record = try? MembershipRecord(decoding: bytes) { records.append(record) }
-        }
+        let circle = CircleID(firstKey: firstKey)
+        let (legacy, records) = split((try? store.membershipRecords(circle: circle.bytes)) ?? [])
+        var membership = CircleMembership(firstKey: firstKey, legacy: legacy)
         let outcome = membership.insert(records)
         if outcome.added.count != records.count {
             logger.warning("some stored membership records did not go back in", metadata: ["kept": "\(outcome.added.count)", "stored": "\(records.count)"])
         }
+        if !legacy.isEmpty, records.isEmpty {
+            logger.notice(
+                "circle migrated to roles", metadata: ["founder": "\(membership.view.founder?.shortDescription ?? "none")", "records": "\(legacy.count)"])
+        }
         return membership
     }
 
-    /// Founds the circle for this device when it is neither a member nor removed.
-    private func foundIfNeeded() {
-        let me = identity.peerID
-        let made: MembershipRecord? = state.withLock { membership in
-            guard !membership.view.isMember(me), !membership.view.isRemoved(me) else { return nil }
-            return membership.record(
-                .found(proof: membership.firstKey.membershipProof(for: me)), by: identity, atMillis: Date().millis)
+    /// Records of both versions, decoded; one that no longer reads is passed
+    /// over (a stored record was checked when it came).
+    private static func split(_ encoded: [[UInt8]]) -> (legacy: [LegacyRecord], current: [MembershipRecord]) {
+        var legacy: [LegacyRecord] = []
+        var current: [MembershipRecord] = []
+        for bytes in encoded {
+            switch try? AnyMembershipRecord(decoding: bytes) {
+            case .legacy(let record): legacy.append(record)
+            case .current(let record): current.append(record)
+            case nil: continue
+            }
         }
-        if let made { save([made]) }
+        return (legacy, current)
     }
 
-    /// Moves to another circle (after `join`): its records, then founding when needed.
-    func circleChanged(to firstKey: CircleKey) {
-        let loaded = Self.load(store, firstKey: firstKey, logger: logger)
-        state.withLock { $0 = loaded }
-        handed.withLock { $0 = Self.handedKeys(store, loaded.circle) }
-        foundIfNeeded()
+    /// Founds the circle when it has no start at all: this device made it.
+    /// A device that joined, or whose circle has records, never founds.
+    private func foundIfNew() {
+        let me = identity.peerID
+        let made: MembershipRecord? = state.withLock { membership in
+            guard !membership.isFounded, membership.records.isEmpty else { return nil }
+            return try? membership.record(.found(proof: membership.firstKey.membershipProof(for: me)), by: identity, atMillis: Date().millis)
+        }
+        if let made { save([made]) }
     }
 
     /// Moves to the circle a member admitted this device to: its records
@@ -77,12 +85,13 @@ final class CircleMembers: Sendable {
     /// this device to the circle of that first key.
     func adopt(records encoded: [[UInt8]], keys: [CircleKey]) throws -> CircleKey {
         guard let first = keys.first else { throw AdoptionError.noKeys }
-        var membership = CircleMembership(firstKey: first)
-        var records: [MembershipRecord] = []
-        for bytes in encoded { records.append(try MembershipRecord(decoding: bytes)) }
+        let (legacy, records) = Self.split(encoded)
+        var membership = CircleMembership(firstKey: first, legacy: legacy)
         membership.insert(records)
         guard membership.view.isMember(identity.peerID) else { throw AdoptionError.notAdmitted }
-        try store.saveMembershipRecords(circle: membership.circle.bytes, membership.ordered.map { (hash: $0.hash.bytes, record: $0.encoded) })
+        let kept = membership.legacy.records.map { (hash: $0.hash.bytes, record: $0.encoded) }
+            + membership.ordered.map { (hash: $0.hash.bytes, record: $0.encoded) }
+        try store.saveMembershipRecords(circle: membership.circle.bytes, kept)
         let later = Array(keys.dropFirst())
         try store.saveCircleKeys(circle: membership.circle.bytes, later.map(\.bytes))
         state.withLock { $0 = membership }
@@ -164,6 +173,19 @@ final class CircleMembers: Sendable {
     /// The removed devices, with per game how many of their ops stay.
     var removals: [PeerID: [GameID: UInt64]] { view.removed.mapValues(\.kept) }
 
+    /// The devices whose new ops the games take: the members and the
+    /// removed devices (up to what their removal kept). A migrated circle
+    /// also takes the devices whose ops it held before (members of the
+    /// release before roles that no record names); `nil` until the circle
+    /// has a start.
+    func opAuthors(holding held: Set<PeerID>) -> Set<PeerID>? {
+        let (view, founded, migrated) = state.withLock { ($0.view, $0.isFounded, !$0.legacy.records.isEmpty) }
+        guard founded else { return nil }
+        var authors = Set(view.members.keys).union(view.removed.keys)
+        if migrated { authors.formUnion(held.subtracting(view.removed.keys)) }
+        return authors
+    }
+
     // MARK: Invitations
 
     /// Makes an invitation that expires `lifetime` from now: its record
@@ -175,11 +197,14 @@ final class CircleMembers: Sendable {
         let expires = now + UInt64(max(0, lifetime.components.seconds)) * 1000
         let me = identity.peerID
         let key = secret.identity.peerID
-        let record: MembershipRecord? = state.withLock { membership in
-            guard membership.view.isMember(me) else { return nil }
-            return membership.record(.invite(key: key, expiresMillis: expires), by: identity, atMillis: now)
+        let record = try state.withLock { membership throws(MembershipError) -> MembershipRecord in
+            guard membership.view.isMember(me) else { throw .removedHere }
+            do throws(CircleMembership.Refusal) {
+                return try membership.record(.invite(key: key, expiresMillis: expires), by: identity, atMillis: now)
+            } catch {
+                throw .refused(error)
+            }
         }
-        guard let record else { throw MembershipError.removedHere }
         try store.saveInvitation(key.bytes, circle: record.circle.bytes, secret: secret.secret.bytes)
         save([record])
         changed(made: [record])
@@ -193,7 +218,12 @@ final class CircleMembers: Sendable {
             guard membership.view.isMember(me) else { throw .removedHere }
             guard let invitation = membership.view.invitations[key] else { throw .unknownInvitation }
             guard invitation.state == .open else { throw .invitationClosed(invitation.state) }
-            return membership.record(.revoke(key: key), by: identity, atMillis: Date().millis)
+            guard invitation.madeBy == me || (membership.view.role(of: me) ?? .member) <= .admin else { throw .notYours }
+            do throws(CircleMembership.Refusal) {
+                return try membership.record(.revoke(key: key), by: identity, atMillis: Date().millis)
+            } catch {
+                throw .refused(error)
+            }
         }
         save([record])
         changed(made: [record])
@@ -210,24 +240,32 @@ final class CircleMembers: Sendable {
     }
 
     /// Answers a device whose handshake proved an invitation and whose
-    /// request is signed by it: admitted when the invitation is open and
-    /// unexpired (an admission record, sent on to every member), else
-    /// refused saying why. A device already a member is answered again.
+    /// request is signed by it: admitted when this device made the
+    /// invitation and it is open and unexpired (an admission record, sent
+    /// on to every member), else refused saying why. An invitation made on
+    /// another device is redeemed only there (so it admits one device,
+    /// circle-wide). A device already a member is answered again; a
+    /// removed device comes back only with an admin's invitation.
     func admit(_ request: AdmissionRequest, from peer: PeerID) -> AdmissionReply {
         let me = identity.peerID
         let now = Date().millis
         let outcome: Result<MembershipRecord?, AdmissionRefusal> = state.withLock { membership in
             let view = membership.view
             guard view.isMember(me) else { return .failure(.unavailable) }
-            guard !view.isRemoved(peer), let invitation = view.invitations[request.invitation] else { return .failure(.unknown) }
+            guard let invitation = view.invitations[request.invitation] else { return .failure(.unknown) }
             if view.isMember(peer) { return .success(nil) }
+            guard invitation.madeBy == me else { return .failure(.elsewhere) }
             switch invitation.state {
             case .used: return .failure(.used)
             case .revoked: return .failure(.revoked)
             case .open: break
             }
             guard invitation.expiresMillis > now else { return .failure(.expired) }
-            let record = membership.record(.admit(subject: peer, invitation: request.invitation, name: ""), by: identity, atMillis: now)
+            if view.isRemoved(peer), (view.role(of: me) ?? .member) > .admin { return .failure(.removedDevice) }
+            let through = membership.chainHead(of: peer)?.seq ?? 0
+            guard let record = try? membership.record(
+                .admit(subject: peer, invitation: request.invitation, name: "", through: through), by: identity, atMillis: now)
+            else { return .failure(.unavailable) }
             return membership.view.isMember(peer) ? .success(record) : .failure(.unavailable)
         }
         switch outcome {
@@ -251,26 +289,37 @@ final class CircleMembers: Sendable {
         case removedHere
         case unknownInvitation
         case invitationClosed(MembershipView.Invitation.State)
+        /// Only its maker or an admin revokes an invitation.
+        case notYours
+        /// The circle refused the record (a budget or limit).
+        case refused(CircleMembership.Refusal)
     }
 
-    /// Why a device could not be removed.
-    enum RemovalError: Error, Equatable {
-        case notAMember(String)
-        case thisDevice
-        case removedHere
+    /// Why a device could not be removed or named an admin.
+    enum AuthorityError: Error, Equatable {
+        /// The circle's rules refuse it.
+        case refused(AuthorityRefusal)
+        /// The circle refused the record.
+        case record(CircleMembership.Refusal)
     }
 
     /// Removes `peer`, keeping the ops of it this device holds (`kept`),
     /// and makes a new circle key sealed to every other member. Returns the
-    /// records made.
-    func remove(_ peer: PeerID, kept: [GameID: UInt64]) throws(RemovalError) -> [MembershipRecord] {
+    /// records made. Only the founder and admins remove, and never a device
+    /// as senior as they are.
+    func remove(_ peer: PeerID, kept: [GameID: UInt64]) throws(AuthorityError) -> [MembershipRecord] {
         let me = identity.peerID
-        guard peer != me else { throw .thisDevice }
-        let made = try state.withLock { membership throws(RemovalError) -> [MembershipRecord] in
-            guard membership.view.isMember(me) else { throw .removedHere }
-            guard membership.view.isMember(peer) else { throw .notAMember(peer.description) }
+        let made = try state.withLock { membership throws(AuthorityError) -> [MembershipRecord] in
+            if let why = membership.view.removalRefusal(by: me, of: peer) { throw .refused(why) }
             let now = Date().millis
-            var made = [membership.record(.remove(subject: peer, kept: kept), by: identity, atMillis: now)]
+            let through = membership.chainHead(of: peer)?.seq ?? 0
+            var made: [MembershipRecord]
+            do throws(CircleMembership.Refusal) {
+                made = [try membership.record(.remove(subject: peer, through: through, kept: kept), by: identity, atMillis: now)]
+            } catch {
+                throw .record(error)
+            }
+            guard membership.view.isRemoved(peer) else { throw .refused(.subjectNotAMember) }
             if let rekey = Self.rekey(&membership, identity: identity, now: now) { made.append(rekey) }
             return made
         }
@@ -279,17 +328,36 @@ final class CircleMembers: Sendable {
         return made
     }
 
+    /// Names `peer` an admin. Only the founder and admins do, for a member
+    /// less senior than they are.
+    func promote(_ peer: PeerID) throws(AuthorityError) -> MembershipRecord {
+        let me = identity.peerID
+        let record = try state.withLock { membership throws(AuthorityError) -> MembershipRecord in
+            if let why = membership.view.promotionRefusal(by: me, of: peer) { throw .refused(why) }
+            let through = membership.chainHead(of: peer)?.seq ?? 0
+            do throws(CircleMembership.Refusal) {
+                return try membership.record(.promote(subject: peer, through: through), by: identity, atMillis: Date().millis)
+            } catch {
+                throw .record(error)
+            }
+        }
+        save([record])
+        changed(made: [record])
+        return record
+    }
+
     /// A new key sealed to the members, when a removal calls for one and
     /// this device is a member.
     private static func rekey(_ membership: inout CircleMembership, identity: SigningIdentity, now: UInt64) -> MembershipRecord? {
         let view = membership.view
         guard view.needsRekey, view.isMember(identity.peerID) else { return nil }
-        return membership.record(
+        return try? membership.record(
             .rekey(to: CircleKey(), epoch: view.currentEpoch + 1, members: view.members.keys), by: identity, atMillis: now)
     }
 
-    /// Every record held, parents first, encoded: what a newly linked peer is sent.
-    var encodedRecords: [[UInt8]] { state.withLock { $0.ordered.map(\.encoded) } }
+    /// Every record held, encoded, those of version 1 first and each after
+    /// those it names: what a newly linked peer is sent.
+    var encodedRecords: [[UInt8]] { state.withLock { $0.encodedRecords } }
 
     /// What taking a peer's records did.
     struct Intake {
@@ -297,13 +365,21 @@ final class CircleMembers: Sendable {
         var added: [[UInt8]] = []
         /// Why records were refused (a bad signature, another circle, limits).
         var refused: [CircleMembership.Refusal] = []
+        /// Records of version 1: a circle's start is never taken from a peer.
+        var legacy = 0
     }
 
     /// Takes records a peer sent: the new ones are kept. Throws when one
     /// cannot be decoded (the peer is dropped).
     func take(_ encoded: [[UInt8]]) throws(SyncDecodingError) -> Intake {
         var records: [MembershipRecord] = []
-        for bytes in encoded { records.append(try MembershipRecord(decoding: bytes)) }
+        var legacy = 0
+        for bytes in encoded {
+            switch try AnyMembershipRecord(decoding: bytes) {
+            case .current(let record): records.append(record)
+            case .legacy: legacy += 1
+            }
+        }
         let (outcome, rekey) = state.withLock { membership in
             let outcome = membership.insert(records)
             // A removal no rekey has followed (made elsewhere, or two at
@@ -314,7 +390,7 @@ final class CircleMembers: Sendable {
         // Peers hold what they sent, and a rekey lost here is made again: no fsync on the loop.
         save(outcome.added + (rekey.map { [$0] } ?? []), durability: .deferred)
         if !outcome.added.isEmpty { changed(made: rekey.map { [$0] } ?? []) }
-        return Intake(added: outcome.added.map(\.encoded), refused: outcome.refused)
+        return Intake(added: outcome.added.map(\.encoded), refused: outcome.refused, legacy: legacy)
     }
 
     private func save(_ records: [MembershipRecord], durability: Store.Durability = .synced) {

@@ -148,6 +148,9 @@ struct ControlRouter: ControlResponder {
         case Commands.CircleRemove.name:
             let a: Commands.CircleRemove.Arguments = try args(line)
             return try answer(id, try await removeDevice(a.device))
+        case Commands.CircleAdmin.name:
+            let a: Commands.CircleAdmin.Arguments = try args(line)
+            return try answer(id, try await promoteDevice(a.device))
         case Commands.Peers.name:
             let a: Commands.Peers.Arguments = try args(line)
             let all = a.all ?? false

@@ -3,6 +3,7 @@ import SweeperControl
 import SweeperConventions
 import SweeperCrypto
 import SweeperGame
+import SweeperMembership
 import SweeperSync
 
 /// How the daemon shows a game in answers and events: its summary, its
@@ -190,17 +191,21 @@ extension ControlRouter {
         func named(_ peer: PeerID) -> String? { peer == me ? book.name(of: me) ?? name : book.name(of: peer) }
         let listed = view.members.values.map { m in
             let info = peers[m.peer.description]
+            let invitedBy = m.invitation.flatMap { view.invitations[$0]?.madeBy } ?? m.admittedBy
             return CircleMember(
-                peerID: m.peer.description, name: named(m.peer) ?? m.name, thisDevice: m.peer == me, founder: m.admittedBy == nil,
-                admittedBy: m.admittedBy?.description, admittedByName: m.admittedBy.flatMap(named), joinedMillis: m.joinedMillis,
+                peerID: m.peer.description, name: named(m.peer) ?? m.name, thisDevice: m.peer == me, founder: m.role == .founder,
+                role: m.role.description, admittedBy: m.admittedBy?.description, admittedByName: m.admittedBy.flatMap(named),
+                invitedBy: invitedBy?.description, invitedByName: invitedBy.flatMap(named), equivocatedAt: view.equivocations[m.peer],
+                joinedMillis: m.joinedMillis,
                 linked: info?.state == .connected, lastSeenSecondsAgo: m.peer == me ? nil : info?.lastSeenSecondsAgo ?? stored[m.peer.description])
         }.sorted { a, b in a.thisDevice != b.thisDevice ? a.thisDevice : (a.name, a.peerID) < (b.name, b.peerID) }
-        let removed = view.removed.values.map { r in
+        func removal(_ r: MembershipView.Removal) -> RemovedDevice {
             RemovedDevice(
                 peerID: r.peer.description, name: named(r.peer) ?? "", removedBy: r.removedBy.description, removedByName: named(r.removedBy),
                 removedMillis: r.removedMillis)
-        }.sorted { $0.removedMillis > $1.removedMillis }
-        return Commands.Circle.Result(members: listed, removed: removed)
+        }
+        let removed = view.removed.values.map(removal).sorted { $0.removedMillis > $1.removedMillis }
+        return Commands.Circle.Result(members: listed, removed: removed, removedHere: view.removed[me].map(removal))
     }
 }
 
@@ -221,15 +226,34 @@ extension ControlRouter {
         do {
             _ = try members.remove(peer, kept: kept)
         } catch {
-            switch error {
-            case .thisDevice: throw ControlError(code: "bad-arguments", message: "bad arguments: a device cannot remove itself")
-            case .removedHere: throw ControlError(code: "not-a-member", message: Self.notAMember)
-            case .notAMember(let p): throw ControlError(code: "unknown-device", message: "\(p) is not a member")
-            }
+            throw Self.authorityError(error)
         }
         return Commands.CircleRemove.Result(
             peerID: peer.description, name: book.name(of: peer) ?? view.members[peer]?.name ?? "",
             keptOps: kept.values.reduce(0) { $0 + Int($1) }, circleTag: members.keys.current.tag)
+    }
+
+    /// Names a member (by player name or peer id) an admin.
+    func promoteDevice(_ text: String) async throws -> Commands.CircleAdmin.Result {
+        let view = members.view
+        if view.isRemoved(signer.peerID) { throw ControlError(code: "not-a-member", message: Self.notAMember) }
+        let peer = try device(named: text, among: view.members.keys.filter { $0 != signer.peerID })
+        do {
+            _ = try members.promote(peer)
+        } catch {
+            throw Self.authorityError(error)
+        }
+        return Commands.CircleAdmin.Result(peerID: peer.description, name: book.name(of: peer) ?? view.members[peer]?.name ?? "")
+    }
+
+    /// The control error for a change the circle's rules refused.
+    static func authorityError(_ error: CircleMembers.AuthorityError) -> ControlError {
+        switch error {
+        case .refused(.notAMember): ControlError(code: "not-a-member", message: notAMember)
+        case .refused(.thisDevice): ControlError.badArguments("a device cannot remove itself")
+        case .refused(let why): ControlError(code: "not-allowed", message: why.description)
+        case .record(let why): ControlError(code: "record-refused", message: "the circle refused the record: \(why)")
+        }
     }
 }
 
@@ -282,6 +306,8 @@ extension ControlRouter {
             made = try members.invite(for: lifetime)
         } catch CircleMembers.MembershipError.removedHere {
             throw ControlError(code: "not-a-member", message: Self.notAMember)
+        } catch CircleMembers.MembershipError.refused(let why) {
+            throw ControlError(code: "record-refused", message: "the circle refused the invitation: \(why); revoke unused ones (sweeper invite --list)")
         }
         await circleChanges.membershipChanged()
         return Commands.Invite.Result(
@@ -331,6 +357,8 @@ extension ControlRouter {
             case .removedHere: throw ControlError(code: "not-a-member", message: Self.notAMember)
             case .unknownInvitation: throw ControlError(code: "unknown-invitation", message: "no invitation is '\(text)'")
             case .invitationClosed: throw ControlError(code: "invitation-closed", message: "that invitation is \(match.state.rawValue) already")
+            case .notYours: throw ControlError(code: "not-allowed", message: "only the invitation's maker or an admin may revoke it")
+            case .refused(let why): throw ControlError(code: "record-refused", message: "the circle refused the revocation: \(why)")
             }
         }
         return invitations().first { $0.id == match.id } ?? match
@@ -357,9 +385,10 @@ extension ControlRouter {
                 circleTag: tag, admittedBy: admittedBy, keptGames: forget ? nil : games, forgottenGames: forget ? games : nil)
         }
         switch invite {
-        case .circleKey(let key):
-            let games = try await circleChanges.joined(key, forgetGames: forget) { [members] in members.circleChanged(to: key) }
-            return result(members.linkPolicy.current.tag, games: games)
+        case .circleKey:
+            throw ControlError(
+                code: "old-code",
+                message: "that code carries a circle key (a release before invitations); a device joins only with an invitation a member makes: ask for a new code (sweeper invite)")
         case .invitation(let secret):
             if members.view.invitations[secret.identity.peerID] != nil {
                 throw ControlError(code: "already-member", message: "this device made that invitation: it is in that circle already")
@@ -395,5 +424,5 @@ extension String {
 extension ControlRouter {
     /// Why a device that is not a member of its circle cannot change it.
     static let notAMember =
-        "this device is not a member of its circle: it was removed, or joined with a code of an earlier release after a removal"
+        "this device is not a member of its circle: it was removed (see sweeper circle); ask an admin for a new invite"
 }

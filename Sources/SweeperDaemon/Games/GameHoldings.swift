@@ -12,6 +12,15 @@ import SweeperSync
 /// dropped, games forgotten and followed, the sync mode, and the games of a
 /// circle left when joining another.
 extension GameService {
+    // MARK: Who writes
+
+    /// Takes new ops only from the devices `authors` gives, handed the
+    /// devices whose ops are held (see ``CircleMembers/opAuthors(holding:)``).
+    func admitAuthors(_ authors: (Set<PeerID>) -> Set<PeerID>?) {
+        let allowed = authors(engine.circles[0].replica.heldAuthors)
+        engine.withReplica(circle: 0) { $0.admitAuthors(allowed) }
+    }
+
     // MARK: Removed devices
 
     /// Applies the circle's removals to its games: each removed device's

@@ -1,0 +1,355 @@
+import SweeperCrypto
+import SweeperSync
+
+/// The rules that derive a circle's ``MembershipView`` from its records.
+///
+/// Authority, not order, decides. Every record sits at a fixed place in
+/// its author's chain (its `seq`); no rule looks at the parents an author
+/// chose, at depths or at clocks.
+///
+/// - **Standing.** A device's standing at a place in its chain comes from
+///   the changes that name it (admit, promote, remove), each taking effect
+///   after the subject's record its `through` names. Taken in order of
+///   `through` (at one place: admission, then promotion, then removal), an
+///   admission makes the device a member, a promotion makes a member an
+///   admin, a removal takes it out; an admission after a removal brings it
+///   back. A record counts only when its author stands as a member (of any
+///   role) at the record's place: so a removed device's records after its
+///   removal are void however it writes them, and those before it stand.
+/// - **Who may do what.** Any member invites, and admits with its own
+///   invitations (an invitation is used once, at its maker: the first
+///   admission in the maker's chain). The founder and admins promote
+///   members and remove devices, never one as senior as they are or more
+///   (``Seniority``: role, then lineage); the founder is never removed. A
+///   device admitted again after a removal must be admitted by an admin.
+///   The maker or an admin revokes an invitation; one already used stays
+///   used. Any member rekeys.
+/// - **No removal undoes its own authority.** A removal of the device that
+///   admitted or promoted its author takes effect no earlier than that
+///   admission or promotion.
+/// - **Order of evaluation.** Devices are taken in order of lineage (the
+///   founder, then each device after the one that admitted it), each
+///   device's records in chain order. A change written by a device taken
+///   later (an admin admitted after the member it removes) is known from
+///   the previous round; rounds repeat until nothing changes (at most
+///   ``roundLimit``), so the outcome is a function of the records alone.
+/// - **Keys.** A rekey counts when its epoch is one more than the last
+///   counted; of two rekeys of one epoch the more senior author's counts.
+struct MembershipDerivation {
+    let legacy: LegacyRoster
+    let records: [RecordHash: MembershipRecord]
+    let chains: [PeerID: [UInt64: [RecordHash]]]
+    let root: RecordHash?
+
+    /// The most rounds of evaluation.
+    static let roundLimit = 8
+
+    /// A change that names a device, as it takes effect.
+    struct Event: Equatable {
+        /// At one place, an admission, then a promotion, then a removal,
+        /// then an admission again (an admin's, of a device whose removal
+        /// the admission record names, directly or not).
+        enum Kind: Int { case admit = 0, promote = 1, remove = 2, readmit = 3 }
+        var kind: Kind
+        var through: UInt64
+        /// The author (`nil`: the founding, or the migrated roster).
+        var author: PeerID?
+        var authorSeq: UInt64 = 0
+        var record: RecordHash?
+        var role: Role = .member
+        var lineage: [UInt64] = []
+        var name = ""
+        var invitation: PeerID?
+        var millis: UInt64 = 0
+        var kept: [GameID: UInt64] = [:]
+
+        func precedes(_ other: Event) -> Bool {
+            if through != other.through { return through < other.through }
+            if kind != other.kind { return kind.rawValue < other.kind.rawValue }
+            return (record?.bytes ?? []).lexicographicallyPrecedes(other.record?.bytes ?? [])
+        }
+    }
+
+    /// A device's standing at a place in its chain.
+    struct Standing {
+        var role: Role?
+        var admission: Event?
+        var promotion: Event?
+        var removal: Event?
+    }
+
+    static func standing(_ events: [Event], before position: UInt64) -> Standing {
+        var s = Standing()
+        for e in events.sorted(by: { $0.precedes($1) }) where e.through < position {
+            switch e.kind {
+            case .admit, .readmit:
+                guard s.role == nil else { continue }
+                s.role = e.role
+                s.admission = e
+                s.removal = nil
+            case .promote:
+                guard s.role == .member else { continue }
+                s.role = .admin
+                s.promotion = e
+            case .remove:
+                // The founder is never removed; of several removals, the first cuts.
+                guard s.role != .founder, s.role != nil || s.removal == nil else { continue }
+                s.role = nil
+                s.promotion = nil
+                s.removal = e
+            }
+        }
+        return s
+    }
+
+    struct Invitation {
+        var maker: PeerID
+        var madeMillis: UInt64
+        var expires: UInt64
+        var revokedByMaker = false
+    }
+
+    /// One round's outcome.
+    struct Round {
+        var events: [PeerID: [Event]] = [:]
+        var lineage: [PeerID: [UInt64]] = [:]
+        var invitations: [PeerID: Invitation] = [:]
+        var used: [PeerID: PeerID] = [:]
+        var revokes: [(key: PeerID, by: PeerID)] = []
+        var rekeys: [(record: MembershipRecord, role: Role)] = []
+        var taken: Set<PeerID> = []
+    }
+
+    /// The changes the founding and the migrated roster make.
+    func baseEvents() -> (events: [PeerID: [Event]], lineage: [PeerID: [UInt64]]) {
+        var events: [PeerID: [Event]] = [:]
+        var lineage: [PeerID: [UInt64]] = [:]
+        if let root, let r = records[root] {
+            events[r.author] = [Event(kind: .admit, through: 0, author: nil, record: root, role: .founder, millis: r.madeMillis)]
+            lineage[r.author] = []
+        }
+        for (i, m) in legacy.members.enumerated() where events[m.peer] == nil {
+            let l: [UInt64] = m.role == .founder ? [] : [0, UInt64(i)]
+            events[m.peer] = [Event(kind: .admit, through: 0, author: m.admittedBy, role: m.role, lineage: l, name: m.name,
+                                    invitation: m.invitation, millis: m.joinedMillis)]
+            lineage[m.peer] = l
+        }
+        for (peer, removal) in legacy.removed where events[peer] == nil {
+            events[peer] = [Event(kind: .remove, through: 0, author: removal.removedBy, millis: removal.removedMillis, kept: removal.kept)]
+        }
+        return (events, lineage)
+    }
+
+    mutating func run() -> MembershipView {
+        var previous: Round?
+        var round = Round()
+        for _ in 0..<Self.roundLimit {
+            round = sweep(previous: previous)
+            if let previous, previous.events == round.events, previous.lineage == round.lineage { break }
+            previous = round
+        }
+        return view(from: round)
+    }
+
+    /// One round: every device in order of lineage, its records in chain order.
+    func sweep(previous: Round?) -> Round {
+        var round = Round()
+        (round.events, round.lineage) = baseEvents()
+        for (key, invitation) in legacy.invitations where invitation.state == .open {
+            round.invitations[key] = Invitation(maker: invitation.madeBy, madeMillis: invitation.madeMillis, expires: invitation.expiresMillis)
+        }
+        for (key, invitation) in legacy.invitations {
+            if case .used(let by) = invitation.state { round.used[key] = by }
+        }
+        // Devices to take, most senior lineage last (popLast takes the next).
+        var queue: [(lineage: [UInt64], peer: PeerID)] = round.lineage.map { ($0.value, $0.key) }
+        func before(_ a: (lineage: [UInt64], peer: PeerID), _ b: (lineage: [UInt64], peer: PeerID)) -> Bool {
+            a.lineage != b.lineage ? b.lineage.lexicographicallyPrecedes(a.lineage) : b.peer < a.peer
+        }
+        queue.sort(by: before)
+
+        // A change by a device taken later this round is known from the previous round.
+        var current: PeerID?
+        func events(for peer: PeerID) -> [Event] {
+            var out = round.events[peer] ?? []
+            for e in previous?.events[peer] ?? [] {
+                if let author = e.author, e.record != nil, author != current, !round.taken.contains(author) { out.append(e) }
+            }
+            return out
+        }
+        func lineage(of peer: PeerID) -> [UInt64] {
+            round.lineage[peer] ?? previous?.lineage[peer] ?? [UInt64.max]
+        }
+
+        while let (_, author) = queue.popLast() {
+            guard !round.taken.contains(author) else { continue }
+            current = author
+            let authorLineage = lineage(of: author)
+            for seq in (chains[author]?.keys ?? [:].keys).sorted() {
+                for hash in (chains[author]?[seq] ?? []).sorted() {
+                    guard let record = records[hash] else { continue }
+                    let standing = Self.standing(events(for: author), before: seq)
+                    guard let role = standing.role else { continue }
+                    let me = Seniority(role: role, lineage: authorLineage, peer: author)
+                    switch record.change {
+                    case .found:
+                        break
+                    case .invite(let key, let expires):
+                        if round.invitations[key] == nil, round.used[key] == nil {
+                            round.invitations[key] = Invitation(maker: author, madeMillis: record.madeMillis, expires: expires)
+                        }
+                    case .revoke(let key):
+                        if round.invitations[key]?.maker == author { round.invitations[key]?.revokedByMaker = true }
+                        round.revokes.append((key, author))
+                        if role > .admin, round.invitations[key]?.maker != author { round.revokes.removeLast() }
+                    case .admit(let subject, let key, let name, let through):
+                        guard let invitation = round.invitations[key], invitation.maker == author, !invitation.revokedByMaker,
+                            round.used[key] == nil, subject != author
+                        else { continue }
+                        let subjectEvents = events(for: subject)
+                        guard Self.standing(subjectEvents, before: through + 1).role == nil else { continue }
+                        // Admitting again a device whose removal this record follows (names, directly or not).
+                        let again = subjectEvents.contains { e in
+                            e.kind == .remove && e.through <= through && (e.record.map { isAncestor($0, of: hash) } ?? true)
+                        }
+                        guard !again || role <= .admin else { continue }
+                        round.used[key] = subject
+                        let l = authorLineage + [seq]
+                        round.events[subject, default: []].append(
+                            Event(kind: again ? .readmit : .admit, through: through, author: author, authorSeq: seq, record: hash, lineage: l,
+                                  name: name, invitation: key, millis: record.madeMillis))
+                        if !round.taken.contains(subject), round.lineage[subject].map({ l.lexicographicallyPrecedes($0) }) ?? true {
+                            round.lineage[subject] = l
+                            let entry = (lineage: l, peer: subject)
+                            let at = queue.firstIndex { !before($0, entry) } ?? queue.endIndex
+                            queue.insert(entry, at: at)
+                        }
+                    case .promote(let subject, let through):
+                        guard role <= .admin else { continue }
+                        let target = Self.standing(events(for: subject), before: through + 1)
+                        guard target.role == .member, me < Seniority(role: .member, lineage: lineage(of: subject), peer: subject) else { continue }
+                        round.events[subject, default: []].append(
+                            Event(kind: .promote, through: through, author: author, authorSeq: seq, record: hash, millis: record.madeMillis))
+                    case .remove(let subject, let through, let kept):
+                        guard role <= .admin, subject != author else { continue }
+                        let target = Self.standing(events(for: subject), before: through + 1)
+                        guard target.role != .founder,
+                            me < Seniority(role: target.role ?? .member, lineage: lineage(of: subject), peer: subject)
+                        else { continue }
+                        // Never before the admission or promotion that gives the author its standing.
+                        var effective = through
+                        for grant in [standing.admission, standing.promotion] {
+                            if let grant, grant.author == subject { effective = max(effective, grant.authorSeq) }
+                        }
+                        round.events[subject, default: []].append(
+                            Event(kind: .remove, through: effective, author: author, authorSeq: seq, record: hash, millis: record.madeMillis,
+                                  kept: kept))
+                    case .rekey:
+                        round.rekeys.append((record, role))
+                    }
+                }
+            }
+            round.taken.insert(author)
+        }
+        return round
+    }
+
+    /// The view a round gives.
+    func view(from round: Round) -> MembershipView {
+        var view = MembershipView()
+        var removalRecords: [RecordHash] = []
+        for (peer, events) in round.events {
+            let standing = Self.standing(events, before: .max)
+            if let role = standing.role, let admission = standing.admission {
+                view.members[peer] = MembershipView.Member(
+                    peer: peer, role: role, name: admission.name, admittedBy: admission.author, invitation: admission.invitation,
+                    joinedMillis: admission.millis, lineage: round.lineage[peer] ?? admission.lineage, promotedBy: standing.promotion?.author)
+            } else if let removal = standing.removal {
+                var kept: [GameID: UInt64] = [:]
+                var by = removal
+                for e in events where e.kind == .remove {
+                    kept.merge(e.kept, uniquingKeysWith: max)
+                    if let record = e.record { removalRecords.append(record) }
+                    // The most senior remover is named.
+                    if let a = e.author, let b = by.author, let sa = view.members[a]?.seniority ?? seniority(a, round),
+                        let sb = view.members[b]?.seniority ?? seniority(b, round), sa < sb {
+                        by = e
+                    }
+                }
+                view.removed[peer] = MembershipView.Removal(
+                    peer: peer, removedBy: by.author ?? peer, removedMillis: by.millis, through: removal.through, kept: kept)
+            }
+        }
+        // Invitations.
+        for (key, invitation) in legacy.invitations { view.invitations[key] = invitation }
+        for (key, invitation) in round.invitations where view.invitations[key] == nil {
+            view.invitations[key] = MembershipView.Invitation(
+                key: key, madeBy: invitation.maker, madeMillis: invitation.madeMillis, expiresMillis: invitation.expires, state: .open)
+        }
+        for (key, subject) in round.used { view.invitations[key]?.state = .used(by: subject) }
+        for revoke in round.revokes where view.invitations[revoke.key]?.state == .open {
+            view.invitations[revoke.key]?.state = .revoked(by: revoke.by)
+        }
+        for (key, invitation) in view.invitations where invitation.state == .open {
+            if let removal = view.removed[invitation.madeBy] { view.invitations[key]?.state = .revoked(by: removal.removedBy) }
+        }
+        // Keys.
+        view.epochs = legacy.epochs
+        let rekeys = round.rekeys.compactMap { entry -> (epoch: UInt64, seniority: Seniority, record: MembershipRecord)? in
+            guard case .rekey(let epoch, _, _) = entry.record.change else { return nil }
+            let lineage = round.lineage[entry.record.author] ?? [UInt64.max]
+            return (epoch, Seniority(role: entry.role, lineage: lineage, peer: entry.record.author), entry.record)
+        }.sorted { a, b in
+            if a.epoch != b.epoch { return a.epoch < b.epoch }
+            if a.seniority != b.seniority { return a.seniority < b.seniority }
+            return a.record.hash < b.record.hash
+        }
+        for rekey in rekeys {
+            guard case .rekey(let epoch, let check, let sealed) = rekey.record.change, epoch == view.currentEpoch + 1 else { continue }
+            view.epochs.append(.init(epoch: epoch, record: rekey.record.hash, check: check, sealed: sealed))
+        }
+        let removed = Set(view.removed.keys)
+        let stillRemoved = removalRecords.filter { records[$0].flatMap(\.change.subject).map(removed.contains) ?? false }
+        if let newest = view.epochs.last, records[newest.record] != nil {
+            let seen = ancestors(of: newest.record)
+            view.needsRekey = stillRemoved.contains { !seen.contains($0) }
+        } else {
+            view.needsRekey = !stillRemoved.isEmpty || (legacy.needsRekey && !legacy.removed.keys.allSatisfy { !removed.contains($0) })
+        }
+        // Devices that signed two records at one place.
+        for author in round.taken {
+            let places = (chains[author] ?? [:]).filter { $0.value.count > 1 }.keys.sorted()
+            if !places.isEmpty { view.equivocations[author] = places }
+        }
+        return view
+    }
+
+    private func seniority(_ peer: PeerID, _ round: Round) -> Seniority? {
+        guard let lineage = round.lineage[peer] else { return nil }
+        let role = Self.standing(round.events[peer] ?? [], before: .max).role ?? .member
+        return Seniority(role: role, lineage: lineage, peer: peer)
+    }
+
+    /// Whether `ancestor` is among the records `hash` names, directly or not.
+    func isAncestor(_ ancestor: RecordHash, of hash: RecordHash) -> Bool {
+        var seen: Set<RecordHash> = []
+        var stack = records[hash]?.named ?? []
+        while let h = stack.popLast() {
+            if h == ancestor { return true }
+            guard seen.insert(h).inserted else { continue }
+            stack += records[h]?.named ?? []
+        }
+        return false
+    }
+
+    /// Every record `hash` names, directly or not.
+    func ancestors(of hash: RecordHash) -> Set<RecordHash> {
+        var seen: Set<RecordHash> = []
+        var stack = records[hash]?.named ?? []
+        while let h = stack.popLast() {
+            guard seen.insert(h).inserted else { continue }
+            stack += records[h]?.named ?? []
+        }
+        return seen
+    }
+}
