@@ -223,6 +223,25 @@ final class AttackScene {
         target.cleanup()
     }
 
+    /// Makes `identity` a member, as a joining device would: the target
+    /// makes an invitation, and `identity` redeems it on an invitation
+    /// link from `source`. A member acting in bad faith starts so.
+    @discardableResult
+    func admit(_ identity: SigningIdentity = SigningIdentity(), from source: String) throws -> SigningIdentity {
+        guard let code = try target.result(#"{"id":1,"command":"invite"}"#)["code"] as? String,
+            case .invitation(let secret) = try InviteCode.read(code)
+        else { throw AdversaryError.setup("invite printed no invitation code") }
+        let link = try AdversaryPeer(
+            port: port, from: source, circle: InvitationSecret.handshakeKey(for: secret.identity.peerID), identity: identity)
+        let signature = secret.identity.sign(InvitationSecret.admissionMessage(joining: identity.peerID, member: targetID))
+        link.send(message: [9] + secret.identity.peerID.bytes + signature.bytes)
+        while let message = link.next() {
+            if message.first == 10 { return identity }
+            if message.first == 11 { throw AdversaryError.setup("the target refused the admission: \(message)") }
+        }
+        throw AdversaryError.setup("the target closed the invitation link without an answer")
+    }
+
     /// The target still serves: it is running, answers `status`, takes a
     /// move, and the honest peer gets that move (both digests agree), and a
     /// move of the honest peer's reaches the target. Returns what failed.

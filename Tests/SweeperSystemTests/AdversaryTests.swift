@@ -198,6 +198,7 @@ import Testing
 
         // A member with its own identity who breaks the rules, from its own address.
         func attack(_ source: String, _ mallory: SigningIdentity, _ ops: @escaping () -> [Op]) throws {
+            try scene.admit(mallory, from: source)
             for _ in 0..<Self.repetitions {
                 let p = try AdversaryPeer(port: port, from: source, circle: circle, identity: mallory)
                 p.sendHello()
@@ -300,7 +301,7 @@ import Testing
         let row = try #require(board.firstIndex { $0.contains("#") })
         let column = try #require(Array(board[row]).firstIndex(of: "#"))
         let cell = row * 16 + column
-        let mallory = SigningIdentity()
+        let mallory = try scene.admit(from: "127.0.0.40")
         let offset = target.log().utf8.count
         let p = try AdversaryPeer(port: port, from: "127.0.0.40", circle: circle, identity: mallory)
         p.sendHello(version: 8)
@@ -357,8 +358,8 @@ import Testing
         let game = try #require(GameID(hex: gameText))
         #expect(eventually(30) { try scene.honest.digests()[gameText] == target.digests()[gameText] })
         let before = try target.digests()
+        let mallory = try scene.admit(from: "127.0.0.36")
         let offset = target.log().utf8.count
-        let mallory = SigningIdentity()
         for _ in 0..<Self.repetitions {
             let p = try AdversaryPeer(port: port, from: "127.0.0.36", circle: circle, identity: mallory)
             p.sendHello(version: 7)
@@ -384,7 +385,7 @@ import Testing
         let privateText = try #require(sealed["id"] as? String)
         let privateGame = try #require(GameID(hex: privateText))
         #expect(eventually(30) { try scene.honest.digests()[privateText] == target.digests()[privateText] })
-        let eve = SigningIdentity()
+        let eve = try scene.admit(from: "127.0.0.38")
         let eveOffset = target.log().utf8.count
         for _ in 0..<Self.repetitions {
             let p = try AdversaryPeer(port: port, from: "127.0.0.38", circle: circle, identity: eve)
@@ -453,6 +454,7 @@ import Testing
         defer { mal.cleanup() }
         try mal.start()
         try mal.join(target, port: port)
+        _ = try mal.result(#"{"id":1,"command":"connect","address":"127.0.0.1:\#(port)"}"#)
         let mallory = try mal.identity()
         func members() -> Set<String> {
             Set(((try? target.result(#"{"id":1,"command":"circle"}"#))?["members"] as? [[String: Any]] ?? []).compactMap { $0["peerID"] as? String })
@@ -537,7 +539,7 @@ import Testing
         let (target, port, circle) = (scene.target, scene.port, scene.circle)
         // A genesis and a move stamped at the end of time, and a move at its
         // very beginning: odd, but signed and chained by a member, so kept.
-        let member = SigningIdentity()
+        let member = try scene.admit(from: "127.0.0.36")
         let author = OpAuthor(identity: member, circle: circle)
         let generated = try Generator.generate(try GameParameters(preset: .expert), seed: 9)
         let genesis = try author.genesis(

@@ -513,8 +513,8 @@ import Testing
         #expect(eventually(30) { digest(ann) != nil && Set([ann, bob, cat].map(digest)).count == 1 && view(ann)["flags"] as? Int == 2 })
     }
 
-    /// A code admits one device, through any member, until it expires or
-    /// is revoked; each refusal says which it was.
+    /// A code admits one device, at the member that made it, until it
+    /// expires or is revoked; each refusal says which it was.
     @Test func anInviteCodeAdmitsOneDeviceUntilItExpiresOrIsRevoked() throws {
         let (ann, bob, cat) = try threeDaemons()
         defer { ann.cleanup(); bob.cleanup(); cat.cleanup() }
@@ -550,14 +550,17 @@ import Testing
         #expect(eventually(20) { ((try? ann.json(["invite", "--list"]))?["invitations"] as? [Any])?.count == 4 })
         let list = try bob.cli(["invite", "--list"]).stdout
         #expect(list.contains("used by ann") && list.contains("expired") && list.contains("revoked") && list.contains(open), "\(list)")
-        // Ann, admitted, admits cat herself with bob's code.
-        let admitted = try cat.cli(["--json", "join", open, "--address", try ann.peerAddress()])
+        // Ann, a member, does not admit with bob's code: only its maker does.
+        let elsewhere = try cat.cli(["join", open, "--address", try ann.peerAddress()])
+        #expect(elsewhere.status == 1 && elsewhere.stderr.contains("made on another member's device"), "\(elsewhere.stderr)")
+        let admitted = try cat.cli(["--json", "join", open, "--address", try bob.peerAddress()])
         #expect(admitted.status == 0, "\(admitted.stderr)")
-        let annID = try #require(try ann.json(["status"])["peerID"] as? String)
-        let members = try #require(try bob.json(["circle"])["members"] as? [[String: Any]])
+        let catID = try #require(try cat.json(["status"])["peerID"] as? String)
         #expect(eventually(20) {
-            ((try? bob.json(["circle"]))?["members"] as? [[String: Any]] ?? []).contains { $0["admittedBy"] as? String == annID }
-        }, "\(members)")
+            ((try? ann.json(["circle"]))?["members"] as? [[String: Any]] ?? []).contains {
+                $0["peerID"] as? String == catID && $0["admittedBy"] as? String == bobID && $0["invitedBy"] as? String == bobID
+            }
+        })
     }
 
     @Test func exitCodesAndErrors() throws {

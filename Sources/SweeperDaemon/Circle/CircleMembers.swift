@@ -254,13 +254,13 @@ final class CircleMembers: Sendable {
             guard view.isMember(me) else { return .failure(.unavailable) }
             guard let invitation = view.invitations[request.invitation] else { return .failure(.unknown) }
             if view.isMember(peer) { return .success(nil) }
-            guard invitation.madeBy == me else { return .failure(.elsewhere) }
             switch invitation.state {
             case .used: return .failure(.used)
             case .revoked: return .failure(.revoked)
             case .open: break
             }
             guard invitation.expiresMillis > now else { return .failure(.expired) }
+            guard invitation.madeBy == me else { return .failure(.elsewhere) }
             if view.isRemoved(peer), (view.role(of: me) ?? .member) > .admin { return .failure(.removedDevice) }
             let through = membership.chainHead(of: peer)?.seq ?? 0
             guard let record = try? membership.record(

@@ -217,14 +217,25 @@ final class PeerInbox: PeerNodeDelegate, Sendable {
         for note in play.allNotes where note.author != link.peer && links.sends(game: note.game, on: link) { link.send(.play(note)) }
     }
 
+    /// Takes a peer's membership records off the event loop (checking a
+    /// full circle's signatures takes a few hundred milliseconds), then,
+    /// back on it, logs what was refused and sends what was new on to the
+    /// other links. A record that does not decode drops the link.
     private func received(membership records: [[UInt8]], on link: PeerLink) {
-        let intake: CircleMembers.Intake
-        do {
-            intake = try members.take(records)
-        } catch {
-            drop(link, sent: "membership record", error)
-            return
+        let members = self.members
+        Task.detached {
+            let intake: CircleMembers.Intake
+            do {
+                intake = try members.take(records)
+            } catch {
+                self.onService { _ in self.drop(link, sent: "membership record", error) }
+                return
+            }
+            self.onService { _ in self.took(intake, from: link) }
         }
+    }
+
+    private func took(_ intake: CircleMembers.Intake, from link: PeerLink) {
         for (reason, refusals) in Dictionary(grouping: intake.refused, by: \.self) {
             _ = complaints.withLock {
                 $0.log(
