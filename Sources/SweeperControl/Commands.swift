@@ -29,12 +29,16 @@ public enum Commands {
             /// Who has a game open in a viewer now, and where (this daemon's
             /// own player included, marked `own`).
             public var presence: [PresenceInfo]?
+            /// When this device was removed from its circle: who removed it,
+            /// when, and what to do (absent while it is a member).
+            public var removed: String?
             /// Creates a status result.
             public init(
                 peerID: String, name: String, circleTag: String, listening: [String], mdns: String, peers: Int,
-                games: Int, version: String, pid: Int32, presence: [PresenceInfo]? = nil
+                games: Int, version: String, pid: Int32, presence: [PresenceInfo]? = nil, removed: String? = nil
             ) {
                 self.presence = presence
+                self.removed = removed
                 self.peerID = peerID
                 self.name = name
                 self.circleTag = circleTag

@@ -137,7 +137,7 @@ public enum ControlFormatting {
 
     /// The `status` report.
     public static func status(_ s: Commands.Status.Result) -> String {
-        table(
+        (s.removed.map { "Removed: \($0)\n" } ?? "") + table(
             ["", ""],
             [
                 ["peer id", s.peerID], ["player", s.name], ["circle", s.circleTag],

@@ -370,9 +370,12 @@ import Testing
         let newTag = try #require(try ann.json(["status"])["circleTag"] as? String)
         #expect(newTag != oldTag)
         #expect(eventually(10) { !linked(ann, catID) })
-        // Cat flags another cell: it reaches nobody.
+        // Cat, linked when it was removed, hears of it and says so; a move there is refused, saying why.
+        #expect(eventually(10) { ((try? cat.json(["status"]))?["removed"] as? String)?.contains("removed from the circle by") == true })
         let late = try #require(covered(board(cat)).first { !($0.x == early.x && $0.y == early.y) })
-        _ = try cat.cli(["flag", game, "\(late.x)", "\(late.y)", "--mark", "flag"])
+        let refusedHere = try cat.cli(["flag", game, "\(late.x)", "\(late.y)", "--mark", "flag"])
+        #expect(refusedHere.status == 1 && refusedHere.stderr.contains("ask an admin for a new invite"), "\(refusedHere.stderr)")
+        #expect(try cat.cli(["status"]).stdout.contains("Removed: this device was removed"))
         // Bob comes back holding the old key; ann links him all the same and he takes the new one.
         try bob.start(name: "bob")
         #expect(eventually(30) { (try? bob.json(["status"]))?["circleTag"] as? String == newTag }, "bob's tag stayed \(oldTag)")

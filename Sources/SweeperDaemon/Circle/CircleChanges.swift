@@ -15,10 +15,12 @@ struct CircleChanges: Sendable {
 
     /// The membership changed (records came, or were made here: `made`).
     func membershipChanged(made: [[UInt8]] = []) async {
+        // Records made here go out first, so that a device just removed
+        // while linked hears of it before its link closes.
+        if !made.isEmpty { network.inbox.send(membership: made) }
         await network.membershipChanged(members.linkPolicy)
         await service.applyRemovals(members.removals)
         await service.admitAuthors { [members] in members.opAuthors(holding: $0) }
-        if !made.isEmpty { network.inbox.send(membership: made) }
     }
 
     /// This device joins the circle of `key`: the games move to it (those

@@ -94,6 +94,7 @@ struct ControlRouter: ControlResponder {
                     mode: selection.mode, followed: selection.followed.sorted().map(\.description),
                     forgotten: selection.forgotten.sorted().map(\.description)))
         case Commands.New.name:
+            try refuseIfRemoved()
             let request: Commands.New.Arguments = try args(line)
             let (parameters, seed, questionMarks) = try request.game(defaults: newGameDefaults)
             let players = try request.players.map { try self.players(named: $0) }
@@ -154,10 +155,12 @@ struct ControlRouter: ControlResponder {
         case Commands.Peers.name:
             let a: Commands.Peers.Arguments = try args(line)
             let all = a.all ?? false
+            let removed = Set(members.view.removed.keys)
             return try answer(
                 id,
                 Commands.Peers.Result(
-                    peers: await network.peers(all: all).map { views.peer($0) },
+                    // A removed device leaves the list (`--all` still shows it).
+                    peers: await network.peers(all: all).filter { all || !removed.contains($0.snapshot.id) }.map { views.peer($0) },
                     unreached: all ? await network.unreached().map { ReplyViews.unreached($0) } : nil, mdns: network.mdnsStatus,
                     presence: views.presence(presence.everyone)))
         case Commands.Profile.name:
@@ -187,7 +190,8 @@ struct ControlRouter: ControlResponder {
     }
 
     private func move(_ move: LocalMove, _ a: Commands.MoveArguments) async throws -> Commands.MoveResult {
-        views.moveResult(try await service.move(move, game: a.game, x: a.x, y: a.y))
+        try refuseIfRemoved()
+        return views.moveResult(try await service.move(move, game: a.game, x: a.x, y: a.y))
     }
 
     /// Shows, or sets and sends, this player's profile.
@@ -228,7 +232,25 @@ struct ControlRouter: ControlResponder {
         Commands.Status.Result(
             peerID: service.identity.description, name: book.name(of: signer.peerID) ?? name, circleTag: members.keys.current.tag,
             listening: network.listening, mdns: network.mdnsStatus, peers: await network.connectedCount(),
-            games: await service.gameCount, version: SweeperVersion.current, pid: getpid(), presence: views.presence(presence.everyone))
+            games: await service.gameCount, version: SweeperVersion.current, pid: getpid(), presence: views.presence(presence.everyone),
+            removed: removedHere)
+    }
+
+    /// When this device was removed: who removed it, when, and what to do.
+    var removedHere: String? {
+        guard let removal = members.view.removed[signer.peerID] else { return nil }
+        let by = book.name(of: removal.removedBy) ?? members.view.members[removal.removedBy]?.name.nonEmpty ?? removal.removedBy.shortDescription
+        let day = DateFormatter()
+        day.locale = Locale(identifier: "en_US_POSIX")
+        day.dateFormat = "d MMM"
+        let when = day.string(from: Date(timeIntervalSince1970: Double(removal.removedMillis) / 1000))
+        return "this device was removed from the circle by \(by) on \(when); ask an admin for a new invite (sweeper join CODE)"
+    }
+
+    /// Refuses a change of the games on a device removed from its circle:
+    /// nobody would take it.
+    func refuseIfRemoved() throws {
+        if let why = removedHere { throw ControlError(code: "not-a-member", message: why) }
     }
 
     /// A line on a subscribed connection: a viewer's `cursor`. It gets no
