@@ -37,8 +37,10 @@ public struct CircleMembership: Sendable {
     /// Records of the budgeted kinds, per author.
     private var spent: [PeerID: Int] = [:]
     private var budgeted = 0
-    /// Removals and rekeys, per author.
-    private var exempt: [PeerID: Int] = [:]
+    /// Removals and rekeys, per author: how many, and their bytes.
+    private var exempt: [PeerID: (count: Int, bytes: Int)] = [:]
+    /// The bytes of removals and rekeys by devices other than the founder.
+    private var changeBytes = 0
     /// The records no held record names.
     public private(set) var heads: Set<RecordHash> = []
     /// Who is in the circle.
@@ -50,10 +52,17 @@ public struct CircleMembership: Sendable {
     /// The most records of the budgeted kinds one author may write: a
     /// member making an invitation a day would take most of a year.
     public static let authorBudget = 256
-    /// The most removals and rekeys one author may write: they are never
-    /// refused for space (the total bound does not count them), and this
-    /// is far more than a family ever makes.
-    public static let changeBudget = 1_024
+    /// The most removals and rekeys one author may write, and their most
+    /// bytes: the total bound on records does not count them, and this is
+    /// far more than a family ever makes (a rekey to ten members is about
+    /// 1 KiB), while a member writing rekeys to made-up recipients stops
+    /// at 256 KiB.
+    public static let changeBudget = 256
+    /// See ``changeBudget``.
+    public static let changeByteBudget = 256 * 1024
+    /// The most bytes of removals and rekeys the circle holds from devices
+    /// other than the founder, whose removals and rekeys are never refused.
+    public static let changeByteLimit = 16 * 1024 * 1024
     /// The most records that may wait.
     public static let waitingLimit = 1_024
 
@@ -70,6 +79,13 @@ public struct CircleMembership: Sendable {
 
     /// How many records wait for a record they name or for their author's admission.
     public var waitingCount: Int { waiting.count }
+
+    /// The founder: the founding record's author, or a migrated circle's
+    /// first founder. Fixed once the circle has a start.
+    public var founder: PeerID? {
+        if let root, let record = records[root] { return record.author }
+        return legacy.members.first { $0.role == .founder }?.peer
+    }
 
     /// Whether the circle has a start: a founding record, or a migrated roster.
     public var isFounded: Bool { root != nil || !legacy.members.isEmpty }
@@ -150,7 +166,13 @@ public struct CircleMembership: Sendable {
             add(record, &outcome)
             return nil
         }
-        guard waiting.count < Self.waitingLimit else { return .waitingLimit }
+        if waiting.count >= Self.waitingLimit {
+            // Full: a record of a device no admission names (a stranger's, most likely) makes room.
+            guard let (author, hashes) = waitingFor.first(where: { !$0.value.isEmpty }), let evicted = hashes.first else { return .waitingLimit }
+            waiting[evicted] = nil
+            waitingFor[author]?.remove(evicted)
+            if waitingFor[author]?.isEmpty == true { waitingFor[author] = nil }
+        }
         waiting[record.hash] = record
         if let first = missing.first {
             waitingOn[first, default: []].insert(record.hash)
@@ -171,7 +193,10 @@ public struct CircleMembership: Sendable {
         case .found(let proof):
             guard !isFounded, record.seq == 1, firstKey.isValidMembershipProof(proof, for: record.author) else { return .founding }
         case .remove, .rekey:
-            if exempt[record.author, default: 0] >= Self.changeBudget { return .authorBudget }
+            let spent = exempt[record.author] ?? (0, 0)
+            let size = record.signedBytes.count + Signature.byteCount
+            if spent.count >= Self.changeBudget || spent.bytes + size > Self.changeByteBudget { return .authorBudget }
+            if record.author != founder, changeBytes + size > Self.changeByteLimit { return .recordLimit }
         default:
             if spent[record.author, default: 0] >= Self.authorBudget { return .authorBudget }
             if budgeted >= Self.recordLimit { return .recordLimit }
@@ -199,10 +224,11 @@ public struct CircleMembership: Sendable {
                 root = record.hash
                 admitted.insert(record.author)
                 spend(record.author)
-            case .remove:
-                exempt[record.author, default: 0] += 1
-            case .rekey:
-                exempt[record.author, default: 0] += 1
+            case .remove, .rekey:
+                let size = record.signedBytes.count + Signature.byteCount
+                let spent = exempt[record.author] ?? (0, 0)
+                exempt[record.author] = (spent.count + 1, spent.bytes + size)
+                if record.author != founder { changeBytes += size }
             case .admit(let subject, _, _, _):
                 admitted.insert(subject)
                 spend(record.author)

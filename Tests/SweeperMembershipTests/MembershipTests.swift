@@ -319,6 +319,53 @@ func family() -> (dad: Device, mum: Device, max: Device) {
         #expect(throws: SyncDecodingError.self) { try MembershipRecord(decoding: long.encoded) }
     }
 
+    /// A member writes rekeys to a thousand made-up recipients each (115 KB
+    /// a record): past its own 256 KiB of removals and rekeys they are
+    /// refused, and the founder still removes it.
+    @Test func aFloodOfHugeRekeysIsBoundedAndTheFounderStillRemoves() throws {
+        var (dad, mum, max) = family()
+        let fake = (0..<MembershipChange.recipientLimit).map { n -> PeerID in
+            var seed = [UInt8](repeating: 0x11, count: 32)
+            seed[0] = UInt8(n & 0xFF)
+            seed[1] = UInt8(n >> 8)
+            return ((try? SigningIdentity(seed: seed)) ?? SigningIdentity()).peerID
+        }
+        var kept = 0, refused: [CircleMembership.Refusal] = []
+        for epoch in 1...6 {
+            let head = max.membership.chainHead(of: max.peer)
+            let rekey = forge(max.identity, seq: (head?.seq ?? 0) + 1, previous: head?.hash, .rekey(to: CircleKey(), epoch: UInt64(epoch), members: fake))
+            max.membership.insert([rekey])
+            let outcome = dad.membership.insert([rekey])
+            kept += outcome.added.count
+            refused += outcome.refused
+        }
+        #expect(kept == 2 && refused == [.authorBudget, .authorBudget, .authorBudget, .authorBudget], "kept \(kept), refused \(refused)")
+        let madeRemoval = dad.remove(max.peer)
+        #expect(madeRemoval != nil && dad.view.isRemoved(max.peer))
+        _ = mum
+    }
+
+    /// A stranger's records fill the waiting room; a member's record that
+    /// must wait still gets in, in place of one of them.
+    @Test func strangersCannotFillTheWaitingRoom() throws {
+        var (dad, mum, max) = family()
+        for n in 0..<CircleMembership.waitingLimit {
+            var seed = [UInt8](repeating: 0x22, count: 32)
+            seed[0] = UInt8(n & 0xFF)
+            seed[1] = UInt8(n >> 8)
+            let stranger = (try? SigningIdentity(seed: seed)) ?? SigningIdentity()
+            dad.membership.insert([forge(stranger, seq: 1, previous: nil, .invite(key: stranger.peerID, expiresMillis: 1))])
+        }
+        #expect(dad.membership.waitingCount == CircleMembership.waitingLimit)
+        // Max's two newest records, newest first: the first waits for the second.
+        max.invite()
+        max.invite()
+        let newest = Array(max.membership.ordered.suffix(2).reversed())
+        let outcome = dad.membership.insert(newest)
+        #expect(outcome.refused.isEmpty && outcome.added.count == 2, "\(outcome.refused)")
+        _ = mum
+    }
+
     /// Founding happens once: a second founding record (any holder of the
     /// first key can sign one) is refused, even one the founder signs.
     @Test func foundingCloses() throws {
