@@ -28,12 +28,7 @@ extension Commands {
     public enum CircleAdmin: ControlCommand {
         public static let name = "circle-admin"
         /// The device.
-        public struct Arguments: Codable, Equatable, Sendable {
-            /// Its player name, or its peer id or a unique start of it.
-            public var device: String
-            /// Creates arguments.
-            public init(device: String) { self.device = device }
-        }
+        public typealias Arguments = DeviceArguments
         /// The new admin.
         public struct Result: Codable, Equatable, Sendable {
             /// Its peer id.
@@ -52,12 +47,7 @@ extension Commands {
     public enum CircleRemove: ControlCommand {
         public static let name = "circle-remove"
         /// The device.
-        public struct Arguments: Codable, Equatable, Sendable {
-            /// Its player name, or its peer id or a unique start of it.
-            public var device: String
-            /// Creates arguments.
-            public init(device: String) { self.device = device }
-        }
+        public typealias Arguments = DeviceArguments
         /// What the removal did.
         public struct Result: Codable, Equatable, Sendable {
             /// The removed device's peer id.
@@ -77,6 +67,14 @@ extension Commands {
             }
         }
     }
+}
+
+/// The device a circle command is about.
+public struct DeviceArguments: Codable, Equatable, Sendable {
+    /// Its player name, or its peer id or a unique start of it.
+    public var device: String
+    /// Creates arguments.
+    public init(device: String) { self.device = device }
 }
 
 /// A member of the circle, as `circle` shows it.
@@ -195,6 +193,11 @@ public struct RemovedDevice: Codable, Equatable, Sendable {
 }
 
 extension ControlFormatting {
+    /// A device as a sentence names it: `Mum (AB12C)`, or its short id alone.
+    public static func device(name: String, peerID: String) -> String {
+        name.isEmpty ? shortID(peerID) : "\(name) (\(shortID(peerID)))"
+    }
+
     /// The members as a table, then the removed devices.
     public static func circle(_ r: Commands.Circle.Result, now: Date = Date()) -> String {
         let dates = DateFormatter()

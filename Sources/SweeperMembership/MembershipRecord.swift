@@ -134,7 +134,7 @@ public enum MembershipChange: Hashable, Sendable {
     /// than a family has (a rekey of that many is 112 KiB).
     public static let recipientLimit = 1_024
     /// The length of a sealed circle key.
-    public static let sealedKeyByteCount = CircleKey.byteCount + SealedBox.overhead
+    public static let sealedKeyByteCount = RecordFields.sealedKeyByteCount
 
     func encode(into w: inout ByteWriter) {
         w.byte(kind.rawValue)
@@ -144,24 +144,14 @@ public enum MembershipChange: Hashable, Sendable {
         case .admit(let subject, let invitation, let name, let through):
             w.append(subject.bytes)
             w.append(invitation.bytes)
-            w.lengthPrefixed(Array(PlayerName.truncated(name).utf8))
+            RecordFields.write(name: name, into: &w)
             w.varint(through)
         case .remove(let subject, let through, let kept):
             w.append(subject.bytes)
             w.varint(through)
-            w.varint(kept.count)
-            for game in kept.keys.sorted() {
-                w.append(game.bytes)
-                w.varint(kept[game] ?? 0)
-            }
+            RecordFields.write(kept: kept, into: &w)
         case .rekey(let epoch, let check, let sealed):
-            w.varint(epoch)
-            w.append(check)
-            w.varint(sealed.count)
-            for member in sealed.keys.sorted() {
-                w.append(member.bytes)
-                w.append(sealed[member] ?? [])
-            }
+            RecordFields.write(rekey: epoch, check: check, sealed: sealed, into: &w)
         case .invite(let key, let expires):
             w.append(key.bytes)
             w.varint(expires)
@@ -180,54 +170,26 @@ public enum MembershipChange: Hashable, Sendable {
         case .found:
             return .found(proof: try r.take(CircleKey.proofByteCount, "founding proof"))
         case .admit:
-            let subject = try peer(&r, "admitted device")
-            let invitation = try peer(&r, "invitation key")
-            let nameBytes = try r.lengthPrefixed("admitted name", max: PlayerName.byteLimit)
-            guard let name = String(validating: nameBytes, as: UTF8.self) else { throw .invalidText(field: "admitted name") }
+            let subject = try RecordFields.peer(&r, "admitted device")
+            let invitation = try RecordFields.peer(&r, "invitation key")
+            let name = try RecordFields.name(&r)
             return .admit(subject: subject, invitation: invitation, name: name, through: try r.varint("admitted through"))
         case .remove:
-            let subject = try peer(&r, "removed device")
+            let subject = try RecordFields.peer(&r, "removed device")
             let through = try r.varint("removed through")
-            let count = try r.int("kept game count", max: keptLimit)
-            var kept: [GameID: UInt64] = [:]
-            var last: GameID?
-            for _ in 0..<count {
-                guard let game = GameID(bytes: try r.take(GameID.byteCount, "kept game")) else { throw .truncated(field: "kept game") }
-                if let last, !(last < game) { throw .valueOutOfRange(field: "kept game order", value: 0) }
-                last = game
-                kept[game] = try r.varint("kept ops")
-            }
+            let kept = try RecordFields.kept(&r, limit: keptLimit)
             return .remove(subject: subject, through: through, kept: kept)
         case .rekey:
-            let epoch = try r.varint("key epoch")
-            guard epoch >= 1 else { throw .valueOutOfRange(field: "key epoch", value: epoch) }
-            let check = try r.take(16, "key check")
-            let count = try r.int("sealed key count", max: recipientLimit)
-            var sealed: [PeerID: [UInt8]] = [:]
-            var last: PeerID?
-            for _ in 0..<count {
-                let member = try peer(&r, "key recipient")
-                if let last, !(last < member) { throw .valueOutOfRange(field: "key recipient order", value: 0) }
-                last = member
-                sealed[member] = try r.take(sealedKeyByteCount, "sealed key")
-            }
+            let (epoch, check, sealed) = try RecordFields.rekey(&r, limit: recipientLimit)
             return .rekey(epoch: epoch, check: check, sealed: sealed)
         case .invite:
-            let key = try peer(&r, "invitation key")
+            let key = try RecordFields.peer(&r, "invitation key")
             return .invite(key: key, expiresMillis: try r.varint("invitation expiry"))
         case .revoke:
-            return .revoke(key: try peer(&r, "revoked invitation"))
+            return .revoke(key: try RecordFields.peer(&r, "revoked invitation"))
         case .promote:
-            let subject = try peer(&r, "named admin")
+            let subject = try RecordFields.peer(&r, "named admin")
             return .promote(subject: subject, through: try r.varint("admin through"))
-        }
-    }
-
-    static func peer(_ r: inout ByteReader, _ field: String) throws(SyncDecodingError) -> PeerID {
-        do {
-            return try PeerID(bytes: try r.take(PeerID.byteCount, field))
-        } catch {
-            throw .truncated(field: field)
         }
     }
 }
@@ -294,8 +256,7 @@ public struct MembershipRecord: Hashable, Sendable {
         w.varint(madeMillis)
         w.varint(seq)
         if seq > 1, let previous { w.append(previous.bytes) }
-        w.varint(sortedParents.count)
-        for p in sortedParents { w.append(p.bytes) }
+        RecordFields.write(parents: sortedParents, into: &w)
         change.encode(into: &w)
         let bytes = w.bytes
         self.init(circle: circle, author: identity.peerID, madeMillis: madeMillis, seq: seq, previous: seq > 1 ? previous : nil,
@@ -336,18 +297,12 @@ public struct MembershipRecord: Hashable, Sendable {
         let version = try r.byte("version")
         guard version == Self.version else { throw .unknownVersion(version) }
         guard let circle = CircleID(bytes: try r.take(CircleID.byteCount, "circle id")) else { throw .truncated(field: "circle id") }
-        let author = try MembershipChange.peer(&r, "author key")
+        let author = try RecordFields.peer(&r, "author key")
         let made = try r.varint("made at")
         let seq = try r.varint("seq")
         guard seq >= 1 else { throw .valueOutOfRange(field: "seq", value: seq) }
         let previous = seq > 1 ? RecordHash(unchecked: try r.take(RecordHash.byteCount, "previous hash")) : nil
-        let count = try r.int("parent count", max: Self.parentLimit)
-        var parents: [RecordHash] = []
-        for _ in 0..<count {
-            let p = RecordHash(unchecked: try r.take(RecordHash.byteCount, "parent hash"))
-            if let last = parents.last, !(last < p) { throw .valueOutOfRange(field: "parent order", value: 0) }
-            parents.append(p)
-        }
+        let parents = try RecordFields.parents(&r, limit: Self.parentLimit)
         let change = try MembershipChange.decode(from: &r)
         try r.expectEnd()
         guard let signature = Signature(bytes: bytes.suffix(Signature.byteCount)) else { throw .truncated(field: "signature") }

@@ -504,8 +504,7 @@ struct CircleAdminCommand: AsyncParsableCommand {
     var device: String
     func run() async throws {
         try await callDaemon(options, Commands.CircleAdmin.self, .init(device: device)) { r in
-            let who = r.name.isEmpty ? ControlFormatting.shortID(r.peerID) : "\(r.name) (\(ControlFormatting.shortID(r.peerID)))"
-            return "\(who) is an admin now.\n"
+            "\(ControlFormatting.device(name: r.name, peerID: r.peerID)) is an admin now.\n"
         }
     }
 }
@@ -533,8 +532,7 @@ struct CircleRemoveCommand: AsyncParsableCommand {
             }
         }
         try await callDaemon(options, Commands.CircleRemove.self, .init(device: device)) { r in
-            let who = r.name.isEmpty ? ControlFormatting.shortID(r.peerID) : "\(r.name) (\(ControlFormatting.shortID(r.peerID)))"
-            return "Removed \(who); \(r.keptOps) of its moves stay. The circle's new tag is \(r.circleTag).\n"
+            "Removed \(ControlFormatting.device(name: r.name, peerID: r.peerID)); \(r.keptOps) of its moves stay. The circle's new tag is \(r.circleTag).\n"
         }
     }
 }
