@@ -61,7 +61,7 @@ enum SessionMessage: Sendable {
     case peers(Commands.Peers.Result)
     case presence([PresenceInfo])
     case hint(Commands.Hint.Result)
-    case identity(id: String, name: String)
+    case identity(id: String, name: String, removed: String?)
     case refreshed(GameView?)
     case failed(String)
 }
@@ -127,7 +127,7 @@ public enum PlaySession {
             },
             Task { [asked] in await openFirstGame(options, asked: asked, continuation) },
             Task {
-                if let status = try? await request(socket, Commands.Status.self, Empty()) { continuation.yield(.identity(id: status.peerID, name: status.name)) }
+                if let status = try? await request(socket, Commands.Status.self, Empty()) { continuation.yield(.identity(id: status.peerID, name: status.name, removed: status.removed)) }
                 if let peers = try? await request(socket, Commands.Peers.self, .init()) { continuation.yield(.peers(peers)) }
             },
         ]
@@ -215,9 +215,11 @@ public enum PlaySession {
                 viewer.setPresence(list)
             case let .hint(hint):
                 viewer.showHint(hint)
-            case let .identity(id, name):
+            case let .identity(id, name, removed):
                 viewer.selfID = id
                 viewer.selfName = name
+                // A device removed from its circle says so first: its moves go nowhere.
+                if let removed { viewer.message = "Removed: \(removed)" }
             case let .refreshed(view):
                 if let view, view.id == viewer.game?.id { viewer.load(view) }
                 refresh.inFlight = false
