@@ -90,6 +90,9 @@ public enum ControlFormatting {
             out += String(format: "%2d ", y % 100) + drawn + "\n"
         }
         out += statusLine(v) + "\n"
+        if let forked = v.equivocatedBy, !forked.isEmpty {
+            out += "Warning: \(forked.joined(separator: ", ")) signed two different moves at one place: devices may show different boards (a broken device, or an attack).\n"
+        }
         if let layout = v.mineLayout {
             out += "Mines (assisted):\n"
             for (y, row) in layout.enumerated() { out += String(format: "%2d ", y % 100) + row + "\n" }

@@ -165,6 +165,10 @@ public struct GameView: Codable, Equatable, Sendable {
     public var archived: Bool?
     /// True when the game is private (only its players read it); absent otherwise.
     public var privateGame: Bool?
+    /// Players shown to have signed two different moves at one place in
+    /// their chain (a broken device, or an attack: devices that got the
+    /// moves in other orders show different boards); absent when none.
+    public var equivocatedBy: [String]?
 
     /// Creates a view.
     public init(
@@ -172,9 +176,10 @@ public struct GameView: Codable, Equatable, Sendable {
         board: [String], players: [PlayerScore], trippedBy: String?, elapsedSeconds: Int, progress: Double,
         assisted: Bool, questionMarks: Bool, mineLayout: [String]? = nil, wrongFlags: [CellPosition]? = nil,
         created: Double? = nil, ended: Double? = nil, chosenPlayers: [String]? = nil, watching: Bool? = nil,
-        archived: Bool? = nil, privateGame: Bool? = nil
+        archived: Bool? = nil, privateGame: Bool? = nil, equivocatedBy: [String]? = nil
     ) {
         self.privateGame = privateGame
+        self.equivocatedBy = equivocatedBy
         self.chosenPlayers = chosenPlayers
         self.watching = watching
         self.archived = archived
@@ -202,6 +207,7 @@ public struct GameView: Codable, Equatable, Sendable {
     private enum CodingKeys: String, CodingKey {
         case id, width, height, mines, status, digest, revealed, flags, board, players, trippedBy, elapsedSeconds
         case progress, assisted, questionMarks, mineLayout, wrongFlags, created, ended, chosenPlayers, watching, archived, privateGame
+        case equivocatedBy
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -230,6 +236,7 @@ public struct GameView: Codable, Equatable, Sendable {
         try c.encodeIfPresent(watching, forKey: .watching)
         try c.encodeIfPresent(archived, forKey: .archived)
         try c.encodeIfPresent(privateGame, forKey: .privateGame)
+        try c.encodeIfPresent(equivocatedBy, forKey: .equivocatedBy)
     }
 }
 

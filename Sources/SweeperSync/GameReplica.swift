@@ -89,6 +89,11 @@ public struct GameReplica: Sendable {
     let reader: SigningIdentity?
     /// Accepted ops per author, index = seq − 1.
     public private(set) var chains: [PeerID: [Op]] = [:]
+    /// Authors shown to have signed two different ops at one place in
+    /// their chain (equivocation): the second is refused as a conflict,
+    /// so replicas that got them in other orders differ. Kept while the
+    /// daemon runs; anti-entropy offers the other op again after a restart.
+    public private(set) var equivocators: Set<PeerID> = []
     /// Authenticated ops waiting for their predecessor or the genesis.
     private var pending: [PeerID: [UInt64: Op]] = [:]
     /// The number of waiting ops.
@@ -209,6 +214,7 @@ public struct GameReplica: Sendable {
                     outcome.signed.append(signedOp)
                 }
             } else {
+                equivocators.insert(op.author)
                 reject(op, .conflictingOp, &outcome)
             }
             return
@@ -224,7 +230,12 @@ public struct GameReplica: Sendable {
             break
         }
         if let waiting = pending[op.author]?[op.seq] {
-            if waiting.hash == op.hash { outcome.duplicates += 1 } else { reject(op, .conflictingOp, &outcome) }
+            if waiting.hash == op.hash {
+                outcome.duplicates += 1
+            } else {
+                equivocators.insert(op.author)
+                reject(op, .conflictingOp, &outcome)
+            }
             return
         }
         guard pendingCount < limit else {

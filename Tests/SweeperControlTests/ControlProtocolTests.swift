@@ -179,6 +179,15 @@ import Testing
         #expect(text.contains("lost"))
     }
 
+    @Test func aPlayerWhoSignedTwoMovesAtOnePlaceIsNamed() throws {
+        var forked = view(["F1.", "F1."], status: .playing, flags: 1)
+        #expect(!ControlFormatting.show(forked).contains("Warning"))
+        forked.equivocatedBy = ["Max"]
+        #expect(ControlFormatting.show(forked).contains("Warning: Max signed two different moves at one place"))
+        let json = String(decoding: try JSONEncoder().encode(forked), as: UTF8.self)
+        #expect(json.contains("\"equivocatedBy\":[\"Max\"]"))
+    }
+
     @Test func afterAWinNoMineIsLeft() {
         var won = view(["F1.", "F1."], status: .won, flags: 0)
         (won.created, won.ended) = (1_795_000_000, 1_795_000_065)

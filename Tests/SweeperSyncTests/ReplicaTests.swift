@@ -111,7 +111,10 @@ struct Forge {
 
         // A second genesis, and a creator's first op that is no genesis.
         let fakeGenesis = forge.op(alice.identity, game: g.gameID, seq: 1, lamport: 1, previous: .none, payload: .assisted)
+        #expect(r.games[g.gameID]?.equivocators.isEmpty == true)
         #expect(r.insert(fakeGenesis).rejected.map(\.reason) == [.conflictingOp])
+        // The creator signed two different ops at one place: the game shows it.
+        #expect(r.games[g.gameID]?.equivocators == [alice.identity.peerID])
         let otherGenesis = try Fixtures.genesis(by: bob, seed: 2)
         let wrongGame = forge.op(bob.identity, game: g.gameID, seq: 1, lamport: 1, previous: .none, payload: otherGenesis.payload)
         #expect(r.insert(wrongGame).rejected.map(\.reason) == [.invalidGenesis])

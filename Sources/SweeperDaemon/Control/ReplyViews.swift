@@ -68,7 +68,8 @@ struct ReplyViews: Sendable {
             wrongFlags: state.status == .lost ? Self.wrongFlags(state) : nil,
             created: Double(state.startMillis) / 1000, ended: state.endMillis.map { Double($0) / 1000 },
             chosenPlayers: chosenPlayers(state), watching: state.mayMove(ownID) ? nil : true,
-            archived: state.isArchived ? true : nil, privateGame: state.isPrivate ? true : nil)
+            archived: state.isArchived ? true : nil, privateGame: state.isPrivate ? true : nil,
+            equivocatedBy: replica.equivocators.isEmpty ? nil : replica.equivocators.sorted().map(name(of:)))
     }
 
     /// After a loss, the flags on cells without a mine.
