@@ -14,9 +14,6 @@ public enum PeerConnectionError: Error, Equatable, Sendable, CustomStringConvert
     case closedDuringHandshake
     /// A message could not be decoded.
     case malformedMessage(String)
-    /// Too many unauthenticated connections are in their handshake, from
-    /// this address or in all.
-    case tooManyHandshakes(inFlight: Int, limit: Int)
 
     public var description: String {
         switch self {
@@ -26,7 +23,6 @@ public enum PeerConnectionError: Error, Equatable, Sendable, CustomStringConvert
         case .idle: "peer silent for too long"
         case .closedDuringHandshake: "peer closed the connection during the handshake"
         case .malformedMessage(let why): "malformed message: \(why)"
-        case .tooManyHandshakes(let n, let limit): "too many handshakes in flight (\(n), limit \(limit))"
         }
     }
 }

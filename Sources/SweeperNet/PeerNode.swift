@@ -37,7 +37,7 @@ public actor PeerNode: Service {
     private var servers: [any Channel] = []
     private var failureLog = RateLimitedLog()
     /// Incoming connections in their handshake.
-    private var handshakes: HandshakeSlots
+    private var handshakes: HandshakeSlots<any Channel>
     /// Static targets' last failed dial, by `host:port`.
     private var unreached: [String: (reason: String, at: Date)] = [:]
     private let work: AsyncStream<Work>.Continuation
@@ -176,6 +176,9 @@ public actor PeerNode: Service {
 
     /// The number of links up.
     public var connectedCount: Int { links.count }
+
+    /// How many incoming connections from `ip` are in their handshake.
+    func handshakesInFlight(from ip: String) -> Int { handshakes.count(from: ip) }
 
     // MARK: Service
 
@@ -360,8 +363,17 @@ public actor PeerNode: Service {
         failureLog.log(logger, key: key, "\(message)", metadata: ["remote": "\(remote ?? key)"])
     }
 
-    private func admitHandshake(from ip: String) -> PeerConnectionError? { handshakes.take(from: ip) }
-    private func releaseHandshake(from ip: String) { handshakes.give(back: ip) }
+    /// Takes a handshake slot for `channel`, closing the stalled handshake
+    /// it pushes out, if any (``HandshakeSlots``).
+    private func admitHandshake(from ip: String, channel: any Channel) -> UInt64 {
+        let (ticket, evicted) = handshakes.take(from: ip, holder: channel)
+        if let evicted {
+            failureLog.log(logger, key: ip, "a stalled handshake made room for a newer one", metadata: ["remote": "\(ip)"])
+            evicted.close(promise: nil)
+        }
+        return ticket
+    }
+    private func releaseHandshake(_ ticket: UInt64) { handshakes.give(back: ticket) }
 
     /// Runs one connection: handshake, registration, then messages until it
     /// closes. Returns the peer when the handshake succeeded.
@@ -379,13 +391,7 @@ public actor PeerNode: Service {
         // Incoming connections come from ever-new ports: their complaints are
         // rate-limited per IP address, dials per address dialled.
         let logKey = role == .server ? (raw.remoteAddress?.ipAddress ?? remote) : remote
-        if role == .server {
-            if let refusal = await admitHandshake(from: logKey) {
-                await logFailure(logKey, "connection refused: \(refusal)", remote: remote)
-                raw.close(promise: nil)
-                return nil
-            }
-        }
+        let ticket = role == .server ? await admitHandshake(from: logKey, channel: raw) : nil
         let established = NIOLockedValueBox(false)
         let timedOut = NIOLockedValueBox(false)
         raw.eventLoop.scheduleTask(in: configuration.handshakeTimeout) {
@@ -430,13 +436,13 @@ public actor PeerNode: Service {
                 raw.close(promise: nil)
             }
         } catch {
-            if role == .server { await releaseHandshake(from: logKey) }
+            if let ticket { await releaseHandshake(ticket) }
             let reason: any Error = timedOut.withLockedValue({ $0 }) ? PeerConnectionError.handshakeTimedOut : error
             await logFailure(logKey, "handshake failed: \(reason)", remote: remote)
             if let staticTarget { await noteUnreached(staticTarget, UnreachedPeer.explain(reason)) }
             return nil
         }
-        if role == .server { await releaseHandshake(from: logKey) }
+        if let ticket { await releaseHandshake(ticket) }
         guard let peer, let up = handle.withLockedValue({ $0 }) else {
             // An invitation link lives until its answer is sent; anything else was refused.
             if !invitationLink.withLockedValue({ $0 }) { logger.debug("closing a duplicate link", metadata: ["remote": "\(remote)"]) }

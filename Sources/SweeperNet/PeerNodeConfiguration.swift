@@ -107,34 +107,63 @@ public struct PeerNodeConfiguration: Sendable {
 }
 
 /// The slots incoming connections hold while in their handshake: at most
-/// `limit` in all and `perAddress` from one IP address, so that strangers
-/// cannot hold many sockets open and one host cannot take every slot.
-struct HandshakeSlots: Sendable {
+/// `limit` in all and `perAddress` from one IP address.
+///
+/// When every slot an address may hold is taken, a new connection from it
+/// takes the slot of the oldest one, which is closed; when every slot is
+/// taken, the new connection takes the oldest slot of the address holding
+/// the most. A device's own handshake takes a few milliseconds, so
+/// connections that stall (a stranger's, or a host's that shares the
+/// address of a real member, such as another user's on the same machine)
+/// can keep nobody out: they only push one another out.
+struct HandshakeSlots<Holder>: Sendable where Holder: Sendable {
     /// The most handshakes at once.
     let limit: Int
     /// The most handshakes at once from one IP address.
     let perAddress: Int
-    /// Handshakes under way, by IP address.
-    private var inFlight: [String: Int] = [:]
+    /// One slot taken: by whom, from where.
+    private struct Slot: Sendable {
+        var ticket: UInt64
+        var ip: String
+        var holder: Holder
+    }
+    /// Handshakes under way, oldest first.
+    private var slots: [Slot] = []
+    private var nextTicket: UInt64 = 0
 
     init(limit: Int, perAddress: Int) {
-        self.limit = limit
-        self.perAddress = perAddress
+        self.limit = max(1, limit)
+        self.perAddress = max(1, perAddress)
     }
 
-    /// Takes a slot for a connection from `ip`, or says why there is none.
-    mutating func take(from ip: String) -> PeerConnectionError? {
-        let total = inFlight.values.reduce(0, +)
-        let fromHere = inFlight[ip] ?? 0
-        if fromHere >= perAddress { return .tooManyHandshakes(inFlight: fromHere, limit: perAddress) }
-        if total >= limit { return .tooManyHandshakes(inFlight: total, limit: limit) }
-        inFlight[ip] = fromHere + 1
-        return nil
+    /// How many handshakes are under way from `ip` (all of them: `nil`).
+    func count(from ip: String? = nil) -> Int {
+        guard let ip else { return slots.count }
+        return slots.reduce(0) { $0 + ($1.ip == ip ? 1 : 0) }
     }
 
-    /// Gives back a slot taken by ``take(from:)``.
-    mutating func give(back ip: String) {
-        guard let n = inFlight[ip] else { return }
-        inFlight[ip] = n > 1 ? n - 1 : nil
+    /// Takes a slot for `holder`, a connection from `ip`. Returns the
+    /// ticket that gives it back, and the holder pushed out to make room
+    /// (to be closed), if any.
+    mutating func take(from ip: String, holder: Holder) -> (ticket: UInt64, evicted: Holder?) {
+        var evicted: Holder?
+        if count(from: ip) >= perAddress, let oldest = slots.firstIndex(where: { $0.ip == ip }) {
+            evicted = slots.remove(at: oldest).holder
+        } else if slots.count >= limit {
+            var counts: [String: Int] = [:]
+            for slot in slots { counts[slot.ip, default: 0] += 1 }
+            let most = counts.values.max() ?? 0
+            if let oldest = slots.firstIndex(where: { counts[$0.ip] == most }) {
+                evicted = slots.remove(at: oldest).holder
+            }
+        }
+        nextTicket += 1
+        slots.append(Slot(ticket: nextTicket, ip: ip, holder: holder))
+        return (nextTicket, evicted)
+    }
+
+    /// Gives back the slot `ticket` took (nothing when it was taken over).
+    mutating func give(back ticket: UInt64) {
+        slots.removeAll { $0.ticket == ticket }
     }
 }

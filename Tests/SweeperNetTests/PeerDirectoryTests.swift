@@ -132,16 +132,21 @@ import Testing
 
 /// The slots incoming handshakes hold.
 @Suite struct HandshakeSlotsTests {
-    @Test func limitsPerAddressAndInAll() {
-        var slots = HandshakeSlots(limit: 3, perAddress: 2)
-        #expect(slots.take(from: "a") == nil)
-        #expect(slots.take(from: "a") == nil)
-        #expect(slots.take(from: "a") != nil)  // a third from one address
-        #expect(slots.take(from: "b") == nil)
-        #expect(slots.take(from: "c") != nil)  // a fourth in all
-        slots.give(back: "a")
-        #expect(slots.take(from: "c") == nil)
-        slots.give(back: "nobody")  // nothing to give back changes nothing
-        #expect(slots.take(from: "d") != nil)
+    @Test func aNewConnectionPushesOutTheOldestFromItsAddressThenFromTheBusiestOne() {
+        var slots = HandshakeSlots<String>(limit: 3, perAddress: 2)
+        #expect(slots.take(from: "a", holder: "a1").evicted == nil)
+        #expect(slots.take(from: "a", holder: "a2").evicted == nil)
+        // A third from one address takes the place of its oldest.
+        #expect(slots.take(from: "a", holder: "a3").evicted == "a1")
+        #expect(slots.count(from: "a") == 2)
+        let b1 = slots.take(from: "b", holder: "b1")
+        #expect(b1.evicted == nil)
+        // A fourth in all: the address holding the most gives up its oldest.
+        #expect(slots.take(from: "c", holder: "c1").evicted == "a2")
+        #expect(slots.count() == 3)
+        slots.give(back: b1.ticket)
+        #expect(slots.count() == 2 && slots.count(from: "b") == 0)
+        slots.give(back: 999)  // a ticket taken over or never given changes nothing
+        #expect(slots.take(from: "d", holder: "d1").evicted == nil)
     }
 }

@@ -196,6 +196,29 @@ struct TestNode {
         await a.stop()
     }
 
+    /// Connections that open and say nothing, as many as one address may
+    /// hold in its handshake, do not keep out a member dialling from that
+    /// address (another user's daemon on the same machine, say): the
+    /// member's handshake pushes the oldest of them out.
+    @Test func stalledHandshakesFromOneAddressDoNotKeepAMemberOut() async throws {
+        let circle = CircleKey()
+        let a = try await TestNode(circle: circle, name: "a")
+        var stalled: [any Channel] = []
+        for _ in 0..<PeerNodeConfiguration().handshakeLimitPerAddress {
+            stalled.append(try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton).connect(host: "127.0.0.1", port: a.port).get())
+        }
+        // Every slot of 127.0.0.1 is held (the last connection has been taken in).
+        #expect(await eventuallyAsync(5) { await a.node.handshakesInFlight(from: "127.0.0.1") == stalled.count })
+        let b = try await TestNode(circle: circle, name: "b")
+        await b.node.addStaticPeer(host: "127.0.0.1", port: a.port)
+        // Well within the handshake timeout, which would otherwise free a slot.
+        #expect(await eventuallyAsync(5) { a.delegate.openLinks.count == 1 })
+        #expect(stalled.contains { !$0.isActive })
+        for channel in stalled { try? await channel.close() }
+        await a.stop()
+        await b.stop()
+    }
+
     @Test func staticPeersAreRedialledAfterTheyRestart() async throws {
         var quick = PeerNodeConfiguration()
         quick.backoffBase = .milliseconds(50)
