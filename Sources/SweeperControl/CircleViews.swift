@@ -43,6 +43,39 @@ extension Commands {
         }
     }
 
+    /// `circle-invitations`: turn a member's invitations off or on again
+    /// (the founder and admins may, for members less senior than they are).
+    public enum CircleInvitations: ControlCommand {
+        public static let name = "circle-invitations"
+        /// The member, and whether it may invite.
+        public struct Arguments: Codable, Equatable, Sendable {
+            /// Its player name, or its peer id or a unique start of it.
+            public var device: String
+            /// `true`: it may invite again; `false`: its invitations are off.
+            public var allowed: Bool
+            /// Creates arguments.
+            public init(device: String, allowed: Bool) {
+                self.device = device
+                self.allowed = allowed
+            }
+        }
+        /// The member, as it now stands.
+        public struct Result: Codable, Equatable, Sendable {
+            /// Its peer id.
+            public var peerID: String
+            /// Its name, when known.
+            public var name: String
+            /// Whether it may invite now.
+            public var allowed: Bool
+            /// Creates the result.
+            public init(peerID: String, name: String, allowed: Bool) {
+                self.peerID = peerID
+                self.name = name
+                self.allowed = allowed
+            }
+        }
+    }
+
     /// `circle-remove`: remove a device from the circle.
     public enum CircleRemove: ControlCommand {
         public static let name = "circle-remove"
@@ -101,6 +134,11 @@ public struct CircleMember: Codable, Equatable, Sendable {
     /// Places in its chain of membership records where it signed two
     /// different records (equivocation: a fault or an attack); absent when none.
     public var equivocatedAt: [UInt64]?
+    /// Who turned its invitations off (peer id), while they are off: it
+    /// makes none, and those it made admit nobody. Absent when it may invite.
+    public var invitationsOffBy: String?
+    /// That device's name, when known.
+    public var invitationsOffByName: String?
     /// When it joined, ms since 1970 (the admitting device's clock).
     public var joinedMillis: UInt64
     /// Whether a link to it is up now.
@@ -111,8 +149,8 @@ public struct CircleMember: Codable, Equatable, Sendable {
     /// Creates a member.
     public init(
         peerID: String, name: String, thisDevice: Bool, founder: Bool, role: String = "member", admittedBy: String?, admittedByName: String?,
-        invitedBy: String? = nil, invitedByName: String? = nil, equivocatedAt: [UInt64]? = nil, joinedMillis: UInt64,
-        linked: Bool, lastSeenSecondsAgo: Double?
+        invitedBy: String? = nil, invitedByName: String? = nil, equivocatedAt: [UInt64]? = nil, invitationsOffBy: String? = nil,
+        invitationsOffByName: String? = nil, joinedMillis: UInt64, linked: Bool, lastSeenSecondsAgo: Double?
     ) {
         self.peerID = peerID
         self.name = name
@@ -124,6 +162,8 @@ public struct CircleMember: Codable, Equatable, Sendable {
         self.invitedBy = invitedBy
         self.invitedByName = invitedByName
         self.equivocatedAt = equivocatedAt
+        self.invitationsOffBy = invitationsOffBy
+        self.invitationsOffByName = invitationsOffByName
         self.joinedMillis = joinedMillis
         self.linked = linked
         self.lastSeenSecondsAgo = lastSeenSecondsAgo
@@ -211,9 +251,13 @@ extension ControlFormatting {
             let admitted = m.founder ? "-" : (m.admittedByName ?? m.admittedBy.map(shortID) ?? "-")
             let invited = m.founder ? "-" : (m.invitedByName ?? m.invitedBy.map(shortID) ?? "-")
             let seen = m.thisDevice ? "this device" : m.linked ? "linked now" : m.lastSeenSecondsAgo.map(ago) ?? "never"
-            return [shortID(m.peerID), m.name.isEmpty ? "-" : m.name, m.role, when(m.joinedMillis), invited, admitted, seen]
+            let role = m.invitationsOffBy == nil ? m.role : "\(m.role), no invites"
+            return [shortID(m.peerID), m.name.isEmpty ? "-" : m.name, role, when(m.joinedMillis), invited, admitted, seen]
         })
         for m in r.members {
+            if let off = m.invitationsOffBy {
+                out += "\(m.thisDevice ? "This device's" : "\(m.name.isEmpty ? shortID(m.peerID) : m.name)'s") invitations are off (turned off by \(m.invitationsOffByName ?? shortID(off))).\n"
+            }
             if let places = m.equivocatedAt, !places.isEmpty {
                 out += "Warning: \(m.name.isEmpty ? shortID(m.peerID) : m.name) signed two different membership records at the same place (\(places.map(String.init).joined(separator: ", "))): a broken device or an attack.\n"
             }

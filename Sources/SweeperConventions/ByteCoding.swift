@@ -74,6 +74,17 @@ package struct ByteWriter {
 
     package mutating func varint(_ value: Int) { varint(UInt64(max(0, value))) }
 
+    /// The bytes ``varint(_:)-(UInt64)`` writes for `value`.
+    package static func varintSize(_ value: UInt64) -> Int {
+        var n = 1
+        var v = value
+        while v >= 0x80 {
+            v >>= 7
+            n += 1
+        }
+        return n
+    }
+
     /// Signed value, zigzag then LEB128.
     package mutating func signedVarint(_ value: Int64) {
         varint(UInt64(bitPattern: (value << 1) ^ (value >> 63)))

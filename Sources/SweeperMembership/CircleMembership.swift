@@ -47,7 +47,7 @@ public struct CircleMembership: Sendable {
     public private(set) var view = MembershipView()
 
     /// The most records of the budgeted kinds (found, admit, invite,
-    /// revoke, promote) a circle holds. A family's circle makes a few dozen.
+    /// revoke, promote, invitations) a circle holds. A family's circle makes a few dozen.
     public static let recordLimit = 4_096
     /// The most records of the budgeted kinds one author may write: a
     /// member making an invitation a day would take most of a year.

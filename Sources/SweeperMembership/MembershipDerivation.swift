@@ -24,6 +24,13 @@ import SweeperSync
 ///   device admitted again after a removal must be admitted by an admin.
 ///   The maker or an admin revokes an invitation; one already used stays
 ///   used. Any member rekeys.
+/// - **Invitations off.** The founder and admins turn a less senior
+///   member's invitations off and on again. While off, the member's
+///   invitations admit nobody and it makes no new ones (its records of
+///   either kind are void). Only a device as senior as the one that turned
+///   them off, or more, turns them on again; an admission or a promotion
+///   starts afresh (admins always invite). Of switches at one place of the
+///   member's chain, the most senior author's last one stands.
 /// - **No removal undoes its own authority.** A removal of the device that
 ///   admitted or promoted its author takes effect no earlier than that
 ///   admission or promotion.
@@ -49,7 +56,7 @@ struct MembershipDerivation {
         /// At one place, an admission, then a promotion, then a removal,
         /// then an admission again (an admin's, of a device whose removal
         /// the admission record names, directly or not).
-        enum Kind: Int { case admit = 0, promote = 1, remove = 2, readmit = 3 }
+        enum Kind: Int { case admit = 0, promote = 1, remove = 2, readmit = 3, invitesOff = 4, invitesOn = 5 }
         var kind: Kind
         var through: UInt64
         /// The author (`nil`: the founding, or the migrated roster).
@@ -62,10 +69,21 @@ struct MembershipDerivation {
         var invitation: PeerID?
         var millis: UInt64 = 0
         var kept: [GameID: UInt64] = [:]
+        /// The author's seniority when it wrote the change (invitations off and on).
+        var seniority: Seniority?
+
+        /// Invitations off and on rank alike: at one place, the least
+        /// senior author's come first and each author's in its chain's
+        /// order, so that the most senior author's last word stands.
+        private var rank: Int { min(kind.rawValue, Kind.invitesOff.rawValue) }
 
         func precedes(_ other: Event) -> Bool {
             if through != other.through { return through < other.through }
-            if kind != other.kind { return kind.rawValue < other.kind.rawValue }
+            if rank != other.rank { return rank < other.rank }
+            if kind.rawValue >= Kind.invitesOff.rawValue, let a = seniority, let b = other.seniority {
+                if a != b { return b < a }
+                if authorSeq != other.authorSeq { return authorSeq < other.authorSeq }
+            }
             return (record?.bytes ?? []).lexicographicallyPrecedes(other.record?.bytes ?? [])
         }
     }
@@ -76,6 +94,11 @@ struct MembershipDerivation {
         var admission: Event?
         var promotion: Event?
         var removal: Event?
+        /// The change that turned the device's invitations off, while they are.
+        var invitesOff: Event?
+
+        /// Whether the device may invite and admit with its invitations.
+        var invites: Bool { role != nil && (role != .member || invitesOff == nil) }
     }
 
     static func standing(_ events: [Event], before position: UInt64) -> Standing {
@@ -87,16 +110,26 @@ struct MembershipDerivation {
                 s.role = e.role
                 s.admission = e
                 s.removal = nil
+                s.invitesOff = nil
             case .promote:
                 guard s.role == .member else { continue }
                 s.role = .admin
                 s.promotion = e
+                s.invitesOff = nil
+            case .invitesOff:
+                guard s.role == .member, s.invitesOff == nil else { continue }
+                s.invitesOff = e
+            case .invitesOn:
+                // Only as senior a device as the one that turned them off, or more.
+                guard s.role == .member, let off = s.invitesOff, let by = e.seniority, let offBy = off.seniority, by <= offBy else { continue }
+                s.invitesOff = nil
             case .remove:
                 // The founder is never removed; of several removals, the first cuts.
                 guard s.role != .founder, s.role != nil || s.removal == nil else { continue }
                 s.role = nil
                 s.promotion = nil
                 s.removal = e
+                s.invitesOff = nil
             }
         }
         return s
@@ -195,7 +228,7 @@ struct MembershipDerivation {
                     case .found:
                         break
                     case .invite(let key, let expires):
-                        if round.invitations[key] == nil, round.used[key] == nil {
+                        if standing.invites, round.invitations[key] == nil, round.used[key] == nil {
                             round.invitations[key] = Invitation(maker: author, madeMillis: record.madeMillis, expires: expires)
                         }
                     case .revoke(let key):
@@ -203,8 +236,8 @@ struct MembershipDerivation {
                         round.revokes.append((key, author))
                         if role > .admin, round.invitations[key]?.maker != author { round.revokes.removeLast() }
                     case .admit(let subject, let key, let name, let through):
-                        guard let invitation = round.invitations[key], invitation.maker == author, !invitation.revokedByMaker,
-                            round.used[key] == nil, subject != author
+                        guard standing.invites, let invitation = round.invitations[key], invitation.maker == author,
+                            !invitation.revokedByMaker, round.used[key] == nil, subject != author
                         else { continue }
                         let subjectEvents = events(for: subject)
                         guard Self.standing(subjectEvents, before: through + 1).role == nil else { continue }
@@ -230,6 +263,13 @@ struct MembershipDerivation {
                         guard target.role == .member, me < Seniority(role: .member, lineage: lineage(of: subject), peer: subject) else { continue }
                         round.events[subject, default: []].append(
                             Event(kind: .promote, through: through, author: author, authorSeq: seq, record: hash, millis: record.madeMillis))
+                    case .invitations(let subject, let through, let allowed):
+                        guard role <= .admin else { continue }
+                        let target = Self.standing(events(for: subject), before: through + 1)
+                        guard target.role == .member, me < Seniority(role: .member, lineage: lineage(of: subject), peer: subject) else { continue }
+                        round.events[subject, default: []].append(
+                            Event(kind: allowed ? .invitesOn : .invitesOff, through: through, author: author, authorSeq: seq, record: hash,
+                                  millis: record.madeMillis, seniority: me))
                     case .remove(let subject, let through, let kept):
                         guard role <= .admin, subject != author else { continue }
                         let target = Self.standing(events(for: subject), before: through + 1)
@@ -263,7 +303,8 @@ struct MembershipDerivation {
             if let role = standing.role, let admission = standing.admission {
                 view.members[peer] = MembershipView.Member(
                     peer: peer, role: role, name: admission.name, admittedBy: admission.author, invitation: admission.invitation,
-                    joinedMillis: admission.millis, lineage: round.lineage[peer] ?? admission.lineage, promotedBy: standing.promotion?.author)
+                    joinedMillis: admission.millis, lineage: round.lineage[peer] ?? admission.lineage, promotedBy: standing.promotion?.author,
+                    invitationsOffBy: standing.invitesOff?.author)
             } else if let removal = standing.removal {
                 var kept: [GameID: UInt64] = [:]
                 var by = removal

@@ -47,7 +47,7 @@ public struct RecordHash: Hashable, Comparable, Sendable, CustomStringConvertibl
     public static func < (a: RecordHash, b: RecordHash) -> Bool { a.bytes.lexicographicallyPrecedes(b.bytes) }
 
     public func hash(into hasher: inout Hasher) {
-        hasher.combine(bytes.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) })
+        bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
     }
 }
 
@@ -101,10 +101,16 @@ public enum MembershipChange: Hashable, Sendable {
     case revoke(key: PeerID)
     /// The author names `subject` an admin, for its records after `through`.
     case promote(subject: PeerID, through: UInt64)
+    /// The author turns `subject`'s invitations off (`allowed` false) or
+    /// back on, for its records after `through`. While they are off, the
+    /// subject's invitations, old and new, admit nobody. It concerns
+    /// members only: admins and the founder always invite. Kind 7, peer
+    /// protocol 10: older peers are not sent it.
+    case invitations(subject: PeerID, through: UInt64, allowed: Bool)
 
     /// The kind byte in the encoding.
     public enum Kind: UInt8, Sendable, CaseIterable {
-        case found = 0, admit, remove, rekey, invite, revoke, promote
+        case found = 0, admit, remove, rekey, invite, revoke, promote, invitations
     }
 
     /// This change's kind.
@@ -117,13 +123,14 @@ public enum MembershipChange: Hashable, Sendable {
         case .invite: .invite
         case .revoke: .revoke
         case .promote: .promote
+        case .invitations: .invitations
         }
     }
 
-    /// The device the change is about (admit, remove, promote).
+    /// The device the change is about (admit, remove, promote, invitations).
     public var subject: PeerID? {
         switch self {
-        case .admit(let subject, _, _, _), .remove(let subject, _, _), .promote(let subject, _): subject
+        case .admit(let subject, _, _, _), .remove(let subject, _, _), .promote(let subject, _), .invitations(let subject, _, _): subject
         default: nil
         }
     }
@@ -160,6 +167,10 @@ public enum MembershipChange: Hashable, Sendable {
         case .promote(let subject, let through):
             w.append(subject.bytes)
             w.varint(through)
+        case .invitations(let subject, let through, let allowed):
+            w.append(subject.bytes)
+            w.varint(through)
+            w.byte(allowed ? 1 : 0)
         }
     }
 
@@ -190,6 +201,12 @@ public enum MembershipChange: Hashable, Sendable {
         case .promote:
             let subject = try RecordFields.peer(&r, "named admin")
             return .promote(subject: subject, through: try r.varint("admin through"))
+        case .invitations:
+            let subject = try RecordFields.peer(&r, "invitations of")
+            let through = try r.varint("invitations through")
+            let allowed = try r.byte("invitations allowed")
+            guard allowed <= 1 else { throw .valueOutOfRange(field: "invitations allowed", value: UInt64(allowed)) }
+            return .invitations(subject: subject, through: through, allowed: allowed == 1)
         }
     }
 }

@@ -47,6 +47,12 @@ public struct MembershipView: Sendable, Equatable {
         public let lineage: [UInt64]
         /// Who named it an admin, when it is one by a promotion.
         public internal(set) var promotedBy: PeerID?
+        /// Who turned its invitations off, while they are: it makes none,
+        /// and those it made admit nobody.
+        public internal(set) var invitationsOffBy: PeerID?
+
+        /// Whether it may invite (and admit with its invitations).
+        public var invites: Bool { role != .member || invitationsOffBy == nil }
 
         /// How senior it is.
         public var seniority: Seniority { Seniority(role: role, lineage: lineage, peer: peer) }
@@ -138,6 +144,21 @@ public struct MembershipView: Sendable, Equatable {
         return nil
     }
 
+    /// Why `author` may not turn `subject`'s invitations off or on, or
+    /// `nil` when it may: the founder and admins do, for a member less
+    /// senior than they are; only as senior a device as the one that
+    /// turned them off, or more, turns them on again.
+    public func invitationSwitchRefusal(by author: PeerID, of subject: PeerID, allowing: Bool) -> AuthorityRefusal? {
+        guard let a = members[author] else { return .notAMember }
+        guard a.role <= .admin else { return .notAnAdmin }
+        guard subject != author else { return .thisDevice }
+        guard let s = members[subject] else { return .subjectNotAMember }
+        guard s.role == .member else { return .alreadyAdmin(s.role) }
+        guard a.seniority < s.seniority else { return .moreSenior(s.role) }
+        if allowing, let off = s.invitationsOffBy, let offBy = members[off], offBy.seniority < a.seniority { return .offByMoreSenior(offBy.role) }
+        return nil
+    }
+
     /// Why `author` may not name `subject` an admin, or `nil` when it may.
     public func promotionRefusal(by author: PeerID, of subject: PeerID) -> AuthorityRefusal? {
         guard let a = members[author] else { return .notAMember }
@@ -163,6 +184,8 @@ public enum AuthorityRefusal: Error, Sendable, Equatable, CustomStringConvertibl
     case moreSenior(Role)
     /// The subject is an admin or the founder already.
     case alreadyAdmin(Role)
+    /// A more senior device (of this role) turned the subject's invitations off.
+    case offByMoreSenior(Role)
 
     public var description: String {
         switch self {
@@ -172,6 +195,7 @@ public enum AuthorityRefusal: Error, Sendable, Equatable, CustomStringConvertibl
         case .subjectNotAMember: "that device is not a member"
         case .moreSenior(let role): "that device (\(role)) is as senior as this one or more: only a more senior device may"
         case .alreadyAdmin(let role): "that device is the circle's \(role) already"
+        case .offByMoreSenior(let role): "a more senior device (\(role)) turned them off: only it, or one as senior, turns them on again"
         }
     }
 }

@@ -12,7 +12,7 @@ import SweeperCrypto
 /// - `profile` (6, protocol version 3): a ``ProfileNote``.
 /// - `play` (7, protocol version 4): a ``PlayNote``.
 /// - `membership` (8, protocol version 6; records of version 2 from 9, and
-///   only to peers of 9 or later): count (2, big-endian) ‖ that
+///   only to peers of 9 or later; records of kind 7 only to peers of 10 or later): count (2, big-endian) ‖ that
 ///   many records, each as length (4, big-endian) ‖ an encoded membership record.
 ///
 /// The transport's own types (0 hello, 2 ping, 3 pong, 4 links, 9 to 11
@@ -172,7 +172,7 @@ public enum PeerMessage: Sendable, Equatable {
 /// membership records, whose version 1 they alone read).
 public struct PeerCapabilities: Sendable, Equatable {
     /// The peer protocol version this build speaks.
-    public static let currentVersion: UInt8 = 9
+    public static let currentVersion: UInt8 = 10
     /// The first version that understands presence notes and profiles.
     public static let presenceVersion: UInt8 = 3
     /// The first version that understands shares of played time.
@@ -194,6 +194,11 @@ public struct PeerCapabilities: Sendable, Equatable {
     /// (roles, per-author chains): the membership message goes only to
     /// peers of this version or later.
     public static let circleRolesVersion: UInt8 = 9
+    /// The first version that reads membership records of kind 7 (a
+    /// member's invitations turned off or on: older peers are not sent
+    /// them) and summaries sent in parts (sync summary flag bit 1: older
+    /// peers are sent one summary, of as many games as one message holds).
+    public static let partsVersion: UInt8 = 10
 
     /// The peer's protocol version (0 until its hello came).
     public let version: UInt8
@@ -211,4 +216,6 @@ public struct PeerCapabilities: Sendable, Equatable {
     public var readsRoles: Bool { version >= Self.rolesVersion }
     /// Whether the peer reads flood ops and takes live pushes and head signatures.
     public var readsLive: Bool { version >= Self.liveVersion }
+    /// Whether the peer reads invitation switches and summaries in parts.
+    public var readsParts: Bool { version >= Self.partsVersion }
 }

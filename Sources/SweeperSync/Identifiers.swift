@@ -29,14 +29,11 @@ public struct GameID: Hashable, Comparable, Sendable, CustomStringConvertible {
 
     public static func == (lhs: GameID, rhs: GameID) -> Bool { lhs.bytes == rhs.bytes }
 
-    /// Hashes the first 8 bytes only: they are uniformly random (a key or a
-    /// hash), and hashing a whole byte array is slow.
+    /// Hashes every byte, as raw memory (fast, unlike hashing the array
+    /// element by element): ids arrive from peers, and a crafted set sharing
+    /// their first bytes must not make a table quadratic.
     public func hash(into hasher: inout Hasher) {
-        if bytes.count >= 8 {
-            hasher.combine(bytes.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) })
-        } else {
-            hasher.combine(bytes)
-        }
+        bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
     }
 }
 
@@ -63,13 +60,10 @@ public struct OpHash: Hashable, Sendable, CustomStringConvertible {
 
     public static func == (lhs: OpHash, rhs: OpHash) -> Bool { lhs.bytes == rhs.bytes }
 
-    /// Hashes the first 8 bytes only: they are uniformly random (a key or a
-    /// hash), and hashing a whole byte array is slow.
+    /// Hashes every byte, as raw memory (fast, unlike hashing the array
+    /// element by element): ids arrive from peers, and a crafted set sharing
+    /// their first bytes must not make a table quadratic.
     public func hash(into hasher: inout Hasher) {
-        if bytes.count >= 8 {
-            hasher.combine(bytes.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) })
-        } else {
-            hasher.combine(bytes)
-        }
+        bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
     }
 }

@@ -5,8 +5,12 @@ import SweeperCrypto
 /// layer frames and encrypts the ``encoded`` bytes.
 ///
 /// Encoding: version (1 byte, = 1) ‖ type (1 byte) ‖ body.
-/// - `summary` (0): flags (bit 0: answer with your summary) ‖ game count ‖ per
-///   game: id (16) ‖ author count ‖ per author: key (32) ‖ seq (LEB128).
+/// - `summary` (0): flags (bit 0: answer with your summary; bit 1: a part,
+///   more follow) ‖ game count ‖ per game: id (16) ‖ author count ‖ per
+///   author: key (32) ‖ seq (LEB128). A summary too big for one message goes
+///   in parts (``summaryPart(_:)``, bit 1 set, bit 0 clear) and ends with an
+///   ordinary summary: the receiver takes them together as one. Parts go
+///   only to peers whose hello says peer protocol 10 or later.
 /// - `ops` (1): segment count ‖ segments (``OpSegment``).
 /// - `interest` (2): kind (0: every game but the listed, 1: only the
 ///   listed) ‖ game count ‖ game ids (16 each), ascending. Sent only to
@@ -21,6 +25,9 @@ public enum SyncMessage: Sendable, Hashable {
     /// What the sender holds: a version vector per game. `wantsReply` asks
     /// the receiver to send its own summary back.
     case summary([GameID: VersionVector], wantsReply: Bool)
+    /// Part of a summary too big for one message: more parts follow, and
+    /// the summary that ends them completes it (``parts(of:wantsReply:byteBudget:)``).
+    case summaryPart([GameID: VersionVector])
     /// Ops, as per-author chain segments.
     case ops([OpSegment])
     /// Which games the sender takes: the receiver sends it only those,
@@ -39,8 +46,10 @@ public enum SyncMessage: Sendable, Hashable {
     public static let version: UInt8 = 1
     /// The largest encoded message accepted (32 MiB).
     public static let byteLimit = 32 << 20
-    /// The most games in one summary.
+    /// The most games in one summary message.
     public static let gameLimit = 100_000
+    /// The most games in a summary sent in parts, over all of them.
+    public static let partedGameLimit = 1_000_000
     /// The most authors per game in one summary.
     public static let authorLimit = 4_096
     /// The most segments in one message.
@@ -52,17 +61,9 @@ public enum SyncMessage: Sendable, Hashable {
         w.byte(Self.version)
         switch self {
         case .summary(let games, let wantsReply):
-            w.byte(0)
-            w.byte(wantsReply ? 1 : 0)
-            w.varint(games.count)
-            for (id, vector) in games.sorted(by: { $0.key < $1.key }) {
-                w.append(id.bytes)
-                w.varint(vector.heads.count)
-                for (author, seq) in vector.heads.sorted(by: { $0.key < $1.key }) {
-                    w.append(author.bytes)
-                    w.varint(seq)
-                }
-            }
+            Self.encode(summary: games, flags: wantsReply ? 1 : 0, into: &w)
+        case .summaryPart(let games):
+            Self.encode(summary: games, flags: 2, into: &w)
         case .ops(let segments):
             w.byte(1)
             w.varint(segments.count)
@@ -89,6 +90,59 @@ public enum SyncMessage: Sendable, Hashable {
         return w.bytes
     }
 
+    private static func encode(summary games: [GameID: VersionVector], flags: UInt8, into w: inout ByteWriter) {
+        w.byte(0)
+        w.byte(flags)
+        w.varint(games.count)
+        for (id, vector) in games.sorted(by: { $0.key < $1.key }) {
+            w.append(id.bytes)
+            w.varint(vector.heads.count)
+            for (author, seq) in vector.heads.sorted(by: { $0.key < $1.key }) {
+                w.append(author.bytes)
+                w.varint(seq)
+            }
+        }
+    }
+
+    /// The bytes one game takes in a summary.
+    static func summaryBytes(of vector: VersionVector) -> Int {
+        var n = GameID.byteCount + ByteWriter.varintSize(UInt64(vector.heads.count))
+        for seq in vector.heads.values { n += PeerID.byteCount + ByteWriter.varintSize(seq) }
+        return n
+    }
+
+    /// A summary as messages of at most `byteBudget` bytes and
+    /// ``gameLimit`` games each: parts (``summaryPart(_:)``), games in
+    /// ascending order, then the summary that ends them. One message when
+    /// it fits.
+    public static func parts(of games: [GameID: VersionVector], wantsReply: Bool, byteBudget: Int) -> [SyncMessage] {
+        var messages: [SyncMessage] = []
+        var part: [GameID: VersionVector] = [:]
+        var size = 3
+        for (id, vector) in games.sorted(by: { $0.key < $1.key }) {
+            let one = summaryBytes(of: vector)
+            if !part.isEmpty && (size + one + 5 > byteBudget || part.count >= gameLimit) {
+                messages.append(.summaryPart(part))
+                part = [:]
+                size = 3
+            }
+            part[id] = vector
+            size += one
+        }
+        messages.append(.summary(part, wantsReply: wantsReply))
+        return messages
+    }
+
+    /// The first games of a summary, in ascending order, that fit one
+    /// message of at most `byteBudget` bytes and ``gameLimit`` games: what
+    /// a peer that does not take summaries in parts is sent.
+    public static func truncated(_ games: [GameID: VersionVector], wantsReply: Bool, byteBudget: Int) -> SyncMessage {
+        parts(of: games, wantsReply: wantsReply, byteBudget: byteBudget).first.map {
+            guard case .summaryPart(let first) = $0 else { return $0 }
+            return .summary(first, wantsReply: wantsReply)
+        } ?? .summary([:], wantsReply: wantsReply)
+    }
+
     /// Decodes a message, refusing oversized input, unknown versions and
     /// types, bad lengths and trailing bytes.
     public init(decoding bytes: [UInt8]) throws(SyncDecodingError) {
@@ -100,7 +154,8 @@ public enum SyncMessage: Sendable, Hashable {
         switch type {
         case 0:
             let flags = try r.byte("summary flags")
-            guard flags & ~1 == 0 else { throw .reservedBitsSet(field: "summary flags") }
+            // Bits 0 and 1 are never both set: a part asks nothing.
+            guard flags & ~3 == 0, flags != 3 else { throw .reservedBitsSet(field: "summary flags") }
             let gameCount = try r.int("game count", max: Self.gameLimit)
             var games: [GameID: VersionVector] = [:]
             for _ in 0..<gameCount {
@@ -114,7 +169,7 @@ public enum SyncMessage: Sendable, Hashable {
                 games[id] = VersionVector(heads: heads)
             }
             try r.expectEnd()
-            self = .summary(games, wantsReply: flags & 1 != 0)
+            self = flags & 2 != 0 ? .summaryPart(games) : .summary(games, wantsReply: flags & 1 != 0)
         case 1:
             let count = try r.int("segment count", max: Self.segmentLimit)
             var segments: [OpSegment] = []

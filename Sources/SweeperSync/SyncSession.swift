@@ -42,6 +42,10 @@ public struct SyncSession: Sendable {
     public private(set) var peerHolds: [GameID: VersionVector] = [:]
     /// Whether a summary from the peer has arrived.
     public private(set) var hasPeerSummary = false
+    /// The parts of a summary the peer is sending, until the summary that ends them.
+    private var summaryParts: [GameID: VersionVector] = [:]
+    /// The most games the parts of one summary may bring.
+    var summaryPartsLimit = SyncMessage.partedGameLimit
     /// The games the peer takes, from its last interest (every game until it says).
     public private(set) var peerInterest = GameInterest.everything
     /// Whether the peer reads players lists and archive ops (hello version
@@ -135,7 +139,18 @@ public struct SyncSession: Sendable {
     public mutating func receive(_ message: SyncMessage, replica: inout Replica, taking interest: GameInterest = .everything) -> Step {
         var step = Step()
         switch message {
-        case .summary(let games, let wantsReply):
+        case .summaryPart(let part):
+            summaryParts.merge(part) { _, new in new }
+            if summaryParts.count > summaryPartsLimit {
+                summaryParts = [:]
+                step.violation = "a summary of more than \(summaryPartsLimit) games"
+            }
+        case .summary(let last, let wantsReply):
+            var games = last
+            if !summaryParts.isEmpty {
+                games = summaryParts.merging(last) { _, new in new }
+                summaryParts = [:]
+            }
             hasPeerSummary = true
             peerHolds = games
             liveOut.note(summary: games.keys)

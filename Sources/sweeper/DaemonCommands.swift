@@ -481,8 +481,9 @@ let daemonCommands: [any ParsableCommand.Type] = [
 
 struct CircleCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "circle", abstract: "List the circle's devices, name an admin, or remove a device.",
-        subcommands: [CircleListCommand.self, CircleAdminCommand.self, CircleRemoveCommand.self], defaultSubcommand: CircleListCommand.self)
+        commandName: "circle", abstract: "List the circle's devices, name an admin, turn a member's invitations off or on, or remove a device.",
+        subcommands: [CircleListCommand.self, CircleAdminCommand.self, CircleInvitesCommand.self, CircleRemoveCommand.self],
+        defaultSubcommand: CircleListCommand.self)
 }
 
 struct CircleListCommand: AsyncParsableCommand {
@@ -505,6 +506,27 @@ struct CircleAdminCommand: AsyncParsableCommand {
     func run() async throws {
         try await callDaemon(options, Commands.CircleAdmin.self, .init(device: device)) { r in
             "\(ControlFormatting.device(name: r.name, peerID: r.peerID)) is an admin now.\n"
+        }
+    }
+}
+
+/// `on` or `off`.
+enum Switch: String, ExpressibleByArgument, CaseIterable {
+    case on, off
+}
+
+struct CircleInvitesCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "invites",
+        abstract: "Turn a member's invitations off (its codes, old and new, admit nobody) or on again. The founder and admins may, for members less senior than they are.")
+    @OptionGroup var options: ClientOptions
+    @Argument(help: "The member: its player name, or its peer id or a unique start of it (see sweeper circle).")
+    var device: String
+    @Argument(help: "on or off.")
+    var state: Switch
+    func run() async throws {
+        try await callDaemon(options, Commands.CircleInvitations.self, .init(device: device, allowed: state == .on)) { r in
+            "\(ControlFormatting.device(name: r.name, peerID: r.peerID)) \(r.allowed ? "may invite again" : "may not invite now; its open codes admit nobody").\n"
         }
     }
 }

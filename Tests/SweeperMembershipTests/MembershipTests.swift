@@ -60,6 +60,11 @@ struct Device {
     }
 
     @discardableResult
+    mutating func invitations(of other: PeerID, allowed: Bool) -> MembershipRecord? {
+        make(.invitations(subject: other, through: membership.chainHead(of: other)?.seq ?? 0, allowed: allowed))
+    }
+
+    @discardableResult
     mutating func promote(_ other: PeerID) -> MembershipRecord? {
         make(.promote(subject: other, through: membership.chainHead(of: other)?.seq ?? 0))
     }
@@ -99,6 +104,8 @@ func family() -> (dad: Device, mum: Device, max: Device) {
             .remove(subject: b, through: 4, kept: [Devices.game: 12]),
             .rekey(to: CircleKey(), epoch: 1, members: [a.peer]),
             .revoke(key: key),
+            .invitations(subject: b, through: 2, allowed: false),
+            .invitations(subject: b, through: 5, allowed: true),
         ]
         for change in changes {
             let madeRecord = a.make(change)
@@ -202,6 +209,97 @@ func family() -> (dad: Device, mum: Device, max: Device) {
         two.membership.insert([b, a])
         #expect(one.view == two.view)
         #expect(one.view.isMember(mum.peer) && one.view.isRemoved(max.peer))
+    }
+}
+
+/// An admin turns a member's invitations off and on again.
+@Suite struct InvitationSwitchTests {
+    /// While Max's invitations are off, the code he made before admits
+    /// nobody and a new one is void, at every device; Mum turns them on
+    /// again and the old code works.
+    @Test func aMembersCodesAdmitNobodyWhileItsInvitationsAreOff() throws {
+        var (dad, mum, max) = family()
+        let before = max.invite()
+        mum.take(from: max)
+        let madeOff = mum.invitations(of: max.peer, allowed: false)
+        #expect(madeOff != nil)
+        #expect(mum.view.members[max.peer]?.invitationsOffBy == mum.peer)
+        #expect(mum.view.members[max.peer]?.invites == false)
+        max.take(from: mum)
+        // Max's own copy refuses nothing (the daemon does: `invite` says
+        // not-allowed), so Max writes a new code and admits with the old one.
+        let madeLate = max.make(.invite(key: Devices.identity(90).peerID, expiresMillis: .max))
+        let late = try #require(madeLate)
+        let guest = Devices.identity(91).peerID
+        let madeAdmission = max.make(.admit(subject: guest, invitation: before, name: "guest", through: 0))
+        let admission = try #require(madeAdmission)
+        dad.take(from: max)
+        mum.take(from: max)
+        #expect(dad.membership.records[admission.hash] != nil && dad.membership.records[late.hash] != nil, "the attempt needs the records held")
+        #expect(dad.view.invitations[Devices.identity(90).peerID] == nil)
+        #expect(!dad.view.isMember(guest) && !mum.view.isMember(guest))
+        // Back on (by Mum, who turned them off): a later admission with the old code stands.
+        #expect(mum.invitations(of: max.peer, allowed: true) != nil)
+        #expect(mum.view.members[max.peer]?.invites == true)
+        max.take(from: mum)
+        let madeAgain = max.make(.admit(subject: guest, invitation: before, name: "guest", through: 0))
+        let again = try #require(madeAgain)
+        dad.take(from: max)
+        #expect(dad.membership.records[again.hash] != nil)
+        #expect(dad.view.isMember(guest))
+        #expect(dad.view.invitations[before]?.state == .used(by: guest))
+    }
+
+    /// Only the founder and admins switch, never for a device as senior as
+    /// they are; a junior admin cannot turn on what the founder turned off,
+    /// and a promotion starts afresh.
+    @Test func whoMaySwitchIsDecidedBySeniority() throws {
+        var (dad, mum, max) = family()
+        var sam = Device(4)
+        dad.admit(&sam)
+        mum.take(from: dad)
+        max.take(from: dad)
+        // A member's switch counts for nothing.
+        #expect(max.view.invitationSwitchRefusal(by: max.peer, of: sam.peer, allowing: false) == .notAnAdmin)
+        let head = max.membership.chainHead(of: max.peer)
+        let byMember = forge(max.identity, seq: (head?.seq ?? 0) + 1, previous: head?.hash, .invitations(subject: sam.peer, through: 0, allowed: false))
+        dad.membership.insert([byMember])
+        #expect(dad.membership.records[byMember.hash] != nil)
+        #expect(dad.view.members[sam.peer]?.invites == true)
+        // An admin cannot switch the founder's.
+        #expect(mum.view.invitationSwitchRefusal(by: mum.peer, of: dad.peer, allowing: false) == .alreadyAdmin(.founder))
+        // The founder turns Sam's off; Mum (an admin, junior) may not turn them on.
+        #expect(dad.invitations(of: sam.peer, allowed: false) != nil)
+        mum.take(from: dad)
+        #expect(mum.view.invitationSwitchRefusal(by: mum.peer, of: sam.peer, allowing: true) == .offByMoreSenior(.founder))
+        let mumHead = mum.membership.chainHead(of: mum.peer)
+        let junior = forge(mum.identity, seq: (mumHead?.seq ?? 0) + 1, previous: mumHead?.hash, parents: mum.membership.heads,
+                           .invitations(subject: sam.peer, through: 5, allowed: true))
+        dad.membership.insert([junior])
+        #expect(dad.membership.records[junior.hash] != nil)
+        #expect(dad.view.members[sam.peer]?.invitationsOffBy == dad.peer)
+        // Named an admin, Sam invites again.
+        dad.promote(sam.peer)
+        #expect(dad.view.members[sam.peer]?.invites == true && dad.view.members[sam.peer]?.invitationsOffBy == nil)
+    }
+
+    /// Two admins switch one member's invitations while apart: every
+    /// device ends with the same answer, in any order.
+    @Test func switchesWhileApartAgreeInAnyOrder() throws {
+        var (dad, mum, max) = family()
+        let madeOff = dad.invitations(of: max.peer, allowed: false)
+        let off = try #require(madeOff)
+        let madeOn = mum.invitations(of: max.peer, allowed: true)
+        let on = try #require(madeOn)
+        let madeMumOff = mum.invitations(of: max.peer, allowed: false)
+        let mumOff = try #require(madeMumOff)
+        var one = Device(9), two = Device(9)
+        one.membership.insert(dad.membership.ordered + mum.membership.ordered)
+        two.membership.insert(mum.membership.ordered.reversed() + dad.membership.ordered.reversed())
+        two.membership.insert(mum.membership.ordered + dad.membership.ordered)
+        #expect(one.view == two.view)
+        #expect(one.view.members[max.peer]?.invites == false)
+        _ = (off, on, mumOff)
     }
 }
 
@@ -534,8 +632,9 @@ func family() -> (dad: Device, mum: Device, max: Device) {
         for _ in 0..<40 {
             let who = Int(rng.next() % 5), other = Int(rng.next() % 5)
             let subject = devices[other].peer
-            switch rng.next() % 8 {
+            switch rng.next() % 9 {
             case 0: devices[who].promote(subject)
+            case 7: devices[who].invitations(of: subject, allowed: rng.next() % 2 == 0)
             case 1: devices[who].remove(subject)
             case 2: devices[who].invite()
             case 3:

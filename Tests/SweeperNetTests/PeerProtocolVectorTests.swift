@@ -342,6 +342,19 @@ import SweeperGame
         #expect(membership.view.members[bob]?.name == "Bob")
         #expect(membership.view.invitations[invitation.peerID]?.state == .used(by: bob))
         #expect(try PeerMessage(decoding: v.bytes("message")) == message)
+
+        // Protocol 10: the next record of Alice's chain turns Bob's invitations
+        // off. Bob is an admin by then, and admins always invite: it is kept
+        // and changes nothing.
+        let w = try Self.vector("invitation-switch")
+        let off = MembershipRecord(
+            signing: cast.alice, circle: circle, madeMillis: try w.number("made"), seq: 5, previous: promote.hash, parents: [promote.hash],
+            change: .invitations(subject: bob, through: 0, allowed: false))
+        Self.check(w, inputs: ["made"], outputs: [("record", Self.hex(off.encoded))])
+        let decoded = try MembershipRecord(decoding: w.bytes("record"))
+        #expect(decoded.change == .invitations(subject: bob, through: 0, allowed: false))
+        #expect(membership.insert([decoded]).added.count == 1)
+        #expect(membership.view.members[bob]?.invites == true)
     }
 
     // MARK: Ops, segments and sync messages
@@ -519,6 +532,12 @@ import SweeperGame
             ("interest", Self.hex(SyncMessage.interest(.only([game.id])).encoded)),
         ])
         #expect(try SyncMessage(decoding: try Self.vector("sync-messages").bytes("interest")) == .interest(.only([game.id])))
+        // Protocol 10: the same summary in a part, ended by an empty summary
+        // asking for an answer; a session takes the two as the summary.
+        let part = SyncMessage.summaryPart([game.id: VersionVector(heads: [cast.alice.peerID: 2, cast.bob.peerID: 2])])
+        let end = SyncMessage.summary([:], wantsReply: true)
+        Self.check(try Self.vector("summary-parts"), inputs: [], outputs: [("part", Self.hex(part.encoded)), ("end", Self.hex(end.encoded))])
+        #expect(try SyncMessage(decoding: try Self.vector("summary-parts").bytes("part")) == part)
         // What the document says decodes to the same, and a replica that
         // holds the genesis takes the segment with its one signature.
         let decoded = try OpSegment(decoding: try Self.vector("segment").bytes("segment"))
@@ -633,7 +652,7 @@ import SweeperGame
         let names = Set(try Self.vectors().keys)
         let checked: Set<String> = [
             "identities", "invite-code", "txt-record", "handshake", "secret-stream", "link-messages",
-            "game", "op-genesis", "op-reveal", "op-mark", "op-assisted", "game-players", "op-players", "op-archive", "private-game", "op-flood", "segment", "sync-messages", "live-push", "presence", "profile", "play", "membership", "membership-v2", "invitation",
+            "game", "op-genesis", "op-reveal", "op-mark", "op-assisted", "game-players", "op-players", "op-archive", "private-game", "op-flood", "segment", "sync-messages", "live-push", "presence", "profile", "play", "membership", "membership-v2", "invitation-switch", "summary-parts", "invitation",
         ]
         #expect(names == checked, "vectors nothing checks: \(names.subtracting(checked)); missing: \(checked.subtracting(names))")
     }

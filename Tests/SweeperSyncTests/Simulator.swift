@@ -166,13 +166,15 @@ struct Simulation {
     static func isLiveForm(_ message: SyncMessage) -> Bool {
         switch message {
         case .live, .heads, .unsigned: true
-        case .summary, .ops, .interest: false
+        case .summary, .summaryPart, .ops, .interest: false
         }
     }
 
     static func isSummary(_ message: SyncMessage) -> Bool {
-        if case .summary = message { return true }
-        return false
+        switch message {
+        case .summary, .summaryPart: true
+        default: false
+        }
     }
 
     // MARK: Network

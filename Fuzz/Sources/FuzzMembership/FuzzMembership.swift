@@ -2,7 +2,8 @@
 // survive re-encoding), and a script of devices acting in good and bad
 // faith, each against its own copy, exchanging records in the order the
 // fuzzer picks. The honest moves go through `record` as the daemon makes
-// them (found, invite, admit, promote, remove, rekey, revoke); the
+// them (found, invite, admit, promote, remove, rekey, revoke, invitations
+// off and on); the
 // adversarial ones are forged: a removal with no parents (backdated), a
 // second record at a place in the author's chain (equivocation), a record
 // of a removed device written after its removal, a founding by a stranger
@@ -65,7 +66,7 @@ public func fuzzMembership(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     while !input.isAtEnd && steps < 48 {
         steps += 1
         let who = Int(input.byte()) % devices.count
-        let what = input.byte() % 12
+        let what = input.byte() % 14
         let other = Int(input.byte()) % devices.count
         clock += 1
         let me = devices[who]
@@ -105,6 +106,13 @@ public func fuzzMembership(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
             let fake = (0..<Int(input.byte() % 8)).map { Fixtures.identity(UInt8(200 + $0)).peerID }
             copies[who].insert([forged(m, me, parents: m.heads, samePlace: false,
                                        .rekey(to: CircleKey(), epoch: m.view.currentEpoch + 1, members: fake))])
+        case 10:
+            // An admin turns a member's invitations off or on, as the daemon would.
+            _ = try? copies[who].record(.invitations(subject: subject, through: through, allowed: input.byte() & 1 == 1), by: me, atMillis: clock)
+        case 11:
+            // A switch forged with every field chosen: no parents, any place.
+            copies[who].insert([forged(m, me, parents: [], samePlace: input.byte() & 1 == 1,
+                                       .invitations(subject: subject, through: UInt64(input.byte() % 4), allowed: input.byte() & 1 == 1))])
         default:
             // Some of another device's records, newest first (so some wait for those they name).
             let records = Array(copies[other].ordered.reversed().prefix(Int(input.byte()) % 8 + 1))

@@ -198,7 +198,8 @@ final class CircleMembers: Sendable {
         let me = identity.peerID
         let key = secret.identity.peerID
         let record = try state.withLock { membership throws(MembershipError) -> MembershipRecord in
-            guard membership.view.isMember(me) else { throw .removedHere }
+            guard let member = membership.view.members[me] else { throw .removedHere }
+            if let off = member.invitationsOffBy { throw .invitationsOff(by: off) }
             do throws(CircleMembership.Refusal) {
                 return try membership.record(.invite(key: key, expiresMillis: expires), by: identity, atMillis: now)
             } catch {
@@ -261,6 +262,8 @@ final class CircleMembers: Sendable {
             }
             guard invitation.expiresMillis > now else { return .failure(.expired) }
             guard invitation.madeBy == me else { return .failure(.elsewhere) }
+            // An admin turned this device's invitations off: its codes admit nobody meanwhile.
+            guard view.members[me]?.invites ?? false else { return .failure(.revoked) }
             if view.isRemoved(peer), (view.role(of: me) ?? .member) > .admin { return .failure(.removedDevice) }
             let through = membership.chainHead(of: peer)?.seq ?? 0
             guard let record = try? membership.record(
@@ -291,6 +294,8 @@ final class CircleMembers: Sendable {
         case invitationClosed(MembershipView.Invitation.State)
         /// Only its maker or an admin revokes an invitation.
         case notYours
+        /// An admin (this device) turned this device's invitations off.
+        case invitationsOff(by: PeerID)
         /// The circle refused the record (a budget or limit).
         case refused(CircleMembership.Refusal)
     }
@@ -337,6 +342,26 @@ final class CircleMembers: Sendable {
             let through = membership.chainHead(of: peer)?.seq ?? 0
             do throws(CircleMembership.Refusal) {
                 return try membership.record(.promote(subject: peer, through: through), by: identity, atMillis: Date().millis)
+            } catch {
+                throw .record(error)
+            }
+        }
+        save([record])
+        changed(made: [record])
+        return record
+    }
+
+    /// Turns `peer`'s invitations off (`allowed` false) or on again. Only
+    /// the founder and admins do, for a member less senior than they are;
+    /// only as senior a device as the one that turned them off turns them on.
+    func switchInvitations(of peer: PeerID, allowed: Bool) throws(AuthorityError) -> MembershipRecord {
+        let me = identity.peerID
+        let record = try state.withLock { membership throws(AuthorityError) -> MembershipRecord in
+            if let why = membership.view.invitationSwitchRefusal(by: me, of: peer, allowing: allowed) { throw .refused(why) }
+            let through = membership.chainHead(of: peer)?.seq ?? 0
+            do throws(CircleMembership.Refusal) {
+                return try membership.record(
+                    .invitations(subject: peer, through: through, allowed: allowed), by: identity, atMillis: Date().millis)
             } catch {
                 throw .record(error)
             }

@@ -152,6 +152,9 @@ struct ControlRouter: ControlResponder {
         case Commands.CircleAdmin.name:
             let a: Commands.CircleAdmin.Arguments = try args(line)
             return try answer(id, try await promoteDevice(a.device))
+        case Commands.CircleInvitations.name:
+            let a: Commands.CircleInvitations.Arguments = try args(line)
+            return try answer(id, try await switchInvitations(of: a.device, allowed: a.allowed))
         case Commands.Peers.name:
             let a: Commands.Peers.Arguments = try args(line)
             let all = a.all ?? false

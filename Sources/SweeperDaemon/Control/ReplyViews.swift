@@ -197,6 +197,7 @@ extension ControlRouter {
                 peerID: m.peer.description, name: named(m.peer) ?? m.name, thisDevice: m.peer == me, founder: m.role == .founder,
                 role: m.role.description, admittedBy: m.admittedBy?.description, admittedByName: m.admittedBy.flatMap(named),
                 invitedBy: invitedBy?.description, invitedByName: invitedBy.flatMap(named), equivocatedAt: view.equivocations[m.peer],
+                invitationsOffBy: m.invitationsOffBy?.description, invitationsOffByName: m.invitationsOffBy.flatMap(named),
                 joinedMillis: m.joinedMillis,
                 linked: info?.state == .connected, lastSeenSecondsAgo: m.peer == me ? nil : info?.lastSeenSecondsAgo ?? stored[m.peer.description])
         }.sorted { a, b in a.thisDevice != b.thisDevice ? a.thisDevice : (a.name, a.peerID) < (b.name, b.peerID) }
@@ -245,6 +246,28 @@ extension ControlRouter {
             throw Self.authorityError(error)
         }
         return Commands.CircleAdmin.Result(peerID: peer.description, name: book.name(of: peer) ?? view.members[peer]?.name ?? "")
+    }
+
+    /// Turns a member's invitations (by player name or peer id) off or on again.
+    func switchInvitations(of text: String, allowed: Bool) async throws -> Commands.CircleInvitations.Result {
+        let view = members.view
+        if view.isRemoved(signer.peerID) { throw ControlError(code: "not-a-member", message: Self.notAMember) }
+        let peer = try device(named: text, among: view.members.keys.filter { $0 != signer.peerID })
+        do {
+            _ = try members.switchInvitations(of: peer, allowed: allowed)
+        } catch {
+            throw Self.authorityError(error)
+        }
+        return Commands.CircleInvitations.Result(
+            peerID: peer.description, name: book.name(of: peer) ?? view.members[peer]?.name ?? "",
+            allowed: members.view.members[peer]?.invites ?? false)
+    }
+
+    /// The control error for an invitation this device may not make.
+    static func invitationsOff(by peer: PeerID, name: String?) -> ControlError {
+        ControlError(
+            code: "not-allowed",
+            message: "\(name.map { "\($0) (\(peer.shortDescription))" } ?? peer.shortDescription) turned this device's invitations off; ask an admin to invite")
     }
 
     /// The control error for a change the circle's rules refused.
@@ -309,6 +332,8 @@ extension ControlRouter {
             throw ControlError(code: "not-a-member", message: Self.notAMember)
         } catch CircleMembers.MembershipError.refused(let why) {
             throw ControlError(code: "record-refused", message: "the circle refused the invitation: \(why); revoke unused ones (sweeper invite --list)")
+        } catch CircleMembers.MembershipError.invitationsOff(let by) {
+            throw Self.invitationsOff(by: by, name: book.name(of: by))
         }
         await circleChanges.membershipChanged()
         return Commands.Invite.Result(
@@ -359,6 +384,7 @@ extension ControlRouter {
             case .unknownInvitation: throw ControlError(code: "unknown-invitation", message: "no invitation is '\(text)'")
             case .invitationClosed: throw ControlError(code: "invitation-closed", message: "that invitation is \(match.state.rawValue) already")
             case .notYours: throw ControlError(code: "not-allowed", message: "only the invitation's maker or an admin may revoke it")
+            case .invitationsOff(let by): throw Self.invitationsOff(by: by, name: book.name(of: by))
             case .refused(let why): throw ControlError(code: "record-refused", message: "the circle refused the revocation: \(why)")
             }
         }

@@ -170,7 +170,7 @@ actor GameService {
         case .ops(let segments): touched = segments.compactMap { $0.ops.last?.gameID }
         // Live pushes name games by the link's numbers, which the session reads.
         case .live: touched = Array(session.withSession { $0.games(in: message) })
-        case .summary, .interest, .heads, .unsigned: break
+        case .summary, .summaryPart, .interest, .heads, .unsigned: break
         }
         let before = engine.statuses(of: touched)
         let interest = self.interest

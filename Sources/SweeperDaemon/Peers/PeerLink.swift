@@ -1,4 +1,5 @@
 import SweeperCrypto
+import SweeperMembership
 import SweeperMessages
 import SweeperNet
 import SweeperSync
@@ -61,12 +62,27 @@ struct PeerLink: Sendable {
     /// Sends membership records, in messages of at most
     /// ``PeerMessage/membershipLimit`` records and
     /// ``PeerMessage/membershipByteBudget`` bytes (``PeerMessage/membershipBatches(_:)``).
+    /// A peer older than ``PeerCapabilities/partsVersion`` is not sent
+    /// invitation switches, which it cannot read (the author's later
+    /// records then wait there for them, harmlessly).
     func send(membership records: [[UInt8]]) {
-        for message in PeerMessage.membershipBatches(records) { send(message) }
+        var readable = records
+        if !capabilities.readsParts {
+            readable.removeAll { bytes in
+                guard case .current(let record)? = try? AnyMembershipRecord(decoding: bytes) else { return false }
+                return record.change.kind == .invitations
+            }
+        }
+        for message in PeerMessage.membershipBatches(readable) { send(message) }
     }
 
-    /// The largest sync message sent in one frame; bigger catch-ups are split.
+    /// The largest sync message sent in one frame; bigger catch-ups and
+    /// summaries are split.
     static let syncMessageBudget = 4 << 20
+    /// The largest summary sent to a peer that does not take one in parts:
+    /// under the 16 MiB frame limit, and big enough for the first 65,536
+    /// games (the ones live pushes name by their place) of up to 7 authors each.
+    static let olderPeerSummaryBudget = 15 << 20
 
     /// Sends sync messages, splitting an ops message whose encoding is over
     /// the budget. Only a catch-up (`ops`) may be dropped while the send
@@ -75,6 +91,16 @@ struct PeerLink: Sendable {
     func send(_ messages: [SyncMessage]) {
         for message in messages {
             let encoded = message.encoded
+            if case .summary(let games, let wantsReply) = message, encoded.count > Self.syncMessageBudget || games.count > SyncMessage.gameLimit {
+                // Too big for one message: in parts to a peer that takes them; an
+                // older peer gets the summary's first games (it sends what it
+                // believes missing of the others, which is only wasteful).
+                let split = capabilities.readsParts
+                    ? SyncMessage.parts(of: games, wantsReply: wantsReply, byteBudget: Self.syncMessageBudget)
+                    : [SyncMessage.truncated(games, wantsReply: wantsReply, byteBudget: Self.olderPeerSummaryBudget)]
+                for part in split { sendSync(part.encoded, droppable: false) }
+                continue
+            }
             guard case .ops(let segments) = message else {
                 sendSync(encoded, droppable: false)
                 continue
