@@ -396,6 +396,38 @@ import Testing
         #expect(!linked(ann, catID) && !linked(bob, catID))
     }
 
+    /// Bob, the founder, turns cat's invitations off: ann, a member, may
+    /// not; cat's daemon refuses to make a code, saying who turned them
+    /// off, and the code cat made before admits nobody until bob turns
+    /// them on again.
+    @Test func anAdminTurnsAMembersInvitationsOffAndOn() throws {
+        let (ann, bob, cat) = try threeDaemonsInOneCircle()
+        let dan = try DaemonHarness()
+        defer { ann.cleanup(); bob.cleanup(); cat.cleanup(); dan.cleanup() }
+        try dan.start(name: "dan")
+        let before = try #require(try cat.json(["invite"])["code"] as? String)
+        let catID = try #require(try cat.json(["status"])["peerID"] as? String)
+        let byMember = try ann.cli(["circle", "invites", "cat", "off"])
+        #expect(byMember.status == 1 && byMember.stderr.contains("only the circle's founder and admins"), "\(byMember.stderr)")
+        let off = try bob.cli(["circle", "invites", "cat", "off"])
+        #expect(off.status == 0 && off.stdout.contains("may not invite"), "\(off.stdout)\(off.stderr)")
+        func offBy(_ h: DaemonHarness) -> String? {
+            ((try? h.json(["circle"]))?["members"] as? [[String: Any]])?.first { $0["peerID"] as? String == catID }?["invitationsOffByName"] as? String
+        }
+        #expect(eventually(20) { offBy(cat) == "bob" && offBy(ann) == "bob" })
+        #expect(try ann.cli(["circle"]).stdout.contains("cat's invitations are off (turned off by bob)"))
+        let refused = try cat.cli(["invite"])
+        #expect(refused.status == 1 && refused.stderr.contains("bob") && refused.stderr.contains("turned this device's invitations off"), "\(refused.stderr)")
+        // The code cat made before: cat itself answers that it was revoked.
+        let address = try cat.peerAddress()
+        let early = try dan.cli(["join", before, "--address", address])
+        #expect(early.status != 0 && early.stderr.contains("revoked"), "\(early.stdout)\(early.stderr)")
+        #expect(try bob.cli(["circle", "invites", "cat", "on"]).status == 0)
+        #expect(eventually(20) { offBy(cat) == nil && (try? cat.json(["circle"])) != nil })
+        let joined = try dan.cli(["join", before, "--address", address])
+        #expect(joined.status == 0, "\(joined.stdout)\(joined.stderr)")
+    }
+
     /// Ann starts a game only bob may play: cat watches (its moves are
     /// refused with exit 1, its list says so), until ann adds cat. Bob
     /// archives the game and it leaves every device's list; cat lists it again.
