@@ -91,8 +91,8 @@ public struct GameReplica: Sendable {
     public private(set) var chains: [PeerID: [Op]] = [:]
     /// Authors shown to have signed two different ops at one place in
     /// their chain (equivocation): the second is refused as a conflict,
-    /// so replicas that got them in other orders differ. Kept while the
-    /// daemon runs; anti-entropy offers the other op again after a restart.
+    /// so replicas that got them in other orders differ. The daemon keeps
+    /// them in its store and gives them back with ``noteEquivocator(_:)``.
     public private(set) var equivocators: Set<PeerID> = []
     /// Authenticated ops waiting for their predecessor or the genesis.
     private var pending: [PeerID: [UInt64: Op]] = [:]
@@ -199,6 +199,12 @@ public struct GameReplica: Sendable {
     func holds(_ op: Op) -> Bool? {
         guard let held = self.op(author: op.author, seq: op.seq) else { return nil }
         return held.hash == op.hash
+    }
+
+    /// Notes that `author` was shown to sign two ops at one place (known
+    /// from an earlier run: the second op itself was refused, never kept).
+    public mutating func noteEquivocator(_ author: PeerID) {
+        equivocators.insert(author)
     }
 
     /// Admits an authenticated op (its signature, or that of a later op in

@@ -14,6 +14,12 @@ public struct Replica: Sendable {
     public let circle: CircleKey
     /// The games, by id.
     public private(set) var games: [GameID: GameReplica] = [:]
+
+    /// Notes that `author` signed two ops at one place of `game`
+    /// (``GameReplica/noteEquivocator(_:)``); nothing when the game is not held.
+    public mutating func noteEquivocator(_ author: PeerID, in game: GameID) {
+        games[game]?.noteEquivocator(author)
+    }
     /// How many ops were refused, by reason.
     public private(set) var rejectionCounts: [OpRejection: Int] = [:]
     /// The waiting-op limit.

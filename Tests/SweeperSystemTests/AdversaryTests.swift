@@ -281,6 +281,35 @@ import Testing
         for c in checks { expectLoggedOnce(target, since: c.offset, c.needles, what: c.what) }
     }
 
+    /// A member signs two different moves at one place of its chain and
+    /// sends both: the second is refused as a conflict, logged, and `show`
+    /// names the member, on the target and, after a restart, still (the
+    /// refused move itself is never kept, so only that note remembers it).
+    @Test func aMemberWhoSignsTwoMovesAtOnePlaceIsNamedEvenAfterARestart() throws {
+        let scene = try AttackScene()
+        defer { scene.cleanup() }
+        let (target, port, circle) = (scene.target, scene.port, scene.circle)
+        let game = try #require(GameID(hex: scene.game))
+        let mallory = try scene.admit(from: "127.0.0.36")
+        let offset = target.log().utf8.count
+        let p = try AdversaryPeer(port: port, from: "127.0.0.36", circle: circle, identity: mallory)
+        p.sendHello()
+        p.send(ops: [Forge.op(author: mallory, circle: circle, game: game, payload: .mark(cell: 0, mark: .flag)),
+                     Forge.op(author: mallory, circle: circle, game: game, payload: .mark(cell: 1, mark: .flag))])
+        p.send(sync: .summary([game: VersionVector()], wantsReply: true))
+        #expect(p.nextSync { if case .ops = $0 { true } else { false } } != nil, "the daemon stopped talking")
+        func named() -> [String] {
+            ((try? target.result(#"{"id":1,"command":"show","game":"\#(game)"}"#))?["equivocatedBy"] as? [String]) ?? []
+        }
+        #expect(eventually(10) { named().count == 1 }, "show names nobody")
+        let short = mallory.peerID.shortDescription
+        #expect(!target.logLines(since: offset, containing: "reason=conflictingOp", "peer=\(short)").isEmpty, "the refusal was not logged")
+        #expect(!target.logLines(since: offset, containing: "two different moves at one place", "author=\(short)").isEmpty)
+        target.stop()
+        try target.start()
+        #expect(named().count == 1, "the note did not outlive a restart")
+    }
+
     /// A member linked to the target pushes moves live, without
     /// signatures. The target takes each as the link's peer's own (a live
     /// push names no author: she cannot push one as anybody else), shows

@@ -22,6 +22,18 @@ struct GameEngine: Sendable {
     private(set) var circles: [CircleGames]
 
     static let previousCirclesKey = "circle.previous"
+    /// The setting that keeps, per game, the authors shown to have signed
+    /// two ops at one place: lines of `game-hex author-hex`.
+    static let equivocatorsKey = "games.equivocators"
+
+    /// The (game, author) pairs of ``equivocatorsKey``'s value.
+    static func equivocators(in text: String) -> [(GameID, PeerID)] {
+        text.split(separator: "\n").compactMap { line in
+            let parts = line.split(separator: " ")
+            guard parts.count == 2, let game = GameID(hex: String(parts[0])), let author = try? PeerID(parsing: String(parts[1])) else { return nil }
+            return (game, author)
+        }
+    }
 
     /// Loads (or makes, on first start) the identity and circle, then
     /// rebuilds every game from its stored ops.
@@ -67,9 +79,11 @@ struct GameEngine: Sendable {
         }
         if malformed > 0 { logger.error("stored ops that cannot be decoded were skipped", metadata: ["count": "\(malformed)"]) }
         var circles: [CircleGames] = []
+        let equivocators = equivocators(in: try store.setting(equivocatorsKey) ?? "")
         for key in keys {
             var replica = Replica(circle: key, reader: identity)
             if !ops.isEmpty || !vouched.isEmpty { replica.restore(ops, vouched: vouched) }
+            for (game, author) in equivocators { replica.noteEquivocator(author, in: game) }
             circles.append(CircleGames(circle: key, author: OpAuthor(identity: identity, circle: key), replica: replica))
         }
         return GameEngine(identity: identity, circles: circles)

@@ -183,6 +183,31 @@ actor GameService {
             violation: done.violation)
     }
 
+    /// Keeps, across restarts, the authors shown to have signed two
+    /// different ops at one place of a game (the second op is refused, so
+    /// only this note remembers it), and says so once in the log: `show`
+    /// names them (`equivocatedBy`).
+    private func noteEquivocations(_ pairs: [(GameID, PeerID)]) {
+        guard !pairs.isEmpty else { return }
+        let text = (try? store.setting(GameEngine.equivocatorsKey)) ?? nil
+        let known = Set(GameEngine.equivocators(in: text ?? "").map { "\($0.0) \($0.1)" })
+        var lines = (text ?? "").split(separator: "\n").map(String.init)
+        var added = false
+        for (game, author) in pairs where !known.contains("\(game) \(author)") && !lines.contains("\(game) \(author)") {
+            lines.append("\(game) \(author)")
+            added = true
+            logger.warning(
+                "a player signed two different moves at one place of a game: devices that got them in other orders differ",
+                metadata: ["game": "\(game)", "author": "\(author.shortDescription)"])
+        }
+        guard added else { return }
+        do {
+            try store.setSetting(GameEngine.equivocatorsKey, lines.joined(separator: "\n"))
+        } catch {
+            logger.error("could not keep a note of a player's conflicting moves", metadata: ["error": "\(error)"])
+        }
+    }
+
     /// Shows, relays and queues for writing accepted remote ops (new games
     /// with their genesis) that are already in the engine. Viewers are told
     /// and peers are sent the ops first, and the write comes in a job of its
@@ -192,6 +217,7 @@ actor GameService {
     /// to the other screens. When the write fails, the engine is reloaded
     /// from the store and the ops come back with the next summary exchange.
     private func commitRemote(_ outcome: InsertOutcome, before: [GameID: GameStatus]) {
+        noteEquivocations(outcome.rejected.filter { $0.reason == .conflictingOp }.map { ($0.gameID, $0.author) })
         // Ops held unsigned that a signature vouches for now: stored so, and relayed with the new ones.
         unwritten.signed += outcome.signed
         defer {
