@@ -316,15 +316,18 @@ public enum Commands {
         public var status: PlayStatus
         /// Share of safe cells revealed after the move.
         public var progress: Double
-        /// The player who tripped the mine, if the game is lost.
+        /// The player who tripped the mine (peer id), if the game is lost.
         public var trippedBy: String?
+        /// That player's name, when known.
+        public var trippedByName: String?
         /// Creates a move result.
-        public init(game: String, changed: [CellChange], status: PlayStatus, progress: Double, trippedBy: String?) {
+        public init(game: String, changed: [CellChange], status: PlayStatus, progress: Double, trippedBy: String?, trippedByName: String? = nil) {
             self.game = game
             self.changed = changed
             self.status = status
             self.progress = progress
             self.trippedBy = trippedBy
+            self.trippedByName = trippedByName
         }
     }
 

@@ -134,7 +134,7 @@ public enum ControlFormatting {
             out = "Changed \(r.changed.count) cells."
         }
         out += "\n" + "Status: " + status(r.status, progress: r.progress)
-        if r.status == .lost, let t = r.trippedBy { out += " (mine tripped by \(shortID(t)))" }
+        if r.status == .lost, let t = r.trippedBy { out += " (mine tripped by \(r.trippedByName ?? shortID(t)))" }
         return out + "\n"
     }
 

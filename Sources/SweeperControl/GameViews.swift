@@ -222,8 +222,8 @@ public struct GameView: Codable, Equatable, Sendable {
         try c.encode(flags, forKey: .flags)
         try c.encode(board, forKey: .board)
         try c.encode(players, forKey: .players)
-        // `trippedBy` is always present: a peer id or null.
-        if let trippedBy { try c.encode(trippedBy, forKey: .trippedBy) } else { try c.encodeNil(forKey: .trippedBy) }
+        // Absent, like every field without a value, unless a mine went off.
+        try c.encodeIfPresent(trippedBy, forKey: .trippedBy)
         try c.encode(elapsedSeconds, forKey: .elapsedSeconds)
         try c.encode(progress, forKey: .progress)
         try c.encode(assisted, forKey: .assisted)

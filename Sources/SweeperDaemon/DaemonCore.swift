@@ -73,7 +73,8 @@ struct DaemonCore: Sendable {
         let selection = SyncSelection(mode: mode, choices: (try? store.gameChoices()) ?? [:])
         let play = PlayClock(
             identity: engine.identity, store: store, links: links, gossip: gossip, forgotten: selection.forgotten, clock: clock, logger: logger)
-        let views = ReplyViews(ownID: engine.identity.peerID, ownName: settings.name, peers: book, play: play)
+        let members = CircleMembers(store: store, identity: engine.identity, firstKey: engine.circle, logger: logger)
+        let views = ReplyViews(ownID: engine.identity.peerID, ownName: settings.name, peers: book, members: members, play: play)
         let service = GameService(
             store: store, engine: engine,
             sinks: GameServiceSinks(
@@ -83,7 +84,6 @@ struct DaemonCore: Sendable {
         let presence = PresenceService(
             identity: engine.identity, links: links, gossip: gossip, changes: peerEvents, play: play, eventLoop: eventLoop, clock: clock,
             logger: logger)
-        let members = CircleMembers(store: store, identity: engine.identity, firstKey: engine.circle, logger: logger)
         let inbox = PeerInbox(
             service: service, links: links, sessions: sessions, gossip: gossip, peers: book, changes: peerEvents, presence: presence, play: play,
             members: members, clock: clock, logger: logger)

@@ -67,13 +67,15 @@ import Testing
         #expect((error["message"] as? String)?.contains("'x'") == true)
     }
 
-    @Test func gameViewAlwaysCarriesTrippedBy() throws {
+    /// Like every field without a value, `trippedBy` is absent until a mine goes off.
+    @Test func gameViewLeavesOutTrippedByUntilAMineGoesOff() throws {
         let view = GameView(
             id: "g", width: 2, height: 2, mines: 1, status: .playing, digest: "d", revealed: 1, flags: 0,
             board: ["1#", "##"], players: [], trippedBy: nil, elapsedSeconds: 3, progress: 1.0 / 3, assisted: false,
             questionMarks: false)
         let o = try object(view)
-        #expect(o["trippedBy"] is NSNull)
+        #expect(o["trippedBy"] == nil)
+        #expect(!String(decoding: try ControlCoding.line(view), as: UTF8.self).contains("null"))
         #expect(o["mineLayout"] == nil)
         #expect(try JSONDecoder().decode(GameView.self, from: ControlCoding.line(view)) == view)
     }

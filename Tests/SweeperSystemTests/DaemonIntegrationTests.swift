@@ -53,11 +53,11 @@ import Testing
         // Won: every safe cell is open; the covered ones are the mines, now shown.
         #expect(!board.joined().contains("#"))
         #expect(board.joined().filter { $0 == "*" || $0 == "F" }.count == 10)
-        #expect(wonView["trippedBy"] is NSNull)
+        #expect(wonView["trippedBy"] == nil)
         let players = try #require(wonView["players"] as? [[String: Any]])
         #expect(players.first?["id"] as? String == me)
         #expect((players.first?["score"] as? Int ?? 0) > 0)
-        for key in ["id", "width", "height", "mines", "status", "digest", "revealed", "flags", "board", "players", "trippedBy", "elapsedSeconds"] {
+        for key in ["id", "width", "height", "mines", "status", "digest", "revealed", "flags", "board", "players", "elapsedSeconds"] {
             #expect(wonView[key] != nil, "show --json lacks \(key)")
         }
         let scores = try h.json(["scores"])
@@ -299,6 +299,23 @@ import Testing
         #expect(try ann.json(["profile"])["colour"] as? String == "pink")
     }
 
+    /// Joining by address (no mDNS) links the new member to the one that
+    /// admitted it, with no `connect`, and the games come.
+    @Test func joiningByAddressLinksToTheMember() throws {
+        let ann = try DaemonHarness(), bob = try DaemonHarness()
+        defer { ann.cleanup(); bob.cleanup() }
+        try ann.start(name: "ann")
+        try bob.start(name: "bob")
+        let game = try #require(try bob.json(["new", "--preset", "beginner", "--seed", "4"])["id"] as? String)
+        let code = try #require(try bob.json(["invite"])["code"] as? String)
+        #expect(try ann.cli(["join", code, "--address", try bob.peerAddress()]).status == 0)
+        let bobID = try #require(try bob.json(["status"])["peerID"] as? String)
+        #expect(eventually(20) {
+            ((try? ann.json(["peers"]))?["peers"] as? [[String: Any]] ?? []).contains { $0["id"] as? String == bobID && $0["state"] as? String == "connected" }
+        }, "ann never linked to bob: \((try? ann.cli(["peers"]))?.stdout ?? "")")
+        #expect(eventually(20) { (try? ann.json(["show", game])) != nil })
+    }
+
     @Test func membershipRecordsReachEveryDevicePastARelayAndOutliveARestart() throws {
         // ann – bob – cat in a line, no mDNS: cat never links to ann.
         let (ann, bob, cat) = try threeDaemons()
@@ -394,6 +411,24 @@ import Testing
         let refusal = "refused a device that is not in the circle (\(catID.prefix(5)))"
         #expect(eventually(20) { ann.log().contains(refusal) }, "ann never refused cat's dial")
         #expect(!linked(ann, catID) && !linked(bob, catID))
+    }
+
+    /// Names and colours are people's: one another member has is refused,
+    /// saying so (and which colours are free).
+    @Test func aNameOrColourAnotherMemberHasIsRefused() throws {
+        let (ann, bob, cat) = try threeDaemonsInOneCircle()
+        defer { ann.cleanup(); bob.cleanup(); cat.cleanup() }
+        let taken = try cat.cli(["profile", "--name", "ANN"])
+        #expect(taken.status == 1 && taken.stderr.contains("'ANN' is the name of another device"), "\(taken.stderr)")
+        #expect(try cat.json(["profile"])["name"] as? String == "cat")
+        // Bob's new profile (name and colour in one signed note) reaches cat.
+        #expect(try bob.cli(["profile", "--name", "Bobby", "--colour", "red"]).status == 0)
+        #expect(eventually(20) {
+            ((try? cat.json(["circle"]))?["members"] as? [[String: Any]] ?? []).contains { $0["name"] as? String == "Bobby" }
+        })
+        let refused = try cat.cli(["profile", "--colour", "red"])
+        #expect(refused.status == 1 && refused.stderr.contains("free colours: blue"), "\(refused.stderr)")
+        #expect(try cat.cli(["profile", "--name", "Cat2", "--colour", "green"]).status == 0)
     }
 
     /// Bob, the founder, turns cat's invitations off: ann, a member, may

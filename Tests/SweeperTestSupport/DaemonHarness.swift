@@ -226,16 +226,14 @@ public final class DaemonHarness {
     }
 
     /// Joins `member`'s circle as a person does without mDNS: `sweeper
-    /// invite` there, `sweeper join CODE --address …` here, then `sweeper
-    /// connect` to the member. Returns the outcome of the join.
+    /// invite` there, `sweeper join CODE --address …` here (which links
+    /// this daemon to the member). Returns the outcome of the join.
     /// `options` go to `sweeper join` (such as `--old-games forget`).
     @discardableResult
     public func join(_ member: DaemonHarness, _ options: [String] = []) throws -> Outcome {
         guard let code = try member.json(["invite"])["code"] as? String else { throw HarnessError.socket("invite printed no code") }
         let address = try member.peerAddress()
-        let joined = try cli(["join", code, "--address", address] + options)
-        if joined.status == 0 { _ = try cli(["connect", address]) }
-        return joined
+        return try cli(["join", code, "--address", address] + options)
     }
 
     public func json(_ arguments: [String]) throws -> [String: Any] {

@@ -209,11 +209,29 @@ struct ControlRouter: ControlResponder {
                 guard !clean.isEmpty, clean == wanted else {
                     throw ControlError.badArguments("a name is 1 to \(PlayerName.byteLimit) bytes of UTF-8, without control characters")
                 }
+                // Names are people: one taken by another member is refused, saying whose it is.
+                let members = members.view.members.keys
+                if let other = book.others(named: clean, than: identity.peerID, among: members).first {
+                    throw ControlError(
+                        code: "name-taken",
+                        message: "'\(clean)' is the name of another device of the circle (\(other.shortDescription)); choose another")
+                }
                 name = clean
             }
             if let wanted = a.colour {
                 guard let index = PlayerColours.index(of: wanted) else {
                     throw ControlError.badArguments("colour must be one of: \(PlayerColours.choices.joined(separator: ", "))")
+                }
+                // A colour tells players apart: one another member shows is refused, naming the free ones.
+                if index != 0 {
+                    let others = members.view.members.keys.filter { $0 != identity.peerID }
+                    let taken = Set(others.compactMap { book.profile(of: $0)?.colour }.filter { $0 != 0 }.map(Int.init))
+                    if taken.contains(index) {
+                        let free = PlayerColours.choices.enumerated().filter { $0.offset != 0 && !taken.contains($0.offset) }.map(\.element)
+                        throw ControlError(
+                            code: "colour-taken",
+                            message: "another device of the circle shows \(wanted); free colours: \(free.isEmpty ? "none (use auto)" : free.joined(separator: ", "))")
+                    }
                 }
                 colour = UInt8(index)
             }

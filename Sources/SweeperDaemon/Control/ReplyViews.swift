@@ -17,14 +17,17 @@ struct ReplyViews: Sendable {
     let ownName: String
     /// Other players' names.
     let peers: PeerBook
+    /// The circle's members: two of one name are told apart.
+    let members: CircleMembers
     /// The games' played time.
     let play: PlayClock
 
     /// A player's name: this daemon's, a peer's as last heard, else the
-    /// short form of its id.
+    /// short form of its id; with the short id beside it when another
+    /// member has the same name (`Mum (AB12C)`).
     func name(of author: PeerID) -> String {
-        if author == ownID { return peers.name(of: ownID) ?? ownName }
-        return peers.name(of: author) ?? author.shortDescription
+        if let name = peers.distinctName(of: author, among: members.view.members.keys) { return name }
+        return author == ownID ? ownName : author.shortDescription
     }
 
     /// Players: every author of an op in the game, creator first.
@@ -113,7 +116,7 @@ struct ReplyViews: Sendable {
         let state = outcome.state
         return Commands.MoveResult(
             game: state.gameID.description, changed: Self.cellChanges(outcome.cells, in: state), status: state.status.shown,
-            progress: state.board.progress, trippedBy: state.trippedBy?.description)
+            progress: state.board.progress, trippedBy: state.trippedBy?.description, trippedByName: state.trippedBy.map(name(of:)))
     }
 }
 
@@ -429,6 +432,8 @@ extension ControlRouter {
                     throw ControlError(code: "invite-refused", message: "could not join: \(error)")
                 }
                 let games = try await circleChanges.joined(first, forgetGames: forget)
+                // A member reached by its address (no mDNS) stays a peer: dialled from now on, as `connect` does.
+                if let address { await network.connect(address) }
                 let tag = members.linkPolicy.current.tag
                 logger.notice("joined a circle", metadata: ["circle": "\(tag)", "admittedBy": "\(member.shortDescription)"])
                 return result(tag, admittedBy: member.description, games: games)

@@ -44,6 +44,19 @@ final class PeerBook: Sendable {
         return names.withLock { $0[peer] }
     }
 
+    /// The players other than `peer` whose name is `name` (case aside),
+    /// among `among`.
+    func others(named name: String, than peer: PeerID, among: some Sequence<PeerID>) -> [PeerID] {
+        among.filter { $0 != peer && self.name(of: $0).map { $0.caseInsensitiveCompare(name) == .orderedSame } == true }
+    }
+
+    /// A player's name told apart from another member's of the same name
+    /// (two devices that chose one name while apart): `Mum (AB12C)`.
+    func distinctName(of peer: PeerID, among members: some Sequence<PeerID>) -> String? {
+        guard let name = name(of: peer) else { return nil }
+        return others(named: name, than: peer, among: members).isEmpty ? name : "\(name) (\(peer.shortDescription))"
+    }
+
     /// A player's profile, when one came.
     func profile(of peer: PeerID) -> ProfileNote? {
         profiles.withLock { $0[peer] }
