@@ -76,11 +76,15 @@ extension Commands {
             /// What becomes of the games held before: kept (the default),
             /// readable here and never sent to the new circle, or forgotten.
             public var oldGames: OldGames?
+            /// How long to wait, without `address`, for the member that made
+            /// the code to appear (seconds, 0 to 600; 15 when absent).
+            public var waitSeconds: Double?
             /// Creates arguments.
-            public init(code: String, address: String? = nil, oldGames: OldGames? = nil) {
+            public init(code: String, address: String? = nil, oldGames: OldGames? = nil, waitSeconds: Double? = nil) {
                 self.code = code
                 self.address = address
                 self.oldGames = oldGames
+                self.waitSeconds = waitSeconds
             }
         }
         /// What `join` does with the games held before.

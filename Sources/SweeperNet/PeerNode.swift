@@ -368,7 +368,8 @@ public actor PeerNode: Service {
     private func admitHandshake(from ip: String, channel: any Channel) -> UInt64 {
         let (ticket, evicted) = handshakes.take(from: ip, holder: channel)
         if let evicted {
-            failureLog.log(logger, key: ip, "a stalled handshake made room for a newer one", metadata: ["remote": "\(ip)"])
+            let remote = evicted.remoteAddress?.hostPortText ?? ip
+            failureLog.log(logger, key: ip, "a stalled handshake made room for a newer one", metadata: ["remote": "\(remote)"])
             evicted.close(promise: nil)
         }
         return ticket

@@ -49,29 +49,38 @@ extension PeerNode {
     /// application cannot read) ends that member's try, as a malformed
     /// message does.
     public func redeem(
-        _ secret: InvitationSecret, address: (host: String, port: Int)?, perTarget: Duration = .seconds(5),
+        _ secret: InvitationSecret, address: (host: String, port: Int)?, perTarget: Duration = .seconds(5), waiting: Duration = .zero,
         accepting: @escaping @Sendable (ApplicationMessage) -> Bool = { _ in true }
     ) async -> AdmissionAnswer {
-        var targets: [DialTarget] = []
-        if let address {
-            targets.append(.host(address.host, port: address.port))
-        } else {
-            for sighting in directory.allSightings { targets += sighting.addresses.map { DialTarget.address($0) } }
-            for key in staticTargets.keys.sorted() {
-                if let endpoint = Self.split(key) { targets.append(.host(endpoint.host, port: endpoint.port)) }
-            }
-        }
+        // Daemons mDNS has yet to resolve (just started, or the network
+        // slow) and peers added meanwhile are tried as they appear, until
+        // `waiting` has passed.
+        let deadline = ContinuousClock.now + waiting
+        var tried: Set<String> = []
         // Only the invitation's maker admits: another member's "elsewhere" sends the search on.
         var elsewhere: AdmissionAnswer?
-        for target in targets {
-            guard let answer = await redeem(secret, at: target, within: perTarget, accepting: accepting) else { continue }
-            if case .refused(_, .elsewhere) = answer {
-                elsewhere = answer
-                continue
+        while true {
+            var targets: [DialTarget] = []
+            if let address {
+                targets.append(.host(address.host, port: address.port))
+            } else {
+                for sighting in directory.allSightings { targets += sighting.addresses.map { DialTarget.address($0) } }
+                for key in staticTargets.keys.sorted() {
+                    if let endpoint = Self.split(key) { targets.append(.host(endpoint.host, port: endpoint.port)) }
+                }
             }
-            return answer
+            for target in targets where tried.insert("\(target)").inserted {
+                guard let answer = await redeem(secret, at: target, within: perTarget, accepting: accepting) else { continue }
+                if case .refused(_, .elsewhere) = answer {
+                    elsewhere = answer
+                    continue
+                }
+                return answer
+            }
+            guard address == nil, ContinuousClock.now < deadline, !Task.isCancelled else { break }
+            try? await Task.sleep(for: .milliseconds(200))
         }
-        return elsewhere ?? .noAnswer(tried: targets.count)
+        return elsewhere ?? .noAnswer(tried: tried.count)
     }
 
     private static func split(_ key: String) -> (host: String, port: Int)? {

@@ -397,11 +397,20 @@ struct JoinCommand: AsyncParsableCommand {
             "The games this device holds now: keep them (readable here, never sent to the new circle) or forget them. Asked when not given on a terminal; kept otherwise.",
             valueName: "keep|forget"))
     var oldGames: Commands.Join.OldGames?
+    @Option(help: "How long to wait for the member that made the code to appear on the network, in seconds (0 to 600).")
+    var timeout: Double = 15
+
+    func validate() throws {
+        guard timeout.isFinite, (0...600).contains(timeout) else { throw ValidationError("--timeout must be 0 to 600 seconds, not \(timeout)") }
+    }
 
     func run() async throws {
         var choice = oldGames
         if choice == nil { choice = try await askAboutOldGames() }
-        try await callDaemon(options, Commands.Join.self, .init(code: code, address: address, oldGames: choice)) { r in
+        if address == nil, timeout > 0, isatty(STDERR_FILENO) == 1, !options.json {
+            Output.write("Looking for the member that made the code (up to \(Int(timeout)) s)…\n".utf8, to: STDERR_FILENO)
+        }
+        try await callDaemon(options, Commands.Join.self, .init(code: code, address: address, oldGames: choice, waitSeconds: timeout)) { r in
             var out = "Joined circle \(r.circleTag)."
             if let n = r.forgottenGames, n > 0 { out += " Forgot the \(n) game\(n == 1 ? "" : "s") held before." }
             if let n = r.keptGames, n > 0 { out += " The \(n) game\(n == 1 ? "" : "s") held before stay\(n == 1 ? "s" : "") here, never sent to the new circle." }

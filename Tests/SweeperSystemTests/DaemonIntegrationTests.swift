@@ -299,6 +299,28 @@ import Testing
         #expect(try ann.json(["profile"])["colour"] as? String == "pink")
     }
 
+    /// `join` without an address waits for the member that made the code
+    /// to appear (here a peer added two seconds later; on a LAN, mDNS
+    /// resolving it), instead of failing at once with no daemon tried.
+    @Test func joinWaitsForTheMemberToAppear() throws {
+        let ann = try DaemonHarness(), bob = try DaemonHarness()
+        defer { ann.cleanup(); bob.cleanup() }
+        try ann.start(name: "ann")
+        try bob.start(name: "bob")
+        let code = try #require(try bob.json(["invite"])["code"] as? String)
+        let quick = try ann.cli(["join", code, "--timeout", "0"])
+        #expect(quick.status == 1 && quick.stderr.contains("no member of the invitation's circle answered"), "\(quick.stderr)")
+        let started = Date()
+        let join = try StartedProcess([DaemonHarness.sweeper, "--socket", ann.socketPath, "join", code, "--timeout", "20"], environment: ann.environment())
+        usleep(2_000_000)
+        #expect(try ann.cli(["connect", try bob.peerAddress()]).status == 0)
+        let joined = join.wait(seconds: 30)
+        #expect(joined.status == 0, "\(joined.stdout)\(joined.stderr)")
+        #expect(Date().timeIntervalSince(started) >= 2, "the join did not wait for the member")
+        let bad = try ann.cli(["join", code, "--timeout", "700"])
+        #expect(bad.status == 2 && bad.stderr.contains("0 to 600"), "\(bad.stderr)")
+    }
+
     /// Joining by address (no mDNS) links the new member to the one that
     /// admitted it, with no `connect`, and the games come.
     @Test func joiningByAddressLinksToTheMember() throws {

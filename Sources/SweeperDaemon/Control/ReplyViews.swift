@@ -410,6 +410,8 @@ extension ControlRouter {
             address = parsed
         }
         let forget = a.oldGames == .forget
+        let wait = a.waitSeconds ?? 15
+        guard wait.isFinite, (0...600).contains(wait) else { throw ControlError.badArguments("waitSeconds must be 0 to 600, not \(wait)") }
         func result(_ tag: String, admittedBy: String? = nil, games: Int) -> Commands.Join.Result {
             Commands.Join.Result(
                 circleTag: tag, admittedBy: admittedBy, keptGames: forget ? nil : games, forgottenGames: forget ? games : nil)
@@ -423,7 +425,7 @@ extension ControlRouter {
             if members.view.invitations[secret.identity.peerID] != nil {
                 throw ControlError(code: "already-member", message: "this device made that invitation: it is in that circle already")
             }
-            switch await network.redeem(secret, address: address) {
+            switch await network.redeem(secret, address: address, waiting: .milliseconds(Int(wait * 1000))) {
             case .admitted(let member, let messages, let keys):
                 let first: CircleKey
                 do {
@@ -440,9 +442,10 @@ extension ControlRouter {
             case .refused(_, let why):
                 throw ControlError(code: "invite-refused", message: "\(why)")
             case .noAnswer(let tried):
+                let waited = address == nil && wait > 0 ? " in \(Int(wait)) s" : ""
                 throw ControlError(
                     code: "no-member",
-                    message: "no member of the invitation's circle answered (\(tried) daemons tried); start a member's daemon on this network, or give its address with --address HOST:PORT")
+                    message: "no member of the invitation's circle answered\(waited) (\(tried) address\(tried == 1 ? "" : "es") tried); start the daemon of the member that made the code on this network, or give its address with --address HOST:PORT")
             }
         }
     }

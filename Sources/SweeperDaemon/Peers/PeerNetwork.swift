@@ -171,8 +171,8 @@ final class PeerNetwork: Sendable {
     /// `address` when given, else every daemon mDNS sees and the static peers.
     /// A message the member sends before its answer that does not decode
     /// ends that member's try.
-    func redeem(_ secret: InvitationSecret, address: HostPort?) async -> AdmissionAnswer {
-        await node.redeem(secret, address: address.map { ($0.host, $0.port) }) { message in
+    func redeem(_ secret: InvitationSecret, address: HostPort?, waiting: Duration = .zero) async -> AdmissionAnswer {
+        await node.redeem(secret, address: address.map { ($0.host, $0.port) }, waiting: waiting) { message in
             (try? PeerMessage(type: message.type, body: message.body)) != nil
         }
     }
