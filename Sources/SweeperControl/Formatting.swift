@@ -1,4 +1,5 @@
 import Foundation
+import SweeperConventions
 
 /// Text forms of control results, shared by the CLI and the viewer.
 public enum ControlFormatting {
@@ -36,10 +37,11 @@ public enum ControlFormatting {
     public static func table(_ header: [String], _ rows: [[String]]) -> String {
         let all = [header] + rows
         var widths = [Int](repeating: 0, count: header.count)
-        for row in all { for (i, cell) in row.enumerated() where i < widths.count { widths[i] = max(widths[i], cell.count) } }
+        // Aligned by the columns a terminal draws (a name with emoji takes two per emoji).
+        for row in all { for (i, cell) in row.enumerated() where i < widths.count { widths[i] = max(widths[i], DisplayWidth.of(cell)) } }
         return all.map { row in
             row.enumerated().map { i, cell in
-                i == row.count - 1 ? cell : cell + String(repeating: " ", count: widths[i] - cell.count)
+                i == row.count - 1 || i >= widths.count ? cell : DisplayWidth.padded(cell, to: widths[i])
             }.joined(separator: "  ")
         }.joined(separator: "\n") + "\n"
     }
@@ -53,7 +55,7 @@ public enum ControlFormatting {
                 [
                     shortID($0.id) + ($0.archived == true ? " (archived)" : ""), size(width: $0.width, height: $0.height, mines: $0.mines),
                     status($0.status, progress: $0.progress) + ($0.assisted ? " (assisted)" : "") + ($0.watching == true ? " (watching)" : "")
-                        + ($0.privateGame == true ? " (private)" : ""),
+                        + ($0.privateGame == true ? " (private)" : "") + ($0.onlyHere == true ? " (only on this device)" : ""),
                     duration($0.elapsedSeconds), date($0.created), $0.ended.map(date) ?? "-",
                     $0.chosenPlayers.map { "only " + $0.joined(separator: ", ") } ?? $0.players.joined(separator: ", "),
                 ]
@@ -109,6 +111,7 @@ public enum ControlFormatting {
         if v.assisted { parts.append("assisted") }
         if v.archived == true { parts.append("archived") }
         if v.privateGame == true { parts.append("private") }
+        if v.onlyHere == true { parts.append("only on this device (held before joining this circle)") }
         if let chosen = v.chosenPlayers { parts.append("played by " + chosen.joined(separator: ", ")) }
         if v.watching == true { parts.append("watching") }
         if !v.players.isEmpty {

@@ -75,14 +75,18 @@ public struct GameSummary: Codable, Equatable, Sendable {
     public var archived: Bool?
     /// True when the game is private (only its players read it); absent otherwise.
     public var privateGame: Bool?
+    /// True when the game is only on this device: held from before it
+    /// joined its circle, readable here and never sent to the circle; absent otherwise.
+    public var onlyHere: Bool?
 
     /// Creates a summary.
     public init(
         id: String, width: Int, height: Int, mines: Int, status: PlayStatus, progress: Double, elapsedSeconds: Int,
         players: [String], created: Double, ended: Double? = nil, assisted: Bool, chosenPlayers: [String]? = nil,
-        watching: Bool? = nil, archived: Bool? = nil, privateGame: Bool? = nil
+        watching: Bool? = nil, archived: Bool? = nil, privateGame: Bool? = nil, onlyHere: Bool? = nil
     ) {
         self.privateGame = privateGame
+        self.onlyHere = onlyHere
         self.chosenPlayers = chosenPlayers
         self.watching = watching
         self.archived = archived
@@ -169,6 +173,8 @@ public struct GameView: Codable, Equatable, Sendable {
     /// their chain (a broken device, or an attack: devices that got the
     /// moves in other orders show different boards); absent when none.
     public var equivocatedBy: [String]?
+    /// True when the game is only on this device (see ``GameSummary/onlyHere``); absent otherwise.
+    public var onlyHere: Bool?
 
     /// Creates a view.
     public init(
@@ -176,10 +182,11 @@ public struct GameView: Codable, Equatable, Sendable {
         board: [String], players: [PlayerScore], trippedBy: String?, elapsedSeconds: Int, progress: Double,
         assisted: Bool, questionMarks: Bool, mineLayout: [String]? = nil, wrongFlags: [CellPosition]? = nil,
         created: Double? = nil, ended: Double? = nil, chosenPlayers: [String]? = nil, watching: Bool? = nil,
-        archived: Bool? = nil, privateGame: Bool? = nil, equivocatedBy: [String]? = nil
+        archived: Bool? = nil, privateGame: Bool? = nil, equivocatedBy: [String]? = nil, onlyHere: Bool? = nil
     ) {
         self.privateGame = privateGame
         self.equivocatedBy = equivocatedBy
+        self.onlyHere = onlyHere
         self.chosenPlayers = chosenPlayers
         self.watching = watching
         self.archived = archived
@@ -207,7 +214,7 @@ public struct GameView: Codable, Equatable, Sendable {
     private enum CodingKeys: String, CodingKey {
         case id, width, height, mines, status, digest, revealed, flags, board, players, trippedBy, elapsedSeconds
         case progress, assisted, questionMarks, mineLayout, wrongFlags, created, ended, chosenPlayers, watching, archived, privateGame
-        case equivocatedBy
+        case equivocatedBy, onlyHere
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -237,6 +244,7 @@ public struct GameView: Codable, Equatable, Sendable {
         try c.encodeIfPresent(archived, forKey: .archived)
         try c.encodeIfPresent(privateGame, forKey: .privateGame)
         try c.encodeIfPresent(equivocatedBy, forKey: .equivocatedBy)
+        try c.encodeIfPresent(onlyHere, forKey: .onlyHere)
     }
 }
 

@@ -74,7 +74,7 @@ struct DaemonCore: Sendable {
         let play = PlayClock(
             identity: engine.identity, store: store, links: links, gossip: gossip, forgotten: selection.forgotten, clock: clock, logger: logger)
         let members = CircleMembers(store: store, identity: engine.identity, firstKey: engine.circle, logger: logger)
-        let views = ReplyViews(ownID: engine.identity.peerID, ownName: settings.name, peers: book, members: members, play: play)
+        let views = ReplyViews(ownID: engine.identity.peerID, ownName: settings.name, peers: book, members: members, links: links, play: play)
         let service = GameService(
             store: store, engine: engine,
             sinks: GameServiceSinks(

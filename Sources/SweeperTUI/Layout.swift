@@ -151,6 +151,7 @@ public struct ViewerRenderer: Sendable {
             text += glyphs.separator + "game " + ControlFormatting.shortID(g.id) + glyphs.separator
                 + "\(g.width)×\(g.height), \(g.mines) mines"
             if g.assisted { text += glyphs.separator + "assisted" }
+            if g.onlyHere == true { text += glyphs.separator + "only on this device" }
         }
         screen.put(0, 0, self.text(text), Style(bold: true))
         let help = "? help "

@@ -1,4 +1,5 @@
 import Foundation
+import SweeperConventions
 import NIOCore
 import NIOEmbedded
 import Testing
@@ -89,6 +90,18 @@ import Testing
 }
 
 @Suite struct FormattingTests {
+    /// A name with emoji or wide characters keeps the columns after it in
+    /// line, as a terminal draws them.
+    @Test func tablesAlignByDisplayWidth() {
+        let text = ControlFormatting.table(["NAME", "ROLE"], [["Mum 🌷", "admin"], ["おばあ", "member"], ["Max", "member"]])
+        let lines = text.split(separator: "\n").map(String.init)
+        let roleColumns = lines.map { line -> Int in
+            guard let r = line.range(of: "  ", options: .backwards) else { return -1 }
+            return DisplayWidth.of(line[..<r.upperBound])
+        }
+        #expect(Set(roleColumns).count == 1, "\(text)")
+    }
+
     @Test func durationsSizesAndStatuses() {
         #expect(ControlFormatting.duration(0) == "0:00:00")
         #expect(ControlFormatting.duration(3_725) == "1:02:05")

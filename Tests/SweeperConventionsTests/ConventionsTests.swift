@@ -118,3 +118,18 @@ import Testing
         #expect(throws: PrivateDirectoryError.self) { try PrivateDirectory.make(file + "/below") }
     }
 }
+
+/// Columns as a terminal draws them: what tables align by.
+@Suite struct DisplayWidthTests {
+    @Test func emojiAndWideCharactersTakeTwoColumnsAndMarksNone() {
+        #expect(DisplayWidth.of("Mum") == 3)
+        #expect(DisplayWidth.of("Mum 🌷") == 6)
+        #expect(DisplayWidth.of("❤️") == 2)  // an emoji by its variation selector
+        #expect(DisplayWidth.of("❤") == 1)  // the same, as text
+        #expect(DisplayWidth.of("おばあちゃん") == 12)
+        #expect(DisplayWidth.of("Zoë") == 3 && DisplayWidth.of("Zoe\u{0308}") == 3)
+        #expect(DisplayWidth.of("👨‍👩‍👧") == 2)  // one family, one picture
+        #expect(DisplayWidth.padded("🌷", to: 4) == "🌷  ")
+        #expect(DisplayWidth.padded("Mum", to: 2) == "Mum")
+    }
+}

@@ -548,6 +548,14 @@ import Testing
         }
         #expect(eventually(20) { ids(ann) == [annsOld, bobs] && ids(cat) == [bobs] }, "ann \(ids(ann)), cat \(ids(cat))")
         #expect(try ann.json(["show", annsOld])["id"] as? String == annsOld)
+        // Ann's kept game says it is hers alone, in games, show and their text; bob's does not.
+        func onlyHere(_ h: DaemonHarness, _ game: String) -> Bool? {
+            ((try? h.json(["games"]))?["games"] as? [[String: Any]])?.first { $0["id"] as? String == game }?["onlyHere"] as? Bool
+        }
+        #expect(onlyHere(ann, annsOld) == true && onlyHere(ann, bobs) == nil)
+        #expect(try ann.json(["show", annsOld])["onlyHere"] as? Bool == true)
+        #expect(try ann.cli(["games"]).stdout.contains("(only on this device)"))
+        #expect(try ann.cli(["show", annsOld]).stdout.contains("only on this device"))
         // Bob and cat sync with ann for a while: her old game never reaches them.
         #expect(try ann.cli(["connect", try cat.peerAddress()]).status == 0)
         let cell = try #require(firstCovered(try bob.json(["show", bobs])["board"] as? [String] ?? []))

@@ -19,6 +19,8 @@ struct ReplyViews: Sendable {
     let peers: PeerBook
     /// The circle's members: two of one name are told apart.
     let members: CircleMembers
+    /// The links, which know the games of circles this device left.
+    let links: LinkRegistry
     /// The games' played time.
     let play: PlayClock
 
@@ -44,7 +46,7 @@ struct ReplyViews: Sendable {
             players: players(replica, state).map(name(of:)), created: Double(state.startMillis) / 1000,
             ended: state.endMillis.map { Double($0) / 1000 }, assisted: state.isAssisted, chosenPlayers: chosenPlayers(state),
             watching: state.mayMove(ownID) ? nil : true, archived: state.isArchived ? true : nil,
-            privateGame: state.isPrivate ? true : nil)
+            privateGame: state.isPrivate ? true : nil, onlyHere: links.withholds(state.gameID) ? true : nil)
     }
 
     /// The names of the devices the creator chose to move (creator first,
@@ -72,7 +74,8 @@ struct ReplyViews: Sendable {
             created: Double(state.startMillis) / 1000, ended: state.endMillis.map { Double($0) / 1000 },
             chosenPlayers: chosenPlayers(state), watching: state.mayMove(ownID) ? nil : true,
             archived: state.isArchived ? true : nil, privateGame: state.isPrivate ? true : nil,
-            equivocatedBy: replica.equivocators.isEmpty ? nil : replica.equivocators.sorted().map(name(of:)))
+            equivocatedBy: replica.equivocators.isEmpty ? nil : replica.equivocators.sorted().map(name(of:)),
+            onlyHere: links.withholds(state.gameID) ? true : nil)
     }
 
     /// After a loss, the flags on cells without a mine.

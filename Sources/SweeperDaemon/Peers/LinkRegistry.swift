@@ -46,6 +46,12 @@ final class LinkRegistry: Sendable {
         withheld.withLock { $0 = games }
     }
 
+    /// Whether `game` is one of a circle this device left: kept here to
+    /// read, never sent (shown as "only on this device").
+    func withholds(_ game: GameID) -> Bool {
+        withheld.withLock { $0.contains(game) }
+    }
+
     /// Sets the players of each private game.
     func setPrivatePlayers(_ players: [GameID: Set<PeerID>]) {
         privatePlayers.withLock { $0 = players }
