@@ -457,8 +457,34 @@ struct ConnectCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "connect", abstract: "Dial a peer by address.")
     @OptionGroup var options: ClientOptions
     @Argument(help: "HOST:PORT of the peer.") var address: String
+    @Option(help: "How long to wait to say whether it linked, in seconds (0 to 60).") var wait: Double = 3
+
+    func validate() throws {
+        guard wait.isFinite, (0...60).contains(wait) else { throw ValidationError("--wait must be 0 to 60 seconds, not \(wait)") }
+    }
+
     func run() async throws {
-        try await callDaemon(options, Commands.Connect.self, .init(address: address)) { _ in "Connecting.\n" }
+        try await callDaemon(options, Commands.Connect.self, .init(address: address)) { _ in "" }
+        guard !options.json else { return }
+        Output.write(await outcome())
+    }
+
+    /// Whether the dial linked within `wait` seconds, or why not yet: the
+    /// daemon keeps dialling either way.
+    private func outcome() async -> String {
+        let deadline = ContinuousClock.now + .milliseconds(Int(wait * 1000))
+        var why: String?
+        repeat {
+            if let r = try? await ControlClient.withConnection(socketPath: options.socketPath, { try await $0.call(Commands.Peers.self, .init(all: true)) }) {
+                if let peer = r.peers.first(where: { $0.state == .connected && $0.addresses.contains(address) }) {
+                    return "Linked to \(ControlFormatting.device(name: peer.name, peerID: peer.id)) at \(address).\n"
+                }
+                why = r.unreached?.first { $0.address == address }?.reason
+                if why != nil { break }
+            }
+            try? await Task.sleep(for: .milliseconds(200))
+        } while ContinuousClock.now < deadline
+        return "Not linked to \(address) yet\(why.map { ": \($0)" } ?? ""). The daemon keeps trying (see sweeper peers --all).\n"
     }
 }
 

@@ -336,6 +336,13 @@ import Testing
             ((try? ann.json(["peers"]))?["peers"] as? [[String: Any]] ?? []).contains { $0["id"] as? String == bobID && $0["state"] as? String == "connected" }
         }, "ann never linked to bob: \((try? ann.cli(["peers"]))?.stdout ?? "")")
         #expect(eventually(20) { (try? ann.json(["show", game])) != nil })
+        // Connecting to a peer that answers says it linked, and to whom.
+        let carl = try DaemonHarness()
+        defer { carl.cleanup() }
+        try carl.start(name: "carl")
+        #expect(try carl.join(bob).status == 0)
+        let linked = try carl.cli(["connect", try ann.peerAddress()])
+        #expect(linked.status == 0 && linked.stdout.contains("Linked to ann"), "\(linked.stdout)")
     }
 
     @Test func membershipRecordsReachEveryDevicePastARelayAndOutliveARestart() throws {
@@ -707,7 +714,9 @@ import Testing
         // then on (with backoff) and listed as a static peer once reached.
         let bad = try h.cli(["connect", "no-port-here"])
         #expect(bad.status == 2 && bad.stderr.contains("HOST:PORT"))
-        #expect(try h.cli(["connect", "127.0.0.1:9"]).status == 0)
+        // Nothing listens there: connect says so plainly, and that the daemon keeps trying.
+        let nobody = try h.cli(["connect", "127.0.0.1:9"])
+        #expect(nobody.status == 0 && nobody.stdout.contains("Not linked to 127.0.0.1:9 yet: ") && nobody.stdout.contains("keeps trying"), "\(nobody.stdout)")
         #expect(try h.json(["peers"])["peers"] as? [Any] != nil)
         // Nothing listens there: `peers --all` says so, with why and when.
         #expect(eventually(10) {
