@@ -346,18 +346,22 @@ public struct ViewerRenderer: Sendable {
             let (word, colour): (String, Color?) = switch g.status {
             case .won: ("won", .green)
             case .lost: ("lost", .red)
-            case .playing: (g.watching == true ? "watching" : "playing", nil)
+            // A spectator "watches"; who has the game open is "looking" (below): two words for two things.
+            case .playing: (g.watching == true ? "you watch" : "playing", nil)
             }
             var next = screen.put(x, y, word, style(Style(foreground: colour, bold: g.status != .playing)))
             line = "\(sep)\(Int((viewer.progress * 100).rounded(.down)))%"
             if let t = g.trippedBy { line += "\(sep)mine tripped by \(viewer.name(of: t))" }
             let watching = viewer.watching
-            if !watching.isEmpty { line += "\(sep)" + watching.map(\.name).joined(separator: ", ") + " watching" }
+            if !watching.isEmpty { line += "\(sep)looking: " + watching.map(\.name).joined(separator: ", ") }
             next = screen.put(next, y, line)
             _ = next
             var who = " Players: " + (g.players.isEmpty ? "none yet" : g.players.map { "\($0.name) \($0.score)" }.joined(separator: ", "))
             let circle = viewer.peers.filter { !$0.otherCircle }
-            if !circle.isEmpty {
+            if case .retrying = viewer.connection {
+                // What the peers were is not known while the daemon is away.
+                who += sep + "Peers: unknown while the daemon is away"
+            } else if !circle.isEmpty {
                 who += sep + "Peers: " + circle.map { "\($0.name) \($0.stateWords)" }.joined(separator: ", ")
             }
             screen.put(0, y + 1, text(who))

@@ -147,7 +147,7 @@ extension Viewer {
     /// players): said, and no move is sent.
     private mutating func refusedAsSpectator() -> Bool {
         guard game?.watching == true else { return false }
-        message = "You are watching: the creator chose who plays this game."
+        message = "You watch this game: the creator chose who plays it."
         return true
     }
 

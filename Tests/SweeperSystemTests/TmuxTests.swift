@@ -373,8 +373,8 @@ final class TmuxPane {
             return 2 + 2 * x < row.count && row[2 + 2 * x] == initial
         }
         // Both cursors start on the centre of the 9×9 board; each viewer draws the other's.
-        annPane.waitFor("bob's cursor on ann's screen") { cursor($0, "B", x: 4, y: 4) && $0.joined().contains("bob watching") }
-        bobPane.waitFor("ann's cursor on bob's screen") { cursor($0, "A", x: 4, y: 4) && $0.joined().contains("ann watching") }
+        annPane.waitFor("bob's cursor on ann's screen") { cursor($0, "B", x: 4, y: 4) && $0.joined().contains("looking: bob") }
+        bobPane.waitFor("ann's cursor on bob's screen") { cursor($0, "A", x: 4, y: 4) && $0.joined().contains("looking: ann") }
         // The CLI says who looks where.
         let presence = try a.json(["peers"])["presence"] as? [[String: Any]] ?? []
         #expect(presence.contains { $0["name"] as? String == "bob" && $0["game"] as? String == game && $0["x"] as? Int == 4 })
@@ -391,7 +391,7 @@ final class TmuxPane {
         // Bob quits: his cursor and his name leave ann's screen.
         bobPane.send("q", literal: true)
         bobPane.waitFor("play exited 0")
-        annPane.waitFor("bob gone") { !cursor($0, "B", x: 6, y: 4) && !$0.joined().contains("bob watching") }
+        annPane.waitFor("bob gone") { !cursor($0, "B", x: 6, y: 4) && !$0.joined().contains("looking: bob") }
         annPane.send("q", literal: true)
         annPane.waitFor("play exited 0")
     }

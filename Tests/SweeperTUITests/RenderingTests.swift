@@ -232,17 +232,31 @@ func viewer(_ view: GameView) -> Viewer {
         v.cursor = BoardPosition(x: 0, y: 0)
         for key in [Key.character(" "), .character("f"), .enter, .character("c")] {
             #expect(v.handle(key).isEmpty, "\(key) sent a move from a device that watches")
-            #expect(v.message?.contains("watching") == true)
+            #expect(v.message?.contains("You watch this game") == true)
         }
         _ = v.handle(.right)
         #expect(v.handle(.enter).isEmpty, "a chord")
         let screen = ViewerRenderer(glyphs: .ascii, color: false).render(&v, width: 60, height: 12)
-        #expect(screen.line(9).contains("| watching |") && !screen.line(9).contains("playing"), "\(screen.text)")
+        #expect(screen.line(9).contains("| you watch |") && !screen.line(9).contains("playing"), "\(screen.text)")
         // Added as a player (the view fetched again after `game-changed`), it plays.
         view.watching = nil
         v.load(view)
         #expect(v.apply(ControlEvent(event: .gameChanged, game: id)) == [.refresh(game: id)])
         #expect(v.handle(.enter) == [.chord(game: id, x: 1, y: 0)])
+    }
+
+    /// With the daemon away, the peers line does not go on saying what it
+    /// last heard ("Mum in sync"): their state is not known.
+    @Test func thePeersLineSaysNothingStaleWhileTheDaemonIsAway() {
+        var v = viewer(gameView(["##", "##"], mines: 1))
+        v.peers = [PeerInfo(
+            id: "p1", name: "Mum", addresses: [], state: .connected, via: [], lastSeenSecondsAgo: 0, roundTripMs: 1,
+            sync: PeerInfo.Sync(theyLack: 0, weLack: 0), otherCircle: false)]
+        var screen = ViewerRenderer(glyphs: .ascii, color: false).render(&v, width: 90, height: 12)
+        #expect(screen.text.contains("Mum in sync"), "\(screen.text)")
+        v.connection = .retrying("The daemon went away; retrying in 1.0 s (attempt 1).")
+        screen = ViewerRenderer(glyphs: .ascii, color: false).render(&v, width: 90, height: 12)
+        #expect(!screen.text.contains("in sync") && screen.text.contains("unknown while the daemon is away"), "\(screen.text)")
     }
 
     @Test func cheatAsksFirst() {
@@ -293,13 +307,13 @@ func viewer(_ view: GameView) -> Viewer {
         let mum = ViewerRenderer.playerColours(["p1", "p2"])["p1"]
         #expect(screen[1 + 2 * 2 + 1, 2 + 1].character == "M" && screen[1 + 2 * 2 + 2, 2 + 1].character == "U")
         #expect(screen[1 + 2 * 2, 2 + 1].style.background == mum?.background)
-        #expect(screen.text.contains("Max, Mum watching"))
+        #expect(screen.text.contains("looking: Max, Mum") && !screen.text.contains("watching"))
         // Dad looks at another game: not drawn, not said.
         #expect(!screen.text.contains("Dad"))
         // Mum leaves.
         _ = v.apply(ControlEvent(event: .presence, presence: PresenceInfo(peer: "p1", name: "Mum")))
         screen = r.render(&v, width: 80, height: 10)
-        #expect(screen.text.contains("Max watching") && !screen.text.contains("Mum"))
+        #expect(screen.text.contains("looking: Max") && !screen.text.contains("Mum"))
         #expect(screen[1 + 3 * 2 + 1, 2 + 2].character == "M")
         // With the game list open, the viewer says it shows no game.
         _ = v.handle(.character("g"))
