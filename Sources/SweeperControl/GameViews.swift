@@ -175,6 +175,8 @@ public struct GameView: Codable, Equatable, Sendable {
     public var equivocatedBy: [String]?
     /// True when the game is only on this device (see ``GameSummary/onlyHere``); absent otherwise.
     public var onlyHere: Bool?
+    /// The opening: the mine-free cell revealed when the game began (where a viewer opens).
+    public var start: CellPosition?
 
     /// Creates a view.
     public init(
@@ -182,8 +184,10 @@ public struct GameView: Codable, Equatable, Sendable {
         board: [String], players: [PlayerScore], trippedBy: String?, elapsedSeconds: Int, progress: Double,
         assisted: Bool, questionMarks: Bool, mineLayout: [String]? = nil, wrongFlags: [CellPosition]? = nil,
         created: Double? = nil, ended: Double? = nil, chosenPlayers: [String]? = nil, watching: Bool? = nil,
-        archived: Bool? = nil, privateGame: Bool? = nil, equivocatedBy: [String]? = nil, onlyHere: Bool? = nil
+        archived: Bool? = nil, privateGame: Bool? = nil, equivocatedBy: [String]? = nil, onlyHere: Bool? = nil,
+        start: CellPosition? = nil
     ) {
+        self.start = start
         self.privateGame = privateGame
         self.equivocatedBy = equivocatedBy
         self.onlyHere = onlyHere
@@ -214,7 +218,7 @@ public struct GameView: Codable, Equatable, Sendable {
     private enum CodingKeys: String, CodingKey {
         case id, width, height, mines, status, digest, revealed, flags, board, players, trippedBy, elapsedSeconds
         case progress, assisted, questionMarks, mineLayout, wrongFlags, created, ended, chosenPlayers, watching, archived, privateGame
-        case equivocatedBy, onlyHere
+        case equivocatedBy, onlyHere, start
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -245,6 +249,7 @@ public struct GameView: Codable, Equatable, Sendable {
         try c.encodeIfPresent(privateGame, forKey: .privateGame)
         try c.encodeIfPresent(equivocatedBy, forKey: .equivocatedBy)
         try c.encodeIfPresent(onlyHere, forKey: .onlyHere)
+        try c.encodeIfPresent(start, forKey: .start)
     }
 }
 

@@ -152,6 +152,8 @@ public struct ViewerRenderer: Sendable {
                 + "\(g.width)×\(g.height), \(g.mines) mines"
             if g.assisted { text += glyphs.separator + "assisted" }
             if g.onlyHere == true { text += glyphs.separator + "only on this device" }
+            // Where the cursor is: on a board bigger than the screen, the only way to know.
+            text += glyphs.separator + "at \(viewer.cursor.x),\(viewer.cursor.y)"
         }
         screen.put(0, 0, self.text(text), Style(bold: true))
         let help = "? help "

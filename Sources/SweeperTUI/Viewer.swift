@@ -177,6 +177,9 @@ public struct Viewer: Sendable {
     public var cursor = BoardPosition(x: 0, y: 0)
     /// The top-left board cell in view (the board scrolls with the cursor).
     public var origin = BoardPosition(x: 0, y: 0)
+    /// Whether the next scroll puts the cursor in the middle of the view
+    /// (a game just opened), rather than just in it.
+    var centreNext = false
     /// A count typed before a move (`5l`).
     public internal(set) var count: Int?
     /// The panel shown over the board, if any.
@@ -322,8 +325,10 @@ public struct Viewer: Sendable {
         }
         if !same {
             hiddenCheatLayout = nil
-            cursor = BoardPosition(x: view.width / 2, y: view.height / 2)
+            // On the opening (where the game began), in the middle of the view.
+            cursor = view.start.map { BoardPosition(x: $0.x, y: $0.y) } ?? BoardPosition(x: view.width / 2, y: view.height / 2)
             origin = BoardPosition(x: 0, y: 0)
+            centreNext = true
             lastActed = [:]
             if view.mineLayout == nil { cheatLayout = nil }
         }

@@ -191,6 +191,10 @@ extension Viewer {
     /// Scrolls so the cursor is in view of a board window `columns`×`rows` cells.
     public mutating func scroll(columns: Int, rows: Int) {
         guard let game, columns > 0, rows > 0 else { return }
+        if centreNext {
+            centreNext = false
+            origin = BoardPosition(x: cursor.x - columns / 2, y: cursor.y - rows / 2)
+        }
         if cursor.x < origin.x { origin.x = cursor.x }
         if cursor.x >= origin.x + columns { origin.x = cursor.x - columns + 1 }
         if cursor.y < origin.y { origin.y = cursor.y }

@@ -30,7 +30,7 @@ func viewer(_ view: GameView) -> Viewer {
         v.cursor = BoardPosition(x: 0, y: 0)
         let screen = ascii.render(&v, width: 44, height: 10)
         let expected = [
-            " Sweeper | game abcdef12 | 4x3, 3 mines     ",
+            " Sweeper | game abcdef12 | 4x3, 3 mines | at",
             "+--------+                                  ",
             "|# F 1   |                                  ",
             "|# ? 2   |                                  ",
@@ -121,7 +121,7 @@ func viewer(_ view: GameView) -> Viewer {
         let bytes = ScreenRenderer(color: true).diff(from: before, to: after)
         let full = ScreenRenderer(color: true).full(after)
         // The flag, and the two counters in the status line.
-        #expect(bytes.count < 80, "\(bytes.count) bytes")
+        #expect(bytes.count < 80, "\(bytes.count) bytes: \(String(decoding: bytes, as: UTF8.self).debugDescription)")
         #expect(full.count > 10 * bytes.count)
         #expect(String(decoding: bytes, as: UTF8.self).contains("⚑"))
     }
@@ -257,6 +257,24 @@ func viewer(_ view: GameView) -> Viewer {
         v.connection = .retrying("The daemon went away; retrying in 1.0 s (attempt 1).")
         screen = ViewerRenderer(glyphs: .ascii, color: false).render(&v, width: 90, height: 12)
         #expect(!screen.text.contains("in sync") && screen.text.contains("unknown while the daemon is away"), "\(screen.text)")
+    }
+
+    /// A big board opens on its opening, in the middle of the view, and
+    /// the status line says where the cursor is.
+    @Test func aBigBoardOpensCentredOnItsOpening() {
+        var view = gameView(Array(repeating: String(repeating: "#", count: 500), count: 500), mines: 40_000)
+        view.start = CellPosition(x: 310, y: 120)
+        var v = viewer(view)
+        let ascii = ViewerRenderer(glyphs: .ascii, color: false)
+        let screen = ascii.render(&v, width: 80, height: 24)
+        let layout = ascii.layout(v, width: 80, height: 24)
+        #expect(v.cursor == BoardPosition(x: 310, y: 120))
+        #expect(abs(v.origin.x + layout.columns / 2 - 310) <= 1 && abs(v.origin.y + layout.rows / 2 - 120) <= 1, "origin \(v.origin)")
+        #expect(screen.text.contains("at 310,120"), "\(screen.text)")
+        // Moving on scrolls only as much as it must.
+        _ = v.handle(.right)
+        _ = ascii.render(&v, width: 80, height: 24)
+        #expect(v.origin.x == 310 - layout.columns / 2 || v.origin.x == 310 - layout.columns / 2 + 1)
     }
 
     @Test func cheatAsksFirst() {

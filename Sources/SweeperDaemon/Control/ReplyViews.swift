@@ -75,7 +75,8 @@ struct ReplyViews: Sendable {
             chosenPlayers: chosenPlayers(state), watching: state.mayMove(ownID) ? nil : true,
             archived: state.isArchived ? true : nil, privateGame: state.isPrivate ? true : nil,
             equivocatedBy: replica.equivocators.isEmpty ? nil : replica.equivocators.sorted().map(name(of:)),
-            onlyHere: links.withholds(state.gameID) ? true : nil)
+            onlyHere: links.withholds(state.gameID) ? true : nil,
+            start: CellPosition(x: p.start.x, y: p.start.y))
     }
 
     /// After a loss, the flags on cells without a mine.
