@@ -13,6 +13,8 @@ public struct PeerLinkHandle: Sendable, Hashable {
     let reported: NIOLockedValueBox<Set<PeerID>>
     /// The peer's protocol version, from its hello (0 until it arrives).
     let version: NIOLockedValueBox<UInt8>
+    /// Why the application closed the link, when it did (``close(because:)``).
+    let closeReason = NIOLockedValueBox<String?>(nil)
 
     /// The peers this peer last said it is linked to (``LinkMessage/links(_:)``);
     /// empty until it says, and always for peers of protocol version 1.
@@ -42,8 +44,10 @@ public struct PeerLinkHandle: Sendable, Hashable {
         channel.writeAndFlush(message, promise: nil)
     }
 
-    /// Drops the link (a peer that sent something malformed).
-    public func close() {
+    /// Drops the link (a peer that sent something malformed), saying why:
+    /// the node's "peer unlinked" line gives the reason.
+    public func close(because reason: String? = nil) {
+        if let reason { closeReason.withLockedValue { $0 = $0 ?? reason } }
         channel.close(promise: nil)
     }
 

@@ -457,7 +457,7 @@ public actor PeerNode: Service {
         if let failure {
             await logFailure(logKey, "link dropped: \(failure)", remote: remote)
         }
-        await unregister(up)
+        await unregister(up, reason: failure.map { "\($0)" })
         return peer
     }
 
@@ -537,11 +537,16 @@ public actor PeerNode: Service {
     }
 
     /// Removes a link and tells the delegate, once per link.
-    private func unregister(_ handle: PeerLinkHandle) {
+    /// The log says why, when the link failed or the application closed it
+    /// with a reason (a malformed message): every time, past the rate limit
+    /// of the failure's own line.
+    private func unregister(_ handle: PeerLinkHandle, reason: String? = nil) {
         guard links[handle.id] != nil else { return }
         links[handle.id] = nil
         directory.unlinked(handle.peer)
-        logger.info("peer unlinked", metadata: ["peer": "\(handle.peer.shortDescription)"])
+        var metadata: Logger.Metadata = ["peer": "\(handle.peer.shortDescription)"]
+        if let why = handle.closeReason.withLockedValue({ $0 }) ?? reason { metadata["reason"] = "\(why)" }
+        logger.info("peer unlinked", metadata: metadata)
         delegate.linkClosed(handle)
         tellChanged(handle.peer)
         announceLinks()

@@ -310,6 +310,28 @@ import Testing
         #expect(named().count == 1, "the note did not outlive a restart")
     }
 
+    /// A member sends a sync message that does not decode: the link is
+    /// dropped, and the log's "peer unlinked" line says why, every time
+    /// (the complaint itself is rate-limited).
+    @Test func aLinkClosedForAMalformedMessageIsLoggedWithWhy() throws {
+        let scene = try AttackScene()
+        defer { scene.cleanup() }
+        let (target, port, circle) = (scene.target, scene.port, scene.circle)
+        let mallory = try scene.admit(from: "127.0.0.39")
+        let offset = target.log().utf8.count
+        for _ in 0..<2 {
+            let p = try AdversaryPeer(port: port, from: "127.0.0.39", circle: circle, identity: mallory)
+            p.sendHello()
+            _ = p.send(message: [1, 1, 99])  // a sync message of an unknown type
+            #expect(p.isClosed(within: 10), "the link stayed up")
+        }
+        let short = mallory.peerID.shortDescription
+        #expect(eventually(10) {
+            target.logLines(since: offset, containing: "peer unlinked", "peer=\(short)", "reason=a malformed sync message").count == 2
+        }, "\(target.log(since: offset))")
+        #expect(try scene.stillServes() == nil)
+    }
+
     /// A member linked to the target pushes moves live, without
     /// signatures. The target takes each as the link's peer's own (a live
     /// push names no author: she cannot push one as anybody else), shows

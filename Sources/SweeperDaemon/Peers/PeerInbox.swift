@@ -263,7 +263,7 @@ final class PeerInbox: PeerNodeDelegate, Sendable {
                 logger, key: "\(link.peer) malformed \(what)", "dropping a peer that sent a malformed \(what)",
                 metadata: ["peer": "\(link.peer.shortDescription)", "error": "\(error)"])
         }
-        link.close()
+        link.close(because: "a malformed \(what): \(error)")
     }
 
     /// Logs the ops a peer sent that were refused: one line per peer and

@@ -129,8 +129,8 @@ struct PeerLink: Sendable {
         handle.send(ApplicationMessage(type: PeerMessage.Kind.sync.rawValue, body: bytes), droppable: droppable)
     }
 
-    /// Drops the link (a peer that sent something malformed).
-    func close() { handle.close() }
+    /// Drops the link (a peer that sent something malformed), saying why in the log.
+    func close(because reason: String? = nil) { handle.close(because: reason) }
 }
 
 extension PeerMessage {
