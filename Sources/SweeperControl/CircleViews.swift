@@ -240,9 +240,7 @@ extension ControlFormatting {
 
     /// The members as a table, then the removed devices.
     public static func circle(_ r: Commands.Circle.Result, now: Date = Date()) -> String {
-        let dates = DateFormatter()
-        dates.dateFormat = "yyyy-MM-dd HH:mm"
-        func when(_ ms: UInt64) -> String { dates.string(from: Date(timeIntervalSince1970: Double(ms) / 1000)) }
+        func when(_ ms: UInt64) -> String { date(millis: ms) }
         var out = ""
         if let gone = r.removedHere {
             out += "This device was removed from the circle by \(gone.removedByName ?? shortID(gone.removedBy)) on \(when(gone.removedMillis)); ask an admin for a new invite.\n"
@@ -274,9 +272,8 @@ extension ControlFormatting {
     /// The invitations as a table, with the codes of open ones made here.
     public static func invitations(_ r: Commands.Invitations.Result) -> String {
         if r.invitations.isEmpty { return "No invitations.\n" }
-        let dates = DateFormatter()
-        dates.dateFormat = "yyyy-MM-dd HH:mm"
-        func when(_ ms: UInt64) -> String { dates.string(from: Date(timeIntervalSince1970: Double(ms) / 1000)) }
+        let now = Date()
+        func when(_ ms: UInt64) -> String { date(millis: ms, near: now) }
         var out = table(["INVITATION", "MADE BY", "EXPIRES", "STATE"], r.invitations.map { i in
             let state = i.state == .used ? "used by \(i.usedByName ?? i.usedBy.map(shortID) ?? "?")" : i.state.rawValue
             return [shortID(i.id), i.madeByName ?? shortID(i.madeBy), when(i.expiresMillis), state]

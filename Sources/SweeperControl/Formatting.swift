@@ -22,12 +22,20 @@ public enum ControlFormatting {
         }
     }
 
-    /// A date as `2026-11-23 18:05`, in local time.
-    public static func date(_ secondsSince1970: Double) -> String {
+    /// A date as `2026-11-23 18:05`, in local time, 24-hour whatever the
+    /// locale: the one date format every command prints. Within an hour of
+    /// `near` (an expiry seconds away), with seconds: `2026-11-23 18:05:42`.
+    public static func date(_ secondsSince1970: Double, near: Date? = nil) -> String {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.dateFormat = "yyyy-MM-dd HH:mm"
+        let close = near.map { abs($0.timeIntervalSince1970 - secondsSince1970) < 3600 } ?? false
+        formatter.dateFormat = close ? "yyyy-MM-dd HH:mm:ss" : "yyyy-MM-dd HH:mm"
         return formatter.string(from: Date(timeIntervalSince1970: secondsSince1970))
+    }
+
+    /// ``date(_:near:)`` of a time in ms since 1970.
+    public static func date(millis: UInt64, near: Date? = nil) -> String {
+        date(Double(millis) / 1000, near: near)
     }
 
     /// The first 8 characters of an id.
@@ -51,13 +59,17 @@ public enum ControlFormatting {
         if games.isEmpty { return "No games yet. Start one with `sweeper new`.\n" }
         return table(
             ["GAME", "SIZE", "STATUS", "ELAPSED", "STARTED", "ENDED", "PLAYERS"],
-            games.map {
-                [
-                    shortID($0.id) + ($0.archived == true ? " (archived)" : ""), size(width: $0.width, height: $0.height, mines: $0.mines),
-                    status($0.status, progress: $0.progress) + ($0.assisted ? " (assisted)" : "") + ($0.watching == true ? " (watching)" : "")
-                        + ($0.privateGame == true ? " (private)" : "") + ($0.onlyHere == true ? " (only on this device)" : ""),
-                    duration($0.elapsedSeconds), date($0.created), $0.ended.map(date) ?? "-",
-                    $0.chosenPlayers.map { "only " + $0.joined(separator: ", ") } ?? $0.players.joined(separator: ", "),
+            games.map { g -> [String] in
+                var state = status(g.status, progress: g.progress)
+                if g.assisted { state += " (assisted)" }
+                if g.watching == true { state += " (watching)" }
+                if g.privateGame == true { state += " (private)" }
+                if g.onlyHere == true { state += " (only on this device)" }
+                let ended: String = g.ended.map { date($0) } ?? "-"
+                let players: String = g.chosenPlayers.map { "only " + $0.joined(separator: ", ") } ?? g.players.joined(separator: ", ")
+                return [
+                    shortID(g.id) + (g.archived == true ? " (archived)" : ""), size(width: g.width, height: g.height, mines: g.mines),
+                    state, duration(g.elapsedSeconds), date(g.created), ended, players,
                 ]
             })
     }
@@ -162,7 +174,7 @@ public enum ControlFormatting {
             scores.map {
                 [
                     size(width: $0.width, height: $0.height, mines: $0.mines), duration($0.seconds), date($0.date),
-                    $0.ended.map(date) ?? "-", shortID($0.game), $0.players.joined(separator: ", "),
+                    $0.ended.map { date($0) } ?? "-", shortID($0.game), $0.players.joined(separator: ", "),
                 ]
             })
     }

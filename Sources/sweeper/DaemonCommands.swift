@@ -356,8 +356,7 @@ struct InviteCommand: AsyncParsableCommand {
             }
         } else {
             try await callDaemon(options, Commands.Invite.self, .init(validSeconds: valid?.seconds)) { r in
-                let expires = Date(timeIntervalSince1970: Double(r.expiresMillis) / 1000)
-                return "\(r.code)\n(one device may join with it, until \(expires.formatted(date: .abbreviated, time: .shortened)))\n"
+                return "\(r.code)\n(one device may join with it, until \(ControlFormatting.date(millis: r.expiresMillis, near: Date())))\n"
             }
         }
     }

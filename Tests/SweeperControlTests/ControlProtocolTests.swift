@@ -90,6 +90,19 @@ import Testing
 }
 
 @Suite struct FormattingTests {
+    /// One date format everywhere: 24-hour, minutes; seconds when the time
+    /// is within the hour of now (an expiry seconds away).
+    @Test func oneDateFormatWithSecondsWhenClose() throws {
+        let afternoon = 1_795_000_000.0 + 13 * 3600  // some time after noon, in any zone's minutes
+        let plain = ControlFormatting.date(afternoon)
+        #expect(plain.range(of: #"^\d{4}-\d{2}-\d{2} \d{2}:\d{2}$"#, options: .regularExpression) != nil, "\(plain)")
+        #expect(!plain.contains("AM") && !plain.contains("PM"))
+        let soon = ControlFormatting.date(millis: UInt64(afternoon * 1000), near: Date(timeIntervalSince1970: afternoon - 42))
+        #expect(soon.range(of: #"^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$"#, options: .regularExpression) != nil, "\(soon)")
+        #expect(soon.hasPrefix(plain))
+        #expect(ControlFormatting.date(afternoon, near: Date(timeIntervalSince1970: afternoon - 86_400)) == plain)
+    }
+
     /// A name with emoji or wide characters keeps the columns after it in
     /// line, as a terminal draws them.
     @Test func tablesAlignByDisplayWidth() {

@@ -261,10 +261,7 @@ struct ControlRouter: ControlResponder {
     var removedHere: String? {
         guard let removal = members.view.removed[signer.peerID] else { return nil }
         let by = book.name(of: removal.removedBy) ?? members.view.members[removal.removedBy]?.name.nonEmpty ?? removal.removedBy.shortDescription
-        let day = DateFormatter()
-        day.locale = Locale(identifier: "en_US_POSIX")
-        day.dateFormat = "d MMM"
-        let when = day.string(from: Date(timeIntervalSince1970: Double(removal.removedMillis) / 1000))
+        let when = ControlFormatting.date(millis: removal.removedMillis)
         return "this device was removed from the circle by \(by) on \(when); ask an admin for a new invite (sweeper join CODE)"
     }
 
