@@ -90,6 +90,16 @@ import Testing
 }
 
 @Suite struct FormattingTests {
+    /// A lost move names who set off the mine by name, not by a peer id.
+    @Test func aLostMoveNamesWhoTrippedTheMine() {
+        let lost = Commands.MoveResult(
+            game: "g", changed: [CellChange(x: 1, y: 2, value: "X")], status: .lost, progress: 0.5, trippedBy: "YZ0RK-B3QWE", trippedByName: "Max")
+        #expect(ControlFormatting.move(lost).contains("(mine tripped by Max)"))
+        var unnamed = lost
+        unnamed.trippedByName = nil
+        #expect(ControlFormatting.move(unnamed).contains("(mine tripped by YZ0RK-B3)"))
+    }
+
     /// One date format everywhere: 24-hour, minutes; seconds when the time
     /// is within the hour of now (an expiry seconds away).
     @Test func oneDateFormatWithSecondsWhenClose() throws {
