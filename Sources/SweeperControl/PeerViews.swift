@@ -67,6 +67,9 @@ public struct PeerInfo: Codable, Equatable, Sendable {
     public var otherCircle: Bool
     /// The peer protocol version its hello gave, while linked.
     public var protocolVersion: Int?
+    /// Seconds since it was last heard from over a link (an mDNS sighting
+    /// is not hearing from it); absent when never.
+    public var lastHeardSecondsAgo: Double?
 
     /// Creates a peer report.
     public init(
@@ -98,8 +101,21 @@ extension PeerInfo {
             return sync.inSync ? "in sync" : "catching up"
         case .connecting: return "connecting"
         case .discovered: return "seen, not linked"
-        case .offline: return "offline"
+        case .offline:
+            guard let ago = lastHeardSecondsAgo else { return "never reached" }
+            return "offline since " + Self.clock(secondsAgo: ago)
         }
+    }
+
+    /// When, `ago` seconds before `now`: `18:05` within the last 12 hours,
+    /// else the full date.
+    static func clock(secondsAgo ago: Double, now: Date = Date()) -> String {
+        let then = now.addingTimeInterval(-ago)
+        guard ago < 12 * 3600 else { return ControlFormatting.date(then.timeIntervalSince1970) }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.dateFormat = "HH:mm"
+        return formatter.string(from: then)
     }
 
     /// The first peer protocol version whose daemons exchange cursors and

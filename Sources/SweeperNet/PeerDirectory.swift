@@ -31,6 +31,11 @@ struct PeerDirectory: Sendable {
         var circleTag: String?
         /// Whether a link to it ever came up.
         var everLinked = false
+        /// When it was last heard from over a link (an mDNS sighting is not
+        /// hearing from it: a dead host's record lingers in caches).
+        var lastHeard: Date?
+        /// Whether the last dial to it failed (cleared when a link comes up).
+        var dialFailed = false
     }
 
     /// A daemon of another circle that mDNS shows.
@@ -156,15 +161,24 @@ struct PeerDirectory: Sendable {
     mutating func linked(_ peer: PeerID, origin: PeerOrigin, remote: String, now: Date = Date()) {
         var record = peers[peer] ?? Record()
         record.everLinked = true
+        record.dialFailed = false
         if !record.origins.contains(origin) { record.origins.append(origin) }
         if !record.addresses.contains(remote) && origin != .incoming { record.addresses.append(remote) }
         record.lastSeen = now
+        record.lastHeard = now
         peers[peer] = record
     }
 
     /// Records that a link to `peer` closed.
     mutating func unlinked(_ peer: PeerID, now: Date = Date()) {
         peers[peer]?.lastSeen = now
+        peers[peer]?.lastHeard = now
+    }
+
+    /// Records that dialling `peer` failed at every address mDNS gave: a
+    /// sighting alone no longer counts as seeing it.
+    mutating func dialFailed(_ peer: PeerID) {
+        peers[peer]?.dialFailed = true
     }
 
     /// Records the name `peer` gave in its hello (cleaned of control
@@ -186,7 +200,10 @@ struct PeerDirectory: Sendable {
 
 
     /// Records that `peer` was heard from.
-    mutating func seen(_ peer: PeerID, now: Date = Date()) { peers[peer]?.lastSeen = now }
+    mutating func seen(_ peer: PeerID, now: Date = Date()) {
+        peers[peer]?.lastSeen = now
+        peers[peer]?.lastHeard = now
+    }
 
     // MARK: What `peers` shows
 
@@ -197,12 +214,19 @@ struct PeerDirectory: Sendable {
         var out: [PeerSnapshot] = []
         for (id, record) in peers {
             let link = links[id]
+            // Say what is known: a peer once linked, or whose dials fail, is
+            // offline until a link comes up again, however mDNS's caches
+            // still list it and however often it is dialled meanwhile.
             let state: PeerLinkState =
-                link != nil ? .connected : dialsInFlight.contains(id) ? .connecting : record.sighted ? .discovered : .offline
+                if link != nil { .connected }
+                else if record.everLinked || record.dialFailed { .offline }
+                else if dialsInFlight.contains(id) { .connecting }
+                else if record.sighted { .discovered }
+                else { .offline }
             out.append(PeerSnapshot(
                 id: id, name: record.name, addresses: record.addresses, state: state, origins: record.origins,
                 lastSeen: record.lastSeen, roundTrip: link?.roundTrip, linkID: link?.id,
-                circleTag: record.circleTag, otherCircle: false))
+                circleTag: record.circleTag, otherCircle: false, lastHeard: record.lastHeard))
         }
         out.sort { ($0.state == .connected ? 0 : 1, $0.name ?? "", $0.id) < ($1.state == .connected ? 0 : 1, $1.name ?? "", $1.id) }
         if includeOtherCircles {
@@ -237,7 +261,9 @@ public enum PeerLinkState: String, Sendable, Codable {
     case connecting
     /// Seen on the network, no link yet.
     case discovered
-    /// Known, but neither seen nor linked now.
+    /// Not linked, and known not to be there: linked once (until a link
+    /// comes up again), or its dials fail, whatever mDNS caches still
+    /// say; or neither seen nor linked now.
     case offline
 }
 
@@ -263,6 +289,8 @@ public struct PeerSnapshot: Sendable {
     public var circleTag: String?
     /// Whether it belongs to another circle (seen, never linked).
     public var otherCircle: Bool
+    /// When it was last heard from over a link; nil when never.
+    public var lastHeard: Date? = nil
 }
 
 /// A sighting of a daemon on the network, from mDNS.

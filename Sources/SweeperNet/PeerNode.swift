@@ -352,6 +352,7 @@ public actor PeerNode: Service {
                 }
             }
             await setDialing(peer, false)
+            if !established { await noteDialFailed(peer) }
             failures = established ? 0 : failures + 1
             try? await Task.sleep(for: await backoff(failures))
         }
@@ -580,4 +581,5 @@ public actor PeerNode: Service {
     }
 
     private func noteSeen(_ peer: PeerID) { directory.seen(peer) }
+    private func noteDialFailed(_ peer: PeerID) { directory.dialFailed(peer) }
 }

@@ -187,7 +187,13 @@ import Testing
         #expect(peer(.connected, PeerInfo.Sync(theyLack: 0, weLack: 1)).lackWords == "they lack 0, we lack 1")
         #expect(peer(.connected, nil).stateWords == "linked, comparing")
         // A stale summary says nothing once the link is gone.
-        #expect(peer(.offline, PeerInfo.Sync(theyLack: 0, weLack: 0)).stateWords == "offline")
+        #expect(peer(.offline, PeerInfo.Sync(theyLack: 0, weLack: 0)).stateWords == "never reached")
+        // Offline after a link: since when it was last heard from, by the clock.
+        var gone = peer(.offline, nil)
+        gone.lastHeardSecondsAgo = 90
+        #expect(gone.stateWords.range(of: #"^offline since \d{2}:\d{2}$"#, options: .regularExpression) != nil, "\(gone.stateWords)")
+        gone.lastHeardSecondsAgo = 3 * 86_400
+        #expect(gone.stateWords.range(of: #"^offline since \d{4}-\d{2}-\d{2} \d{2}:\d{2}$"#, options: .regularExpression) != nil)
         #expect(peer(.connecting, PeerInfo.Sync(theyLack: 0, weLack: 0)).stateWords == "connecting")
         #expect(peer(.discovered, nil).stateWords == "seen, not linked")
         #expect(peer(.discovered, nil, other: true).stateWords == "other circle")

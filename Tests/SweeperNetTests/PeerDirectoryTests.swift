@@ -87,6 +87,37 @@ import Testing
         #expect(d.snapshot(links: [:], includeOtherCircles: true).last?.name == "]0;xeve")
     }
 
+    /// A host that vanished (cable cut, killed, asleep) stays in mDNS
+    /// caches and is dialled again and again: once linked, it is offline,
+    /// since it was last heard from, until a link comes up; one never
+    /// linked whose dials fail is offline, never reached.
+    @Test func aVanishedHostIsOfflineWhateverMDNSAndDialsSay() throws {
+        var d = PeerDirectory(ownID: me)
+        let (ann, bob) = (SigningIdentity().peerID, SigningIdentity().peerID)
+        let t0 = Date(timeIntervalSince1970: 1_795_000_000)
+        _ = d.sighted(try sighting(ann, "ann", circle: circle), circleTag: circle, now: t0)
+        _ = d.sighted(try sighting(bob, "bob", circle: circle), circleTag: circle, now: t0)
+        #expect(d.snapshot(links: [:]).first { $0.id == bob }?.state == .discovered)
+        d.linked(ann, origin: .mdns, remote: "198.18.0.2:7455", now: t0)
+        d.unlinked(ann, now: t0.addingTimeInterval(60))
+        // Still sighted (a cache), a dial under way: offline, last heard when the link dropped.
+        _ = d.sighted(try sighting(ann, "ann", circle: circle), circleTag: circle, now: t0.addingTimeInterval(120))
+        d.setDialing(ann, inFlight: true)
+        var listed = d.snapshot(links: [:]).first { $0.id == ann }
+        #expect(listed?.state == .offline && listed?.lastHeard == t0.addingTimeInterval(60))
+        // Bob's dials fail: a sighting is no longer "seen".
+        d.setDialing(bob, inFlight: true)
+        #expect(d.snapshot(links: [:]).first { $0.id == bob }?.state == .connecting)
+        d.dialFailed(bob)
+        listed = d.snapshot(links: [:]).first { $0.id == bob }
+        #expect(listed?.state == .offline && listed?.lastHeard == nil)
+        // A link again: linked, and the failure forgotten.
+        d.linked(bob, origin: .mdns, remote: "198.18.0.3:7455")
+        #expect(d.snapshot(links: [bob: PeerDirectory.LinkInfo(id: 1, roundTrip: nil)]).first { $0.id == bob }?.state == .connected)
+        d.unlinked(bob)
+        #expect(d.snapshot(links: [:]).first { $0.id == bob }?.lastHeard != nil)
+    }
+
     @Test func statesAndOrderOfTheSnapshot() throws {
         var d = PeerDirectory(ownID: me)
         let (ann, bob, cat, dan) = (SigningIdentity().peerID, SigningIdentity().peerID, SigningIdentity().peerID, SigningIdentity().peerID)

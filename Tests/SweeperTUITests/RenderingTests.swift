@@ -161,7 +161,7 @@ func viewer(_ view: GameView) -> Viewer {
             peer("dan", .offline, nil), peer("zed", .discovered, nil, other: true),
         ]
         let screen = ascii.render(&v, width: 100, height: 12)
-        #expect(screen.line(10).contains("Players: ann 3 | Peers: bob in sync, cy catching up, dan offline"))
+        #expect(screen.line(10).contains("Players: ann 3 | Peers: bob in sync, cy catching up, dan never reached"))
         #expect(!screen.text.contains("zed"))
     }
 

@@ -48,6 +48,7 @@ extension ReplyViews {
             sync: standing.lag.map { PeerInfo.Sync(theyLack: $0.theyLack, weLack: $0.weLack) }, otherCircle: p.otherCircle)
         if !p.otherCircle, let profile = peers.profile(of: p.id), !profile.name.isEmpty { info.name = profile.name }
         if let version = standing.protocolVersion { info.protocolVersion = Int(version) }
+        info.lastHeardSecondsAgo = p.lastHeard.map { max(0, now.timeIntervalSince($0)) }
         return info
     }
 
