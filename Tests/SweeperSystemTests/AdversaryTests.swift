@@ -136,7 +136,7 @@ import Testing
             p.send(message: [1, 7, 7, 7])
             return p.wire.waitForClose(seconds: 15)
         }
-        note(offset, "malformed sync", "malformed sync message", "peer=\(garbler.peerID.shortDescription)")
+        note(offset, "malformed sync", "dropping a peer that sent a malformed sync message", "peer=\(garbler.peerID.shortDescription)")
 
         // Nothing changed; the daemon serves its player and its honest peer.
         #expect(try target.digests() == before)
