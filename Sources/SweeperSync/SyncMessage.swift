@@ -116,12 +116,17 @@ public enum SyncMessage: Sendable, Hashable {
     /// ascending order, then the summary that ends them. One message when
     /// it fits.
     public static func parts(of games: [GameID: VersionVector], wantsReply: Bool, byteBudget: Int) -> [SyncMessage] {
+        parts(of: games, wantsReply: wantsReply, byteBudget: byteBudget, firstOnly: false)
+    }
+
+    private static func parts(of games: [GameID: VersionVector], wantsReply: Bool, byteBudget: Int, firstOnly: Bool) -> [SyncMessage] {
         var messages: [SyncMessage] = []
         var part: [GameID: VersionVector] = [:]
         var size = 3
         for (id, vector) in games.sorted(by: { $0.key < $1.key }) {
             let one = summaryBytes(of: vector)
             if !part.isEmpty && (size + one + 5 > byteBudget || part.count >= gameLimit) {
+                if firstOnly { return [.summary(part, wantsReply: wantsReply)] }
                 messages.append(.summaryPart(part))
                 part = [:]
                 size = 3
@@ -137,10 +142,7 @@ public enum SyncMessage: Sendable, Hashable {
     /// message of at most `byteBudget` bytes and ``gameLimit`` games: what
     /// a peer that does not take summaries in parts is sent.
     public static func truncated(_ games: [GameID: VersionVector], wantsReply: Bool, byteBudget: Int) -> SyncMessage {
-        parts(of: games, wantsReply: wantsReply, byteBudget: byteBudget).first.map {
-            guard case .summaryPart(let first) = $0 else { return $0 }
-            return .summary(first, wantsReply: wantsReply)
-        } ?? .summary([:], wantsReply: wantsReply)
+        parts(of: games, wantsReply: wantsReply, byteBudget: byteBudget, firstOnly: true).first ?? .summary([:], wantsReply: wantsReply)
     }
 
     /// Decodes a message, refusing oversized input, unknown versions and

@@ -336,32 +336,30 @@ final class CircleMembers: Sendable {
     /// Names `peer` an admin. Only the founder and admins do, for a member
     /// less senior than they are.
     func promote(_ peer: PeerID) throws(AuthorityError) -> MembershipRecord {
-        let me = identity.peerID
-        let record = try state.withLock { membership throws(AuthorityError) -> MembershipRecord in
-            if let why = membership.view.promotionRefusal(by: me, of: peer) { throw .refused(why) }
-            let through = membership.chainHead(of: peer)?.seq ?? 0
-            do throws(CircleMembership.Refusal) {
-                return try membership.record(.promote(subject: peer, through: through), by: identity, atMillis: Date().millis)
-            } catch {
-                throw .record(error)
-            }
-        }
-        save([record])
-        changed(made: [record])
-        return record
+        try change(of: peer, refusal: { $0.promotionRefusal(by: $1, of: peer) }) { .promote(subject: peer, through: $0) }
     }
 
     /// Turns `peer`'s invitations off (`allowed` false) or on again. Only
     /// the founder and admins do, for a member less senior than they are;
     /// only as senior a device as the one that turned them off turns them on.
     func switchInvitations(of peer: PeerID, allowed: Bool) throws(AuthorityError) -> MembershipRecord {
+        try change(of: peer, refusal: { $0.invitationSwitchRefusal(by: $1, of: peer, allowing: allowed) }) {
+            .invitations(subject: peer, through: $0, allowed: allowed)
+        }
+    }
+
+    /// Makes, keeps and sends the record of a change to `peer` that the
+    /// view's rules allow this device (`refusal` says why not, given the
+    /// view and this device), through the newest record of `peer`'s held here.
+    private func change(
+        of peer: PeerID, refusal: (MembershipView, PeerID) -> AuthorityRefusal?, _ change: (_ through: UInt64) -> MembershipChange
+    ) throws(AuthorityError) -> MembershipRecord {
         let me = identity.peerID
         let record = try state.withLock { membership throws(AuthorityError) -> MembershipRecord in
-            if let why = membership.view.invitationSwitchRefusal(by: me, of: peer, allowing: allowed) { throw .refused(why) }
+            if let why = refusal(membership.view, me) { throw .refused(why) }
             let through = membership.chainHead(of: peer)?.seq ?? 0
             do throws(CircleMembership.Refusal) {
-                return try membership.record(
-                    .invitations(subject: peer, through: through, allowed: allowed), by: identity, atMillis: Date().millis)
+                return try membership.record(change(through), by: identity, atMillis: Date().millis)
             } catch {
                 throw .record(error)
             }

@@ -202,6 +202,7 @@ struct ControlRouter: ControlResponder {
         let identity = signer
         let held = book.profile(of: identity.peerID)
         if a.name != nil || a.colour != nil {
+            let others = members.view.members.keys.filter { $0 != identity.peerID }
             var name = held?.name ?? self.name
             var colour = held?.colour ?? 0
             if let wanted = a.name {
@@ -210,8 +211,7 @@ struct ControlRouter: ControlResponder {
                     throw ControlError.badArguments("a name is 1 to \(PlayerName.byteLimit) bytes of UTF-8, without control characters")
                 }
                 // Names are people: one taken by another member is refused, saying whose it is.
-                let members = members.view.members.keys
-                if let other = book.others(named: clean, than: identity.peerID, among: members).first {
+                if let other = book.others(named: clean, than: identity.peerID, among: others).first {
                     throw ControlError(
                         code: "name-taken",
                         message: "'\(clean)' is the name of another device of the circle (\(other.shortDescription)); choose another")
@@ -224,7 +224,6 @@ struct ControlRouter: ControlResponder {
                 }
                 // A colour tells players apart: one another member shows is refused, naming the free ones.
                 if index != 0 {
-                    let others = members.view.members.keys.filter { $0 != identity.peerID }
                     let taken = Set(others.compactMap { book.profile(of: $0)?.colour }.filter { $0 != 0 }.map(Int.init))
                     if taken.contains(index) {
                         let free = PlayerColours.choices.enumerated().filter { $0.offset != 0 && !taken.contains($0.offset) }.map(\.element)

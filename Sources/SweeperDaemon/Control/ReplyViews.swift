@@ -244,30 +244,33 @@ extension ControlRouter {
 
     /// Names a member (by player name or peer id) an admin.
     func promoteDevice(_ text: String) async throws -> Commands.CircleAdmin.Result {
-        let view = members.view
-        if view.isRemoved(signer.peerID) { throw ControlError(code: "not-a-member", message: Self.notAMember) }
-        let peer = try device(named: text, among: view.members.keys.filter { $0 != signer.peerID })
-        do {
-            _ = try members.promote(peer)
-        } catch {
-            throw Self.authorityError(error)
-        }
-        return Commands.CircleAdmin.Result(peerID: peer.description, name: book.name(of: peer) ?? view.members[peer]?.name ?? "")
+        let (peer, name) = try changeMember(text) { peer throws(CircleMembers.AuthorityError) in try members.promote(peer) }
+        return Commands.CircleAdmin.Result(peerID: peer.description, name: name)
     }
 
     /// Turns a member's invitations (by player name or peer id) off or on again.
     func switchInvitations(of text: String, allowed: Bool) async throws -> Commands.CircleInvitations.Result {
+        let (peer, name) = try changeMember(text) { peer throws(CircleMembers.AuthorityError) in
+            try members.switchInvitations(of: peer, allowed: allowed)
+        }
+        return Commands.CircleInvitations.Result(peerID: peer.description, name: name, allowed: members.view.members[peer]?.invites ?? false)
+    }
+
+    /// Makes a change to another member named by `text` (player name or
+    /// peer id) with `make`, its refusals worded for the control socket.
+    /// Returns the member and its name.
+    private func changeMember(
+        _ text: String, _ make: (PeerID) throws(CircleMembers.AuthorityError) -> MembershipRecord
+    ) throws -> (PeerID, String) {
         let view = members.view
         if view.isRemoved(signer.peerID) { throw ControlError(code: "not-a-member", message: Self.notAMember) }
         let peer = try device(named: text, among: view.members.keys.filter { $0 != signer.peerID })
         do {
-            _ = try members.switchInvitations(of: peer, allowed: allowed)
+            _ = try make(peer)
         } catch {
             throw Self.authorityError(error)
         }
-        return Commands.CircleInvitations.Result(
-            peerID: peer.description, name: book.name(of: peer) ?? view.members[peer]?.name ?? "",
-            allowed: members.view.members[peer]?.invites ?? false)
+        return (peer, book.name(of: peer) ?? view.members[peer]?.name ?? "")
     }
 
     /// The control error for an invitation this device may not make.

@@ -189,11 +189,9 @@ actor GameService {
     /// names them (`equivocatedBy`).
     private func noteEquivocations(_ pairs: [(GameID, PeerID)]) {
         guard !pairs.isEmpty else { return }
-        let text = (try? store.setting(GameEngine.equivocatorsKey)) ?? nil
-        let known = Set(GameEngine.equivocators(in: text ?? "").map { "\($0.0) \($0.1)" })
-        var lines = (text ?? "").split(separator: "\n").map(String.init)
+        var lines = (((try? store.setting(GameEngine.equivocatorsKey)) ?? nil) ?? "").split(separator: "\n").map(String.init)
         var added = false
-        for (game, author) in pairs where !known.contains("\(game) \(author)") && !lines.contains("\(game) \(author)") {
+        for (game, author) in pairs where !lines.contains("\(game) \(author)") {
             lines.append("\(game) \(author)")
             added = true
             logger.warning(
