@@ -157,7 +157,7 @@ let package = Package(
         .target(name: "SweeperTUI", dependencies: ["SweeperControl", "SweeperConventions"], swiftSettings: strict),
         .testTarget(
             name: "SweeperTUITests",
-            dependencies: ["SweeperTUI", "SweeperControl"],
+            dependencies: ["SweeperTUI", "SweeperControl", "SweeperConventions"],
             swiftSettings: strict
         ),
 

@@ -379,6 +379,15 @@ public struct GameReplica: Sendable {
         }
     }
 
+    /// What `op` does, as this device can read it: its payload, or for a
+    /// sealed move of a private game what the seal holds (`nil` when this
+    /// device cannot open it).
+    public func readablePayload(of op: Op) -> OpPayload? {
+        guard case .sealed(let box) = op.payload else { return op.payload }
+        guard let header = privateHeader, let cells = state?.genesis.geometry.cellCount else { return nil }
+        return header.opened(box, cellCount: cells)
+    }
+
     /// Applies an accepted op to the state: in a private game its players
     /// op to the header (a player it adds opens its key and reads the game
     /// from then on), a sealed op's contents when they open.

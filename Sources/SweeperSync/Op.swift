@@ -66,6 +66,17 @@ public enum OpPayload: Hashable, Sendable {
     /// Whether this is a game's genesis (open or private).
     public var isGenesis: Bool { kind == .genesis || kind == .privateGenesis }
 
+    /// The cell the author acted on, when the payload names it: the cell a
+    /// flood revealed or chorded on, or the cell a mark is set on. A
+    /// ``reveal(_:)`` lists the cells it opens, not the one clicked.
+    public var actedCell: Int? {
+        switch self {
+        case .flood(let flood): flood.cell
+        case .mark(let cell, _): cell
+        default: nil
+        }
+    }
+
     /// The payload's encoding: kind ‖ payload, as in an op's canonical bytes.
     package var encoded: [UInt8] {
         var w = ByteWriter()

@@ -1,4 +1,5 @@
 import SweeperControl
+import SweeperConventions
 
 /// The characters the viewer draws with: Unicode, or plain ASCII for
 /// terminals and locales that cannot show it.
@@ -203,47 +204,38 @@ public struct ViewerRenderer: Sendable {
             screen.set(layout.left - 1, y, ScreenCell(moreLeft ? "<" : glyphs.vertical, frame))
             screen.set(right, y, ScreenCell(moreRight ? ">" : glyphs.vertical, frame))
         }
-        // Each other player's last move is marked with the shortest prefix
-        // of their name that tells them apart (h1, h2, h3; m for a lone Mum).
-        let labels = Self.markerLabels(Dictionary(uniqueKeysWithValues: viewer.lastActed.keys.map { ($0, viewer.name(of: $0)) }))
-        var markers: [BoardPosition: String] = [:]
-        var markerPeers: [BoardPosition: String] = [:]
-        for (peer, p) in viewer.lastActed {
-            markers[p] = labels[peer] ?? "'"
-            markerPeers[p] = peer
+        let marks = Self.playerMarks(viewer)
+        var cursors: [BoardPosition: [String]] = [:]
+        for p in viewer.watching {
+            guard let x = p.x, let y = p.y else { continue }
+            cursors[BoardPosition(x: x, y: y), default: []].append(p.peer)
         }
-        // Each other player looking at this game: their cursor, in their
-        // colour, with the shortest prefix of their name that is unique here.
-        let watching = viewer.watching
-        let cursorLabels = Self.markerLabels(Dictionary(watching.map { ($0.peer, $0.name) }, uniquingKeysWith: { a, _ in a }))
-        var chosen: [String: Int] = [:]
-        for p in game.players { if let c = p.colour { chosen[p.id] = c } }
-        for p in watching { if let c = p.colour { chosen[p.peer] = c } }
-        let colours = Self.playerColours(watching.map(\.peer) + Array(viewer.lastActed.keys), chosen: chosen)
-        /// A player's mark beside a cell: their colour, when colour is on.
-        func markerStyle(_ peer: String?) -> Style {
-            style(Style(foreground: peer.flatMap { colours[$0]?.background } ?? .brightMagenta, bold: true, underline: true))
-        }
-        var cursors: [BoardPosition: (label: String, colour: PlayerColour)] = [:]
-        for p in watching {
-            guard let x = p.x, let y = p.y, let colour = colours[p.peer] else { continue }
-            cursors[BoardPosition(x: x, y: y)] = ((cursorLabels[p.peer] ?? "'").uppercased(), colour)
-        }
+        var lastMoves: [BoardPosition: String] = [:]
+        for (peer, p) in viewer.lastActed.sorted(by: { $0.key < $1.key }) where lastMoves[p] == nil { lastMoves[p] = peer }
         let lost = game.status == .lost
         let wrong = Set((game.wrongFlags ?? []).map { BoardPosition(x: $0.x, y: $0.y) })
+        // A cell takes two columns: its glyph and a second column, where a
+        // mark goes, so that no mark ever covers a cell's content.
         for cy in 0..<layout.rows {
             for cx in 0..<layout.columns {
                 let p = BoardPosition(x: viewer.origin.x + cx, y: viewer.origin.y + cy)
                 var cell = cellLook(
                     viewer.look(p.x, p.y), cheatMine: viewer.cheatMine(p.x, p.y), lost: lost, wrongFlag: wrong.contains(p))
                 var second = ScreenCell(" ", cell.style)
-                if let m = markers[p]?.first { second = ScreenCell(m, markerStyle(markerPeers[p])) }
-                if let other = cursors[p] {
-                    let look = color ? Style(foreground: other.colour.foreground, background: other.colour.background, bold: true)
+                if let peer = lastMoves[p], let mark = marks[peer] {
+                    // Another player's last move: the lower-case letter, in their colour.
+                    second = ScreenCell(Character(mark.letter.lowercased()), style(Style(foreground: mark.colour.background, bold: true, underline: true)))
+                }
+                if let peers = cursors[p], let first = peers.first, let mark = marks[first] {
+                    // Another player's cursor: the cell's background in their
+                    // colour (underlined without colour), and their letter, or
+                    // `+` for several players on one cell (the status line names them).
+                    let look = color ? Style(foreground: mark.colour.foreground, background: mark.colour.background, bold: true)
                         : Style(bold: true, underline: true)
-                    cell.style = Style(foreground: look.foreground ?? cell.style.foreground, background: look.background, bold: cell.style.bold,
-                                       underline: !color)
-                    second = ScreenCell(other.label.first ?? "'", look)
+                    cell.style = Style(foreground: color ? cell.style.foreground ?? look.foreground : nil, background: look.background,
+                                       bold: cell.style.bold, underline: !color)
+                    if cell.style.foreground == cell.style.background { cell.style.foreground = look.foreground }
+                    second = ScreenCell(peers.count > 1 ? "+" : mark.letter, look)
                 }
                 if p == viewer.cursor {
                     cell.style.reverse.toggle()
@@ -254,27 +246,30 @@ public struct ViewerRenderer: Sendable {
                 screen.set(layout.left + cx * 2 + 1, layout.top + cy, second)
             }
         }
-        // A label longer than one character goes on over the next columns, within the board.
-        for (p, other) in cursors where other.label.count > 1 {
-            let cx = p.x - viewer.origin.x, cy = p.y - viewer.origin.y
-            guard (0..<layout.columns).contains(cx), (0..<layout.rows).contains(cy) else { continue }
-            let look = color ? Style(foreground: other.colour.foreground, background: other.colour.background, bold: true)
-                : Style(bold: true, underline: true)
-            for (i, character) in other.label.dropFirst().enumerated() {
-                let x = layout.left + cx * 2 + 2 + i
-                guard x < right else { break }
-                screen.set(x, layout.top + cy, ScreenCell(character, look))
-            }
-        }
-        for (p, label) in markers where label.count > 1 && cursors[p] == nil {
-            let cx = p.x - viewer.origin.x, cy = p.y - viewer.origin.y
-            guard (0..<layout.columns).contains(cx), (0..<layout.rows).contains(cy) else { continue }
-            for (i, character) in label.dropFirst().enumerated() {
-                let x = layout.left + cx * 2 + 2 + i
-                guard x < right else { break }
-                screen.set(x, layout.top + cy, ScreenCell(character, markerStyle(markerPeers[p])))
-            }
-        }
+    }
+
+    /// How the viewer marks another player: a letter of their own and a colour.
+    struct PlayerMark: Equatable {
+        /// Upper case for their cursor, lower case for their last move.
+        var letter: Character
+        /// Their colour.
+        var colour: PlayerColour
+    }
+
+    /// The mark of every other player the viewer shows: those looking at
+    /// the game and those whose last move is marked.
+    static func playerMarks(_ viewer: Viewer) -> [String: PlayerMark] {
+        var names: [String: String] = [:]
+        for p in viewer.watching { names[p.peer] = p.name }
+        for peer in viewer.lastActed.keys where names[peer] == nil { names[peer] = viewer.name(of: peer) }
+        var chosen: [String: Int] = [:]
+        for p in viewer.game?.players ?? [] { if let c = p.colour { chosen[p.id] = c } }
+        for p in viewer.watching { if let c = p.colour { chosen[p.peer] = c } }
+        let colours = Self.playerColours(Array(names.keys), chosen: chosen)
+        let letters = Self.playerLetters(names)
+        var marks: [String: PlayerMark] = [:]
+        for (peer, letter) in letters { if let colour = colours[peer] { marks[peer] = PlayerMark(letter: letter, colour: colour) } }
+        return marks
     }
 
     /// A player's colour: a background that reads on dark and light
@@ -325,18 +320,23 @@ public struct ViewerRenderer: Sendable {
         return out
     }
 
-    /// The shortest prefix of each player's name (lower-cased) that no other
-    /// player's name starts with; players of the same name share their name.
-    static func markerLabels(_ names: [String: String]) -> [String: String] {
-        let lowered = names.mapValues { $0.isEmpty ? "'" : $0.lowercased() }
-        var labels: [String: String] = [:]
-        for (peer, name) in lowered {
-            let others = lowered.filter { $0.key != peer && $0.value != name }.map(\.value)
-            var length = 1
-            while length < name.count, others.contains(where: { $0.hasPrefix(name.prefix(length)) }) { length += 1 }
-            labels[peer] = String(name.prefix(length))
+    /// One letter (upper case) for each player, different for each while
+    /// letters last: the first letter of their name that no player before
+    /// them (by name, then id) took, else a digit of their name, else the
+    /// first free letter of the alphabet. Fits the one column beside a
+    /// cell, where the letter never covers the next cell.
+    static func playerLetters(_ names: [String: String]) -> [String: Character] {
+        var taken = Set<Character>()
+        var out: [String: Character] = [:]
+        let order = names.sorted { ($0.value.lowercased(), $0.key) < ($1.value.lowercased(), $1.key) }
+        for (peer, name) in order {
+            let ascii = name.uppercased().filter(\.isASCII)
+            let candidates = ascii.filter(\.isLetter) + ascii.filter(\.isNumber) + "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+            let letter = candidates.first { !taken.contains($0) } ?? "'"
+            taken.insert(letter)
+            out[peer] = letter
         }
-        return labels
+        return out
     }
 
     private func status(_ screen: inout Screen, _ viewer: Viewer) {
@@ -354,10 +354,28 @@ public struct ViewerRenderer: Sendable {
             var next = screen.put(x, y, word, style(Style(foreground: colour, bold: g.status != .playing)))
             line = "\(sep)\(Int((viewer.progress * 100).rounded(.down)))%"
             if let t = g.trippedBy { line += "\(sep)mine tripped by \(viewer.name(of: t))" }
-            let watching = viewer.watching
-            if !watching.isEmpty { line += "\(sep)looking: " + watching.map(\.name).joined(separator: ", ") }
             next = screen.put(next, y, line)
-            _ = next
+            // Who looks where: each name after their letter in their colour
+            // (the mark on the board), and the cell their cursor is on when
+            // the line has room for it.
+            let watching = viewer.watching
+            if !watching.isEmpty {
+                let marks = Self.playerMarks(viewer)
+                let place = { (p: PresenceInfo) in p.x.flatMap { x in p.y.map { " \(x),\($0)" } } ?? "" }
+                let full = watching.reduce(DisplayWidth.of("\(sep)looking: ")) { $0 + 4 + DisplayWidth.of($1.name + place($1)) }
+                let withPlaces = next + full <= screen.width
+                next = screen.put(next, y, "\(sep)looking: ")
+                for (i, p) in watching.enumerated() {
+                    if i > 0 { next = screen.put(next, y, ", ") }
+                    if let mark = marks[p.peer] {
+                        let look = color ? Style(foreground: mark.colour.foreground, background: mark.colour.background, bold: true)
+                            : Style(bold: true, underline: true)
+                        next = screen.put(next, y, String(mark.letter), look)
+                        next = screen.put(next, y, " ")
+                    }
+                    next = screen.put(next, y, p.name + (withPlaces ? place(p) : ""))
+                }
+            }
             var who = " Players: " + (g.players.isEmpty ? "none yet" : g.players.map { "\($0.name) \($0.score)" }.joined(separator: ", "))
             let circle = viewer.peers.filter { !$0.otherCircle }
             if case .retrying = viewer.connection {
@@ -393,7 +411,7 @@ public struct ViewerRenderer: Sendable {
         var lines: [String] = []
         var line = ""
         for word in text.split(separator: " ") {
-            if !line.isEmpty && line.count + 1 + word.count > width {
+            if !line.isEmpty && DisplayWidth.of(line) + 1 + DisplayWidth.of(word) > width {
                 lines.append(line)
                 line = ""
             }
@@ -415,6 +433,8 @@ public struct ViewerRenderer: Sendable {
         "g                 game list     p  peers",
         "n                 new game",
         "c                 show or hide the mines",
+        "A (beside a cell) another player's cursor (looking: says who)",
+        "a (beside a cell) that player's last move: the cell they clicked",
         "mouse             left reveals, right flags",
         "q, ctrl-c         quit",
         "",
@@ -451,7 +471,7 @@ public struct ViewerRenderer: Sendable {
             title = "New game"
             lines = form.lines
         }
-        let inner = min(screen.width - 4, max(title.count + 2, lines.map(\.count).max() ?? 0))
+        let inner = min(screen.width - 4, max(title.count + 2, lines.map { DisplayWidth.of($0) }.max() ?? 0))
         let boxWidth = inner + 4
         let boxHeight = min(screen.height, lines.count + 2)
         var x0 = max(0, (screen.width - boxWidth) / 2)

@@ -1,3 +1,5 @@
+import SweeperConventions
+
 /// A terminal colour: one of the 16 ANSI colours.
 public enum Color: Int, Equatable, Sendable {
     /// The eight normal colours (SGR 30–37, 40–47).
@@ -61,21 +63,33 @@ public struct Style: Equatable, Hashable, Sendable {
     }
 }
 
-/// One column of the screen: a single-width character and its style.
+/// One column of the screen: a character and its style. A wide
+/// character (``DisplayWidth``: emoji, CJK) takes its column and the next,
+/// which holds a ``continuation`` cell.
 public struct ScreenCell: Equatable, Sendable {
-    /// The character shown (one column wide).
+    /// The character shown.
     public var character: Character
     /// Its style.
     public var style: Style
+    /// Whether this column is the right half of the wide character before it.
+    public var isContinuation: Bool
 
     /// Creates a cell.
     public init(_ character: Character, _ style: Style = .plain) {
         self.character = character
         self.style = style
+        isContinuation = false
     }
 
     /// A blank cell.
     public static let blank = ScreenCell(" ")
+
+    /// The right half of a wide character drawn in `style`.
+    static func continuation(_ style: Style) -> ScreenCell {
+        var cell = ScreenCell(" ", style)
+        cell.isContinuation = true
+        return cell
+    }
 }
 
 /// A grid of cells the size of the terminal: what should be on screen.
@@ -103,7 +117,14 @@ public struct Screen: Equatable, Sendable {
     /// Sets one cell; outside the screen nothing happens.
     public mutating func set(_ x: Int, _ y: Int, _ cell: ScreenCell) {
         guard x >= 0, y >= 0, x < width, y < height else { return }
-        cells[y * width + x] = cell
+        let i = y * width + x
+        // Half a wide character overwritten: its other half becomes a blank.
+        if cells[i].isContinuation, x > 0 {
+            cells[i - 1] = ScreenCell(" ", cells[i - 1].style)
+        } else if x + 1 < width, cells[i + 1].isContinuation, !cell.isContinuation {
+            cells[i + 1] = ScreenCell(" ", cells[i + 1].style)
+        }
+        cells[i] = cell
     }
 
     /// Writes `text` from column `x` of row `y`, clipped at `limit` columns
@@ -113,9 +134,17 @@ public struct Screen: Equatable, Sendable {
         var column = x
         let end = min(width, limit.map { x + $0 } ?? width)
         for c in text {
-            guard column < end else { break }
+            let columns = DisplayWidth.of(c)
+            guard columns > 0 else { continue }  // a control character or a lone combining mark
+            guard column + columns <= end else {
+                // A wide character that does not fit: the column it would start stays blank.
+                if column < end { set(column, y, ScreenCell(" ", style)) }
+                column = end
+                break
+            }
             set(column, y, ScreenCell(c, style))
-            column += 1
+            if columns == 2 { set(column + 1, y, .continuation(style)) }
+            column += columns
         }
         return column
     }
@@ -126,9 +155,9 @@ public struct Screen: Equatable, Sendable {
         for column in x..<(x + count) { set(column, y, cell) }
     }
 
-    /// One row as plain text (for tests and debugging).
+    /// One row as plain text, as a terminal shows it (for tests and debugging).
     public func line(_ y: Int) -> String {
-        String((0..<width).map { self[$0, y].character })
+        String((0..<width).filter { !self[$0, y].isContinuation }.map { self[$0, y].character })
     }
 
     /// The whole screen as plain text, rows joined by newlines, trailing blanks kept.
@@ -151,7 +180,7 @@ public struct ScreenRenderer: Sendable {
         out.style = .plain
         for y in 0..<screen.height {
             out.moveTo(0, y)
-            for x in 0..<screen.width { out.write(screen[x, y], color: color) }
+            for x in 0..<screen.width where !screen[x, y].isContinuation { out.write(screen[x, y], color: color) }
         }
         out.append("\u{1B}[0m")
         return out.bytes
@@ -183,8 +212,10 @@ public struct ScreenRenderer: Sendable {
                         break
                     }
                 }
+                // A change in the right half of a wide character redraws it whole.
+                if new[x, y].isContinuation, x > 0 { x -= 1 }
                 out.moveTo(x, y)
-                for column in x..<end { out.write(new[column, y], color: color) }
+                for column in x..<end where !new[column, y].isContinuation { out.write(new[column, y], color: color) }
                 x = end
             }
         }

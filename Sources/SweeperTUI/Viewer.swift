@@ -347,7 +347,7 @@ public struct Viewer: Sendable {
         case .cells:
             guard let id = game?.id, event.game == id, let changed = event.cells else { return [] }
             apply(changed, status: event.status, trippedBy: event.trippedBy)
-            if let by = event.by, by != selfID, let acted = Self.actedCell(event) {
+            if let by = event.by, by != selfID, let acted = actedCell(event, by: by) {
                 lastActed[by] = acted
             }
             return [.refresh(game: id)]
@@ -388,14 +388,15 @@ public struct Viewer: Sendable {
         }
     }
 
-    /// The cell a player acted on: the one the event names; else (a peer's
-    /// ops carry no clicked cell) the mine that went off, the only changed
-    /// cell, or the first changed cell that is not a mine shown at the end.
-    static func actedCell(_ event: ControlEvent) -> BoardPosition? {
+    /// The cell a player acted on: the one the event names (the cell a
+    /// flood or mark op names); else (a plain reveal, as in a private game,
+    /// lists only what it opened) where their cursor is while they look at
+    /// the game, or the only cell that changed; else none, rather than a guess.
+    func actedCell(_ event: ControlEvent, by peer: String) -> BoardPosition? {
         if let x = event.x, let y = event.y { return BoardPosition(x: x, y: y) }
-        guard let cells = event.cells, let first = cells.first else { return nil }
-        let pick = cells.first { $0.value == "X" } ?? (cells.count == 1 ? first : cells.first { $0.value != "*" } ?? first)
-        return BoardPosition(x: pick.x, y: pick.y)
+        if let p = presence[peer], p.game == game?.id, let x = p.x, let y = p.y { return BoardPosition(x: x, y: y) }
+        guard let cells = event.cells, cells.count == 1, let only = cells.first else { return nil }
+        return BoardPosition(x: only.x, y: only.y)
     }
 
     private mutating func apply(_ changed: [CellChange], status: PlayStatus?, trippedBy: String?) {

@@ -93,6 +93,8 @@ import Testing
         #expect(shown.count == 1 && shown.first?.event == .cells && shown.first?.by == bobIdentity.peerID.description)
         let g = generated.parameters.geometry
         #expect(shown.first?.cells?.contains { $0.x == g.cell(at: next).x && $0.y == g.cell(at: next).y } == true)
+        // The event names the cell Bob clicked (his flood op carries it), where viewers mark his last move.
+        #expect(shown.first?.x == g.cell(at: next).x && shown.first?.y == g.cell(at: next).y)
 
         // A duplicate changes nothing; an outsider's op is refused and never stored.
         let again = try await f.service.receive(.ops(pushed), in: SharedSyncSession(SyncSession()))

@@ -354,6 +354,30 @@ final class TmuxPane {
             return 2 + 2 * cell.x < row.count && row[1 + 2 * cell.x] == "⚑" && row[2 + 2 * cell.x] == "b"
         }
         #expect(screen.contains { $0.contains("Players:") && $0.contains("bob") })
+
+        // Bob opens a cell with no mine around it: the cells it floods
+        // include ones before it, and his marker goes to the cell he named.
+        let mines = try #require(try b.json(["show", game, "--cheat"])["mineLayout"] as? [String])
+        let covered = try board(b, game)
+        func isMine(_ x: Int, _ y: Int) -> Bool { y >= 0 && y < mines.count && x >= 0 && x < mines[y].count && Array(mines[y])[x] == "*" }
+        func isCovered(_ x: Int, _ y: Int) -> Bool { y >= 0 && y < covered.count && x >= 0 && x < covered[y].count && Array(covered[y])[x] == "#" }
+        /// A covered safe cell with no mine around it and a covered cell above it.
+        func opensCellsBefore(_ x: Int, _ y: Int) -> Bool {
+            guard isCovered(x, y), !isMine(x, y) else { return false }
+            for dy in -1...1 { for dx in -1...1 where isMine(x + dx, y + dy) { return false } }
+            return isCovered(x - 1, y - 1) || isCovered(x, y - 1) || isCovered(x + 1, y - 1)
+        }
+        let cells: [(x: Int, y: Int)] = (0..<81).map { (x: $0 % 9, y: $0 / 9) }
+        let zero = try #require(cells.first { opensCellsBefore($0.x, $0.y) }, "no covered zero on the board")
+        #expect(try b.cli(["reveal", game, "\(zero.x)", "\(zero.y)"]).status == 0)
+        pane.waitFor("bob's marker on the cell he opened") { s in
+            guard 2 + zero.y < s.count else { return false }
+            let row = Array(s[2 + zero.y])
+            return 2 + 2 * zero.x < row.count && row[2 + 2 * zero.x] == "b" && row[1 + 2 * zero.x] != "■"
+        }
+        // One marker per player: none is left by the flag.
+        let after = pane.capture()
+        #expect(after.dropFirst(2).prefix(9).map { $0.filter { $0 == "b" }.count }.reduce(0, +) == 1, "\(after.joined(separator: "\n"))")
         pane.send("q", literal: true)
         pane.waitFor("play exited 0")
     }
@@ -373,8 +397,8 @@ final class TmuxPane {
             return 2 + 2 * x < row.count && row[2 + 2 * x] == initial
         }
         // Both cursors start on the centre of the 9×9 board; each viewer draws the other's.
-        annPane.waitFor("bob's cursor on ann's screen") { cursor($0, "B", x: 4, y: 4) && $0.joined().contains("looking: bob") }
-        bobPane.waitFor("ann's cursor on bob's screen") { cursor($0, "A", x: 4, y: 4) && $0.joined().contains("looking: ann") }
+        annPane.waitFor("bob's cursor on ann's screen") { cursor($0, "B", x: 4, y: 4) && $0.joined().contains("looking: B bob 4,4") }
+        bobPane.waitFor("ann's cursor on bob's screen") { cursor($0, "A", x: 4, y: 4) && $0.joined().contains("looking: A ann 4,4") }
         // The CLI says who looks where.
         let presence = try a.json(["peers"])["presence"] as? [[String: Any]] ?? []
         #expect(presence.contains { $0["name"] as? String == "bob" && $0["game"] as? String == game && $0["x"] as? Int == 4 })
@@ -383,7 +407,7 @@ final class TmuxPane {
         // Bob moves two cells right: ann sees it within a second.
         let moved = ContinuousClock.now
         bobPane.send("l", "l", literal: true)
-        annPane.waitFor("bob's cursor moved") { cursor($0, "B", x: 6, y: 4) }
+        annPane.waitFor("bob's cursor moved") { cursor($0, "B", x: 6, y: 4) && $0.joined().contains("B bob 6,4") }
         let took = ContinuousClock.now - moved
         print("presence: bob's cursor move shown on ann's screen after \(took)")
         #expect(took < .seconds(1), "the move took \(took) to show")
@@ -391,7 +415,7 @@ final class TmuxPane {
         // Bob quits: his cursor and his name leave ann's screen.
         bobPane.send("q", literal: true)
         bobPane.waitFor("play exited 0")
-        annPane.waitFor("bob gone") { !cursor($0, "B", x: 6, y: 4) && !$0.joined().contains("looking: bob") }
+        annPane.waitFor("bob gone") { !cursor($0, "B", x: 6, y: 4) && !$0.joined().contains("looking:") }
         annPane.send("q", literal: true)
         annPane.waitFor("play exited 0")
     }

@@ -1,5 +1,6 @@
 import Foundation
 import SweeperControl
+import SweeperConventions
 import Testing
 
 @testable import SweeperTUI
@@ -107,6 +108,46 @@ func viewer(_ view: GameView) -> Viewer {
         #expect(String(decoding: plain, as: UTF8.self) == "\u{1B}[1;3H\u{1B}[0mX\u{1B}[0m")
     }
 
+    @Test func wideCharactersTakeTwoColumnsOnScreenAndOnTheTerminal() {
+        var screen = Screen(width: 8, height: 1)
+        let end = screen.put(0, 0, "🦊 Mum")
+        #expect(end == 6 && screen.line(0) == "🦊 Mum  ")
+        #expect(screen[1, 0].isContinuation)
+        // The terminal gets the fox once: it moves the cursor two columns.
+        let painted = String(decoding: ScreenRenderer(color: false).full(screen), as: UTF8.self)
+        #expect(painted.components(separatedBy: "🦊").count == 2 && painted.contains("🦊 Mum  "))
+        // Writing over its right half blanks its left half: no half a fox.
+        var over = screen
+        over.set(1, 0, ScreenCell("x"))
+        #expect(over.line(0) == " x Mum  ")
+        // A change to the right half repaints from the left half.
+        var changed = screen
+        changed.put(0, 0, "🐻")
+        let diff = String(decoding: ScreenRenderer(color: false).diff(from: screen, to: changed), as: UTF8.self)
+        #expect(diff.hasPrefix("\u{1B}[1;1H") && diff.contains("🐻"), "\(diff.debugDescription)")
+        // A wide character that does not fit at the end stays out.
+        var narrow = Screen(width: 3, height: 1)
+        narrow.put(0, 0, "ab🦊")
+        #expect(narrow.line(0) == "ab ")
+    }
+
+    @Test func theGameListStaysInItsFrameWithEmojiNames() {
+        var v = viewer(gameView(["##", "##"], mines: 1))
+        _ = v.handle(.character("g"))
+        v.showGames([
+            GameSummary(id: "aaaa1111", width: 9, height: 9, mines: 10, status: .playing, progress: 0, elapsedSeconds: 0,
+                        players: ["🦊 Fox", "Mum"], created: 0, assisted: false),
+            GameSummary(id: "bbbb2222", width: 9, height: 9, mines: 10, status: .playing, progress: 0, elapsedSeconds: 0,
+                        players: ["Max", "Mum"], created: 0, assisted: false),
+        ])
+        let screen = ViewerRenderer(glyphs: .ascii, color: false).render(&v, width: 90, height: 24)
+        let rows = (0..<24).map { screen.line($0) }.filter { $0.contains("Mum") }
+        #expect(rows.count == 2)
+        // The right edge of the frame is in the same terminal column on both rows.
+        let edges = rows.map { row in DisplayWidth.of(String(row.reversed().drop { $0 == " " }.reversed())) }
+        #expect(Set(edges).count == 1, "\(rows)")
+    }
+
     @Test func aPeersOneCellMoveIsTensOfBytes() {
         let board = Array(repeating: "#########", count: 9)
         var v = viewer(gameView(board, mines: 10))
@@ -135,15 +176,17 @@ func viewer(_ view: GameView) -> Viewer {
         #expect(v.lastActed == ["p2": BoardPosition(x: 3, y: 0)])
         let screen = ascii.render(&v, width: 40, height: 12)
         #expect(screen.line(2).hasPrefix("|# # # 2b# |"))
-        // A peer's op names no cell: the mine that went off is where they acted, else a cell that is not a shown mine.
+        // A plain reveal names no cell: not the first cell it opened (a guess),
+        // but where the player's cursor is while they look at the game.
         _ = v.apply(ControlEvent(event: .cells, game: v.game?.id, cells: [
-            CellChange(x: 0, y: 0, value: "*"), CellChange(x: 2, y: 2, value: "X"), CellChange(x: 4, y: 4, value: "*"),
-        ], status: .lost, by: "p2"))
-        #expect(v.lastActed["p2"] == BoardPosition(x: 2, y: 2))
-        _ = v.apply(ControlEvent(event: .cells, game: v.game?.id, cells: [
-            CellChange(x: 0, y: 1, value: "*"), CellChange(x: 3, y: 1, value: "."), CellChange(x: 4, y: 1, value: "1"),
+            CellChange(x: 0, y: 1, value: "."), CellChange(x: 1, y: 1, value: "."), CellChange(x: 4, y: 1, value: "1"),
         ], by: "p2"))
-        #expect(v.lastActed["p2"] == BoardPosition(x: 3, y: 1))
+        #expect(v.lastActed["p2"] == BoardPosition(x: 3, y: 0))
+        _ = v.apply(ControlEvent(event: .presence, presence: PresenceInfo(peer: "p2", name: "Bob", game: v.game?.id, x: 1, y: 1)))
+        _ = v.apply(ControlEvent(event: .cells, game: v.game?.id, cells: [
+            CellChange(x: 0, y: 2, value: "."), CellChange(x: 1, y: 2, value: "."), CellChange(x: 4, y: 2, value: "1"),
+        ], by: "p2"))
+        #expect(v.lastActed["p2"] == BoardPosition(x: 1, y: 1))
         // Events of other games change nothing.
         _ = v.apply(ControlEvent(event: .cells, game: "other", cells: [CellChange(x: 1, y: 3, value: "1")], by: "p2"))
         #expect(v.look(1, 3) == "#")
@@ -310,29 +353,48 @@ func viewer(_ view: GameView) -> Viewer {
         #expect(text.contains("mDNS is unavailable") && text.contains("avahi-daemon"), "\(text)")
     }
 
-    @Test func otherPlayersCursorsAreDrawnInTheirColourAndSaidOnTheStatusLine() {
-        var v = viewer(gameView(["####", "####", "####"], mines: 3))
+    @Test func otherPlayersCursorsColourTheirCellAndNeverCoverTheNextOne() {
+        // Max's and Mum's cursors side by side on a row of numbers: both stay readable.
+        var v = viewer(gameView(["####", "1234", "####"], mines: 3))
         v.selfID = "me"
         v.cursor = BoardPosition(x: 0, y: 0)
         #expect(v.cursorReport == Commands.Cursor.Arguments(game: "abcdef1234567890", x: 0, y: 0))
-        _ = v.apply(ControlEvent(event: .presence, presence: PresenceInfo(peer: "p1", name: "Mum", game: "abcdef1234567890", x: 2, y: 1)))
-        _ = v.apply(ControlEvent(event: .presence, presence: PresenceInfo(peer: "p2", name: "Max", game: "abcdef1234567890", x: 3, y: 2)))
+        _ = v.apply(ControlEvent(event: .presence, presence: PresenceInfo(peer: "p1", name: "Mum", game: "abcdef1234567890", x: 1, y: 1)))
+        _ = v.apply(ControlEvent(event: .presence, presence: PresenceInfo(peer: "p2", name: "Max", game: "abcdef1234567890", x: 2, y: 1)))
         _ = v.apply(ControlEvent(event: .presence, presence: PresenceInfo(peer: "p3", name: "Dad", game: "another", x: 0, y: 0)))
         #expect(v.watching.map(\.name) == ["Max", "Mum"])
         let r = ViewerRenderer(glyphs: .ascii, color: true)
-        var screen = r.render(&v, width: 80, height: 10)
-        // Mum's cursor: her cell in her colour, "MU" (Max shares her M) over the next columns.
-        let mum = ViewerRenderer.playerColours(["p1", "p2"])["p1"]
-        #expect(screen[1 + 2 * 2 + 1, 2 + 1].character == "M" && screen[1 + 2 * 2 + 2, 2 + 1].character == "U")
-        #expect(screen[1 + 2 * 2, 2 + 1].style.background == mum?.background)
-        #expect(screen.text.contains("looking: Max, Mum") && !screen.text.contains("watching"))
+        var screen = r.render(&v, width: 100, height: 10)
+        let layout = BoardLayout(width: 100, height: 10, boardWidth: 4, boardHeight: 3)
+        let row = layout.top + 1
+        // Every number of the row is still there, each in its own column.
+        for x in 0..<4 { #expect(screen[layout.left + 2 * x, row].character == Character("\(x + 1)"), "\(screen.line(row))") }
+        // Each cursor: the cell in the player's colour and one letter of
+        // their own beside it (Max took M, so Mum is U), never over the next cell.
+        let colours = ViewerRenderer.playerColours(["p1", "p2"])
+        #expect(screen[layout.left + 2 * 1 + 1, row].character == "U" && screen[layout.left + 2 * 2 + 1, row].character == "M")
+        #expect(screen[layout.left + 2 * 1, row].style.background == colours["p1"]?.background)
+        #expect(screen[layout.left + 2 * 2, row].style.background == colours["p2"]?.background)
+        // The status line names who is where, after the same letters.
+        #expect(screen.text.contains("looking: M Max 2,1, U Mum 1,1") && !screen.text.contains("watching"), "\(screen.text)")
         // Dad looks at another game: not drawn, not said.
         #expect(!screen.text.contains("Dad"))
+        // On a narrower screen the names stay, without the places.
+        #expect(r.render(&v, width: 80, height: 10).text.contains("looking: M Max, U Mum"))
+        // Both on one cell: a `+`, and the status line says both are there.
+        _ = v.apply(ControlEvent(event: .presence, presence: PresenceInfo(peer: "p1", name: "Mum", game: "abcdef1234567890", x: 2, y: 1)))
+        screen = r.render(&v, width: 100, height: 10)
+        #expect(screen[layout.left + 2 * 2 + 1, row].character == "+")
+        #expect(screen[layout.left + 2 * 2, row].character == "3")
+        #expect(screen.text.contains("Max 2,1, U Mum 2,1"), "\(screen.text)")
+        // Without colour: underlined, and the letters still say who.
+        screen = ViewerRenderer(glyphs: .ascii, color: false).render(&v, width: 100, height: 10)
+        #expect(screen[layout.left + 2 * 2, row].style.underline && screen[layout.left + 2 * 2, row].character == "3")
         // Mum leaves.
         _ = v.apply(ControlEvent(event: .presence, presence: PresenceInfo(peer: "p1", name: "Mum")))
-        screen = r.render(&v, width: 80, height: 10)
-        #expect(screen.text.contains("looking: Max") && !screen.text.contains("Mum"))
-        #expect(screen[1 + 3 * 2 + 1, 2 + 2].character == "M")
+        screen = r.render(&v, width: 100, height: 10)
+        #expect(screen.text.contains("looking: M Max 2,1") && !screen.text.contains("Mum"))
+        #expect(screen[layout.left + 2 * 2 + 1, row].character == "M")
         // With the game list open, the viewer says it shows no game.
         _ = v.handle(.character("g"))
         v.showGames([])
@@ -380,12 +442,13 @@ func viewer(_ view: GameView) -> Viewer {
         #expect(memory.path.hasPrefix(dir))
     }
 
-    @Test func markersTellPlayersApartByTheShortestUniquePrefix() {
-        let labels = ViewerRenderer.markerLabels(["p1": "h1", "p2": "h2", "p3": "h3", "p4": "Mum", "p5": "Max"])
-        #expect(labels == ["p1": "h1", "p2": "h2", "p3": "h3", "p4": "mu", "p5": "ma"])
-        #expect(ViewerRenderer.markerLabels(["p1": "ann", "p2": "bob"]) == ["p1": "a", "p2": "b"])
-        #expect(ViewerRenderer.markerLabels(["p1": "h", "p2": "h"]) == ["p1": "h", "p2": "h"])
-        // Drawn from the cell's second column on.
+    @Test func eachPlayerHasALetterOfTheirOwn() {
+        let letters = ViewerRenderer.playerLetters(["p1": "h1", "p2": "h2", "p3": "h3", "p4": "Mum", "p5": "Max"])
+        #expect(letters == ["p1": "H", "p2": "2", "p3": "3", "p4": "U", "p5": "M"])
+        #expect(ViewerRenderer.playerLetters(["p1": "ann", "p2": "bob"]) == ["p1": "A", "p2": "B"])
+        #expect(ViewerRenderer.playerLetters(["p1": "h", "p2": "h"]) == ["p1": "H", "p2": "A"])
+        #expect(ViewerRenderer.playerLetters(["p1": "🦊"]) == ["p1": "A"])
+        // A last move: the letter in the cell's second column; the next cell keeps its own.
         var v = viewer(gameView(["....", "...."], mines: 1))
         v.selfID = "me"
         _ = v.apply(ControlEvent(event: .cells, game: id, cells: [CellChange(x: 0, y: 0, value: "F")], status: .playing, by: "p1", x: 0, y: 0))
@@ -395,8 +458,8 @@ func viewer(_ view: GameView) -> Viewer {
         }
         let screen = ViewerRenderer(glyphs: .ascii, color: false).render(&v, width: 44, height: 10)
         let layout = BoardLayout(width: 44, height: 10, boardWidth: 4, boardHeight: 2)
-        #expect(screen.line(layout.top).dropFirst(layout.left + 1).hasPrefix("h1"), "\(screen.line(layout.top))")
-        #expect(screen.line(layout.top + 1).dropFirst(layout.left + 5).hasPrefix("h2"), "\(screen.line(layout.top + 1))")
+        #expect(screen.line(layout.top).dropFirst(layout.left).hasPrefix("Fh  "), "\(screen.line(layout.top))")
+        #expect(screen.line(layout.top + 1).dropFirst(layout.left + 4).hasPrefix("F2  "), "\(screen.line(layout.top + 1))")
     }
 
     @Test func nOpensAFormForAnyPresetOrACustomSize() {

@@ -21,11 +21,12 @@ enum GameChange: Sendable {
 struct CellsChanged: Sendable {
     /// The game as it is now.
     var state: GameState
-    /// The cells the ops changed (``GameState/changedCells(by:before:)``).
+    /// The cells the ops changed (``GameReplica/changes(by:state:before:clicked:)``).
     var cells: [Int]
     /// Who made the last of the ops.
     var author: PeerID
-    /// The cell a local move named (the ops of a peer name none).
+    /// The cell the move acted on: the one a local move named, or the one
+    /// a peer's flood or mark names (a plain reveal names none).
     var clicked: Cell?
 }
 
@@ -35,26 +36,31 @@ protocol GameChangeSink: Sendable {
     func gameChanged(_ change: GameChange)
 }
 
-extension GameState {
-    /// The cells `ops` changed, by index, ascending: the cells each reveal
-    /// opened and each mark set, and every mine when the game's status
-    /// changed from `before` (it ended, or it plays again because a removed
-    /// device's losing move was dropped).
-    func changedCells(by ops: some Sequence<Op>, before: GameStatus?) -> [Int] {
+extension GameReplica {
+    /// What `ops` changed in this game, now in `state`, reported as a move
+    /// by the author of the last of them: the cells each reveal opened and
+    /// each mark set (sealed moves of a private game as their seal holds),
+    /// every mine when the game's status changed from `before` (it ended, or
+    /// it plays again because a removed device's losing move was dropped),
+    /// and the cell the last op acted on (`clicked`, when it names one).
+    func changes(by ops: [Op], state: GameState, before: GameStatus?, clicked: Cell? = nil) -> CellsChanged? {
+        guard let author = ops.last?.author else { return nil }
+        let geometry = state.genesis.geometry
         var cells: Set<Int> = []
+        var acted: Int?
         for op in ops {
-            switch op.payload {
+            guard let payload = readablePayload(of: op) else { continue }
+            switch payload {
             case .reveal(let runs): cells.formUnion(runs)
-            case .flood(let flood): cells.formUnion(flood.cells(in: genesis.layout))
+            case .flood(let flood): cells.formUnion(flood.cells(in: state.genesis.layout))
             case .mark(let c, _): cells.insert(c)
             default: break
             }
+            if op.author == author, let c = payload.actedCell, geometry.contains(index: c) { acted = c }
         }
-        // A game that ended shows its mines; one that is playing again (a
-        // removed device's losing move dropped) covers them again.
-        if let before, before != status {
-            cells.formUnion(genesis.layout.mineIndices)
+        if let before, before != state.status {
+            cells.formUnion(state.genesis.layout.mineIndices)
         }
-        return cells.sorted()
+        return CellsChanged(state: state, cells: cells.sorted(), author: author, clicked: clicked ?? acted.map(geometry.cell(at:)))
     }
 }

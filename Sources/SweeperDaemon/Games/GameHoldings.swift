@@ -38,8 +38,10 @@ extension GameService {
                     if let replica, let state = replica.state {
                         try store.dropOps(
                             gameID: id.description, author: Data(peer.bytes), after: Int64(clamping: kept[id] ?? 0), status: state.status.rawValue)
-                        sinks.changes.gameChanged(.cells(CellsChanged(
-                            state: state, cells: state.changedCells(by: ops, before: before[id]), author: peer, clicked: nil)))
+                        if var changed = replica.changes(by: ops, state: state, before: before[id]) {
+                            changed.clicked = nil  // undone moves: no "last move" to mark
+                            sinks.changes.gameChanged(.cells(changed))
+                        }
                     } else {
                         try store.dropOps(gameID: id.description, author: Data(peer.bytes), after: 0, status: nil)
                         sinks.changes.gameChanged(.gone(id))
@@ -125,21 +127,25 @@ extension GameService {
 
     /// The games `peers` (each peer's last summary) hold that are not held
     /// here, with the most ops any of them holds.
-    func available(from peers: [(name: String, holds: [GameID: VersionVector])]) -> [GameElsewhere] {
+    func available(from peers: [PeerHoldings]) -> [GameElsewhere] {
         // Held, read or not (a private game this device does not play is held unread).
         let held = Set(engine.games.map(\.state.gameID)).union(engine.circles[0].replica.summary.keys)
-        var found: [GameID: (ops: UInt64, players: Int, by: [String])] = [:]
+        var found: [GameID: GameElsewhere] = [:]
         for peer in peers {
             for (game, vector) in peer.holds where !held.contains(game) {
-                var entry = found[game] ?? (0, 0, [])
+                var entry = found[game] ?? GameElsewhere(id: game, ops: 0, players: [], heldBy: [], forgotten: selection.forgotten.contains(game))
+                entry.players.formUnion(vector.heads.keys)
+                entry.heldBy.append(peer.name)
+                // The description of the peer that holds the most of it.
+                if vector.opCount >= entry.ops, let listing = peer.described[game] { entry.listing = listing }
                 entry.ops = max(entry.ops, vector.opCount)
-                entry.players = max(entry.players, vector.heads.count)
-                entry.by.append(peer.name)
                 found[game] = entry
             }
         }
-        return found.map { id, e in
-            GameElsewhere(id: id, ops: e.ops, players: e.players, heldBy: e.by.sorted(), forgotten: selection.forgotten.contains(id))
+        return found.values.map { e in
+            var e = e
+            e.heldBy.sort()
+            return e
         }.sorted { ($0.ops, $1.id) > ($1.ops, $0.id) }
     }
 
