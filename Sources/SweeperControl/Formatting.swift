@@ -79,8 +79,19 @@ public enum ControlFormatting {
         if games.isEmpty { return "\nNo other games on the linked peers.\n" }
         return "\nOn linked peers (sweeper follow GAME):\n"
             + table(
-                ["GAME", "OPS", "PLAYERS", "HELD BY"],
-                games.map { [shortID($0.id) + ($0.forgotten ? " (forgotten)" : ""), "\($0.ops)", "\($0.players)", $0.heldBy.joined(separator: ", ")] })
+                ["GAME", "SIZE", "STATUS", "STARTED", "CREATOR", "PLAYERS", "OPS", "HELD BY"],
+                games.map { g -> [String] in
+                    var sized = "-"
+                    if let w = g.width, let h = g.height, let m = g.mines {
+                        sized = size(width: w, height: h, mines: m) + (g.noGuess == true ? " no-guess" : "")
+                    }
+                    let players = g.chosenPlayers.map { "only " + $0.joined(separator: ", ") }
+                        ?? g.playerNames.map { $0.joined(separator: ", ") } ?? "\(g.players)"
+                    return [
+                        shortID(g.id) + (g.forgotten ? " (forgotten)" : ""), sized, g.status.map { status($0, progress: g.progress ?? 0) } ?? "-",
+                        g.created.map { date($0) } ?? "-", g.creator ?? "-", players, "\(g.ops)", g.heldBy.joined(separator: ", "),
+                    ]
+                })
     }
 
     /// What `sync` prints: the mode and the games followed and forgotten.

@@ -287,6 +287,22 @@ public struct AvailableGame: Codable, Equatable, Sendable {
     public var heldBy: [String]
     /// Whether this device forgot it.
     public var forgotten: Bool
+    /// The players who made those ops, by name (creator first).
+    public var playerNames: [String]?
+    /// Columns, rows and mines; absent when no peer described the game (a
+    /// private game, or peers older than protocol 11).
+    public var width: Int?, height: Int?, mines: Int?
+    /// Whether it is a no-guess board (with the size).
+    public var noGuess: Bool?
+    /// Who created it (with the size).
+    public var creator: String?
+    /// When it was created, seconds since 1970 (with the size).
+    public var created: Double?
+    /// Where it stands and the share of safe cells revealed, as the peer
+    /// that described it says (with the size).
+    public var status: PlayStatus?, progress: Double?
+    /// The devices the creator chose to move, when it chose (with the size).
+    public var chosenPlayers: [String]?
 
     /// Creates an entry.
     public init(id: String, ops: Int, players: Int, heldBy: [String], forgotten: Bool) {

@@ -169,10 +169,12 @@ public enum PeerMessage: Sendable, Equatable {
 /// chose the players and the players and archive ops, 8 flood ops and the
 /// sync layer's live pushes and chain-head signatures, 9 membership records
 /// of version 2 (roles and per-author chains; peers of 6 to 8 are sent no
-/// membership records, whose version 1 they alone read).
+/// membership records, whose version 1 they alone read), 10 membership
+/// records of kind 7 and summaries in parts, 11 descriptions of games
+/// (sync message types 6 and 7).
 public struct PeerCapabilities: Sendable, Equatable {
     /// The peer protocol version this build speaks.
-    public static let currentVersion: UInt8 = 10
+    public static let currentVersion: UInt8 = 11
     /// The first version that understands presence notes and profiles.
     public static let presenceVersion: UInt8 = 3
     /// The first version that understands shares of played time.
@@ -199,6 +201,10 @@ public struct PeerCapabilities: Sendable, Equatable {
     /// them) and summaries sent in parts (sync summary flag bit 1: older
     /// peers are sent one summary, of as many games as one message holds).
     public static let partsVersion: UInt8 = 10
+    /// The first version that answers a request to describe games it
+    /// holds (sync message types 6 and 7, for `games --available`): older
+    /// peers are not asked, and their games are listed without details.
+    public static let describeVersion: UInt8 = 11
 
     /// The peer's protocol version (0 until its hello came).
     public let version: UInt8
@@ -218,4 +224,6 @@ public struct PeerCapabilities: Sendable, Equatable {
     public var readsLive: Bool { version >= Self.liveVersion }
     /// Whether the peer reads invitation switches and summaries in parts.
     public var readsParts: Bool { version >= Self.partsVersion }
+    /// Whether the peer describes the games it holds when asked.
+    public var describesGames: Bool { version >= Self.describeVersion }
 }

@@ -19,8 +19,13 @@ import SweeperCrypto
 ///   (at least one).
 /// - `heads` (4): count ‖ ``HeadSignature``s.
 /// - `unsigned` (5): count ‖ per chain: game id (16) ‖ author (32) ‖ seq (LEB128).
+/// - `describe` (6): count ‖ game ids (16 each), ascending: games the
+///   sender saw in the receiver's summary and does not hold.
+/// - `descriptions` (7): count ‖ ``GameDescription``s: the answer, for the
+///   open games among them that the receiver holds.
 ///
-/// Types 3 to 5 go only to peers whose hello says peer protocol 8 or later.
+/// Types 3 to 5 go only to peers whose hello says peer protocol 8 or
+/// later; types 6 and 7 only to peers whose hello says 11 or later.
 public enum SyncMessage: Sendable, Hashable {
     /// What the sender holds: a version vector per game. `wantsReply` asks
     /// the receiver to send its own summary back.
@@ -41,6 +46,11 @@ public enum SyncMessage: Sendable, Hashable {
     /// Chains whose newest ops the sender holds without a signature: a
     /// peer that holds their signatures sends them (``heads(_:)``).
     case unsigned([ChainHead])
+    /// Games the sender saw in the receiver's summary and does not hold:
+    /// the receiver answers with ``descriptions(_:)`` of those it can describe.
+    case describe([GameID])
+    /// What the sender tells of open games it holds that the receiver asked about.
+    case descriptions([GameDescription])
 
     /// The format version.
     public static let version: UInt8 = 1
@@ -54,6 +64,8 @@ public enum SyncMessage: Sendable, Hashable {
     public static let authorLimit = 4_096
     /// The most segments in one message.
     public static let segmentLimit = 100_000
+    /// The most games one ``describe(_:)`` or ``descriptions(_:)`` names.
+    public static let describeLimit = 256
 
     /// The encoded message.
     public var encoded: [UInt8] {
@@ -86,6 +98,14 @@ public enum SyncMessage: Sendable, Hashable {
                 w.append(c.author.bytes)
                 w.varint(c.seq)
             }
+        case .describe(let games):
+            w.byte(6)
+            w.varint(games.count)
+            for id in games.sorted() { w.append(id.bytes) }
+        case .descriptions(let descriptions):
+            w.byte(7)
+            w.varint(descriptions.count)
+            for d in descriptions { d.encode(into: &w) }
         }
         return w.bytes
     }
@@ -209,6 +229,22 @@ public enum SyncMessage: Sendable, Hashable {
             }
             try r.expectEnd()
             self = .unsigned(chains)
+        case 6:
+            let count = try r.int("game count", max: Self.describeLimit)
+            var games: [GameID] = []
+            for _ in 0..<count {
+                let id = GameID(unchecked: try r.take(GameID.byteCount, "game id"))
+                guard games.last.map({ $0 < id }) ?? true else { throw .unordered(field: "game ids") }
+                games.append(id)
+            }
+            try r.expectEnd()
+            self = .describe(games)
+        case 7:
+            let count = try r.int("description count", max: Self.describeLimit)
+            var descriptions: [GameDescription] = []
+            for _ in 0..<count { descriptions.append(try GameDescription.decode(from: &r)) }
+            try r.expectEnd()
+            self = .descriptions(descriptions)
         default:
             throw .unknownKind(field: "message type", value: type)
         }

@@ -55,6 +55,17 @@ public struct SyncSession: Sendable {
     /// Whether the peer reads flood ops (hello version 8 or later). When
     /// not, games that have them are not sent to it.
     public var peerReadsFloods = true
+    /// Whether the peer answers ``SyncMessage/describe(_:)`` (hello version
+    /// 11 or later): it is asked to describe the games of its summary that
+    /// this side does not hold (``described``).
+    public var peerDescribes = true
+    /// What the peer told of games it holds and this side did not when it
+    /// asked (``SyncMessage/descriptions(_:)``), by game.
+    public private(set) var described: [GameID: GameListing] = [:]
+    /// The games this side asked the peer to describe.
+    private var askedToDescribe: Set<GameID> = []
+    /// The most games a session asks one peer to describe.
+    public static let describedLimit = 10_000
     /// The link's peer, as its handshake proved: the author of every live
     /// push it sends. Live pushes from a peer not set are dropped.
     public var peer: PeerID?
@@ -169,6 +180,8 @@ public struct SyncSession: Sendable {
             if wantsReply, games.contains(where: { interest.contains($0.key) && !(ours[$0.key]?.dominates($0.value) ?? false) }) {
                 step.replies.append(summaryMessage(of: replica, wantsReply: false))
             }
+            // Games this side does not take (`sync mine`): what are they?
+            step.replies += describeRequests(for: games.keys.filter { ours[$0] == nil && !interest.contains($0) })
         case .ops(let segments):
             for segment in segments {
                 if let game = segment.ops.last?.gameID, !interest.contains(game) {
@@ -211,8 +224,39 @@ public struct SyncSession: Sendable {
                 }
             }
             if !heads.isEmpty { step.replies.append(.heads(heads)) }
+        case .describe(let games):
+            let descriptions = games.compactMap { Self.description(of: $0, in: replica) }
+            if !descriptions.isEmpty { step.replies.append(.descriptions(descriptions)) }
+        case .descriptions(let descriptions):
+            // Only what was asked: the id is derived from what the
+            // description says, so a holder cannot describe another game.
+            for d in descriptions {
+                let id = d.gameID
+                if askedToDescribe.contains(id) { described[id] = GameListing(d) }
+            }
         }
         return step
+    }
+
+    /// The requests that ask the peer to describe `unheld` games of its
+    /// summary, those not asked before, up to ``describedLimit`` in all.
+    private mutating func describeRequests(for unheld: some Sequence<GameID>) -> [SyncMessage] {
+        guard peerDescribes else { return [] }
+        let room = Self.describedLimit - askedToDescribe.count
+        let new = unheld.filter { !askedToDescribe.contains($0) }.sorted().prefix(max(0, room))
+        askedToDescribe.formUnion(new)
+        return stride(from: 0, to: new.count, by: SyncMessage.describeLimit).map { start in
+            .describe(Array(new.dropFirst(start).prefix(SyncMessage.describeLimit)))
+        }
+    }
+
+    /// How this replica describes `game` to a peer that does not hold it:
+    /// open games only (a private game's genesis says nothing to others).
+    static func description(of game: GameID, in replica: Replica) -> GameDescription? {
+        guard let g = replica.games[game], g.privateHeader == nil, let state = g.state else { return nil }
+        return GameDescription(
+            creator: state.creator, genesis: state.genesis, status: state.status,
+            progressPermille: Int((state.board.progress * 1000).rounded(.down)))
     }
 
     /// The games a live push from the peer names, as this session would

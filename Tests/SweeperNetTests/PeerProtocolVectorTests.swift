@@ -538,6 +538,20 @@ import SweeperGame
         let end = SyncMessage.summary([:], wantsReply: true)
         Self.check(try Self.vector("summary-parts"), inputs: [], outputs: [("part", Self.hex(part.encoded)), ("end", Self.hex(end.encoded))])
         #expect(try SyncMessage(decoding: try Self.vector("summary-parts").bytes("part")) == part)
+        // Protocol 11: a device that does not hold the game asks what it is;
+        // the holder describes it (playing, 250 thousandths revealed).
+        let describe = SyncMessage.describe([game.id])
+        let described = SyncMessage.descriptions([
+            GameDescription(creator: cast.alice.peerID, genesis: game.genesis, status: .playing, progressPermille: 250)
+        ])
+        Self.check(try Self.vector("game-descriptions"), inputs: [], outputs: [
+            ("describe", Self.hex(describe.encoded)), ("descriptions", Self.hex(described.encoded)),
+        ])
+        let read = try SyncMessage(decoding: try Self.vector("game-descriptions").bytes("descriptions"))
+        guard case .descriptions(let list) = read, list.first?.gameID == game.id else {
+            Issue.record("the descriptions vector does not describe the game: \(read)")
+            return
+        }
         // What the document says decodes to the same, and a replica that
         // holds the genesis takes the segment with its one signature.
         let decoded = try OpSegment(decoding: try Self.vector("segment").bytes("segment"))
@@ -652,7 +666,7 @@ import SweeperGame
         let names = Set(try Self.vectors().keys)
         let checked: Set<String> = [
             "identities", "invite-code", "txt-record", "handshake", "secret-stream", "link-messages",
-            "game", "op-genesis", "op-reveal", "op-mark", "op-assisted", "game-players", "op-players", "op-archive", "private-game", "op-flood", "segment", "sync-messages", "live-push", "presence", "profile", "play", "membership", "membership-v2", "invitation-switch", "summary-parts", "invitation",
+            "game", "op-genesis", "op-reveal", "op-mark", "op-assisted", "game-players", "op-players", "op-archive", "private-game", "op-flood", "segment", "sync-messages", "live-push", "presence", "profile", "play", "membership", "membership-v2", "invitation-switch", "summary-parts", "game-descriptions", "invitation",
         ]
         #expect(names == checked, "vectors nothing checks: \(names.subtracting(checked)); missing: \(checked.subtracting(names))")
     }

@@ -166,7 +166,7 @@ struct Simulation {
     static func isLiveForm(_ message: SyncMessage) -> Bool {
         switch message {
         case .live, .heads, .unsigned: true
-        case .summary, .summaryPart, .ops, .interest: false
+        case .summary, .summaryPart, .ops, .interest, .describe, .descriptions: false
         }
     }
 

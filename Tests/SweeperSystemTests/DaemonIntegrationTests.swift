@@ -574,6 +574,32 @@ import Testing
         #expect(database.range(of: Data(try #require(GameID(hex: catsOld)).bytes)) == nil, "cat's database still holds its forgotten game")
     }
 
+    /// Cat syncs only its own games: `games --available` lists bob's new
+    /// game as `games` would (size, mines, no-guess, status, creator,
+    /// start), from what bob described; following it brings it whole.
+    @Test func gamesAvailableSaysWhatEachGameIs() throws {
+        let (ann, bob, cat) = try threeDaemonsInOneCircle()
+        defer { ann.cleanup(); bob.cleanup(); cat.cleanup() }
+        #expect(try cat.cli(["sync", "mine"]).status == 0)
+        let game = try #require(try bob.json(["new", "--seed", "9", "--width", "16", "--height", "12", "--mines", "30", "--no-guess"])["id"] as? String)
+        func available() -> [String: Any]? {
+            ((try? cat.json(["games", "--available"]))?["available"] as? [[String: Any]])?.first { $0["id"] as? String == game }
+        }
+        #expect(eventually(20) { available()?["width"] as? Int == 16 }, "\(String(describing: available()))")
+        let entry = try #require(available())
+        #expect(entry["height"] as? Int == 12 && entry["mines"] as? Int == 30 && entry["noGuess"] as? Bool == true)
+        #expect(entry["creator"] as? String == "bob" && entry["status"] as? String == "playing")
+        #expect(entry["playerNames"] as? [String] == ["bob"])
+        let created = try #require(entry["created"] as? Double)
+        #expect(abs(created - Date().timeIntervalSince1970) < 60)
+        let text = try cat.cli(["games", "--available"]).stdout
+        let row = try #require(text.split(separator: "\n").first { $0.hasPrefix(game.prefix(8)) }, "\(text)")
+        #expect(row.contains("16×12 (30) no-guess") && row.contains("playing") && row.contains("bob"), "\(row)")
+        #expect((try cat.json(["games"])["games"] as? [[String: Any]] ?? []).isEmpty, "cat took the game before following it")
+        #expect(try cat.cli(["follow", game]).status == 0)
+        #expect(eventually(20) { (try? cat.json(["show", game]))?["width"] as? Int == 16 })
+    }
+
     /// Ann starts a private game with bob: cat holds and relays it but
     /// cannot read it, lists nothing of it, and its database holds no byte
     /// of its board; once ann adds cat, cat reads all of it and plays.

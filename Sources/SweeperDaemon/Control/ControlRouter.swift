@@ -58,7 +58,7 @@ struct ControlRouter: ControlResponder {
             return try answer(id, await status())
         case Commands.Games.name:
             let a: Commands.Games.Arguments = try args(line)
-            let available = a.available == true ? await service.available(from: network.inbox.peerHoldings()).map(Self.shown) : nil
+            let available = a.available == true ? await service.available(from: network.inbox.peerHoldings()).map(views.available) : nil
             let games = try await service.games(archived: a.archived == true).map { views.summary($0.0, $0.1) }
             return try answer(id, Commands.Games.Result(games: games, available: available))
         case Commands.AddPlayers.name:
@@ -388,9 +388,4 @@ struct ControlRouter: ControlResponder {
 }
 
 extension ControlRouter {
-    /// How `games --available` shows a game that linked peers hold.
-    static func shown(_ game: GameElsewhere) -> AvailableGame {
-        AvailableGame(
-            id: game.id.description, ops: Int(clamping: game.ops), players: game.players, heldBy: game.heldBy, forgotten: game.forgotten)
-    }
 }

@@ -37,6 +37,29 @@ struct ReplyViews: Sendable {
         [state.creator] + replica.chains.keys.filter { $0 != state.creator }.sorted()
     }
 
+    /// How `games --available` shows a game that linked peers hold: what
+    /// a peer described of it, in the words of `games`.
+    func available(_ game: GameElsewhere) -> AvailableGame {
+        var out = AvailableGame(
+            id: game.id.description, ops: Int(clamping: game.ops), players: game.players.count, heldBy: game.heldBy, forgotten: game.forgotten)
+        // Creator first, when a description names it; then by name.
+        let creator = game.listing?.creator
+        let others = game.players.filter { $0 != creator }.map(name(of:)).sorted()
+        out.playerNames = (creator.map { [name(of: $0)] } ?? []) + others
+        guard let listing = game.listing else { return out }
+        let p = listing.parameters
+        out.width = p.width
+        out.height = p.height
+        out.mines = p.mines
+        out.noGuess = p.noGuess
+        out.creator = name(of: listing.creator)
+        out.created = Double(listing.createdAtMillis) / 1000
+        out.status = listing.status.shown
+        out.progress = Double(listing.progressPermille) / 1000
+        out.chosenPlayers = listing.players.map { [name(of: listing.creator)] + $0.subtracting([listing.creator]).map(name(of:)).sorted() }
+        return out
+    }
+
     /// The summary `games` lists and `game-added` carries.
     func summary(_ replica: GameReplica, _ state: GameState, now: Date = Date()) -> GameSummary {
         let p = state.genesis.parameters

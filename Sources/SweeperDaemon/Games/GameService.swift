@@ -48,12 +48,26 @@ struct GameElsewhere: Sendable {
     var id: GameID
     /// The most ops any of them holds.
     var ops: UInt64
-    /// The most authors any of them holds ops of.
-    var players: Int
+    /// The authors of the ops they hold: who played.
+    var players: Set<PeerID>
+    /// What a peer told of the game (peers of protocol 11 or later, open
+    /// games): size, mines, creator, start, and its status as that peer says.
+    var listing: GameListing?
     /// The names of the peers that hold it.
     var heldBy: [String]
     /// Whether this device forgot it.
     var forgotten: Bool
+}
+
+/// What one linked peer holds, from its last summary, and what it told of
+/// the games among them that this device does not hold.
+struct PeerHoldings: Sendable {
+    /// The peer's name (or short id).
+    var name: String
+    /// Its games and version vectors.
+    var holds: [GameID: VersionVector]
+    /// Its descriptions of games this device does not hold.
+    var described: [GameID: GameListing]
 }
 
 /// A move a player of this daemon makes.
@@ -170,7 +184,7 @@ actor GameService {
         case .ops(let segments): touched = segments.compactMap { $0.ops.last?.gameID }
         // Live pushes name games by the link's numbers, which the session reads.
         case .live: touched = Array(session.withSession { $0.games(in: message) })
-        case .summary, .summaryPart, .interest, .heads, .unsigned: break
+        case .summary, .summaryPart, .interest, .heads, .unsigned, .describe, .descriptions: break
         }
         let before = engine.statuses(of: touched)
         let interest = self.interest
@@ -243,9 +257,8 @@ actor GameService {
                 sinks.changes.gameChanged(.added(replica, state))
                 continue
             }
-            if let author = ops.last?.author {
-                sinks.changes.gameChanged(.cells(CellsChanged(
-                    state: state, cells: state.changedCells(by: ops, before: before[gameID]), author: author, clicked: nil)))
+            if let changed = replica.changes(by: ops, state: state, before: before[gameID]) {
+                sinks.changes.gameChanged(.cells(changed))
             }
             if ops.contains(where: \.changesListing) { sinks.changes.gameChanged(.listing(replica, state)) }
         }
@@ -495,9 +508,10 @@ actor GameService {
         let (_, after) = try commit(op, circle: circle)
         sinks.play.activity(in: after.gameID)
         if after.status != .playing { sinks.play.gameEnded(after.gameID) }
-        let cells = after.changedCells(by: [op], before: before)
-        sinks.changes.gameChanged(.cells(CellsChanged(state: after, cells: cells, author: identity, clicked: Cell(x: x, y: y))))
-        return MoveOutcome(state: after, cells: cells)
+        guard let changed = engine.game(after.gameID)?.game.changes(by: [op], state: after, before: before, clicked: Cell(x: x, y: y))
+        else { return MoveOutcome(state: after, cells: []) }
+        sinks.changes.gameChanged(.cells(changed))
+        return MoveOutcome(state: after, cells: changed.cells)
     }
 
     /// What a move makes: its op, or nothing when it changes nothing.

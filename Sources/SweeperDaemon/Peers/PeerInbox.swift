@@ -300,8 +300,10 @@ final class PeerInbox: PeerNodeDelegate, Sendable {
     }
 
     /// Each linked peer's name and the games its last summary said it holds.
-    func peerHoldings() -> [(name: String, holds: [GameID: VersionVector])] {
-        sessions.holdings.map { (peers.name(of: $0.link.peer) ?? $0.link.peer.shortDescription, $0.holds) }
+    func peerHoldings() -> [PeerHoldings] {
+        sessions.holdings.map {
+            PeerHoldings(name: peers.name(of: $0.link.peer) ?? $0.link.peer.shortDescription, holds: $0.holds, described: $0.described)
+        }
     }
 
     /// What each linked peer lacks and holds beyond us, by link id; absent

@@ -41,6 +41,7 @@ final class SyncSessions: Sendable {
         // games that use roles.
         session.peerReadsRoles = false
         session.peerReadsFloods = false
+        session.peerDescribes = false
         session.peer = handle.peer
         let messages = interest.isEverything ? session.start(replica: replica) : []
         let link = PeerLink(handle: handle, session: SharedSyncSession(session))
@@ -57,6 +58,7 @@ final class SyncSessions: Sendable {
             let messages = link.session.withSession { session in
                 session.peerReadsRoles = true
                 session.peerReadsFloods = capabilities.readsLive
+                session.peerDescribes = capabilities.describesGames
                 // A session that started before the hello sends its summary
                 // again, asking for the peer's, so that such games it lacks come now.
                 var messages = session.hasPeerSummary ? session.tick(replica: replica) : []
@@ -165,9 +167,9 @@ final class SyncSessions: Sendable {
 
     /// Each linked peer and the games its last summary said it holds; a
     /// peer that has not sent a summary yet is left out.
-    var holdings: [(link: PeerLink, holds: [GameID: VersionVector])] {
+    var holdings: [(link: PeerLink, holds: [GameID: VersionVector], described: [GameID: GameListing])] {
         links.all.compactMap { link in
-            link.session.withSession { $0.hasPeerSummary ? $0.peerHolds : nil }.map { (link, $0) }
+            link.session.withSession { $0.hasPeerSummary ? ($0.peerHolds, $0.described) : nil }.map { (link, $0.0, $0.1) }
         }
     }
 }
