@@ -35,6 +35,13 @@ func receive(_ message: SyncMessage) {
         _ = (ours[game] ?? VersionVector()).lag(against: theirs)
         _ = theirs.opCount
     }
+    // A side that takes no game and asked what the fixture's game is:
+    // takes a description of it, refuses others.
+    var empty = Replica(circle: Fixtures.circle)
+    var asking = SyncSession()
+    _ = asking.receive(.summary(Fixtures.replica.summary, wantsReply: false), replica: &empty, taking: .only([]))
+    _ = asking.receive(message, replica: &empty, taking: .only([]))
+    check(empty.games.isEmpty, "a side that takes no game took one")
     for game in replica.games.values {
         guard let state = game.state else { continue }
         _ = state.digest
@@ -79,6 +86,8 @@ public func main(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer
             seeds.append(SyncMessage.heads([HeadSignature(game: .new(id), author: nil, seq: last.seq, signature: signature)]).encoded)
         }
         seeds.append(SyncMessage.unsigned([ChainHead(game: id, author: Fixtures.players[0].peerID, seq: 1)]).encoded)
+        seeds.append(SyncMessage.describe([id]).encoded)
+        if let d = SyncSession.description(of: id, in: replica) { seeds.append(SyncMessage.descriptions([d]).encoded) }
         for s in segments { seeds.append(SyncMessage.ops([s]).encoded) }
         // A summary that lacks the last op of each author: the answer is a segment per author.
         if let vector = replica.summary[id] {
