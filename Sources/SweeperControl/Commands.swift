@@ -397,6 +397,10 @@ public enum Commands {
         public var date: Double
         /// When it was won, seconds since 1970.
         public var ended: Double?
+        /// Whether the board was a no-guess one (ranked apart from classic boards).
+        public var noGuess: Bool?
+        /// The board's 3BV per second of played time (absent for no time).
+        public var threeBVPerSecond: Double?
         /// Creates a best time.
         public init(width: Int, height: Int, mines: Int, seconds: Int, game: String, players: [String], date: Double, ended: Double? = nil) {
             self.ended = ended
@@ -410,16 +414,128 @@ public enum Commands {
         }
     }
 
-    /// `scores`: best time per size over won, unassisted games.
+    /// `scores`: the records of games won by playing (no hint, no look at
+    /// the mines, no seed chosen), ranked per class; the others apart.
     public enum Scores: ControlCommand {
         public static let name = "scores"
-        public typealias Arguments = Empty
-        /// The best times, by width, height, mines.
+        /// `player`: also that player's records and totals (a name).
+        public struct Arguments: Codable, Equatable, Sendable {
+            /// A player's name.
+            public var player: String?
+            /// Creates the arguments.
+            public init(player: String? = nil) { self.player = player }
+        }
+        /// The records.
         public struct Result: Codable, Equatable, Sendable {
-            /// The best times.
+            /// The best time of each class (as before classes: kept for scripts).
             public var scores: [BestTime]
+            /// Each class of board (size and mines, no-guess or classic) with
+            /// its ten best times, fastest first; classes by size.
+            public var classes: [ScoreClass]?
+            /// Games won with help, not ranked: who asked for hints, who looked at the mines.
+            public var assisted: [AssistedWin]?
+            /// Games won whose creator chose the seed (practice), not ranked.
+            public var practice: [BestTime]?
+            /// With `player`: that player's records and totals.
+            public var player: PlayerRecord?
             /// Creates the list.
-            public init(scores: [BestTime]) { self.scores = scores }
+            public init(scores: [BestTime], classes: [ScoreClass]? = nil, assisted: [AssistedWin]? = nil, practice: [BestTime]? = nil,
+                        player: PlayerRecord? = nil) {
+                self.scores = scores
+                self.classes = classes
+                self.assisted = assisted
+                self.practice = practice
+                self.player = player
+            }
+        }
+    }
+
+    /// One class of records: a size with its mines, no-guess or classic.
+    public struct ScoreClass: Codable, Equatable, Sendable {
+        /// How the class is named: a preset's name and size, or the size.
+        public var name: String
+        /// The board.
+        public var width: Int, height: Int, mines: Int
+        /// No-guess boards are ranked apart (they are easier at equal size).
+        public var noGuess: Bool
+        /// The ten best times, fastest first (ties: the earlier game first).
+        public var best: [BestTime]
+        /// Creates a class.
+        public init(name: String, width: Int, height: Int, mines: Int, noGuess: Bool, best: [BestTime]) {
+            self.name = name
+            self.width = width
+            self.height = height
+            self.mines = mines
+            self.noGuess = noGuess
+            self.best = best
+        }
+    }
+
+    /// A game won with help: not a record.
+    public struct AssistedWin: Codable, Equatable, Sendable {
+        /// The win.
+        public var game: BestTime
+        /// Who asked for hints, and how many.
+        public var hints: [HintCount]
+        /// Who looked at the mines, and when (seconds since 1970).
+        public var peeks: [Peek]
+        /// Creates an entry.
+        public init(game: BestTime, hints: [HintCount], peeks: [Peek]) {
+            self.game = game
+            self.hints = hints
+            self.peeks = peeks
+        }
+    }
+
+    /// A player's records and totals, as `scores --player` gives them.
+    public struct PlayerRecord: Codable, Equatable, Sendable {
+        /// The player.
+        public var name: String
+        /// Games this player made a move in.
+        public var played: Int
+        /// Of those, won and lost.
+        public var won: Int, lost: Int
+        /// Mines this player tripped.
+        public var minesTripped: Int
+        /// The player's best 3BV per second over ranked wins (absent without one).
+        public var bestThreeBVPerSecond: Double?
+        /// The player's best time in each class (ranked wins they played in).
+        public var records: [BestTime]
+        /// Creates a record.
+        public init(name: String, played: Int, won: Int, lost: Int, minesTripped: Int, bestThreeBVPerSecond: Double?, records: [BestTime]) {
+            self.name = name
+            self.played = played
+            self.won = won
+            self.lost = lost
+            self.minesTripped = minesTripped
+            self.bestThreeBVPerSecond = bestThreeBVPerSecond
+            self.records = records
+        }
+    }
+
+    /// How many hints a player asked for.
+    public struct HintCount: Codable, Equatable, Sendable {
+        /// The player.
+        public var name: String
+        /// Hints asked for.
+        public var hints: Int
+        /// Creates a count.
+        public init(name: String, hints: Int) {
+            self.name = name
+            self.hints = hints
+        }
+    }
+
+    /// A player who looked at the mines.
+    public struct Peek: Codable, Equatable, Sendable {
+        /// The player.
+        public var name: String
+        /// When they first looked, seconds since 1970.
+        public var at: Double
+        /// Creates a peek.
+        public init(name: String, at: Double) {
+            self.name = name
+            self.at = at
         }
     }
 

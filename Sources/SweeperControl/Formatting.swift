@@ -122,6 +122,7 @@ public enum ControlFormatting {
             out += "Mines (assisted):\n"
             for (y, row) in layout.enumerated() { out += String(format: "%2d ", y % 100) + row + "\n" }
         }
+        if let e = v.ending { out += ending(e).joined(separator: "\n") + "\n" }
         return out
     }
 
@@ -132,6 +133,10 @@ public enum ControlFormatting {
             status(v.status, progress: v.progress),
         ]
         if v.assisted { parts.append("assisted") }
+        if let hints = v.hints { parts.append("hints " + hints.map { "\($0.name) \($0.hints)" }.joined(separator: ", ")) }
+        if let peeks = v.peeks { parts.append("looked at the mines " + peeks.map { "\($0.name) \(date($0.at))" }.joined(separator: ", ")) }
+        if v.seeded == true { parts.append("practice (seed chosen)") }
+        if v.noGuess == true { parts.append("no-guess") }
         if v.archived == true { parts.append("archived") }
         if v.privateGame == true { parts.append("private") }
         if v.onlyHere == true { parts.append("only on this device (held before joining this circle)") }
@@ -177,17 +182,74 @@ public enum ControlFormatting {
             + (s.presence.map { $0.isEmpty ? "" : "\n" + watching($0) } ?? "")
     }
 
-    /// The `scores` table.
-    public static func scores(_ scores: [Commands.BestTime]) -> String {
-        if scores.isEmpty { return "No solved games yet.\n" }
-        return table(
-            ["SIZE", "BEST", "STARTED", "ENDED", "GAME", "PLAYERS"],
-            scores.map {
-                [
-                    size(width: $0.width, height: $0.height, mines: $0.mines), duration($0.seconds), date($0.date),
-                    $0.ended.map { date($0) } ?? "-", shortID($0.game), $0.players.joined(separator: ", "),
-                ]
+    /// What `scores` prints: each class's best times, the wins not ranked,
+    /// and a player's record when asked.
+    public static func scores(_ r: Commands.Scores.Result) -> String {
+        var out = ""
+        let classes = r.classes ?? []
+        if classes.isEmpty { out += "No ranked wins yet.\n" }
+        for c in classes {
+            out += "\n" + c.name + "\n"
+            out += table(["#", "TIME", "3BV/S", "PLAYERS", "DATE", "GAME"], c.best.enumerated().map { i, b in
+                ["\(i + 1)", duration(b.seconds), b.threeBVPerSecond.map { String(format: "%.2f", $0) } ?? "-", b.players.joined(separator: ", "),
+                 date(b.date), shortID(b.game)]
             })
+        }
+        if let assisted = r.assisted, !assisted.isEmpty {
+            out += "\nAssisted (not ranked)\n"
+            out += table(["SIZE", "TIME", "PLAYERS", "HINTS", "LOOKED AT THE MINES", "GAME"], assisted.map { a in
+                [size(width: a.game.width, height: a.game.height, mines: a.game.mines) + (a.game.noGuess == true ? " no-guess" : ""),
+                 duration(a.game.seconds), a.game.players.joined(separator: ", "),
+                 a.hints.isEmpty ? "-" : a.hints.map { "\($0.name) \($0.hints)" }.joined(separator: ", "),
+                 a.peeks.isEmpty ? "-" : a.peeks.map { "\($0.name) \(date($0.at))" }.joined(separator: ", "), shortID(a.game.game)]
+            })
+        }
+        if let practice = r.practice, !practice.isEmpty {
+            out += "\nPractice, seed chosen (not ranked)\n"
+            out += table(["SIZE", "TIME", "PLAYERS", "DATE", "GAME"], practice.map { b in
+                [size(width: b.width, height: b.height, mines: b.mines) + (b.noGuess == true ? " no-guess" : ""), duration(b.seconds),
+                 b.players.joined(separator: ", "), date(b.date), shortID(b.game)]
+            })
+        }
+        if let p = r.player {
+            out += "\n\(p.name): \(p.played) played, \(p.won) won, \(p.lost) lost, \(p.minesTripped) mines tripped"
+            out += p.bestThreeBVPerSecond.map { String(format: ", best 3BV/s %.2f", $0) } ?? ""
+            out += "\n"
+            if !p.records.isEmpty {
+                out += table(["SIZE", "BEST", "3BV/S", "WITH", "DATE"], p.records.map { b in
+                    [size(width: b.width, height: b.height, mines: b.mines) + (b.noGuess == true ? " no-guess" : ""), duration(b.seconds),
+                     b.threeBVPerSecond.map { String(format: "%.2f", $0) } ?? "-",
+                     b.players.count > 1 ? b.players.filter { $0 != p.name }.joined(separator: ", ") : "alone", date(b.date)]
+                })
+            }
+        }
+        return out.hasPrefix("\n") ? String(out.dropFirst()) : out
+    }
+
+    /// How a game ended, as `show` prints it and the viewer shows it.
+    public static func ending(_ e: GameEnding) -> [String] {
+        var lines: [String] = []
+        let rate = e.threeBVPerSecond.map { String(format: "%.2f", $0) } ?? "-"
+        lines.append((e.status == .won ? "Won" : "Lost") + " in \(duration(e.seconds)): 3BV \(e.solvedThreeBV)/\(e.threeBV), 3BV/s \(rate), "
+            + "\(e.clicks) clicks, efficiency \(Int((e.efficiency * 100).rounded()))%")
+        if let who = e.trippedBy {
+            var line = "\(who) tripped the mine" + (e.trippedAt.map { " at \($0.x),\($0.y)" } ?? "")
+            line += e.trippedAfterSeconds.map { " after \(duration($0))" } ?? ""
+            if let apart = e.winThatDidNotStand, apart != who {
+                line += " while apart from \(apart), whose win on the other side does not stand"
+            }
+            lines.append(line + ".")
+        }
+        for p in e.parts {
+            var line = "  \(p.name): \(p.cellsOpened) cells, 3BV \(p.threeBV), flags \(p.flagsRight) right"
+            if p.flagsWrong > 0 { line += ", \(p.flagsWrong) wrong" }
+            if p.hints > 0 { line += ", \(p.hints) hint" + (p.hints == 1 ? "" : "s") }
+            if let at = p.peekedAt { line += ", looked at the mines \(date(at))" }
+            lines.append(line)
+        }
+        if let record = e.record { lines.append("New record! " + record) }
+        if let why = e.notRanked { lines.append("Not ranked: \(why).") }
+        return lines
     }
 
     /// The `peers` table.

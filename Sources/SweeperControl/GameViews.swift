@@ -177,6 +177,16 @@ public struct GameView: Codable, Equatable, Sendable {
     public var onlyHere: Bool?
     /// The opening: the mine-free cell revealed when the game began (where a viewer opens).
     public var start: CellPosition?
+    /// True for a no-guess board; absent otherwise.
+    public var noGuess: Bool?
+    /// True when the creator chose the seed (practice: not a record); absent otherwise.
+    public var seeded: Bool?
+    /// Who asked for hints, and how many; absent when nobody did.
+    public var hints: [Commands.HintCount]?
+    /// Who looked at the mines, and when; absent when nobody did.
+    public var peeks: [Commands.Peek]?
+    /// Once the game is won or lost: how it ended, the same on every device.
+    public var ending: GameEnding?
 
     /// Creates a view.
     public init(
@@ -218,7 +228,7 @@ public struct GameView: Codable, Equatable, Sendable {
     private enum CodingKeys: String, CodingKey {
         case id, width, height, mines, status, digest, revealed, flags, board, players, trippedBy, elapsedSeconds
         case progress, assisted, questionMarks, mineLayout, wrongFlags, created, ended, chosenPlayers, watching, archived, privateGame
-        case equivocatedBy, onlyHere, start
+        case equivocatedBy, onlyHere, start, noGuess, seeded, hints, peeks, ending
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -250,6 +260,11 @@ public struct GameView: Codable, Equatable, Sendable {
         try c.encodeIfPresent(equivocatedBy, forKey: .equivocatedBy)
         try c.encodeIfPresent(onlyHere, forKey: .onlyHere)
         try c.encodeIfPresent(start, forKey: .start)
+        try c.encodeIfPresent(noGuess, forKey: .noGuess)
+        try c.encodeIfPresent(seeded, forKey: .seeded)
+        try c.encodeIfPresent(hints, forKey: .hints)
+        try c.encodeIfPresent(peeks, forKey: .peeks)
+        try c.encodeIfPresent(ending, forKey: .ending)
     }
 }
 
@@ -311,5 +326,88 @@ public struct AvailableGame: Codable, Equatable, Sendable {
         self.players = players
         self.heldBy = heldBy
         self.forgotten = forgotten
+    }
+}
+
+/// How a game ended: what `show` prints and every viewer shows at the win
+/// or the loss. Everything in it is derived from the game's ops and the
+/// players' signed shares of time, so every device shows the same.
+public struct GameEnding: Codable, Equatable, Sendable {
+    /// `won` or `lost`.
+    public var status: PlayStatus
+    /// Played time in seconds.
+    public var seconds: Int
+    /// The board's 3BV (Bechtel's Board Benchmark Value).
+    public var threeBV: Int
+    /// The 3BV revealed (all of it after a win).
+    public var solvedThreeBV: Int
+    /// Solved 3BV per second of played time (absent for no time).
+    public var threeBVPerSecond: Double?
+    /// Moves, the opening counted as one and a chord as one.
+    public var clicks: Int
+    /// Solved 3BV / clicks.
+    public var efficiency: Double
+    /// Each player's part, most 3BV first.
+    public var parts: [PlayerPart]
+    /// Who tripped the mine, where, and how far into the game (seconds from its start).
+    public var trippedBy: String?, trippedAt: CellPosition?, trippedAfterSeconds: Int?
+    /// In a loss: a player whose reveal completed the board, a win that did
+    /// not stand because a mine went off first while they were apart.
+    public var winThatDidNotStand: String?
+    /// Whether the game counts for records (no hint, no look at the mines, no seed chosen).
+    public var ranked: Bool
+    /// Why it does not, in words ("Mum asked for 2 hints"); absent when it does.
+    public var notRanked: String?
+    /// A new record set by this game, in words ("Best 16×16 (40) no-guess time: Sam & Mum, 0:01:42").
+    public var record: String?
+
+    /// One player's part.
+    public struct PlayerPart: Codable, Equatable, Sendable {
+        /// The player.
+        public var name: String
+        /// Safe cells they revealed first, and the 3BV they opened.
+        public var cellsOpened: Int, threeBV: Int
+        /// Flags they set on mines, and on safe cells.
+        public var flagsRight: Int, flagsWrong: Int
+        /// Their moves.
+        public var clicks: Int
+        /// Hints they asked for.
+        public var hints: Int
+        /// When they first looked at the mines, seconds since 1970; absent if they did not.
+        public var peekedAt: Double?
+        /// Creates a part.
+        public init(name: String, cellsOpened: Int, threeBV: Int, flagsRight: Int, flagsWrong: Int, clicks: Int, hints: Int, peekedAt: Double?) {
+            self.name = name
+            self.cellsOpened = cellsOpened
+            self.threeBV = threeBV
+            self.flagsRight = flagsRight
+            self.flagsWrong = flagsWrong
+            self.clicks = clicks
+            self.hints = hints
+            self.peekedAt = peekedAt
+        }
+    }
+
+    /// Creates an ending.
+    public init(
+        status: PlayStatus, seconds: Int, threeBV: Int, solvedThreeBV: Int, threeBVPerSecond: Double?, clicks: Int, efficiency: Double,
+        parts: [PlayerPart], trippedBy: String? = nil, trippedAt: CellPosition? = nil, trippedAfterSeconds: Int? = nil,
+        winThatDidNotStand: String? = nil, ranked: Bool, notRanked: String? = nil, record: String? = nil
+    ) {
+        self.notRanked = notRanked
+        self.status = status
+        self.seconds = seconds
+        self.threeBV = threeBV
+        self.solvedThreeBV = solvedThreeBV
+        self.threeBVPerSecond = threeBVPerSecond
+        self.clicks = clicks
+        self.efficiency = efficiency
+        self.parts = parts
+        self.trippedBy = trippedBy
+        self.trippedAt = trippedAt
+        self.trippedAfterSeconds = trippedAfterSeconds
+        self.winThatDidNotStand = winThatDidNotStand
+        self.ranked = ranked
+        self.record = record
     }
 }

@@ -171,10 +171,10 @@ public enum PeerMessage: Sendable, Equatable {
 /// of version 2 (roles and per-author chains; peers of 6 to 8 are sent no
 /// membership records, whose version 1 they alone read), 10 membership
 /// records of kind 7 and summaries in parts, 11 descriptions of games
-/// (sync message types 6 and 7).
+/// (sync message types 6 and 7), 12 hint and seeded ops.
 public struct PeerCapabilities: Sendable, Equatable {
     /// The peer protocol version this build speaks.
-    public static let currentVersion: UInt8 = 11
+    public static let currentVersion: UInt8 = 12
     /// The first version that understands presence notes and profiles.
     public static let presenceVersion: UInt8 = 3
     /// The first version that understands shares of played time.
@@ -205,6 +205,9 @@ public struct PeerCapabilities: Sendable, Equatable {
     /// holds (sync message types 6 and 7, for `games --available`): older
     /// peers are not asked, and their games are listed without details.
     public static let describeVersion: UInt8 = 11
+    /// The first version that reads hint and seeded ops (op kinds 10 and
+    /// 11): older peers are not sent games that have them.
+    public static let hintsVersion: UInt8 = 12
 
     /// The peer's protocol version (0 until its hello came).
     public let version: UInt8
@@ -226,4 +229,6 @@ public struct PeerCapabilities: Sendable, Equatable {
     public var readsParts: Bool { version >= Self.partsVersion }
     /// Whether the peer describes the games it holds when asked.
     public var describesGames: Bool { version >= Self.describeVersion }
+    /// Whether the peer reads hint and seeded ops.
+    public var readsHints: Bool { version >= Self.hintsVersion }
 }

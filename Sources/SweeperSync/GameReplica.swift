@@ -408,7 +408,9 @@ public struct GameReplica: Sendable {
             privateHeader = header
             state?.apply(op)
         case .sealed(let box):
-            guard let cells = state?.genesis.geometry.cellCount, let payload = header.opened(box, cellCount: cells) else { return }
+            guard let cells = state?.genesis.geometry.cellCount, let payload = header.opened(box, cellCount: cells),
+                  state?.allows(payload, by: op.author) == true
+            else { return }
             state?.apply(payload, of: op)
         default:
             break

@@ -37,6 +37,18 @@ public struct GameState: Sendable {
     private var authorIndex: [PeerID: Int32] = [:]
     /// Who used the assist (cheat), if anyone.
     public private(set) var assistedBy: Set<PeerID> = []
+    /// When each of them first looked at the mines: the wall clock of
+    /// their assist op with the smallest stamp (ms since 1970).
+    public private(set) var peeks: [PeerID: UInt64] = [:]
+    private var peekStamps: [PeerID: Stamp] = [:]
+    /// How many hints each player asked for (hint ops, peer protocol 12).
+    public private(set) var hintsBy: [PeerID: Int] = [:]
+    /// Whether the creator chose the seed (a seeded op, peer protocol 12):
+    /// a practice game, kept out of records.
+    public private(set) var isSeeded = false
+    /// Whether a hint or seeded op was applied: peers before hello
+    /// version 12 cannot read the game.
+    public private(set) var usesHints = false
     /// Who may move, when the creator chose: the creator, the genesis's
     /// players and every player added since; `nil` when every member may.
     public private(set) var players: Set<PeerID>?
@@ -124,6 +136,18 @@ public struct GameState: Sendable {
             return board.setMark(cell, mark) ? [cell] : []
         case .assisted:
             assistedBy.insert(op.author)
+            if peekStamps[op.author].map({ op.stamp < $0 }) ?? true {
+                peekStamps[op.author] = op.stamp
+                peeks[op.author] = op.wallClockMillis
+            }
+            return []
+        case .hint:
+            usesHints = true
+            hintsBy[op.author, default: 0] += 1
+            return []
+        case .seeded:
+            usesHints = true
+            isSeeded = true
             return []
         case .players(let added):
             addPlayers(added)
@@ -170,12 +194,19 @@ public struct GameState: Sendable {
     /// Whether `op`'s author may make it in this game: every member may
     /// move unless the creator chose the players; then only they may, and
     /// only the creator adds players (in a game that has a list).
-    func allows(_ op: Op) -> Bool {
-        switch op.payload {
+    func allows(_ op: Op) -> Bool { allows(op.payload, by: op.author) }
+
+    /// Whether `author` may make an op of `payload` (what a sealed op
+    /// holds is checked so too when it opens): only the creator adds
+    /// players or says it chose the seed.
+    func allows(_ payload: OpPayload, by author: PeerID) -> Bool {
+        switch payload {
         case .players:
-            return op.author == creator && players != nil
+            return author == creator && players != nil
+        case .seeded:
+            return author == creator
         default:
-            return mayMove(op.author)
+            return mayMove(author)
         }
     }
 
@@ -190,8 +221,8 @@ public struct GameState: Sendable {
     /// Playing, won (every safe cell revealed) or lost (a mine revealed).
     public var status: GameStatus { board.status }
 
-    /// Whether anyone used the assist (cheat) in this game.
-    public var isAssisted: Bool { !assistedBy.isEmpty }
+    /// Whether anyone looked at the mines or asked for a hint in this game.
+    public var isAssisted: Bool { !assistedBy.isEmpty || !hintsBy.isEmpty }
 
     /// Who first revealed `cell` (the smallest stamp), or `nil` when covered.
     /// The opening's cells belong to the creator.
@@ -319,6 +350,15 @@ public struct GameState: Sendable {
                 w.byte(0)
             }
             w.byte(isArchived ? 1 : 0)
+        }
+        // Hints and the seed's choice likewise only when used.
+        if usesHints {
+            w.byte(isSeeded ? 1 : 0)
+            w.varint(hintsBy.count)
+            for (a, n) in hintsBy.sorted(by: { $0.key < $1.key }) {
+                w.append(a.bytes)
+                w.varint(n)
+            }
         }
         return Blake2b.hash(w.bytes, length: 32)
     }

@@ -32,6 +32,13 @@ public enum OpPayload: Hashable, Sendable {
     /// and the exceptions to its flood (every replica computes the cells
     /// from the layout).
     case flood(Flood)
+    /// The author asked for a hint and was shown `cell`: the game counts as
+    /// assisted, and who asked how often is known everywhere.
+    case hint(cell: Int)
+    /// The creator chose the game's seed (`new --seed`), so the layout can
+    /// be printed beforehand: a practice game, kept out of records (the
+    /// creator's alone).
+    case seeded
 
     /// The kind byte in the encoding.
     public enum Kind: UInt8, Sendable {
@@ -45,6 +52,8 @@ public enum OpPayload: Hashable, Sendable {
         case sealed = 7
         case privatePlayers = 8
         case flood = 9
+        case hint = 10
+        case seeded = 11
     }
 
     /// This payload's kind.
@@ -60,6 +69,8 @@ public enum OpPayload: Hashable, Sendable {
         case .sealed: .sealed
         case .privatePlayers: .privatePlayers
         case .flood: .flood
+        case .hint: .hint
+        case .seeded: .seeded
         }
     }
 
@@ -73,6 +84,7 @@ public enum OpPayload: Hashable, Sendable {
         switch self {
         case .flood(let flood): flood.cell
         case .mark(let cell, _): cell
+        case .hint(let cell): cell
         default: nil
         }
     }
@@ -102,6 +114,8 @@ public enum OpPayload: Hashable, Sendable {
         case .sealed(let box): w.lengthPrefixed(box)
         case .privatePlayers(let keys): SealedKey.encode(keys, into: &w)
         case .flood(let flood): flood.encode(into: &w)
+        case .hint(let cell): w.varint(cell)
+        case .seeded: break
         }
     }
 
@@ -135,6 +149,12 @@ public enum OpPayload: Hashable, Sendable {
             return .privatePlayers(try SealedKey.decode(from: &r, minimum: 1, maximum: Genesis.playerLimit))
         case .flood:
             return .flood(try Flood.decode(from: &r))
+        case .hint:
+            let cell = try r.int("hint cell", max: Int.max)
+            guard cell < CellRuns.cellLimit else { throw .cellOutOfRange(cell) }
+            return .hint(cell: cell)
+        case .seeded:
+            return .seeded
         }
     }
 
@@ -142,7 +162,8 @@ public enum OpPayload: Hashable, Sendable {
     /// not pass the game's cell count.
     var cellUpperBound: Int {
         switch self {
-        case .genesis, .assisted, .players, .archive, .privateGenesis, .sealed, .privatePlayers: 0
+        case .genesis, .assisted, .players, .archive, .privateGenesis, .sealed, .privatePlayers, .seeded: 0
+        case .hint(let cell): cell + 1
         case .reveal(let runs): runs.upperBound
         case .mark(let cell, _): cell + 1
         case .flood(let flood): flood.upperBound

@@ -179,6 +179,22 @@ public struct OpAuthor: Sendable {
         return make(.assisted, in: game, atMillis: now)
     }
 
+    /// The op that says this author asked for a hint and was shown `cell`
+    /// (each hint is one op: who asked how often is known everywhere).
+    public func hint(_ cell: Int, in game: GameReplica, atMillis now: UInt64) throws(MoveError) -> Op {
+        _ = try playable(game, cell)
+        return make(.hint(cell: cell), in: game, atMillis: now)
+    }
+
+    /// The op that says this author, the game's creator, chose its seed:
+    /// a practice game, kept out of records.
+    public func seeded(in game: GameReplica, atMillis now: UInt64) throws(MoveError) -> Op? {
+        guard let state = game.state else { throw .unknownGame }
+        guard state.creator == identity.peerID else { throw .notTheCreator }
+        guard !state.isSeeded else { return nil }
+        return make(.seeded, in: game, atMillis: now)
+    }
+
     /// The op that lets `added` move in a game whose players this author
     /// (its creator) chose, or `nil` when they all may already.
     public func addPlayers(_ added: Set<PeerID>, in game: GameReplica, atMillis now: UInt64) throws(MoveError) -> Op? {
@@ -235,7 +251,7 @@ public struct OpAuthor: Sendable {
         var payload = payload
         if let key = game.privateHeader?.key {
             switch payload {
-            case .reveal, .mark, .assisted, .archive, .flood:
+            case .reveal, .mark, .assisted, .archive, .flood, .hint, .seeded:
                 var w = ByteWriter()
                 payload.encode(into: &w)
                 payload = .sealed(key.seal(w.bytes))

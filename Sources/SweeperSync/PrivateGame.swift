@@ -110,7 +110,7 @@ public struct PrivateGameHeader: Sendable {
         var r = ByteReader(plain)
         guard let payload = try? OpPayload.decode(from: &r), (try? r.expectEnd()) != nil else { return nil }
         switch payload {
-        case .reveal, .mark, .assisted, .archive, .flood:
+        case .reveal, .mark, .assisted, .archive, .flood, .hint, .seeded:
             return payload.cellUpperBound <= cellCount ? payload : nil
         case .genesis, .players, .privateGenesis, .sealed, .privatePlayers:
             return nil

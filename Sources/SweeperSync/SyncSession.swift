@@ -55,6 +55,9 @@ public struct SyncSession: Sendable {
     /// Whether the peer reads flood ops (hello version 8 or later). When
     /// not, games that have them are not sent to it.
     public var peerReadsFloods = true
+    /// Whether the peer reads hint and seeded ops (hello version 12 or
+    /// later). When not, games that have them are not sent to it.
+    public var peerReadsHints = true
     /// Whether the peer answers ``SyncMessage/describe(_:)`` (hello version
     /// 11 or later): it is asked to describe the games of its summary that
     /// this side does not hold (``described``).
@@ -455,6 +458,7 @@ public struct SyncSession: Sendable {
         guard peerInterest.contains(game) else { return false }
         let state = replica.games[game]?.state
         return (peerReadsRoles || state?.usesRoles != true) && (peerReadsFloods || state?.usesFloods != true)
+            && (peerReadsHints || state?.usesHints != true)
     }
 
     private mutating func note(sent segments: [OpSegment]) {

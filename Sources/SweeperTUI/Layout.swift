@@ -470,6 +470,9 @@ public struct ViewerRenderer: Sendable {
         case let .newGame(form):
             title = "New game"
             lines = form.lines
+        case let .ending(ending):
+            title = ending.status == .won ? "Won!" : "Lost"
+            lines = ControlFormatting.ending(ending) + ["", "any key closes this"]
         }
         let inner = min(screen.width - 4, max(title.count + 2, lines.map { DisplayWidth.of($0) }.max() ?? 0))
         let boxWidth = inner + 4

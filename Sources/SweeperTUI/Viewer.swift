@@ -59,6 +59,8 @@ public enum Overlay: Equatable, Sendable {
     case confirm(String, ViewerAction)
     /// The new-game form.
     case newGame(NewGameForm)
+    /// How the open game ended (any key closes it).
+    case ending(GameEnding)
 }
 
 /// The form `n` opens: a preset, one like the open game, or a custom size,
@@ -307,6 +309,7 @@ public struct Viewer: Sendable {
     /// Shows a freshly fetched game. A different game resets the cursor to its centre.
     public mutating func load(_ view: GameView) {
         let same = game?.id == view.id
+        let was = same ? game?.status : nil
         game = view
         noGame = false
         cells = []
@@ -322,6 +325,15 @@ public struct Viewer: Sendable {
         if let layout = view.mineLayout {
             cheatLayout = layout
             hiddenCheatLayout = nil
+        }
+        // The game ended while open here (or, merged, ended otherwise than
+        // it showed): every viewer shows how, with the same figures.
+        if let ending = view.ending, was == .playing || (was != nil && was != view.status) {
+            switch overlay {
+            case nil, .help?, .peers?, .ending?: overlay = .ending(ending)
+            default: break
+            }
+            if was == .won, view.status == .lost { message = "The win did not stand: see why below the figures." }
         }
         if !same {
             hiddenCheatLayout = nil

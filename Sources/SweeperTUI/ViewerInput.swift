@@ -91,7 +91,7 @@ extension Viewer {
             }
             if key == .enter && !done { message = "Type the custom width, height and mines first." }
             return []
-        case .help, .peers:
+        case .help, .peers, .ending:
             self.overlay = nil
             if key == .character("q") || key == .control("c") {
                 quitting = true
@@ -121,7 +121,12 @@ extension Viewer {
     public mutating func handle(_ mouse: MouseEvent, layout: BoardLayout) -> [ViewerAction] {
         lastInput = clock
         guard mouse.pressed, !mouse.motion, overlay == nil else {
-            if mouse.pressed, overlay != nil, case .help = overlay { overlay = nil }
+            if mouse.pressed, overlay != nil {
+                switch overlay {
+                case .help?, .ending?: overlay = nil
+                default: break
+                }
+            }
             return []
         }
         switch mouse.button {

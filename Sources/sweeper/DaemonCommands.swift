@@ -323,10 +323,17 @@ struct HintCommand: AsyncParsableCommand {
 
 /// `sweeper scores`.
 struct ScoresCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "scores", abstract: "Best times per size of won, unassisted games.")
+    static let configuration = CommandConfiguration(
+        commandName: "scores",
+        abstract: "The ten best times of each class of board, and the wins that are not ranked.",
+        discussion: """
+            A win is ranked when nobody asked for a hint or looked at the mines and the seed was not chosen;             classes are a size with its mines, no-guess boards apart from classic ones.
+            """)
     @OptionGroup var options: ClientOptions
+    @Option(name: .long, help: "Also this player's records and totals (games played, won, lost, mines tripped, best 3BV/s).")
+    var player: String?
     func run() async throws {
-        try await callDaemon(options, Commands.Scores.self, Empty()) { ControlFormatting.scores($0.scores) }
+        try await callDaemon(options, Commands.Scores.self, Commands.Scores.Arguments(player: player)) { ControlFormatting.scores($0) }
     }
 }
 

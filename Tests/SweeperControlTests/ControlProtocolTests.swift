@@ -272,13 +272,31 @@ import Testing
         #expect(status.contains("Mum is in game fedcba98 at 0,7"))
     }
 
-    @Test func bestTimesCarryTheirDate() {
+    @Test func scoresAreATableAFamilyReads() {
         let date = 1_795_000_000.0
-        let text = ControlFormatting.scores([
-            Commands.BestTime(width: 9, height: 9, mines: 10, seconds: 65, game: "0123456789abcdef", players: ["ann"], date: date, ended: date + 65)
-        ])
-        #expect(text.contains(ControlFormatting.date(date)) && text.contains("STARTED") && text.contains("ENDED"), "\(text)")
-        #expect(text.contains(ControlFormatting.date(date + 65)))
+        var best = Commands.BestTime(width: 9, height: 9, mines: 10, seconds: 65, game: "0123456789abcdef", players: ["Sam", "Mum"], date: date)
+        best.threeBVPerSecond = 0.42
+        var second = best
+        second.seconds = 80
+        second.players = ["Max"]
+        let helped = Commands.AssistedWin(
+            game: Commands.BestTime(width: 16, height: 16, mines: 40, seconds: 30, game: "fedcba9876543210", players: ["Max"], date: date),
+            hints: [Commands.HintCount(name: "Max", hints: 3)], peeks: [Commands.Peek(name: "Sam", at: date + 5)])
+        let text = ControlFormatting.scores(Commands.Scores.Result(
+            scores: [best],
+            classes: [Commands.ScoreClass(name: "Beginner 9×9 (10), classic", width: 9, height: 9, mines: 10, noGuess: false, best: [best, second])],
+            assisted: [helped], practice: [],
+            player: Commands.PlayerRecord(name: "Sam", played: 4, won: 2, lost: 2, minesTripped: 1, bestThreeBVPerSecond: 0.42, records: [best])))
+        #expect(text.hasPrefix("Beginner 9×9 (10), classic\n"), "\(text)")
+        let lines = text.split(separator: "\n").map(String.init)
+        let first = try? #require(lines.first { $0.hasPrefix("1 ") })
+        #expect(first?.contains("0:01:05") == true && first?.contains("0.42") == true && first?.contains("Sam, Mum") == true)
+        #expect(first?.contains(ControlFormatting.date(date)) == true, "\(text)")
+        #expect(lines.contains { $0.hasPrefix("2 ") && $0.contains("Max") })
+        #expect(text.contains("Assisted (not ranked)") && text.contains("Max 3") && text.contains("Sam " + ControlFormatting.date(date + 5)))
+        #expect(!text.contains("Practice"))
+        #expect(text.contains("Sam: 4 played, 2 won, 2 lost, 1 mines tripped, best 3BV/s 0.42"))
+        #expect(ControlFormatting.scores(Commands.Scores.Result(scores: [], classes: [])).hasPrefix("No ranked wins yet."))
         #expect(ControlFormatting.date(date).count == 16)
     }
 }

@@ -13,15 +13,16 @@ import Testing
         let kept: GameView = try await result(f.router, #"{"id":1,"command":"new","preset":"beginner","seed":3}"#)
         let gone: GameView = try await result(f.router, #"{"id":2,"command":"new","preset":"beginner","seed":4}"#)
         _ = try await result(f.router, #"{"id":3,"command":"flag","game":"\#(gone.id)","x":0,"y":0}"#, as: Commands.MoveResult.self)
-        #expect(try f.store.ops(gameID: gone.id).count == 2)
+        // The genesis, the seeded op (the seed was chosen) and the flag.
+        #expect(try f.store.ops(gameID: gone.id).count == 3)
 
         let forgot: Commands.GameChoiceResult = try await result(f.router, #"{"id":4,"command":"forget","game":"\#(gone.id.prefix(10))"}"#)
-        #expect(forgot == Commands.GameChoiceResult(game: gone.id, held: false, ops: 2))
+        #expect(forgot == Commands.GameChoiceResult(game: gone.id, held: false, ops: 3))
         let games: Commands.Games.Result = try await result(f.router, #"{"id":5,"command":"games","available":true}"#)
         #expect(games.games.map(\.id) == [kept.id])
         #expect(games.available == [], "no peer is linked")
         #expect(try f.store.ops(gameID: gone.id).isEmpty && f.store.game(id: gone.id) == nil)
-        #expect(try f.store.ops(gameID: kept.id).count == 1)
+        #expect(try f.store.ops(gameID: kept.id).count == 2)
         await #expect(throws: ControlError.self) { try await show(f.router, gone.id) }
         // It is no longer taken from peers; the other one is.
         let interest = await f.service.interest

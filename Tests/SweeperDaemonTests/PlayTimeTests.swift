@@ -164,6 +164,51 @@ import Testing
         #expect(allAuthentic)
     }
 
+    /// Sam plays a game whose creator chose Sam alone; Max watches. Max
+    /// watching alone adds nothing, and Sam never yields to Max, whose id
+    /// is the smaller: only players' viewing counts.
+    @Test func aSpectatorsViewingAddsNoTime() {
+        var (max, sam) = (Player(), Player())
+        if sam.id < max.id { swap(&max, &sam) }  // the spectator has the smaller id
+        max.ledger.setPlayers([sam.id], of: game)
+        sam.ledger.setPlayers([sam.id], of: game)
+        func exchange(at t: Double) {
+            for n in max.sign(at: t) + sam.sign(at: t) {
+                max.ledger.take(n)
+                sam.ledger.take(n)
+            }
+        }
+        // Max alone from 0 to 9 (he may not move; his viewer shows the game).
+        for step in 0...36 {
+            let t = Double(step) * 0.25
+            max.view(game, at: t)
+            sam.view(nil, at: t, others: [max.id: game])
+            exchange(at: t)
+        }
+        #expect((sam.seconds(game, at: 9) ?? 0) == 0 && (max.seconds(game, at: 9) ?? 0) == 0, "the spectator's time counted")
+        // Sam joins from 9 to 14 while Max still watches: Sam counts, not yielding to him.
+        for step in 37...56 {
+            let t = Double(step) * 0.25
+            max.view(game, at: t, others: [sam.id: game])
+            sam.view(game, at: t, others: [max.id: game])
+            exchange(at: t)
+        }
+        sam.view(nil, at: 14.25)
+        for n in sam.sign(at: 15, all: true) {
+            max.ledger.take(n)
+            sam.ledger.take(n)
+        }
+        let seen = sam.seconds(game, at: 20)
+        #expect(seen.map { abs($0 - 5.25) <= 0.5 } == true, "Sam played 5 s; counted \(String(describing: seen))")
+        #expect(max.seconds(game, at: 20) == seen)
+        // A share Max's older release signed anyway is not added.
+        var watcher = Player(identity: max.identity)
+        watcher.view(game, at: 100)
+        watcher.view(game, at: 110)
+        for n in watcher.sign(at: 111, all: true) { sam.ledger.take(n) }
+        #expect(sam.seconds(game, at: 120) == seen)
+    }
+
     @Test func aPlayerWhoKeepsNoSharesIsNotYieldedTo() {
         let two = [SigningIdentity(), SigningIdentity()].sorted { $0.peerID < $1.peerID }
         var p = Player(identity: two[1])

@@ -425,6 +425,24 @@ import SweeperGame
             #expect(op.hasValidSignature)
             #expect(replica.insert(op).accepted.count == 1)
         }
+
+        // Protocol 12: Alice asks for a hint and is shown cell 44, then
+        // says she chose the game's seed.
+        let h = try Self.vector("op-hint")
+        let hint = Op(signing: cast.alice, circle: cast.circle, gameID: game.id, seq: 3, lamport: 5, previous: game.assisted.hash,
+                      wallClockMillis: try h.number("wall-clock"), payload: .hint(cell: Int(try h.number("cell"))))
+        Self.check(h, inputs: ["cell", "wall-clock"], outputs: try Self.opOutputs(hint))
+        let sd = try Self.vector("op-seeded")
+        let seeded = Op(signing: cast.alice, circle: cast.circle, gameID: game.id, seq: 4, lamport: 6, previous: hint.hash,
+                        wallClockMillis: try sd.number("wall-clock"), payload: .seeded)
+        Self.check(sd, inputs: ["wall-clock"], outputs: try Self.opOutputs(seeded))
+        #expect(replica.insert(hint).accepted.count == 1 && replica.insert(seeded).accepted.count == 1)
+        let state = try #require(replica.state(of: game.id))
+        #expect(state.hintsBy == [cast.alice.peerID: 1] && state.isSeeded && state.isAssisted)
+        // Only the creator says it chose the seed.
+        let bobs = Op(signing: cast.bob, circle: cast.circle, gameID: game.id, seq: 3, lamport: 7, previous: game.mark.hash,
+                      wallClockMillis: 1, payload: .seeded)
+        #expect(replica.insert(bobs).rejected.first?.reason == .notPlayer)
     }
 
     /// A game whose creator chose the players, the players op and the archive op.
@@ -666,7 +684,7 @@ import SweeperGame
         let names = Set(try Self.vectors().keys)
         let checked: Set<String> = [
             "identities", "invite-code", "txt-record", "handshake", "secret-stream", "link-messages",
-            "game", "op-genesis", "op-reveal", "op-mark", "op-assisted", "game-players", "op-players", "op-archive", "private-game", "op-flood", "segment", "sync-messages", "live-push", "presence", "profile", "play", "membership", "membership-v2", "invitation-switch", "summary-parts", "game-descriptions", "invitation",
+            "game", "op-genesis", "op-reveal", "op-mark", "op-assisted", "game-players", "op-players", "op-archive", "private-game", "op-flood", "segment", "sync-messages", "live-push", "presence", "profile", "play", "membership", "membership-v2", "invitation-switch", "summary-parts", "game-descriptions", "op-hint", "op-seeded", "invitation",
         ]
         #expect(names == checked, "vectors nothing checks: \(names.subtracting(checked)); missing: \(checked.subtracting(names))")
     }

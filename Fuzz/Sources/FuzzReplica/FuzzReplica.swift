@@ -198,6 +198,9 @@ public func main(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer
             remote(0, 0, .genesis(g)) + [1, 1, 1, 0, 40, 0, 0, 1] + [3, 1, 7, 7, 7],
             remote(1, 32, reveal, tail: [0]) + remote(1, 32, .assisted, tail: [0]) + remote(1, 32, .mark(cell: 3, mark: .question), tail: [0]) + [2],
             remote(2, 8, reveal, tail: [0, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF]),
+            // Hints from two players, a seeded op from one who did not create the game, then from its creator.
+            remote(1, 0, .hint(cell: 12), tail: [0]) + remote(2, 0, .hint(cell: 13), tail: [0]) + remote(2, 0, .seeded, tail: [0])
+                + remote(0, 0, .seeded, tail: [0]) + [3, 0, 1, 2],
             // Live pushes: a flood with an exception, a mark, then a flood signed at once.
             remote(1, 64, .flood(Flood(cell: 40, chord: false, exceptions: [31, 49]) ?? Flood(cell: 0, chord: false, exceptions: [])!), tail: [0])
                 + remote(1, 64, .mark(cell: 7, mark: .flag), tail: [0])

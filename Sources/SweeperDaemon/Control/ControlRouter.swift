@@ -102,13 +102,16 @@ struct ControlRouter: ControlResponder {
             if isPrivate && players == nil {
                 throw ControlError.badArguments("a private game needs its players (players): only they read it")
             }
+            // A seed the player chose lets them print the layout first: practice.
             let (replica, state) = try await service.newGame(
-                parameters, seed: seed, questionMarks: questionMarks, players: players, isPrivate: isPrivate)
+                parameters, seed: seed, questionMarks: questionMarks, players: players, isPrivate: isPrivate, seedChosen: request.seed != nil)
             return try answer(id, views.view(replica, state))
         case Commands.Show.name:
             let a: Commands.GameArguments = try args(line)
             let (replica, state) = try await service.game(a.game, assist: a.cheat == true)
-            return try answer(id, views.view(replica, state, cheat: a.cheat == true))
+            // A finished game's ending says whether it set a record: that needs the others.
+            let games = state.status == .playing ? nil : try await service.games(archived: true)
+            return try answer(id, views.view(replica, state, cheat: a.cheat == true, games: games))
         case Commands.Reveal.name:
             return try answer(id, try await move(.reveal, try args(line)))
         case Commands.Chord.name:
@@ -127,7 +130,8 @@ struct ControlRouter: ControlResponder {
             }
             return try answer(id, Commands.Hint.Result(game: game, x: cell.x, y: cell.y, kind: .safe, message: "\(cell.x),\(cell.y) is safe"))
         case Commands.Scores.name:
-            return try answer(id, views.scores(try await service.wonByPlaying()))
+            let a: Commands.Scores.Arguments = try args(line)
+            return try answer(id, try views.scores(try await service.games(archived: true), player: a.player))
         case Commands.Invite.name:
             let a: Commands.Invite.Arguments = try args(line)
             let seconds = a.validSeconds ?? Commands.Invite.defaultValidSeconds

@@ -80,16 +80,19 @@ struct ReplyViews: Sendable {
     }
 
     /// The whole game, as `show` and `new` answer; with `cheat`, the mines too.
-    func view(_ replica: GameReplica, _ state: GameState, cheat: Bool = false) -> GameView {
+    /// `games`: every game held, when the caller has them, to say whether
+    /// a finished game set a record.
+    func view(_ replica: GameReplica, _ state: GameState, cheat: Bool = false, games: [(GameReplica, GameState)]? = nil) -> GameView {
         let scores = state.scores
         let players = players(replica, state).map { PlayerScore(
             id: $0.description, name: name(of: $0), score: scores[$0] ?? 0,
             colour: peers.profile(of: $0).flatMap { $0.colour > 0 ? Int($0.colour) : nil }) }
             .sorted { ($1.score, $0.name) < ($0.score, $1.name) }
         let p = state.genesis.parameters
-        return GameView(
+        var view = GameView(
             id: state.gameID.description, width: p.width, height: p.height, mines: p.mines, status: state.status.shown,
-            digest: state.digestHex, revealed: state.revealedCount, flags: state.board.flagCount, board: state.rows,
+            // After a win every mine shows flagged, and the count says so too.
+            digest: state.digestHex, revealed: state.revealedCount, flags: state.status == .won ? p.mines : state.board.flagCount, board: state.rows,
             players: players, trippedBy: state.trippedBy?.description,
             elapsedSeconds: play.playedSeconds(state), progress: state.board.progress,
             assisted: state.isAssisted, questionMarks: state.genesis.questionMarks, mineLayout: cheat ? state.layoutRows : nil,
@@ -100,6 +103,12 @@ struct ReplyViews: Sendable {
             equivocatedBy: replica.equivocators.isEmpty ? nil : replica.equivocators.sorted().map(name(of:)),
             onlyHere: links.withholds(state.gameID) ? true : nil,
             start: CellPosition(x: p.start.x, y: p.start.y))
+        view.noGuess = p.noGuess ? true : nil
+        view.seeded = state.isSeeded ? true : nil
+        view.hints = state.hintsBy.isEmpty ? nil : hints(state)
+        view.peeks = state.peeks.isEmpty ? nil : peeks(state)
+        view.ending = ending(replica, state, games: games)
+        return view
     }
 
     /// After a loss, the flags on cells without a mine.
@@ -119,23 +128,6 @@ struct ReplyViews: Sendable {
             let c = g.cell(at: i)
             return CellChange(x: c.x, y: c.y, value: String(state.look(i)))
         }
-    }
-
-    /// The best unassisted time for each board size, of `won` (games won by
-    /// playing, unassisted, as ``GameService/wonByPlaying()`` gives them).
-    func scores(_ won: [(GameReplica, GameState)]) -> Commands.Scores.Result {
-        var best: [String: Commands.BestTime] = [:]
-        for (replica, state) in won {
-            let p = state.genesis.parameters
-            let key = "\(p.width)x\(p.height)x\(p.mines)"
-            let seconds = play.playedSeconds(state)
-            let date = Double(state.startMillis) / 1000
-            if let b = best[key], (b.seconds, b.date) <= (seconds, date) { continue }
-            best[key] = Commands.BestTime(
-                width: p.width, height: p.height, mines: p.mines, seconds: seconds, game: state.gameID.description,
-                players: players(replica, state).map(name(of:)), date: date, ended: state.endMillis.map { Double($0) / 1000 })
-        }
-        return Commands.Scores.Result(scores: best.values.sorted { ($0.width, $0.height, $0.mines) < ($1.width, $1.height, $1.mines) })
     }
 
     /// A move's answer: the cells it changed, and the game after it.

@@ -117,6 +117,7 @@ actor GameService {
         logger.info("loaded games", metadata: ["count": "\(engine.games.count)", "peer": "\(engine.identity.peerID)"])
         sinks.status.gamesChanged(to: engine.games.count)
         for (_, state) in engine.games where state.status != .playing { sinks.play.gameEnded(state.gameID) }
+        for (_, state) in engine.games where state.players != nil { sinks.play.setPlayers(state.players, of: state.gameID) }
         sinks.links.withhold(engine.gamesOfCirclesLeft)
         sinks.links.setPrivatePlayers(engine.privateGamePlayers)
     }
@@ -260,7 +261,10 @@ actor GameService {
             if let changed = replica.changes(by: ops, state: state, before: before[gameID]) {
                 sinks.changes.gameChanged(.cells(changed))
             }
-            if ops.contains(where: \.changesListing) { sinks.changes.gameChanged(.listing(replica, state)) }
+            if ops.contains(where: \.changesListing) {
+                sinks.play.setPlayers(state.players, of: gameID)
+                sinks.changes.gameChanged(.listing(replica, state))
+            }
         }
         if added { sinks.status.gamesChanged(to: engine.games.count) }
     }
@@ -397,22 +401,20 @@ actor GameService {
 
     /// A cell of a game in play that no player can be wrong about from
     /// what is shown, if any.
+    /// Every hint given is a signed hint op of this player (the game is
+    /// assisted from then on, and who asked how often is known everywhere);
+    /// a spectator, who cannot make ops, is shown the cell all the same.
     func hint(_ game: String?) throws -> (GameState, Cell?) {
-        let (_, _, state) = try lookup(game)
+        let (circle, replica, state) = try lookup(game)
         guard state.status == .playing else { throw GameServiceError.gameOver(state.status) }
-        return (state, Solver.hint(for: state.board).map(state.genesis.geometry.cell(at:)))
-    }
-
-    /// The games won by playing, unassisted: a game its free opening won,
-    /// with no move made, is no time.
-    func wonByPlaying() throws -> [(GameReplica, GameState)] {
-        try reloadIfPending()
-        return engine.games.compactMap { _, state in
-            guard state.status == .won, !state.isAssisted, let replica = engine.game(state.gameID)?.game,
-                replica.ops.contains(where: \.isReveal)
-            else { return nil }
-            return (replica, state)
-        }
+        guard let cell = Solver.hint(for: state.board) else { return (state, nil) }
+        let geometry = state.genesis.geometry
+        guard state.mayMove(engine.circles[circle].author.identity.peerID) else { return (state, geometry.cell(at: cell)) }
+        let op = try madeOp({ try engine.circles[circle].author.hint(cell, in: replica, atMillis: Date().millis) }, geometry: geometry)
+        guard let op else { return (state, geometry.cell(at: cell)) }
+        let (_, after) = try commit(op, circle: circle)
+        listingChanged(after)
+        return (after, geometry.cell(at: cell))
     }
 
     // MARK: Changing games
@@ -420,9 +422,12 @@ actor GameService {
     /// Makes, commits and announces a new game of `parameters` from `seed`;
     /// with `players`, only they and this device may move in it.
     /// A private game (`isPrivate`, which needs `players`) is read by its
-    /// players alone: the others relay it unread.
+    /// players alone: the others relay it unread. With `seedChosen` (the
+    /// player gave the seed) a seeded op follows the genesis: a practice
+    /// game, kept out of records on every device.
     func newGame(
-        _ parameters: GameParameters, seed: UInt64, questionMarks: Bool, players: Set<PeerID>? = nil, isPrivate: Bool = false
+        _ parameters: GameParameters, seed: UInt64, questionMarks: Bool, players: Set<PeerID>? = nil, isPrivate: Bool = false,
+        seedChosen: Bool = false
     ) throws -> (GameReplica, GameState) {
         try reloadIfPending()
         let now = Date()
@@ -443,18 +448,24 @@ actor GameService {
                 parameters: generated.parameters, layout: generated.layout, seed: seed, questionMarks: questionMarks,
                 createdAtMillis: now.millis, players: players)
         }
-        let next = try engine.inserting(genesis, circle: 0)
+        var next = try engine.inserting(genesis, circle: 0)
+        var ops = [genesis]
+        if seedChosen, let made = next.game(genesis.gameID)?.game, let seeded = try author.seeded(in: made, atMillis: now.millis) {
+            next = try next.inserting(seeded, circle: 0)
+            ops.append(seeded)
+        }
         guard let (_, replica) = next.game(genesis.gameID), let state = replica.state else {
             throw GameServiceError.engine(.gameVanished)
         }
         let record = StoredGame(
             id: genesis.gameID.description, params: try JSONEncoder().encode(parameters), created: now, lastActivity: now,
             status: state.status.rawValue)
-        guard try store.createGame(record, ops: [GameEngine.stored(genesis)]) else { throw GameServiceError.gameExists }
+        guard try store.createGame(record, ops: ops.map { GameEngine.stored($0) }) else { throw GameServiceError.gameExists }
         engine = next
         notePrivatePlayers([genesis])
         if state.status != .playing { sinks.play.gameEnded(genesis.gameID) }
-        sinks.sessions.push([genesis], replica: self.replica)
+        sinks.play.setPlayers(state.players, of: genesis.gameID)
+        sinks.sessions.push(ops, replica: self.replica)
         logger.info("new game", metadata: ["game": "\(genesis.gameID)", "size": "\(parameters.width)x\(parameters.height)/\(parameters.mines)"])
         sinks.changes.gameChanged(.added(replica, state))
         sinks.status.gamesChanged(to: engine.games.count)
@@ -489,9 +500,18 @@ actor GameService {
         return (after, op != nil)
     }
 
+    /// A player's share of `game`'s time came: once the game is over its
+    /// time is final when every share has come, so viewers are told
+    /// (`game-changed`) and fetch its ending again, the same on every device.
+    func playedTimeChanged(_ game: GameID) {
+        guard let state = engine.game(game)?.game.state, state.status != .playing else { return }
+        listingChanged(state)
+    }
+
     /// Reports that how a game is listed changed (its players or its archive flag).
     private func listingChanged(_ state: GameState) {
         guard let replica = engine.game(state.gameID)?.game else { return }
+        sinks.play.setPlayers(state.players, of: state.gameID)
         sinks.changes.gameChanged(.listing(replica, state))
     }
 

@@ -37,6 +37,18 @@ struct PlayLedger: Sendable {
     private(set) var counters: Set<PeerID> = []
     /// Games that are over.
     private(set) var over: Set<GameID> = []
+    /// The players of games whose creator chose them: only they count the
+    /// game's time (a spectator watching alone adds none, and a player
+    /// never yields to one); every member counts in the other games.
+    private(set) var chosenPlayers: [GameID: Set<PeerID>] = [:]
+
+    /// Whether `peer`'s viewing counts for `game`.
+    func counts(_ peer: PeerID, in game: GameID) -> Bool { chosenPlayers[game]?.contains(peer) ?? true }
+
+    /// Who may move in `game` (`nil`: every member).
+    mutating func setPlayers(_ players: Set<PeerID>?, of game: GameID) {
+        chosenPlayers[game] = players
+    }
 
     /// This player's periods of a game, as its next share will say.
     struct Own: Sendable {
@@ -76,13 +88,13 @@ struct PlayLedger: Sendable {
 
     /// Whether a player with a smaller id, who keeps shares, is counting `game`.
     private func yields(_ game: GameID) -> Bool {
-        others.contains { $0.value == game && $0.key < ownID && counters.contains($0.key) }
+        others.contains { $0.value == game && $0.key < ownID && counters.contains($0.key) && counts($0.key, in: game) }
     }
 
     /// This player moved in `game` or pressed a key in a viewer of it.
     mutating func activity(in game: GameID, now: Double, wall: UInt64) {
         lastActivity[game] = now
-        guard !over.contains(game) else { return }
+        guard !over.contains(game), counts(ownID, in: game) else { return }
         if yields(game) {
             close(game, at: now)
             return
@@ -126,15 +138,15 @@ struct PlayLedger: Sendable {
     /// newest active one) and where the others are, and counts.
     mutating func tick(ownGame: GameID?, others: [PeerID: GameID], now: Double, wall: UInt64) {
         self.others = others
-        let counts = ownGame.flatMap { g in !over.contains(g) && isActive(g, now: now) && !yields(g) ? g : nil }
-        for (game, run) in runs where run.live && game != counts {
+        let counted = ownGame.flatMap { g in !over.contains(g) && counts(ownID, in: g) && isActive(g, now: now) && !yields(g) ? g : nil }
+        for (game, run) in runs where run.live && game != counted {
             // Gone idle: the time counts up to the idle limit; left or yielded: up to now.
             let idleEnd = (lastActivity[game] ?? now) + Self.idleLimit
             close(game, at: min(now, idleEnd))
         }
         for (game, run) in runs where !run.live && now - run.last > Self.idleLimit { runs[game] = nil }
-        counting = counts
-        if let counts { extend(counts, now: now, wall: wall, live: true) }
+        counting = counted
+        if let counted { extend(counted, now: now, wall: wall, live: true) }
     }
 
     /// The game is over: its run closes at `now`.
@@ -209,8 +221,9 @@ struct PlayLedger: Sendable {
     /// The game's played time in ms: every other author's share plus this
     /// player's own (as counted up to `now`); nil when nobody's is known.
     func playedMillis(_ game: GameID, now: Double) -> UInt64? {
-        let others = shares[game]?.filter { $0.key != ownID }.values.reduce(UInt64(0)) { $0 + $1.total }
-        var mine = own[game]?.total
+        // Only the players' shares: a spectator's (kept by an older release) adds nothing.
+        let others = shares[game]?.filter { $0.key != ownID && counts($0.key, in: game) }.values.reduce(UInt64(0)) { $0 + $1.total }
+        var mine = counts(ownID, in: game) ? own[game]?.total : nil
         if let run = runs[game], run.live, var o = own[game], let lastIndex = o.periods.indices.last, now > run.last {
             o.periods[lastIndex].length = Self.millis(now - run.start)
             mine = o.total
@@ -283,6 +296,11 @@ final class PlayClock: Sendable {
     /// The game is over (won or lost, here or at a peer).
     func gameEnded(_ game: GameID) {
         ledger.withLock { $0.gameEnded(game, now: now) }
+    }
+
+    /// Who may move in `game` (`nil`: every member): only their viewing counts.
+    func setPlayers(_ players: Set<PeerID>?, of game: GameID) {
+        ledger.withLock { $0.setPlayers(players, of: game) }
     }
 
     /// Counts with where this player's active viewer is and where the

@@ -180,7 +180,10 @@ final class PeerInbox: PeerNodeDelegate, Sendable {
         case .sync(let bytes): received(sync: bytes, on: link, service: service)
         case .presence(let note): presence.received(note, on: link)
         case .profile(let note): gossip.spread(note, as: decoded, from: link, take: peers.take)
-        case .play(let note): gossip.spread(note, as: decoded, from: link, take: play.take) { self.links.sends(game: note.game, on: $0) }
+        case .play(let note):
+            let taken = gossip.spread(note, as: decoded, from: link, take: play.take) { self.links.sends(game: note.game, on: $0) }
+            // A share of a finished game settles its time: viewers fetch the ending again.
+            if taken, let game = GameID(bytes: note.game) { service.playedTimeChanged(game) }
         case .membership(let records): received(membership: records, on: link)
         }
     }

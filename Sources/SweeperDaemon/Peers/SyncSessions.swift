@@ -42,6 +42,7 @@ final class SyncSessions: Sendable {
         session.peerReadsRoles = false
         session.peerReadsFloods = false
         session.peerDescribes = false
+        session.peerReadsHints = false
         session.peer = handle.peer
         let messages = interest.isEverything ? session.start(replica: replica) : []
         let link = PeerLink(handle: handle, session: SharedSyncSession(session))
@@ -59,6 +60,7 @@ final class SyncSessions: Sendable {
                 session.peerReadsRoles = true
                 session.peerReadsFloods = capabilities.readsLive
                 session.peerDescribes = capabilities.describesGames
+                session.peerReadsHints = capabilities.readsHints
                 // A session that started before the hello sends its summary
                 // again, asking for the peer's, so that such games it lacks come now.
                 var messages = session.hasPeerSummary ? session.tick(replica: replica) : []

@@ -1,0 +1,164 @@
+import SweeperControl
+import SweeperCrypto
+import SweeperGame
+import SweeperSync
+
+/// Records and endings as `scores`, `show` and the viewer give them.
+///
+/// A won game is **ranked** when nobody asked for a hint or looked at the
+/// mines and its creator did not choose the seed; an assisted win is
+/// listed apart with who was helped, and a seeded one as practice. Ranked
+/// wins compete within their **class**: the same width, height and mines,
+/// no-guess boards apart from classic ones. A game played together credits
+/// every player who made a move.
+extension ReplyViews {
+    /// How many best times each class lists.
+    static let classSize = 10
+
+    /// A class of records.
+    struct RecordClass: Hashable, Comparable {
+        var width: Int, height: Int, mines: Int, noGuess: Bool
+
+        init(_ p: GameParameters) {
+            width = p.width
+            height = p.height
+            mines = p.mines
+            noGuess = p.noGuess
+        }
+
+        static func < (a: Self, b: Self) -> Bool {
+            (a.width * a.height, a.width, a.mines, a.noGuess ? 1 : 0) < (b.width * b.height, b.width, b.mines, b.noGuess ? 1 : 0)
+        }
+
+        /// "Beginner 9×9 (10), no-guess"; a custom size by its size alone.
+        var name: String {
+            let size = ControlFormatting.size(width: width, height: height, mines: mines)
+            let preset = Preset.allCases.first { $0.width == width && $0.height == height && $0.mines == mines }
+            return (preset.map { $0.rawValue.prefix(1).uppercased() + $0.rawValue.dropFirst() + " " } ?? "") + size
+                + (noGuess ? ", no-guess" : ", classic")
+        }
+    }
+
+    /// Whether a game is won by playing (a move made, not only the opening).
+    static func wasPlayed(_ replica: GameReplica) -> Bool { replica.ops.contains(where: \.isReveal) }
+
+    /// A won game as a line of the records.
+    func bestTime(_ replica: GameReplica, _ state: GameState, figures: GameFigures?) -> Commands.BestTime {
+        let p = state.genesis.parameters
+        let seconds = play.playedSeconds(state)
+        var entry = Commands.BestTime(
+            width: p.width, height: p.height, mines: p.mines, seconds: seconds, game: state.gameID.description,
+            players: players(replica, state).map(name(of:)), date: Double(state.startMillis) / 1000, ended: state.endMillis.map { Double($0) / 1000 })
+        entry.noGuess = p.noGuess
+        if let figures, seconds > 0 { entry.threeBVPerSecond = Double(figures.solvedThreeBV) / Double(seconds) }
+        return entry
+    }
+
+    /// Whether a game competes for records: won by playing, with no hint,
+    /// no look at the mines, and no seed chosen.
+    static func isRanked(_ replica: GameReplica, _ state: GameState) -> Bool {
+        state.status == .won && !state.isAssisted && !state.isSeeded && wasPlayed(replica)
+    }
+
+    /// The ranked wins of `games` (of class `only`, when given) by class,
+    /// each class fastest first; with `figures`, with their 3BV per second.
+    func rankedWins(_ games: [(GameReplica, GameState)], only: RecordClass? = nil, figures: Bool = true) -> [RecordClass: [Commands.BestTime]] {
+        var classes: [RecordClass: [Commands.BestTime]] = [:]
+        for (replica, state) in games where Self.isRanked(replica, state) {
+            let c = RecordClass(state.genesis.parameters)
+            guard only.map({ $0 == c }) ?? true else { continue }
+            classes[c, default: []].append(bestTime(replica, state, figures: figures ? replica.figures() : nil))
+        }
+        return classes.mapValues { $0.sorted { ($0.seconds, $0.date, $0.game) < ($1.seconds, $1.date, $1.game) } }
+    }
+
+    /// Who asked for hints in a game, most first.
+    func hints(_ state: GameState) -> [Commands.HintCount] {
+        state.hintsBy.map { Commands.HintCount(name: name(of: $0.key), hints: $0.value) }.sorted { ($1.hints, $0.name) < ($0.hints, $1.name) }
+    }
+
+    /// Who looked at the mines in a game, earliest first.
+    func peeks(_ state: GameState) -> [Commands.Peek] {
+        state.peeks.map { Commands.Peek(name: name(of: $0.key), at: Double($0.value) / 1000) }.sorted { ($0.at, $0.name) < ($1.at, $1.name) }
+    }
+
+    /// `scores`: every class's ten best, the wins not ranked, and with
+    /// `player` that player's records and totals.
+    func scores(_ games: [(GameReplica, GameState)], player: String?) throws -> Commands.Scores.Result {
+        let ranked = rankedWins(games)
+        let classes = ranked.keys.sorted().map { c in
+            Commands.ScoreClass(name: c.name, width: c.width, height: c.height, mines: c.mines, noGuess: c.noGuess,
+                                best: Array(ranked[c, default: []].prefix(Self.classSize)))
+        }
+        var assisted: [Commands.AssistedWin] = []
+        var practice: [Commands.BestTime] = []
+        for (replica, state) in games where state.status == .won && Self.wasPlayed(replica) {
+            if state.isSeeded {
+                practice.append(bestTime(replica, state, figures: nil))
+            } else if state.isAssisted {
+                assisted.append(Commands.AssistedWin(game: bestTime(replica, state, figures: nil), hints: hints(state), peeks: peeks(state)))
+            }
+        }
+        assisted.sort { $0.game.date > $1.game.date }
+        practice.sort { $0.date > $1.date }
+        return Commands.Scores.Result(
+            scores: classes.compactMap(\.best.first), classes: classes, assisted: assisted, practice: practice,
+            player: try player.map { try record(of: $0, in: games, ranked: ranked) })
+    }
+
+    /// A player's totals over every game held here, and their best ranked time per class.
+    func record(of player: String, in games: [(GameReplica, GameState)], ranked: [RecordClass: [Commands.BestTime]]) throws -> Commands.PlayerRecord {
+        let authors = Set(games.flatMap { replica, state in players(replica, state) }).filter { name(of: $0) == player }
+        guard !authors.isEmpty else {
+            let known = Set(games.flatMap { replica, state in players(replica, state).map(name(of:)) }).sorted()
+            throw ControlError.badArguments(
+                "no player named \(player) has made a move here" + (known.isEmpty ? "" : " (players: \(known.joined(separator: ", ")))"))
+        }
+        var played = 0, won = 0, lost = 0, tripped = 0
+        for (replica, state) in games where !authors.isDisjoint(with: replica.chains.keys) && Self.wasPlayed(replica) {
+            played += 1
+            if state.status == .won { won += 1 }
+            if state.status == .lost { lost += 1 }
+            if let t = state.trippedBy, authors.contains(t) { tripped += 1 }
+        }
+        let mine = ranked.keys.sorted().compactMap { c in ranked[c]?.first { $0.players.contains(player) } }
+        return Commands.PlayerRecord(
+            name: player, played: played, won: won, lost: lost, minesTripped: tripped,
+            bestThreeBVPerSecond: ranked.values.joined().filter { $0.players.contains(player) }.compactMap(\.threeBVPerSecond).max(),
+            records: mine)
+    }
+
+    /// How `state` ended, once it did; `games` (every game held) decides
+    /// whether it set a record of its class.
+    func ending(_ replica: GameReplica, _ state: GameState, games: [(GameReplica, GameState)]?) -> GameEnding? {
+        guard state.status != .playing, let figures = replica.figures() else { return nil }
+        let seconds = play.playedSeconds(state)
+        let geometry = state.genesis.geometry
+        let parts = figures.parts.map { author, p in
+            GameEnding.PlayerPart(
+                name: name(of: author), cellsOpened: p.cellsOpened, threeBV: p.threeBV, flagsRight: p.flagsRight, flagsWrong: p.flagsWrong,
+                clicks: p.clicks, hints: p.hints, peekedAt: p.peekedAtMillis.map { Double($0) / 1000 })
+        }.sorted { ($1.threeBV, $1.cellsOpened, $0.name) < ($0.threeBV, $0.cellsOpened, $1.name) }
+        let ranked = !state.isAssisted && !state.isSeeded && Self.wasPlayed(replica)
+        var why: [String] = []
+        if state.isSeeded { why.append("a practice game (its seed was chosen)") }
+        why += hints(state).map { "\($0.name) asked for \($0.hints) hint" + ($0.hints == 1 ? "" : "s") }
+        why += peeks(state).map { "\($0.name) looked at the mines" }
+        if why.isEmpty && !ranked { why.append("the opening won it") }
+        var record: String?
+        if Self.isRanked(replica, state), let games {
+            let c = RecordClass(state.genesis.parameters)
+            if let best = rankedWins(games, only: c, figures: false)[c]?.first, best.game == state.gameID.description {
+                record = "Best \(c.name) time: \(best.players.joined(separator: " & ")), \(ControlFormatting.duration(best.seconds))"
+            }
+        }
+        let trippedAt = state.trippedMine.map { geometry.cell(at: $0) }.map { CellPosition(x: $0.x, y: $0.y) }
+        let trippedAfter = state.status == .lost ? state.endMillis.map { Int(($0 - min($0, state.startMillis)) / 1000) } : nil
+        return GameEnding(
+            status: state.status.shown, seconds: seconds, threeBV: figures.threeBV, solvedThreeBV: figures.solvedThreeBV,
+            threeBVPerSecond: seconds > 0 ? Double(figures.solvedThreeBV) / Double(seconds) : nil, clicks: figures.clicks,
+            efficiency: figures.efficiency, parts: parts, trippedBy: state.trippedBy.map(name(of:)), trippedAt: trippedAt,
+            trippedAfterSeconds: trippedAfter, winThatDidNotStand: figures.winThatDidNotStand.map(name(of:)), ranked: ranked,
+            notRanked: ranked ? nil : why.joined(separator: "; "), record: record)
+    }
+}

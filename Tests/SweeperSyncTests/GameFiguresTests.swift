@@ -1,0 +1,79 @@
+import SweeperCrypto
+import SweeperGame
+import Testing
+@testable import SweeperSync
+
+/// 3BV, clicks and efficiency as the community counts them, on a board
+/// whose figures are worked out by hand, and each player's part.
+@Suite struct GameFiguresTests {
+    /// A 5×3 board, mines at the right of the top and bottom rows:
+    ///
+    ///     . . . 1 *
+    ///     . . . 2 2
+    ///     . . . 1 *
+    ///
+    /// Its 3BV is 2: the zeros of the left with their border of numbers
+    /// (one click), and the 2 at the right, which borders no zero.
+    static func board(by author: OpAuthor) throws -> Op {
+        let geometry = BoardGeometry(width: 5, height: 3)
+        let layout = try MineLayout(geometry: geometry, mineIndices: [4, 14])
+        let parameters = try GameParameters(width: 5, height: 3, mines: 2, start: Cell(x: 0, y: 0))
+        return try author.genesis(parameters: parameters, layout: layout, seed: 1, questionMarks: false, createdAtMillis: 1_000)
+    }
+
+    @Test func aBoardWhoseFiguresAreKnown() throws {
+        let circle = Fixtures.circle(1)
+        let ann = OpAuthor(identity: Fixtures.identity(1), circle: circle)
+        let bob = OpAuthor(identity: Fixtures.identity(2), circle: circle)
+        var replica = Replica(circle: circle)
+        let genesis = try Self.board(by: ann)
+        replica.insert(genesis)
+        let id = genesis.gameID
+        var figures = try #require(replica.games[id]?.figures())
+        #expect(figures.threeBV == 2 && replica.state(of: id)?.genesis.layout.threeBV == 2)
+        // The opening clicked the zeros: one unit solved, by nobody.
+        #expect(figures.solvedThreeBV == 1 && figures.clicks == 1 && figures.parts.isEmpty)
+
+        // Bob flags the top mine and, wrongly, nothing else; Ann opens the lone 2.
+        let before = try #require(replica.games[id])
+        let flag = try #require(try bob.setMark(.flag, on: 4, in: before, atMillis: 2_000))
+        replica.insert(flag)
+        let flagged = try #require(replica.games[id])
+        let open = try #require(try ann.reveal(9, in: flagged, atMillis: 3_000))
+        replica.insert(open)
+        #expect(replica.state(of: id)?.status == .won)
+        figures = try #require(replica.games[id]?.figures())
+        #expect(figures.solvedThreeBV == 2 && figures.clicks == 3)
+        #expect(abs(figures.efficiency - 2.0 / 3.0) < 1e-9)
+        #expect(figures.parts[ann.identity.peerID]?.threeBV == 1 && figures.parts[ann.identity.peerID]?.cellsOpened == 1)
+        #expect(figures.parts[bob.identity.peerID]?.flagsRight == 1 && figures.parts[bob.identity.peerID]?.threeBV == 0)
+        #expect(figures.winThatDidNotStand == nil)
+    }
+
+    /// Apart, Ann completes the board while Bob trips a mine; merged, the
+    /// game is lost, and the figures say whose win did not stand.
+    @Test func aWinThatAMineOnTheOtherSideUndidIsNamed() throws {
+        let circle = Fixtures.circle(1)
+        let ann = OpAuthor(identity: Fixtures.identity(1), circle: circle)
+        let bob = OpAuthor(identity: Fixtures.identity(2), circle: circle)
+        let genesis = try Self.board(by: ann)
+        var annSide = Replica(circle: circle)
+        var bobSide = Replica(circle: circle)
+        annSide.insert(genesis)
+        bobSide.insert(genesis)
+        let annsGame = try #require(annSide.games[genesis.gameID])
+        let win = try #require(try ann.reveal(9, in: annsGame, atMillis: 3_000))
+        annSide.insert(win)
+        let bobsGame = try #require(bobSide.games[genesis.gameID])
+        let boom = try #require(try bob.reveal(4, in: bobsGame, atMillis: 3_100))
+        bobSide.insert(boom)
+        #expect(annSide.state(of: genesis.gameID)?.status == .won && bobSide.state(of: genesis.gameID)?.status == .lost)
+        annSide.insert(boom)
+        bobSide.insert(win)
+        for side in [annSide, bobSide] {
+            let state = try #require(side.state(of: genesis.gameID))
+            #expect(state.status == .lost && state.trippedBy == bob.identity.peerID)
+            #expect(side.games[genesis.gameID]?.figures()?.winThatDidNotStand == ann.identity.peerID)
+        }
+    }
+}
