@@ -206,6 +206,8 @@ public struct Viewer: Sendable {
     public internal(set) var cheatLayout: [String]?
     /// The mine layout after the cheat, while hidden again with `c`.
     var hiddenCheatLayout: [String]?
+    /// The status of the game as last fetched whole.
+    private var loadedStatus: PlayStatus?
     /// The game's time when it was fetched, and the seconds counted since.
     private var elapsedBase = 0
     private var counted: Double = 0
@@ -309,7 +311,9 @@ public struct Viewer: Sendable {
     /// Shows a freshly fetched game. A different game resets the cursor to its centre.
     public mutating func load(_ view: GameView) {
         let same = game?.id == view.id
-        let was = same ? game?.status : nil
+        // As the last view fetched said (events change the status shown before the fetch).
+        let was = same ? loadedStatus : nil
+        loadedStatus = view.status
         game = view
         noGame = false
         cells = []
@@ -334,6 +338,9 @@ public struct Viewer: Sendable {
             default: break
             }
             if was == .won, view.status == .lost { message = "The win did not stand: see why below the figures." }
+        } else if let ending = view.ending, same, case .ending? = overlay {
+            // Still shown: the figures as they are now (a late share of time).
+            overlay = .ending(ending)
         }
         if !same {
             hiddenCheatLayout = nil

@@ -62,6 +62,16 @@ import Testing
         let listed: Commands.Games.Result = try await result(core.router, #"{"id":1,"command":"games"}"#)
         let archived: Commands.Games.Result = try await result(core.router, #"{"id":2,"command":"games","archived":true}"#)
         #expect(listed.games.count == 2 && archived.games.count == 3)
+        // The same digests mean the same results, times and assistance;
+        // the lost game now has its ending, derived from its old ops, and
+        // the records answer over the old games.
+        let lost = try #require(archived.games.first { $0.status == .lost })
+        let lostView = try await show(core.router, lost.id)
+        let ending = try #require(lostView.ending)
+        #expect(ending.trippedBy != nil && ending.trippedAt != nil && ending.threeBV > 0 && ending.clicks > 1, "\(ending)")
+        #expect(lostView.seeded == nil && lostView.hints == nil && lostView.assisted == lost.assisted)
+        let scores: Commands.Scores.Result = try await result(core.router, #"{"id":9,"command":"scores"}"#)
+        #expect(scores.classes != nil)
 
         // A new move in the game another device made, then a restart.
         let game = try #require(listed.games.first { $0.status == .playing }?.id)

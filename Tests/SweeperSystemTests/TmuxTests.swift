@@ -382,6 +382,51 @@ final class TmuxPane {
         pane.waitFor("play exited 0")
     }
 
+    /// Ann's move trips a mine while both viewers are open: each shows
+    /// the ending within a second, and once the shares of time have come,
+    /// the same figures word for word.
+    @Test func bothViewersShowTheSameEndingWithinASecond() throws {
+        let (a, b, game) = try linkedPair()
+        defer { a.cleanup(); b.cleanup() }
+        let mines = try #require(try b.json(["show", game, "--cheat"])["mineLayout"] as? [String])
+        let mine = try #require(mines.enumerated().lazy.compactMap { y, row in
+            row.firstIndex(of: "*").map { (x: row.distance(from: row.startIndex, to: $0), y: y) } }.first)
+        let annPane = try TmuxPane(width: 100, height: 30, command: playCommand(a, game), environment: environment(a))
+        defer { annPane.kill() }
+        let bobPane = try TmuxPane(width: 100, height: 30, command: playCommand(b, game), environment: environment(b))
+        defer { bobPane.kill() }
+        annPane.waitFor("Peers: bob in sync")
+        bobPane.waitFor("Peers: ann in sync")
+        let moved = ContinuousClock.now
+        #expect(try a.cli(["reveal", game, "\(mine.x)", "\(mine.y)"]).status == 0)
+        for (name, pane) in [("ann", annPane), ("bob", bobPane)] {
+            pane.waitFor("the ending on \(name)'s screen") { $0.joined(separator: "\n").contains("Lost in") }
+            let took = ContinuousClock.now - moved
+            print("ending: shown on \(name)'s screen \(took) after the move")
+            #expect(took < .seconds(1), "the ending took \(took) to show on \(name)'s screen")
+        }
+        /// The ending's lines on a screen, without the board beside them and the box's frame.
+        func ending(_ screen: [String]) -> [String] {
+            screen.compactMap { row in
+                row.split(separator: "│").map { $0.trimmingCharacters(in: .whitespaces) }
+                    .first { $0.hasPrefix("Lost in") || $0.contains("tripped the mine") || $0.contains(" cells, 3BV ") }
+            }
+        }
+        var ann: [String] = [], bob: [String] = []
+        let same = eventually(5, every: 0.2) {
+            ann = ending(annPane.capture())
+            bob = ending(bobPane.capture())
+            return !ann.isEmpty && ann == bob
+        }
+        #expect(same, "ann's ending:\n\(ann.joined(separator: "\n"))\nbob's:\n\(bob.joined(separator: "\n"))")
+        #expect(ann.contains { $0.contains("ann tripped the mine at \(mine.x),\(mine.y)") }, "\(ann)")
+        // show prints the same figures.
+        let shown = try b.cli(["show", game]).stdout
+        #expect(!ann.isEmpty && ann.allSatisfy { shown.contains($0) }, "\(ann)\n\(shown)")
+        annPane.send("q", literal: true)
+        bobPane.send("q", literal: true)
+    }
+
     @Test func eachViewerSeesTheOtherPlayersCursorMoveAndGo() throws {
         let (a, b, game) = try linkedPair()
         defer { a.cleanup(); b.cleanup() }

@@ -621,3 +621,56 @@ func viewer(_ view: GameView) -> Viewer {
         #expect(over.elapsed == 42)
     }
 }
+
+/// The ending every viewer shows when the game it has open is won or lost.
+@Suite struct EndingOverlayTests {
+    static func ending(_ status: PlayStatus, undone: String? = nil) -> GameEnding {
+        GameEnding(
+            status: status, seconds: 102, threeBV: 30, solvedThreeBV: status == .won ? 30 : 21, threeBVPerSecond: 0.29, clicks: 40,
+            efficiency: 0.75,
+            parts: [GameEnding.PlayerPart(name: "Sam", cellsOpened: 50, threeBV: 20, flagsRight: 4, flagsWrong: 1, clicks: 30, hints: 0, peekedAt: nil),
+                    GameEnding.PlayerPart(name: "Mum", cellsOpened: 10, threeBV: 10, flagsRight: 0, flagsWrong: 0, clicks: 10, hints: 2, peekedAt: nil)],
+            trippedBy: status == .lost ? "Max" : nil, trippedAt: status == .lost ? CellPosition(x: 3, y: 1) : nil,
+            trippedAfterSeconds: status == .lost ? 192 : nil, winThatDidNotStand: undone, ranked: status == .won,
+            record: status == .won ? "Best Beginner 9×9 (10), classic time: Sam & Mum, 0:01:42" : nil)
+    }
+
+    @Test func theEndingOpensWhenTheGameEndsAndAnyKeyClosesIt() {
+        var v = viewer(gameView(["#1", "11"], mines: 1))
+        var done = gameView(["F1", "11"], mines: 1, status: .won)
+        done.ending = Self.ending(.won)
+        v.load(done)
+        guard case .ending? = v.overlay else {
+            Issue.record("no ending shown: \(String(describing: v.overlay))")
+            return
+        }
+        let screen = ViewerRenderer(glyphs: .ascii, color: false).render(&v, width: 100, height: 24)
+        let text = screen.text
+        #expect(text.contains("Won in 0:01:42: 3BV 30/30, 3BV/s 0.29, 40 clicks, efficiency 75%"), "\(text)")
+        #expect(text.contains("Sam: 50 cells, 3BV 20, flags 4 right, 1 wrong") && text.contains("Mum: 10 cells, 3BV 10, flags 0 right, 2 hints"))
+        #expect(text.contains("New record! Best Beginner 9x9 (10), classic time: Sam & Mum, 0:01:42"))
+        _ = v.handle(.character("x"))
+        #expect(v.overlay == nil)
+        // Fetched again (a late share of time), the same ending does not open twice.
+        v.load(done)
+        #expect(v.overlay == nil)
+    }
+
+    @Test func aWinThatDidNotStandIsSaid() {
+        var v = viewer(gameView(["#1", "11"], mines: 1))
+        var won = gameView(["F1", "11"], mines: 1, status: .won)
+        won.ending = Self.ending(.won)
+        v.load(won)
+        _ = v.handle(.character("x"))
+        var lost = gameView(["X1", "11"], mines: 1, status: .lost)
+        lost.ending = Self.ending(.lost, undone: "Sam")
+        v.load(lost)
+        guard case .ending? = v.overlay else {
+            Issue.record("the merge's ending was not shown")
+            return
+        }
+        let text = ViewerRenderer(glyphs: .ascii, color: false).render(&v, width: 110, height: 24).text
+        #expect(text.contains("Max tripped the mine at 3,1 after 0:03:12 while apart from Sam, whose win on the other side does not stand"), "\(text)")
+        #expect(v.message?.contains("did not stand") == true)
+    }
+}
