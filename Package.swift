@@ -24,6 +24,7 @@ let package = Package(
         .library(name: "SweeperMembership", targets: ["SweeperMembership"]),
         .executable(name: "sweeper-bench-sync", targets: ["sweeper-bench-sync"]),
         .executable(name: "sweeper-bench-membership", targets: ["sweeper-bench-membership"]),
+        .executable(name: "sweeper-bench-viewer", targets: ["sweeper-bench-viewer"]),
         // For the fuzz targets in Fuzz/ (a separate package that depends on this one).
         .library(name: "SweeperNet", targets: ["SweeperNet"]),
         .library(name: "SweeperMessages", targets: ["SweeperMessages"]),
@@ -228,6 +229,7 @@ let package = Package(
 
         // MARK: Executables.
         .executableTarget(name: "sweeper-bench-game", dependencies: ["SweeperGame"], swiftSettings: strict),
+        .executableTarget(name: "sweeper-bench-viewer", dependencies: ["SweeperTUI", "SweeperControl"], swiftSettings: strict),
         .executableTarget(
             name: "sweeper",
             dependencies: [

@@ -431,6 +431,12 @@ def sync_section(args, results):
     results.update(results_in(out))
 
 
+def viewer_section(args, results):
+    out = run([os.path.join(args.bindir, "sweeper-bench-viewer")], timeout=600)
+    sys.stderr.write(out)
+    results.update(results_in(out))
+
+
 def membership_section(args, results):
     out = run([os.path.join(args.bindir, "sweeper-bench-membership")], timeout=600)
     sys.stderr.write(out)
@@ -583,6 +589,18 @@ def report(results, args, started, wall):
                 lines.append(f"| {board.replace('x', '×')} | {ops:,} | {fmt(r(f'scale.{board}.{ops}.catchup_ms'), ' ms')} | "
                              f"{fmt((r(f'scale.{board}.{ops}.memory_bytes') or 0) / 1024 / 1024, ' MiB')} |")
             lines.append("")
+
+    # The viewer.
+    vb = r("viewer.move_bytes")
+    if vb is not None:
+        lines += ["## The viewer: what a remote move costs it", "",
+                  "`sweeper-bench-viewer`, one thread, median of 200 moves: a viewer with a 500×500 board open takes another "
+                  "player's flag. It applies the move's `cells` event; the release before fetched the whole board again after "
+                  "each event (a `show` answer of 250,000 cells, decoded and loaded). CPU counts decoding, applying, drawing "
+                  "and the terminal diff; the daemon's side of a fetch is not counted.", "",
+                  "| per remote move | applies the event | fetched the board again (before) |", "|---|---:|---:|",
+                  f"| control-socket bytes | {fmt(vb, ' B')} | {fmt(r('viewer.refetch_bytes'), ' B')} |",
+                  f"| viewer CPU | {fmt(r('viewer.move_ms'), ' ms')} | {fmt(r('viewer.refetch_ms'), ' ms')} |", ""]
 
     # Membership.
     d = r("membership.derive4096_ms")
@@ -737,6 +755,8 @@ def main():
         sync_section(args, results)
         log("membership")
         membership_section(args, results)
+        log("viewer")
+        viewer_section(args, results)
     if "lab" in sections or "latency" in sections:
         lab_section(args, args.bindir, results, full="lab" in sections)
     text = report(results, args, started, time.time() - started)

@@ -30,7 +30,7 @@ if ! python3 -c 'import pycrdt' 2>/dev/null; then
     pip install --quiet --break-system-packages pycrdt >&2 || echo "bench: pycrdt could not be installed; the Yjs figures will be missing" >&2
 fi
 
-for product in sweeper sweeperd sweeper-bench-game sweeper-bench-sync sweeper-bench-membership sweeper-bench-latency; do
+for product in sweeper sweeperd sweeper-bench-game sweeper-bench-sync sweeper-bench-membership sweeper-bench-viewer sweeper-bench-latency; do
     swift build -c release --scratch-path "$scratch" --product "$product" >&2
 done
 bin=$(swift build -c release --scratch-path "$scratch" --show-bin-path)

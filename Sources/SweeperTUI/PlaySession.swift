@@ -204,8 +204,8 @@ public enum PlaySession {
             case let .loaded(view):
                 viewer.load(view)
             case let .moved(result):
-                viewer.apply(result)
-                perform([.refresh(game: result.game)])
+                // The answer's cells are the move: the board is fetched again only when it ended the game.
+                perform(viewer.apply(result))
             case let .games(list):
                 viewer.showGames(list)
             case let .peers(result):

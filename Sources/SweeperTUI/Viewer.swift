@@ -354,10 +354,12 @@ public struct Viewer: Sendable {
         clampCursor()
     }
 
-    /// Applies a move's answer.
-    public mutating func apply(_ result: Commands.MoveResult) {
-        guard result.game == game?.id else { return }
-        apply(result.changed, status: result.status, trippedBy: result.trippedBy)
+    /// Applies a move's answer; returns what to fetch because of it: the
+    /// whole game only when the move ended it (for its ending).
+    @discardableResult
+    public mutating func apply(_ result: Commands.MoveResult) -> [ViewerAction] {
+        guard let id = game?.id, result.game == id else { return [] }
+        return apply(result.changed, status: result.status, trippedBy: result.trippedBy, by: selfID)
     }
 
     /// Applies an event; returns what to fetch because of it.
@@ -365,11 +367,11 @@ public struct Viewer: Sendable {
         switch event.event {
         case .cells:
             guard let id = game?.id, event.game == id, let changed = event.cells else { return [] }
-            apply(changed, status: event.status, trippedBy: event.trippedBy)
+            let fetch = apply(changed, status: event.status, trippedBy: event.trippedBy, by: event.by)
             if let by = event.by, by != selfID, let acted = actedCell(event, by: by) {
                 lastActed[by] = acted
             }
-            return [.refresh(game: id)]
+            return fetch
         case .gameAdded:
             // A game another player started: said, with how to open it (not
             // while the viewer is still opening its first game, likely this one).
@@ -418,15 +420,36 @@ public struct Viewer: Sendable {
         return BoardPosition(x: only.x, y: only.y)
     }
 
-    private mutating func apply(_ changed: [CellChange], status: PlayStatus?, trippedBy: String?) {
-        guard var view = game else { return }
+    /// Applies changed cells as they came (a move's answer, or an event):
+    /// the board, the counts, and the score of the player `by`, who first
+    /// revealed each covered cell that now shows a number or a zero (1 for
+    /// a zero, N for N, as the daemon scores). Applying the same change
+    /// twice (the answer and the event of one move) changes nothing more.
+    /// Returns the fetch it needs: the whole game only when it just ended,
+    /// for its ending; else nothing, so a move costs its cells alone.
+    private mutating func apply(_ changed: [CellChange], status: PlayStatus?, trippedBy: String?, by: String?) -> [ViewerAction] {
+        guard var view = game else { return [] }
+        var scored = 0
         for c in changed where c.x >= 0 && c.y >= 0 && c.x < view.width && c.y < view.height {
             guard let look = c.value.first else { continue }
             let i = c.y * view.width + c.x
+            let before = cells[i]
+            if before == "#" || before == "F" || before == "?" {
+                if look == "." { scored += 1 } else if let n = look.wholeNumberValue, (1...8).contains(n) { scored += n }
+            }
             count(cells[i], -1)
             cells[i] = look
             count(look, +1)
         }
+        if scored > 0, let by {
+            if let i = view.players.firstIndex(where: { $0.id == by }) {
+                view.players[i].score += scored
+            } else {
+                view.players.append(PlayerScore(id: by, name: name(of: by), score: scored))
+            }
+            view.players.sort { ($1.score, $0.name) < ($0.score, $1.name) }
+        }
+        let ended = status.map { $0 != .playing && view.status == .playing } ?? false
         if let status, status != view.status {
             if view.status == .playing {
                 elapsedBase = elapsed
@@ -436,6 +459,7 @@ public struct Viewer: Sendable {
         }
         if let trippedBy { view.trippedBy = trippedBy }
         game = view
+        return ended ? [.refresh(game: view.id)] : []
     }
 
     private mutating func recount() {

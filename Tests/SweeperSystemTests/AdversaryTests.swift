@@ -404,7 +404,7 @@ import Testing
         defer { scene.cleanup() }
         let (target, port, circle) = (scene.target, scene.port, scene.circle)
         let honestID = try scene.honest.peerID()
-        let made = try target.result(#"{"id":1,"command":"new","preset":"beginner","seed":9,"players":["\#(honestID)"]}"#)
+        let made = try target.result(#"{"id":1,"command":"new","preset":"beginner","players":["\#(honestID)"]}"#)
         let gameText = try #require(made["id"] as? String)
         let game = try #require(GameID(hex: gameText))
         #expect(eventually(30) { try scene.honest.digests()[gameText] == target.digests()[gameText] })
@@ -432,7 +432,7 @@ import Testing
 
         // A private game of the target and its honest peer: a member who does
         // not play sends it a sealed move and a plain one; both are refused.
-        let sealed = try target.result(#"{"id":1,"command":"new","preset":"beginner","seed":10,"players":["\#(honestID)"],"privateGame":true}"#)
+        let sealed = try target.result(#"{"id":1,"command":"new","preset":"beginner","players":["\#(honestID)"],"privateGame":true}"#)
         let privateText = try #require(sealed["id"] as? String)
         let privateGame = try #require(GameID(hex: privateText))
         #expect(eventually(30) { try scene.honest.digests()[privateText] == target.digests()[privateText] })

@@ -96,7 +96,7 @@ import Testing
         let d = try TargetDaemon(name: "ann")
         defer { d.cleanup() }
         try d.start()
-        let game = try d.newGame(seed: 3)
+        let game = try d.newGame()
         let c = try ControlLineClient(path: d.socketPath)
 
         let cases: [(line: [UInt8], code: String, id: Int?)] = [
@@ -148,7 +148,7 @@ import Testing
         let d = try TargetDaemon(name: "ann")
         defer { d.cleanup() }
         try d.start()
-        let game = try d.newGame(seed: 5)
+        let game = try d.newGame()
         let descriptors = d.openDescriptors()
 
         // 5000 requests pipelined on one connection, good and bad mixed,

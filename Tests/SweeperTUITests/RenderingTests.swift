@@ -157,7 +157,8 @@ func viewer(_ view: GameView) -> Viewer {
         let actions = v.apply(ControlEvent(
             event: .cells, game: "abcdef1234567890", cells: [CellChange(x: 1, y: 1, value: "F")], status: .playing, by: "me",
             x: 1, y: 1))
-        #expect(actions == [.refresh(game: "abcdef1234567890")])
+        // The event is the move: nothing is fetched.
+        #expect(actions == [])
         let after = r.render(&v, width: 80, height: 24)
         let bytes = ScreenRenderer(color: true).diff(from: before, to: after)
         let full = ScreenRenderer(color: true).full(after)
@@ -165,6 +166,29 @@ func viewer(_ view: GameView) -> Viewer {
         #expect(bytes.count < 80, "\(bytes.count) bytes: \(String(decoding: bytes, as: UTF8.self).debugDescription)")
         #expect(full.count > 10 * bytes.count)
         #expect(String(decoding: bytes, as: UTF8.self).contains("⚑"))
+    }
+
+    /// A move's cells come in its answer and in its event: the viewer
+    /// applies them, scores the player who opened them once, and fetches
+    /// the game whole only when it ended (for its ending).
+    @Test func movesApplyTheirCellsAndFetchOnlyAtTheEnd() {
+        var v = viewer(gameView(["###", "###", "###"], mines: 1, players: [PlayerScore(id: "me", name: "ann", score: 0)]))
+        v.selfID = "me"
+        let opened = [CellChange(x: 0, y: 0, value: "."), CellChange(x: 1, y: 0, value: "1"), CellChange(x: 0, y: 1, value: "2")]
+        #expect(v.apply(ControlEvent(event: .cells, game: v.game?.id, cells: opened, status: .playing, by: "p2", x: 0, y: 0)) == [])
+        // Bob (unknown until now) scores 1 for the zero, 1 and 2 for the numbers.
+        #expect(v.game?.players.first?.id == "p2" && v.game?.players.first?.score == 4)
+        // The same cells again (an answer and its event) score nothing more.
+        _ = v.apply(ControlEvent(event: .cells, game: v.game?.id, cells: opened, status: .playing, by: "p2"))
+        #expect(v.game?.players.first?.score == 4)
+        #expect(v.look(1, 0) == "1" && abs(v.progress - 3.0 / 8.0) < 1e-9)
+        // My move answers with its cells; it did not end the game: no fetch.
+        let mine = Commands.MoveResult(game: v.game?.id ?? "", changed: [CellChange(x: 2, y: 0, value: "1")], status: .playing, progress: 0.5, trippedBy: nil)
+        #expect(v.apply(mine) == [])
+        #expect(v.game?.players.first { $0.id == "me" }?.score == 1)
+        // The move that ends it: one fetch, for the ending.
+        let last = Commands.MoveResult(game: v.game?.id ?? "", changed: [CellChange(x: 2, y: 2, value: "X")], status: .lost, progress: 0.5, trippedBy: "me")
+        #expect(v.apply(last) == [.refresh(game: v.game?.id ?? "")])
     }
 
     @Test func otherPlayersLastMoveIsMarked() {
