@@ -352,6 +352,73 @@ public enum Commands {
         public typealias Result = MoveResult
     }
 
+    /// `replay GAME`: a game's moves in the order every device ranks them,
+    /// each with what it changed, to play the game again.
+    public enum Replay: ControlCommand {
+        public static let name = "replay"
+        public typealias Arguments = GameArguments
+        /// The game from its opening, and its moves.
+        public struct Result: Codable, Equatable, Sendable {
+            /// The full game id.
+            public var game: String
+            /// Columns, rows and mines.
+            public var width: Int, height: Int, mines: Int
+            /// The board right after the opening: rows as `show` gives them.
+            public var opening: [String]
+            /// When the game began, seconds since 1970.
+            public var started: Double
+            /// The moves, in order.
+            public var moves: [ReplayMove]
+            /// Where the game stands now.
+            public var status: PlayStatus
+            /// Creates a replay.
+            public init(game: String, width: Int, height: Int, mines: Int, opening: [String], started: Double, moves: [ReplayMove], status: PlayStatus) {
+                self.game = game
+                self.width = width
+                self.height = height
+                self.mines = mines
+                self.opening = opening
+                self.started = started
+                self.moves = moves
+                self.status = status
+            }
+        }
+    }
+
+    /// One move of a replay.
+    public struct ReplayMove: Codable, Equatable, Sendable {
+        /// Its place, from 1.
+        public var index: Int
+        /// Who made it: name and peer id.
+        public var name: String, author: String
+        /// `reveal`, `chord`, `flag`, `question`, `unmark`, `hint`, `peek` or `other`.
+        public var kind: String
+        /// The cell acted on; absent for a move that names none.
+        public var x: Int?, y: Int?
+        /// The cells whose look changed, with their look after it.
+        public var changed: [CellChange]
+        /// Seconds from the game's start to the move, by its author's clock.
+        public var seconds: Double
+        /// When it was made, seconds since 1970 (its author's clock).
+        public var wall: Double
+        /// Where the game stood after it.
+        public var status: PlayStatus
+        /// Creates a move.
+        public init(index: Int, name: String, author: String, kind: String, x: Int?, y: Int?, changed: [CellChange], seconds: Double, wall: Double,
+                    status: PlayStatus) {
+            self.index = index
+            self.name = name
+            self.author = author
+            self.kind = kind
+            self.x = x
+            self.y = y
+            self.changed = changed
+            self.seconds = seconds
+            self.wall = wall
+            self.status = status
+        }
+    }
+
     /// `hint GAME`: a cell that is certainly safe (or a mine), if one can be deduced.
     public enum Hint: ControlCommand {
         public static let name = "hint"
@@ -541,7 +608,7 @@ public enum Commands {
 
     /// Every command name the protocol defines.
     public static let all: [String] = [
-        Status.name, Games.name, New.name, Show.name, Reveal.name, Flag.name, Chord.name, Hint.name, Scores.name,
+        Status.name, Games.name, New.name, Show.name, Reveal.name, Flag.name, Chord.name, Hint.name, Scores.name, Replay.name,
         Invite.name, Join.name, Connect.name, Peers.name, Profile.name, Presence.name, Subscribe.name, Cursor.name,
         AddPlayers.name, Archive.name,
     ]

@@ -153,6 +153,7 @@ public struct ViewerRenderer: Sendable {
                 + "\(g.width)×\(g.height), \(g.mines) mines"
             if g.assisted { text += glyphs.separator + "assisted" }
             if g.onlyHere == true { text += glyphs.separator + "only on this device" }
+            if viewer.replay != nil { text += glyphs.separator + "replay" }
             // Where the cursor is: on a board bigger than the screen, the only way to know.
             text += glyphs.separator + "at \(viewer.cursor.x),\(viewer.cursor.y)"
         }
@@ -342,6 +343,18 @@ public struct ViewerRenderer: Sendable {
     private func status(_ screen: inout Screen, _ viewer: Viewer) {
         let y = screen.height - 3
         let sep = glyphs.separator
+        if let timeline = viewer.replayTimeline {
+            // A replay: where in the game, who did what; and its keys.
+            screen.put(0, y, text(" " + timeline), Style(bold: true))
+            if let m = viewer.replay?.current, let mark = Self.playerMarks(viewer)[m.author] {
+                let look = color ? Style(foreground: mark.colour.foreground, background: mark.colour.background, bold: true) : Style(bold: true, underline: true)
+                screen.put(0, y + 1, " " + String(mark.letter), look)
+                screen.put(2, y + 1, text(" \(m.name): \(m.changed.count) cell" + (m.changed.count == 1 ? "" : "s") + " changed"))
+            }
+            screen.put(0, y + 2, text(viewer.message.map { " " + $0 } ?? " space play/pause\(sep)←/→ step\(sep)+/- speed\(sep)Home/End\(sep)esc the game now\(sep)q quit"),
+                       Style(dim: viewer.message == nil))
+            return
+        }
         if let g = viewer.game {
             var line = " Mines left \(viewer.minesLeft)\(sep)Flags \(viewer.flags)\(sep)\(ControlFormatting.duration(viewer.elapsed))\(sep)"
             let x = screen.put(0, y, line)
@@ -472,7 +485,7 @@ public struct ViewerRenderer: Sendable {
             lines = form.lines
         case let .ending(ending):
             title = ending.status == .won ? "Won!" : "Lost"
-            lines = ControlFormatting.ending(ending) + ["", "any key closes this"]
+            lines = ControlFormatting.ending(ending) + ["", "r plays the game again; any other key closes this"]
         }
         let inner = min(screen.width - 4, max(title.count + 2, lines.map { DisplayWidth.of($0) }.max() ?? 0))
         let boxWidth = inner + 4

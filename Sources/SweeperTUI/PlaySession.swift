@@ -17,6 +17,8 @@ public struct PlayOptions: Sendable {
     public var environment: [String: String]
     /// Start `sweeperd` when none answers.
     public var startDaemon: Bool
+    /// Play `game` again, move by move, instead of showing it live.
+    public var replay = false
 
     /// Creates options.
     public init(
@@ -63,6 +65,8 @@ enum SessionMessage: Sendable {
     case hint(Commands.Hint.Result)
     case identity(id: String, name: String, removed: String?)
     case refreshed(GameView?)
+    case replayed(Commands.Replay.Result)
+    case replayTick
     case failed(String)
 }
 
@@ -126,6 +130,13 @@ public enum PlaySession {
                 }
             },
             Task { [asked] in await openFirstGame(options, asked: asked, continuation) },
+            // A replay plays on at up to 16 moves a second.
+            Task {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .milliseconds(1000 / ReplayMode.fastest))
+                    continuation.yield(.replayTick)
+                }
+            },
             Task {
                 if let status = try? await request(socket, Commands.Status.self, Empty()) { continuation.yield(.identity(id: status.peerID, name: status.name, removed: status.removed)) }
                 if let peers = try? await request(socket, Commands.Peers.self, .init()) { continuation.yield(.peers(peers)) }
@@ -220,8 +231,14 @@ public enum PlaySession {
                 viewer.selfName = name
                 // A device removed from its circle says so first: its moves go nowhere.
                 if let removed { viewer.message = "Removed: \(removed)" }
+            case let .replayed(result):
+                viewer.startReplay(result)
+            case .replayTick:
+                guard viewer.replay?.playing == true else { continue loop }
+                perform(viewer.advanceReplay())
             case let .refreshed(view):
-                if let view, view.id == viewer.game?.id { viewer.load(view) }
+                // A replay shows the game as it was: the game now waits for its end.
+                if let view, view.id == viewer.game?.id, viewer.replay == nil { viewer.load(view) }
                 refresh.inFlight = false
                 if refresh.again, let id = viewer.game?.id {
                     refresh.again = false
@@ -277,6 +294,8 @@ public enum PlaySession {
                 let view = try? await request(socket, Commands.Show.self, .init(game: game))
                 out.yield(.refreshed(view))
             }
+        case let .replay(game):
+            Task { await answer(out) { .replayed(try await request(socket, Commands.Replay.self, .init(game: game))) } }
         case .quit:
             viewer.quit()
         }
@@ -307,6 +326,9 @@ public enum PlaySession {
     ) async {
         let socket = options.socketPath
         await answer(out) {
+            if options.replay, let game = asked?.id ?? options.game {
+                return .replayed(try await request(socket, Commands.Replay.self, .init(game: game)))
+            }
             if let asked { return .loaded(asked) }
             if let game = options.game {
                 return .loaded(try await request(socket, Commands.Show.self, .init(game: game)))

@@ -35,6 +35,8 @@ public enum ViewerAction: Equatable, Sendable {
     case listPeers
     /// Fetch the game again (scores, end of game, time).
     case refresh(game: String)
+    /// Fetch a game's moves and play it again.
+    case replay(game: String)
     /// Leave.
     case quit
 }
@@ -172,7 +174,7 @@ public struct NewGameForm: Equatable, Sendable {
 /// runtime to carry out and is fed their results.
 public struct Viewer: Sendable {
     /// The game shown, as last fetched (its `board` is kept up to date by events).
-    public private(set) var game: GameView?
+    public internal(set) var game: GameView?
     /// The board, row-major, one `board` character per cell.
     public private(set) var cells: [Character] = []
     /// The cursor.
@@ -189,7 +191,9 @@ public struct Viewer: Sendable {
     /// A line for the player (a hint, an error), shown until the next key.
     public var message: String?
     /// Where each other player last acted, by peer id.
-    public private(set) var lastActed: [String: BoardPosition] = [:]
+    public internal(set) var lastActed: [String: BoardPosition] = [:]
+    /// The game being played again, while it is (see ``ReplayMode``).
+    public internal(set) var replay: ReplayMode?
     /// This daemon's own peer id (its moves carry no marker).
     public var selfID: String?
     /// This daemon's player name (its own new games are no news).
@@ -286,7 +290,7 @@ public struct Viewer: Sendable {
     /// Where this viewer is, as it tells the daemon: the game shown and the
     /// cursor, or no game while none is shown or its list or form covers it.
     public var cursorReport: Commands.Cursor.Arguments {
-        guard let game, !noGame else { return .init() }
+        guard let game, !noGame, replay == nil else { return .init() }
         switch overlay {
         case .games?, .newGame?: return .init()
         default: return .init(game: game.id, x: cursor.x, y: cursor.y)
@@ -366,7 +370,8 @@ public struct Viewer: Sendable {
     public mutating func apply(_ event: ControlEvent) -> [ViewerAction] {
         switch event.event {
         case .cells:
-            guard let id = game?.id, event.game == id, let changed = event.cells else { return [] }
+            // A replay shows the game as it was; the game now comes when it ends.
+            guard replay == nil, let id = game?.id, event.game == id, let changed = event.cells else { return [] }
             let fetch = apply(changed, status: event.status, trippedBy: event.trippedBy, by: event.by)
             if let by = event.by, by != selfID, let acted = actedCell(event, by: by) {
                 lastActed[by] = acted
@@ -388,7 +393,7 @@ public struct Viewer: Sendable {
         case .gameChanged:
             // Players added, or the game archived: the view says who may move.
             var actions: [ViewerAction] = []
-            if let id = game?.id, event.game == id { actions.append(.refresh(game: id)) }
+            if replay == nil, let id = game?.id, event.game == id { actions.append(.refresh(game: id)) }
             if case .games = overlay { actions.append(.listGames) }
             return actions
         case .gameForgotten:
@@ -427,6 +432,11 @@ public struct Viewer: Sendable {
     /// twice (the answer and the event of one move) changes nothing more.
     /// Returns the fetch it needs: the whole game only when it just ended,
     /// for its ending; else nothing, so a move costs its cells alone.
+    /// Applies a replayed move's cells (no score, no fetch).
+    mutating func applyReplayed(_ changed: [CellChange]) {
+        _ = apply(changed, status: nil, trippedBy: nil, by: nil)
+    }
+
     private mutating func apply(_ changed: [CellChange], status: PlayStatus?, trippedBy: String?, by: String?) -> [ViewerAction] {
         guard var view = game else { return [] }
         var scored = 0

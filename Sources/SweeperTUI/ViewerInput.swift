@@ -10,6 +10,7 @@ extension Viewer {
         if case let .alt(c) = key { return handle(.escape) + handle(.character(c)) }
         if let overlay { return handle(key, over: overlay) }
         message = nil
+        if replay != nil { return handleReplay(key) }
         if case let .character(c) = key, let digit = c.wholeNumberValue, c.isASCII, digit > 0 || count != nil {
             count = min(999, (count ?? 0) * 10 + digit)
             return []
@@ -91,6 +92,10 @@ extension Viewer {
             }
             if key == .enter && !done { message = "Type the custom width, height and mines first." }
             return []
+        case .ending where key == .character("r"):
+            self.overlay = nil
+            guard let id = game?.id else { return [] }
+            return [.replay(game: id)]
         case .help, .peers, .ending:
             self.overlay = nil
             if key == .character("q") || key == .control("c") {
@@ -120,7 +125,7 @@ extension Viewer {
     /// Handles a mouse report, given where the board's cells are on screen.
     public mutating func handle(_ mouse: MouseEvent, layout: BoardLayout) -> [ViewerAction] {
         lastInput = clock
-        guard mouse.pressed, !mouse.motion, overlay == nil else {
+        guard mouse.pressed, !mouse.motion, overlay == nil, replay == nil else {
             if mouse.pressed, overlay != nil {
                 switch overlay {
                 case .help?, .ending?: overlay = nil

@@ -37,3 +37,37 @@ struct PlayCommand: AsyncParsableCommand {
         }
     }
 }
+
+/// `sweeper replay GAME`: the game played again in the viewer, move by move.
+struct ReplayCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "replay",
+        abstract: "Watch a game again, move by move: who did what, where.",
+        discussion: """
+            Opens GAME in the viewer from its opening and plays its moves back, each in its player's colour at the cell \
+            they acted on: space plays or pauses, ←/→ step one move, +/- set the speed (1× to 16× moves a second), \
+            Home/End jump, esc shows the game as it is now, q quits. A game still being played goes live at the end. \
+            With --json, prints the moves instead: index, author (name and peer id), kind, cell, the cells it changed, \
+            seconds from the start and wall time.
+            """)
+    @OptionGroup var options: ClientOptions
+    @Argument(help: "A game id or unique prefix.", completion: .custom { words, _, _ in GameIDCompletion.ids(words: words) })
+    var game: String
+    @Flag(help: "Draw with ASCII only (the default when the locale is not UTF-8).") var ascii = false
+    @Flag(name: .customLong("no-start-daemon"), help: "Do not start sweeperd when none answers.") var noStartDaemon = false
+
+    func run() async throws {
+        if options.json {
+            try await callDaemon(options, Commands.Replay.self, .init(game: game)) { _ in "" }
+            return
+        }
+        var play = PlayOptions(socketPath: options.socketPath, game: game, ascii: ascii, startDaemon: !noStartDaemon)
+        play.replay = true
+        switch await PlaySession.run(play) {
+        case .quit: return
+        case let .failed(message, code):
+            Output.write("sweeper: \(message)\n".utf8, to: STDERR_FILENO)
+            throw ExitCode(code)
+        }
+    }
+}

@@ -50,6 +50,33 @@ import Testing
         #expect(figures.winThatDidNotStand == nil)
     }
 
+    /// The game played again: its moves in stamp order, each with the cell
+    /// acted on and what it changed, ending on the game's own board.
+    @Test func aReplayStepsThroughTheMovesInStampOrder() throws {
+        let circle = Fixtures.circle(1)
+        let ann = OpAuthor(identity: Fixtures.identity(1), circle: circle)
+        let bob = OpAuthor(identity: Fixtures.identity(2), circle: circle)
+        var replica = Replica(circle: circle)
+        let genesis = try Self.board(by: ann)
+        replica.insert(genesis)
+        let id = genesis.gameID
+        let first = try #require(replica.games[id])
+        let flag = try #require(try bob.setMark(.flag, on: 4, in: first, atMillis: 2_000))
+        replica.insert(flag)
+        let second = try #require(replica.games[id])
+        let open = try #require(try ann.reveal(9, in: second, atMillis: 3_000))
+        replica.insert(open)
+        var boards: [[Bool]] = []
+        let replay = try #require(replica.games[id]?.replay { _, after in boards.append((0..<15).map { after.board.isRevealed($0) }) })
+        #expect(replay.steps.map(\.author) == [bob.identity.peerID, ann.identity.peerID])
+        #expect(replay.steps.map(\.kind) == [.flag, .reveal] && replay.steps.map(\.cell) == [4, 9])
+        #expect(replay.steps[0].changed == [4] && replay.steps[0].status == .playing)
+        // The winning reveal opened cell 9; the game's end shows every mine.
+        #expect(replay.steps[1].changed.contains(9) && replay.steps[1].status == .won)
+        #expect(!(replay.opening.board.isRevealed(9)) && boards.last?[9] == true)
+        #expect(replay.startMillis == 1_000 && replay.steps.map(\.wallClockMillis) == [2_000, 3_000])
+    }
+
     /// Apart, Ann completes the board while Bob trips a mine; merged, the
     /// game is lost, and the figures say whose win did not stand.
     @Test func aWinThatAMineOnTheOtherSideUndidIsNamed() throws {

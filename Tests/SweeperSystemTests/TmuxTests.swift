@@ -107,6 +107,11 @@ final class TmuxPane {
     }
 
     /// A shell line that notes the terminal mode, plays, and notes it again.
+    /// `sweeper replay GAME` in a pane, as `playCommand` runs `play`.
+    func replayCommand(_ h: DaemonHarness, _ game: String) -> String {
+        "\(DaemonHarness.sweeper) --socket \(h.socketPath) replay \(game); echo \"play exited $?\"; sleep 600"
+    }
+
     func playCommand(_ h: DaemonHarness, _ arguments: String) -> String {
         "stty -g > \(h.root)/stty-before; printf 'before play\\n'; \(DaemonHarness.sweeper) --socket \(h.socketPath) play \(arguments); "
             + "echo \"play exited $?\"; stty -g > \(h.root)/stty-after; sleep 600"
@@ -425,6 +430,41 @@ final class TmuxPane {
         #expect(!ann.isEmpty && ann.allSatisfy { shown.contains($0) }, "\(ann)\n\(shown)")
         annPane.send("q", literal: true)
         bobPane.send("q", literal: true)
+    }
+
+    /// Ann and bob flag three cells between them; the replay, stepped one
+    /// move at a time, shows each move's author in the status line and
+    /// their mark beside the cell they flagged; --json lists the same.
+    @Test func aReplayShowsTheRightAuthorAtTheRightCellAtEachStep() throws {
+        let (a, b, game) = try linkedPair()
+        defer { a.cleanup(); b.cleanup() }
+        var cells: [(x: Int, y: Int)] = []
+        for (who, mover) in [("ann", a), ("bob", b), ("ann", a)] {
+            let cell = try #require(firstCovered(try board(mover, game)))
+            #expect(try mover.cli(["flag", game, "\(cell.x)", "\(cell.y)"]).status == 0, "\(who)")
+            cells.append(cell)
+            #expect(eventually(10) { (try? a.json(["show", game]))?["flags"] as? Int == cells.count && (try? b.json(["show", game]))?["flags"] as? Int == cells.count })
+        }
+        let moves = try #require(try a.json(["replay", game])["moves"] as? [[String: Any]])
+        #expect(moves.map { $0["name"] as? String } == ["ann", "bob", "ann"] && moves.allSatisfy { $0["kind"] as? String == "flag" }, "\(moves)")
+        #expect(moves.map { ($0["x"] as? Int ?? -1, $0["y"] as? Int ?? -1) }.elementsEqual(cells.map { ($0.x, $0.y) }, by: ==))
+
+        let pane = try TmuxPane(width: 80, height: 24, command: replayCommand(a, game), environment: environment(a))
+        defer { pane.kill() }
+        pane.waitFor("replay")
+        pane.send("Home", literal: false)
+        pane.waitFor("move 0/3")
+        for (i, (who, cell)) in zip(["ann", "bob", "ann"], cells).enumerated() {
+            pane.send("Right", literal: false)
+            let screen = pane.waitFor("step \(i + 1): \(who) at \(cell.x),\(cell.y)") { s in
+                guard 2 + cell.y < s.count else { return false }
+                let row = Array(s[2 + cell.y])
+                return s.joined(separator: "\n").contains("move \(i + 1)/3") && 2 + 2 * cell.x < row.count && row[2 + 2 * cell.x] == Character(String(who.prefix(1)))
+            }
+            #expect(screen.joined(separator: "\n").contains("\(who) flag at \(cell.x),\(cell.y)"))
+        }
+        pane.send("q", literal: true)
+        pane.waitFor("play exited 0")
     }
 
     @Test func eachViewerSeesTheOtherPlayersCursorMoveAndGo() throws {

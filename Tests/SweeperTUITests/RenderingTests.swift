@@ -698,3 +698,57 @@ func viewer(_ view: GameView) -> Viewer {
         #expect(v.message?.contains("did not stand") == true)
     }
 }
+
+/// A game played again in the viewer.
+@Suite struct ReplayViewerTests {
+    static let result = Commands.Replay.Result(
+        game: "abcdef1234567890", width: 3, height: 2, mines: 1, opening: ["..#", "1##"], started: 1_000,
+        moves: [
+            Commands.ReplayMove(index: 1, name: "Sam", author: "p1", kind: "flag", x: 2, y: 1, changed: [CellChange(x: 2, y: 1, value: "F")],
+                                seconds: 4, wall: 1_004, status: .playing),
+            Commands.ReplayMove(index: 2, name: "Mum", author: "p2", kind: "reveal", x: 2, y: 0, changed: [CellChange(x: 2, y: 0, value: "1")],
+                                seconds: 64, wall: 1_064, status: .playing),
+            Commands.ReplayMove(index: 3, name: "Sam", author: "p1", kind: "reveal", x: 1, y: 1, changed: [CellChange(x: 1, y: 1, value: "1")],
+                                seconds: 70, wall: 1_070, status: .won),
+        ],
+        status: .won)
+
+    @Test func stepsShowWhoDidWhatWhereAndPlayOnAtItsSpeed() {
+        var v = Viewer()
+        v.startReplay(Self.result)
+        #expect(v.replay?.position == 0 && v.look(2, 0) == "#" && v.replayTimeline?.contains("move 0/3") == true)
+        _ = v.handle(.home)
+        _ = v.handle(.right)
+        #expect(v.look(2, 1) == "F" && v.lastActed == ["p1": BoardPosition(x: 2, y: 1)] && v.cursor == BoardPosition(x: 2, y: 1))
+        #expect(v.replayTimeline == "replay · move 1/3 · 0:00:04 · Sam flag at 2,1 · 1× · paused")
+        _ = v.handle(.right)
+        #expect(v.look(2, 0) == "1" && v.lastActed["p2"] == BoardPosition(x: 2, y: 0))
+        let screen = ViewerRenderer(glyphs: .ascii, color: false).render(&v, width: 80, height: 12)
+        // Mum's mark beside the cell she opened, Sam's beside his flag.
+        #expect(screen.line(2).hasPrefix("|    1m") && screen.line(3).hasPrefix("|1 # Fs"), "\(screen.text)")
+        #expect(screen.text.contains("move 2/3 · 0:01:04 · Mum reveal at 2,0"))
+        // Back a step: the board as it was.
+        _ = v.handle(.left)
+        #expect(v.look(2, 0) == "#" && v.replay?.position == 1)
+        // Played on at 2×: a move every half second of the viewer's clock, none sooner.
+        _ = v.handle(.character("+"))
+        _ = v.handle(.character(" "))
+        v.tick(v.clock + 0.3)
+        #expect(v.advanceReplay() == [] && v.replay?.position == 1)
+        v.tick(v.clock + 0.3)
+        _ = v.advanceReplay()
+        #expect(v.replay?.position == 2)
+        _ = v.handle(.end)
+        #expect(v.game?.status == .won && v.replay?.position == 3)
+        // Esc leaves it for the game as it is now.
+        #expect(v.handle(.escape) == [.refresh(game: "abcdef1234567890")] && v.replay == nil)
+    }
+
+    @Test func theEndingsRStartsAReplay() {
+        var v = viewer(gameView(["#1", "11"], mines: 1))
+        var done = gameView(["F1", "11"], mines: 1, status: .won)
+        done.ending = EndingOverlayTests.ending(.won)
+        v.load(done)
+        #expect(v.handle(.character("r")) == [.replay(game: done.id)])
+    }
+}

@@ -129,6 +129,13 @@ struct ControlRouter: ControlResponder {
                         game: game, x: nil, y: nil, kind: nil, message: "no cell can be proven safe from what is shown; time to guess"))
             }
             return try answer(id, Commands.Hint.Result(game: game, x: cell.x, y: cell.y, kind: .safe, message: "\(cell.x),\(cell.y) is safe"))
+        case Commands.Replay.name:
+            let a: Commands.GameArguments = try args(line)
+            let (replica, state) = try await service.game(a.game, assist: false)
+            guard let replay = views.replay(replica, state) else {
+                throw ControlError.badArguments("this device cannot read that game: a private game replays for its players only")
+            }
+            return try answer(id, replay)
         case Commands.Scores.name:
             let a: Commands.Scores.Arguments = try args(line)
             return try answer(id, try views.scores(try await service.games(archived: true), player: a.player))
