@@ -354,7 +354,7 @@ public struct GameEnding: Codable, Equatable, Sendable {
     /// In a loss: a player whose reveal completed the board, a win that did
     /// not stand because a mine went off first while they were apart.
     public var winThatDidNotStand: String?
-    /// Whether the game counts for records (no hint, no look at the mines, no seed chosen).
+    /// Whether the game is a ranked win: won by playing, with no hint, no look at the mines and no seed chosen.
     public var ranked: Bool
     /// Why it does not, in words ("Mum asked for 2 hints"); absent when it does.
     public var notRanked: String?

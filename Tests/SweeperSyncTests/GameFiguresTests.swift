@@ -21,14 +21,19 @@ import Testing
         return try author.genesis(parameters: parameters, layout: layout, seed: 1, questionMarks: false, createdAtMillis: 1_000)
     }
 
-    @Test func aBoardWhoseFiguresAreKnown() throws {
+    /// Ann's game on that board, and Bob, in one circle.
+    static func game() throws -> (ann: OpAuthor, bob: OpAuthor, replica: Replica, id: GameID) {
         let circle = Fixtures.circle(1)
         let ann = OpAuthor(identity: Fixtures.identity(1), circle: circle)
-        let bob = OpAuthor(identity: Fixtures.identity(2), circle: circle)
         var replica = Replica(circle: circle)
-        let genesis = try Self.board(by: ann)
+        let genesis = try board(by: ann)
         replica.insert(genesis)
-        let id = genesis.gameID
+        return (ann, OpAuthor(identity: Fixtures.identity(2), circle: circle), replica, genesis.gameID)
+    }
+
+    @Test func aBoardWhoseFiguresAreKnown() throws {
+        let (ann, bob, start, id) = try Self.game()
+        var replica = start
         var figures = try #require(replica.games[id]?.figures())
         #expect(figures.threeBV == 2 && replica.state(of: id)?.genesis.layout.threeBV == 2)
         // The opening clicked the zeros: one unit solved, by nobody.
@@ -53,13 +58,8 @@ import Testing
     /// The game played again: its moves in stamp order, each with the cell
     /// acted on and what it changed, ending on the game's own board.
     @Test func aReplayStepsThroughTheMovesInStampOrder() throws {
-        let circle = Fixtures.circle(1)
-        let ann = OpAuthor(identity: Fixtures.identity(1), circle: circle)
-        let bob = OpAuthor(identity: Fixtures.identity(2), circle: circle)
-        var replica = Replica(circle: circle)
-        let genesis = try Self.board(by: ann)
-        replica.insert(genesis)
-        let id = genesis.gameID
+        let (ann, bob, start, id) = try Self.game()
+        var replica = start
         let first = try #require(replica.games[id])
         let flag = try #require(try bob.setMark(.flag, on: 4, in: first, atMillis: 2_000))
         replica.insert(flag)

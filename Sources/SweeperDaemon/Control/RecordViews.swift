@@ -139,14 +139,15 @@ extension ReplyViews {
                 name: name(of: author), cellsOpened: p.cellsOpened, threeBV: p.threeBV, flagsRight: p.flagsRight, flagsWrong: p.flagsWrong,
                 clicks: p.clicks, hints: p.hints, peekedAt: p.peekedAtMillis.map { Double($0) / 1000 })
         }.sorted { ($1.threeBV, $1.cellsOpened, $0.name) < ($0.threeBV, $0.cellsOpened, $1.name) }
-        let ranked = !state.isAssisted && !state.isSeeded && Self.wasPlayed(replica)
+        // Only a win counts for records; what kept a win out is said.
+        let ranked = Self.isRanked(replica, state)
         var why: [String] = []
         if state.isSeeded { why.append("a practice game (its seed was chosen)") }
         why += hints(state).map { "\($0.name) asked for \($0.hints) hint" + ($0.hints == 1 ? "" : "s") }
         why += peeks(state).map { "\($0.name) looked at the mines" }
         if why.isEmpty && !ranked { why.append("the opening won it") }
         var record: String?
-        if Self.isRanked(replica, state), let games {
+        if ranked, let games {
             let c = RecordClass(state.genesis.parameters)
             if let best = rankedWins(games, only: c, figures: false)[c]?.first, best.game == state.gameID.description {
                 record = "Best \(c.name) time: \(best.players.joined(separator: " & ")), \(ControlFormatting.duration(best.seconds))"
@@ -159,6 +160,6 @@ extension ReplyViews {
             threeBVPerSecond: seconds > 0 ? Double(figures.solvedThreeBV) / Double(seconds) : nil, clicks: figures.clicks,
             efficiency: figures.efficiency, parts: parts, trippedBy: state.trippedBy.map(name(of:)), trippedAt: trippedAt,
             trippedAfterSeconds: trippedAfter, winThatDidNotStand: figures.winThatDidNotStand.map(name(of:)), ranked: ranked,
-            notRanked: ranked ? nil : why.joined(separator: "; "), record: record)
+            notRanked: state.status == .won && !ranked ? why.joined(separator: "; ") : nil, record: record)
     }
 }
