@@ -130,19 +130,16 @@ public enum PlaySession {
                 }
             },
             Task { [asked] in await openFirstGame(options, asked: asked, continuation) },
-            // A replay plays on at up to 16 moves a second.
-            Task {
-                while !Task.isCancelled {
-                    try? await Task.sleep(for: .milliseconds(1000 / ReplayMode.fastest))
-                    continuation.yield(.replayTick)
-                }
-            },
             Task {
                 if let status = try? await request(socket, Commands.Status.self, Empty()) { continuation.yield(.identity(id: status.peerID, name: status.name, removed: status.removed)) }
                 if let peers = try? await request(socket, Commands.Peers.self, .init()) { continuation.yield(.peers(peers)) }
             },
         ]
         defer { for t in tasks { t.cancel() } }
+        // While a replay is shown, it plays on at up to 16 moves a second;
+        // no timer runs otherwise.
+        var replayClock: Task<Void, Never>?
+        defer { replayClock?.cancel() }
 
         var viewer = Viewer()
         viewer.message = startedMessage
@@ -233,6 +230,13 @@ public enum PlaySession {
                 if let removed { viewer.message = "Removed: \(removed)" }
             case let .replayed(result):
                 viewer.startReplay(result)
+                replayClock?.cancel()
+                replayClock = Task {
+                    while !Task.isCancelled {
+                        try? await Task.sleep(for: .milliseconds(1000 / ReplayMode.fastest))
+                        continuation.yield(.replayTick)
+                    }
+                }
             case .replayTick:
                 guard viewer.replay?.playing == true else { continue loop }
                 perform(viewer.advanceReplay())
@@ -247,6 +251,10 @@ public enum PlaySession {
             case let .failed(text):
                 viewer.message = text
                 if viewer.game == nil { viewer.noGame = true }
+            }
+            if viewer.replay == nil, let clock = replayClock {
+                clock.cancel()
+                replayClock = nil
             }
             draw()
             cursor.report(viewer.cursorReport)

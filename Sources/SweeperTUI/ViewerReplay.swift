@@ -31,11 +31,21 @@ extension Viewer {
         show(replayPosition: 0)
     }
 
-    /// The board as it stood after `position` moves of the replay.
+    /// The board as it stood after `position` moves of the replay: the
+    /// next move is applied on the board shown; any other position is
+    /// built again from the opening.
     mutating func show(replayPosition position: Int) {
         guard var mode = replay else { return }
         let r = mode.result
-        mode.position = min(max(0, position), r.moves.count)
+        let target = min(max(0, position), r.moves.count)
+        if target == mode.position + 1, game?.id == r.game {
+            let m = r.moves[target - 1]
+            applyReplayed(m.changed)
+            mode.position = target
+            showMove(m, of: mode)
+            return
+        }
+        mode.position = target
         // Every author, by name, so that marks and colours say who.
         var players: [PlayerScore] = []
         for m in r.moves where !players.contains(where: { $0.id == m.author }) { players.append(PlayerScore(id: m.author, name: m.name, score: 0)) }
@@ -59,6 +69,20 @@ extension Viewer {
             game = g
         }
         if let m = mode.current, let x = m.x, let y = m.y { cursor = BoardPosition(x: x, y: y) }
+        replay = mode
+    }
+
+    /// Shows `move`, just applied, as the current one of `mode`: its
+    /// author's mark and the cursor at its cell, and the game's status after it.
+    private mutating func showMove(_ move: Commands.ReplayMove, of mode: ReplayMode) {
+        if let x = move.x, let y = move.y {
+            lastActed[move.author] = BoardPosition(x: x, y: y)
+            cursor = BoardPosition(x: x, y: y)
+        }
+        if var g = game {
+            g.status = move.status
+            game = g
+        }
         replay = mode
     }
 

@@ -38,13 +38,8 @@ import Testing
     }
 
     @Test func aPeerThatDoesNotReadHintsIsNotSentSuchGames() throws {
-        let circle = Fixtures.circle(1)
-        let ann = OpAuthor(identity: Fixtures.identity(1), circle: circle)
-        var holder = Replica(circle: circle)
-        let plain = try Fixtures.genesis(by: ann, seed: 1)
-        let hinted = try Fixtures.genesis(by: ann, seed: 2)
-        holder.insert(plain)
-        holder.insert(hinted)
+        var (holder, plain, hinted, ann) = try InterestTests.twoGames()
+        let circle = holder.circle
         holder.insert(try ann.hint(0, in: try #require(holder.games[hinted.gameID]), atMillis: 5))
         var pair = Pair(holder, Replica(circle: circle))
         pair.sessions[0].peerReadsHints = false

@@ -8,18 +8,16 @@ extension ReplyViews {
     /// `nil` when this device cannot read the game.
     func replay(_ replica: GameReplica, _ state: GameState) -> Commands.Replay.Result? {
         let geometry = state.genesis.geometry
+        let started = Double(state.startMillis) / 1000
         var moves: [Commands.ReplayMove] = []
         guard let replay = replica.replay({ step, after in
             let cell = step.cell.map(geometry.cell(at:))
             moves.append(Commands.ReplayMove(
                 index: moves.count + 1, name: name(of: step.author), author: step.author.description, kind: step.kind.rawValue,
                 x: cell?.x, y: cell?.y, changed: Self.cellChanges(step.changed, in: after),
-                seconds: 0, wall: Double(step.wallClockMillis) / 1000,
+                seconds: max(0, Double(step.wallClockMillis) / 1000 - started), wall: Double(step.wallClockMillis) / 1000,
                 status: after.status.shown))
         }) else { return nil }
-        // Seconds from the start, once the start is known.
-        let started = Double(replay.startMillis) / 1000
-        for i in moves.indices { moves[i].seconds = max(0, moves[i].wall - started) }
         let p = state.genesis.parameters
         return Commands.Replay.Result(
             game: state.gameID.description, width: p.width, height: p.height, mines: p.mines, opening: replay.opening.rows,
