@@ -419,6 +419,31 @@ public enum Commands {
         }
     }
 
+    /// `point GAME X Y`: points at a cell ("look here"). Every player who
+    /// has the game open, on this device and on every linked one, sees the
+    /// cell flash in this player's colour for a few seconds (a `point`
+    /// event). Nothing is stored. A player points at most 4 times in 2
+    /// seconds (`rate-limited` beyond).
+    public enum Point: ControlCommand {
+        public static let name = "point"
+        public typealias Arguments = MoveArguments
+        /// Where the point went.
+        public struct Result: Codable, Equatable, Sendable {
+            /// The full game id.
+            public var game: String
+            /// The cell's column.
+            public var x: Int
+            /// The cell's row.
+            public var y: Int
+            /// Creates the result.
+            public init(game: String, x: Int, y: Int) {
+                self.game = game
+                self.x = x
+                self.y = y
+            }
+        }
+    }
+
     /// `hint GAME`: a cell that is certainly safe (or a mine), if one can be deduced.
     public enum Hint: ControlCommand {
         public static let name = "hint"
@@ -608,7 +633,7 @@ public enum Commands {
 
     /// Every command name the protocol defines.
     public static let all: [String] = [
-        Status.name, Games.name, New.name, Show.name, Reveal.name, Flag.name, Chord.name, Hint.name, Scores.name, Replay.name,
+        Status.name, Games.name, New.name, Show.name, Reveal.name, Flag.name, Chord.name, Point.name, Hint.name, Scores.name, Replay.name,
         Invite.name, Join.name, Connect.name, Peers.name, Profile.name, Presence.name, Subscribe.name, Cursor.name,
         AddPlayers.name, Archive.name,
     ]

@@ -22,6 +22,10 @@ public struct ControlEvent: Codable, Equatable, Sendable {
         /// A player opened a game in a viewer, moved its cursor, or left
         /// (`presence` without a game).
         case presence
+        /// A player points at a cell (`x`, `y` of `game`, `by` and
+        /// `presence` say who): a viewer of the game flashes it in their
+        /// colour for a few seconds. This player's own points come too.
+        case point
     }
 
     /// The kind.

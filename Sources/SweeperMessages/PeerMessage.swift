@@ -14,6 +14,7 @@ import SweeperCrypto
 /// - `membership` (8, protocol version 6; records of version 2 from 9, and
 ///   only to peers of 9 or later; records of kind 7 only to peers of 10 or later): count (2, big-endian) ‖ that
 ///   many records, each as length (4, big-endian) ‖ an encoded membership record.
+/// - `point` (12, protocol version 13): a ``PointNote``.
 ///
 /// The transport's own types (0 hello, 2 ping, 3 pong, 4 links, 9 to 11
 /// the invitation link's) are never application messages.
@@ -29,6 +30,8 @@ public enum PeerMessage: Sendable, Equatable {
     /// Signed membership records of the circle (the sender's, or ones it
     /// keeps), each as its own encoding, parents before children.
     case membership([[UInt8]])
+    /// A player pointing at a cell (their own, or relayed once from its author).
+    case point(PointNote)
 
     /// The message types, as the type byte on the wire.
     public enum Kind: UInt8, Sendable, CaseIterable, CustomStringConvertible {
@@ -37,6 +40,7 @@ public enum PeerMessage: Sendable, Equatable {
         case profile = 6
         case play = 7
         case membership = 8
+        case point = 12
 
         /// The first protocol version that understands this kind: a peer
         /// of an older version is never sent it.
@@ -46,6 +50,7 @@ public enum PeerMessage: Sendable, Equatable {
             case .presence, .profile: PeerCapabilities.presenceVersion
             case .play: PeerCapabilities.playVersion
             case .membership: PeerCapabilities.circleRolesVersion
+            case .point: PeerCapabilities.pointVersion
             }
         }
 
@@ -56,6 +61,7 @@ public enum PeerMessage: Sendable, Equatable {
             case .profile: "profile"
             case .play: "share of played time"
             case .membership: "membership message"
+            case .point: "point at a cell"
             }
         }
     }
@@ -71,6 +77,7 @@ public enum PeerMessage: Sendable, Equatable {
         case .profile: .profile
         case .play: .play
         case .membership: .membership
+        case .point: .point
         }
     }
 
@@ -81,6 +88,7 @@ public enum PeerMessage: Sendable, Equatable {
         case .presence(let note): return note.encoded
         case .profile(let note): return note.encoded
         case .play(let note): return note.encoded
+        case .point(let note): return note.encoded
         case .membership(let records):
             let listed = records.prefix(Self.membershipLimit)
             var out: [UInt8] = [UInt8(listed.count >> 8), UInt8(listed.count & 0xFF)]
@@ -111,6 +119,7 @@ public enum PeerMessage: Sendable, Equatable {
         case .profile: self = .profile(try ProfileNote(decoding: body))
         case .play: self = .play(try PlayNote(decoding: body))
         case .membership: self = .membership(try Self.records(body))
+        case .point: self = .point(try PointNote(decoding: body))
         }
     }
 
@@ -171,10 +180,11 @@ public enum PeerMessage: Sendable, Equatable {
 /// of version 2 (roles and per-author chains; peers of 6 to 8 are sent no
 /// membership records, whose version 1 they alone read), 10 membership
 /// records of kind 7 and summaries in parts, 11 descriptions of games
-/// (sync message types 6 and 7), 12 hint and seeded ops.
+/// (sync message types 6 and 7), 12 hint and seeded ops, 13 points at a
+/// cell (message type 12).
 public struct PeerCapabilities: Sendable, Equatable {
     /// The peer protocol version this build speaks.
-    public static let currentVersion: UInt8 = 12
+    public static let currentVersion: UInt8 = 13
     /// The first version that understands presence notes and profiles.
     public static let presenceVersion: UInt8 = 3
     /// The first version that understands shares of played time.
@@ -208,6 +218,9 @@ public struct PeerCapabilities: Sendable, Equatable {
     /// The first version that reads hint and seeded ops (op kinds 10 and
     /// 11): older peers are not sent games that have them.
     public static let hintsVersion: UInt8 = 12
+    /// The first version that understands a point at a cell (message type
+    /// 12): older peers are not sent one.
+    public static let pointVersion: UInt8 = 13
 
     /// The peer's protocol version (0 until its hello came).
     public let version: UInt8

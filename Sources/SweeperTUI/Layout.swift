@@ -211,6 +211,8 @@ public struct ViewerRenderer: Sendable {
             guard let x = p.x, let y = p.y else { continue }
             cursors[BoardPosition(x: x, y: y), default: []].append(p.peer)
         }
+        var points: [BoardPosition: ShownPoint] = [:]
+        for point in viewer.points.values.sorted(by: { ($0.since, $0.peer) < ($1.since, $1.peer) }) { points[point.at] = point }
         var lastMoves: [BoardPosition: String] = [:]
         for (peer, p) in viewer.lastActed.sorted(by: { $0.key < $1.key }) where lastMoves[p] == nil { lastMoves[p] = peer }
         let lost = game.status == .lost
@@ -238,6 +240,15 @@ public struct ViewerRenderer: Sendable {
                     if cell.style.foreground == cell.style.background { cell.style.foreground = look.foreground }
                     second = ScreenCell(peers.count > 1 ? "+" : mark.letter, look)
                 }
+                if let point = points[p], let mark = marks[point.peer] {
+                    // A player points here: the cell flashes in their colour
+                    // (swapped every other second) with a `!` beside it.
+                    let lit = Int((viewer.clock - point.since).rounded(.down)) % 2 == 0
+                    let look = color ? Style(foreground: mark.colour.foreground, background: mark.colour.background, bold: true, reverse: !lit)
+                        : Style(bold: true, reverse: lit, underline: true)
+                    cell.style = look
+                    second = ScreenCell("!", look)
+                }
                 if p == viewer.cursor {
                     cell.style.reverse.toggle()
                     second.style.reverse.toggle()
@@ -263,9 +274,11 @@ public struct ViewerRenderer: Sendable {
         var names: [String: String] = [:]
         for p in viewer.watching { names[p.peer] = p.name }
         for peer in viewer.lastActed.keys where names[peer] == nil { names[peer] = viewer.name(of: peer) }
+        for point in viewer.points.values where names[point.peer] == nil { names[point.peer] = point.name }
         var chosen: [String: Int] = [:]
         for p in viewer.game?.players ?? [] { if let c = p.colour { chosen[p.id] = c } }
         for p in viewer.watching { if let c = p.colour { chosen[p.peer] = c } }
+        for point in viewer.points.values { if let c = point.colour { chosen[point.peer] = c } }
         let colours = Self.playerColours(Array(names.keys), chosen: chosen)
         let letters = Self.playerLetters(names)
         var marks: [String: PlayerMark] = [:]
@@ -443,11 +456,13 @@ public struct ViewerRenderer: Sendable {
         "space, enter      reveal; on a number: chord",
         "f                 flag (cycles marks)",
         "H                 hint: go to a provable cell",
+        "'                 point here: the cell flashes on every screen",
         "g                 game list     p  peers",
         "n                 new game",
         "c                 show or hide the mines",
         "A (beside a cell) another player's cursor (looking: says who)",
         "a (beside a cell) that player's last move: the cell they clicked",
+        "! (beside a cell) a player points here (their name is below)",
         "mouse             left reveals, right flags",
         "q, ctrl-c         quit",
         "",

@@ -304,6 +304,17 @@ public enum PlaySession {
             }
         case let .replay(game):
             Task { await answer(out) { .replayed(try await request(socket, Commands.Replay.self, .init(game: game))) } }
+        case let .point(game, x, y):
+            // The `point` event shows it, here as on the other screens; only a refusal is news.
+            Task {
+                do {
+                    _ = try await request(socket, Commands.Point.self, .init(game: game, x: x, y: y))
+                } catch let error as ControlError {
+                    out.yield(.failed(error.message))
+                } catch {
+                    out.yield(.failed("\(error)"))
+                }
+            }
         case .quit:
             viewer.quit()
         }

@@ -37,8 +37,29 @@ public enum ViewerAction: Equatable, Sendable {
     case refresh(game: String)
     /// Fetch a game's moves and play it again.
     case replay(game: String)
+    /// Point at a cell: every viewer of the game flashes it.
+    case point(game: String, x: Int, y: Int)
     /// Leave.
     case quit
+}
+
+/// A player pointing at a cell, as the viewer shows it: the cell flashes
+/// in their colour, and the status line says who.
+public struct ShownPoint: Equatable, Sendable {
+    /// Who points (peer id).
+    public var peer: String
+    /// Their name.
+    public var name: String
+    /// The cell.
+    public var at: BoardPosition
+    /// The colour they chose (1–8), if any.
+    public var colour: Int?
+    /// Whether it is this player's own.
+    public var own: Bool
+    /// When it came (the viewer's clock, seconds).
+    public var since: Double
+    /// What the status line says of it.
+    public var line: String
 }
 
 /// The daemon connection as the viewer shows it.
@@ -192,6 +213,11 @@ public struct Viewer: Sendable {
     public var message: String?
     /// Where each other player last acted, by peer id.
     public internal(set) var lastActed: [String: BoardPosition] = [:]
+    /// The cells players point at now ("look here"), by peer id, this
+    /// player's own included; each is shown for ``pointShownFor`` seconds.
+    public internal(set) var points: [String: ShownPoint] = [:]
+    /// How long a point at a cell is shown, in seconds.
+    public static let pointShownFor = 4.0
     /// The game being played again, while it is (see ``ReplayMode``).
     public internal(set) var replay: ReplayMode?
     /// This daemon's own peer id (its moves carry no marker).
@@ -403,6 +429,17 @@ public struct Viewer: Sendable {
         case .eventsDropped:
             // Some moves were not seen: fetch the game and the peers again.
             return (game.map { [.refresh(game: $0.id)] } ?? []) + [.listPeers]
+        case .point:
+            guard replay == nil, let id = game?.id, event.game == id, let p = event.presence, let x = event.x, let y = event.y,
+                  x >= 0, y >= 0, x < game?.width ?? 0, y < game?.height ?? 0
+            else { return [] }
+            let own = p.own == true || p.peer == selfID
+            let line = own ? "You point at \(x),\(y)." : "\(p.name): look here (\(x),\(y))"
+            points[p.peer] = ShownPoint(
+                peer: p.peer, name: p.name, at: BoardPosition(x: x, y: y), colour: p.colour, own: own, since: clock,
+                line: line)
+            message = line
+            return []
         case .presence:
             guard let p = event.presence, p.own != true else { return [] }
             presence[p.peer] = p.game == nil ? nil : p
@@ -495,6 +532,11 @@ public struct Viewer: Sendable {
             counted += max(0, end - clock)
         }
         clock = now
+        // Points fade: their line goes with them, unless something else was said since.
+        for (peer, point) in points where now - point.since >= Self.pointShownFor {
+            points[peer] = nil
+            if message == point.line { message = nil }
+        }
     }
 
     /// Shows the game list (newest first), with the newest game selected

@@ -36,6 +36,10 @@ extension Viewer {
         case .character("H"):
             guard let id = game?.id else { return [] }
             return [.hint(game: id)]
+        case .character("'"):
+            // Point at the cell under the cursor: it flashes on every screen that shows the game.
+            guard let id = game?.id else { return [] }
+            return [.point(game: id, x: cursor.x, y: cursor.y)]
         case .character("g"): return [.listGames]
         case .character("p"):
             overlay = .peers

@@ -310,6 +310,19 @@ struct ChordCommand: AsyncParsableCommand {
     }
 }
 
+/// `sweeper point GAME X Y`.
+struct PointCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "point", abstract: "Point at a cell: every player with the game open sees it flash in your colour.")
+    @OptionGroup var options: ClientOptions
+    @OptionGroup var cell: CellTarget
+    func run() async throws {
+        try await callDaemon(options, Commands.Point.self, .init(game: cell.game, x: cell.x, y: cell.y)) {
+            "Pointed at \($0.x),\($0.y) of \(ControlFormatting.shortID($0.game)).\n"
+        }
+    }
+}
+
 /// `sweeper hint GAME`.
 struct HintCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "hint", abstract: "Name a cell that can be proven safe.")
@@ -515,7 +528,7 @@ struct ProfileCommand: AsyncParsableCommand {
 /// The commands that talk to the daemon, for the root command's list.
 let daemonCommands: [any ParsableCommand.Type] = [
     StatusCommand.self, PeersCommand.self, GamesCommand.self, NewCommand.self, ShowCommand.self, RevealCommand.self,
-    FlagCommand.self, ChordCommand.self, HintCommand.self, InviteCommand.self, JoinCommand.self, ConnectCommand.self,
+    FlagCommand.self, ChordCommand.self, PointCommand.self, HintCommand.self, InviteCommand.self, JoinCommand.self, ConnectCommand.self,
     ScoresCommand.self, ProfileCommand.self, FollowCommand.self, ForgetCommand.self, SyncCommand.self, CircleCommand.self,
     AddPlayersCommand.self, ArchiveCommand.self,
 ]

@@ -648,6 +648,28 @@ import SweeperGame
         }
     }
 
+    @Test func pointNote() throws {
+        let v = try Self.vector("point")
+        let cast = try Cast()
+        let game = try Game(cast)
+        let spot = try #require(PresenceSpot(game: game.id.bytes, x: Int(try v.number("x")), y: Int(try v.number("y"))))
+        let note = PointNote(signing: cast.alice, serial: try v.number("serial"), spot: spot)
+        Self.check(v, inputs: ["x", "y", "serial"], outputs: [("message", Self.hex(PeerMessage.point(note).encoded))])
+        guard case .point(let decoded) = try PeerMessage(decoding: v.bytes("message")) else {
+            Issue.record("vector point: not a point message")
+            return
+        }
+        #expect(decoded.isAuthentic && decoded.spot == spot && decoded.author == cast.alice.peerID)
+        // Moved to another cell, the signature no longer holds.
+        var moved = try v.bytes("message")
+        moved[1 + 32 + 6 + 16] ^= 1
+        guard case .point(let forged) = try PeerMessage(decoding: moved) else {
+            Issue.record("vector point: a moved point does not decode")
+            return
+        }
+        #expect(forged.spot.x != spot.x && !forged.isAuthentic)
+    }
+
     @Test func profileNote() throws {
         let v = try Self.vector("profile")
         let cast = try Cast()
@@ -684,7 +706,7 @@ import SweeperGame
         let names = Set(try Self.vectors().keys)
         let checked: Set<String> = [
             "identities", "invite-code", "txt-record", "handshake", "secret-stream", "link-messages",
-            "game", "op-genesis", "op-reveal", "op-mark", "op-assisted", "game-players", "op-players", "op-archive", "private-game", "op-flood", "segment", "sync-messages", "live-push", "presence", "profile", "play", "membership", "membership-v2", "invitation-switch", "summary-parts", "game-descriptions", "op-hint", "op-seeded", "invitation",
+            "game", "op-genesis", "op-reveal", "op-mark", "op-assisted", "game-players", "op-players", "op-archive", "private-game", "op-flood", "segment", "sync-messages", "live-push", "presence", "profile", "play", "membership", "membership-v2", "invitation-switch", "summary-parts", "game-descriptions", "op-hint", "op-seeded", "invitation", "point",
         ]
         #expect(names == checked, "vectors nothing checks: \(names.subtracting(checked)); missing: \(checked.subtracting(names))")
     }

@@ -146,6 +146,86 @@ import Testing
         #expect(eventually(30) { target.openDescriptors() <= descriptors + 2 }, "descriptors: \(descriptors) before, \(target.openDescriptors()) after")
     }
 
+    /// Mallory, a member, sends the target points at cells: her own fresh
+    /// one is shown there and relayed to the honest peer (the attempt
+    /// happens), but a stranger's point she relays, a point at a private
+    /// game she does not play, a stale or repeated point, a forged one and
+    /// all but three of a burst of ten are not. A peer of protocol 12 is
+    /// sent no point, while Mallory's link of 13 gets the honest player's.
+    @Test func aPointIsShownOnlyFromAMemberAtAGameItSeesFreshAndAtItsRate() throws {
+        let scene = try AttackScene()
+        defer { scene.cleanup() }
+        let (target, port, circle) = (scene.target, scene.port, scene.circle)
+        let honestID = try scene.honest.peerID()
+        let sealed = try target.result(#"{"id":1,"command":"new","preset":"beginner","players":["\#(honestID)"],"privateGame":true}"#)
+        let privateText = try #require(sealed["id"] as? String)
+        let privateGame = try #require(GameID(hex: privateText))
+        let game = try #require(GameID(hex: scene.game))
+        func subscribe(_ daemon: TargetDaemon) throws -> ControlLineClient {
+            let viewer = try ControlLineClient(path: daemon.socketPath)
+            viewer.send(#"{"id":1,"command":"subscribe"}"#)
+            #expect(viewer.readJSON()?["ok"] as? Bool == true)
+            return viewer
+        }
+        let targetViewer = try subscribe(target), honestViewer = try subscribe(scene.honest)
+        let mallory = try scene.admit(from: "127.0.0.44")
+        let p = try AdversaryPeer(port: port, from: "127.0.0.44", circle: circle, identity: mallory)
+        p.sendHello(version: 13)
+        let older = try AdversaryPeer(port: port, from: "127.0.0.45", circle: circle, identity: try scene.admit(from: "127.0.0.45"))
+        older.sendHello(version: 12)
+        // The honest peer knows Mallory as a member before she points.
+        #expect(eventually(20) {
+            ((try scene.honest.result(#"{"id":1,"command":"circle"}"#))["members"] as? [[String: Any]] ?? [])
+                .contains { $0["peerID"] as? String == mallory.peerID.description }
+        })
+
+        let wall = UInt64(Date().timeIntervalSince1970 * 1000)
+        func point(_ who: SigningIdentity, _ serial: UInt64, x: Int, in g: GameID = game) -> PointNote {
+            PointNote(signing: who, serial: serial, spot: PresenceSpot(game: g.bytes, x: x, y: 0)!)
+        }
+        func send(_ note: PointNote) { p.send(message: PeerMessage.point(note).encoded) }
+        send(point(SigningIdentity(), wall, x: 2))  // a stranger's, relayed by Mallory
+        send(point(mallory, wall, x: 3, in: privateGame))  // a game she does not play
+        send(point(mallory, wall - PointTable.freshness - 1_000, x: 4))  // stale
+        let shown = point(mallory, wall + 1, x: 1)
+        send(shown)
+        send(shown)  // again
+        for i in 0..<10 { send(point(mallory, wall + 2 + UInt64(i), x: 5)) }  // a burst
+        var forged = PeerMessage.point(point(mallory, wall + 20, x: 6)).encoded
+        forged[forged.count - 1] ^= 1
+        p.send(message: forged)
+        Thread.sleep(forTimeInterval: 1)
+        // The honest player points: the last point both viewers see.
+        #expect(try scene.honest.result(#"{"id":1,"command":"point","game":"\#(scene.game)","x":8,"y":0}"#)["x"] as? Int == 8)
+
+        /// The points a viewer was shown, as (author, x), up to the honest player's.
+        func points(_ viewer: ControlLineClient) -> [String] {
+            var seen: [String] = []
+            while let event = viewer.readJSON() {
+                guard event["event"] as? String == "point", let x = event["x"] as? Int,
+                      let by = (event["presence"] as? [String: Any])?["peer"] as? String
+                else { continue }
+                let who = by == mallory.peerID.description ? "mallory" : by == honestID.description ? "honest" : by
+                seen.append("\(who) \(x)")
+                if who == "honest" { break }
+            }
+            return seen
+        }
+        let expected = ["mallory 1", "mallory 5", "mallory 5", "mallory 5", "honest 8"]
+        #expect(points(targetViewer) == expected)
+        #expect(points(honestViewer) == expected, "the target relays a member's point to its other links")
+        // Mallory's link (13) is sent the honest player's point; the link of 12 gets none.
+        var toMallory: [UInt8] = [], toOlder: [UInt8] = []
+        let deadline = Date().addingTimeInterval(2.5)
+        while Date() < deadline && !toMallory.contains(12) {
+            if let t = p.nextType() { toMallory.append(t) }
+            if let t = older.nextType() { toOlder.append(t) }
+        }
+        #expect(toMallory.contains(12), "a link of 13 got \(toMallory)")
+        #expect(!toOlder.contains(12) && toOlder.contains(2), "a link of 12 got \(toOlder)")
+        #expect(try scene.stillServes() == nil)
+    }
+
     @Test func anOlderDaemonIsToldNoProfilesOrPresenceAndIsShownAsOlder() throws {
         let scene = try AttackScene()
         defer { scene.cleanup() }

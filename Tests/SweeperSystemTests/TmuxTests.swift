@@ -505,6 +505,37 @@ final class TmuxPane {
         annPane.waitFor("play exited 0")
     }
 
+    @Test func aPointShowsOnTheOtherScreen() throws {
+        let (a, b, game) = try linkedPair()
+        defer { a.cleanup(); b.cleanup() }
+        let annPane = try TmuxPane(width: 80, height: 24, command: playCommand(a, game), environment: environment(a))
+        defer { annPane.kill() }
+        let bobPane = try TmuxPane(width: 80, height: 24, command: playCommand(b, game), environment: environment(b))
+        defer { bobPane.kill() }
+        annPane.waitFor("bob's cursor on ann's screen") { $0.joined().contains("looking: B bob 4,4") }
+        bobPane.send("l", "l", literal: true)
+        annPane.waitFor("bob's cursor moved") { $0.joined().contains("B bob 6,4") }
+        // Bob points with `'`: the cell flashes on ann's screen, a `!` beside it, and she reads who.
+        let pressed = ContinuousClock.now
+        bobPane.send("'", literal: true)
+        annPane.waitFor("bob's point on ann's screen") { s in
+            guard 2 + 4 < s.count else { return false }
+            let row = Array(s[2 + 4])
+            return 2 + 2 * 6 < row.count && row[2 + 2 * 6] == "!" && s.joined().contains("bob: look here (6,4)")
+        }
+        print("point: bob's point shown on ann's screen after \(ContinuousClock.now - pressed)")
+        bobPane.waitFor("You point at 6,4.")
+        // It fades after a few seconds.
+        annPane.waitFor("the point faded") { s in !s.joined().contains("look here") && !Array(s[2 + 4]).contains("!") }
+        // From the command line too; a cell off the board is refused, saying why.
+        #expect(try b.cli(["point", game, "1", "2"]).status == 0)
+        annPane.waitFor("bob: look here (1,2)")
+        let off = try b.cli(["point", game, "99", "0"])
+        #expect(off.status != 0 && off.stderr.contains("9×9"), "\(off.stderr)")
+        annPane.send("q", literal: true)
+        annPane.waitFor("play exited 0")
+    }
+
     @Test func startsTheDaemonWhenNoneAnswersAndDrawsASCII() throws {
         let h = try DaemonHarness()
         defer { h.cleanup() }

@@ -359,7 +359,7 @@ func viewer(_ view: GameView) -> Viewer {
         _ = v.handle(.character("?"))
         let screen = ViewerRenderer(glyphs: .ascii, color: false).render(&v, width: 100, height: 24)
         let text = (0..<24).map { screen.line($0) }.joined(separator: "\n")
-        for key in ["PgUp", "PgDn", "0 or Home", "$ or End", "h j k l", "J K L", "space", "f ", "H ", "g ", "p ", "n ", "c ", "q"] {
+        for key in ["PgUp", "PgDn", "0 or Home", "$ or End", "h j k l", "J K L", "space", "f ", "H ", "' ", "g ", "p ", "n ", "c ", "q"] {
             #expect(text.contains(key), "the help does not list \(key)")
         }
         // The board's top-left cells are still drawn beside the help.
@@ -423,6 +423,39 @@ func viewer(_ view: GameView) -> Viewer {
         _ = v.handle(.character("g"))
         v.showGames([])
         #expect(v.cursorReport == Commands.Cursor.Arguments())
+    }
+
+    @Test func aPointFlashesItsCellInThePointersColourAndFades() {
+        var v = viewer(gameView(["####", "1234", "####"], mines: 3))
+        v.selfID = "me"
+        v.cursor = BoardPosition(x: 3, y: 2)
+        // `'` asks to point at the cell under the cursor.
+        #expect(v.handle(.character("'")) == [.point(game: "abcdef1234567890", x: 3, y: 2)])
+        let mum = PresenceInfo(peer: "p1", name: "Mum", game: "abcdef1234567890", x: 2, y: 1, colour: 5)
+        // A point at another game, or off the board, shows nothing.
+        _ = v.apply(ControlEvent(event: .point, game: "another", x: 2, y: 1, presence: mum))
+        _ = v.apply(ControlEvent(event: .point, game: "abcdef1234567890", x: 9, y: 1, presence: mum))
+        #expect(v.points.isEmpty && v.message == nil)
+        _ = v.apply(ControlEvent(event: .point, game: "abcdef1234567890", by: "Mum", x: 2, y: 1, presence: mum))
+        let r = ViewerRenderer(glyphs: .ascii, color: true)
+        let layout = BoardLayout(width: 100, height: 10, boardWidth: 4, boardHeight: 3)
+        let (cell, beside) = (layout.left + 2 * 2, layout.left + 2 * 2 + 1)
+        var screen = r.render(&v, width: 100, height: 10)
+        // The cell keeps its number, in Mum's chosen colour (red, the fifth), a `!` beside it; the status line says who.
+        #expect(screen[cell, layout.top + 1].character == "3" && screen[beside, layout.top + 1].character == "!")
+        #expect(screen[cell, layout.top + 1].style.background == ViewerRenderer.playerPalette[4].background)
+        #expect(screen.text.contains("Mum: look here (2,1)"), "\(screen.text)")
+        // It flashes: a second later the colours are swapped.
+        v.tick(1.2)
+        screen = r.render(&v, width: 100, height: 10)
+        #expect(screen[cell, layout.top + 1].style.reverse && screen[beside, layout.top + 1].character == "!")
+        // After a few seconds it is gone, and so is its line.
+        v.tick(Viewer.pointShownFor + 0.1)
+        screen = r.render(&v, width: 100, height: 10)
+        #expect(v.points.isEmpty && screen[beside, layout.top + 1].character == " " && !screen.text.contains("look here"))
+        // This player's own point shows too, with its own words.
+        _ = v.apply(ControlEvent(event: .point, game: "abcdef1234567890", x: 3, y: 2, presence: PresenceInfo(peer: "me", name: "ann", own: true)))
+        #expect(v.message == "You point at 3,2." && v.points["me"]?.own == true)
     }
 
     @Test func eightPlayersGetEightColours() {

@@ -101,6 +101,13 @@ func handle(_ message: PeerMessage, _ replica: inout Replica, _ session: inout S
         // Its total cannot overflow: every length is bounded.
         check(note.total <= PlayNote.lengthLimit * UInt64(PlayNote.periodLimit + 1), "a share of played time of \(note.total) ms decoded")
         _ = note.isAuthentic
+    case .point(let note):
+        // The point table takes only authentic, fresh notes, a few a second per author.
+        var table = PointTable()
+        if note.isAuthentic {
+            let took = (0..<(PointTable.burst + 2)).filter { _ in table.take(note, now: 0, wallMillis: note.serial) }.count
+            check(took == (note.serial > 0 ? 1 : 0), "one point note was taken \(took) times")
+        }
     case .membership(let encoded):
         // As the daemon's CircleMembers takes them: every record decodes or the peer is dropped.
         var records: [MembershipRecord] = []
@@ -131,8 +138,12 @@ public func main(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer
             .ping(1_234_567),
             .pong(1_234_567),
         ]
+        // A point at a cell, authentic: the point table's checks run on it.
+        let spot = PresenceSpot(game: Fixtures.genesis.gameID.bytes, x: 3, y: 4)
+        let point = spot.map { PeerMessage.point(PointNote(signing: Fixtures.players[1], serial: 1_795_000_000_000, spot: $0)) }
+        let pointMessage = point.map { LinkMessage.application(ApplicationMessage(type: $0.kind.rawValue, body: $0.body)) }
         var valid: [UInt8] = [0]
-        for m in messages { valid += [0] + chunk(m.encoded) }
+        for m in messages + (pointMessage.map { [$0] } ?? []) { valid += [0] + chunk(m.encoded) }
         let sender = SecretStreamSender(key: Fixtures.streamKey)
         var garbage: [UInt8] = [1] + sender.header
         for m in messages.prefix(2) { garbage += chunk(sender.seal(m.encoded)) }

@@ -119,6 +119,16 @@ struct ControlRouter: ControlResponder {
         case Commands.Flag.name:
             let a: Commands.MoveArguments = try args(line)
             return try answer(id, try await move(.mark(try Self.mark(a.mark)), a))
+        case Commands.Point.name:
+            let a: Commands.MoveArguments = try args(line)
+            try refuseIfRemoved()
+            let game = try await service.pointable(a.game, x: a.x, y: a.y)
+            guard let spot = PresenceSpot(game: game.bytes, x: a.x, y: a.y), presence.point(at: spot) else {
+                throw ControlError(
+                    code: "rate-limited",
+                    message: "you pointed \(PointTable.burst) times in \(Int(PointTable.burstWindow)) seconds; wait a moment")
+            }
+            return try answer(id, Commands.Point.Result(game: game.description, x: a.x, y: a.y))
         case Commands.Hint.name:
             let a: Commands.GameArguments = try args(line)
             let (state, cell) = try await service.hint(a.game)

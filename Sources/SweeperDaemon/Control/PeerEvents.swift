@@ -6,13 +6,19 @@ import SweeperNet
 import SweeperSync
 
 /// Turns the peer side's reports into viewers' events: `presence` (who
-/// looks where) and `peer-changed` (how a peer stands).
+/// looks where), `point` (who points at a cell) and `peer-changed` (how a
+/// peer stands).
 struct PeerEvents: PeerChangeSink {
     let events: EventHub
     let views: ReplyViews
 
     func presenceChanged(of author: PeerID, to spot: PresenceSpot?) {
         events.publish(ControlEvent(event: .presence, presence: views.presence(author, spot, own: false)))
+    }
+
+    func pointed(by author: PeerID, at spot: PresenceSpot, own: Bool) {
+        let info = views.presence(author, spot, own: own)
+        events.publish(ControlEvent(event: .point, game: info.game, by: info.name, x: spot.x, y: spot.y, presence: info))
     }
 
     func peerChanged(_ standing: PeerStanding) {

@@ -417,6 +417,18 @@ actor GameService {
         return (after, geometry.cell(at: cell))
     }
 
+    /// The game and cell a player points at: a game this device reads (a
+    /// private game only for its players) and a cell of its board. Nothing
+    /// is committed: a point is ephemeral (``PresenceService/point(at:)``).
+    func pointable(_ game: String?, x: Int, y: Int) throws -> GameID {
+        let (_, _, state) = try lookup(game)
+        let geometry = state.genesis.geometry
+        guard geometry.contains(Cell(x: x, y: y)) else {
+            throw GameServiceError.outsideBoard(x: x, y: y, width: geometry.width, height: geometry.height)
+        }
+        return state.gameID
+    }
+
     // MARK: Changing games
 
     /// Makes, commits and announces a new game of `parameters` from `seed`;

@@ -57,6 +57,14 @@ final class LinkRegistry: Sendable {
         privatePlayers.withLock { $0 = players }
     }
 
+    /// Whether `peer` may say something about the game `bytes` names (point
+    /// at one of its cells): any peer of an open game, only its players of
+    /// a private one.
+    func hears(from peer: PeerID, about bytes: [UInt8]) -> Bool {
+        guard let game = GameID(bytes: bytes), let players = privatePlayers.withLock({ $0[game] }) else { return true }
+        return players.contains(peer)
+    }
+
     /// Whether something about the game `bytes` names (a share of its
     /// played time, a cursor in it) may go on `link`: a game of the current
     /// circle that the peer takes, and that it plays if the game is private.

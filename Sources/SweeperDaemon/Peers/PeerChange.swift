@@ -27,6 +27,8 @@ struct SyncLag: Sendable, Equatable {
 protocol PeerChangeSink: Sendable {
     /// A player (this device's or another's) now looks at `spot`, or at no game (nil).
     func presenceChanged(of author: PeerID, to spot: PresenceSpot?)
+    /// A player (this device's, `own`, or another's) points at `spot`: viewers of its game flash the cell.
+    func pointed(by author: PeerID, at spot: PresenceSpot, own: Bool)
     /// How a peer stands changed (a link came up or closed, a hello gave its name).
     func peerChanged(_ standing: PeerStanding)
 }

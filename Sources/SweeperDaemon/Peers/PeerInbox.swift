@@ -14,7 +14,7 @@ import Synchronization
 /// | message | goes to |
 /// |---|---|
 /// | sync | the link's session, through the ``GameService`` (verified, applied, shown, relayed, written behind) |
-/// | presence | the ``PresenceService`` |
+/// | presence, point | the ``PresenceService`` |
 /// | profile | the ``NoteGossip``, kept by the ``PeerBook`` |
 /// | play | the ``NoteGossip``, kept by the ``PlayClock`` |
 /// | membership | the ``CircleMembers``; records new here go on to the other links |
@@ -179,6 +179,7 @@ final class PeerInbox: PeerNodeDelegate, Sendable {
         switch decoded {
         case .sync(let bytes): received(sync: bytes, on: link, service: service)
         case .presence(let note): presence.received(note, on: link)
+        case .point(let note): presence.received(note, on: link, isMember: members.view.isMember(note.author))
         case .profile(let note): gossip.spread(note, as: decoded, from: link, take: peers.take)
         case .play(let note):
             let taken = gossip.spread(note, as: decoded, from: link, take: play.take) { self.links.sends(game: note.game, on: $0) }

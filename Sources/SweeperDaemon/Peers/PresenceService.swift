@@ -40,6 +40,9 @@ final class PresenceService: Sendable {
         var lastSent = -Double.infinity
         /// Whether a coalesced send is scheduled.
         var sendScheduled = false
+        /// Which points at a cell were taken (others' and this player's own).
+        var points = PointTable()
+        var lastPointSerial: UInt64 = 0
     }
 
     private let identity: SigningIdentity
@@ -187,6 +190,48 @@ final class PresenceService: Sendable {
 
     private func publish(_ author: PeerID, _ spot: PresenceSpot?) {
         changes.presenceChanged(of: author, to: spot)
+    }
+
+    // MARK: Points at a cell
+
+    /// This daemon's player points at `spot`: a signed ``PointNote`` goes
+    /// to every link that may hear of its game, and this daemon's viewers
+    /// are shown it too. Returns false when this player pointed too often
+    /// (``PointTable/burst`` in ``PointTable/burstWindow``), as the other
+    /// daemons would drop the note.
+    @discardableResult
+    func point(at spot: PresenceSpot) -> Bool {
+        if let game = GameID(bytes: spot.game) { play.activity(in: game) }
+        let note: PointNote? = state.withLock { s in
+            let wall = clock.wallMillis
+            let serial = max(wall, s.lastPointSerial + 1)
+            let note = PointNote(signing: identity, serial: serial, spot: spot)
+            guard s.points.take(note, now: now, wallMillis: wall) else { return nil }
+            s.lastPointSerial = serial
+            return note
+        }
+        guard let note else { return false }
+        gossip.broadcast(.point(note)) { [links] in links.sends(game: spot.game, on: $0) }
+        changes.pointed(by: identity.peerID, at: spot, own: true)
+        return true
+    }
+
+    /// A point arrived on `link`: dropped unless it is authentic, by a
+    /// member of the circle (`isMember`: a removed device that kept its key
+    /// points at nothing), at a game it may see (a private game's player),
+    /// newer than its author's last, fresh and within its author's rate;
+    /// else relayed once when it came from its author, and shown.
+    func received(_ note: PointNote, on link: PeerLink, isMember: Bool) {
+        guard note.author != identity.peerID, isMember, links.hears(from: note.author, about: note.spot.game) else { return }
+        guard gossip.isAuthentic(note, as: .point(note), from: link) else { return }
+        let taken = state.withLock { $0.points.take(note, now: now, wallMillis: clock.wallMillis) }
+        guard taken else { return }
+        if note.author == link.peer {
+            gossip.forward(.point(note), by: note.author, from: link) { [links] in
+                !$0.handle.reportedLinks.contains(note.author) && links.sends(game: note.spot.game, on: $0)
+            }
+        }
+        changes.pointed(by: note.author, at: note.spot, own: false)
     }
 
     // MARK: Time
