@@ -58,16 +58,20 @@ public struct MoveResult: Equatable, Sendable {
 /// The state of play of one board: which cells are revealed and marked, and
 /// the rules that change it. Pure and single-threaded; a replicated game
 /// builds one of these from its merged ops.
+///
+/// Compact: one bit a cell says whether it is revealed, and only marked
+/// cells hold their mark, so a 500×500 board in play is about 31 KB beside
+/// its (shared) layout.
 public struct Board: Sendable {
     /// Where the mines are.
     public let layout: MineLayout
     /// Whether marks cycle through question marks.
     public let questionMarks: Bool
 
-    /// `revealed[i]` is true once cell `i` is uncovered.
-    public private(set) var revealed: [Bool]
-    /// The mark on each cell; always `.none` on revealed cells.
-    public private(set) var marks: [Mark]
+    /// Bit `i % 64` of word `i / 64` is set once cell `i` is uncovered.
+    @usableFromInline private(set) var revealedBits: [UInt64]
+    /// The mark on each marked covered cell (revealed cells have none).
+    @usableFromInline private(set) var markedCells: [Int: Mark] = [:]
     /// The number of revealed cells that are safe.
     public private(set) var revealedSafeCount: Int = 0
     /// The number of flags on covered cells.
@@ -82,8 +86,7 @@ public struct Board: Sendable {
     public init(layout: MineLayout, questionMarks: Bool = false) {
         self.layout = layout
         self.questionMarks = questionMarks
-        self.revealed = [Bool](repeating: false, count: layout.geometry.cellCount)
-        self.marks = [Mark](repeating: .none, count: layout.geometry.cellCount)
+        self.revealedBits = [UInt64](repeating: 0, count: (layout.geometry.cellCount + 63) / 64)
     }
 
     /// Creates a board as a game begins: everything covered but the opening,
@@ -98,7 +101,7 @@ public struct Board: Sendable {
     public init(layout: MineLayout, revealed: some Sequence<Int>, marks: [Int: Mark], questionMarks: Bool) {
         self.init(layout: layout, questionMarks: questionMarks)
         _ = reveal(cells: revealed)
-        for (cell, mark) in marks where geometry.contains(index: cell) && !self.revealed[cell] {
+        for (cell, mark) in marks where geometry.contains(index: cell) && !isRevealed(cell) {
             setMark(cell, mark)
         }
     }
@@ -118,10 +121,17 @@ public struct Board: Sendable {
     }
 
     /// Whether cell `i` is uncovered.
-    @inlinable public func isRevealed(_ i: Int) -> Bool { revealed[i] }
+    @inlinable public func isRevealed(_ i: Int) -> Bool { revealedBits[i >> 6] & (1 << UInt64(i & 63)) != 0 }
 
     /// The mark on cell `i`.
-    @inlinable public func mark(at i: Int) -> Mark { marks[i] }
+    @inlinable public func mark(at i: Int) -> Mark { markedCells.isEmpty ? .none : markedCells[i] ?? .none }
+
+    /// Whether each cell is uncovered, one element a cell (a copy: ask
+    /// ``isRevealed(_:)`` for one cell).
+    public var revealed: [Bool] { (0..<geometry.cellCount).map(isRevealed) }
+
+    /// The marked covered cells and their marks.
+    public var marks: [Int: Mark] { markedCells }
 
     // MARK: Moves
 
@@ -130,7 +140,7 @@ public struct Board: Sendable {
     /// or flagged cell, or any cell once the game is over, is left alone.
     @discardableResult
     public mutating func uncover(_ i: Int) -> MoveResult {
-        guard status == .playing, !revealed[i], marks[i] != .flag else { return MoveResult(revealed: [], status: status) }
+        guard status == .playing, !isRevealed(i), mark(at: i) != .flag else { return MoveResult(revealed: [], status: status) }
         var opened: [Int] = []
         flood(from: [i], into: &opened)
         return MoveResult(revealed: ascending(opened), status: status)
@@ -148,15 +158,15 @@ public struct Board: Sendable {
     /// once the game is over, nothing happens.
     @discardableResult
     public mutating func chord(_ i: Int) -> MoveResult {
-        guard status == .playing, revealed[i], !layout.isMine(i) else { return MoveResult(revealed: [], status: status) }
+        guard status == .playing, isRevealed(i), !layout.isMine(i) else { return MoveResult(revealed: [], status: status) }
         let number = layout.adjacentMines(i)
         guard number > 0 else { return MoveResult(revealed: [], status: status) }
         var flags = 0
         var targets: [Int] = []
         geometry.forEachNeighbor(of: i) { nb in
-            if marks[nb] == .flag {
+            if mark(at: nb) == .flag {
                 flags += 1
-            } else if !revealed[nb] {
+            } else if !isRevealed(nb) {
                 targets.append(nb)
             }
         }
@@ -179,7 +189,7 @@ public struct Board: Sendable {
     @discardableResult
     public mutating func reveal(cells: some Sequence<Int>) -> [Int] {
         var newly: [Int] = []
-        for c in cells where geometry.contains(index: c) && !revealed[c] {
+        for c in cells where geometry.contains(index: c) && !isRevealed(c) {
             open(c)
             newly.append(c)
         }
@@ -191,8 +201,8 @@ public struct Board: Sendable {
     /// the cell is revealed or the game is over.
     @discardableResult
     public mutating func cycleMark(_ i: Int) -> Mark? {
-        guard status == .playing, !revealed[i] else { return nil }
-        let next = marks[i].next(questionMarks: questionMarks)
+        guard status == .playing, !isRevealed(i) else { return nil }
+        let next = mark(at: i).next(questionMarks: questionMarks)
         setMark(i, next)
         return next
     }
@@ -202,24 +212,21 @@ public struct Board: Sendable {
     /// question marks are off.
     @discardableResult
     public mutating func setMark(_ i: Int, _ mark: Mark) -> Bool {
-        guard !revealed[i] else { return false }
+        guard !isRevealed(i) else { return false }
         let mark = (mark == .question && !questionMarks) ? .none : mark
-        let old = marks[i]
+        let old = self.mark(at: i)
         guard old != mark else { return false }
         if old == .flag { flagCount -= 1 }
         if mark == .flag { flagCount += 1 }
-        marks[i] = mark
+        markedCells[i] = mark == .none ? nil : mark
         return true
     }
 
     // MARK: Internals
 
     @inline(__always) private mutating func open(_ c: Int) {
-        revealed[c] = true
-        if marks[c] != .none {
-            if marks[c] == .flag { flagCount -= 1 }
-            marks[c] = .none
-        }
+        revealedBits[c >> 6] |= 1 << UInt64(c & 63)
+        if !markedCells.isEmpty, let old = markedCells.removeValue(forKey: c), old == .flag { flagCount -= 1 }
         if layout.isMine(c) {
             if let d = detonatedMine, d < c {} else { detonatedMine = c }
         } else {
@@ -231,7 +238,7 @@ public struct Board: Sendable {
     /// A cell is opened when it is pushed, so each is visited once.
     private mutating func flood(from seeds: [Int], into opened: inout [Int]) {
         var stack: [Int] = []
-        for s in seeds where !revealed[s] && marks[s] != .flag {
+        for s in seeds where !isRevealed(s) && mark(at: s) != .flag {
             open(s)
             opened.append(s)
             stack.append(s)
@@ -244,7 +251,7 @@ public struct Board: Sendable {
             for ny in max(0, y - 1)...min(h - 1, y + 1) {
                 for nx in max(0, x - 1)...min(w - 1, x + 1) {
                     let nb = ny * w + nx
-                    if !revealed[nb] && marks[nb] != .flag {
+                    if !isRevealed(nb) && mark(at: nb) != .flag {
                         open(nb)
                         opened.append(nb)
                         stack.append(nb)

@@ -22,16 +22,18 @@ public enum LayoutError: Error, Equatable, Sendable, CustomStringConvertible {
 /// Where the mines are on a board, with every cell's count of adjacent mines.
 ///
 /// A layout is immutable and cheap to share; games and players all see the
-/// same one.
+/// same one. It takes half a byte a cell (a 500×500 layout is 125,000
+/// bytes): each cell's nibble is its count of adjacent mines (0...8), or
+/// ``mineNibble`` for a mine.
 public struct MineLayout: Hashable, Sendable {
     /// The board's shape.
     public let geometry: BoardGeometry
     /// The number of mines.
     public let mineCount: Int
-    /// `mines[i]` is 1 where cell `i` holds a mine.
-    @usableFromInline let mines: [UInt8]
-    /// The number of mines among each cell's neighbours (0...8).
-    @usableFromInline let counts: [UInt8]
+    /// Two cells a byte, the even cell in the low nibble.
+    @usableFromInline let nibbles: [UInt8]
+    /// A mine's nibble.
+    @usableFromInline static let mineNibble: UInt8 = 15
 
     /// Creates a layout from a per-cell mine map (`true` where a mine is).
     public init(geometry: BoardGeometry, isMine: [Bool]) {
@@ -51,8 +53,8 @@ public struct MineLayout: Hashable, Sendable {
 
     @usableFromInline init(geometry: BoardGeometry, mineBytes: [UInt8]) {
         self.geometry = geometry
-        self.mines = mineBytes
-        var counts = [UInt8](repeating: 0, count: geometry.cellCount)
+        let n = geometry.cellCount
+        var counts = [UInt8](repeating: 0, count: n)
         var total = 0
         let w = geometry.width
         let h = geometry.height
@@ -70,9 +72,25 @@ public struct MineLayout: Hashable, Sendable {
                 }
             }
         }
-        self.counts = counts
+        var nibbles = [UInt8](repeating: 0, count: (n + 1) / 2)
+        for i in 0..<n {
+            let v = mineBytes[i] != 0 ? Self.mineNibble : counts[i]
+            nibbles[i >> 1] |= i & 1 == 0 ? v : v << 4
+        }
+        self.nibbles = nibbles
         self.mineCount = total
     }
+
+    @inlinable func nibble(_ index: Int) -> UInt8 {
+        let b = nibbles[index >> 1]
+        return index & 1 == 0 ? b & 0x0F : b >> 4
+    }
+
+    /// One byte a cell, 1 where a mine is (for the solver's working copy).
+    public var mines: [UInt8] { (0..<geometry.cellCount).map { isMine($0) ? 1 : 0 } }
+
+    /// One byte a cell, each cell's count of adjacent mines (for the solver's working copy).
+    public var counts: [UInt8] { (0..<geometry.cellCount).map { UInt8(adjacentMines($0)) } }
 
     /// Creates a layout from its packed form (see ``packedBits``), refusing
     /// data of the wrong length, stray bits, or a mine count outside the limits.
@@ -93,24 +111,31 @@ public struct MineLayout: Hashable, Sendable {
     /// 31,250 bytes.
     public var packedBits: [UInt8] {
         var out = [UInt8](repeating: 0, count: (geometry.cellCount + 7) / 8)
-        for i in 0..<geometry.cellCount where mines[i] != 0 { out[i >> 3] |= 1 << UInt8(i & 7) }
+        for i in 0..<geometry.cellCount where isMine(i) { out[i >> 3] |= 1 << UInt8(i & 7) }
         return out
     }
 
     /// Whether cell `index` holds a mine.
-    @inlinable public func isMine(_ index: Int) -> Bool { mines[index] != 0 }
+    @inlinable public func isMine(_ index: Int) -> Bool { nibble(index) == Self.mineNibble }
 
-    /// The number of mines among the neighbours of cell `index`.
-    @inlinable public func adjacentMines(_ index: Int) -> Int { Int(counts[index]) }
+    /// The number of mines among the neighbours of cell `index` (counted
+    /// for a mine, whose nibble says only that it is one).
+    @inlinable public func adjacentMines(_ index: Int) -> Int {
+        let v = nibble(index)
+        guard v == Self.mineNibble else { return Int(v) }
+        var count = 0
+        geometry.forEachNeighbor(of: index) { if isMine($0) { count += 1 } }
+        return count
+    }
 
     /// The number of safe cells.
     public var safeCellCount: Int { geometry.cellCount - mineCount }
 
     /// The indices of all mines, ascending.
-    public var mineIndices: [Int] { (0..<geometry.cellCount).filter { mines[$0] != 0 } }
+    public var mineIndices: [Int] { (0..<geometry.cellCount).filter { isMine($0) } }
 
     /// The score for first revealing cell `index`: 1 for a zero, N for a number N.
-    @inlinable public func score(of index: Int) -> Int { max(1, Int(counts[index])) }
+    @inlinable public func score(of index: Int) -> Int { max(1, adjacentMines(index)) }
 
     /// The board's 3BV: the least number of clicks that clears it without
     /// flags — one per connected region of zeros (with its border) plus one
@@ -120,7 +145,7 @@ public struct MineLayout: Hashable, Sendable {
         var marked = [Bool](repeating: false, count: n)
         var clicks = 0
         var stack: [Int] = []
-        for i in 0..<n where mines[i] == 0 && counts[i] == 0 && !marked[i] {
+        for i in 0..<n where nibble(i) == 0 && !marked[i] {
             clicks += 1
             marked[i] = true
             stack.append(i)
@@ -128,12 +153,12 @@ public struct MineLayout: Hashable, Sendable {
                 geometry.forEachNeighbor(of: c) { nb in
                     if !marked[nb] {
                         marked[nb] = true
-                        if counts[nb] == 0 && mines[nb] == 0 { stack.append(nb) }
+                        if nibble(nb) == 0 { stack.append(nb) }
                     }
                 }
             }
         }
-        for i in 0..<n where mines[i] == 0 && !marked[i] { clicks += 1 }
+        for i in 0..<n where !isMine(i) && !marked[i] { clicks += 1 }
         return clicks
     }
 }

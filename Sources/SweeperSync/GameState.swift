@@ -25,13 +25,32 @@ public struct GameState: Sendable {
     /// Build moves against it with `cellsUncovered(by:)` and `cellsChorded(by:)`.
     public private(set) var board: Board
 
-    // Per cell: the first reveal (Lamport 0 = not revealed) and the mark register.
-    private var firstLamport: [UInt64]
-    private var firstAuthor: [Int32]
-    private var firstWall: [UInt64]
-    private var markLamport: [UInt64]
-    private var markAuthor: [Int32]
-    private var markValue: [Mark]
+    /// Each reveal that opened cells first, as a stamp and wall clock:
+    /// entry 0 is the genesis (the opening's cells), the others one per
+    /// reveal, chord or flood op that opened a cell first or took one over.
+    private var revealStamps: [RevealStamp]
+    /// The first reveal of each revealed cell not opened by the genesis, as
+    /// an index into ``revealStamps``: the board says which cells are
+    /// revealed, and a revealed cell missing here is the opening's. Only
+    /// cells opened by moves take room, so a 500×500 game just begun holds
+    /// its board and layout alone (about 160 KB), not 30 bytes a cell.
+    private var firstReveals: [Int32: UInt32] = [:]
+    /// The mark register of each cell ever marked: the op with the greatest stamp.
+    private var markRegisters: [Int32: MarkRegister] = [:]
+
+    /// The stamp and wall clock of a reveal.
+    private struct RevealStamp {
+        var lamport: UInt64
+        var author: Int32
+        var wall: UInt64
+    }
+
+    /// A cell's mark register: the winning mark op's stamp and value.
+    private struct MarkRegister {
+        var lamport: UInt64
+        var author: Int32
+        var value: Mark
+    }
     /// Authors seen, indexed by the numbers stored per cell.
     private var authors: [PeerID] = []
     private var authorIndex: [PeerID: Int32] = [:]
@@ -71,26 +90,12 @@ public struct GameState: Sendable {
         self.genesis = genesis
         genesisStamp = genesisOp.stamp
         genesisWall = genesisOp.wallClockMillis
-        let n = genesis.geometry.cellCount
-        firstLamport = [UInt64](repeating: 0, count: n)
-        firstAuthor = [Int32](repeating: -1, count: n)
-        firstWall = [UInt64](repeating: 0, count: n)
-        markLamport = [UInt64](repeating: 0, count: n)
-        markAuthor = [Int32](repeating: -1, count: n)
-        markValue = [Mark](repeating: .none, count: n)
         players = genesis.players.map { $0.union([genesisOp.author]) }
         usesRoles = genesis.players != nil
-        let opening = Board(layout: genesis.layout, start: genesis.startIndex, questionMarks: genesis.questionMarks)
-        board = Board(layout: genesis.layout, questionMarks: genesis.questionMarks)
+        revealStamps = []
+        board = Board(layout: genesis.layout, start: genesis.startIndex, questionMarks: genesis.questionMarks)
         let a = index(of: genesisOp.author)
-        var openingCells: [Int] = []
-        for i in 0..<n where opening.isRevealed(i) {
-            firstLamport[i] = genesisOp.lamport
-            firstAuthor[i] = a
-            firstWall[i] = genesis.createdAtMillis
-            openingCells.append(i)
-        }
-        board.reveal(cells: openingCells)
+        revealStamps = [RevealStamp(lamport: genesisOp.lamport, author: a, wall: genesis.createdAtMillis)]
     }
 
     private mutating func index(of author: PeerID) -> Int32 {
@@ -129,10 +134,9 @@ public struct GameState: Sendable {
             usesFloods = true
             return reveal(flood.cells(in: genesis.layout), by: op, author: a)
         case .mark(let cell, let mark):
-            guard markAuthor[cell] < 0 || precedes(markLamport[cell], markAuthor[cell], op.lamport, a) else { return [] }
-            markLamport[cell] = op.lamport
-            markAuthor[cell] = a
-            markValue[cell] = mark
+            let key = Int32(cell)
+            if let held = markRegisters[key], !precedes(held.lamport, held.author, op.lamport, a) { return [] }
+            markRegisters[key] = MarkRegister(lamport: op.lamport, author: a, value: mark)
             return board.setMark(cell, mark) ? [cell] : []
         case .assisted:
             assistedBy.insert(op.author)
@@ -169,20 +173,30 @@ public struct GameState: Sendable {
     /// stamp, and a cell opened before by a later stamp takes this one.
     private mutating func reveal(_ cells: some Sequence<Int>, by op: Op, author a: Int32) -> [Int] {
         var newly: [Int] = []
+        // This op's entry, added when it opens or takes over its first cell.
+        var entry: UInt32?
+        func entryIndex() -> UInt32 {
+            if let entry { return entry }
+            let i = UInt32(revealStamps.count)
+            revealStamps.append(RevealStamp(lamport: op.lamport, author: a, wall: op.wallClockMillis))
+            entry = i
+            return i
+        }
         for c in cells {
-            if firstLamport[c] == 0 {
-                firstLamport[c] = op.lamport
-                firstAuthor[c] = a
-                firstWall[c] = op.wallClockMillis
+            if !board.isRevealed(c) {
+                firstReveals[Int32(c)] = entryIndex()
                 newly.append(c)
-            } else if precedes(op.lamport, a, firstLamport[c], firstAuthor[c]) {
-                firstLamport[c] = op.lamport
-                firstAuthor[c] = a
-                firstWall[c] = op.wallClockMillis
+            } else {
+                let held = revealStamps[Int(firstReveals[Int32(c)] ?? 0)]
+                if precedes(op.lamport, a, held.lamport, held.author) { firstReveals[Int32(c)] = entryIndex() }
             }
         }
-        board.reveal(cells: newly)
-        return newly
+        return board.reveal(cells: newly)
+    }
+
+    /// The first reveal of a revealed cell (the genesis's for the opening).
+    private func firstReveal(of cell: Int) -> RevealStamp {
+        revealStamps[Int(firstReveals[Int32(cell)] ?? 0)]
     }
 
     /// Lets `added` move (a game whose creator chose the players).
@@ -227,27 +241,25 @@ public struct GameState: Sendable {
     /// Who first revealed `cell` (the smallest stamp), or `nil` when covered.
     /// The opening's cells belong to the creator.
     public func firstRevealer(of cell: Int) -> PeerID? {
-        guard cell >= 0, cell < firstLamport.count, firstLamport[cell] != 0 else { return nil }
-        return authors[Int(firstAuthor[cell])]
+        guard cell >= 0, cell < genesis.geometry.cellCount, board.isRevealed(cell) else { return nil }
+        return authors[Int(firstReveal(of: cell).author)]
     }
 
     /// The stamp of `cell`'s first reveal, or `nil` when covered.
     public func firstRevealStamp(of cell: Int) -> Stamp? {
         guard let who = firstRevealer(of: cell) else { return nil }
-        return Stamp(lamport: firstLamport[cell], author: who)
-    }
-
-    private func isOpeningCell(_ c: Int) -> Bool {
-        firstLamport[c] == genesisStamp.lamport && authors[Int(firstAuthor[c])] == genesisStamp.author
+        return Stamp(lamport: firstReveal(of: cell).lamport, author: who)
     }
 
     /// Points per player: for each safe cell a player revealed first, 1 for
-    /// a zero and N for a number N. The opening scores for nobody.
+    /// a zero and N for a number N. The opening scores for nobody. (Only
+    /// the genesis has the genesis's stamp: every other op of its author
+    /// comes later in its chain.)
     public var scores: [PeerID: Int] {
         var totals = [Int](repeating: 0, count: authors.count)
         let layout = genesis.layout
-        for c in 0..<firstLamport.count where firstLamport[c] != 0 && !layout.isMine(c) && !isOpeningCell(c) {
-            totals[Int(firstAuthor[c])] += layout.score(of: c)
+        for (cell, entry) in firstReveals where entry != 0 && !layout.isMine(Int(cell)) {
+            totals[Int(revealStamps[Int(entry)].author)] += layout.score(of: Int(cell))
         }
         var out: [PeerID: Int] = [:]
         for (i, t) in totals.enumerated() where t > 0 { out[authors[i]] = t }
@@ -258,23 +270,27 @@ public struct GameState: Sendable {
     private var trippingCell: Int? {
         // Only a lost game has a revealed mine: no scan of the board while playing.
         guard board.status == .lost else { return nil }
-        var best: Int?
+        var best: (cell: Int, stamp: RevealStamp)?
         let layout = genesis.layout
-        for c in 0..<firstLamport.count where firstLamport[c] != 0 && layout.isMine(c) {
+        // The opening has no mine: every revealed mine was opened by an op.
+        for (cell, entry) in firstReveals where layout.isMine(Int(cell)) {
+            let stamp = revealStamps[Int(entry)]
             if let b = best {
-                if precedes(firstLamport[c], firstAuthor[c], firstLamport[b], firstAuthor[b]) { best = c }
+                if precedes(stamp.lamport, stamp.author, b.stamp.lamport, b.stamp.author)
+                    || (!precedes(b.stamp.lamport, b.stamp.author, stamp.lamport, stamp.author) && Int(cell) < b.cell)
+                { best = (Int(cell), stamp) }
             } else {
-                best = c
+                best = (Int(cell), stamp)
             }
         }
-        return best
+        return best?.cell
     }
 
     /// The mine that went off (the earliest revealed mine by stamp), if any.
     public var trippedMine: Int? { trippingCell }
 
     /// Who revealed the mine that went off, if anyone did.
-    public var trippedBy: PeerID? { trippingCell.map { authors[Int(firstAuthor[$0])] } }
+    public var trippedBy: PeerID? { trippingCell.map { authors[Int(firstReveal(of: $0).author)] } }
 
     /// When the game started: the genesis creation time (ms since 1970).
     public var startMillis: UInt64 { genesis.createdAtMillis }
@@ -287,18 +303,31 @@ public struct GameState: Sendable {
         case .playing:
             return nil
         case .lost:
-            return trippingCell.map { firstWall[$0] }
+            return trippingCell.map { firstReveal(of: $0).wall }
         case .won:
-            var last: Int?
+            // The latest first reveal of a safe cell: among the moves', and
+            // the genesis's when the opening still holds a safe cell.
+            var last: RevealStamp?
+            var byMoves = 0
             let layout = genesis.layout
-            for c in 0..<firstLamport.count where !layout.isMine(c) {
+            for (cell, entry) in firstReveals where !layout.isMine(Int(cell)) {
+                byMoves += 1
+                let stamp = revealStamps[Int(entry)]
                 if let l = last {
-                    if precedes(firstLamport[l], firstAuthor[l], firstLamport[c], firstAuthor[c]) { last = c }
+                    if precedes(l.lamport, l.author, stamp.lamport, stamp.author) { last = stamp }
                 } else {
-                    last = c
+                    last = stamp
                 }
             }
-            return last.map { firstWall[$0] }
+            if byMoves < layout.safeCellCount {
+                let opening = revealStamps[0]
+                if let l = last {
+                    if precedes(l.lamport, l.author, opening.lamport, opening.author) { last = opening }
+                } else {
+                    last = opening
+                }
+            }
+            return last?.wall
         }
     }
 
@@ -322,12 +351,13 @@ public struct GameState: Sendable {
         case .won: w.byte(1)
         case .lost: w.byte(2)
         }
-        let n = firstLamport.count
+        let n = genesis.geometry.cellCount
         for c in 0..<n {
-            if firstLamport[c] != 0 {
+            if board.isRevealed(c) {
+                let first = firstReveal(of: c)
                 w.byte(1)
-                w.varint(UInt64(rank[Int(firstAuthor[c])]))
-                w.varint(firstLamport[c])
+                w.varint(UInt64(rank[Int(first.author)]))
+                w.varint(first.lamport)
             } else {
                 w.byte(board.mark(at: c) == .none ? 0 : 1 + board.mark(at: c).rawValue)
             }
