@@ -145,14 +145,17 @@ let package = Package(
             exclude: ["Fixtures"],
             swiftSettings: strict
         ),
-        .executableTarget(
-            name: "sweeperd",
+        // The daemon's command line: run by `sweeperd`, and by `sweeper`
+        // when called by that name (one program installed under both names).
+        .target(
+            name: "SweeperDaemonCommand",
             dependencies: [
                 "SweeperDaemon", "SweeperConventions",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
         ),
+        .executableTarget(name: "sweeperd", dependencies: ["SweeperDaemonCommand"], swiftSettings: strict),
 
         // MARK: Terminal viewer.
         .target(name: "SweeperTUI", dependencies: ["SweeperControl", "SweeperConventions"], swiftSettings: strict),
@@ -230,6 +233,8 @@ let package = Package(
         // MARK: Executables.
         .executableTarget(name: "sweeper-bench-game", dependencies: ["SweeperGame"], swiftSettings: strict),
         .executableTarget(name: "sweeper-bench-viewer", dependencies: ["SweeperTUI", "SweeperControl"], swiftSettings: strict),
+        // The one program installed: the CLI and viewer, and the daemon when
+        // called `sweeperd` (a multi-call binary, as busybox is).
         .executableTarget(
             name: "sweeper",
             dependencies: [
@@ -237,6 +242,7 @@ let package = Package(
                 "SweeperControl",
                 "SweeperConventions",
                 "SweeperTUI",
+                "SweeperDaemonCommand",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict

@@ -3,8 +3,9 @@
 #
 #     bash Packaging/build-deb.sh            -> .build-pkg/deb/sweeper_VERSION-1_ARCH.deb
 #
-# Release binaries with the Swift runtime linked statically (scratch path
-# .build-pkg), installed by `make install` into a package tree, with the
+# The release program with the Swift runtime linked statically (scratch path
+# .build-pkg), one binary installed as sweeper and, by a link, as sweeperd
+# (`make install` into a package tree), with the
 # Debian documentation files, Depends computed by dpkg-shlibdeps from the
 # binaries, and `dpkg-deb --build --root-owner-group`. Prints the .deb's path
 # on the last line of standard output.
@@ -35,7 +36,8 @@ rm -rf "$WORK"
 mkdir -p "$ROOT" "$OUT"
 
 make install BUILT_BIN="$BIN" DESTDIR="$ROOT" PREFIX=/usr >&2
-strip --strip-unneeded --remove-section=.comment --remove-section=.note "$ROOT/usr/bin/sweeper" "$ROOT/usr/bin/sweeperd"
+strip --strip-unneeded --remove-section=.comment --remove-section=.note "$ROOT/usr/bin/sweeper"
+[[ -L "$ROOT/usr/bin/sweeperd" ]] || { echo "build-deb: /usr/bin/sweeperd is not a link to sweeper" >&2; exit 1; }
 
 DOC="$ROOT/usr/share/doc/sweeper"
 install -d -m 0755 "$DOC"
@@ -53,7 +55,7 @@ chmod 0644 "$DOC/changelog.Debian.gz"
 # Depends: the libraries the binaries really link, as dpkg-shlibdeps finds them.
 install -d -m 0755 "$ROOT/DEBIAN"
 printf 'Source: sweeper\nMaintainer: %s\n\nPackage: sweeper\nArchitecture: any\n' "$MAINTAINER" > "$WORK/debian/control"
-DEPENDS=$(cd "$WORK" && dpkg-shlibdeps -O debian/sweeper/usr/bin/sweeper debian/sweeper/usr/bin/sweeperd | sed -n 's/^shlibs:Depends=//p')
+DEPENDS=$(cd "$WORK" && dpkg-shlibdeps -O debian/sweeper/usr/bin/sweeper | sed -n 's/^shlibs:Depends=//p')
 [[ -n "$DEPENDS" ]] || { echo "build-deb: dpkg-shlibdeps found no dependencies" >&2; exit 1; }
 INSTALLED_SIZE=$(du -sk --apparent-size "$ROOT/usr" | cut -f1)
 
@@ -76,11 +78,11 @@ Description: co-operative Minesweeper for a family on one network
  live text-mode board viewer for playing together. There is no server and
  no account; a family shares an invite code.
  .
- This package contains both programs, their manual pages, a systemd user
- unit (systemctl --user enable --now sweeperd) and shell completions for
- bash, zsh and fish.
+ This package contains both programs (one binary under two names), their
+ manual pages, a systemd user unit (systemctl --user enable --now
+ sweeperd) and shell completions for bash, zsh and fish.
 CONTROL
-(cd "$ROOT" && find usr -type f -print0 | sort -z | xargs -0 md5sum) > "$ROOT/DEBIAN/md5sums"
+(cd "$ROOT" && find usr -type f -print0 | sort -z | xargs -0 md5sum) > "$ROOT/DEBIAN/md5sums"  # files only, as dh_md5sums
 chmod 0644 "$ROOT/DEBIAN/control" "$ROOT/DEBIAN/md5sums"
 find "$ROOT" -type d -exec chmod 0755 {} +
 

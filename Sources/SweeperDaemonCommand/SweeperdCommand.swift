@@ -3,11 +3,23 @@ import Foundation
 import SweeperDaemon
 import SweeperConventions
 
-/// `sweeperd`: the Sweeper daemon. Parses its arguments and runs `SweeperDaemon`.
-@main
-struct Sweeperd: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "sweeperd",
+/// `sweeperd`: the Sweeper daemon's command line. Parses its arguments and
+/// runs `SweeperDaemon`. The one installed program runs it when called by
+/// the name `sweeperd` (``isCalledAsDaemon``); a development build also has
+/// a `sweeperd` executable of its own that runs only this.
+public struct SweeperdCommand: AsyncParsableCommand {
+    /// The name that makes the program the daemon.
+    public static let programName = "sweeperd"
+
+    /// Whether the program was called by the daemon's name (its first
+    /// argument's last path component): `/usr/bin/sweeperd`, a link to the
+    /// one program, is the daemon.
+    public static var isCalledAsDaemon: Bool {
+        CommandLine.arguments.first.map { $0.split(separator: "/").last.map(String.init) == programName } ?? false
+    }
+
+    public static let configuration = CommandConfiguration(
+        commandName: programName,
         abstract: "The Sweeper daemon: keeps games, serves the sweeper CLI, syncs with the family's daemons.",
         discussion: "Settings also come from $XDG_CONFIG_HOME/sweeper/config.toml (keys: state_dir, socket, listen, peers, name, mdns, log_level); flags win.",
         version: SweeperVersion.current)
@@ -36,7 +48,11 @@ struct Sweeperd: AsyncParsableCommand {
     @Option(name: .customLong("config"), help: "A config file instead of $XDG_CONFIG_HOME/sweeper/config.toml.")
     var configFile: String?
 
-    func run() async throws {
+    /// An empty command, as ArgumentParser makes it before parsing.
+    public init() {}
+
+    /// Runs the daemon until it is told to stop.
+    public func run() async throws {
         var overrides = DaemonOverrides()
         overrides.stateDirectory = stateDirectory
         overrides.socketPath = socket

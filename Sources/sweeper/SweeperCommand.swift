@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SweeperConventions
+import SweeperDaemonCommand
 
 /// `sweeper`: the Sweeper client. Each subcommand parses its arguments and
 /// calls into the libraries.
@@ -18,6 +19,11 @@ struct SweeperCommand: AsyncParsableCommand {
     /// Runs the command line, with usage errors exiting 2 (not
     /// ArgumentParser's 64) after saying what is allowed.
     static func main() async {
+        // One program under two names: called `sweeperd`, it is the daemon.
+        if SweeperdCommand.isCalledAsDaemon {
+            await SweeperdCommand.main()
+            return
+        }
         if let refusal = CellTarget.negativeCoordinate(in: Array(CommandLine.arguments.dropFirst())) {
             Output.write("Error: \(refusal)\n".utf8, to: STDERR_FILENO)
             Foundation.exit(2)
