@@ -3,8 +3,9 @@
 # BENCHMARKS.md: board generation vs Tatham's Mines, sync bytes and apply time
 # vs Yjs (pycrdt), catch-up and scale, membership derivation, move latency with 2, 4 and 8 real
 # daemons in network namespaces vs a bare TCP round trip, discovery vs Avahi's
-# own announcement, memory and idle CPU. About 3 minutes of measuring on 2
-# cores, after a release build (about 5 minutes from cold).
+# own announcement, memory and idle CPU, the Debian package's size and its
+# daemon's idle memory. About 5 minutes of measuring on 2 cores, after the
+# release builds (about 10 minutes from cold).
 #
 #   sudo Scripts/bench.sh [--quick] [--only boards,sync,lab] [--hosts 2,4,8] [--out FILE] [--baseline BINDIR]
 #
@@ -34,4 +35,6 @@ for product in sweeper sweeperd sweeper-bench-game sweeper-bench-sync sweeper-be
     swift build -c release --scratch-path "$scratch" --product "$product" >&2
 done
 bin=$(swift build -c release --scratch-path "$scratch" --show-bin-path)
-exec python3 Scripts/bench.py --bindir "$bin" --scratch "$scratch" "$@"
+# The Debian package as users get it (one static program; its own scratch path, .build-pkg).
+deb=$(bash Packaging/build-deb.sh | tail -n 1)
+exec python3 Scripts/bench.py --bindir "$bin" --scratch "$scratch" --package "$deb" "$@"
