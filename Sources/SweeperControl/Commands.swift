@@ -510,12 +510,18 @@ public enum Commands {
     /// the mines, no seed chosen), ranked per class; the others apart.
     public enum Scores: ControlCommand {
         public static let name = "scores"
-        /// `player`: also that player's records and totals (a name).
+        /// `player`: also that player's records and totals (a name);
+        /// `daily`: also today's board of the day, its results and streaks.
         public struct Arguments: Codable, Equatable, Sendable {
             /// A player's name.
             public var player: String?
+            /// Whether to give the day's table.
+            public var daily: Bool?
             /// Creates the arguments.
-            public init(player: String? = nil) { self.player = player }
+            public init(player: String? = nil, daily: Bool? = nil) {
+                self.player = player
+                self.daily = daily
+            }
         }
         /// The records.
         public struct Result: Codable, Equatable, Sendable {
@@ -530,15 +536,95 @@ public enum Commands {
             public var practice: [BestTime]?
             /// With `player`: that player's records and totals.
             public var player: PlayerRecord?
+            /// With `daily`: today's board of the day, its results and streaks.
+            public var daily: DailyTable?
             /// Creates the list.
             public init(scores: [BestTime], classes: [ScoreClass]? = nil, assisted: [AssistedWin]? = nil, practice: [BestTime]? = nil,
-                        player: PlayerRecord? = nil) {
+                        player: PlayerRecord? = nil, daily: DailyTable? = nil) {
                 self.scores = scores
                 self.classes = classes
                 self.assisted = assisted
                 self.practice = practice
                 self.player = player
+                self.daily = daily
             }
+        }
+    }
+
+    /// `daily`: this player's board of the day (today by this device's
+    /// clock and time zone): the one it began, else a new one, the same
+    /// board on every member's device. The result is the game, as `show`
+    /// gives it, with the day's table.
+    public enum Daily: ControlCommand {
+        public static let name = "daily"
+        public typealias Arguments = Empty
+        public typealias Result = GameView
+    }
+
+    /// A day's board of the day: every player's result, and who has won it
+    /// how many days in a row.
+    public struct DailyTable: Codable, Equatable, Sendable {
+        /// The day, as YYYY-MM-DD.
+        public var date: String
+        /// Each player's game of the day: won first (fastest first), then
+        /// those still playing (furthest first), then lost.
+        public var results: [DailyResult]
+        /// Each player who has won the board of the day on the days before
+        /// and on this one (or up to yesterday, today not won yet), most days first.
+        public var streaks: [DailyStreak]
+        /// Creates a table.
+        public init(date: String, results: [DailyResult], streaks: [DailyStreak]) {
+            self.date = date
+            self.results = results
+            self.streaks = streaks
+        }
+    }
+
+    /// One player's game of the day.
+    public struct DailyResult: Codable, Equatable, Sendable {
+        /// The player's name.
+        public var name: String
+        /// Their peer id.
+        public var peer: String
+        /// The game's full id.
+        public var game: String
+        /// How it stands.
+        public var status: PlayStatus
+        /// Its played time, in seconds.
+        public var seconds: Int
+        /// Share of safe cells revealed.
+        public var progress: Double
+        /// 3BV per second, once won.
+        public var threeBVPerSecond: Double?
+        /// Whether they asked for a hint or looked at the mines.
+        public var assisted: Bool?
+        /// Creates a result.
+        public init(name: String, peer: String, game: String, status: PlayStatus, seconds: Int, progress: Double,
+                    threeBVPerSecond: Double? = nil, assisted: Bool? = nil) {
+            self.name = name
+            self.peer = peer
+            self.game = game
+            self.status = status
+            self.seconds = seconds
+            self.progress = progress
+            self.threeBVPerSecond = threeBVPerSecond
+            self.assisted = assisted
+        }
+    }
+
+    /// A player's run of days with the board of the day won.
+    public struct DailyStreak: Codable, Equatable, Sendable {
+        /// The player's name.
+        public var name: String
+        /// Their peer id.
+        public var peer: String
+        /// Days in a row.
+        public var days: Int
+        /// Creates a streak.
+        public init(name: String, peer: String, days: Int) {
+            self.name = name
+            self.peer = peer
+            self.days = days
         }
     }
 
@@ -633,7 +719,7 @@ public enum Commands {
 
     /// Every command name the protocol defines.
     public static let all: [String] = [
-        Status.name, Games.name, New.name, Show.name, Reveal.name, Flag.name, Chord.name, Point.name, Hint.name, Scores.name, Replay.name,
+        Status.name, Games.name, New.name, Show.name, Reveal.name, Flag.name, Chord.name, Point.name, Hint.name, Scores.name, Daily.name, Replay.name,
         Invite.name, Join.name, Connect.name, Peers.name, Profile.name, Presence.name, Subscribe.name, Cursor.name,
         AddPlayers.name, Archive.name,
     ]

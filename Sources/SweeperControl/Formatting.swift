@@ -184,6 +184,29 @@ public enum ControlFormatting {
 
     /// What `scores` prints: each class's best times, the wins not ranked,
     /// and a player's record when asked.
+    /// A day's board of the day as lines: each player's result, then the streaks.
+    public static func daily(_ d: Commands.DailyTable) -> [String] {
+        var lines = ["Board of the day \(d.date)"]
+        if d.results.isEmpty {
+            lines.append("Nobody has played it yet: sweeper daily opens it.")
+        } else {
+            let rows = d.results.enumerated().map { i, r -> [String] in
+                let how: String = switch r.status {
+                case .won: "won"
+                case .lost: "lost"
+                case .playing: "playing \(Int((r.progress * 100).rounded(.down)))%"
+                }
+                return [r.status == .won ? "\(i + 1)" : "-", r.name, how + (r.assisted == true ? ", assisted" : ""), duration(r.seconds),
+                        r.threeBVPerSecond.map { String(format: "%.2f", $0) } ?? "-"]
+            }
+            lines += table(["#", "PLAYER", "RESULT", "TIME", "3BV/S"], rows).split(separator: "\n").map(String.init)
+        }
+        if !d.streaks.isEmpty {
+            lines.append("Streaks: " + d.streaks.map { "\($0.name) \($0.days) day" + ($0.days == 1 ? "" : "s") }.joined(separator: ", "))
+        }
+        return lines
+    }
+
     public static func scores(_ r: Commands.Scores.Result) -> String {
         var out = ""
         let classes = r.classes ?? []
@@ -210,6 +233,9 @@ public enum ControlFormatting {
                 [size(width: b.width, height: b.height, mines: b.mines) + (b.noGuess == true ? " no-guess" : ""), duration(b.seconds),
                  b.players.joined(separator: ", "), date(b.date), shortID(b.game)]
             })
+        }
+        if let d = r.daily {
+            out += "\n" + daily(d).joined(separator: "\n") + "\n"
         }
         if let p = r.player {
             out += "\n\(p.name): \(p.played) played, \(p.won) won, \(p.lost) lost, \(p.minesTripped) mines tripped"

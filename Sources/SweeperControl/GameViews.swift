@@ -187,6 +187,8 @@ public struct GameView: Codable, Equatable, Sendable {
     public var peeks: [Commands.Peek]?
     /// Once the game is won or lost: how it ended, the same on every device.
     public var ending: GameEnding?
+    /// For a board of the day: the day's results and streaks.
+    public var daily: Commands.DailyTable?
 
     /// Creates a view.
     public init(
@@ -228,7 +230,7 @@ public struct GameView: Codable, Equatable, Sendable {
     private enum CodingKeys: String, CodingKey {
         case id, width, height, mines, status, digest, revealed, flags, board, players, trippedBy, elapsedSeconds
         case progress, assisted, questionMarks, mineLayout, wrongFlags, created, ended, chosenPlayers, watching, archived, privateGame
-        case equivocatedBy, onlyHere, start, noGuess, seeded, hints, peeks, ending
+        case equivocatedBy, onlyHere, start, noGuess, seeded, hints, peeks, ending, daily
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -265,6 +267,7 @@ public struct GameView: Codable, Equatable, Sendable {
         try c.encodeIfPresent(hints, forKey: .hints)
         try c.encodeIfPresent(peeks, forKey: .peeks)
         try c.encodeIfPresent(ending, forKey: .ending)
+        try c.encodeIfPresent(daily, forKey: .daily)
     }
 }
 

@@ -181,7 +181,7 @@ public enum PeerMessage: Sendable, Equatable {
 /// membership records, whose version 1 they alone read), 10 membership
 /// records of kind 7 and summaries in parts, 11 descriptions of games
 /// (sync message types 6 and 7), 12 hint and seeded ops, 13 points at a
-/// cell (message type 12).
+/// cell (message type 12) and daily ops (op kind 12).
 public struct PeerCapabilities: Sendable, Equatable {
     /// The peer protocol version this build speaks.
     public static let currentVersion: UInt8 = 13
@@ -221,6 +221,9 @@ public struct PeerCapabilities: Sendable, Equatable {
     /// The first version that understands a point at a cell (message type
     /// 12): older peers are not sent one.
     public static let pointVersion: UInt8 = 13
+    /// The first version that reads daily ops (op kind 12): older peers are
+    /// not sent games that have one.
+    public static let dailyVersion: UInt8 = 13
 
     /// The peer's protocol version (0 until its hello came).
     public let version: UInt8
@@ -244,4 +247,6 @@ public struct PeerCapabilities: Sendable, Equatable {
     public var describesGames: Bool { version >= Self.describeVersion }
     /// Whether the peer reads hint and seeded ops.
     public var readsHints: Bool { version >= Self.hintsVersion }
+    /// Whether the peer reads daily ops.
+    public var readsDaily: Bool { version >= Self.dailyVersion }
 }

@@ -68,6 +68,13 @@ public struct GameState: Sendable {
     /// Whether a hint or seeded op was applied: peers before hello
     /// version 12 cannot read the game.
     public private(set) var usesHints = false
+    /// The day the creator says this game is the board of (a daily op,
+    /// peer protocol 13; the one with the smallest stamp), if any. Whether
+    /// the layout is that day's is for ``DailyBoard`` to say.
+    public private(set) var dailyDay: Int?
+    private var dailyStamp: Stamp?
+    /// Whether a daily op was applied: peers before hello version 13 cannot read the game.
+    public private(set) var usesDaily = false
     /// Who may move, when the creator chose: the creator, the genesis's
     /// players and every player added since; `nil` when every member may.
     public private(set) var players: Set<PeerID>?
@@ -153,6 +160,13 @@ public struct GameState: Sendable {
             usesHints = true
             isSeeded = true
             return []
+        case .daily(let day):
+            usesDaily = true
+            if dailyStamp.map({ op.stamp < $0 }) ?? true {
+                dailyStamp = op.stamp
+                dailyDay = day
+            }
+            return []
         case .players(let added):
             addPlayers(added)
             return []
@@ -217,7 +231,7 @@ public struct GameState: Sendable {
         switch payload {
         case .players:
             return author == creator && players != nil
-        case .seeded:
+        case .seeded, .daily:
             return author == creator
         default:
             return mayMove(author)
@@ -389,6 +403,12 @@ public struct GameState: Sendable {
                 w.append(a.bytes)
                 w.varint(n)
             }
+        }
+        // The day's board likewise only when said, after a byte the hints'
+        // block never starts with.
+        if usesDaily {
+            w.byte(0xDA)
+            w.varint(dailyDay ?? 0)
         }
         return Blake2b.hash(w.bytes, length: 32)
     }

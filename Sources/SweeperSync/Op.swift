@@ -39,6 +39,11 @@ public enum OpPayload: Hashable, Sendable {
     /// be printed beforehand: a practice game, kept out of records (the
     /// creator's alone).
     case seeded
+    /// The creator says the game is the board of the day `day` (days since
+    /// 1970-01-01 by the creator's calendar), the same for every member of
+    /// the circle (``DailyBoard``): the creator's alone, counted only when
+    /// the layout is that day's.
+    case daily(day: Int)
 
     /// The kind byte in the encoding.
     public enum Kind: UInt8, Sendable {
@@ -54,6 +59,7 @@ public enum OpPayload: Hashable, Sendable {
         case flood = 9
         case hint = 10
         case seeded = 11
+        case daily = 12
     }
 
     /// This payload's kind.
@@ -71,6 +77,7 @@ public enum OpPayload: Hashable, Sendable {
         case .flood: .flood
         case .hint: .hint
         case .seeded: .seeded
+        case .daily: .daily
         }
     }
 
@@ -116,6 +123,7 @@ public enum OpPayload: Hashable, Sendable {
         case .flood(let flood): flood.encode(into: &w)
         case .hint(let cell): w.varint(cell)
         case .seeded: break
+        case .daily(let day): w.varint(day)
         }
     }
 
@@ -155,6 +163,8 @@ public enum OpPayload: Hashable, Sendable {
             return .hint(cell: cell)
         case .seeded:
             return .seeded
+        case .daily:
+            return .daily(day: try r.int("daily day", max: DailyBoard.dayLimit))
         }
     }
 
@@ -162,7 +172,7 @@ public enum OpPayload: Hashable, Sendable {
     /// not pass the game's cell count.
     var cellUpperBound: Int {
         switch self {
-        case .genesis, .assisted, .players, .archive, .privateGenesis, .sealed, .privatePlayers, .seeded: 0
+        case .genesis, .assisted, .players, .archive, .privateGenesis, .sealed, .privatePlayers, .seeded, .daily: 0
         case .hint(let cell): cell + 1
         case .reveal(let runs): runs.upperBound
         case .mark(let cell, _): cell + 1

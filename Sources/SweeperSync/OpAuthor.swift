@@ -195,6 +195,15 @@ public struct OpAuthor: Sendable {
         return make(.seeded, in: game, atMillis: now)
     }
 
+    /// The op that says this author's game (its creator's, an open game)
+    /// is the board of the day `day`.
+    public func daily(_ day: Int, in game: GameReplica, atMillis now: UInt64) throws(MoveError) -> Op? {
+        guard let state = game.state else { throw .unknownGame }
+        guard state.creator == identity.peerID else { throw .notTheCreator }
+        guard game.privateHeader == nil, state.dailyDay == nil else { return nil }
+        return make(.daily(day: day), in: game, atMillis: now)
+    }
+
     /// The op that lets `added` move in a game whose players this author
     /// (its creator) chose, or `nil` when they all may already.
     public func addPlayers(_ added: Set<PeerID>, in game: GameReplica, atMillis now: UInt64) throws(MoveError) -> Op? {
@@ -255,7 +264,7 @@ public struct OpAuthor: Sendable {
                 var w = ByteWriter()
                 payload.encode(into: &w)
                 payload = .sealed(key.seal(w.bytes))
-            case .genesis, .players, .privateGenesis, .sealed, .privatePlayers:
+            case .genesis, .players, .privateGenesis, .sealed, .privatePlayers, .daily:
                 break
             }
         }

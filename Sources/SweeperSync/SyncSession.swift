@@ -58,6 +58,9 @@ public struct SyncSession: Sendable {
     /// Whether the peer reads hint and seeded ops (hello version 12 or
     /// later). When not, games that have them are not sent to it.
     public var peerReadsHints = true
+    /// Whether the peer reads daily ops (hello version 13 or later): games
+    /// with one are not sent to it otherwise.
+    public var peerReadsDaily = true
     /// Whether the peer answers ``SyncMessage/describe(_:)`` (hello version
     /// 11 or later): it is asked to describe the games of its summary that
     /// this side does not hold (``described``).
@@ -458,7 +461,7 @@ public struct SyncSession: Sendable {
         guard peerInterest.contains(game) else { return false }
         let state = replica.games[game]?.state
         return (peerReadsRoles || state?.usesRoles != true) && (peerReadsFloods || state?.usesFloods != true)
-            && (peerReadsHints || state?.usesHints != true)
+            && (peerReadsHints || state?.usesHints != true) && (peerReadsDaily || state?.usesDaily != true)
     }
 
     private mutating func note(sent segments: [OpSegment]) {

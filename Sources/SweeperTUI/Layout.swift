@@ -153,6 +153,7 @@ public struct ViewerRenderer: Sendable {
                 + "\(g.width)×\(g.height), \(g.mines) mines"
             if g.assisted { text += glyphs.separator + "assisted" }
             if g.onlyHere == true { text += glyphs.separator + "only on this device" }
+            if let daily = g.daily { text += glyphs.separator + "board of the day " + daily.date }
             if viewer.replay != nil { text += glyphs.separator + "replay" }
             // Where the cursor is: on a board bigger than the screen, the only way to know.
             text += glyphs.separator + "at \(viewer.cursor.x),\(viewer.cursor.y)"
@@ -500,7 +501,8 @@ public struct ViewerRenderer: Sendable {
             lines = form.lines
         case let .ending(ending):
             title = ending.status == .won ? "Won!" : "Lost"
-            lines = ControlFormatting.ending(ending) + ["", "r plays the game again; any other key closes this"]
+            lines = ControlFormatting.ending(ending) + (viewer.game?.daily.map { [""] + ControlFormatting.daily($0) } ?? [])
+                + ["", "r plays the game again; any other key closes this"]
         }
         let inner = min(screen.width - 4, max(title.count + 2, lines.map { DisplayWidth.of($0) }.max() ?? 0))
         let boxWidth = inner + 4

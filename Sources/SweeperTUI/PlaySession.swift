@@ -19,6 +19,8 @@ public struct PlayOptions: Sendable {
     public var startDaemon: Bool
     /// Play `game` again, move by move, instead of showing it live.
     public var replay = false
+    /// Open this player's board of the day (``Commands/Daily``).
+    public var daily = false
 
     /// Creates options.
     public init(
@@ -348,6 +350,7 @@ public enum PlaySession {
             if options.replay, let game = asked?.id ?? options.game {
                 return .replayed(try await request(socket, Commands.Replay.self, .init(game: game)))
             }
+            if options.daily { return .loaded(try await request(socket, Commands.Daily.self, Empty())) }
             if let asked { return .loaded(asked) }
             if let game = options.game {
                 return .loaded(try await request(socket, Commands.Show.self, .init(game: game)))

@@ -345,8 +345,12 @@ struct ScoresCommand: AsyncParsableCommand {
     @OptionGroup var options: ClientOptions
     @Option(name: .long, help: "Also this player's records and totals (games played, won, lost, mines tripped, best 3BV/s).")
     var player: String?
+    @Flag(help: "Also today's board of the day: each player's result and streak (sweeper daily plays it).")
+    var daily = false
     func run() async throws {
-        try await callDaemon(options, Commands.Scores.self, Commands.Scores.Arguments(player: player)) { ControlFormatting.scores($0) }
+        try await callDaemon(options, Commands.Scores.self, Commands.Scores.Arguments(player: player, daily: daily ? true : nil)) {
+            ControlFormatting.scores($0)
+        }
     }
 }
 

@@ -38,6 +38,38 @@ struct PlayCommand: AsyncParsableCommand {
     }
 }
 
+/// `sweeper daily`: today's board of the day in the viewer.
+struct DailyCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "daily",
+        abstract: "Play today's board of the day: the same board for everyone in the circle.",
+        discussion: """
+            Opens your board of the day in the viewer: one no-guess intermediate board a day (16×16, 40 mines), \
+            derived from the circle and the date, the same on every member's device and chosen by nobody. Each player \
+            plays it once, as a game of their own; a device that was apart all day plays the same board, and its \
+            result joins the day's table when it links. When the game ends the viewer shows the day's table; \
+            `sweeper scores --daily` shows it any time. With --json, prints the game instead.
+            """)
+    @OptionGroup var options: ClientOptions
+    @Flag(help: "Draw with ASCII only (the default when the locale is not UTF-8).") var ascii = false
+    @Flag(name: .customLong("no-start-daemon"), help: "Do not start sweeperd when none answers.") var noStartDaemon = false
+
+    func run() async throws {
+        if options.json {
+            try await callDaemon(options, Commands.Daily.self, Empty()) { _ in "" }
+            return
+        }
+        var play = PlayOptions(socketPath: options.socketPath, game: nil, ascii: ascii, startDaemon: !noStartDaemon)
+        play.daily = true
+        switch await PlaySession.run(play) {
+        case .quit: return
+        case let .failed(message, code):
+            Output.write("sweeper: \(message)\n".utf8, to: STDERR_FILENO)
+            throw ExitCode(code)
+        }
+    }
+}
+
 /// `sweeper replay GAME`: the game played again in the viewer, move by move.
 struct ReplayCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

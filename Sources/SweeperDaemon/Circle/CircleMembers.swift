@@ -141,6 +141,10 @@ final class CircleMembers: Sendable {
         return (current, held)
     }
 
+    /// The circle's first key: what never changes while the circle lasts
+    /// (the board of the day is derived from it).
+    var firstKey: CircleKey { state.withLock { $0.firstKey } }
+
     /// Whom the peer node links, and with which keys.
     struct LinkPolicy: Sendable {
         /// The key handshakes prove and mDNS announces.

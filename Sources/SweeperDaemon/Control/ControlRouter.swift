@@ -111,7 +111,16 @@ struct ControlRouter: ControlResponder {
             let (replica, state) = try await service.game(a.game, assist: a.cheat == true)
             // A finished game's ending says whether it set a record: that needs the others.
             let games = state.status == .playing ? nil : try await service.games(archived: true)
-            return try answer(id, views.view(replica, state, cheat: a.cheat == true, games: games))
+            var view = views.view(replica, state, cheat: a.cheat == true, games: games)
+            view.daily = try await dailyTable(of: state)
+            return try answer(id, view)
+        case Commands.Daily.name:
+            try refuseIfRemoved()
+            let day = DailyBoard.day(ofMillis: Date().millis, utcOffsetSeconds: TimeZone.current.secondsFromGMT())
+            let (replica, state, _) = try await service.dailyGame(day: day, circle: members.firstKey)
+            var view = views.view(replica, state)
+            view.daily = try await dailyTable(of: state)
+            return try answer(id, view)
         case Commands.Reveal.name:
             return try answer(id, try await move(.reveal, try args(line)))
         case Commands.Chord.name:
@@ -148,7 +157,12 @@ struct ControlRouter: ControlResponder {
             return try answer(id, replay)
         case Commands.Scores.name:
             let a: Commands.Scores.Arguments = try args(line)
-            return try answer(id, try views.scores(try await service.games(archived: true), player: a.player))
+            var result = try views.scores(try await service.games(archived: true), player: a.player)
+            if a.daily == true {
+                let day = DailyBoard.day(ofMillis: Date().millis, utcOffsetSeconds: TimeZone.current.secondsFromGMT())
+                result.daily = try await dailyTable(day: day)
+            }
+            return try answer(id, result)
         case Commands.Invite.name:
             let a: Commands.Invite.Arguments = try args(line)
             let seconds = a.validSeconds ?? Commands.Invite.defaultValidSeconds
@@ -275,6 +289,21 @@ struct ControlRouter: ControlResponder {
             listening: network.listening, mdns: network.mdnsStatus, peers: await network.connectedCount(),
             games: await service.gameCount, version: SweeperVersion.current, pid: getpid(), presence: views.presence(presence.everyone),
             removed: removedHere)
+    }
+
+    /// The table of the day whose board `state` is, when it is one.
+    private func dailyTable(of state: GameState) async throws -> Commands.DailyTable? {
+        guard let day = state.dailyDay else { return nil }
+        let table = try await dailyTable(day: day)
+        return table.results.contains { $0.game == state.gameID.description } ? table : nil
+    }
+
+    /// `day`'s results and each player's streak, from the boards of the day held here.
+    private func dailyTable(day: Int) async throws -> Commands.DailyTable {
+        let circle = members.firstKey
+        let games = try await service.dailyGames(of: day, circle: circle)
+        let streaks = try await service.dailyStreaks(to: day, circle: circle)
+        return views.dailyTable(day: day, games: games, streaks: streaks)
     }
 
     /// When this device was removed: who removed it, when, and what to do.

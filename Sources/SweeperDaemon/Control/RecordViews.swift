@@ -163,3 +163,28 @@ extension ReplyViews {
             notRanked: state.status == .won && !ranked ? why.joined(separator: "; ") : nil, record: record)
     }
 }
+
+// MARK: The board of the day
+
+extension ReplyViews {
+    /// A day's table: `games` are the day's boards, one per player
+    /// (``GameService/dailyGames(of:circle:)``), `streaks` each player's
+    /// run of days won (``GameService/dailyStreaks(to:circle:)``).
+    func dailyTable(day: Int, games: [(replica: GameReplica, state: GameState)], streaks: [PeerID: Int]) -> Commands.DailyTable {
+        let results = games.map { replica, state -> Commands.DailyResult in
+            let seconds = play.playedSeconds(state)
+            var result = Commands.DailyResult(
+                name: name(of: state.creator), peer: state.creator.description, game: state.gameID.description, status: state.status.shown,
+                seconds: seconds, progress: state.board.progress, assisted: state.isAssisted ? true : nil)
+            if state.status == .won, seconds > 0, let figures = replica.figures() {
+                result.threeBVPerSecond = Double(figures.solvedThreeBV) / Double(seconds)
+            }
+            return result
+        }
+        let rank = { (r: Commands.DailyResult) -> Int in r.status == .won ? 0 : r.status == .playing ? 1 : 2 }
+        let key = { (r: Commands.DailyResult) in (rank(r), r.status == .won ? Double(r.seconds) : -r.progress, r.name) }
+        let ordered = results.sorted { key($0) < key($1) }
+        let runs = streaks.filter { $0.value > 0 }.map { Commands.DailyStreak(name: name(of: $0.key), peer: $0.key.description, days: $0.value) }
+        return Commands.DailyTable(date: DailyBoard.date(of: day), results: ordered, streaks: runs.sorted { ($1.days, $0.name) < ($0.days, $1.name) })
+    }
+}

@@ -99,6 +99,8 @@ actor GameService {
     let eventLoop: any EventLoop
     /// Which games this device syncs.
     var selection: SyncSelection
+    /// The boards of the day made so far, by day, for the circle of the tag.
+    private var dailyBoards: (tag: String, boards: [Int: GeneratedBoard]) = ("", [:])
 
     nonisolated var unownedExecutor: UnownedSerialExecutor { eventLoop.executor.asUnownedSerialExecutor() }
 
@@ -439,7 +441,7 @@ actor GameService {
     /// game, kept out of records on every device.
     func newGame(
         _ parameters: GameParameters, seed: UInt64, questionMarks: Bool, players: Set<PeerID>? = nil, isPrivate: Bool = false,
-        seedChosen: Bool = false
+        seedChosen: Bool = false, daily: Int? = nil
     ) throws -> (GameReplica, GameState) {
         try reloadIfPending()
         let now = Date()
@@ -466,6 +468,10 @@ actor GameService {
             next = try next.inserting(seeded, circle: 0)
             ops.append(seeded)
         }
+        if let daily, let made = next.game(genesis.gameID)?.game, let op = try author.daily(daily, in: made, atMillis: now.millis) {
+            next = try next.inserting(op, circle: 0)
+            ops.append(op)
+        }
         guard let (_, replica) = next.game(genesis.gameID), let state = replica.state else {
             throw GameServiceError.engine(.gameVanished)
         }
@@ -482,6 +488,81 @@ actor GameService {
         sinks.changes.gameChanged(.added(replica, state))
         sinks.status.gamesChanged(to: engine.games.count)
         return (replica, state)
+    }
+
+    /// This player's board of `day` in the circle whose first key is
+    /// `circle`: the one it began (the first, if a device apart began
+    /// another), else a new one, derived from the circle and the day
+    /// (``DailyBoard``). Returns the game and whether it was made now.
+    func dailyGame(day: Int, circle: CircleKey) throws -> (GameReplica, GameState, made: Bool) {
+        let me = engine.circles[0].author.identity.peerID
+        if let own = try dailyGames(of: day, circle: circle).first(where: { $0.state.creator == me }),
+            let (_, replica) = engine.game(own.state.gameID)
+        {
+            return (replica, own.state, false)
+        }
+        guard let board = dailyBoard(day: day, circle: circle) else {
+            throw GameServiceError.generationFailed("the board of \(DailyBoard.date(of: day)) could not be made")
+        }
+        let (replica, state) = try newGame(board.parameters, seed: board.seed, questionMarks: false, daily: day)
+        return (replica, state, true)
+    }
+
+    /// `day`'s board in the circle whose first key is `circle`, made once.
+    private func dailyBoard(day: Int, circle: CircleKey) -> GeneratedBoard? {
+        let tag = circle.tag
+        if dailyBoards.tag != tag { dailyBoards = (tag, [:]) }
+        if let board = dailyBoards.boards[day] { return board }
+        guard let board = try? DailyBoard.board(circle: circle, day: day) else { return nil }
+        dailyBoards.boards[day] = board
+        return board
+    }
+
+    /// The boards of `day` held here, one per player (the first each began,
+    /// by start time then id): the games whose creator said they are that
+    /// day's board and whose layout is it.
+    func dailyGames(of day: Int, circle: CircleKey) throws -> [(replica: GameReplica, state: GameState)] {
+        try reloadIfPending()
+        var firsts: [PeerID: (replica: GameReplica, state: GameState)] = [:]
+        for g in engine.games where g.circle == 0 && g.state.dailyDay == day && !g.state.isPrivate {
+            guard let board = dailyBoard(day: day, circle: circle), DailyBoard.matches(g.state.genesis, board),
+                let (_, replica) = engine.game(g.state.gameID)
+            else { continue }
+            let creator = g.state.creator
+            if let held = firsts[creator], (held.state.startMillis, held.state.gameID) <= (g.state.startMillis, g.state.gameID) { continue }
+            firsts[creator] = (replica, g.state)
+        }
+        return firsts.values.sorted { ($0.state.startMillis, $0.state.gameID) < ($1.state.startMillis, $1.state.gameID) }
+    }
+
+    /// The longest streak counted, in days (ten years).
+    static let longestStreak = 3_660
+
+    /// Each player's run of days with the board of the day won, up to
+    /// `day`: from `day` back, or from the day before while `day`'s is not
+    /// won yet (a streak lasts until a whole day passes without a win).
+    func dailyStreaks(to day: Int, circle: CircleKey) throws -> [PeerID: Int] {
+        var winners: [Int: Set<PeerID>] = [:]
+        func won(_ d: Int) throws -> Set<PeerID> {
+            if let held = winners[d] { return held }
+            let set = Set(try dailyGames(of: d, circle: circle).filter { $0.state.status == .won }.map(\.state.creator))
+            winners[d] = set
+            return set
+        }
+        // Only days with a board of the day held are looked at.
+        let days = Set(engine.games.compactMap { $0.circle == 0 ? $0.state.dailyDay : nil })
+        var out: [PeerID: Int] = [:]
+        let today = try won(day)
+        for peer in today.union(try won(day - 1)) {
+            var d = today.contains(peer) ? day : day - 1
+            var n = 0
+            while n < Self.longestStreak, days.contains(d), try won(d).contains(peer) {
+                n += 1
+                d -= 1
+            }
+            out[peer] = n
+        }
+        return out
     }
 
     /// Lets `added` move in `game` (this device made it and chose its

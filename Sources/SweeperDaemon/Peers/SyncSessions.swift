@@ -43,6 +43,7 @@ final class SyncSessions: Sendable {
         session.peerReadsFloods = false
         session.peerDescribes = false
         session.peerReadsHints = false
+        session.peerReadsDaily = false
         session.peer = handle.peer
         let messages = interest.isEverything ? session.start(replica: replica) : []
         let link = PeerLink(handle: handle, session: SharedSyncSession(session))
@@ -61,6 +62,7 @@ final class SyncSessions: Sendable {
                 session.peerReadsFloods = capabilities.readsLive
                 session.peerDescribes = capabilities.describesGames
                 session.peerReadsHints = capabilities.readsHints
+                session.peerReadsDaily = capabilities.readsDaily
                 // A session that started before the hello sends its summary
                 // again, asking for the peer's, so that such games it lacks come now.
                 var messages = session.hasPeerSummary ? session.tick(replica: replica) : []
