@@ -443,6 +443,16 @@ import SweeperGame
         let bobs = Op(signing: cast.bob, circle: cast.circle, gameID: game.id, seq: 3, lamport: 7, previous: game.mark.hash,
                       wallClockMillis: 1, payload: .seeded)
         #expect(replica.insert(bobs).rejected.first?.reason == .notPlayer)
+
+        // The daily op (this game is not the day's board: the op's encoding
+        // alone), and the seed of that day's board in Alice's circle.
+        let dv = try Self.vector("op-daily")
+        let day = Int(try dv.number("day"))
+        let daily = Op(signing: cast.alice, circle: cast.circle, gameID: game.id, seq: 5, lamport: 7, previous: seeded.hash,
+                       wallClockMillis: try dv.number("wall-clock"), payload: .daily(day: day))
+        let seed = DailyBoard.seed(circle: cast.circle, day: day)
+        Self.check(dv, inputs: ["day", "wall-clock"], outputs: try Self.opOutputs(daily) + [("board-seed", String(seed, radix: 16))])
+        #expect(replica.insert(daily).accepted.count == 1 && replica.state(of: game.id)?.dailyDay == day)
     }
 
     /// A game whose creator chose the players, the players op and the archive op.
@@ -706,7 +716,7 @@ import SweeperGame
         let names = Set(try Self.vectors().keys)
         let checked: Set<String> = [
             "identities", "invite-code", "txt-record", "handshake", "secret-stream", "link-messages",
-            "game", "op-genesis", "op-reveal", "op-mark", "op-assisted", "game-players", "op-players", "op-archive", "private-game", "op-flood", "segment", "sync-messages", "live-push", "presence", "profile", "play", "membership", "membership-v2", "invitation-switch", "summary-parts", "game-descriptions", "op-hint", "op-seeded", "invitation", "point",
+            "game", "op-genesis", "op-reveal", "op-mark", "op-assisted", "game-players", "op-players", "op-archive", "private-game", "op-flood", "segment", "sync-messages", "live-push", "presence", "profile", "play", "membership", "membership-v2", "invitation-switch", "summary-parts", "game-descriptions", "op-hint", "op-seeded", "op-daily", "invitation", "point",
         ]
         #expect(names == checked, "vectors nothing checks: \(names.subtracting(checked)); missing: \(checked.subtracting(names))")
     }

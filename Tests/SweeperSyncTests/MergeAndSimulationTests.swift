@@ -115,12 +115,15 @@ func replica(_ circle: CircleKey, inserting ops: [Op]) -> Replica {
             totals.addedPlayerSealedMoves += report.addedPlayerSealedMoves
             totals.liveOps += report.liveOps
             totals.headSignatures += report.headSignatures
+            totals.dailyGames += report.dailyGames
         }
         // The runs exercised what they claim to.
         #expect(totals.ops > Self.seedCount / Self.chunks * 5)
         #expect(totals.restarts > 0)
         #expect(totals.partitions > 0)
         #expect(totals.addedPlayerMoves > totals.addedPlayerSealedMoves && totals.addedPlayerSealedMoves > 0)
+        // Some games became boards of the day on the way, and converged all the same.
+        #expect(totals.dailyGames > 0)
         // Moves went as live pushes, vouched for by head signatures sent apart.
         #expect(totals.liveOps > totals.ops / 4 && totals.headSignatures > 0, "\(totals.liveOps) live, \(totals.headSignatures) heads, \(totals.ops) ops")
     }

@@ -377,6 +377,9 @@ struct Simulation {
             op = try? author.assist(in: game, atMillis: clock)
         case 8 where rng.below(4) == 0:
             op = try? author.archive(!state.isArchived, in: game, atMillis: clock)
+        case 9 where rng.below(4) == 0:
+            // The creator says its game is a board of the day (the first it says counts); another player is refused.
+            op = try? author.daily(20_000 + rng.below(3), in: game, atMillis: clock)
         default:
             op = try? author.cycleMark(covered[rng.below(covered.count)], in: game, atMillis: clock)
         }
@@ -511,6 +514,8 @@ struct Simulation {
         var addedPlayerMoves = 0
         /// Of those, the moves in private games (sealed, and unread by the members who do not play).
         var addedPlayerSealedMoves = 0
+        /// Games the creator said were a board of the day (each counted once, on every peer that reads it).
+        var dailyGames = 0
         /// Ops sent as live pushes, and head signatures sent apart from them.
         var liveOps = 0
         var headSignatures = 0
@@ -559,6 +564,7 @@ struct Simulation {
             if isPrivate { report.addedPlayerSealedMoves = report.addedPlayerMoves }
         }
         report.problems = check(against: reference)
+        if let gameID, reference.state(of: gameID)?.dailyDay != nil { report.dailyGames = 1 }
         return report
     }
 

@@ -536,6 +536,58 @@ final class TmuxPane {
         annPane.waitFor("play exited 0")
     }
 
+    /// Ann and Bob, in one circle, play the board of the day while apart:
+    /// the same board on both, two games; once linked, one table on both,
+    /// and Bob's viewer says whose day it is.
+    @Test func twoHostsApartAllDayGetTheSameDailyBoardAndOneTable() throws {
+        let a = try DaemonHarness(), b = try DaemonHarness()
+        defer { a.cleanup(); b.cleanup() }
+        try a.start(name: "ann")
+        try b.start(name: "bob")
+        #expect(try b.join(a).status == 0)
+        b.stop()
+        // Ann alone: her board of the day, won by revealing every safe cell (the mines looked at: assisted).
+        let annDaily = try a.json(["daily"])
+        let annGame = try #require(annDaily["id"] as? String)
+        let opening = try #require(annDaily["board"] as? [String])
+        #expect(try a.json(["daily"])["id"] as? String == annGame, "a second daily made another game")
+        let mines = try #require(try a.json(["show", annGame, "--cheat"])["mineLayout"] as? [String])
+        for (y, row) in mines.enumerated() {
+            for (x, c) in row.enumerated() where c != "*" {
+                guard try board(a, annGame)[y].dropFirst(x).first == "#" else { continue }
+                #expect(try a.cli(["reveal", annGame, "\(x)", "\(y)"]).status == 0)
+            }
+        }
+        #expect(try a.json(["show", annGame])["status"] as? String == "won")
+        a.stop()
+        // Bob alone, later: the same board, as a game of his own.
+        try b.start(name: "bob")
+        let bobDaily = try b.json(["daily"])
+        let bobGame = try #require(bobDaily["id"] as? String)
+        #expect(bobGame != annGame && bobDaily["board"] as? [String] == opening, "Bob's board of the day is not Ann's")
+        let first = try #require(firstCovered(opening))
+        #expect(try b.cli(["flag", bobGame, "\(first.x)", "\(first.y)"]).status == 0)
+        // Linked again (no mDNS here: Bob names Ann's address): one table on both, Ann's win first, and her streak.
+        try a.start(name: "ann")
+        #expect(try b.cli(["connect", try a.peerAddress()]).status == 0)
+        func table(_ h: DaemonHarness) -> [String] {
+            let daily = (try? h.json(["scores", "--daily"]))?["daily"] as? [String: Any]
+            return (daily?["results"] as? [[String: Any]] ?? []).map { "\($0["name"] ?? "") \($0["status"] ?? "")" }
+        }
+        #expect(eventually(60) { table(a) == ["ann won", "bob playing"] && table(b) == table(a) }, "tables: \(table(a)) and \(table(b))")
+        let text = try b.cli(["scores", "--daily"]).stdout
+        #expect(text.contains("Board of the day") && text.contains("Streaks: ann 1 day"), "\(text)")
+        // Bob's viewer opens his board of the day and says so.
+        let command = "\(DaemonHarness.sweeper) --socket \(b.socketPath) daily; echo \"play exited $?\"; sleep 600"
+        let pane = try TmuxPane(width: 100, height: 30, command: command, environment: environment(b))
+        defer { pane.kill() }
+        pane.waitFor("Bob's board of the day") { s in
+            s.joined().contains("game \(bobGame.prefix(8))") && s.joined().contains("board of the day")
+        }
+        pane.send("q", literal: true)
+        pane.waitFor("play exited 0")
+    }
+
     @Test func startsTheDaemonWhenNoneAnswersAndDrawsASCII() throws {
         let h = try DaemonHarness()
         defer { h.cleanup() }
