@@ -29,12 +29,7 @@ struct PlayCommand: AsyncParsableCommand {
         let play = PlayOptions(
             socketPath: options.socketPath, game: game, newGame: newGame.isEmpty ? nil : newGame.arguments, ascii: ascii,
             startDaemon: !noStartDaemon)
-        switch await PlaySession.run(play) {
-        case .quit: return
-        case let .failed(message, code):
-            Output.write("sweeper: \(message)\n".utf8, to: STDERR_FILENO)
-            throw ExitCode(code)
-        }
+        try await runViewer(play)
     }
 }
 
@@ -61,12 +56,7 @@ struct DailyCommand: AsyncParsableCommand {
         }
         var play = PlayOptions(socketPath: options.socketPath, game: nil, ascii: ascii, startDaemon: !noStartDaemon)
         play.daily = true
-        switch await PlaySession.run(play) {
-        case .quit: return
-        case let .failed(message, code):
-            Output.write("sweeper: \(message)\n".utf8, to: STDERR_FILENO)
-            throw ExitCode(code)
-        }
+        try await runViewer(play)
     }
 }
 
@@ -95,11 +85,16 @@ struct ReplayCommand: AsyncParsableCommand {
         }
         var play = PlayOptions(socketPath: options.socketPath, game: game, ascii: ascii, startDaemon: !noStartDaemon)
         play.replay = true
-        switch await PlaySession.run(play) {
-        case .quit: return
-        case let .failed(message, code):
-            Output.write("sweeper: \(message)\n".utf8, to: STDERR_FILENO)
-            throw ExitCode(code)
-        }
+        try await runViewer(play)
+    }
+}
+
+/// Runs the viewer until the player quits; a failure is printed, and exits with its code.
+func runViewer(_ options: PlayOptions) async throws {
+    switch await PlaySession.run(options) {
+    case .quit: return
+    case let .failed(message, code):
+        Output.write("sweeper: \(message)\n".utf8, to: STDERR_FILENO)
+        throw ExitCode(code)
     }
 }
