@@ -28,7 +28,7 @@ public struct GameState: Sendable {
     /// Each reveal that opened cells first, as a stamp and wall clock:
     /// entry 0 is the genesis (the opening's cells), the others one per
     /// reveal, chord or flood op that opened a cell first or took one over.
-    private var revealStamps: [RevealStamp]
+    private var revealStamps: [RevealStamp] = []
     /// The first reveal of each revealed cell not opened by the genesis, as
     /// an index into ``revealStamps``: the board says which cells are
     /// revealed, and a revealed cell missing here is the opening's. Only
@@ -99,7 +99,6 @@ public struct GameState: Sendable {
         genesisWall = genesisOp.wallClockMillis
         players = genesis.players.map { $0.union([genesisOp.author]) }
         usesRoles = genesis.players != nil
-        revealStamps = []
         board = Board(layout: genesis.layout, start: genesis.startIndex, questionMarks: genesis.questionMarks)
         let a = index(of: genesisOp.author)
         revealStamps = [RevealStamp(lamport: genesisOp.lamport, author: a, wall: genesis.createdAtMillis)]

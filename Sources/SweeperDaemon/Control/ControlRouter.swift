@@ -116,8 +116,7 @@ struct ControlRouter: ControlResponder {
             return try answer(id, view)
         case Commands.Daily.name:
             try refuseIfRemoved()
-            let day = DailyBoard.day(ofMillis: Date().millis, utcOffsetSeconds: TimeZone.current.secondsFromGMT())
-            let (replica, state, _) = try await service.dailyGame(day: day, circle: members.firstKey)
+            let (replica, state, _) = try await service.dailyGame(day: Self.today, circle: members.firstKey)
             var view = views.view(replica, state)
             view.daily = try await dailyTable(of: state)
             return try answer(id, view)
@@ -132,7 +131,9 @@ struct ControlRouter: ControlResponder {
             let a: Commands.MoveArguments = try args(line)
             try refuseIfRemoved()
             let game = try await service.pointable(a.game, x: a.x, y: a.y)
-            guard let spot = PresenceSpot(game: game.bytes, x: a.x, y: a.y), presence.point(at: spot) else {
+            // On the board, so a spot: boards are at most 500 wide.
+            guard let spot = PresenceSpot(game: game.bytes, x: a.x, y: a.y) else { throw ControlError.badArguments("no cell \(a.x),\(a.y)") }
+            guard presence.point(at: spot) else {
                 throw ControlError(
                     code: "rate-limited",
                     message: "you pointed \(PointTable.burst) times in \(Int(PointTable.burstWindow)) seconds; wait a moment")
@@ -158,10 +159,7 @@ struct ControlRouter: ControlResponder {
         case Commands.Scores.name:
             let a: Commands.Scores.Arguments = try args(line)
             var result = try views.scores(try await service.games(archived: true), player: a.player)
-            if a.daily == true {
-                let day = DailyBoard.day(ofMillis: Date().millis, utcOffsetSeconds: TimeZone.current.secondsFromGMT())
-                result.daily = try await dailyTable(day: day)
-            }
+            if a.daily == true { result.daily = try await dailyTable(day: Self.today) }
             return try answer(id, result)
         case Commands.Invite.name:
             let a: Commands.Invite.Arguments = try args(line)
@@ -290,6 +288,9 @@ struct ControlRouter: ControlResponder {
             games: await service.gameCount, version: SweeperVersion.current, pid: getpid(), presence: views.presence(presence.everyone),
             removed: removedHere)
     }
+
+    /// Today, by this device's clock and time zone (days since 1970-01-01).
+    static var today: Int { DailyBoard.day(ofMillis: Date().millis, utcOffsetSeconds: TimeZone.current.secondsFromGMT()) }
 
     /// The table of the day whose board `state` is, when it is one.
     private func dailyTable(of state: GameState) async throws -> Commands.DailyTable? {

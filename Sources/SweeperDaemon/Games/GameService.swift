@@ -524,10 +524,10 @@ actor GameService {
     func dailyGames(of day: Int, circle: CircleKey) throws -> [(replica: GameReplica, state: GameState)] {
         try reloadIfPending()
         var firsts: [PeerID: (replica: GameReplica, state: GameState)] = [:]
-        for g in engine.games where g.circle == 0 && g.state.dailyDay == day && !g.state.isPrivate {
-            guard let board = dailyBoard(day: day, circle: circle), DailyBoard.matches(g.state.genesis, board),
-                let (_, replica) = engine.game(g.state.gameID)
-            else { continue }
+        let candidates = engine.games.filter { $0.circle == 0 && $0.state.dailyDay == day && !$0.state.isPrivate }
+        guard !candidates.isEmpty, let board = dailyBoard(day: day, circle: circle) else { return [] }
+        for g in candidates {
+            guard DailyBoard.matches(g.state.genesis, board), let (_, replica) = engine.game(g.state.gameID) else { continue }
             let creator = g.state.creator
             if let held = firsts[creator], (held.state.startMillis, held.state.gameID) <= (g.state.startMillis, g.state.gameID) { continue }
             firsts[creator] = (replica, g.state)
