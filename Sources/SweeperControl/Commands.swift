@@ -245,12 +245,17 @@ public enum Commands {
             /// Whether only the players read the game (its moves sealed with
             /// a key sealed to each of them); needs `players`.
             public var privateGame: Bool?
+            /// Whether the players race: each plays the same layout on a
+            /// board of their own. The racers are this device and
+            /// `players`, or every member of the circle when absent.
+            public var race: Bool?
             /// Creates arguments.
             public init(
                 preset: String? = nil, width: Int? = nil, height: Int? = nil, mines: Int? = nil, noGuess: Bool? = nil,
                 seed: UInt64? = nil, startX: Int? = nil, startY: Int? = nil, questionMarks: Bool? = nil,
-                players: [String]? = nil, privateGame: Bool? = nil
+                players: [String]? = nil, privateGame: Bool? = nil, race: Bool? = nil
             ) {
+                self.race = race
                 self.players = players
                 self.privateGame = privateGame
                 self.preset = preset
@@ -273,10 +278,80 @@ public enum Commands {
         public var game: String?
         /// With `show`: add the mine layout, marking the game as assisted.
         public var cheat: Bool?
+        /// With `show` and `replay` of a race: whose board (a racer's name
+        /// or peer id); this device's own, or the creator's, when absent.
+        public var racer: String?
         /// Creates arguments.
-        public init(game: String?, cheat: Bool? = nil) {
+        public init(game: String?, cheat: Bool? = nil, racer: String? = nil) {
             self.game = game
             self.cheat = cheat
+            self.racer = racer
+        }
+    }
+
+    /// `resign GAME`: this player gives up its board in a race. Its part
+    /// ends, lost; the others race on. The result is the game as `show`
+    /// gives it.
+    public enum Resign: ControlCommand {
+        public static let name = "resign"
+        public typealias Arguments = GameArguments
+        public typealias Result = GameView
+    }
+
+    /// A race as it stands: each racer's own board, the same layout for all.
+    public struct RaceTable: Codable, Equatable, Sendable {
+        /// The peer id of the racer whose board the view shows.
+        public var shown: String
+        /// Every racer: those who won (fastest first), then those still
+        /// playing (furthest first), then those who lost or gave up.
+        public var racers: [RacerStanding]
+        /// Once every racer finished: the winner's name (the fastest of
+        /// those who cleared their board), absent when nobody did.
+        public var winner: String?
+        /// True once every racer's board ended; absent while racing.
+        public var over: Bool?
+        /// Creates a table.
+        public init(shown: String, racers: [RacerStanding], winner: String? = nil, over: Bool? = nil) {
+            self.shown = shown
+            self.racers = racers
+            self.winner = winner
+            self.over = over
+        }
+    }
+
+    /// One racer's board in a race.
+    public struct RacerStanding: Codable, Equatable, Sendable {
+        /// The racer's peer id.
+        public var id: String
+        /// The racer's name.
+        public var name: String
+        /// The colour the racer chose (1–8), when it chose one.
+        public var colour: Int?
+        /// How the racer's board stands.
+        public var status: PlayStatus
+        /// True when the racer gave up (its status is then `lost`).
+        public var gaveUp: Bool?
+        /// Share of safe cells the racer revealed.
+        public var progress: Double
+        /// Flags on the racer's board.
+        public var flags: Int
+        /// Seconds from the race's start to the racer's end, once it ended
+        /// (by the racer's clock).
+        public var seconds: Int?
+        /// True when the racer asked for a hint or looked at the mines.
+        public var assisted: Bool?
+        /// Creates a standing.
+        public init(id: String, name: String, colour: Int? = nil, status: PlayStatus, gaveUp: Bool? = nil, progress: Double, flags: Int,
+                    seconds: Int? = nil, assisted: Bool? = nil) {
+            self.id = id
+            self.name = name
+            self.colour = colour
+            self.status = status
+            self.gaveUp = gaveUp
+            self.progress = progress
+            self.flags = flags
+            self.seconds = seconds
+            self.assisted = assisted
         }
     }
 
@@ -391,7 +466,8 @@ public enum Commands {
         public var index: Int
         /// Who made it: name and peer id.
         public var name: String, author: String
-        /// `reveal`, `chord`, `flag`, `question`, `unmark`, `hint`, `peek` or `other`.
+        /// `reveal`, `chord`, `flag`, `question`, `unmark`, `hint`, `peek`,
+        /// `resign` (a racer gave up) or `other`.
         public var kind: String
         /// The cell acted on; absent for a move that names none.
         public var x: Int?, y: Int?

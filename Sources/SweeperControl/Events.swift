@@ -56,13 +56,19 @@ public struct ControlEvent: Codable, Equatable, Sendable {
     public var dropped: Int?
     /// With `presence`: who, and where they look now.
     public var presence: PresenceInfo?
+    /// With `cells` of a race: the racer whose board changed and how it
+    /// stands. The cells are that racer's board: a viewer showing another
+    /// racer's board updates its race table alone.
+    public var racer: Commands.RacerStanding?
 
     /// Creates an event.
     public init(
         event: Kind, game: String? = nil, cells: [CellChange]? = nil, status: PlayStatus? = nil, minesLeft: Int? = nil,
         by: String? = nil, summary: GameSummary? = nil, peer: PeerInfo? = nil, x: Int? = nil, y: Int? = nil,
-        progress: Double? = nil, trippedBy: String? = nil, dropped: Int? = nil, presence: PresenceInfo? = nil
+        progress: Double? = nil, trippedBy: String? = nil, dropped: Int? = nil, presence: PresenceInfo? = nil,
+        racer: Commands.RacerStanding? = nil
     ) {
+        self.racer = racer
         self.presence = presence
         self.dropped = dropped
         self.event = event

@@ -78,13 +78,16 @@ public struct GameSummary: Codable, Equatable, Sendable {
     /// True when the game is only on this device: held from before it
     /// joined its circle, readable here and never sent to the circle; absent otherwise.
     public var onlyHere: Bool?
+    /// True for a race (each racer on a board of its own); absent otherwise.
+    public var race: Bool?
 
     /// Creates a summary.
     public init(
         id: String, width: Int, height: Int, mines: Int, status: PlayStatus, progress: Double, elapsedSeconds: Int,
         players: [String], created: Double, ended: Double? = nil, assisted: Bool, chosenPlayers: [String]? = nil,
-        watching: Bool? = nil, archived: Bool? = nil, privateGame: Bool? = nil, onlyHere: Bool? = nil
+        watching: Bool? = nil, archived: Bool? = nil, privateGame: Bool? = nil, onlyHere: Bool? = nil, race: Bool? = nil
     ) {
+        self.race = race
         self.privateGame = privateGame
         self.onlyHere = onlyHere
         self.chosenPlayers = chosenPlayers
@@ -189,6 +192,8 @@ public struct GameView: Codable, Equatable, Sendable {
     public var ending: GameEnding?
     /// For a board of the day: the day's results and streaks.
     public var daily: Commands.DailyTable?
+    /// For a race: whose board this view shows, and every racer's standing.
+    public var race: Commands.RaceTable?
 
     /// Creates a view.
     public init(
@@ -230,7 +235,7 @@ public struct GameView: Codable, Equatable, Sendable {
     private enum CodingKeys: String, CodingKey {
         case id, width, height, mines, status, digest, revealed, flags, board, players, trippedBy, elapsedSeconds
         case progress, assisted, questionMarks, mineLayout, wrongFlags, created, ended, chosenPlayers, watching, archived, privateGame
-        case equivocatedBy, onlyHere, start, noGuess, seeded, hints, peeks, ending, daily
+        case equivocatedBy, onlyHere, start, noGuess, seeded, hints, peeks, ending, daily, race
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -268,6 +273,7 @@ public struct GameView: Codable, Equatable, Sendable {
         try c.encodeIfPresent(peeks, forKey: .peeks)
         try c.encodeIfPresent(ending, forKey: .ending)
         try c.encodeIfPresent(daily, forKey: .daily)
+        try c.encodeIfPresent(race, forKey: .race)
     }
 }
 

@@ -184,7 +184,7 @@ public enum PeerMessage: Sendable, Equatable {
 /// cell (message type 12) and daily ops (op kind 12).
 public struct PeerCapabilities: Sendable, Equatable {
     /// The peer protocol version this build speaks.
-    public static let currentVersion: UInt8 = 13
+    public static let currentVersion: UInt8 = 14
     /// The first version that understands presence notes and profiles.
     public static let presenceVersion: UInt8 = 3
     /// The first version that understands shares of played time.
@@ -224,6 +224,9 @@ public struct PeerCapabilities: Sendable, Equatable {
     /// The first version that reads daily ops (op kind 12): older peers are
     /// not sent games that have one.
     public static let dailyVersion: UInt8 = 13
+    /// The first version that reads race games (genesis option bit 3) and
+    /// resign ops (op kind 13): older peers are not sent race games.
+    public static let raceVersion: UInt8 = 14
 
     /// The peer's protocol version (0 until its hello came).
     public let version: UInt8
@@ -249,4 +252,6 @@ public struct PeerCapabilities: Sendable, Equatable {
     public var readsHints: Bool { version >= Self.hintsVersion }
     /// Whether the peer reads daily ops.
     public var readsDaily: Bool { version >= Self.dailyVersion }
+    /// Whether the peer reads race games and resign ops.
+    public var readsRace: Bool { version >= Self.raceVersion }
 }

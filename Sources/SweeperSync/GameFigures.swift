@@ -57,15 +57,24 @@ public struct GameFigures: Sendable, Equatable {
 }
 
 extension GameReplica {
-    /// The game's figures, or `nil` while no state is readable here.
-    public func figures() -> GameFigures? {
-        guard let state else { return nil }
+    /// The game's figures, or `nil` while no state is readable here. In a
+    /// race, those of `racer`'s board (its moves alone); `nil` for a race
+    /// without a racer of it.
+    public func figures(of racer: PeerID? = nil) -> GameFigures? {
+        guard let whole = self.state else { return nil }
+        let state: GameState
+        if whole.isRace {
+            guard let racer, let lane = whole.lane(of: racer) else { return nil }
+            state = lane
+        } else {
+            state = whole
+        }
         let layout = state.genesis.layout
         let geometry = state.genesis.geometry
         let n = geometry.cellCount
         var parts: [PeerID: GameFigures.PlayerPart] = [:]
         var clicks = 1  // the opening
-        for op in ops {
+        for op in ops where !whole.isRace || op.author == racer {
             guard let payload = readablePayload(of: op) else { continue }
             switch payload {
             case .reveal, .flood:

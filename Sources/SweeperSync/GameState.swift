@@ -89,9 +89,20 @@ public struct GameState: Sendable {
     /// Whether the game is private: its ops are sealed with a key only
     /// its players hold.
     public internal(set) var isPrivate = false
+    /// In a race, each racer's board, by racer: a state of its own,
+    /// changed by that racer's moves alone. `nil` for a game played together.
+    private var lanes: [PeerID: GameState]?
+    /// On a racer's board: the wall clock of the racer's resign op, once
+    /// it gave up (its part ends lost; later moves change nothing).
+    public private(set) var gaveUpMillis: UInt64?
 
     /// The state right after `genesisOp` (which must carry a genesis).
     init(genesisOp: Op, genesis: Genesis) {
+        self.init(genesisOp: genesisOp, genesis: genesis, isLane: false)
+    }
+
+    /// The state right after `genesisOp`; `isLane` for one racer's board in a race.
+    private init(genesisOp: Op, genesis: Genesis, isLane: Bool) {
         gameID = genesisOp.gameID
         creator = genesisOp.author
         self.genesis = genesis
@@ -102,6 +113,10 @@ public struct GameState: Sendable {
         board = Board(layout: genesis.layout, start: genesis.startIndex, questionMarks: genesis.questionMarks)
         let a = index(of: genesisOp.author)
         revealStamps = [RevealStamp(lamport: genesisOp.lamport, author: a, wall: genesis.createdAtMillis)]
+        if genesis.isRace, !isLane, let racers = players {
+            let lane = GameState(genesisOp: genesisOp, genesis: genesis, isLane: true)
+            lanes = Dictionary(uniqueKeysWithValues: racers.map { ($0, lane) })
+        }
     }
 
     private mutating func index(of author: PeerID) -> Int32 {
@@ -130,6 +145,20 @@ public struct GameState: Sendable {
     /// clock): the op's own payload, or what a sealed op holds.
     @discardableResult
     mutating func apply(_ payload: OpPayload, of op: Op) -> [Int] {
+        if lanes != nil {
+            switch payload {
+            case .reveal, .flood, .mark, .assisted, .hint, .resign:
+                // A racer's move changes its own board alone.
+                if case .flood = payload { usesFloods = true }
+                if case .hint = payload { usesHints = true }
+                return lanes?[op.author]?.apply(payload, of: op) ?? []
+            default:
+                break
+            }
+        } else if gaveUpMillis != nil {
+            // A racer who gave up moves no more.
+            return []
+        }
         let a = index(of: op.author)
         switch payload {
         case .genesis:
@@ -178,6 +207,11 @@ public struct GameState: Sendable {
         case .archive(let archived):
             usesRoles = true
             if archiveRegister.map({ $0.stamp < op.stamp }) ?? true { archiveRegister = (op.stamp, archived) }
+            return []
+        case .resign:
+            // Only on a racer's board (a race's own state hands it there).
+            guard board.status == .playing else { return [] }
+            gaveUpMillis = op.wallClockMillis
             return []
         }
     }
@@ -229,9 +263,12 @@ public struct GameState: Sendable {
     func allows(_ payload: OpPayload, by author: PeerID) -> Bool {
         switch payload {
         case .players:
-            return author == creator && players != nil
+            // A race's racers are its genesis's: none join later.
+            return author == creator && players != nil && lanes == nil
         case .seeded, .daily:
             return author == creator
+        case .resign:
+            return lanes?[author] != nil
         default:
             return mayMove(author)
         }
@@ -245,11 +282,65 @@ public struct GameState: Sendable {
 
     // MARK: Derived
 
-    /// Playing, won (every safe cell revealed) or lost (a mine revealed).
-    public var status: GameStatus { board.status }
+    /// Playing, won (every safe cell revealed) or lost (a mine revealed,
+    /// or on a racer's board, the racer gave up). A race plays until every
+    /// racer's board ended, and is won when any racer won.
+    public var status: GameStatus {
+        if let lanes {
+            var won = false
+            for lane in lanes.values {
+                switch lane.status {
+                case .playing: return .playing
+                case .won: won = true
+                case .lost: break
+                }
+            }
+            return won ? .won : .lost
+        }
+        if board.status == .playing, gaveUpMillis != nil { return .lost }
+        return board.status
+    }
+
+    // MARK: Races
+
+    /// Whether the game is a race (``Genesis/isRace``).
+    public var isRace: Bool { lanes != nil }
+
+    /// Whether the game is a race (resign ops are a race's alone): peers
+    /// before hello version 14 cannot read the game.
+    public var usesRace: Bool { genesis.isRace }
+
+    /// A race's racers (the creator and its players), in key order; empty
+    /// for a game played together.
+    public var racers: [PeerID] { lanes?.keys.sorted() ?? [] }
+
+    /// A racer's own board in a race, as a state of its own (its status,
+    /// board, scores and end are that racer's); `nil` when `racer` does not race here.
+    public func lane(of racer: PeerID) -> GameState? { lanes?[racer] }
+
+    /// What `peer` plays or watches: in a race its own board, or a
+    /// spectator the creator's; in a game played together the game itself.
+    public func shown(to peer: PeerID) -> GameState {
+        lanes?[peer] ?? lanes?[creator] ?? self
+    }
+
+    /// The racer who won a race: of those who cleared their board, the
+    /// first by its end's wall clock (each racer's clock is its own
+    /// device's), then by key. `nil` while nobody won, and outside a race.
+    public var raceWinner: PeerID? {
+        guard let lanes else { return nil }
+        return lanes.compactMap { racer, lane -> (UInt64, PeerID)? in
+            guard lane.status == .won, let end = lane.endMillis else { return nil }
+            return (end, racer)
+        }.min { $0 < $1 }?.1
+    }
 
     /// Whether anyone looked at the mines or asked for a hint in this game.
-    public var isAssisted: Bool { !assistedBy.isEmpty || !hintsBy.isEmpty }
+    /// In a race, whether any racer did.
+    public var isAssisted: Bool {
+        if let lanes { return lanes.values.contains { $0.isAssisted } }
+        return !assistedBy.isEmpty || !hintsBy.isEmpty
+    }
 
     /// Who first revealed `cell` (the smallest stamp), or `nil` when covered.
     /// The opening's cells belong to the creator.
@@ -269,6 +360,12 @@ public struct GameState: Sendable {
     /// the genesis has the genesis's stamp: every other op of its author
     /// comes later in its chain.)
     public var scores: [PeerID: Int] {
+        if let lanes {
+            // Each racer's points on its own board.
+            var out: [PeerID: Int] = [:]
+            for (racer, lane) in lanes { if let s = lane.scores[racer] { out[racer] = s } }
+            return out
+        }
         var totals = [Int](repeating: 0, count: authors.count)
         let layout = genesis.layout
         for (cell, entry) in firstReveals where entry != 0 && !layout.isMine(Int(cell)) {
@@ -309,9 +406,15 @@ public struct GameState: Sendable {
     public var startMillis: UInt64 { genesis.createdAtMillis }
 
     /// When the game ended, if it did: for a loss the wall clock of the op
-    /// that tripped the mine; for a win, that of the op whose first reveal
-    /// comes last by stamp.
+    /// that tripped the mine (or, on a racer's board, of its resign op);
+    /// for a win, that of the op whose first reveal comes last by stamp. A
+    /// race ends when its last racer's board does.
     public var endMillis: UInt64? {
+        if let lanes {
+            guard status != .playing else { return nil }
+            return lanes.values.compactMap(\.endMillis).max()
+        }
+        if board.status == .playing, let gaveUp = gaveUpMillis { return gaveUp }
         switch status {
         case .playing:
             return nil
@@ -408,6 +511,20 @@ public struct GameState: Sendable {
         if usesDaily {
             w.byte(0xDA)
             w.varint(dailyDay ?? 0)
+        }
+        // A race's boards, each racer's digest by key; a racer's board says
+        // when its racer gave up. (No earlier game has either.)
+        if let lanes {
+            w.byte(0x52)
+            w.varint(lanes.count)
+            for racer in lanes.keys.sorted() {
+                w.append(racer.bytes)
+                w.append(lanes[racer]?.digest ?? [])
+            }
+        }
+        if let gaveUp = gaveUpMillis {
+            w.byte(0x47)
+            w.varint(gaveUp)
         }
         return Blake2b.hash(w.bytes, length: 32)
     }

@@ -22,6 +22,10 @@ public struct Genesis: Hashable, Sendable {
     /// Who may move besides the creator, when the creator chose
     /// (``GameRoles``); `nil` when every member of the circle may.
     public let players: Set<PeerID>?
+    /// Whether the game is a race: the creator and its players each play
+    /// the same layout on a board of their own (peer protocol 14). A race
+    /// names its players.
+    public let isRace: Bool
 
     /// The most players a genesis or a players op names.
     public static let playerLimit = 256
@@ -30,12 +34,14 @@ public struct Genesis: Hashable, Sendable {
     /// the start cell is mine-free and, when the mine count leaves room, that
     /// its neighbours are too, so nobody dies on the first click.
     /// `players` are those who may move besides the creator (`nil`: every
-    /// member of the circle); at most ``playerLimit``.
+    /// member of the circle); at most ``playerLimit``. A race (`isRace`)
+    /// names them: they are the creator's rivals.
     public init(
         parameters: GameParameters, layout: MineLayout, questionMarks: Bool, seed: UInt64, createdAtMillis: UInt64,
-        players: Set<PeerID>? = nil
+        players: Set<PeerID>? = nil, isRace: Bool = false
     ) throws(SyncDecodingError) {
         if let players, players.count > Self.playerLimit { throw .tooLarge(field: "players", limit: Self.playerLimit) }
+        guard !isRace || players != nil else { throw .invalidGenesis("a race names its players") }
         guard layout.geometry == parameters.geometry else { throw .invalidGenesis("layout size does not match the parameters") }
         guard layout.mineCount == parameters.mines else {
             throw .invalidGenesis("layout has \(layout.mineCount) mines; the parameters say \(parameters.mines)")
@@ -53,6 +59,7 @@ public struct Genesis: Hashable, Sendable {
         self.seed = seed
         self.createdAtMillis = createdAtMillis
         self.players = players
+        self.isRace = isRace
     }
 
     /// The board's shape.
@@ -83,7 +90,8 @@ public struct Genesis: Hashable, Sendable {
     }
 
     /// width, height, mines, start index (LEB128), options byte (bit 0
-    /// question marks, bit 1 no-guess, bit 2 players listed), seed (8 bytes
+    /// question marks, bit 1 no-guess, bit 2 players listed, bit 3 a race,
+    /// which needs bit 2), seed (8 bytes
     /// LE), creation time, layout coding byte, length-prefixed layout bytes,
     /// and with bit 2 the players: count (LEB128) ‖ keys in ascending order.
     func encode(into w: inout ByteWriter) {
@@ -92,7 +100,7 @@ public struct Genesis: Hashable, Sendable {
         w.varint(g.height)
         w.varint(parameters.mines)
         w.varint(startIndex)
-        w.byte((questionMarks ? 1 : 0) | (parameters.noGuess ? 2 : 0) | (players != nil ? 4 : 0))
+        w.byte((questionMarks ? 1 : 0) | (parameters.noGuess ? 2 : 0) | (players != nil ? 4 : 0) | (isRace ? 8 : 0))
         w.uint64(seed)
         w.varint(createdAtMillis)
         let (coding, bytes) = Self.encodeLayout(layout)
@@ -155,7 +163,7 @@ public struct Genesis: Hashable, Sendable {
         let mines = try r.int("mine count", max: side * side)
         let start = try r.int("start cell", max: side * side)
         let options = try r.byte("options")
-        guard options & ~7 == 0 else { throw .reservedBitsSet(field: "genesis options") }
+        guard options & ~15 == 0 else { throw .reservedBitsSet(field: "genesis options") }
         let seed = try r.uint64("seed")
         let created = try r.varint("creation time")
         let codingByte = try r.byte("layout coding")
@@ -177,7 +185,7 @@ public struct Genesis: Hashable, Sendable {
         let layout = try decodeLayout(coding, bytes, geometry: geometry, mines: mines)
         return try Genesis(
             parameters: parameters, layout: layout, questionMarks: options & 1 != 0, seed: seed, createdAtMillis: created,
-            players: players)
+            players: players, isRace: options & 8 != 0)
     }
 
     static func decodeLayout(_ coding: LayoutCoding, _ bytes: [UInt8], geometry: BoardGeometry, mines: Int) throws(SyncDecodingError) -> MineLayout {

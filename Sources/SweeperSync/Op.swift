@@ -44,6 +44,9 @@ public enum OpPayload: Hashable, Sendable {
     /// the circle (``DailyBoard``): the creator's alone, counted only when
     /// the layout is that day's.
     case daily(day: Int)
+    /// The author gives up its board in a race: its part ends, lost, and
+    /// its later moves change nothing (a racer's alone, in a race).
+    case resign
 
     /// The kind byte in the encoding.
     public enum Kind: UInt8, Sendable {
@@ -60,6 +63,7 @@ public enum OpPayload: Hashable, Sendable {
         case hint = 10
         case seeded = 11
         case daily = 12
+        case resign = 13
     }
 
     /// This payload's kind.
@@ -78,6 +82,7 @@ public enum OpPayload: Hashable, Sendable {
         case .hint: .hint
         case .seeded: .seeded
         case .daily: .daily
+        case .resign: .resign
         }
     }
 
@@ -124,6 +129,7 @@ public enum OpPayload: Hashable, Sendable {
         case .hint(let cell): w.varint(cell)
         case .seeded: break
         case .daily(let day): w.varint(day)
+        case .resign: break
         }
     }
 
@@ -165,6 +171,8 @@ public enum OpPayload: Hashable, Sendable {
             return .seeded
         case .daily:
             return .daily(day: try r.int("daily day", max: DailyBoard.dayLimit))
+        case .resign:
+            return .resign
         }
     }
 
@@ -172,7 +180,7 @@ public enum OpPayload: Hashable, Sendable {
     /// not pass the game's cell count.
     var cellUpperBound: Int {
         switch self {
-        case .genesis, .assisted, .players, .archive, .privateGenesis, .sealed, .privatePlayers, .seeded, .daily: 0
+        case .genesis, .assisted, .players, .archive, .privateGenesis, .sealed, .privatePlayers, .seeded, .daily, .resign: 0
         case .hint(let cell): cell + 1
         case .reveal(let runs): runs.upperBound
         case .mark(let cell, _): cell + 1

@@ -18,6 +18,10 @@ public enum MoveError: Error, Equatable, Sendable, CustomStringConvertible {
     case everyoneMayPlay
     /// The game key of a private game cannot be sealed to this device's key.
     case notSealable(PeerID)
+    /// Only a racer gives up, and only in a race.
+    case notARace
+    /// A race's racers are its genesis's: none are added.
+    case racersAreFixed
 
     public var description: String {
         switch self {
@@ -28,6 +32,8 @@ public enum MoveError: Error, Equatable, Sendable, CustomStringConvertible {
         case .notTheCreator: "only the game's creator adds players"
         case .everyoneMayPlay: "every member of the circle may move in this game already"
         case .notSealable(let p): "\(p) is not a key a private game's key can be sealed to"
+        case .notARace: "only a racer gives up, in a race"
+        case .racersAreFixed: "a race's racers are chosen when it is made"
         }
     }
 }
@@ -72,12 +78,14 @@ public struct OpAuthor: Sendable {
     ///   - seed: the generator seed, recorded so the board can be reproduced.
     ///   - createdAtMillis: now, in ms since 1970.
     ///   - players: who may move besides this author; `nil` (the default) lets every member.
+    ///   - race: whether this author and `players` race, each on a board of
+    ///     their own (`players` must be given).
     /// - Throws: when the layout does not fit the parameters or the start holds a mine.
     public func genesis(parameters: GameParameters, layout: MineLayout, seed: UInt64, questionMarks: Bool,
-                        createdAtMillis: UInt64, players: Set<PeerID>? = nil) throws(SyncDecodingError) -> Op {
+                        createdAtMillis: UInt64, players: Set<PeerID>? = nil, race: Bool = false) throws(SyncDecodingError) -> Op {
         let g = try Genesis(
             parameters: parameters, layout: layout, questionMarks: questionMarks, seed: seed, createdAtMillis: createdAtMillis,
-            players: players.map { $0.subtracting([identity.peerID]) })
+            players: players.map { $0.subtracting([identity.peerID]) }, isRace: race)
         return Op(signing: identity, circle: circle, gameID: g.gameID(creator: identity.peerID), seq: 1, lamport: 1,
                   previous: .none, wallClockMillis: createdAtMillis, payload: .genesis(g))
     }
@@ -174,7 +182,7 @@ public struct OpAuthor: Sendable {
     /// The op that marks the game as assisted (the reveal-mines cheat), or
     /// `nil` when this author already did.
     public func assist(in game: GameReplica, atMillis now: UInt64) throws(MoveError) -> Op? {
-        let state = try player(in: game)
+        let state = try player(in: game).shown(to: identity.peerID)
         guard !state.assistedBy.contains(identity.peerID) else { return nil }
         return make(.assisted, in: game, atMillis: now)
     }
@@ -209,6 +217,7 @@ public struct OpAuthor: Sendable {
     public func addPlayers(_ added: Set<PeerID>, in game: GameReplica, atMillis now: UInt64) throws(MoveError) -> Op? {
         guard let state = game.state else { throw .unknownGame }
         guard state.creator == identity.peerID else { throw .notTheCreator }
+        guard !state.isRace else { throw .racersAreFixed }
         guard let players = state.players else { throw .everyoneMayPlay }
         // One op names at most as many players as a genesis may.
         let new = Array(added.subtracting(players).sorted().prefix(Genesis.playerLimit))
@@ -221,6 +230,15 @@ public struct OpAuthor: Sendable {
             sealed.append(SealedKey(player: player, sealed: box))
         }
         return make(.privatePlayers(sealed), in: game, atMillis: now)
+    }
+
+    /// The op by which this author, a racer, gives up its board in a race,
+    /// or `nil` when its board ended already.
+    public func resign(in game: GameReplica, atMillis now: UInt64) throws(MoveError) -> Op? {
+        guard let race = game.state else { throw .unknownGame }
+        guard let lane = race.lane(of: identity.peerID) else { throw .notARace }
+        guard lane.status == .playing else { return nil }
+        return make(.resign, in: game, atMillis: now)
     }
 
     /// The op that hides the game from every device's list (`archived`)
@@ -247,8 +265,10 @@ public struct OpAuthor: Sendable {
         return state
     }
 
+    /// The board this author moves on, when it may move on `cell`: in a
+    /// race its own.
     private func playable(_ game: GameReplica, _ cell: Int) throws(MoveError) -> GameState {
-        let state = try player(in: game)
+        let state = try player(in: game).shown(to: identity.peerID)
         guard state.genesis.geometry.contains(index: cell) else { throw .cellOffBoard(cell) }
         guard state.status == .playing else { throw .gameOver(state.status) }
         return state
@@ -260,7 +280,7 @@ public struct OpAuthor: Sendable {
         var payload = payload
         if let key = game.privateHeader?.key {
             switch payload {
-            case .reveal, .mark, .assisted, .archive, .flood, .hint, .seeded:
+            case .reveal, .mark, .assisted, .archive, .flood, .hint, .seeded, .resign:
                 var w = ByteWriter()
                 payload.encode(into: &w)
                 payload = .sealed(key.seal(w.bytes))

@@ -112,7 +112,7 @@ public struct PrivateGameHeader: Sendable {
         switch payload {
         case .reveal, .mark, .assisted, .archive, .flood, .hint, .seeded:
             return payload.cellUpperBound <= cellCount ? payload : nil
-        case .genesis, .players, .privateGenesis, .sealed, .privatePlayers, .daily:
+        case .genesis, .players, .privateGenesis, .sealed, .privatePlayers, .daily, .resign:
             return nil
         }
     }

@@ -39,6 +39,8 @@ public struct Replay: Sendable {
         case hint
         /// A look at the mines.
         case peek
+        /// A racer gave up its board in a race.
+        case resign
         /// Players added, the archive flag, or the seed's choice, when it
         /// changed the board (it never does on its own): kept for completeness.
         case other
@@ -55,21 +57,25 @@ public struct Replay: Sendable {
 extension GameReplica {
     /// The game played again from its genesis, or `nil` while its state is
     /// not readable here (a private game this device does not play).
-    /// `visit` sees each step with the game as it stood after it.
-    public func replay(_ visit: (Replay.Step, GameState) -> Void = { _, _ in }) -> Replay? {
+    /// `visit` sees each step with the game as it stood after it. A race
+    /// plays one racer's board again: `racer`'s, or the creator's.
+    public func replay(racer: PeerID? = nil, _ visit: (Replay.Step, GameState) -> Void = { _, _ in }) -> Replay? {
         guard let current = state, let creator, let genesisOp = chains[creator]?.first else { return nil }
         let genesis = current.genesis
-        var board = GameState(genesisOp: genesisOp, genesis: genesis)
-        board.isPrivate = current.isPrivate
+        var game = GameState(genesisOp: genesisOp, genesis: genesis)
+        game.isPrivate = current.isPrivate
+        let racer = current.isRace ? racer.flatMap { current.lane(of: $0) != nil ? $0 : nil } ?? creator : nil
+        // The board replayed: the game's, or in a race the racer's.
+        var board: GameState { racer.flatMap { game.lane(of: $0) } ?? game }
         let opening = board
-        var ordered = ops.filter { $0.hash != genesisOp.hash }
+        var ordered = ops.filter { $0.hash != genesisOp.hash && (racer == nil || $0.author == racer) }
         ordered.sort { $0.stamp < $1.stamp }
         var steps: [Replay.Step] = []
         steps.reserveCapacity(ordered.count)
         for op in ordered {
             guard let payload = readablePayload(of: op) else { continue }
             let statusBefore = board.status
-            var changed = Set(board.apply(payload, of: op))
+            var changed = Set(game.apply(payload, of: op))
             // A move that ends the game (or, after a merge, plays it again) shows or covers the mines.
             if board.status != statusBefore { changed.formUnion(genesis.layout.mineIndices) }
             let kind: Replay.Kind
@@ -79,10 +85,12 @@ extension GameReplica {
             case .mark(_, let m): kind = m == .flag ? .flag : m == .question ? .question : .unmark
             case .hint: kind = .hint
             case .assisted: kind = .peek
+            case .resign: kind = .resign
             default: kind = .other
             }
             // Players added, the archive flag and the seed's choice change nothing on the board: not moves to watch.
             if kind == .other && changed.isEmpty { continue }
+            let board = board
             let step = Replay.Step(
                 author: op.author, kind: kind, cell: payload.actedCell, changed: changed.sorted(), wallClockMillis: op.wallClockMillis,
                 status: board.status)

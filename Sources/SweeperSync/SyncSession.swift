@@ -61,6 +61,9 @@ public struct SyncSession: Sendable {
     /// Whether the peer reads daily ops (hello version 13 or later): games
     /// with one are not sent to it otherwise.
     public var peerReadsDaily = true
+    /// Whether the peer reads race games and resign ops (hello version 14);
+    /// race games are not sent to it otherwise.
+    public var peerReadsRace = true
     /// Whether the peer answers ``SyncMessage/describe(_:)`` (hello version
     /// 11 or later): it is asked to describe the games of its summary that
     /// this side does not hold (``described``).
@@ -231,7 +234,8 @@ public struct SyncSession: Sendable {
             }
             if !heads.isEmpty { step.replies.append(.heads(heads)) }
         case .describe(let games):
-            let descriptions = games.compactMap { Self.description(of: $0, in: replica) }
+            // Only of games the peer can read: a description holds the genesis.
+            let descriptions = games.filter { reads(replica.games[$0]?.state) }.compactMap { Self.description(of: $0, in: replica) }
             if !descriptions.isEmpty { step.replies.append(.descriptions(descriptions)) }
         case .descriptions(let descriptions):
             // Only what was asked: the id is derived from what the
@@ -459,9 +463,14 @@ public struct SyncSession: Sendable {
     /// Whether the peer is sent `game`: it takes it, and can read it.
     private func sends(_ game: GameID, of replica: Replica) -> Bool {
         guard peerInterest.contains(game) else { return false }
-        let state = replica.games[game]?.state
-        return (peerReadsRoles || state?.usesRoles != true) && (peerReadsFloods || state?.usesFloods != true)
+        return reads(replica.games[game]?.state)
+    }
+
+    /// Whether the peer can read a game in `state` (or one unread here).
+    private func reads(_ state: GameState?) -> Bool {
+        (peerReadsRoles || state?.usesRoles != true) && (peerReadsFloods || state?.usesFloods != true)
             && (peerReadsHints || state?.usesHints != true) && (peerReadsDaily || state?.usesDaily != true)
+            && (peerReadsRace || state?.usesRace != true)
     }
 
     private mutating func note(sent segments: [OpSegment]) {

@@ -495,6 +495,31 @@ import SweeperGame
         }
     }
 
+    /// Protocol 14: the same board as a race of Alice against Bob, and
+    /// Bob giving up his board.
+    @Test func opsOfRaces() throws {
+        let cast = try Cast()
+        let g = try Game(cast).genesis
+        let genesis = try Genesis(
+            parameters: g.parameters, layout: g.layout, questionMarks: g.questionMarks, seed: g.seed, createdAtMillis: g.createdAtMillis,
+            players: [cast.bob.peerID], isRace: true)
+        let id = genesis.gameID(creator: cast.alice.peerID)
+        var genesisBytes = ByteWriter()
+        genesis.encode(into: &genesisBytes)
+        Self.check(try Self.vector("game-race"), inputs: [], outputs: [("genesis", Self.hex(genesisBytes.bytes)), ("game-id", Self.hex(id.bytes))])
+        let genesisOp = Op(signing: cast.alice, circle: cast.circle, gameID: id, seq: 1, lamport: 1, previous: .none,
+                           wallClockMillis: genesis.createdAtMillis, payload: .genesis(genesis))
+        let r = try Self.vector("op-resign")
+        let resign = Op(signing: cast.bob, circle: cast.circle, gameID: id, seq: 1, lamport: 2, previous: .none,
+                        wallClockMillis: try r.number("wall-clock"), payload: .resign)
+        Self.check(r, inputs: ["wall-clock"], outputs: try Self.opOutputs(resign))
+        var replica = Replica(circle: cast.circle)
+        for op in [genesisOp, resign] { #expect(replica.insert(op).accepted.count == 1) }
+        let state = try #require(replica.state(of: id))
+        #expect(state.isRace && state.lane(of: cast.bob.peerID)?.status == .lost && state.lane(of: cast.alice.peerID)?.status == .playing)
+        #expect(try Op(decoding: r.bytes("canonical") + [1] + r.bytes("signature")).hasValidSignature)
+    }
+
     /// A private game: Alice's sealed genesis (Bob plays) and Bob's sealed reveal.
     @Test func privateGame() throws {
         let cast = try Cast()
@@ -716,7 +741,7 @@ import SweeperGame
         let names = Set(try Self.vectors().keys)
         let checked: Set<String> = [
             "identities", "invite-code", "txt-record", "handshake", "secret-stream", "link-messages",
-            "game", "op-genesis", "op-reveal", "op-mark", "op-assisted", "game-players", "op-players", "op-archive", "private-game", "op-flood", "segment", "sync-messages", "live-push", "presence", "profile", "play", "membership", "membership-v2", "invitation-switch", "summary-parts", "game-descriptions", "op-hint", "op-seeded", "op-daily", "invitation", "point",
+            "game", "op-genesis", "op-reveal", "op-mark", "op-assisted", "game-players", "op-players", "op-archive", "private-game", "op-flood", "segment", "sync-messages", "live-push", "presence", "profile", "play", "membership", "membership-v2", "invitation-switch", "summary-parts", "game-descriptions", "op-hint", "op-seeded", "op-daily", "invitation", "point", "game-race", "op-resign",
         ]
         #expect(names == checked, "vectors nothing checks: \(names.subtracting(checked)); missing: \(checked.subtracting(names))")
     }

@@ -97,21 +97,33 @@ struct ControlRouter: ControlResponder {
             try refuseIfRemoved()
             let request: Commands.New.Arguments = try args(line)
             let (parameters, seed, questionMarks) = try request.game(defaults: newGameDefaults)
-            let players = try request.players.map { try self.players(named: $0) }
+            var players = try request.players.map { try self.players(named: $0) }
             let isPrivate = request.privateGame == true
             if isPrivate && players == nil {
                 throw ControlError.badArguments("a private game needs its players (players): only they read it")
             }
+            let race = request.race == true
+            if race {
+                guard !isPrivate else { throw ControlError.badArguments("a race is an open game: leave out privateGame") }
+                // Without players, every member of the circle races.
+                let rivals = (players ?? Set(members.view.members.keys)).subtracting([signer.peerID])
+                guard !rivals.isEmpty else {
+                    throw ControlError.badArguments("a race needs another racer: name players, or invite someone to the circle first")
+                }
+                players = rivals
+            }
             // A seed the player chose lets them print the layout first: practice.
             let (replica, state) = try await service.newGame(
-                parameters, seed: seed, questionMarks: questionMarks, players: players, isPrivate: isPrivate, seedChosen: request.seed != nil)
+                parameters, seed: seed, questionMarks: questionMarks, players: players, isPrivate: isPrivate, seedChosen: request.seed != nil,
+                race: race)
             return try answer(id, views.view(replica, state))
         case Commands.Show.name:
             let a: Commands.GameArguments = try args(line)
             let (replica, state) = try await service.game(a.game, assist: a.cheat == true)
+            let racer = try self.racer(a.racer, in: state)
             // A finished game's ending says whether it set a record: that needs the others.
-            let games = state.status == .playing ? nil : try await service.games(archived: true)
-            var view = views.view(replica, state, cheat: a.cheat == true, games: games)
+            let games = state.shown(to: racer ?? signer.peerID).status == .playing ? nil : try await service.games(archived: true)
+            var view = views.view(replica, state, cheat: a.cheat == true, games: games, racer: racer)
             view.daily = try await dailyTable(of: state)
             return try answer(id, view)
         case Commands.Daily.name:
@@ -120,6 +132,12 @@ struct ControlRouter: ControlResponder {
             var view = views.view(replica, state)
             view.daily = try await dailyTable(of: state)
             return try answer(id, view)
+        case Commands.Resign.name:
+            try refuseIfRemoved()
+            let a: Commands.GameArguments = try args(line)
+            let (replica, state) = try await service.resign(a.game)
+            let games = state.shown(to: signer.peerID).status == .playing ? nil : try await service.games(archived: true)
+            return try answer(id, views.view(replica, state, games: games))
         case Commands.Reveal.name:
             return try answer(id, try await move(.reveal, try args(line)))
         case Commands.Chord.name:
@@ -152,7 +170,8 @@ struct ControlRouter: ControlResponder {
         case Commands.Replay.name:
             let a: Commands.GameArguments = try args(line)
             let (replica, state) = try await service.game(a.game, assist: false)
-            guard let replay = views.replay(replica, state) else {
+            let racer = try self.racer(a.racer, in: state)
+            guard let replay = views.replay(replica, state, racer: racer) else {
                 throw ControlError.badArguments("this device cannot read that game: a private game replays for its players only")
             }
             return try answer(id, replay)
@@ -289,6 +308,19 @@ struct ControlRouter: ControlResponder {
             removed: removedHere)
     }
 
+    /// The racer `named` (a name or peer id) of the race `state`; `nil`
+    /// when none is named. Naming one outside a race, or no racer of it, is refused.
+    private func racer(_ named: String?, in state: GameState) throws -> PeerID? {
+        guard let named else { return nil }
+        guard state.isRace else { throw ControlError.badArguments("racer is for a race; this game is played together") }
+        let racers = state.racers
+        if let match = racers.first(where: { $0.description == named || views.name(of: $0) == named }) { return match }
+        let prefixed = racers.filter { $0.description.hasPrefix(named) }
+        if prefixed.count == 1 { return prefixed[0] }
+        throw ControlError.badArguments(
+            "'\(named)' is not a racer of this race (racers: \(racers.map(views.name(of:)).sorted().joined(separator: ", ")))")
+    }
+
     /// Today, by this device's clock and time zone (days since 1970-01-01).
     static var today: Int { DailyBoard.day(ofMillis: Date().millis, utcOffsetSeconds: TimeZone.current.secondsFromGMT()) }
 
@@ -420,6 +452,10 @@ struct ControlRouter: ControlResponder {
             ControlError(code: "everyone-plays", message: "every member of the circle may move in this game already")
         case .cannotSeal(let peer):
             ControlError.badArguments("\(peer) is not a device key a private game's key can be sealed to")
+        case .notARacer:
+            ControlError(code: "not-a-racer", message: "only a racer gives up, in a race (`sweeper new --race` makes one)")
+        case .racersAreFixed:
+            ControlError(code: "racers-fixed", message: "a race's racers are chosen when it is made; start another race to add someone")
         case .engine(let error):
             .internal("\(error)")
         }

@@ -1,3 +1,4 @@
+import Foundation
 import SweeperControl
 import SweeperCrypto
 import SweeperGame
@@ -39,16 +40,50 @@ extension ReplyViews {
         }
     }
 
-    /// Whether a game is won by playing (a move made, not only the opening).
-    static func wasPlayed(_ replica: GameReplica) -> Bool { replica.ops.contains(where: \.isReveal) }
+    /// A game as the records count it: a game played together, or one
+    /// racer's board in a race (a race counts for each racer like a game
+    /// of its own of that class).
+    struct Played {
+        /// The game.
+        var replica: GameReplica
+        /// The game's state, or the racer's board.
+        var state: GameState
+        /// In a race, whose board.
+        var racer: PeerID?
+    }
+
+    /// Every game of `games` as the records count it: each race once per racer.
+    static func played(_ games: [(GameReplica, GameState)]) -> [Played] {
+        games.flatMap { replica, state -> [Played] in
+            guard state.isRace else { return [Played(replica: replica, state: state, racer: nil)] }
+            return state.racers.compactMap { r in state.lane(of: r).map { Played(replica: replica, state: $0, racer: r) } }
+        }
+    }
+
+    /// Who a played game credits: the racer, or every player who moved.
+    func players(_ g: Played) -> [PeerID] { g.racer.map { [$0] } ?? players(g.replica, g.state) }
+
+    /// A played game's time: a racer's from the race's start to its end;
+    /// a game played together, its played time.
+    func seconds(_ g: Played) -> Int {
+        g.racer != nil ? g.state.elapsedSeconds(nowMillis: Date().millis) : play.playedSeconds(g.state)
+    }
+
+    /// Whether a game is won by playing (a move made, not only the opening):
+    /// in a race, by the racer.
+    static func wasPlayed(_ g: Played) -> Bool {
+        guard let racer = g.racer else { return g.replica.ops.contains(where: \.isReveal) }
+        return g.replica.chains[racer]?.contains(where: \.isReveal) ?? false
+    }
 
     /// A won game as a line of the records.
-    func bestTime(_ replica: GameReplica, _ state: GameState, figures: GameFigures?) -> Commands.BestTime {
+    func bestTime(_ g: Played, figures: GameFigures?) -> Commands.BestTime {
+        let state = g.state
         let p = state.genesis.parameters
-        let seconds = play.playedSeconds(state)
+        let seconds = seconds(g)
         var entry = Commands.BestTime(
             width: p.width, height: p.height, mines: p.mines, seconds: seconds, game: state.gameID.description,
-            players: players(replica, state).map(name(of:)), date: Double(state.startMillis) / 1000, ended: state.endMillis.map { Double($0) / 1000 })
+            players: players(g).map(name(of:)), date: Double(state.startMillis) / 1000, ended: state.endMillis.map { Double($0) / 1000 })
         entry.noGuess = p.noGuess
         if let figures, seconds > 0 { entry.threeBVPerSecond = Double(figures.solvedThreeBV) / Double(seconds) }
         return entry
@@ -56,20 +91,20 @@ extension ReplyViews {
 
     /// Whether a game competes for records: won by playing, with no hint,
     /// no look at the mines, and no seed chosen.
-    static func isRanked(_ replica: GameReplica, _ state: GameState) -> Bool {
-        state.status == .won && !state.isAssisted && !state.isSeeded && wasPlayed(replica)
+    static func isRanked(_ g: Played) -> Bool {
+        g.state.status == .won && !g.state.isAssisted && !g.state.isSeeded && wasPlayed(g)
     }
 
     /// The ranked wins of `games` (of class `only`, when given) by class,
     /// each class fastest first; with `figures`, with their 3BV per second.
-    func rankedWins(_ games: [(GameReplica, GameState)], only: RecordClass? = nil, figures: Bool = true) -> [RecordClass: [Commands.BestTime]] {
+    func rankedWins(_ games: [Played], only: RecordClass? = nil, figures: Bool = true) -> [RecordClass: [Commands.BestTime]] {
         var classes: [RecordClass: [Commands.BestTime]] = [:]
-        for (replica, state) in games where Self.isRanked(replica, state) {
-            let c = RecordClass(state.genesis.parameters)
+        for g in games where Self.isRanked(g) {
+            let c = RecordClass(g.state.genesis.parameters)
             guard only.map({ $0 == c }) ?? true else { continue }
-            classes[c, default: []].append(bestTime(replica, state, figures: figures ? replica.figures() : nil))
+            classes[c, default: []].append(bestTime(g, figures: figures ? g.replica.figures(of: g.racer) : nil))
         }
-        return classes.mapValues { $0.sorted { ($0.seconds, $0.date, $0.game) < ($1.seconds, $1.date, $1.game) } }
+        return classes.mapValues { $0.sorted { ($0.seconds, $0.date, $0.game, $0.players.joined(separator: ",")) < ($1.seconds, $1.date, $1.game, $1.players.joined(separator: ",")) } }
     }
 
     /// Who asked for hints in a game, most first.
@@ -84,7 +119,8 @@ extension ReplyViews {
 
     /// `scores`: every class's ten best, the wins not ranked, and with
     /// `player` that player's records and totals.
-    func scores(_ games: [(GameReplica, GameState)], player: String?) throws -> Commands.Scores.Result {
+    func scores(_ held: [(GameReplica, GameState)], player: String?) throws -> Commands.Scores.Result {
+        let games = Self.played(held)
         let ranked = rankedWins(games)
         let classes = ranked.keys.sorted().map { c in
             Commands.ScoreClass(name: c.name, width: c.width, height: c.height, mines: c.mines, noGuess: c.noGuess,
@@ -92,11 +128,11 @@ extension ReplyViews {
         }
         var assisted: [Commands.AssistedWin] = []
         var practice: [Commands.BestTime] = []
-        for (replica, state) in games where state.status == .won && Self.wasPlayed(replica) {
-            if state.isSeeded {
-                practice.append(bestTime(replica, state, figures: nil))
-            } else if state.isAssisted {
-                assisted.append(Commands.AssistedWin(game: bestTime(replica, state, figures: nil), hints: hints(state), peeks: peeks(state)))
+        for g in games where g.state.status == .won && Self.wasPlayed(g) {
+            if g.state.isSeeded {
+                practice.append(bestTime(g, figures: nil))
+            } else if g.state.isAssisted {
+                assisted.append(Commands.AssistedWin(game: bestTime(g, figures: nil), hints: hints(g.state), peeks: peeks(g.state)))
             }
         }
         assisted.sort { $0.game.date > $1.game.date }
@@ -107,19 +143,21 @@ extension ReplyViews {
     }
 
     /// A player's totals over every game held here, and their best ranked time per class.
-    func record(of player: String, in games: [(GameReplica, GameState)], ranked: [RecordClass: [Commands.BestTime]]) throws -> Commands.PlayerRecord {
-        let authors = Set(games.flatMap { replica, state in players(replica, state) }).filter { name(of: $0) == player }
+    func record(of player: String, in games: [Played], ranked: [RecordClass: [Commands.BestTime]]) throws -> Commands.PlayerRecord {
+        let authors = Set(games.flatMap { players($0) }).filter { name(of: $0) == player }
         guard !authors.isEmpty else {
-            let known = Set(games.flatMap { replica, state in players(replica, state).map(name(of:)) }).sorted()
+            let known = Set(games.flatMap { players($0).map(name(of:)) }).sorted()
             throw ControlError.badArguments(
                 "no player named \(player) has made a move here" + (known.isEmpty ? "" : " (players: \(known.joined(separator: ", ")))"))
         }
         var played = 0, won = 0, lost = 0, tripped = 0
-        for (replica, state) in games where !authors.isDisjoint(with: replica.chains.keys) && Self.wasPlayed(replica) {
+        for g in games where Self.wasPlayed(g) {
+            // A game played together counts for whoever moved in it; a racer's board for its racer.
+            guard g.racer.map({ authors.contains($0) }) ?? !authors.isDisjoint(with: g.replica.chains.keys) else { continue }
             played += 1
-            if state.status == .won { won += 1 }
-            if state.status == .lost { lost += 1 }
-            if let t = state.trippedBy, authors.contains(t) { tripped += 1 }
+            if g.state.status == .won { won += 1 }
+            if g.state.status == .lost { lost += 1 }
+            if let t = g.state.trippedBy, authors.contains(t) { tripped += 1 }
         }
         let mine = ranked.keys.sorted().compactMap { c in ranked[c]?.first { $0.players.contains(player) } }
         return Commands.PlayerRecord(
@@ -128,11 +166,13 @@ extension ReplyViews {
             records: mine)
     }
 
-    /// How `state` ended, once it did; `games` (every game held) decides
+    /// How `state` ended, once it did (in a race, how `racer`'s board
+    /// did: `state` is then that board); `games` (every game held) decides
     /// whether it set a record of its class.
-    func ending(_ replica: GameReplica, _ state: GameState, games: [(GameReplica, GameState)]?) -> GameEnding? {
-        guard state.status != .playing, let figures = replica.figures() else { return nil }
-        let seconds = play.playedSeconds(state)
+    func ending(_ replica: GameReplica, _ state: GameState, racer: PeerID? = nil, games: [(GameReplica, GameState)]?) -> GameEnding? {
+        let g = Played(replica: replica, state: state, racer: racer)
+        guard state.status != .playing, let figures = replica.figures(of: racer) else { return nil }
+        let seconds = seconds(g)
         let geometry = state.genesis.geometry
         let parts = figures.parts.map { author, p in
             GameEnding.PlayerPart(
@@ -140,7 +180,7 @@ extension ReplyViews {
                 clicks: p.clicks, hints: p.hints, peekedAt: p.peekedAtMillis.map { Double($0) / 1000 })
         }.sorted { ($1.threeBV, $1.cellsOpened, $0.name) < ($0.threeBV, $0.cellsOpened, $1.name) }
         // Only a win counts for records; what kept a win out is said.
-        let ranked = Self.isRanked(replica, state)
+        let ranked = Self.isRanked(g)
         var why: [String] = []
         if state.isSeeded { why.append("a practice game (its seed was chosen)") }
         why += hints(state).map { "\($0.name) asked for \($0.hints) hint" + ($0.hints == 1 ? "" : "s") }
@@ -149,7 +189,9 @@ extension ReplyViews {
         var record: String?
         if ranked, let games {
             let c = RecordClass(state.genesis.parameters)
-            if let best = rankedWins(games, only: c, figures: false)[c]?.first, best.game == state.gameID.description {
+            let names = players(g).map(name(of:))
+            if let best = rankedWins(Self.played(games), only: c, figures: false)[c]?.first,
+               best.game == state.gameID.description, best.players == names {
                 record = "Best \(c.name) time: \(best.players.joined(separator: " & ")), \(ControlFormatting.duration(best.seconds))"
             }
         }
@@ -176,7 +218,7 @@ extension ReplyViews {
             var result = Commands.DailyResult(
                 name: name(of: state.creator), peer: state.creator.description, game: state.gameID.description, status: state.status.shown,
                 seconds: seconds, progress: state.board.progress, assisted: state.isAssisted ? true : nil)
-            if state.status == .won, seconds > 0, let figures = replica.figures() {
+            if state.status == .won, seconds > 0, let figures = replica.figures(of: nil) {
                 result.threeBVPerSecond = Double(figures.solvedThreeBV) / Double(seconds)
             }
             return result

@@ -1,16 +1,19 @@
 import SweeperControl
+import SweeperCrypto
 import SweeperGame
 import SweeperSync
 
 extension ReplyViews {
     /// `replay`: the game from its opening and every move in order, each
     /// with the looks of the cells it changed (as `show` draws them), or
-    /// `nil` when this device cannot read the game.
-    func replay(_ replica: GameReplica, _ state: GameState) -> Commands.Replay.Result? {
+    /// `nil` when this device cannot read the game. A race replays one
+    /// racer's board: `racer`'s, else this device's own, else the creator's.
+    func replay(_ replica: GameReplica, _ state: GameState, racer: PeerID? = nil) -> Commands.Replay.Result? {
+        let racer = racer ?? (state.lane(of: ownID) != nil ? ownID : nil)
         let geometry = state.genesis.geometry
         let started = Double(state.startMillis) / 1000
         var moves: [Commands.ReplayMove] = []
-        guard let replay = replica.replay({ step, after in
+        guard let replay = replica.replay(racer: racer, { step, after in
             let cell = step.cell.map(geometry.cell(at:))
             moves.append(Commands.ReplayMove(
                 index: moves.count + 1, name: name(of: step.author), author: step.author.description, kind: step.kind.rawValue,
@@ -21,6 +24,6 @@ extension ReplyViews {
         let p = state.genesis.parameters
         return Commands.Replay.Result(
             game: state.gameID.description, width: p.width, height: p.height, mines: p.mines, opening: replay.opening.rows,
-            started: started, moves: moves, status: state.status.shown)
+            started: started, moves: moves, status: state.shown(to: racer ?? state.creator).status.shown)
     }
 }

@@ -63,13 +63,15 @@ struct ReplyViews: Sendable {
     /// The summary `games` lists and `game-added` carries.
     func summary(_ replica: GameReplica, _ state: GameState, now: Date = Date()) -> GameSummary {
         let p = state.genesis.parameters
+        // A race lists this device's own board's progress (or the creator's).
+        let board = state.shown(to: ownID)
         return GameSummary(
             id: state.gameID.description, width: p.width, height: p.height, mines: p.mines, status: state.status.shown,
-            progress: state.board.progress, elapsedSeconds: play.playedSeconds(state),
+            progress: board.board.progress, elapsedSeconds: play.playedSeconds(state),
             players: players(replica, state).map(name(of:)), created: Double(state.startMillis) / 1000,
             ended: state.endMillis.map { Double($0) / 1000 }, assisted: state.isAssisted, chosenPlayers: chosenPlayers(state),
             watching: state.mayMove(ownID) ? nil : true, archived: state.isArchived ? true : nil,
-            privateGame: state.isPrivate ? true : nil, onlyHere: links.withholds(state.gameID) ? true : nil)
+            privateGame: state.isPrivate ? true : nil, onlyHere: links.withholds(state.gameID) ? true : nil, race: state.isRace ? true : nil)
     }
 
     /// The names of the devices the creator chose to move (creator first,
@@ -82,9 +84,14 @@ struct ReplyViews: Sendable {
     /// The whole game, as `show` and `new` answer; with `cheat`, the mines too.
     /// `games`: every game held, when the caller has them, to say whether
     /// a finished game set a record.
-    func view(_ replica: GameReplica, _ state: GameState, cheat: Bool = false, games: [(GameReplica, GameState)]? = nil) -> GameView {
-        let scores = state.scores
-        let players = players(replica, state).map { PlayerScore(
+    /// In a race the view is of one racer's board: `racer`'s, else this
+    /// device's own, else (for a spectator) the creator's.
+    func view(_ replica: GameReplica, _ whole: GameState, cheat: Bool = false, games: [(GameReplica, GameState)]? = nil,
+              racer: PeerID? = nil) -> GameView {
+        let shownRacer = whole.isRace ? racer.flatMap { whole.lane(of: $0) != nil ? $0 : nil } ?? (whole.lane(of: ownID) != nil ? ownID : whole.creator) : nil
+        let state = shownRacer.flatMap { whole.lane(of: $0) } ?? whole
+        let scores = whole.scores
+        let players = players(replica, whole).map { PlayerScore(
             id: $0.description, name: name(of: $0), score: scores[$0] ?? 0,
             colour: peers.profile(of: $0).flatMap { $0.colour > 0 ? Int($0.colour) : nil }) }
             .sorted { ($1.score, $0.name) < ($0.score, $1.name) }
@@ -92,14 +99,15 @@ struct ReplyViews: Sendable {
         var view = GameView(
             id: state.gameID.description, width: p.width, height: p.height, mines: p.mines, status: state.status.shown,
             // After a win every mine shows flagged, and the count says so too.
-            digest: state.digestHex, revealed: state.revealedCount, flags: state.status == .won ? p.mines : state.board.flagCount, board: state.rows,
+            digest: whole.digestHex, revealed: state.revealedCount, flags: state.status == .won ? p.mines : state.board.flagCount, board: state.rows,
             players: players, trippedBy: state.trippedBy?.description,
-            elapsedSeconds: play.playedSeconds(state), progress: state.board.progress,
+            elapsedSeconds: whole.isRace ? state.elapsedSeconds(nowMillis: Date().millis) : play.playedSeconds(state),
+            progress: state.board.progress,
             assisted: state.isAssisted, questionMarks: state.genesis.questionMarks, mineLayout: cheat ? state.layoutRows : nil,
             wrongFlags: state.status == .lost ? Self.wrongFlags(state) : nil,
             created: Double(state.startMillis) / 1000, ended: state.endMillis.map { Double($0) / 1000 },
-            chosenPlayers: chosenPlayers(state), watching: state.mayMove(ownID) ? nil : true,
-            archived: state.isArchived ? true : nil, privateGame: state.isPrivate ? true : nil,
+            chosenPlayers: chosenPlayers(whole), watching: whole.mayMove(ownID) ? nil : true,
+            archived: whole.isArchived ? true : nil, privateGame: whole.isPrivate ? true : nil,
             equivocatedBy: replica.equivocators.isEmpty ? nil : replica.equivocators.sorted().map(name(of:)),
             onlyHere: links.withholds(state.gameID) ? true : nil,
             start: CellPosition(x: p.start.x, y: p.start.y))
@@ -107,8 +115,31 @@ struct ReplyViews: Sendable {
         view.seeded = state.isSeeded ? true : nil
         view.hints = state.hintsBy.isEmpty ? nil : hints(state)
         view.peeks = state.peeks.isEmpty ? nil : peeks(state)
-        view.ending = ending(replica, state, games: games)
+        view.ending = ending(replica, state, racer: shownRacer, games: games)
+        if let shownRacer { view.race = raceTable(whole, shown: shownRacer) }
         return view
+    }
+
+    /// A race as it stands, showing `shown`'s board. A racer removed from
+    /// the circle moves no more: the race is over without it.
+    func raceTable(_ race: GameState, shown: PeerID) -> Commands.RaceTable {
+        let removed = members.view.removed
+        let racers = race.racers.compactMap { r in race.lane(of: r).map { standing(of: r, on: $0) } }
+        let rank = { (r: Commands.RacerStanding) -> Int in r.status == .won ? 0 : r.status == .playing ? 1 : 2 }
+        let key = { (r: Commands.RacerStanding) in (rank(r), r.status == .won ? Double(r.seconds ?? 0) : -r.progress, r.name) }
+        let over = race.racers.allSatisfy { r in race.lane(of: r).map { $0.status != .playing } ?? true || removed[r] != nil }
+        return Commands.RaceTable(
+            shown: shown.description, racers: racers.sorted { key($0) < key($1) },
+            winner: over ? race.raceWinner.map(name(of:)) : nil, over: over ? true : nil)
+    }
+
+    /// How one racer's board stands.
+    func standing(of racer: PeerID, on lane: GameState) -> Commands.RacerStanding {
+        Commands.RacerStanding(
+            id: racer.description, name: name(of: racer), colour: peers.profile(of: racer).flatMap { $0.colour > 0 ? Int($0.colour) : nil },
+            status: lane.status.shown, gaveUp: lane.gaveUpMillis != nil && lane.board.status == .playing ? true : nil,
+            progress: lane.board.progress, flags: lane.board.flagCount,
+            seconds: lane.endMillis.map { Int(($0 - min($0, lane.startMillis)) / 1000) }, assisted: lane.isAssisted ? true : nil)
     }
 
     /// After a loss, the flags on cells without a mine.

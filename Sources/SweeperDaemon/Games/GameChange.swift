@@ -28,6 +28,8 @@ struct CellsChanged: Sendable {
     /// The cell the move acted on: the one a local move named, or the one
     /// a peer's flood or mark names (a plain reveal names none).
     var clicked: Cell?
+    /// In a race, whose board changed (``state`` is then that board).
+    var racer: PeerID?
 }
 
 /// Where the game service reports what changed.
@@ -43,7 +45,21 @@ extension GameReplica {
     /// every mine when the game's status changed from `before` (it ended, or
     /// it plays again because a removed device's losing move was dropped),
     /// and the cell the last op acted on (`clicked`, when it names one).
-    func changes(by ops: [Op], state: GameState, before: GameStatus?, clicked: Cell? = nil) -> CellsChanged? {
+    /// In a race, one change per racer whose board the ops changed, with
+    /// every mine once that board ended.
+    func changes(by ops: [Op], state: GameState, before: GameStatus?, clicked: Cell? = nil) -> [CellsChanged] {
+        guard state.isRace else { return change(by: ops, state: state, before: before, clicked: clicked).map { [$0] } ?? [] }
+        let byRacer = Dictionary(grouping: ops, by: \.author)
+        return byRacer.keys.sorted().compactMap { racer -> CellsChanged? in
+            guard let lane = state.lane(of: racer), let moves = byRacer[racer] else { return nil }
+            // A board that ended shows its mines: as if it played before.
+            var changed = change(by: moves, state: lane, before: lane.status == .playing ? nil : .playing, clicked: clicked)
+            changed?.racer = racer
+            return changed
+        }
+    }
+
+    private func change(by ops: [Op], state: GameState, before: GameStatus?, clicked: Cell?) -> CellsChanged? {
         guard let author = ops.last?.author else { return nil }
         let geometry = state.genesis.geometry
         var cells: Set<Int> = []

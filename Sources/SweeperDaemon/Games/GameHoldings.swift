@@ -38,7 +38,7 @@ extension GameService {
                     if let replica, let state = replica.state {
                         try store.dropOps(
                             gameID: id.description, author: Data(peer.bytes), after: Int64(clamping: kept[id] ?? 0), status: state.status.rawValue)
-                        if var changed = replica.changes(by: ops, state: state, before: before[id]) {
+                        for var changed in replica.changes(by: ops, state: state, before: before[id]) {
                             changed.clicked = nil  // undone moves: no "last move" to mark
                             sinks.changes.gameChanged(.cells(changed))
                         }

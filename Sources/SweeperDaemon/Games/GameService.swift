@@ -260,7 +260,7 @@ actor GameService {
                 sinks.changes.gameChanged(.added(replica, state))
                 continue
             }
-            if let changed = replica.changes(by: ops, state: state, before: before[gameID]) {
+            for changed in replica.changes(by: ops, state: state, before: before[gameID]) {
                 sinks.changes.gameChanged(.cells(changed))
             }
             if ops.contains(where: \.changesListing) {
@@ -408,8 +408,10 @@ actor GameService {
     /// a spectator, who cannot make ops, is shown the cell all the same.
     func hint(_ game: String?) throws -> (GameState, Cell?) {
         let (circle, replica, state) = try lookup(game)
-        guard state.status == .playing else { throw GameServiceError.gameOver(state.status) }
-        guard let cell = Solver.hint(for: state.board) else { return (state, nil) }
+        // In a race, a hint is of this player's own board.
+        let board = state.shown(to: engine.circles[circle].author.identity.peerID)
+        guard board.status == .playing else { throw GameServiceError.gameOver(board.status) }
+        guard let cell = Solver.hint(for: board.board) else { return (state, nil) }
         let geometry = state.genesis.geometry
         guard state.mayMove(engine.circles[circle].author.identity.peerID) else { return (state, geometry.cell(at: cell)) }
         let op = try madeOp({ try engine.circles[circle].author.hint(cell, in: replica, atMillis: Date().millis) }, geometry: geometry)
@@ -439,9 +441,11 @@ actor GameService {
     /// players alone: the others relay it unread. With `seedChosen` (the
     /// player gave the seed) a seeded op follows the genesis: a practice
     /// game, kept out of records on every device.
+    /// With `race`, this device and `players` (which it needs) race, each
+    /// on a board of their own.
     func newGame(
         _ parameters: GameParameters, seed: UInt64, questionMarks: Bool, players: Set<PeerID>? = nil, isPrivate: Bool = false,
-        seedChosen: Bool = false, daily: Int? = nil
+        seedChosen: Bool = false, daily: Int? = nil, race: Bool = false
     ) throws -> (GameReplica, GameState) {
         try reloadIfPending()
         let now = Date()
@@ -460,7 +464,7 @@ actor GameService {
         } else {
             genesis = try author.genesis(
                 parameters: generated.parameters, layout: generated.layout, seed: seed, questionMarks: questionMarks,
-                createdAtMillis: now.millis, players: players)
+                createdAtMillis: now.millis, players: players, race: race)
         }
         var next = try engine.inserting(genesis, circle: 0)
         var ops = [genesis]
@@ -608,6 +612,23 @@ actor GameService {
         sinks.changes.gameChanged(.listing(replica, state))
     }
 
+    /// This player gives up its board in the race `game`: a signed resign
+    /// op every replica applies (its board ends, lost). Returns the game
+    /// after it.
+    func resign(_ game: String?) throws -> (GameReplica, GameState) {
+        let (circle, replica, state) = try lookup(game)
+        let me = engine.circles[circle].author.identity.peerID
+        if let lane = state.lane(of: me), lane.status != .playing { throw GameServiceError.gameOver(lane.status) }
+        guard let op = try madeOp({ try engine.circles[circle].author.resign(in: replica, atMillis: Date().millis) }, geometry: nil) else {
+            return (replica, state)
+        }
+        let before = state.status
+        let (after, afterState) = try commit(op, circle: circle)
+        if afterState.status != .playing { sinks.play.gameEnded(afterState.gameID) }
+        for changed in after.changes(by: [op], state: afterState, before: before) { sinks.changes.gameChanged(.cells(changed)) }
+        return (after, afterState)
+    }
+
     /// Makes a player's move on cell (`x`, `y`) of `game`: commits its op,
     /// pushes it to the peers, reports the change, and returns it.
     func move(_ move: LocalMove, game: String?, x: Int, y: Int) throws -> MoveOutcome {
@@ -621,8 +642,8 @@ actor GameService {
         let (_, after) = try commit(op, circle: circle)
         sinks.play.activity(in: after.gameID)
         if after.status != .playing { sinks.play.gameEnded(after.gameID) }
-        guard let changed = engine.game(after.gameID)?.game.changes(by: [op], state: after, before: before, clicked: Cell(x: x, y: y))
-        else { return MoveOutcome(state: after, cells: []) }
+        guard let changed = engine.game(after.gameID)?.game.changes(by: [op], state: after, before: before, clicked: Cell(x: x, y: y)).first
+        else { return MoveOutcome(state: after.shown(to: op.author), cells: []) }
         sinks.changes.gameChanged(.cells(changed))
         return MoveOutcome(state: after, cells: changed.cells)
     }
@@ -656,7 +677,7 @@ actor GameService {
             case .mark(nil): try author.cycleMark(index, in: replica, atMillis: now)
             }
         }, geometry: geometry, x: x, y: y)
-        guard let op else { return .unchanged(state) }
+        guard let op else { return .unchanged(state.shown(to: author.identity.peerID)) }
         return .made(circle: circle, op: op, before: state.status)
     }
 
@@ -674,6 +695,8 @@ actor GameService {
             case .notTheCreator: throw GameServiceError.notTheCreator
             case .everyoneMayPlay: throw GameServiceError.everyoneMayPlay
             case .notSealable(let p): throw GameServiceError.cannotSeal(p.description)
+            case .notARace: throw GameServiceError.notARacer
+            case .racersAreFixed: throw GameServiceError.racersAreFixed
             }
         }
     }

@@ -30,6 +30,10 @@ enum GameServiceError: Error, Equatable, Sendable {
     case everyoneMayPlay
     /// A private game's key cannot be sealed to this key (not a valid identity key).
     case cannotSeal(String)
+    /// Only a racer gives up, and only in a race.
+    case notARacer
+    /// A race's racers are chosen when it is made: none are added.
+    case racersAreFixed
     /// The engine failed (a broken invariant, not the player's doing).
     case engine(GameEngineError)
 }

@@ -44,6 +44,7 @@ final class SyncSessions: Sendable {
         session.peerDescribes = false
         session.peerReadsHints = false
         session.peerReadsDaily = false
+        session.peerReadsRace = false
         session.peer = handle.peer
         let messages = interest.isEverything ? session.start(replica: replica) : []
         let link = PeerLink(handle: handle, session: SharedSyncSession(session))
@@ -63,6 +64,7 @@ final class SyncSessions: Sendable {
                 session.peerDescribes = capabilities.describesGames
                 session.peerReadsHints = capabilities.readsHints
                 session.peerReadsDaily = capabilities.readsDaily
+                session.peerReadsRace = capabilities.readsRace
                 // A session that started before the hello sends its summary
                 // again, asking for the peer's, so that such games it lacks come now.
                 var messages = session.hasPeerSummary ? session.tick(replica: replica) : []
