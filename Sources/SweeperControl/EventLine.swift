@@ -7,11 +7,12 @@ extension ControlEvent {
     ///
     /// A `cells` event, the one every move sends to every viewer, is written
     /// directly into bytes, several times faster than `JSONEncoder`; other
-    /// events (and a progress that is not a finite number) go through
+    /// events (a race's `cells` with its racer's standing, and a progress
+    /// that is not a finite number) go through
     /// `JSONEncoder`. Both give the same value when decoded, which the
     /// control protocol's tests check on many events.
     public func jsonLine() throws -> Data {
-        guard event == .cells, summary == nil, peer == nil, progress?.isFinite ?? true else {
+        guard event == .cells, summary == nil, peer == nil, racer == nil, progress?.isFinite ?? true else {
             return try ControlCoding.line(self)
         }
         var out = JSONLineWriter()

@@ -65,6 +65,7 @@ public enum ControlFormatting {
                 if g.watching == true { state += " (watching)" }
                 if g.privateGame == true { state += " (private)" }
                 if g.onlyHere == true { state += " (only on this device)" }
+                if g.race == true { state += " (race)" }
                 let ended: String = g.ended.map { date($0) } ?? "-"
                 let players: String = g.chosenPlayers.map { "only " + $0.joined(separator: ", ") } ?? g.players.joined(separator: ", ")
                 return [
@@ -123,6 +124,7 @@ public enum ControlFormatting {
             for (y, row) in layout.enumerated() { out += String(format: "%2d ", y % 100) + row + "\n" }
         }
         if let e = v.ending { out += ending(e).joined(separator: "\n") + "\n" }
+        if let r = v.race { out += race(r).joined(separator: "\n") + "\n" }
         return out
     }
 
@@ -140,7 +142,12 @@ public enum ControlFormatting {
         if v.archived == true { parts.append("archived") }
         if v.privateGame == true { parts.append("private") }
         if v.onlyHere == true { parts.append("only on this device (held before joining this circle)") }
-        if let chosen = v.chosenPlayers { parts.append("played by " + chosen.joined(separator: ", ")) }
+        if let race = v.race {
+            let shown = race.racers.first { $0.id == race.shown }?.name ?? shortID(race.shown)
+            parts.append("race: \(shown)'s board")
+        } else if let chosen = v.chosenPlayers {
+            parts.append("played by " + chosen.joined(separator: ", "))
+        }
         if v.watching == true { parts.append("watching") }
         if !v.players.isEmpty {
             parts.append("scores " + v.players.map { "\($0.name) \($0.score)" }.joined(separator: ", "))
@@ -185,6 +192,30 @@ public enum ControlFormatting {
     /// What `scores` prints: each class's best times, the wins not ranked,
     /// and a player's record when asked.
     /// A day's board of the day as lines: each player's result, then the streaks.
+    /// A race's table: each racer's place, result, progress, flags and time.
+    public static func race(_ r: Commands.RaceTable) -> [String] {
+        var lines: [String]
+        if r.over == true {
+            lines = [r.winner.map { "Race over: \($0) won." } ?? "Race over: nobody cleared the board."]
+        } else {
+            lines = ["Race"]
+        }
+        var place = 0
+        let rows = r.racers.map { racer -> [String] in
+            let how: String = switch racer.status {
+            case .won: "won"
+            case .lost: racer.gaveUp == true ? "gave up" : "lost"
+            case .playing: "playing"
+            }
+            if racer.status == .won { place += 1 }
+            let shown = racer.id == r.shown ? " (shown)" : ""
+            return [racer.status == .won ? "\(place)" : "-", racer.name + shown, how + (racer.assisted == true ? ", assisted" : ""),
+                    "\(Int((racer.progress * 100).rounded(.down)))%", "\(racer.flags)", racer.seconds.map(duration) ?? "-"]
+        }
+        lines += table(["#", "RACER", "RESULT", "OPENED", "FLAGS", "TIME"], rows).split(separator: "\n").map(String.init)
+        return lines
+    }
+
     public static func daily(_ d: Commands.DailyTable) -> [String] {
         var lines = ["Board of the day \(d.date)"]
         if d.results.isEmpty {

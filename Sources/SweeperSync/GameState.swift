@@ -145,7 +145,9 @@ public struct GameState: Sendable {
     /// clock): the op's own payload, or what a sealed op holds.
     @discardableResult
     mutating func apply(_ payload: OpPayload, of op: Op) -> [Int] {
-        if lanes != nil {
+        if let racers = lanes?.keys {
+            // A practice race is practice on every racer's board.
+            if case .seeded = payload { for racer in Array(racers) { lanes?[racer]?.apply(payload, of: op) } }
             switch payload {
             case .reveal, .flood, .mark, .assisted, .hint, .resign:
                 // A racer's move changes its own board alone.

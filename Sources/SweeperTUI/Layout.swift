@@ -154,6 +154,10 @@ public struct ViewerRenderer: Sendable {
             if g.assisted { text += glyphs.separator + "assisted" }
             if g.onlyHere == true { text += glyphs.separator + "only on this device" }
             if let daily = g.daily { text += glyphs.separator + "board of the day " + daily.date }
+            if let race = g.race {
+                let shown = race.racers.first { $0.id == race.shown }
+                text += glyphs.separator + (race.shown == viewer.selfID || shown == nil ? "race" : "race: \(shown?.name ?? "")'s board")
+            }
             if viewer.replay != nil { text += glyphs.separator + "replay" }
             // Where the cursor is: on a board bigger than the screen, the only way to know.
             text += glyphs.separator + "at \(viewer.cursor.x),\(viewer.cursor.y)"
@@ -404,6 +408,17 @@ public struct ViewerRenderer: Sendable {
                 }
             }
             var who = " Players: " + (g.players.isEmpty ? "none yet" : g.players.map { "\($0.name) \($0.score)" }.joined(separator: ", "))
+            if let race = g.race {
+                // Each racer's own board, as it stands: the race at a glance.
+                who = " Race: " + race.racers.map { r in
+                    let how: String = switch r.status {
+                    case .won: "won " + ControlFormatting.duration(r.seconds ?? 0)
+                    case .lost: r.gaveUp == true ? "gave up" : "lost"
+                    case .playing: "\(Int((r.progress * 100).rounded(.down)))%"
+                    }
+                    return "\(r.name) \(how)"
+                }.joined(separator: ", ") + (race.over == true ? sep + (race.winner.map { "\($0) wins" } ?? "nobody cleared it") : "")
+            }
             let circle = viewer.peers.filter { !$0.otherCircle }
             if case .retrying = viewer.connection {
                 // What the peers were is not known while the daemon is away.
@@ -461,6 +476,7 @@ public struct ViewerRenderer: Sendable {
         "g                 game list     p  peers",
         "n                 new game",
         "c                 show or hide the mines",
+        "G                 give up your board (a race)",
         "A (beside a cell) another player's cursor (looking: says who)",
         "a (beside a cell) that player's last move: the cell they clicked",
         "! (beside a cell) a player points here (their name is below)",
@@ -502,6 +518,7 @@ public struct ViewerRenderer: Sendable {
         case let .ending(ending):
             title = ending.status == .won ? "Won!" : "Lost"
             lines = ControlFormatting.ending(ending) + (viewer.game?.daily.map { [""] + ControlFormatting.daily($0) } ?? [])
+                + (viewer.game?.race.map { [""] + ControlFormatting.race($0) } ?? [])
                 + ["", "r plays the game again; any other key closes this"]
         }
         let inner = min(screen.width - 4, max(title.count + 2, lines.map { DisplayWidth.of($0) }.max() ?? 0))

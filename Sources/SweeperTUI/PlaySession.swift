@@ -21,6 +21,8 @@ public struct PlayOptions: Sendable {
     public var replay = false
     /// Open this player's board of the day (``Commands/Daily``).
     public var daily = false
+    /// In a race, whose board to replay (a racer's name or peer id).
+    public var racer: String?
 
     /// Creates options.
     public init(
@@ -285,6 +287,8 @@ public enum PlaySession {
             Task { await answer(out) { .hint(try await request(socket, Commands.Hint.self, .init(game: game))) } }
         case let .cheat(game):
             Task { await answer(out) { .loaded(try await request(socket, Commands.Show.self, .init(game: game, cheat: true))) } }
+        case let .resign(game):
+            Task { await answer(out) { .loaded(try await request(socket, Commands.Resign.self, .init(game: game))) } }
         case let .startGame(arguments):
             ViewerMemory(environment: options.environment).rememberNewGame(arguments)
             Task { await answer(out) { .loaded(try await request(socket, Commands.New.self, arguments)) } }
@@ -348,7 +352,7 @@ public enum PlaySession {
         let socket = options.socketPath
         await answer(out) {
             if options.replay, let game = asked?.id ?? options.game {
-                return .replayed(try await request(socket, Commands.Replay.self, .init(game: game)))
+                return .replayed(try await request(socket, Commands.Replay.self, .init(game: game, racer: options.racer)))
             }
             if options.daily { return .loaded(try await request(socket, Commands.Daily.self, Empty())) }
             if let asked { return .loaded(asked) }

@@ -39,6 +39,8 @@ public enum ViewerAction: Equatable, Sendable {
     case replay(game: String)
     /// Point at a cell: every viewer of the game flashes it.
     case point(game: String, x: Int, y: Int)
+    /// Give up this player's board in a race.
+    case resign(game: String)
     /// Leave.
     case quit
 }
@@ -398,6 +400,11 @@ public struct Viewer: Sendable {
         case .cells:
             // A replay shows the game as it was; the game now comes when it ends.
             guard replay == nil, let id = game?.id, event.game == id, let changed = event.cells else { return [] }
+            if let racer = event.racer, let race = game?.race {
+                // A race: every racer's standing shows; only the board shown takes the cells.
+                let ended = standing(racer, in: race)
+                if racer.id != race.shown { return ended ? [.refresh(game: id)] : [] }
+            }
             let fetch = apply(changed, status: event.status, trippedBy: event.trippedBy, by: event.by)
             if let by = event.by, by != selfID, let acted = actedCell(event, by: by) {
                 lastActed[by] = acted
@@ -449,6 +456,21 @@ public struct Viewer: Sendable {
             if let i = peers.firstIndex(where: { $0.id == peer.id }) { peers[i] = peer } else { peers.append(peer) }
             return []
         }
+    }
+
+    /// Takes a racer's standing from a `cells` event into the race table,
+    /// in the daemon's order; returns whether the racer's board just ended
+    /// (the view is fetched again then: the race may be over, with a winner).
+    private mutating func standing(_ racer: Commands.RacerStanding, in race: Commands.RaceTable) -> Bool {
+        var race = race
+        let before = race.racers.first { $0.id == racer.id }
+        race.racers.removeAll { $0.id == racer.id }
+        race.racers.append(racer)
+        let rank = { (r: Commands.RacerStanding) -> Int in r.status == .won ? 0 : r.status == .playing ? 1 : 2 }
+        let key = { (r: Commands.RacerStanding) in (rank(r), r.status == .won ? Double(r.seconds ?? 0) : -r.progress, r.name) }
+        race.racers.sort { key($0) < key($1) }
+        game?.race = race
+        return before?.status == .playing && racer.status != .playing
     }
 
     /// The cell a player acted on: the one the event names (the cell a

@@ -72,6 +72,17 @@ extension Viewer {
             }
             if refusedAsSpectator() { return [] }
             overlay = .confirm("Show the mines? The game will be marked assisted for everyone. (y/n)", .cheat(game: game.id))
+        case .character("G"):
+            // Give up one's own board in a race (asked first).
+            guard let game, let race = game.race, race.shown == selfID else {
+                message = "G gives up your board in a race; this is not your race."
+                return []
+            }
+            guard game.status == .playing else {
+                message = "Your board is over already."
+                return []
+            }
+            overlay = .confirm("Give up your board in this race? The others race on. (y/n)", .resign(game: game.id))
         case .character("q"), .control("c"), .control("d"):
             quitting = true
             return [.quit]

@@ -145,11 +145,14 @@ struct NewGameOptions: ParsableArguments {
         name: .customLong("private"),
         help: "Only the players read the game: its moves are sealed with a key only they hold; the other members relay it unread and do not list it. Needs --players.")
     var isPrivate = false
+    @Flag(
+        help: "Race: you and the players (--players, or every member of the circle) each play this board on a board of your own; the first to clear it wins.")
+    var race = false
 
     /// Whether any option was given.
     var isEmpty: Bool {
         preset == nil && width == nil && height == nil && mines == nil && !noGuess && seed == nil && start == nil && !questionMarks
-            && players == nil && !isPrivate
+            && players == nil && !isPrivate && !race
     }
 
     /// The devices `--players` names, or `nil` for all.
@@ -165,6 +168,7 @@ struct NewGameOptions: ParsableArguments {
         if isPrivate && chosenPlayers == nil {
             throw ValidationError("--private needs --players NAME,… (who reads the game)")
         }
+        if isPrivate && race { throw ValidationError("a race is an open game: give --race or --private, not both") }
         if preset != nil && (width != nil || height != nil || mines != nil) {
             throw ValidationError("give --preset or --width/--height/--mines, not both")
         }
@@ -189,7 +193,7 @@ struct NewGameOptions: ParsableArguments {
         Commands.New.Arguments(
             preset: preset?.rawValue, width: width, height: height, mines: mines, noGuess: noGuess ? true : nil, seed: seed,
             startX: start?.x, startY: start?.y, questionMarks: questionMarks ? true : nil, players: chosenPlayers,
-            privateGame: isPrivate ? true : nil)
+            privateGame: isPrivate ? true : nil, race: race ? true : nil)
     }
 }
 
@@ -248,8 +252,23 @@ struct ShowCommand: AsyncParsableCommand {
         completion: .custom { words, _, _ in GameIDCompletion.ids(words: words) })
     var game: String?
     @Flag(help: "Also show the mines; marks the game as assisted for everyone.") var cheat = false
+    @Option(help: "In a race, whose board (a racer's name or peer id; default: yours).") var racer: String?
     func run() async throws {
-        try await callDaemon(options, Commands.Show.self, .init(game: game, cheat: cheat ? true : nil), text: ControlFormatting.show)
+        try await callDaemon(options, Commands.Show.self, .init(game: game, cheat: cheat ? true : nil, racer: racer), text: ControlFormatting.show)
+    }
+}
+
+/// `sweeper resign`.
+struct ResignCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "resign", abstract: "Give up your board in a race: your part ends, lost; the others race on.")
+    @OptionGroup var options: ClientOptions
+    @OptionGroup var named: GameOperand
+    var game: String { named.game }
+    func run() async throws {
+        try await callDaemon(options, Commands.Resign.self, .init(game: game)) { v in
+            (v.race.map { ControlFormatting.race($0).joined(separator: "\n") + "\n" } ?? "") + "You gave up \(ControlFormatting.shortID(v.id)).\n"
+        }
     }
 }
 
@@ -534,7 +553,7 @@ let daemonCommands: [any ParsableCommand.Type] = [
     StatusCommand.self, PeersCommand.self, GamesCommand.self, NewCommand.self, ShowCommand.self, RevealCommand.self,
     FlagCommand.self, ChordCommand.self, PointCommand.self, HintCommand.self, InviteCommand.self, JoinCommand.self, ConnectCommand.self,
     ScoresCommand.self, ProfileCommand.self, FollowCommand.self, ForgetCommand.self, SyncCommand.self, CircleCommand.self,
-    AddPlayersCommand.self, ArchiveCommand.self,
+    AddPlayersCommand.self, ArchiveCommand.self, ResignCommand.self,
 ]
 
 struct CircleCommand: AsyncParsableCommand {

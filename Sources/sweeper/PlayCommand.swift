@@ -70,21 +70,23 @@ struct ReplayCommand: AsyncParsableCommand {
             they acted on: space plays or pauses, ←/→ step one move, +/- set the speed (1× to 16× moves a second), \
             Home/End jump, esc shows the game as it is now, q quits. A game still being played goes live at the end. \
             With --json, prints the moves instead: index, author (name and peer id), kind, cell, the cells it changed, \
-            seconds from the start and wall time.
+            seconds from the start and wall time. A race replays one racer's board: --racer's, else yours.
             """)
     @OptionGroup var options: ClientOptions
     @Argument(help: "A game id or unique prefix.", completion: .custom { words, _, _ in GameIDCompletion.ids(words: words) })
     var game: String
+    @Option(help: "In a race, whose board to replay (a racer's name or peer id; default: yours).") var racer: String?
     @Flag(help: "Draw with ASCII only (the default when the locale is not UTF-8).") var ascii = false
     @Flag(name: .customLong("no-start-daemon"), help: "Do not start sweeperd when none answers.") var noStartDaemon = false
 
     func run() async throws {
         if options.json {
-            try await callDaemon(options, Commands.Replay.self, .init(game: game)) { _ in "" }
+            try await callDaemon(options, Commands.Replay.self, .init(game: game, racer: racer)) { _ in "" }
             return
         }
         var play = PlayOptions(socketPath: options.socketPath, game: game, ascii: ascii, startDaemon: !noStartDaemon)
         play.replay = true
+        play.racer = racer
         try await runViewer(play)
     }
 }

@@ -59,6 +59,11 @@ import Testing
     @Test func otherEventsGoThroughJSONEncoder() throws {
         let added = ControlEvent(event: .gameAdded, game: "abc")
         #expect(try added.jsonLine() == (try ControlCoding.line(added)))
+        // A race's cells carry the racer's standing: the encoder writes them whole.
+        let racer = Commands.RacerStanding(id: "AB12", name: "Mum", status: .playing, progress: 0.25, flags: 3)
+        let raced = ControlEvent(event: .cells, game: "abc", cells: [CellChange(x: 1, y: 2, value: "3")], racer: racer)
+        #expect(try raced.jsonLine() == (try ControlCoding.line(raced)))
+        #expect(try JSONDecoder().decode(ControlEvent.self, from: raced.jsonLine()).racer == racer)
         let odd = ControlEvent(event: .cells, game: "abc", progress: .nan)
         #expect(throws: (any Error).self) { try odd.jsonLine() }
     }

@@ -536,6 +536,76 @@ final class TmuxPane {
         annPane.waitFor("play exited 0")
     }
 
+    /// Ann races Bob: each plays the layout on a board of their own. Bob's
+    /// progress shows on Ann's screen (not on her board), Bob gives up from
+    /// his viewer, Ann clears her board, and both hosts show one result.
+    @Test func aRaceShowsTheOtherRacersProgressAndOneResultEverywhere() throws {
+        let a = try DaemonHarness(), b = try DaemonHarness()
+        defer { a.cleanup(); b.cleanup() }
+        try a.start(name: "ann")
+        try b.start(name: "bob")
+        #expect(try b.join(a).status == 0)
+        // Without --players every member races.
+        let race = try a.json(["new", "--race", "--preset", "beginner", "--seed", "9"])
+        let game = try #require(race["id"] as? String)
+        for _ in 0..<200 where (try? b.cli(["show", game]).status) != 0 { usleep(50_000) }
+        let names = ((race["race"] as? [String: Any])?["racers"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
+        #expect(names.sorted() == ["ann", "bob"], "\(race)")
+        let annPane = try TmuxPane(width: 80, height: 24, command: playCommand(a, game), environment: environment(a))
+        defer { annPane.kill() }
+        let bobPane = try TmuxPane(width: 80, height: 24, command: playCommand(b, game), environment: environment(b))
+        defer { bobPane.kill() }
+        // Both boards begin with the opening: the same share opened.
+        let begun = #"Race: ann ([0-9]+)%, bob ([0-9]+)%"#
+        let first = annPane.waitFor("the race line") { $0.joined().range(of: begun, options: .regularExpression) != nil }.joined()
+        let startShare = try #require(first.range(of: begun, options: .regularExpression).map { String(first[$0]) })
+        bobPane.waitFor(startShare)
+        // The mines, as Ann's cheat shows them (her board is assisted, not Bob's).
+        let mines = try #require(try a.json(["show", game, "--cheat"])["mineLayout"] as? [String])
+        let opening = try board(b, game)
+        var safe: [(x: Int, y: Int)] = []
+        for (y, row) in mines.enumerated() {
+            for (x, c) in row.enumerated() where c != "*" && Array(opening[y])[x] == "#" { safe.append((x, y)) }
+        }
+        let cell = try #require(safe.first)
+        // Bob opens a cell: his progress reaches Ann's screen, and her board keeps the cell covered.
+        let moved = ContinuousClock.now
+        #expect(try b.cli(["reveal", game, "\(cell.x)", "\(cell.y)"]).status == 0)
+        let annScreen = annPane.waitFor("bob's progress on ann's screen") { s in
+            !s.joined().contains(startShare) && s.joined().contains("Race: bob ")
+        }
+        print("race: bob's progress on ann's screen after \(ContinuousClock.now - moved)")
+        #expect(at(annScreen, x: cell.x, y: cell.y) == "■", "Bob's move opened Ann's board")
+        #expect(try board(a, game)[cell.y].dropFirst(cell.x).first == "#")
+        #expect(try board(b, game)[cell.y].dropFirst(cell.x).first != "#")
+        // Bob gives up from his viewer (asked first).
+        bobPane.send("G", literal: true)
+        bobPane.waitFor("Give up your board in this race?")
+        bobPane.send("y", literal: true)
+        annPane.waitFor("bob gave up")
+        // Ann clears her board: the race is over, and hers.
+        for c in safe where try board(a, game)[c.y].dropFirst(c.x).first == "#" {
+            #expect(try a.cli(["reveal", game, "\(c.x)", "\(c.y)"]).status == 0)
+        }
+        annPane.waitFor("Race over: ann won.")
+        bobPane.waitFor("ann wins")
+        // One table on both hosts, and in the text of `show`.
+        func table(_ h: DaemonHarness) -> [String] {
+            let view = (try? h.json(["show", game])) ?? [:]
+            let race = view["race"] as? [String: Any]
+            return (race?["racers"] as? [[String: Any]] ?? []).map { "\($0["name"] ?? "") \($0["status"] ?? "")" } + ["\(race?["winner"] ?? "-")"]
+        }
+        #expect(eventually(20) { table(a) == ["ann won", "bob lost", "ann"] && table(b) == table(a) }, "tables: \(table(a)) and \(table(b))")
+        let shown = try b.cli(["show", game, "--racer", "ann"]).stdout
+        #expect(shown.contains("race: ann's board") && shown.contains("Race over: ann won.") && shown.contains("gave up"), "\(shown)")
+        // A race's win counts for its racer like a solo game (this one's seed was chosen: practice).
+        let scores = try a.json(["scores"])
+        let practice = (scores["practice"] as? [[String: Any]] ?? []).compactMap { $0["players"] as? [String] }
+        #expect(practice.contains(["ann"]), "\(scores)")
+        annPane.send("q", literal: true)
+        annPane.waitFor("play exited 0")
+    }
+
     /// Ann and Bob, in one circle, play the board of the day while apart:
     /// the same board on both, two games; once linked, one table on both,
     /// and Bob's viewer says whose day it is.
