@@ -116,6 +116,8 @@ func replica(_ circle: CircleKey, inserting ops: [Op]) -> Replica {
             totals.liveOps += report.liveOps
             totals.headSignatures += report.headSignatures
             totals.dailyGames += report.dailyGames
+            totals.racesRun += report.racesRun
+            totals.racersResigned += report.racersResigned
         }
         // The runs exercised what they claim to.
         #expect(totals.ops > Self.seedCount / Self.chunks * 5)
@@ -124,6 +126,8 @@ func replica(_ circle: CircleKey, inserting ops: [Op]) -> Replica {
         #expect(totals.addedPlayerMoves > totals.addedPlayerSealedMoves && totals.addedPlayerSealedMoves > 0)
         // Some games became boards of the day on the way, and converged all the same.
         #expect(totals.dailyGames > 0)
+        // Races ran, each racer on its own board, some giving up, and converged all the same.
+        #expect(totals.racesRun > 0 && totals.racersResigned > 0, "\(totals.racesRun) races, \(totals.racersResigned) resigned")
         // Moves went as live pushes, vouched for by head signatures sent apart.
         #expect(totals.liveOps > totals.ops / 4 && totals.headSignatures > 0, "\(totals.liveOps) live, \(totals.headSignatures) heads, \(totals.ops) ops")
     }

@@ -101,6 +101,10 @@ struct Simulation {
     /// Whether the game is private besides (a third of the seeds): the
     /// members who do not play relay it unread.
     var isPrivate: Bool { seed % 3 == 2 }
+    /// Whether the creator and peers 1 and 2 race instead, each on a board
+    /// of its own (a ninth of the seeds, among those whose players are
+    /// chosen and open): nobody joins a race, so peer 3 only ever watches.
+    var isRace: Bool { seed % 9 == 4 }
     /// Valid ops refused as `notPlayer` where the creator's op adding their
     /// author had not arrived yet (anti-entropy brings them again).
     var refusedBeforeTheirAdd = 0
@@ -340,7 +344,7 @@ struct Simulation {
                 parameters: p, layout: l, seed: seed, questionMarks: seed % 4 == 0, createdAtMillis: 1_790_000_000_000 + seed, players: players)
         } else {
             op = try Fixtures.genesis(
-                by: peers[0].author, width: 8, height: 8, mines: 9, seed: seed, questionMarks: seed % 4 == 0, players: players)
+                by: peers[0].author, width: 8, height: 8, mines: 9, seed: seed, questionMarks: seed % 4 == 0, players: players, race: isRace)
         }
         gameID = op.gameID
         local(op, at: 0)
@@ -357,7 +361,10 @@ struct Simulation {
     mutating func move() {
         guard let gameID else { return }
         let p = rng.below(config.players)
-        guard let game = peers[p].replica.games[gameID], let state = game.state, state.status == .playing else { return }
+        // In a race, the mover's own board.
+        guard let game = peers[p].replica.games[gameID], let whole = game.state else { return }
+        let state = whole.shown(to: peers[p].author.identity.peerID)
+        guard state.status == .playing else { return }
         let n = state.genesis.geometry.cellCount
         let covered = (0..<n).filter { !state.board.isRevealed($0) }
         guard !covered.isEmpty else { return }
@@ -380,6 +387,9 @@ struct Simulation {
         case 9 where rng.below(4) == 0:
             // The creator says its game is a board of the day (the first it says counts); another player is refused.
             op = try? author.daily(20_000 + rng.below(3), in: game, atMillis: clock)
+        case 9 where isRace && rng.below(2) == 0:
+            // A racer gives up its board.
+            op = try? author.resign(in: game, atMillis: clock)
         default:
             op = try? author.cycleMark(covered[rng.below(covered.count)], in: game, atMillis: clock)
         }
@@ -516,6 +526,10 @@ struct Simulation {
         var addedPlayerSealedMoves = 0
         /// Games the creator said were a board of the day (each counted once, on every peer that reads it).
         var dailyGames = 0
+        /// Races in which at least two racers moved on their own boards.
+        var racesRun = 0
+        /// Racers who gave up, over those races.
+        var racersResigned = 0
         /// Ops sent as live pushes, and head signatures sent apart from them.
         var liveOps = 0
         var headSignatures = 0
@@ -565,6 +579,11 @@ struct Simulation {
         }
         report.problems = check(against: reference)
         if let gameID, reference.state(of: gameID)?.dailyDay != nil { report.dailyGames = 1 }
+        if let gameID, let race = reference.state(of: gameID), race.isRace {
+            let moved = Set(validOps.filter { $0.seq > 1 || $0.author != race.creator }.map(\.author))
+            if moved.intersection(race.racers).count >= 2 { report.racesRun = 1 }
+            report.racersResigned = race.racers.filter { race.lane(of: $0)?.gaveUpMillis != nil }.count
+        }
         return report
     }
 
@@ -598,7 +617,11 @@ struct Simulation {
                 problems.append(reads(i) ? "peer \(i) has a different digest" : "peer \(i) reads a private game it does not play")
             }
         }
-        if restricted {
+        if isRace {
+            let expected = Set(peers[0...2].map(\.author.identity.peerID))
+            if reference.state(of: gameID)?.players != expected { problems.append("the racers are not the creator and peers 1 and 2") }
+            if validOps.contains(where: { $0.author == peers[3].author.identity.peerID }) { problems.append("peer 3 moved in a race it does not run") }
+        } else if restricted {
             let expected = Set(peers[0...3].map(\.author.identity.peerID))
             if reference.state(of: gameID)?.players != expected { problems.append("the players are not the creator, peers 1 and 2, and peer 3 added") }
         }

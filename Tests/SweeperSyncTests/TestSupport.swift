@@ -39,11 +39,11 @@ enum Fixtures {
 
     /// A genesis op for a fresh small game.
     static func genesis(by author: OpAuthor, width: Int = 9, height: Int = 9, mines: Int = 10, seed: UInt64 = 1,
-                        questionMarks: Bool = true, players: Set<PeerID>? = nil) throws -> Op {
+                        questionMarks: Bool = true, players: Set<PeerID>? = nil, race: Bool = false) throws -> Op {
         let (p, l) = try layout(width: width, height: height, mines: mines, seed: seed)
         return try author.genesis(
             parameters: p, layout: l, seed: seed, questionMarks: questionMarks, createdAtMillis: 1_790_000_000_000 + seed,
-            players: players)
+            players: players, race: race)
     }
 }
 

@@ -544,6 +544,59 @@ import Testing
         #expect(try scene.stillServes() == nil)
     }
 
+    /// Mallory, a member who does not race, moves in a race of the target
+    /// and its honest peer, gives up a board, and enters herself: each is
+    /// refused as `notPlayer` (logged once, the link kept) and no board
+    /// changes. The honest racer's own move is taken, on its own board
+    /// alone (the attempt happens). A peer of hello version 14 is sent the
+    /// race; one of 13, which cannot read it, is not.
+    @Test func aRaceTakesItsRacersMovesOnTheirOwnBoardsAndNobodyElses() throws {
+        let scene = try AttackScene()
+        defer { scene.cleanup() }
+        let (target, port, circle) = (scene.target, scene.port, scene.circle)
+        let honestID = try scene.honest.peerID()
+        let made = try target.result(#"{"id":1,"command":"new","preset":"beginner","players":["\#(honestID)"],"race":true}"#)
+        let gameText = try #require(made["id"] as? String)
+        let game = try #require(GameID(hex: gameText))
+        #expect(eventually(30) { try scene.honest.digests()[gameText] == target.digests()[gameText] })
+        // The honest racer opens a cell: its board changes, the target's does not.
+        let targetBoard = try #require(made["board"] as? [String])
+        let y = try #require(targetBoard.firstIndex { $0.contains("#") })
+        let x = try #require(Array(targetBoard[y]).firstIndex(of: "#"))
+        let moved = try scene.honest.request(#"{"id":1,"command":"reveal","game":"\#(gameText)","x":\#(x),"y":\#(y)}"#)
+        #expect(moved["ok"] as? Bool == true, "\(moved)")
+        #expect(eventually(30) { try scene.honest.digests()[gameText] == target.digests()[gameText] })
+        let raced = try target.result(#"{"id":1,"command":"show","game":"\#(gameText)"}"#)
+        #expect(raced["board"] as? [String] == targetBoard, "the honest racer's move opened the target's board")
+        let honestRacer = try target.result(#"{"id":1,"command":"show","game":"\#(gameText)","racer":"\#(honestID)"}"#)
+        #expect(honestRacer["board"] as? [String] != targetBoard)
+        let before = try target.digests()
+        let mallory = try scene.admit(from: "127.0.0.46")
+        let offset = target.log().utf8.count
+        for _ in 0..<Self.repetitions {
+            let p = try AdversaryPeer(port: port, from: "127.0.0.46", circle: circle, identity: mallory)
+            p.sendHello(version: 14)
+            p.send(ops: [
+                Forge.op(author: mallory, circle: circle, game: game, payload: .reveal(CellRuns(cells: [0]))),
+                Forge.op(author: mallory, circle: circle, game: game, payload: .resign),
+                Forge.op(author: mallory, circle: circle, game: game, payload: .players([mallory.peerID])),
+            ])
+            p.send(sync: .summary([game: VersionVector()], wantsReply: true))
+            let answer = p.nextSync { if case .ops = $0 { true } else { false } }
+            #expect(answer.map { Self.games(in: $0).contains(game) } == true, "the daemon did not send the race to a peer of version 14")
+        }
+        expectLoggedOnce(target, since: offset, ["refused ops", "reason=notPlayer", "peer=\(mallory.peerID.shortDescription)"], what: "a non-racer's ops")
+        // A peer of version 13 would refuse the race's genesis: it gets the other game only.
+        let older = try AdversaryPeer(port: port, from: "127.0.0.47", circle: circle, identity: SigningIdentity())
+        older.sendHello(version: 13)
+        older.send(sync: .summary([:], wantsReply: true))
+        let olderGets = older.nextSync { if case .ops = $0 { true } else { false } }.map(Self.games(in:))
+        #expect(olderGets == [try #require(GameID(hex: scene.game))], "a peer of version 13 was sent \(String(describing: olderGets))")
+        #expect(try target.digests() == before)
+        #expect(try scene.honest.digests()[gameText] == before[gameText])
+        #expect(try scene.stillServes() == nil)
+    }
+
     /// The games an ops message carries ops of.
     static func games(in message: SyncMessage) -> Set<GameID> {
         guard case .ops(let segments) = message else { return [] }

@@ -21,7 +21,7 @@ public func fuzzOp(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
 @_cdecl("FuzzOp_main")
 public func main(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
     writeSeedsIfAsked {
-        let ops = Fixtures.ops
+        let ops = Fixtures.ops + Fixtures.raceOps
         var seeds = ops.map(\.encoded)
         let replica = Fixtures.replica
         for game in replica.games.values {

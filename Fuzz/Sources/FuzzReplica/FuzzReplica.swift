@@ -29,7 +29,7 @@ public func fuzzReplica(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
 
 struct World {
     var replica = Fixtures.replica
-    var games: [GameID] = [Fixtures.genesis.gameID, Fixtures.privateGenesis.gameID]
+    var games: [GameID] = [Fixtures.genesis.gameID, Fixtures.privateGenesis.gameID, Fixtures.raceGenesis.gameID]
     var batch: [Op] = []
 
     mutating func step(_ input: inout FuzzInput) {
@@ -122,6 +122,7 @@ struct World {
             case 1: op = try author.chord(cell, in: game, atMillis: now)
             case 2: op = try author.cycleMark(cell, in: game, atMillis: now)
             case 3: op = try author.setMark(Mark(rawValue: kind / 6 % 3) ?? .flag, on: cell, in: game, atMillis: now)
+            case 4 where kind & 0xC0 == 0xC0: op = try author.resign(in: game, atMillis: now)
             case 4: op = try (kind & 0x40 == 0 ? author.assist(in: game, atMillis: now) : author.archive(kind & 0x80 == 0, in: game, atMillis: now))
             default: op = try author.reveal(cells: [cell, cell + 1, cell + 9], in: game, atMillis: now)
             }
@@ -206,6 +207,9 @@ public func main(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer
                 + remote(1, 64, .mark(cell: 7, mark: .flag), tail: [0])
                 + remote(1, 192, .flood(Flood(cell: 10, chord: true, exceptions: [0, 81]) ?? Flood(cell: 0, chord: false, exceptions: [])!), tail: [0]) + [3, 0, 1, 2],
             [1, 0, 0, 0, 10, 0, 0, 1, 1, 1, 2, 11, 0, 0, 2, 1, 2, 3, 12, 0, 0, 3, 3, 0, 0, 40, 0, 1, 4, 0, 5, 0, 20, 0, 0, 9],
+            // The race (game 2): a resign from cat, who does not race, and from ann; bob's and ann's moves on their own boards.
+            remote(2, 0, .resign, tail: [2]) + remote(0, 0, .resign, tail: [2]) + remote(1, 0, reveal, tail: [2])
+                + [1, 0, 2, 0, 0, 40, 0, 1] + [1, 1, 2, 0xC4, 0, 0, 0, 2] + [3, 2, 1, 2],
         ]
     }
     return runFuzzer(argc, argv, fuzzReplica)

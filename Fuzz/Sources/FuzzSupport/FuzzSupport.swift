@@ -101,7 +101,21 @@ public enum Fixtures {
         }
     }()
 
-    /// The identity whose replica the fixtures are: bob, a player of both games.
+    /// The genesis of a race made by ann against bob (seed 9): each plays
+    /// the layout on a board of their own.
+    public static let raceGenesis: Op = {
+        do {
+            let p = try GameParameters(width: 9, height: 9, mines: 10)
+            let board = try Generator.generate(p, seed: 9)
+            return try authors[0].genesis(
+                parameters: p, layout: board.layout, seed: 9, questionMarks: false, createdAtMillis: 1_700_000_000_700,
+                players: [players[1].peerID], race: true)
+        } catch {
+            fatalError("the fixture race cannot be made: \(error)")  // a harness bug, not a finding
+        }
+    }()
+
+    /// The identity whose replica the fixtures are: bob, a player of every game.
     public static var reader: SigningIdentity { players[1] }
 
     /// A replica, read by bob, holding the beginner game with a few moves
@@ -110,6 +124,12 @@ public enum Fixtures {
         var r = Replica(circle: circle, reader: reader)
         r.insert(genesis)
         r.insert(privateGenesis)
+        r.insert(raceGenesis)
+        // The race: ann and bob each open a cell of their own board, then bob gives up.
+        for (i, cell) in [40, 0].enumerated() {
+            if let game = r.games[raceGenesis.gameID], let op = try? authors[i].reveal(cell, in: game, atMillis: 1_700_000_001_000) { r.insert(op) }
+        }
+        if let game = r.games[raceGenesis.gameID], let op = try? authors[1].resign(in: game, atMillis: 1_700_000_001_500) { r.insert(op) }
         var t: UInt64 = 1_700_000_001_000
         for (i, cell) in [0, 80, 8, 72, 40, 13].enumerated() {
             let author = authors[i % 3]
@@ -124,6 +144,9 @@ public enum Fixtures {
 
     /// Every op of the fixture game, genesis first.
     public static var ops: [Op] { replica.games[genesis.gameID]?.ops ?? [genesis] }
+
+    /// Every op of the fixture race, genesis first.
+    public static var raceOps: [Op] { replica.games[raceGenesis.gameID]?.ops ?? [raceGenesis] }
 }
 
 /// Seed inputs: when `SWEEPER_FUZZ_SEEDS` names a directory, a target's

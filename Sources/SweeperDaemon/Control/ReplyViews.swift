@@ -120,14 +120,15 @@ struct ReplyViews: Sendable {
         return view
     }
 
-    /// A race as it stands, showing `shown`'s board. A racer removed from
-    /// the circle moves no more: the race is over without it.
+    /// A race as it stands, showing `shown`'s board. A racer that is no
+    /// member of the circle (removed since, or a key a creator in bad faith
+    /// named) moves no more: the race is over without it.
     func raceTable(_ race: GameState, shown: PeerID) -> Commands.RaceTable {
-        let removed = members.view.removed
+        let members = members.view.members
         let racers = race.racers.compactMap { r in race.lane(of: r).map { standing(of: r, on: $0) } }
         let rank = { (r: Commands.RacerStanding) -> Int in r.status == .won ? 0 : r.status == .playing ? 1 : 2 }
         let key = { (r: Commands.RacerStanding) in (rank(r), r.status == .won ? Double(r.seconds ?? 0) : -r.progress, r.name) }
-        let over = race.racers.allSatisfy { r in race.lane(of: r).map { $0.status != .playing } ?? true || removed[r] != nil }
+        let over = race.racers.allSatisfy { r in race.lane(of: r).map { $0.status != .playing } ?? true || members[r] == nil }
         return Commands.RaceTable(
             shown: shown.description, racers: racers.sorted { key($0) < key($1) },
             winner: over ? race.raceWinner.map(name(of:)) : nil, over: over ? true : nil)
