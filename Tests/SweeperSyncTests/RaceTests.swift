@@ -166,6 +166,53 @@ import Testing
         #expect(resign.payload == .resign)
     }
 
+    /// A race move travels as any move does: a live push of the same
+    /// bytes as the same move in a game played together (the race is in
+    /// the genesis, not in each move). Prints what a flag and a reveal cost
+    /// on the wire: the push, a type byte, the stream's 17-byte MAC and the
+    /// 4-byte frame length.
+    @Test func aRaceMoveTravelsAsSmallAsAnyMove() throws {
+        let (parameters, layout) = try Fixtures.layout(width: 9, height: 9, mines: 10, seed: 7)
+        var sizes: [[Int]] = []
+        for race in [false, true] {
+            let genesis = try ann.genesis(
+                parameters: parameters, layout: layout, seed: 7, questionMarks: false, createdAtMillis: 1_000,
+                players: [bob.identity.peerID], race: race)
+            var pair = Pair(Replica(circle: circle), Replica(circle: circle))
+            for i in 0..<2 { pair.replicas[i].insert(genesis) }
+            pair.sessions[0].peer = bob.identity.peerID
+            pair.sessions[1].peer = ann.identity.peerID
+            pair.sessions[1].liveAuthor = bob.identity.peerID
+            pair.start()
+            _ = try pair.run()
+            let held = try #require(pair.replicas[1].games[genesis.gameID])
+            let board = try #require(held.state?.shown(to: bob.identity.peerID))
+            let covered = (0..<81).filter { !board.board.isRevealed($0) }
+            let mine = try #require(covered.first { layout.isMine($0) })
+            let safe = try #require(covered.first { !layout.isMine($0) })
+            var bytes: [Int] = []
+            for make in [{ try self.bob.setMark(.flag, on: mine, in: $0, atMillis: 2_000) }, { try self.bob.reveal(safe, in: $0, atMillis: 3_000) }] {
+                let game = try #require(pair.replicas[1].games[genesis.gameID])
+                let op = try #require(try make(game))
+                #expect(pair.replicas[1].insert(op).accepted.count == 1)
+                let pushed = pair.sessions[1].push([op], replica: pair.replicas[1])
+                guard case .live = try #require(pushed.first), pushed.count == 1 else {
+                    Issue.record("not one live push: \(pushed)")
+                    return
+                }
+                bytes.append(pushed[0].encoded.count + 1 + 17 + 4)
+                let step = pair.sessions[0].receive(try SyncMessage(decoding: pushed[0].encoded), replica: &pair.replicas[0])
+                #expect(step.outcome.accepted.map(\.hash) == [op.hash])
+            }
+            sizes.append(bytes)
+            // The receiver's board is the mover's: Bob's board in the race, the one board otherwise.
+            #expect(pair.replicas[0].state(of: genesis.gameID)?.shown(to: bob.identity.peerID).board.isRevealed(safe) == true)
+            #expect(pair.replicas[0].state(of: genesis.gameID)?.shown(to: ann.identity.peerID).board.isRevealed(safe) == !race)
+        }
+        print("race move on the wire: a flag \(sizes[1][0]) bytes, a reveal \(sizes[1][1]) bytes (together: \(sizes[0][0]) and \(sizes[0][1]))")
+        #expect(sizes[1] == sizes[0])
+    }
+
     @Test func aPeerThatDoesNotReadRacesIsNotSentOneNorItsDescription() throws {
         let (holder, genesis) = try race()
         var old = Pair(holder, Replica(circle: circle))
