@@ -58,12 +58,16 @@ package struct ByteWriter {
 
     package init(capacity: Int = 64) { bytes.reserveCapacity(capacity) }
 
-    package mutating func byte(_ b: UInt8) { bytes.append(b) }
+    @inlinable package mutating func byte(_ b: UInt8) { bytes.append(b) }
 
     package mutating func append(_ b: some Sequence<UInt8>) { bytes.append(contentsOf: b) }
 
+    /// Appends whole byte arrays (keys, hashes, payloads) without the
+    /// generic path, which looks up type metadata on every call.
+    @inlinable package mutating func append(_ b: [UInt8]) { bytes.append(contentsOf: b) }
+
     /// Unsigned LEB128, shortest form.
-    package mutating func varint(_ value: UInt64) {
+    @inlinable package mutating func varint(_ value: UInt64) {
         var v = value
         while v >= 0x80 {
             bytes.append(UInt8(truncatingIfNeeded: v) | 0x80)

@@ -210,7 +210,10 @@ public struct GameReplica: Sendable {
     /// Admits an authenticated op (its signature, or that of a later op in
     /// its verified segment, checked; its membership proof checked).
     mutating func admit(_ op: Op, limit: Int, outcome: inout InsertOutcome) {
-        if let same = holds(op) {
+        // The author's chain length and last op, in one lookup (no copy of
+        // the chain is kept: the append below stays in place).
+        let (held, last) = chains[op.author].map { ($0.count, $0.last) } ?? (0, nil)
+        if op.seq >= 1, op.seq <= UInt64(held), let same = holds(op) {
             if same {
                 outcome.duplicates += 1
                 if op.signature != nil, let held = self.op(author: op.author, seq: op.seq), held.signature == nil {
@@ -234,6 +237,13 @@ public struct GameReplica: Sendable {
             return
         default:
             break
+        }
+        // The common case, a segment or a push in order with nothing
+        // waiting: the op follows its chain at once, without a stay in the
+        // waiting list (what `drain` would do with it, the same checks).
+        if pendingCount == 0, limit > 0, isKnown, op.seq == UInt64(held) + 1 {
+            follow(op, after: last, &outcome)
+            return
         }
         if let waiting = pending[op.author]?[op.seq] {
             if waiting.hash == op.hash {
@@ -325,8 +335,7 @@ public struct GameReplica: Sendable {
             guard let op = pending[author]?.removeValue(forKey: next) else { break }
             pendingCount -= 1
             if pending[author]?.isEmpty == true { pending[author] = nil }
-            if let why = problem(with: op, after: previous) {
-                reject(op, why, &outcome)
+            guard follow(op, after: previous, &outcome) else {
                 // Everything after a refused op can never follow on.
                 if let rest = pending.removeValue(forKey: author) {
                     pendingCount -= rest.count
@@ -334,15 +343,27 @@ public struct GameReplica: Sendable {
                 }
                 break
             }
-            chains[author, default: []].append(op)
-            maxLamport = max(maxLamport, op.lamport)
-            if journal != nil {
-                journal?.accepted.append(op)
-            } else {
-                applyEffect(op)
-            }
-            outcome.accepted.append(op)
         }
+    }
+
+    /// Appends `op` to its author's chain, after `previous` (its last op),
+    /// and applies it, when it may follow; refuses it otherwise. Returns
+    /// whether it was accepted.
+    @discardableResult
+    private mutating func follow(_ op: Op, after previous: Op?, _ outcome: inout InsertOutcome) -> Bool {
+        if let why = problem(with: op, after: previous) {
+            reject(op, why, &outcome)
+            return false
+        }
+        chains[op.author, default: []].append(op)
+        maxLamport = max(maxLamport, op.lamport)
+        if journal != nil {
+            journal?.accepted.append(op)
+        } else {
+            applyEffect(op)
+        }
+        outcome.accepted.append(op)
+        return true
     }
 
     /// Why `op` cannot follow `previous` in its author's chain, if it cannot.

@@ -53,6 +53,8 @@ public struct GameState: Sendable {
     }
     /// Authors seen, indexed by the numbers stored per cell.
     private var authors: [PeerID] = []
+    /// The author of the op applied last, as its number (a cache).
+    private var lastAuthor: Int32 = -1
     private var authorIndex: [PeerID: Int32] = [:]
     /// Who used the assist (cheat), if anyone.
     public private(set) var assistedBy: Set<PeerID> = []
@@ -120,10 +122,17 @@ public struct GameState: Sendable {
     }
 
     private mutating func index(of author: PeerID) -> Int32 {
-        if let i = authorIndex[author] { return i }
+        // Ops come in runs of one author (a chain segment): the last one
+        // found is checked first, by its bytes, without hashing the key.
+        if lastAuthor >= 0, Int(lastAuthor) < authors.count, authors[Int(lastAuthor)] == author { return lastAuthor }
+        if let i = authorIndex[author] {
+            lastAuthor = i
+            return i
+        }
         let i = Int32(authors.count)
         authors.append(author)
         authorIndex[author] = i
+        lastAuthor = i
         return i
     }
 

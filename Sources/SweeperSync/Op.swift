@@ -230,45 +230,70 @@ public struct Op: Hashable, Sendable {
     static let signatureDomain = Array("sweeper/op/v1\0".utf8)
     static let hashDomain = Array("sweeper/op-hash/v1\0".utf8)
 
+    /// An op's fields, held once: an op is copied into chains, waiting
+    /// lists, outcomes and messages, and a copy of a struct of eight
+    /// buffers costs eight reference counts where this costs one.
+    private final class Storage: Sendable {
+        let gameID: GameID
+        let author: PeerID
+        let seq: UInt64
+        let lamport: UInt64
+        let previous: OpHash
+        let wallClockMillis: UInt64
+        let membershipProof: [UInt8]
+        let payload: OpPayload
+        let signature: Signature?
+        let canonicalBytes: [UInt8]
+        let hash: OpHash
+
+        init(gameID: GameID, author: PeerID, seq: UInt64, lamport: UInt64, previous: OpHash, wallClockMillis: UInt64,
+             membershipProof: [UInt8], payload: OpPayload, signature: Signature?, canonicalBytes: [UInt8], hash: OpHash) {
+            self.gameID = gameID
+            self.author = author
+            self.seq = seq
+            self.lamport = lamport
+            self.previous = previous
+            self.wallClockMillis = wallClockMillis
+            self.membershipProof = membershipProof
+            self.payload = payload
+            self.signature = signature
+            self.canonicalBytes = canonicalBytes
+            self.hash = hash
+        }
+    }
+
+    private let storage: Storage
+
     /// The game this op belongs to.
-    public let gameID: GameID
+    public var gameID: GameID { storage.gameID }
     /// Who made it.
-    public let author: PeerID
+    public var author: PeerID { storage.author }
     /// The author's sequence number in this game: 1, 2, 3, …
-    public let seq: UInt64
+    public var seq: UInt64 { storage.seq }
     /// Lamport time: greater than every op the author had seen.
-    public let lamport: UInt64
+    public var lamport: UInt64 { storage.lamport }
     /// The hash of the author's previous op in this game (``OpHash/none`` for seq 1).
-    public let previous: OpHash
+    public var previous: OpHash { storage.previous }
     /// The author's wall clock when made, ms since 1970 (informative only).
-    public let wallClockMillis: UInt64
+    public var wallClockMillis: UInt64 { storage.wallClockMillis }
     /// Keyed BLAKE2b of the author key under the circle key (``CircleKey/membershipProof(for:)``).
-    public let membershipProof: [UInt8]
+    public var membershipProof: [UInt8] { storage.membershipProof }
     /// What the op does.
-    public let payload: OpPayload
+    public var payload: OpPayload { storage.payload }
     /// The author's signature; may be absent on ops that arrived inside a
     /// chain segment, which is vouched for by the signature of its last op.
-    public let signature: Signature?
+    public var signature: Signature? { storage.signature }
 
     /// The canonical encoding (hashed and signed).
-    public let canonicalBytes: [UInt8]
+    public var canonicalBytes: [UInt8] { storage.canonicalBytes }
     /// The op's hash.
-    public let hash: OpHash
+    public var hash: OpHash { storage.hash }
 
     /// (Lamport, author): the total order used for last-writer-wins and first reveals.
     public var stamp: Stamp { Stamp(lamport: lamport, author: author) }
 
     init(gameID: GameID, author: PeerID, seq: UInt64, lamport: UInt64, previous: OpHash, wallClockMillis: UInt64,
          membershipProof: [UInt8], payload: OpPayload, signature: Signature?) {
-        self.gameID = gameID
-        self.author = author
-        self.seq = seq
-        self.lamport = lamport
-        self.previous = previous
-        self.wallClockMillis = wallClockMillis
-        self.membershipProof = membershipProof
-        self.payload = payload
-        self.signature = signature
         var w = ByteWriter(capacity: 128)
         w.byte(Self.version)
         w.append(gameID.bytes)
@@ -279,8 +304,11 @@ public struct Op: Hashable, Sendable {
         w.varint(wallClockMillis)
         w.append(membershipProof)
         payload.encode(into: &w)
-        canonicalBytes = w.bytes
-        hash = OpHash(unchecked: Blake2b.hash(Self.hashDomain, canonicalBytes, length: 32))
+        let canonicalBytes = w.bytes
+        storage = Storage(
+            gameID: gameID, author: author, seq: seq, lamport: lamport, previous: previous, wallClockMillis: wallClockMillis,
+            membershipProof: membershipProof, payload: payload, signature: signature, canonicalBytes: canonicalBytes,
+            hash: OpHash(unchecked: Blake2b.hash(Self.hashDomain, canonicalBytes, length: 32)))
     }
 
     /// Makes and signs an op (the signing identity is the author).
@@ -294,23 +322,13 @@ public struct Op: Hashable, Sendable {
 
     /// The same op with `signature` attached (or removed).
     func with(signature: Signature?) -> Op {
-        Op(gameID: gameID, author: author, seq: seq, lamport: lamport, previous: previous, wallClockMillis: wallClockMillis,
-           membershipProof: membershipProof, payload: payload, signature: signature, canonicalBytes: canonicalBytes, hash: hash)
+        Op(storage: Storage(
+            gameID: gameID, author: author, seq: seq, lamport: lamport, previous: previous, wallClockMillis: wallClockMillis,
+            membershipProof: membershipProof, payload: payload, signature: signature, canonicalBytes: canonicalBytes, hash: hash))
     }
 
-    private init(gameID: GameID, author: PeerID, seq: UInt64, lamport: UInt64, previous: OpHash, wallClockMillis: UInt64,
-                 membershipProof: [UInt8], payload: OpPayload, signature: Signature?, canonicalBytes: [UInt8], hash: OpHash) {
-        self.gameID = gameID
-        self.author = author
-        self.seq = seq
-        self.lamport = lamport
-        self.previous = previous
-        self.wallClockMillis = wallClockMillis
-        self.membershipProof = membershipProof
-        self.payload = payload
-        self.signature = signature
-        self.canonicalBytes = canonicalBytes
-        self.hash = hash
+    private init(storage: Storage) {
+        self.storage = storage
     }
 
     /// Whether the op carries a valid signature by its author.

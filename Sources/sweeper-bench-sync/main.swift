@@ -39,12 +39,27 @@ import SweeperSync
 // MARK: Arguments
 
 var tracePath: String?
+/// With `--profile-catch-up N`: only the 10,000-op catch-up, N times, for a profiler.
+var profileCatchUp: Int?
 var arguments = CommandLine.arguments.dropFirst()
 while let a = arguments.popFirst() {
     switch a {
     case "--trace": tracePath = arguments.popFirst()
-    default: fail("unknown argument \(a); usage: sweeper-bench-sync [--trace PATH]")
+    case "--profile-catch-up": profileCatchUp = arguments.popFirst().flatMap { Int($0) }
+    default: fail("unknown argument \(a); usage: sweeper-bench-sync [--trace PATH] [--profile-catch-up N]")
     }
+}
+
+if let rounds = profileCatchUp {
+    let (replica, id, _) = longGame(count: 10_000)
+    let message = SyncMessage.ops(replica.segments(for: id, after: VersionVector())).encoded
+    let t0 = cpuSeconds()
+    for _ in 0..<rounds {
+        var fresh = Replica(circle: circle)
+        applyCatchUp(message, into: &fresh)
+    }
+    print("catch-up: \(format((cpuSeconds() - t0) * 1000 / Double(max(1, rounds)))) ms a round, \(rounds) rounds")
+    exit(0)
 }
 
 print("sweeper-bench-sync (one thread; CPU time)")
