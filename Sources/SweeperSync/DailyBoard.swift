@@ -39,9 +39,11 @@ public enum DailyBoard {
 
     /// Whether `genesis` is the day's `board` (``board(circle:day:)``): its
     /// parameters, seed and layout are the derived ones. A game whose daily
-    /// op names a day its board is not counts as an ordinary game.
+    /// op names a day its board is not counts as an ordinary game, and so
+    /// does a race on the day's board (each player's board of the day is a
+    /// game of its own).
     public static func matches(_ genesis: Genesis, _ board: GeneratedBoard) -> Bool {
-        genesis.seed == board.seed && genesis.parameters == board.parameters && genesis.layout == board.layout
+        !genesis.isRace && genesis.seed == board.seed && genesis.parameters == board.parameters && genesis.layout == board.layout
     }
 
     /// The day (days since 1970-01-01) that `millis` (ms since 1970) falls

@@ -86,6 +86,14 @@ import Testing
         replica.insert(crafted)
         let craftedState = try #require(replica.state(of: crafted.gameID))
         #expect(!DailyBoard.matches(craftedState.genesis, board))
+        // Nor is a race on the day's very board.
+        let bob = OpAuthor(identity: Fixtures.identity(2), circle: circle)
+        let race = try ann.genesis(
+            parameters: board.parameters, layout: board.layout, seed: board.seed, questionMarks: false, createdAtMillis: 1_795_000_000_000,
+            players: [bob.identity.peerID], race: true)
+        replica.insert(race)
+        let raceState = try #require(replica.state(of: race.gameID))
+        #expect(raceState.isRace && !DailyBoard.matches(raceState.genesis, board))
     }
 
     @Test func aPeerThatDoesNotReadDailyOpsIsNotSentSuchGames() throws {
