@@ -317,6 +317,14 @@ public enum Commands {
             self.winner = winner
             self.over = over
         }
+
+        /// `racers` in the table's order: won (fastest first), playing
+        /// (furthest first), then lost or given up; by name within each.
+        public static func ordered(_ racers: [RacerStanding]) -> [RacerStanding] {
+            let rank = { (r: RacerStanding) -> Int in r.status == .won ? 0 : r.status == .playing ? 1 : 2 }
+            let key = { (r: RacerStanding) in (rank(r), r.status == .won ? Double(r.seconds ?? 0) : -r.progress, r.name) }
+            return racers.sorted { key($0) < key($1) }
+        }
     }
 
     /// One racer's board in a race.

@@ -321,6 +321,17 @@ public struct GameState: Sendable {
     /// before hello version 14 cannot read the game.
     public var usesRace: Bool { genesis.isRace }
 
+    /// Every feature the game uses: a peer that reads them all may be sent it.
+    public var features: GameFeatures {
+        var out: GameFeatures = []
+        if usesRoles { out.insert(.roles) }
+        if usesFloods { out.insert(.floods) }
+        if usesHints { out.insert(.hints) }
+        if usesDaily { out.insert(.daily) }
+        if usesRace { out.insert(.race) }
+        return out
+    }
+
     /// A race's racers (the creator and its players), in key order; empty
     /// for a game played together.
     public var racers: [PeerID] { lanes?.keys.sorted() ?? [] }
@@ -329,10 +340,18 @@ public struct GameState: Sendable {
     /// board, scores and end are that racer's); `nil` when `racer` does not race here.
     public func lane(of racer: PeerID) -> GameState? { lanes?[racer] }
 
-    /// What `peer` plays or watches: in a race its own board, or a
-    /// spectator the creator's; in a game played together the game itself.
+    /// Whose board `peer` plays or watches in a race: its own, or a
+    /// spectator's (or anyone's who races not) the creator's; `nil` in a
+    /// game played together.
+    public func racerShown(to peer: PeerID) -> PeerID? {
+        guard let lanes else { return nil }
+        return lanes[peer] != nil ? peer : creator
+    }
+
+    /// What `peer` plays or watches: in a race the board of
+    /// ``racerShown(to:)``; in a game played together the game itself.
     public func shown(to peer: PeerID) -> GameState {
-        lanes?[peer] ?? lanes?[creator] ?? self
+        racerShown(to: peer).flatMap { lanes?[$0] } ?? self
     }
 
     /// The racer who won a race: of those who cleared their board, the

@@ -64,7 +64,7 @@ extension GameReplica {
         let genesis = current.genesis
         var game = GameState(genesisOp: genesisOp, genesis: genesis)
         game.isPrivate = current.isPrivate
-        let racer = current.isRace ? racer.flatMap { current.lane(of: $0) != nil ? $0 : nil } ?? creator : nil
+        let racer = current.racerShown(to: racer ?? creator)
         // The board replayed: the game's, or in a race the racer's.
         var board: GameState { racer.flatMap { game.lane(of: $0) } ?? game }
         let opening = board

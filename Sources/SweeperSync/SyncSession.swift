@@ -48,22 +48,10 @@ public struct SyncSession: Sendable {
     var summaryPartsLimit = SyncMessage.partedGameLimit
     /// The games the peer takes, from its last interest (every game until it says).
     public private(set) var peerInterest = GameInterest.everything
-    /// Whether the peer reads players lists and archive ops (hello version
-    /// 7 or later). When not, games that use them are not sent to it at all:
-    /// it would close the link on the first such op.
-    public var peerReadsRoles = true
-    /// Whether the peer reads flood ops (hello version 8 or later). When
-    /// not, games that have them are not sent to it.
-    public var peerReadsFloods = true
-    /// Whether the peer reads hint and seeded ops (hello version 12 or
-    /// later). When not, games that have them are not sent to it.
-    public var peerReadsHints = true
-    /// Whether the peer reads daily ops (hello version 13 or later): games
-    /// with one are not sent to it otherwise.
-    public var peerReadsDaily = true
-    /// Whether the peer reads race games and resign ops (hello version 14);
-    /// race games are not sent to it otherwise.
-    public var peerReadsRace = true
+    /// What the peer reads of the op format (``GameFeatures``), from its
+    /// hello: a game that uses anything else is not sent to it at all, nor
+    /// described (it would close the link on the first op it cannot read).
+    public var peerReads = GameFeatures.all
     /// Whether the peer answers ``SyncMessage/describe(_:)`` (hello version
     /// 11 or later): it is asked to describe the games of its summary that
     /// this side does not hold (``described``).
@@ -468,9 +456,7 @@ public struct SyncSession: Sendable {
 
     /// Whether the peer can read a game in `state` (or one unread here).
     private func reads(_ state: GameState?) -> Bool {
-        (peerReadsRoles || state?.usesRoles != true) && (peerReadsFloods || state?.usesFloods != true)
-            && (peerReadsHints || state?.usesHints != true) && (peerReadsDaily || state?.usesDaily != true)
-            && (peerReadsRace || state?.usesRace != true)
+        state.map { $0.features.isSubset(of: peerReads) } ?? true
     }
 
     private mutating func note(sent segments: [OpSegment]) {

@@ -465,10 +465,7 @@ public struct Viewer: Sendable {
         var race = race
         let before = race.racers.first { $0.id == racer.id }
         race.racers.removeAll { $0.id == racer.id }
-        race.racers.append(racer)
-        let rank = { (r: Commands.RacerStanding) -> Int in r.status == .won ? 0 : r.status == .playing ? 1 : 2 }
-        let key = { (r: Commands.RacerStanding) in (rank(r), r.status == .won ? Double(r.seconds ?? 0) : -r.progress, r.name) }
-        race.racers.sort { key($0) < key($1) }
+        race.racers = Commands.RaceTable.ordered(race.racers + [racer])
         game?.race = race
         return before?.status == .playing && racer.status != .playing
     }

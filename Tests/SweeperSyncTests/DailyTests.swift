@@ -103,7 +103,7 @@ import Testing
         holder.insert(genesis)
         holder.insert(op)
         var old = Pair(holder, Replica(circle: circle))
-        old.sessions[0].peerReadsDaily = false
+        old.sessions[0].peerReads.remove(.daily)
         old.start()
         _ = try old.run()
         #expect(old.replicas[1].games[genesis.gameID] == nil, "a game with a daily op went to a peer that cannot read it")

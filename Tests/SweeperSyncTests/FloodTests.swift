@@ -139,7 +139,7 @@ import Testing
         }
         replica.insert(op)
         var old = SyncSession()
-        old.peerReadsFloods = false
+        old.peerReads.remove(.floods)
         #expect(old.receive(.summary([:], wantsReply: false), replica: &replica).replies.isEmpty)
         var current = SyncSession()
         #expect(!current.receive(.summary([:], wantsReply: false), replica: &replica).replies.isEmpty)

@@ -42,7 +42,7 @@ import Testing
         let circle = holder.circle
         holder.insert(try ann.hint(0, in: try #require(holder.games[hinted.gameID]), atMillis: 5))
         var pair = Pair(holder, Replica(circle: circle))
-        pair.sessions[0].peerReadsHints = false
+        pair.sessions[0].peerReads.remove(.hints)
         pair.start()
         _ = try pair.run()
         #expect(pair.replicas[1].state(of: plain.gameID) != nil)

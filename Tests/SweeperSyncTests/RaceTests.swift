@@ -216,7 +216,7 @@ import Testing
     @Test func aPeerThatDoesNotReadRacesIsNotSentOneNorItsDescription() throws {
         let (holder, genesis) = try race()
         var old = Pair(holder, Replica(circle: circle))
-        old.sessions[0].peerReadsRace = false
+        old.sessions[0].peerReads.remove(.race)
         old.start()
         _ = try old.run()
         #expect(old.replicas[1].games[genesis.gameID] == nil, "a race went to a peer that cannot read it")

@@ -157,7 +157,7 @@ import Testing
         let open = try Fixtures.genesis(by: creator, seed: 2)
         r.insert(open)
         var session = SyncSession()
-        session.peerReadsRoles = false
+        session.peerReads.remove(.roles)
         var sent = Set<GameID>()
         let step = session.receive(.summary([:], wantsReply: false), replica: &r)
         for case .ops(let segments) in step.replies { for s in segments { sent.formUnion(s.ops.map(\.gameID)) } }

@@ -308,17 +308,13 @@ struct ControlRouter: ControlResponder {
             removed: removedHere)
     }
 
-    /// The racer `named` (a name or peer id) of the race `state`; `nil`
-    /// when none is named. Naming one outside a race, or no racer of it, is refused.
+    /// The racer `named` (a name or peer id, as devices are named) of the
+    /// race `state`; `nil` when none is named. Naming one outside a race,
+    /// or no racer of it, is refused.
     private func racer(_ named: String?, in state: GameState) throws -> PeerID? {
         guard let named else { return nil }
         guard state.isRace else { throw ControlError.badArguments("racer is for a race; this game is played together") }
-        let racers = state.racers
-        if let match = racers.first(where: { $0.description == named || views.name(of: $0) == named }) { return match }
-        let prefixed = racers.filter { $0.description.hasPrefix(named) }
-        if prefixed.count == 1 { return prefixed[0] }
-        throw ControlError.badArguments(
-            "'\(named)' is not a racer of this race (racers: \(racers.map(views.name(of:)).sorted().joined(separator: ", ")))")
+        return try device(named: named, among: state.racers)
     }
 
     /// Today, by this device's clock and time zone (days since 1970-01-01).

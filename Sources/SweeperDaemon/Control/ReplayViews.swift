@@ -9,7 +9,7 @@ extension ReplyViews {
     /// `nil` when this device cannot read the game. A race replays one
     /// racer's board: `racer`'s, else this device's own, else the creator's.
     func replay(_ replica: GameReplica, _ state: GameState, racer: PeerID? = nil) -> Commands.Replay.Result? {
-        let racer = racer ?? (state.lane(of: ownID) != nil ? ownID : nil)
+        let racer = state.racerShown(to: racer ?? ownID)
         let geometry = state.genesis.geometry
         let started = Double(state.startMillis) / 1000
         var moves: [Commands.ReplayMove] = []
@@ -24,6 +24,6 @@ extension ReplyViews {
         let p = state.genesis.parameters
         return Commands.Replay.Result(
             game: state.gameID.description, width: p.width, height: p.height, mines: p.mines, opening: replay.opening.rows,
-            started: started, moves: moves, status: state.shown(to: racer ?? state.creator).status.shown)
+            started: started, moves: moves, status: state.shown(to: racer ?? ownID).status.shown)
     }
 }

@@ -88,8 +88,8 @@ struct ReplyViews: Sendable {
     /// device's own, else (for a spectator) the creator's.
     func view(_ replica: GameReplica, _ whole: GameState, cheat: Bool = false, games: [(GameReplica, GameState)]? = nil,
               racer: PeerID? = nil) -> GameView {
-        let shownRacer = whole.isRace ? racer.flatMap { whole.lane(of: $0) != nil ? $0 : nil } ?? (whole.lane(of: ownID) != nil ? ownID : whole.creator) : nil
-        let state = shownRacer.flatMap { whole.lane(of: $0) } ?? whole
+        let shownRacer = whole.racerShown(to: racer ?? ownID)
+        let state = whole.shown(to: racer ?? ownID)
         let scores = whole.scores
         let players = players(replica, whole).map { PlayerScore(
             id: $0.description, name: name(of: $0), score: scores[$0] ?? 0,
@@ -126,11 +126,9 @@ struct ReplyViews: Sendable {
     func raceTable(_ race: GameState, shown: PeerID) -> Commands.RaceTable {
         let members = members.view.members
         let racers = race.racers.compactMap { r in race.lane(of: r).map { standing(of: r, on: $0) } }
-        let rank = { (r: Commands.RacerStanding) -> Int in r.status == .won ? 0 : r.status == .playing ? 1 : 2 }
-        let key = { (r: Commands.RacerStanding) in (rank(r), r.status == .won ? Double(r.seconds ?? 0) : -r.progress, r.name) }
         let over = race.racers.allSatisfy { r in race.lane(of: r).map { $0.status != .playing } ?? true || members[r] == nil }
         return Commands.RaceTable(
-            shown: shown.description, racers: racers.sorted { key($0) < key($1) },
+            shown: shown.description, racers: Commands.RaceTable.ordered(racers),
             winner: over ? race.raceWinner.map(name(of:)) : nil, over: over ? true : nil)
     }
 

@@ -617,10 +617,10 @@ actor GameService {
     /// after it.
     func resign(_ game: String?) throws -> (GameReplica, GameState) {
         let (circle, replica, state) = try lookup(game)
-        let me = engine.circles[circle].author.identity.peerID
-        if let lane = state.lane(of: me), lane.status != .playing { throw GameServiceError.gameOver(lane.status) }
-        guard let op = try madeOp({ try engine.circles[circle].author.resign(in: replica, atMillis: Date().millis) }, geometry: nil) else {
-            return (replica, state)
+        let author = engine.circles[circle].author
+        // No op: this racer's board ended already.
+        guard let op = try madeOp({ try author.resign(in: replica, atMillis: Date().millis) }, geometry: nil) else {
+            throw GameServiceError.gameOver(state.shown(to: author.identity.peerID).status)
         }
         let before = state.status
         let (after, afterState) = try commit(op, circle: circle)

@@ -39,17 +39,24 @@ final class SyncSessions: Sendable {
         var session = SyncSession()
         // Until its hello says otherwise, the peer may be too old to read
         // games that use roles.
-        session.peerReadsRoles = false
-        session.peerReadsFloods = false
+        session.peerReads = []
         session.peerDescribes = false
-        session.peerReadsHints = false
-        session.peerReadsDaily = false
-        session.peerReadsRace = false
         session.peer = handle.peer
         let messages = interest.isEverything ? session.start(replica: replica) : []
         let link = PeerLink(handle: handle, session: SharedSyncSession(session))
         links.add(link)
         link.send(messages)
+    }
+
+    /// What a peer that reads roles (hello version 7 or later) reads of
+    /// the op format, by its hello's version.
+    static func features(read capabilities: PeerCapabilities) -> GameFeatures {
+        var out: GameFeatures = [.roles]
+        if capabilities.readsLive { out.insert(.floods) }
+        if capabilities.readsHints { out.insert(.hints) }
+        if capabilities.readsDaily { out.insert(.daily) }
+        if capabilities.readsRace { out.insert(.race) }
+        return out
     }
 
     /// The peer of `link` said hello: its session learns what the peer
@@ -59,12 +66,8 @@ final class SyncSessions: Sendable {
         let capabilities = link.capabilities
         if capabilities.readsRoles {
             let messages = link.session.withSession { session in
-                session.peerReadsRoles = true
-                session.peerReadsFloods = capabilities.readsLive
+                session.peerReads = Self.features(read: capabilities)
                 session.peerDescribes = capabilities.describesGames
-                session.peerReadsHints = capabilities.readsHints
-                session.peerReadsDaily = capabilities.readsDaily
-                session.peerReadsRace = capabilities.readsRace
                 // A session that started before the hello sends its summary
                 // again, asking for the peer's, so that such games it lacks come now.
                 var messages = session.hasPeerSummary ? session.tick(replica: replica) : []
