@@ -36,7 +36,6 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
-        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
@@ -93,14 +92,19 @@ let package = Package(
         ),
 
         // MARK: Storage, control socket, daemon.
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
         .target(
             name: "SweeperStore",
-            dependencies: ["SweeperConventions", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["CSQLite", "SweeperConventions"],
             swiftSettings: strict
         ),
         .testTarget(
             name: "SweeperStoreTests",
-            dependencies: ["SweeperStore", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["SweeperStore"],
             swiftSettings: strict
         ),
         .target(
@@ -140,7 +144,6 @@ let package = Package(
                 "SweeperDiscovery", "SweeperNet", "SweeperMessages",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
-                .product(name: "GRDB", package: "GRDB.swift"),
             ],
             exclude: ["Fixtures"],
             swiftSettings: strict

@@ -1,4 +1,9 @@
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The commands about the circle, its peers and the viewers: invitations
 /// and joining, peers and links, profiles, presence and subscriptions.

@@ -1,4 +1,9 @@
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import NIOCore
 import NIOPosix
 import Synchronization
@@ -101,9 +106,9 @@ public final class ControlClient: Sendable {
     /// daemon starting at the same instant is never refused.
     public static func startingDaemon(socketPath: String) -> Int32? {
         guard let text = try? String(contentsOfFile: socketPath + ".lock", encoding: .utf8),
-            let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)), pid > 0, kill(pid, 0) == 0,
+            let pid = Int32(text.trimmedOfWhitespace), pid > 0, kill(pid, 0) == 0,
             let name = try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8),
-            name.trimmingCharacters(in: .whitespacesAndNewlines) == "sweeperd"
+            name.trimmedOfWhitespace == "sweeperd"
         else { return nil }
         return pid
     }

@@ -1,4 +1,9 @@
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// An event line on a subscribed connection: `{"event":"cells", …}`.
 public struct ControlEvent: Codable, Equatable, Sendable {

@@ -1,4 +1,9 @@
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import SweeperConventions
 
 /// Text forms of control results, shared by the CLI and the viewer.
@@ -6,7 +11,7 @@ public enum ControlFormatting {
     /// `H:MM:SS`.
     public static func duration(_ seconds: Int) -> String {
         let s = max(0, seconds)
-        return String(format: "%d:%02d:%02d", s / 3600, (s / 60) % 60, s % 60)
+        return String(cFormat: "%ld:%02ld:%02ld", s / 3600, (s / 60) % 60, s % 60)
     }
 
     /// `30×16 (99)`.
@@ -26,11 +31,8 @@ public enum ControlFormatting {
     /// locale: the one date format every command prints. Within an hour of
     /// `near` (an expiry seconds away), with seconds: `2026-11-23 18:05:42`.
     public static func date(_ secondsSince1970: Double, near: Date? = nil) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
         let close = near.map { abs($0.timeIntervalSince1970 - secondsSince1970) < 3600 } ?? false
-        formatter.dateFormat = close ? "yyyy-MM-dd HH:mm:ss" : "yyyy-MM-dd HH:mm"
-        return formatter.string(from: Date(timeIntervalSince1970: secondsSince1970))
+        return String(localTime: secondsSince1970, format: close ? "%Y-%m-%d %H:%M:%S" : "%Y-%m-%d %H:%M")
     }
 
     /// ``date(_:near:)`` of a time in ms since 1970.
@@ -113,7 +115,7 @@ public enum ControlFormatting {
         let wrong = Set((v.wrongFlags ?? []).map { $0.y * v.width + $0.x })
         for (y, row) in v.board.enumerated() {
             let drawn = wrong.isEmpty ? row : String(row.enumerated().map { x, c in wrong.contains(y * v.width + x) ? "x" : c })
-            out += String(format: "%2d ", y % 100) + drawn + "\n"
+            out += String(cFormat: "%2ld ", y % 100) + drawn + "\n"
         }
         out += statusLine(v) + "\n"
         if let forked = v.equivocatedBy, !forked.isEmpty {
@@ -121,7 +123,7 @@ public enum ControlFormatting {
         }
         if let layout = v.mineLayout {
             out += "Mines (assisted):\n"
-            for (y, row) in layout.enumerated() { out += String(format: "%2d ", y % 100) + row + "\n" }
+            for (y, row) in layout.enumerated() { out += String(cFormat: "%2ld ", y % 100) + row + "\n" }
         }
         if let e = v.ending { out += ending(e).joined(separator: "\n") + "\n" }
         if let r = v.race { out += race(r).joined(separator: "\n") + "\n" }
@@ -228,7 +230,7 @@ public enum ControlFormatting {
                 case .playing: "playing \(Int((r.progress * 100).rounded(.down)))%"
                 }
                 return [r.status == .won ? "\(i + 1)" : "-", r.name, how + (r.assisted == true ? ", assisted" : ""), duration(r.seconds),
-                        r.threeBVPerSecond.map { String(format: "%.2f", $0) } ?? "-"]
+                        r.threeBVPerSecond.map { String(cFormat: "%.2f", $0) } ?? "-"]
             }
             lines += table(["#", "PLAYER", "RESULT", "TIME", "3BV/S"], rows).split(separator: "\n").map(String.init)
         }
@@ -245,7 +247,7 @@ public enum ControlFormatting {
         for c in classes {
             out += "\n" + c.name + "\n"
             out += table(["#", "TIME", "3BV/S", "PLAYERS", "DATE", "GAME"], c.best.enumerated().map { i, b in
-                ["\(i + 1)", duration(b.seconds), b.threeBVPerSecond.map { String(format: "%.2f", $0) } ?? "-", b.players.joined(separator: ", "),
+                ["\(i + 1)", duration(b.seconds), b.threeBVPerSecond.map { String(cFormat: "%.2f", $0) } ?? "-", b.players.joined(separator: ", "),
                  date(b.date), shortID(b.game)]
             })
         }
@@ -270,12 +272,12 @@ public enum ControlFormatting {
         }
         if let p = r.player {
             out += "\n\(p.name): \(p.played) played, \(p.won) won, \(p.lost) lost, \(p.minesTripped) mines tripped"
-            out += p.bestThreeBVPerSecond.map { String(format: ", best 3BV/s %.2f", $0) } ?? ""
+            out += p.bestThreeBVPerSecond.map { String(cFormat: ", best 3BV/s %.2f", $0) } ?? ""
             out += "\n"
             if !p.records.isEmpty {
                 out += table(["SIZE", "BEST", "3BV/S", "WITH", "DATE"], p.records.map { b in
                     [size(width: b.width, height: b.height, mines: b.mines) + (b.noGuess == true ? " no-guess" : ""), duration(b.seconds),
-                     b.threeBVPerSecond.map { String(format: "%.2f", $0) } ?? "-",
+                     b.threeBVPerSecond.map { String(cFormat: "%.2f", $0) } ?? "-",
                      b.players.count > 1 ? b.players.filter { $0 != p.name }.joined(separator: ", ") : "alone", date(b.date)]
                 })
             }
@@ -286,7 +288,7 @@ public enum ControlFormatting {
     /// How a game ended, as `show` prints it and the viewer shows it.
     public static func ending(_ e: GameEnding) -> [String] {
         var lines: [String] = []
-        let rate = e.threeBVPerSecond.map { String(format: "%.2f", $0) } ?? "-"
+        let rate = e.threeBVPerSecond.map { String(cFormat: "%.2f", $0) } ?? "-"
         lines.append((e.status == .won ? "Won" : "Lost") + " in \(duration(e.seconds)): 3BV \(e.solvedThreeBV)/\(e.threeBV), 3BV/s \(rate), "
             + "\(e.clicks) clicks, efficiency \(Int((e.efficiency * 100).rounded()))%")
         if let who = e.trippedBy {
@@ -314,7 +316,7 @@ public enum ControlFormatting {
         if peers.isEmpty { return "No peers known.\n" }
         return table(["PEER", "NAME", "STATE", "ADDRESSES", "VIA", "SEEN", "RTT"], peers.map { p in
             let seen = p.lastSeenSecondsAgo.map { $0 < 1 ? "now" : "\(Int($0))s ago" } ?? "-"
-            let rtt = p.roundTripMs.map { String(format: "%.1f ms", $0) } ?? "-"
+            let rtt = p.roundTripMs.map { String(cFormat: "%.1f ms", $0) } ?? "-"
             let state = p.lackWords.map { "\(p.stateWords) (\($0))" } ?? p.stateWords
             return [shortID(p.id), p.name, state, p.addresses.isEmpty ? "-" : p.addresses.joined(separator: " "), p.via.joined(separator: ","), seen, rtt]
         })

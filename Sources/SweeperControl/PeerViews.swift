@@ -1,4 +1,9 @@
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 // The peers as `peers` and `peer-changed` events show them.
 
@@ -112,10 +117,7 @@ extension PeerInfo {
     static func clock(secondsAgo ago: Double, now: Date = Date()) -> String {
         let then = now.addingTimeInterval(-ago)
         guard ago < 12 * 3600 else { return ControlFormatting.date(then.timeIntervalSince1970) }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.dateFormat = "HH:mm"
-        return formatter.string(from: then)
+        return String(localTime: then.timeIntervalSince1970, format: "%H:%M")
     }
 
     /// The first peer protocol version whose daemons exchange cursors and

@@ -62,3 +62,15 @@ public struct SweeperPaths: Sendable {
         return runtimeDirectory + "/control.sock"
     }
 }
+
+extension SweeperPaths {
+    /// The folder that holds `path`, as `dirname` gives it: `/a/b` for
+    /// `/a/b/c`, `/` for `/c`, `.` for a bare name.
+    public static func folder(of path: String) -> String {
+        var trimmed = Substring(path)
+        while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
+        guard let slash = trimmed.lastIndex(of: "/") else { return "." }
+        let folder = trimmed[..<slash]
+        return folder.isEmpty ? "/" : String(folder)
+    }
+}

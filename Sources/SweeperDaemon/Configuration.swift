@@ -1,4 +1,9 @@
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Logging
 import SweeperControl
 import SweeperConventions
@@ -238,17 +243,16 @@ extension DaemonSettings {
         if FileManager.default.fileExists(atPath: configPath) {
             // Read to its end rather than by its size, so that `/dev/null`
             // and pipes read as what they hold.
-            guard let handle = FileHandle(forReadingAtPath: configPath) else {
-                throw ConfigurationError(file: configPath, message: "cannot be opened: \(String(cString: strerror(errno)))")
-            }
-            defer { try? handle.close() }
-            let data: Data
+            let bytes: [UInt8]
             do {
-                data = try handle.readToEnd() ?? Data()
+                bytes = try FileDescriptorReader.readAll(path: configPath, limit: 1 << 20)
             } catch {
-                throw ConfigurationError(file: configPath, message: "cannot be read: \(error.localizedDescription)")
+                throw ConfigurationError(file: configPath, message: error.description)
             }
-            guard let text = String(data: data, encoding: .utf8) else {
+            guard bytes.count <= 1 << 20 else {
+                throw ConfigurationError(file: configPath, message: "is over 1 MiB: not a configuration file")
+            }
+            guard let text = String(validating: bytes, as: UTF8.self) else {
                 throw ConfigurationError(file: configPath, message: "is not UTF-8 text")
             }
             for entry in try ConfigFileParser.parse(text, file: configPath) {

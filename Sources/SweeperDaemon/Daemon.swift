@@ -1,4 +1,9 @@
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Logging
 import NIOPosix
 import ServiceLifecycle
@@ -34,7 +39,7 @@ public enum Daemon {
         let socketLock: InstanceLock
         do {
             try PrivateDirectory.make(settings.stateDirectory)
-            let socketDirectory = (settings.socketPath as NSString).deletingLastPathComponent
+            let socketDirectory = SweeperPaths.folder(of: settings.socketPath)
             if socketDirectory == SweeperPaths.sharedRuntimeDirectory {
                 try PrivateDirectory.makeOwned(socketDirectory)
             } else {

@@ -1,5 +1,10 @@
 import CAvahi
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Logging
 import Synchronization
 

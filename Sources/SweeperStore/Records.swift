@@ -1,5 +1,4 @@
-import Foundation
-import GRDB
+import FoundationEssentials
 
 /// Why the store refused to open or to act.
 public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {

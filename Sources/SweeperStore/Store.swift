@@ -1,6 +1,12 @@
-import Foundation
-import GRDB
+import CSQLite
+import FoundationEssentials
+import Synchronization
 import SweeperConventions
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The daemon's SQLite database (WAL mode) under its state directory.
 ///
@@ -29,59 +35,72 @@ public final class Store: Sendable {
 
     /// The database file path.
     public let path: String
-    private let pool: DatabasePool
+    /// The one connection that writes (WAL mode allows one writer at a time),
+    /// `nil` once closed.
+    private let writer: Mutex<SQLiteConnection?>
+    /// Read-only connections not in use: a read takes one (or opens one)
+    /// and gives it back, so reads run beside a write and beside each other,
+    /// each on its own snapshot.
+    private let idleReaders = Mutex<[SQLiteConnection]>([])
+    /// Whether ``close()`` ran: no connection opens after it.
+    private let closed = Atomic<Bool>(false)
 
     /// Opens (creating if needed) the store in `directory`, which is made with
     /// mode 0700 if missing; the database files are kept 0600.
     public init(directory: String) throws(StoreError) {
         try Self.prepareDirectory(directory)
-        let path = (directory as NSString).appendingPathComponent(Self.fileName)
+        let path = directory + "/" + Self.fileName
         self.path = path
-        let fm = FileManager.default
-        if fm.fileExists(atPath: path) {
+        if FileManager.default.fileExists(atPath: path) {
             try Self.inspectExisting(path: path)
         }
-        var config = Configuration()
-        config.foreignKeysEnabled = true
-        config.busyMode = .timeout(5)
+        let connection: SQLiteConnection
         do {
             let old = umask(0o077)
             defer { umask(old) }
-            pool = try DatabasePool(path: path, configuration: config)
+            connection = try SQLiteConnection(path: path)
         } catch {
             throw Self.classify(error, path: path)
         }
         chmod(path, 0o600)
         do {
-            // GRDB sets NORMAL when it turns WAL on; the pool has one writer
-            // connection, so this holds for every write.
-            try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
-            try Self.migrator.migrate(pool)
+            // WAL: readers never wait for the writer. The one writer
+            // connection commits with an fsync (FULL) unless a write says otherwise.
+            try connection.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON")
+            try Self.migrate(connection)
             // Written only when it changes: a start writes nothing to an
             // up-to-date database, so it can start (and serve reads) on a full disk.
-            try pool.write { db in
-                if try Int.fetchOne(db, sql: "PRAGMA user_version") != Self.schemaVersion {
-                    try db.execute(sql: "PRAGMA user_version = \(Self.schemaVersion)")
-                }
+            if try connection.scalar("PRAGMA user_version", as: Int.self) != Self.schemaVersion {
+                try connection.execute("PRAGMA user_version = \(Self.schemaVersion)")
             }
         } catch {
-            try? pool.close()
+            connection.close()
             switch Self.classify(error, path: path) {
             case .database(let detail): throw .database("migration failed: \(detail)")
             case let other: throw other
             }
         }
+        writer = Mutex(connection)
     }
 
     /// Checkpoints the WAL into the database file, then closes the
     /// database; later calls fail. After a clean close the database file
-    /// holds every commit by itself (a copy of it is a whole backup): GRDB
-    /// closes its writer before its read-only readers, and a read-only
-    /// connection closing last cannot checkpoint, so without this the
-    /// commits would stay in the `-wal` file.
+    /// holds every commit by itself (a copy of it is a whole backup): the
+    /// readers close first, and the writer checkpoints before it closes.
     public func close() {
-        _ = try? pool.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
-        try? pool.close()
+        closed.store(true, ordering: .sequentiallyConsistent)
+        for reader in idleReaders.withLock({ readers in
+            let all = readers
+            readers = []
+            return all
+        }) {
+            reader.close()
+        }
+        writer.withLock { connection in
+            try? connection?.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            connection?.close()
+            connection = nil
+        }
     }
 
     // MARK: Opening checks
@@ -96,22 +115,18 @@ public final class Store: Sendable {
 
     /// Looks at an existing file without writing to it: header, integrity, schema version.
     private static func inspectExisting(path: String) throws(StoreError) {
-        guard let handle = FileHandle(forReadingAtPath: path) else {
+        guard let header = try? FileDescriptorReader.readAll(path: path, limit: 99) else {
             throw .corrupt(path: path, detail: "cannot be read")
         }
-        let header = (try? handle.read(upToCount: 100)) ?? Data()
-        try? handle.close()
         if header.isEmpty { return }  // an empty file: SQLite treats it as a new database
-        guard header.count == 100, header.prefix(16) == Data("SQLite format 3\0".utf8) else {
+        guard header.count == 100, header.prefix(16).elementsEqual("SQLite format 3\0".utf8) else {
             throw .corrupt(path: path, detail: "not an SQLite database")
         }
-        var config = Configuration()
-        config.readonly = true
         let outcome: Result<Void, StoreError>
         do {
-            let queue = try DatabaseQueue(path: path, configuration: config)
-            defer { try? queue.close() }
-            outcome = try queue.read { db in try check(db, path: path) }
+            let connection = try SQLiteConnection(path: path, readOnly: true)
+            defer { connection.close() }
+            outcome = try connection.transaction(immediate: false) { db in try check(db, path: path) }
         } catch {
             // Only SQLite's own verdict makes a file damaged: a full disk, a
             // read-only file system or an I/O error while opening is said as such.
@@ -124,16 +139,18 @@ public final class Store: Sendable {
     }
 
     /// Integrity and version checks on a read-only connection.
-    private static func check(_ db: Database, path: String) throws -> Result<Void, StoreError> {
-        let check = try String.fetchAll(db, sql: "PRAGMA quick_check")
+    private static func check(_ db: SQLiteConnection, path: String) throws -> Result<Void, StoreError> {
+        let check = try db.column("PRAGMA quick_check", as: String.self)
         if check != ["ok"] {
             return .failure(.corrupt(path: path, detail: check.prefix(3).joined(separator: "; ")))
         }
-        let version = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
+        let version = try db.scalar("PRAGMA user_version", as: Int.self) ?? 0
         if version > schemaVersion {
             return .failure(.newerSchema(path: path, found: version, known: schemaVersion))
         }
-        if try db.tableExists("grdb_migrations"), try migrator.hasBeenSuperseded(db) {
+        if try db.tableExists(migrationsTable), try !Set(db.column("SELECT identifier FROM \(migrationsTable)", as: String.self))
+            .isSubset(of: migrations.map(\.identifier))
+        {
             return .failure(.newerSchema(path: path, found: max(version, schemaVersion + 1), known: schemaVersion))
         }
         return .success(())
@@ -150,10 +167,36 @@ public final class Store: Sendable {
     /// run time (`all` or `mine`); absent, the configuration decides.
     public static let syncModeSetting = "sync.mode"
 
-    private static var migrator: DatabaseMigrator {
-        var migrator = DatabaseMigrator()
-        migrator.registerMigration("v1") { db in
-            try db.execute(sql: """
+    /// The table that lists the migrations a database has had, by
+    /// identifier. It keeps the name the GRDB library gave it, which wrote
+    /// this store's databases before: their history reads as it was written.
+    static let migrationsTable = "grdb_migrations"
+
+    /// One step of the schema, run once in a database's life.
+    struct Migration: Sendable {
+        /// Its name in the migrations table.
+        var identifier: String
+        /// What it does, inside the transaction that records it.
+        var run: @Sendable (SQLiteConnection) throws -> Void
+    }
+
+    /// Brings the database's schema up to this build's: each migration it
+    /// has not had, in order, each in a transaction of its own with its
+    /// line in the migrations table.
+    static func migrate(_ db: SQLiteConnection) throws {
+        try db.execute("CREATE TABLE IF NOT EXISTS \(migrationsTable) (identifier TEXT NOT NULL PRIMARY KEY)")
+        let applied = Set(try db.column("SELECT identifier FROM \(migrationsTable)", as: String.self))
+        for migration in migrations where !applied.contains(migration.identifier) {
+            try db.transaction(immediate: true) { db in
+                try migration.run(db)
+                try db.run("INSERT INTO \(migrationsTable) (identifier) VALUES (?)", [migration.identifier])
+            }
+        }
+    }
+
+    static let migrations: [Migration] = [
+        Migration(identifier: "v1") { db in
+            try db.execute("""
                 CREATE TABLE identity (
                     id INTEGER PRIMARY KEY CHECK (id = 1),
                     secretKey BLOB NOT NULL,
@@ -194,20 +237,20 @@ public final class Store: Sendable {
                 );
                 CREATE INDEX ops_by_game ON ops (gameID, lamport);
                 """)
-        }
+        },
         // Players' signed profiles (name and colour), the newest of each author.
-        migrator.registerMigration("v2-profiles") { db in
-            try db.execute(sql: """
+        Migration(identifier: "v2-profiles") { db in
+            try db.execute("""
                 CREATE TABLE profiles (
                     author BLOB PRIMARY KEY NOT NULL,
                     serial INTEGER NOT NULL,
                     note BLOB NOT NULL
                 );
                 """)
-        }
+        },
         // Players' signed shares of each game's played time, the newest of each (author, game).
-        migrator.registerMigration("v3-play-time") { db in
-            try db.execute(sql: """
+        Migration(identifier: "v3-play-time") { db in
+            try db.execute("""
                 CREATE TABLE play_notes (
                     author BLOB NOT NULL,
                     game BLOB NOT NULL,
@@ -217,25 +260,25 @@ public final class Store: Sendable {
                 );
                 """)
             // Games made before this are timed as before (creation to end) while nobody's share of them is known.
-            try db.execute(
-                sql: "INSERT OR IGNORE INTO settings (key, value) VALUES (?, ?)",
-                arguments: [Store.playTimeSinceSetting, String(UInt64(max(0, Date().timeIntervalSince1970 * 1000)))])
-        }
+            try db.run(
+                "INSERT OR IGNORE INTO settings (key, value) VALUES (?, ?)",
+                [Store.playTimeSinceSetting, String(UInt64(max(0, Date().timeIntervalSince1970 * 1000)))])
+        },
         // What this device chose to sync: games it follows or forgot.
-        migrator.registerMigration("v4-game-choices") { db in
-            try db.execute(sql: """
+        Migration(identifier: "v4-game-choices") { db in
+            try db.execute("""
                 CREATE TABLE game_choices (
                     game TEXT PRIMARY KEY NOT NULL,
                     choice TEXT NOT NULL CHECK (choice IN ('follow', 'forget')),
                     changed DATETIME NOT NULL
                 );
                 """)
-        }
+        },
         // Who is in the circle: its signed membership records, by circle id;
         // the circle's later keys a member handed over (a device admitted
         // after them was sealed none); the secrets of invitations made here.
-        migrator.registerMigration("v5-membership") { db in
-            try db.execute(sql: """
+        Migration(identifier: "v5-membership") { db in
+            try db.execute("""
                 CREATE TABLE membership_records (
                     hash BLOB PRIMARY KEY NOT NULL,
                     circle BLOB NOT NULL,
@@ -255,48 +298,51 @@ public final class Store: Sendable {
                     made DATETIME NOT NULL
                 );
                 """)
-        }
+        },
         // Ops that came without a signature over their author's own link (a
         // live push) are kept so, flagged, until a signature vouches for them:
         // a release before this one would drop them on reading, so it is
         // refused this database (schema version 2). Ops stored before were
         // all vouched for by a signature.
-        migrator.registerMigration("v6-vouched-ops") { db in
-            try db.execute(sql: "ALTER TABLE ops ADD COLUMN vouched INTEGER NOT NULL DEFAULT 0")
-        }
+        Migration(identifier: "v6-vouched-ops") { db in
+            try db.execute("ALTER TABLE ops ADD COLUMN vouched INTEGER NOT NULL DEFAULT 0")
+        },
         // Games are rebuilt from their ops at start: the summary each commit
         // cached beside a game was never read, so it goes. A release before
         // this one writes it, so it is refused this database (schema 3).
-        migrator.registerMigration("v7-no-game-summary") { db in
-            try db.execute(sql: "ALTER TABLE games DROP COLUMN summary")
-        }
-        return migrator
-    }
+        Migration(identifier: "v7-no-game-summary") { db in
+            try db.execute("ALTER TABLE games DROP COLUMN summary")
+        },
+    ]
 
     // MARK: Access helpers
 
-    func write<T>(_ durability: Durability = .synced, _ body: (Database) throws -> T) throws(StoreError) -> T {
+    @discardableResult
+    func write<T: Sendable>(_ durability: Durability = .synced, _ body: (SQLiteConnection) throws -> T) throws(StoreError) -> T {
         do {
-            switch durability {
-            case .synced:
-                return try pool.write(body)
-            case .deferred:
-                return try pool.writeWithoutTransaction { db in
-                    try db.cachedStatement(sql: "PRAGMA synchronous = NORMAL").execute()
-                    var result: T?
-                    do {
-                        try db.inTransaction(.immediate) {
-                            result = try body(db)
-                            return .commit
-                        }
-                    } catch {
-                        try db.cachedStatement(sql: "PRAGMA synchronous = FULL").execute()
-                        throw error
-                    }
-                    try db.cachedStatement(sql: "PRAGMA synchronous = FULL").execute()
-                    guard let result else { throw StoreError.database("a deferred write produced no result") }
-                    return result
+            return try writer.withLock { connection in
+                guard let db = connection else { throw StoreError.database("the store is closed") }
+                switch durability {
+                case .synced:
+                    return try db.transaction(immediate: true, body)
+                case .deferred:
+                    try db.run("PRAGMA synchronous = NORMAL", cached: true)
+                    defer { _ = try? db.run("PRAGMA synchronous = FULL", cached: true) }
+                    return try db.transaction(immediate: true, body)
                 }
+            }
+        } catch {
+            throw Self.classify(error, path: path)
+        }
+    }
+
+    /// Runs `body` on the writer connection outside a transaction (what
+    /// `VACUUM` needs).
+    private func writeWithoutTransaction<T: Sendable>(_ body: (SQLiteConnection) throws -> T) throws(StoreError) -> T {
+        do {
+            return try writer.withLock { connection in
+                guard let db = connection else { throw StoreError.database("the store is closed") }
+                return try body(db)
             }
         } catch {
             throw Self.classify(error, path: path)
@@ -307,18 +353,41 @@ public final class Store: Sendable {
     /// write-ahead log. It rewrites the whole file: run it off any thread
     /// that must not wait.
     public func compact() throws(StoreError) {
+        try writeWithoutTransaction { db in
+            try db.execute("VACUUM")
+            try db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        }
+    }
+
+    /// Runs `body` in a read transaction on a read-only connection of its
+    /// own: it sees one snapshot, and neither waits for a write nor holds one up.
+    func read<T: Sendable>(_ body: (SQLiteConnection) throws -> T) throws(StoreError) -> T {
         do {
-            try pool.writeWithoutTransaction { db in
-                try db.execute(sql: "VACUUM")
-                try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
+            guard !closed.load(ordering: .sequentiallyConsistent) else { throw StoreError.database("the store is closed") }
+            let db = try idleReaders.withLock { $0.popLast() } ?? Self.openReader(path)
+            let result: T
+            do {
+                result = try db.transaction(immediate: false, body)
+            } catch {
+                // A connection that failed is not kept: the next read opens a fresh one.
+                db.close()
+                throw error
             }
+            if closed.load(ordering: .sequentiallyConsistent) {
+                db.close()
+            } else {
+                idleReaders.withLock { $0.append(db) }
+            }
+            return result
         } catch {
             throw Self.classify(error, path: path)
         }
     }
 
-    func read<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
-        do { return try pool.read(body) } catch { throw Self.classify(error, path: path) }
+    private static func openReader(_ path: String) throws -> SQLiteConnection {
+        let db = try SQLiteConnection(path: path, readOnly: true)
+        try db.execute("PRAGMA foreign_keys = ON")
+        return db
     }
 
     /// Sorts a failure into what a user can act on: a full disk, a read-only
@@ -328,17 +397,17 @@ public final class Store: Sendable {
     /// I/O errors are told apart by looking at the file system itself.
     static func classify(_ error: any Error, path: String) -> StoreError {
         if let error = error as? StoreError { return error }
-        guard let error = error as? DatabaseError else { return .database("\(error)") }
-        let detail = error.message ?? "\(error.resultCode)"
-        let directory = (path as NSString).deletingLastPathComponent
-        switch error.resultCode {
-        case .SQLITE_FULL:
+        guard let error = error as? SQLiteError else { return .database("\(error)") }
+        let detail = error.message
+        let directory = SweeperPaths.folder(of: path)
+        switch error.code {
+        case SQLITE_FULL:
             return .full(path: path, detail: detail)
-        case .SQLITE_READONLY:
+        case SQLITE_READONLY:
             return .readOnly(path: path, detail: detail)
-        case .SQLITE_CORRUPT, .SQLITE_NOTADB:
+        case SQLITE_CORRUPT, SQLITE_NOTADB:
             return .corrupt(path: path, detail: detail)
-        case .SQLITE_IOERR, .SQLITE_CANTOPEN:
+        case SQLITE_IOERR, SQLITE_CANTOPEN:
             switch probeWritable(directory) {
             case EROFS: return .readOnly(path: path, detail: "read-only file system; \(detail)")
             case EACCES, EPERM: return .readOnly(path: path, detail: "permission denied; \(detail)")
@@ -360,7 +429,7 @@ public final class Store: Sendable {
             if fs.f_flag & UInt(ST_RDONLY) != 0 { return EROFS }
             if fs.f_bavail == 0 { return ENOSPC }
         }
-        let probe = (directory as NSString).appendingPathComponent(".sweeperd-write-probe-\(getpid())")
+        let probe = directory + "/.sweeperd-write-probe-\(getpid())"
         let fd = open(probe, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard fd >= 0 else { return errno }
         defer {
@@ -378,12 +447,10 @@ public final class Store: Sendable {
     /// SQLite may rebuild the `-shm` index of a `-wal` left by a crash).
     /// Returns SQLite's report: `["ok"]` for a healthy database.
     public static func integrityCheck(path: String) throws(StoreError) -> [String] {
-        var config = Configuration()
-        config.readonly = true
         do {
-            let queue = try DatabaseQueue(path: path, configuration: config)
-            defer { try? queue.close() }
-            return try queue.read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check") }
+            let connection = try SQLiteConnection(path: path, readOnly: true)
+            defer { connection.close() }
+            return try connection.transaction(immediate: false) { db in try db.column("PRAGMA integrity_check", as: String.self) }
         } catch {
             throw classify(error, path: path)
         }

@@ -1,5 +1,4 @@
-import Foundation
-import GRDB
+import FoundationEssentials
 
 // What the daemon reads and writes: identity, circle, settings, peers,
 // games and their ops.
@@ -10,8 +9,8 @@ extension Store {
     /// The stored identity, if one was made.
     public func identity() throws(StoreError) -> StoredIdentity? {
         try read { db in
-            try Row.fetchOne(db, sql: "SELECT secretKey, publicKey, created FROM identity WHERE id = 1").map {
-                StoredIdentity(secretKey: $0["secretKey"], publicKey: $0["publicKey"], created: $0["created"])
+            try db.rows("SELECT secretKey, publicKey, created FROM identity WHERE id = 1").first.map {
+                StoredIdentity(secretKey: try $0.get("secretKey"), publicKey: try $0.get("publicKey"), created: try $0.get("created"))
             }
         }
     }
@@ -20,24 +19,20 @@ extension Store {
     @discardableResult
     public func saveIdentity(_ identity: StoredIdentity) throws(StoreError) -> Bool {
         try write { db in
-            try db.execute(
-                sql: "INSERT OR IGNORE INTO identity (id, secretKey, publicKey, created) VALUES (1, ?, ?, ?)",
-                arguments: [identity.secretKey, identity.publicKey, identity.created])
-            return db.changesCount == 1
+            try db.run("INSERT OR IGNORE INTO identity (id, secretKey, publicKey, created) VALUES (1, ?, ?, ?)", [identity.secretKey, identity.publicKey, identity.created])
+            return db.changes == 1
         }
     }
 
     /// The circle key, if any.
     public func circleKey() throws(StoreError) -> Data? {
-        try read { db in try Data.fetchOne(db, sql: "SELECT key FROM circle WHERE id = 1") }
+        try read { db in try db.scalar("SELECT key FROM circle WHERE id = 1", as: Data.self) }
     }
 
     /// Sets (or replaces) the circle key.
     public func setCircleKey(_ key: Data) throws(StoreError) {
         try write { db in
-            try db.execute(
-                sql: "INSERT INTO circle (id, key, joined) VALUES (1, ?, ?) ON CONFLICT(id) DO UPDATE SET key = excluded.key, joined = excluded.joined",
-                arguments: [key, Date()])
+            try db.run("INSERT INTO circle (id, key, joined) VALUES (1, ?, ?) ON CONFLICT(id) DO UPDATE SET key = excluded.key, joined = excluded.joined", [key, Date()])
         }
     }
 
@@ -53,9 +48,7 @@ extension Store {
         try write(durability) { db in
             let now = Date()
             for r in records {
-                try db.execute(
-                    sql: "INSERT OR IGNORE INTO membership_records (hash, circle, record, received) VALUES (?, ?, ?, ?)",
-                    arguments: [Data(r.hash), Data(circle), Data(r.record), now])
+                try db.run("INSERT OR IGNORE INTO membership_records (hash, circle, record, received) VALUES (?, ?, ?, ?)", [Data(r.hash), Data(circle), Data(r.record), now])
             }
         }
     }
@@ -63,7 +56,7 @@ extension Store {
     /// Every membership record kept for a circle, in the order received.
     public func membershipRecords(circle: [UInt8]) throws(StoreError) -> [[UInt8]] {
         try read { db in
-            try Data.fetchAll(db, sql: "SELECT record FROM membership_records WHERE circle = ? ORDER BY rowid", arguments: [Data(circle)])
+            try db.column("SELECT record FROM membership_records WHERE circle = ? ORDER BY rowid", [Data(circle)], as: Data.self)
                 .map { [UInt8]($0) }
         }
     }
@@ -73,7 +66,7 @@ extension Store {
         guard !keys.isEmpty else { return }
         try write { db in
             for key in keys {
-                try db.execute(sql: "INSERT OR IGNORE INTO circle_keys (circle, key) VALUES (?, ?)", arguments: [Data(circle), Data(key)])
+                try db.run("INSERT OR IGNORE INTO circle_keys (circle, key) VALUES (?, ?)", [Data(circle), Data(key)])
             }
         }
     }
@@ -81,16 +74,14 @@ extension Store {
     /// The circle keys handed over for a circle.
     public func circleKeys(circle: [UInt8]) throws(StoreError) -> [[UInt8]] {
         try read { db in
-            try Data.fetchAll(db, sql: "SELECT key FROM circle_keys WHERE circle = ? ORDER BY rowid", arguments: [Data(circle)]).map { [UInt8]($0) }
+            try db.column("SELECT key FROM circle_keys WHERE circle = ? ORDER BY rowid", [Data(circle)], as: Data.self).map { [UInt8]($0) }
         }
     }
 
     /// Keeps the secret of an invitation made here (its code can be shown again).
     public func saveInvitation(_ invitation: [UInt8], circle: [UInt8], secret: [UInt8], at time: Date = Date()) throws(StoreError) {
         try write { db in
-            try db.execute(
-                sql: "INSERT OR REPLACE INTO invitations (invitation, circle, secret, made) VALUES (?, ?, ?, ?)",
-                arguments: [Data(invitation), Data(circle), Data(secret), time])
+            try db.run("INSERT OR REPLACE INTO invitations (invitation, circle, secret, made) VALUES (?, ?, ?, ?)", [Data(invitation), Data(circle), Data(secret), time])
         }
     }
 
@@ -98,9 +89,9 @@ extension Store {
     public func invitationSecrets(circle: [UInt8]) throws(StoreError) -> [[UInt8]: [UInt8]] {
         try read { db in
             var out: [[UInt8]: [UInt8]] = [:]
-            for row in try Row.fetchAll(db, sql: "SELECT invitation, secret FROM invitations WHERE circle = ?", arguments: [Data(circle)]) {
-                let invitation: Data = row["invitation"]
-                let secret: Data = row["secret"]
+            for row in try db.rows("SELECT invitation, secret FROM invitations WHERE circle = ?", [Data(circle)]) {
+                let invitation: Data = try row.get("invitation")
+                let secret: Data = try row.get("secret")
                 out[[UInt8](invitation)] = [UInt8](secret)
             }
             return out
@@ -111,18 +102,16 @@ extension Store {
 
     /// A setting's value.
     public func setting(_ key: String) throws(StoreError) -> String? {
-        try read { db in try String.fetchOne(db, sql: "SELECT value FROM settings WHERE key = ?", arguments: [key]) }
+        try read { db in try db.scalar("SELECT value FROM settings WHERE key = ?", [key], as: String.self) }
     }
 
     /// Sets a setting; `nil` removes it.
     public func setSetting(_ key: String, _ value: String?) throws(StoreError) {
         try write { db in
             if let value {
-                try db.execute(
-                    sql: "INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                    arguments: [key, value])
+                try db.run("INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", [key, value])
             } else {
-                try db.execute(sql: "DELETE FROM settings WHERE key = ?", arguments: [key])
+                try db.run("DELETE FROM settings WHERE key = ?", [key])
             }
         }
     }
@@ -133,21 +122,19 @@ extension Store {
     /// itself at each hello: it says it again).
     public func savePeer(_ peer: StoredPeer, durability: Durability = .synced) throws(StoreError) {
         try write(durability) { db in
-            try db.execute(
-                sql: """
+            try db.run("""
                     INSERT INTO peers (peerID, name, address, lastSeen) VALUES (?, ?, ?, ?)
                     ON CONFLICT(peerID) DO UPDATE SET name = excluded.name,
                         address = coalesce(excluded.address, address), lastSeen = excluded.lastSeen
-                    """,
-                arguments: [peer.peerID, peer.name, peer.address, peer.lastSeen])
+                    """, [peer.peerID, peer.name, peer.address, peer.lastSeen])
         }
     }
 
     /// All known peers, most recently seen first.
     public func peers() throws(StoreError) -> [StoredPeer] {
         try read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM peers ORDER BY lastSeen DESC, peerID").map {
-                StoredPeer(peerID: $0["peerID"], name: $0["name"], address: $0["address"], lastSeen: $0["lastSeen"])
+            try db.rows("SELECT * FROM peers ORDER BY lastSeen DESC, peerID").map {
+                StoredPeer(peerID: try $0.get("peerID"), name: try $0.get("name"), address: try $0.get("address"), lastSeen: try $0.get("lastSeen"))
             }
         }
     }
@@ -159,19 +146,17 @@ extension Store {
     /// any peer (its author's own is made again at start).
     public func saveProfile(author: [UInt8], serial: UInt64, note: [UInt8]) throws(StoreError) {
         try write(.deferred) { db in
-            try db.execute(
-                sql: """
+            try db.run("""
                     INSERT INTO profiles (author, serial, note) VALUES (?, ?, ?)
                     ON CONFLICT(author) DO UPDATE SET serial = excluded.serial, note = excluded.note
                     WHERE excluded.serial > serial
-                    """,
-                arguments: [Data(author), Int64(bitPattern: serial), Data(note)])
+                    """, [Data(author), Int64(bitPattern: serial), Data(note)])
         }
     }
 
     /// Every profile kept, as encoded.
     public func profiles() throws(StoreError) -> [[UInt8]] {
-        try read { db in try Data.fetchAll(db, sql: "SELECT note FROM profiles ORDER BY author").map { Array($0) } }
+        try read { db in try db.column("SELECT note FROM profiles ORDER BY author", as: Data.self).map { Array($0) } }
     }
 
     // MARK: Played time
@@ -183,27 +168,25 @@ extension Store {
     /// a few seconds earlier), and peers' shares come again from any peer.
     public func savePlayNote(author: [UInt8], game: [UInt8], serial: UInt64, note: [UInt8]) throws(StoreError) {
         try write(.deferred) { db in
-            try db.execute(
-                sql: """
+            try db.run("""
                     INSERT INTO play_notes (author, game, serial, note) VALUES (?, ?, ?, ?)
                     ON CONFLICT(author, game) DO UPDATE SET serial = excluded.serial, note = excluded.note
                     WHERE excluded.serial > serial
-                    """,
-                arguments: [Data(author), Data(game), Int64(bitPattern: serial), Data(note)])
+                    """, [Data(author), Data(game), Int64(bitPattern: serial), Data(note)])
         }
     }
 
     /// Every share of played time kept, as encoded.
     public func playNotes() throws(StoreError) -> [[UInt8]] {
-        try read { db in try Data.fetchAll(db, sql: "SELECT note FROM play_notes ORDER BY game, author").map { Array($0) } }
+        try read { db in try db.column("SELECT note FROM play_notes ORDER BY game, author", as: Data.self).map { Array($0) } }
     }
 
     // MARK: Games and ops
 
-    static func game(_ row: Row) -> StoredGame {
+    static func game(_ row: SQLiteRow) throws -> StoredGame {
         StoredGame(
-            id: row["id"], params: row["params"], created: row["created"], lastActivity: row["lastActivity"],
-            status: row["status"])
+            id: try row.get("id"), params: try row.get("params"), created: try row.get("created"), lastActivity: try row.get("lastActivity"),
+            status: try row.get("status"))
     }
 
     /// Stores a new game together with its first ops (normally its genesis),
@@ -211,10 +194,8 @@ extension Store {
     @discardableResult
     public func createGame(_ game: StoredGame, ops: [StoredOp] = [], durability: Durability = .synced) throws(StoreError) -> Bool {
         try write(durability) { db in
-            try db.execute(
-                sql: "INSERT OR IGNORE INTO games (id, params, created, lastActivity, status) VALUES (?, ?, ?, ?, ?)",
-                arguments: [game.id, game.params, game.created, game.lastActivity, game.status])
-            guard db.changesCount == 1 else { return false }
+            try db.run("INSERT OR IGNORE INTO games (id, params, created, lastActivity, status) VALUES (?, ?, ?, ?, ?)", [game.id, game.params, game.created, game.lastActivity, game.status])
+            guard db.changes == 1 else { return false }
             for op in ops { try Self.insert(op, db) }
             return true
         }
@@ -223,29 +204,26 @@ extension Store {
     /// Every game, most recent activity first.
     public func games() throws(StoreError) -> [StoredGame] {
         try read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM games ORDER BY lastActivity DESC, created DESC, id").map(Self.game)
+            try db.rows("SELECT * FROM games ORDER BY lastActivity DESC, created DESC, id").map { try Self.game($0) }
         }
     }
 
     /// One game by full id.
     public func game(id: String) throws(StoreError) -> StoredGame? {
-        try read { db in try Row.fetchOne(db, sql: "SELECT * FROM games WHERE id = ?", arguments: [id]).map(Self.game) }
+        try read { db in try db.rows("SELECT * FROM games WHERE id = ?", [id]).first.map { try Self.game($0) } }
     }
 
     /// Ids of the games whose id starts with `prefix`.
     public func gameIDs(withPrefix prefix: String) throws(StoreError) -> [String] {
         try read { db in
-            try String.fetchAll(
-                db, sql: "SELECT id FROM games WHERE substr(id, 1, ?) = ? ORDER BY id",
-                arguments: [prefix.count, prefix])
+            try db.column("SELECT id FROM games WHERE substr(id, 1, ?) = ? ORDER BY id", [prefix.count, prefix], as: String.self)
         }
     }
 
-    static func insert(_ op: StoredOp, _ db: Database) throws {
+    static func insert(_ op: StoredOp, _ db: SQLiteConnection) throws {
         // Cached statements: every move writes one, and parsing the SQL anew
         // each time cost more than the insert.
-        try db.cachedStatement(sql: "INSERT OR IGNORE INTO ops (gameID, author, seq, lamport, bytes, vouched) VALUES (?, ?, ?, ?, ?, ?)")
-            .execute(arguments: [op.gameID, op.author, op.seq, op.lamport, op.bytes, op.vouched ? 1 : 0])
+        try db.run("INSERT OR IGNORE INTO ops (gameID, author, seq, lamport, bytes, vouched) VALUES (?, ?, ?, ?, ?, ?)", [op.gameID, op.author, op.seq, op.lamport, op.bytes, op.vouched ? 1 : 0], cached: true)
     }
 
     /// Stores ops again with the signatures that came for them (each held
@@ -257,11 +235,9 @@ extension Store {
         return try write(durability) { db in
             var updated = 0
             for op in ops {
-                try db.cachedStatement(sql: "UPDATE ops SET bytes = ?, vouched = 0 WHERE gameID = ? AND author = ? AND seq = ?")
-                    .execute(arguments: [op.bytes, op.gameID, op.author, op.seq])
-                updated += db.changesCount
-                try db.cachedStatement(sql: "UPDATE ops SET vouched = 0 WHERE gameID = ? AND author = ? AND seq < ? AND vouched = 1")
-                    .execute(arguments: [op.gameID, op.author, op.seq])
+                try db.run("UPDATE ops SET bytes = ?, vouched = 0 WHERE gameID = ? AND author = ? AND seq = ?", [op.bytes, op.gameID, op.author, op.seq], cached: true)
+                updated += db.changes
+                try db.run("UPDATE ops SET vouched = 0 WHERE gameID = ? AND author = ? AND seq < ? AND vouched = 1", [op.gameID, op.author, op.seq], cached: true)
             }
             return updated
         }
@@ -279,12 +255,10 @@ extension Store {
             var added = 0
             for op in ops {
                 try Self.insert(op, db)
-                added += db.changesCount
+                added += db.changes
             }
             if let gameID {
-                try db.cachedStatement(
-                    sql: "UPDATE games SET lastActivity = ?, status = coalesce(?, status) WHERE id = ?"
-                ).execute(arguments: [time, status, gameID])
+                try db.run("UPDATE games SET lastActivity = ?, status = coalesce(?, status) WHERE id = ?", [time, status, gameID], cached: true)
             }
             return added
         }
@@ -299,14 +273,14 @@ extension Store {
     public func dropOps(gameID: String, author: Data, after seq: Int64, status: String?) throws(StoreError) -> Int {
         try write { db in
             guard let status else {
-                try db.execute(sql: "DELETE FROM ops WHERE gameID = ?", arguments: [gameID])
-                let n = db.changesCount
-                try db.execute(sql: "DELETE FROM games WHERE id = ?", arguments: [gameID])
+                try db.run("DELETE FROM ops WHERE gameID = ?", [gameID])
+                let n = db.changes
+                try db.run("DELETE FROM games WHERE id = ?", [gameID])
                 return n
             }
-            try db.execute(sql: "DELETE FROM ops WHERE gameID = ? AND author = ? AND seq > ?", arguments: [gameID, author, seq])
-            let n = db.changesCount
-            try db.execute(sql: "UPDATE games SET status = ? WHERE id = ?", arguments: [status, gameID])
+            try db.run("DELETE FROM ops WHERE gameID = ? AND author = ? AND seq > ?", [gameID, author, seq])
+            let n = db.changes
+            try db.run("UPDATE games SET status = ? WHERE id = ?", [status, gameID])
             return n
         }
     }
@@ -314,16 +288,16 @@ extension Store {
     /// The ops of a game in storage order (the order they were committed).
     public func ops(gameID: String) throws(StoreError) -> [StoredOp] {
         try read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM ops WHERE gameID = ? ORDER BY rowid", arguments: [gameID]).map {
-                StoredOp(gameID: $0["gameID"], author: $0["author"], seq: $0["seq"], lamport: $0["lamport"], bytes: $0["bytes"],
-                         vouched: ($0["vouched"] as Int?) == 1)
+            try db.rows("SELECT * FROM ops WHERE gameID = ? ORDER BY rowid", [gameID]).map {
+                StoredOp(gameID: try $0.get("gameID"), author: try $0.get("author"), seq: try $0.get("seq"), lamport: try $0.get("lamport"), bytes: try $0.get("bytes"),
+                         vouched: (try $0.get("vouched") as Int?) == 1)
             }
         }
     }
 
     /// The number of stored ops (all games).
     public func opCount() throws(StoreError) -> Int {
-        try read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM ops") ?? 0 }
+        try read { db in try db.scalar("SELECT count(*) FROM ops", as: Int.self) ?? 0 }
     }
 
     // MARK: What syncs
@@ -332,9 +306,9 @@ extension Store {
     public func gameChoices() throws(StoreError) -> [String: Bool] {
         try read { db in
             var out: [String: Bool] = [:]
-            for row in try Row.fetchAll(db, sql: "SELECT game, choice FROM game_choices") {
-                let choice: String = row["choice"]
-                out[row["game"]] = choice == "follow"
+            for row in try db.rows("SELECT game, choice FROM game_choices") {
+                let choice: String = try row.get("choice")
+                out[try row.get("game")] = choice == "follow"
             }
             return out
         }
@@ -346,8 +320,8 @@ extension Store {
     }
 
     /// Records this device's choice for a game, replacing the one before.
-    private static func choose(_ choice: String, game id: String, at time: Date, _ db: Database) throws {
-        try db.execute(sql: "INSERT OR REPLACE INTO game_choices (game, choice, changed) VALUES (?, ?, ?)", arguments: [id, choice, time])
+    private static func choose(_ choice: String, game id: String, at time: Date, _ db: SQLiteConnection) throws {
+        try db.run("INSERT OR REPLACE INTO game_choices (game, choice, changed) VALUES (?, ?, ?)", [id, choice, time])
     }
 
     /// Forgets a game: its ops, its row and every share of its played time
@@ -377,20 +351,20 @@ extension Store {
     ) throws(StoreError) -> Int {
         guard !games.isEmpty else { return 0 }
         let deleted = try write { db in
-            try db.execute(sql: "PRAGMA secure_delete = ON")
+            try db.execute("PRAGMA secure_delete = ON")
             var count = 0
             for (id, gameBytes) in games {
-                try db.execute(sql: "DELETE FROM ops WHERE gameID = ?", arguments: [id])
-                count += db.changesCount
-                try db.execute(sql: "DELETE FROM games WHERE id = ?", arguments: [id])
-                try db.execute(sql: "DELETE FROM play_notes WHERE game = ?", arguments: [Data(gameBytes)])
+                try db.run("DELETE FROM ops WHERE gameID = ?", [id])
+                count += db.changes
+                try db.run("DELETE FROM games WHERE id = ?", [id])
+                try db.run("DELETE FROM play_notes WHERE game = ?", [Data(gameBytes)])
                 if recordingChoice {
                     try Self.choose("forget", game: id, at: time, db)
                 } else {
-                    try db.execute(sql: "DELETE FROM game_choices WHERE game = ?", arguments: [id])
+                    try db.run("DELETE FROM game_choices WHERE game = ?", [id])
                 }
             }
-            try db.execute(sql: "PRAGMA secure_delete = OFF")
+            try db.execute("PRAGMA secure_delete = OFF")
             return count
         }
         if compacting { try compact() }
@@ -401,8 +375,8 @@ extension Store {
     public func durabilitySettings() throws(StoreError) -> (journalMode: String, synchronous: Int) {
         try write { db in
             (
-                try String.fetchOne(db, sql: "PRAGMA journal_mode") ?? "",
-                try Int.fetchOne(db, sql: "PRAGMA synchronous") ?? -1
+                try db.scalar("PRAGMA journal_mode", as: String.self) ?? "",
+                try db.scalar("PRAGMA synchronous", as: Int.self) ?? -1
             )
         }
     }

@@ -55,17 +55,6 @@ public enum DailyBoard {
 
     /// The calendar date of `day`, as YYYY-MM-DD.
     public static func date(of day: Int) -> String {
-        // Howard Hinnant's civil_from_days.
-        let z = day + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let d = doy - (153 * mp + 2) / 5 + 1
-        let m = mp < 10 ? mp + 3 : mp - 9
-        let y = yoe + era * 400 + (m <= 2 ? 1 : 0)
-        let pad = { (n: Int, w: Int) in String(repeating: "0", count: max(0, w - String(n).count)) + String(n) }
-        return "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))"
+        CivilDate(daysSince1970: Int64(day)).text
     }
 }

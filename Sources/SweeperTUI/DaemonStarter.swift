@@ -1,4 +1,10 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import SweeperControl
 import SweeperConventions
 
@@ -40,7 +46,8 @@ public struct DaemonStarter: Sendable {
     /// The `sweeperd` to start: beside this program, else on `PATH`.
     public func daemonExecutable() -> String? {
         let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        let beside = ((exe as NSString).deletingLastPathComponent as NSString).appendingPathComponent("sweeperd")
+        let folder = exe.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+        let beside = (folder.isEmpty && !exe.hasPrefix("/") ? "." : folder) + "/sweeperd"
         if FileManager.default.isExecutableFile(atPath: beside) { return beside }
         for dir in (environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin").split(separator: ":") {
             let candidate = String(dir) + "/sweeperd"

@@ -1,4 +1,10 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 // The write end of the self-pipe SIGWINCH pokes (set once before the handler is installed).
 nonisolated(unsafe) private var resizePipeWrite: Int32 = -1
@@ -28,7 +34,9 @@ enum InputReader {
         action.sa_flags = Int32(SA_RESTART)
         sigaction(SIGWINCH, &action, nil)
         let resizeRead = fds[0]
-        let thread = Thread {
+        // A queue of its own: the blocking poll never holds a thread that
+        // Swift concurrency schedules on.
+        DispatchQueue(label: "sweeper-input").async {
             var decoder = InputDecoder()
             var buffer = [UInt8](repeating: 0, count: 4096)
             var polls = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: resizeRead, events: Int16(POLLIN), revents: 0)]
@@ -62,7 +70,5 @@ enum InputReader {
                 }
             }
         }
-        thread.name = "sweeper-input"
-        thread.start()
     }
 }

@@ -142,8 +142,7 @@ public struct ViewerRenderer: Sendable {
     /// Text in the glyphs' character set: `×` and `…` spelled out in ASCII.
     func text(_ s: String) -> String {
         guard glyphs == .ascii else { return s }
-        return s.replacingOccurrences(of: "×", with: "x").replacingOccurrences(of: "…", with: "...")
-            .replacingOccurrences(of: "–", with: "-")
+        return s.replacing("×", with: "x").replacing("…", with: "...").replacing("–", with: "-")
     }
 
     private func title(_ screen: inout Screen, _ viewer: Viewer) {

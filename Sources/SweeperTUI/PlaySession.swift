@@ -1,4 +1,9 @@
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import SweeperControl
 import SweeperConventions
 import Synchronization
@@ -206,7 +211,7 @@ public enum PlaySession {
                 Task { await answer(continuation) { .presence(try await request(socket, Commands.Presence.self, Empty()).presence) } }
             case let .connectionLost(attempt, delay):
                 viewer.connection = .retrying(
-                    "The daemon went away; retrying in \(String(format: "%.1f", delay)) s (attempt \(attempt)). "
+                    "The daemon went away; retrying in \(String(cFormat: "%.1f", delay)) s (attempt \(attempt)). "
                         + (options.startDaemon ? "Restarting it…" : "Start it with `sweeperd &`."))
             case let .daemonRestarted(pid, log):
                 viewer.message = "Restarted sweeperd (pid \(pid)); its log is \(log)."
@@ -472,7 +477,7 @@ struct ViewerMemory {
         var kept = arguments
         (kept.seed, kept.startX, kept.startY) = (nil, nil, nil)
         guard let data = try? JSONEncoder().encode(Contents(lastNewGame: kept)) else { return }
-        try? PrivateDirectory.make((path as NSString).deletingLastPathComponent)
+        try? PrivateDirectory.make(SweeperPaths.folder(of: path))
         guard FileManager.default.createFile(atPath: path + ".new", contents: data, attributes: [.posixPermissions: 0o600]) else { return }
         _ = rename(path + ".new", path)
     }

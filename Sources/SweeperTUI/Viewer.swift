@@ -1,4 +1,5 @@
 import SweeperControl
+import SweeperConventions
 
 /// A cell position on the board.
 public struct BoardPosition: Equatable, Hashable, Sendable {
@@ -155,7 +156,7 @@ public struct NewGameForm: Equatable, Sendable {
             let mark = i == selected ? "> " : "  "
             switch choice {
             case let .like(w, h, m): return mark + "like this one  " + ControlFormatting.size(width: w, height: h, mines: m)
-            case let .preset(name, w, h, m): return mark + name.padding(toLength: 14, withPad: " ", startingAt: 0) + ControlFormatting.size(width: w, height: h, mines: m)
+            case let .preset(name, w, h, m): return mark + DisplayWidth.padded(name, to: 14) + ControlFormatting.size(width: w, height: h, mines: m)
             case .custom:
                 let shown = custom.enumerated().map { j, text in
                     let value = text.isEmpty ? "_" : text

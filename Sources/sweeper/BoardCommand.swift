@@ -1,5 +1,11 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import SweeperConventions
 import SweeperGame
 
 /// `sweeper board`: offline board tools that need no daemon.
@@ -135,7 +141,13 @@ struct BoardSolve: ParsableCommand {
     static let maximumInput = 256 << 20
 
     func run() throws {
-        let data = FileHandle.standardInput.readDataToEndOfFile()
+        let data: [UInt8]
+        do {
+            data = try FileDescriptorReader.readAll(from: STDIN_FILENO, limit: Self.maximumInput)
+        } catch {
+            Output.write("sweeper: standard input \(error.description)\n".utf8, to: STDERR_FILENO)
+            throw ExitCode(2)
+        }
         guard data.count <= Self.maximumInput else {
             Output.write("sweeper: input is over \(Self.maximumInput >> 20) MiB\n".utf8, to: STDERR_FILENO)
             throw ExitCode(2)

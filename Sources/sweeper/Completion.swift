@@ -1,5 +1,10 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import SweeperControl
 
 /// Values the shell completions offer that only the daemon knows: the ids
@@ -13,10 +18,16 @@ enum GameIDCompletion {
         var socket = ControlClient.defaultSocketPath()
         if let i = words.firstIndex(of: "--socket"), i + 1 < words.count { socket = words[i + 1] }
         guard let answer = request(#"{"id":1,"command":"games"}"#, socket: socket),
-            let object = try? JSONSerialization.jsonObject(with: answer) as? [String: Any],
-            let result = object["result"] as? [String: Any], let games = result["games"] as? [[String: Any]]
+            let reply = try? JSONDecoder().decode(GamesReply.self, from: answer)
         else { return [] }
-        return games.compactMap { $0["id"] as? String }
+        return reply.result.games.map(\.id)
+    }
+
+    /// The part of a `games` answer that completion reads.
+    private struct GamesReply: Decodable {
+        struct Result: Decodable { var games: [Game] }
+        struct Game: Decodable { var id: String }
+        var result: Result
     }
 
     /// One request line on a fresh connection, answered within `timeout` seconds.

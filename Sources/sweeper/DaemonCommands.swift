@@ -1,5 +1,10 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import SweeperControl
 import SweeperGame
 
@@ -158,7 +163,7 @@ struct NewGameOptions: ParsableArguments {
     /// The devices `--players` names, or `nil` for all.
     var chosenPlayers: [String]? {
         guard let players, players.lowercased() != "all" else { return nil }
-        return players.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        return players.split(separator: ",").map { $0.trimmedOfWhitespace }.filter { !$0.isEmpty }
     }
 
     func validate() throws {
@@ -470,7 +475,7 @@ struct JoinCommand: AsyncParsableCommand {
             Output.write(
                 "This device holds \(held) game\(held == 1 ? "" : "s"). Keep them (readable here, never sent to the new circle) or forget them? [K/f] ".utf8, to: STDERR_FILENO)
             guard let line = readLine() else { return nil }
-            switch line.trimmingCharacters(in: .whitespaces).lowercased() {
+            switch line.trimmedOfWhitespace.lowercased() {
             case "", "k", "keep": return .keep
             case "f", "forget": return .forget
             default: Output.write("Answer k (keep) or f (forget).\n".utf8, to: STDERR_FILENO)
@@ -625,7 +630,7 @@ struct CircleRemoveCommand: AsyncParsableCommand {
             Output.write(
                 "Remove '\(device)' from the circle? It can no longer link, its later moves are refused, and the circle gets a new key. [y/N] ".utf8,
                 to: STDERR_FILENO)
-            guard let line = readLine(), ["y", "yes"].contains(line.trimmingCharacters(in: .whitespaces).lowercased()) else {
+            guard let line = readLine(), ["y", "yes"].contains(line.trimmedOfWhitespace.lowercased()) else {
                 Output.write("Nothing removed.\n".utf8, to: STDERR_FILENO)
                 throw ExitCode(1)
             }

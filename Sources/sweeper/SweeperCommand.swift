@@ -1,5 +1,10 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import SweeperConventions
 import SweeperDaemonCommand
 
@@ -26,7 +31,7 @@ struct SweeperCommand: AsyncParsableCommand {
         }
         if let refusal = CellTarget.negativeCoordinate(in: Array(CommandLine.arguments.dropFirst())) {
             Output.write("Error: \(refusal)\n".utf8, to: STDERR_FILENO)
-            Foundation.exit(2)
+            Self.terminate(2)
         }
         do {
             var command = try parseAsRoot()
@@ -40,10 +45,20 @@ struct SweeperCommand: AsyncParsableCommand {
         }
     }
 
+    /// Ends the program with `status` (the C library's `exit`, which the
+    /// command's own `exit(withError:)` hides by name).
+    private static func terminate(_ status: Int32) -> Never {
+        #if canImport(Glibc)
+        Glibc.exit(status)
+        #else
+        Darwin.exit(status)
+        #endif
+    }
+
     private static func exitWithUsageCode(_ error: any Error) -> Never {
         if exitCode(for: error) == .validationFailure {
             Output.write((fullMessage(for: error) + "\n").utf8, to: STDERR_FILENO)
-            Foundation.exit(2)
+            Self.terminate(2)
         }
         exit(withError: error)
     }

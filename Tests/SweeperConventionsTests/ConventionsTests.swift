@@ -133,3 +133,77 @@ import Testing
         #expect(DisplayWidth.padded("Mum", to: 2) == "Mum")
     }
 }
+
+/// What replaced Foundation's formatting and text helpers in the shipped
+/// program (which links FoundationEssentials only), checked against
+/// Foundation itself where it has the same thing.
+@Suite struct WithoutFoundationTests {
+    @Test func cFormatMatchesFoundationsStringFormat() {
+        for value in [0.0, 1.005, 2.5, 33.333, -4.25, 1234.5678] {
+            #expect(String(cFormat: "%.2f", value) == String(format: "%.2f", value))
+            #expect(String(cFormat: "%.1f ms", value) == String(format: "%.1f ms", value))
+        }
+        #expect(String(cFormat: "%ld:%02ld:%02ld", 1, 2, 3) == "1:02:03")
+        #expect(String(cFormat: "%2ld ", 7) == " 7 ")
+        // Longer than the first buffer: formatted whole.
+        #expect(String(cFormat: "%0300ld", 5).count == 300)
+    }
+
+    @Test func localTimeMatchesFoundationsDateFormatterInThisZone() {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone.current
+        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss"
+        for seconds in [0.0, 1_795_572_251.794, 1_800_000_000, 951_782_400] {
+            #expect(String(localTime: seconds, format: "%Y-%m-%d %H:%M:%S") == formatter.string(from: Date(timeIntervalSince1970: seconds)))
+        }
+    }
+
+    @Test func folderOfAPathIsWhatDirnameSays() {
+        #expect(SweeperPaths.folder(of: "/a/b/c") == "/a/b")
+        #expect(SweeperPaths.folder(of: "/a/b/") == "/a")
+        #expect(SweeperPaths.folder(of: "/c") == "/")
+        #expect(SweeperPaths.folder(of: "c") == ".")
+        #expect(SweeperPaths.folder(of: "a/b") == "a")
+        for path in ["/a/b/c", "/c", "/run/user/1000/sweeper/control.sock"] {
+            #expect(SweeperPaths.folder(of: path) == (path as NSString).deletingLastPathComponent)
+        }
+    }
+
+    @Test func trimmingAndMatchingCaseAside() {
+        #expect(" \t ann \n".trimmedOfWhitespace == "ann")
+        #expect("\n\n".trimmedOfWhitespace == "")
+        #expect("a b".trimmedOfWhitespace == "a b")
+        #expect("Ann".equalsIgnoringCase("aNN") && "ÉLODIE".equalsIgnoringCase("élodie"))
+        #expect(!"ann".equalsIgnoringCase("anne"))
+    }
+
+    @Test func readsAFileToItsEndOrToItsLimit() throws {
+        let path = NSTemporaryDirectory() + "sweeper-read-\(UUID().uuidString)"
+        defer { unlink(path) }
+        let bytes = (0..<200_000).map { UInt8($0 % 251) }
+        #expect(FileManager.default.createFile(atPath: path, contents: Data(bytes)))
+        #expect(try FileDescriptorReader.readAll(path: path) == bytes)
+        #expect(try FileDescriptorReader.readAll(path: path, limit: 99) == Array(bytes.prefix(100)))
+        #expect(try FileDescriptorReader.readAll(path: "/dev/null").isEmpty)
+        #expect(throws: FileDescriptorReader.Failure.self) { try FileDescriptorReader.readAll(path: path + "-missing") }
+    }
+
+    @Test func civilDatesAgreeWithFoundationsGregorianCalendar() {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(secondsFromGMT: 0)!
+        // Leap days, century years, the epoch, before it, and far off (from
+        // 1582-10-15: Foundation's calendar is Julian before it).
+        for days: Int64 in [0, -1, 59, 789, 10_956, 11_016, 20_512, -141_427, 2_932_896, -25_567, 47_540] {
+            let date = CivilDate(daysSince1970: days)
+            let parts = calendar.dateComponents([.year, .month, .day], from: Date(timeIntervalSince1970: Double(days) * 86_400))
+            #expect(date == CivilDate(year: Int64(parts.year!), month: Int64(parts.month!), day: Int64(parts.day!)), "day \(days)")
+            #expect(date.daysSince1970 == days)
+        }
+        #expect(CivilDate(daysSince1970: 0).text == "1970-01-01")
+        #expect(CivilDate(year: 2000, month: 2, day: 29).daysSince1970 == 11_016)
+        #expect(CivilDate(year: 12, month: 3, day: 4).text == "0012-03-04")
+        // Proleptic: the first day of year 1 is the one ISO 8601 counts.
+        #expect(CivilDate(year: 1, month: 1, day: 1).daysSince1970 == -719_162)
+    }
+}

@@ -91,6 +91,10 @@ import Testing
             #expect(!dynamic.contains("libswift"), "\(binary) links a shared Swift runtime")
             #expect(!dynamic.contains("libFoundation"), "\(binary) links a shared Foundation")
             #expect(!dynamic.contains("RUNPATH") && !dynamic.contains("RPATH"), "\(binary) has a run path")
+            // FoundationEssentials only: ICU's data (about 30 MB, named `icudtNNl`
+            // inside) comes with full Foundation, which nothing in the program needs.
+            let program = try Data(contentsOf: URL(fileURLWithPath: "\(root)/usr/bin/\(binary)"))
+            #expect(program.count > 1_000_000 && program.range(of: Data("icudt".utf8)) == nil, "\(binary) carries ICU's data")
         }
         if let lintian = systemTool("lintian") {
             let report = try runProcess([lintian, deb])

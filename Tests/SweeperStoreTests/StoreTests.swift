@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import Testing
 @testable import SweeperStore
 
@@ -104,7 +103,7 @@ private func mode(_ path: String) throws -> Int {
         let stored = try store.game(id: "g1")
         #expect(stored?.status == "won")
         // Games are rebuilt from their ops: no summary is cached beside them.
-        #expect(try !store.read { db in try db.columns(in: "games").map(\.name) }.contains("summary"))
+        #expect(try !store.read { db in try db.columnNames(in: "games") }.contains("summary"))
         #expect(stored?.lastActivity == Date(timeIntervalSince1970: 20))
         #expect(try store.gameIDs(withPrefix: "g") == ["g1"])
         #expect(try store.gameIDs(withPrefix: "x") == [])

@@ -1,4 +1,9 @@
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Logging
 import SweeperMessages
 import SweeperControl
@@ -318,7 +323,7 @@ struct ControlRouter: ControlResponder {
     }
 
     /// Today, by this device's clock and time zone (days since 1970-01-01).
-    static var today: Int { DailyBoard.day(ofMillis: Date().millis, utcOffsetSeconds: TimeZone.current.secondsFromGMT()) }
+    static var today: Int { DailyBoard.day(ofMillis: Date().millis, utcOffsetSeconds: SystemClock.localUTCOffsetSeconds()) }
 
     /// The table of the day whose board `state` is, when it is one.
     private func dailyTable(of state: GameState) async throws -> Commands.DailyTable? {

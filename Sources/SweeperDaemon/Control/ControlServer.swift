@@ -1,4 +1,9 @@
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Logging
 import NIOCore
 import NIOPosix
@@ -70,7 +75,7 @@ public struct ControlServer: Service {
     /// Makes the socket's directory (0700) if missing and removes a stale
     /// socket file (the caller holds the socket's instance lock).
     public static func prepare(socketPath: String) throws {
-        let directory = (socketPath as NSString).deletingLastPathComponent
+        let directory = SweeperPaths.folder(of: socketPath)
         if directory == SweeperPaths.sharedRuntimeDirectory {
             try PrivateDirectory.makeOwned(directory)
         } else {

@@ -1,4 +1,9 @@
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import SweeperControl
 import SweeperConventions
 import SweeperCrypto
@@ -343,8 +348,8 @@ extension ControlRouter {
     func device(named text: String, among candidates: [PeerID]) throws -> PeerID {
         let view = members.view
         func named(_ peer: PeerID) -> String { book.name(of: peer) ?? view.members[peer]?.name ?? "" }
-        let wanted = text.trimmingCharacters(in: .whitespaces)
-        let byName = candidates.filter { named($0).caseInsensitiveCompare(wanted) == .orderedSame }
+        let wanted = text.trimmedOfWhitespace
+        let byName = candidates.filter { named($0).equalsIgnoringCase(wanted) }
         let squeezed = wanted.uppercased().filter { $0 != "-" }
         let byID = candidates.filter { !squeezed.isEmpty && $0.description.filter { $0 != "-" }.hasPrefix(squeezed) }
         let matches = byName.isEmpty ? byID : byName

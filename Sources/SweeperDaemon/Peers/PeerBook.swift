@@ -1,4 +1,9 @@
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Logging
 import SweeperMessages
 import SweeperConventions
@@ -47,7 +52,7 @@ final class PeerBook: Sendable {
     /// The players other than `peer` whose name is `name` (case aside),
     /// among `among`.
     func others(named name: String, than peer: PeerID, among: some Sequence<PeerID>) -> [PeerID] {
-        among.filter { $0 != peer && self.name(of: $0).map { $0.caseInsensitiveCompare(name) == .orderedSame } == true }
+        among.filter { $0 != peer && self.name(of: $0).map { $0.equalsIgnoringCase(name) } == true }
     }
 
     /// A player's name told apart from another member's of the same name

@@ -1,4 +1,9 @@
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The daemon's time, one source for every part that counts or waits:
 /// played time, presence, the sync sessions' anti-entropy and head
@@ -26,6 +31,15 @@ struct SystemClock: DaemonClock {
 
     func sleep(for duration: Duration) async throws {
         try await Task.sleep(for: duration)
+    }
+
+    /// How far this machine's local time zone is ahead of UTC now, in
+    /// seconds, from the C library's zone rules (`TZ`, else `/etc/localtime`).
+    static func localUTCOffsetSeconds() -> Int {
+        var now = time(nil)
+        var parts = tm()
+        guard localtime_r(&now, &parts) != nil else { return 0 }
+        return parts.tm_gmtoff
     }
 }
 

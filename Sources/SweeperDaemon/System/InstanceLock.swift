@@ -1,4 +1,9 @@
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Another daemon holds a resource this one needs.
 public struct InstanceLockError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -54,7 +59,7 @@ public final class InstanceLock: Sendable {
         var buffer = [UInt8](repeating: 0, count: 32)
         let n = pread(fd, &buffer, 31, 0)
         guard n > 0 else { return nil }
-        return Int32(String(decoding: buffer[0..<n], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        return Int32(String(decoding: buffer[0..<n], as: UTF8.self).trimmedOfWhitespace)
     }
 
     /// Releases the lock (the file stays; removing it would race a new owner).

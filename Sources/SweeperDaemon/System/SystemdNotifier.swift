@@ -1,4 +1,9 @@
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Sends sd_notify-style datagrams to `$NOTIFY_SOCKET` (a path, or an
 /// abstract name starting with `@`), written without libsystemd. Does
