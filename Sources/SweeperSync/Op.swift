@@ -5,7 +5,9 @@ import SweeperGame
 /// What an op does.
 public enum OpPayload: Hashable, Sendable {
     /// Creates the game. The creator's first op, and the only genesis.
-    case genesis(Genesis)
+    /// (Boxed, as ``privateGenesis`` is: a genesis is one op of a game's
+    /// thousands, and held inline it would make every op's payload its size.)
+    indirect case genesis(Genesis)
     /// Reveals exactly these cells (the author's action, flood and chord included).
     case reveal(CellRuns)
     /// Sets the mark on a cell; last writer wins by (Lamport time, author).
@@ -21,7 +23,7 @@ public enum OpPayload: Hashable, Sendable {
     case archive(Bool)
     /// Creates a private game: its players with the game key sealed to
     /// each, and its genesis sealed with that key.
-    case privateGenesis(PrivateGenesis)
+    indirect case privateGenesis(PrivateGenesis)
     /// A move in a private game: a reveal, mark, assisted or archive
     /// payload (kind ‖ payload) sealed with the game key.
     case sealed([UInt8])
@@ -243,11 +245,10 @@ public struct Op: Hashable, Sendable {
         let membershipProof: [UInt8]
         let payload: OpPayload
         let signature: Signature?
-        let canonicalBytes: [UInt8]
         let hash: OpHash
 
         init(gameID: GameID, author: PeerID, seq: UInt64, lamport: UInt64, previous: OpHash, wallClockMillis: UInt64,
-             membershipProof: [UInt8], payload: OpPayload, signature: Signature?, canonicalBytes: [UInt8], hash: OpHash) {
+             membershipProof: [UInt8], payload: OpPayload, signature: Signature?, hash: OpHash) {
             self.gameID = gameID
             self.author = author
             self.seq = seq
@@ -257,7 +258,6 @@ public struct Op: Hashable, Sendable {
             self.membershipProof = membershipProof
             self.payload = payload
             self.signature = signature
-            self.canonicalBytes = canonicalBytes
             self.hash = hash
         }
     }
@@ -284,18 +284,22 @@ public struct Op: Hashable, Sendable {
     /// chain segment, which is vouched for by the signature of its last op.
     public var signature: Signature? { storage.signature }
 
-    /// The canonical encoding (hashed and signed).
-    public var canonicalBytes: [UInt8] { storage.canonicalBytes }
-    /// The op's hash.
-    public var hash: OpHash { storage.hash }
+    /// The canonical encoding (hashed and signed), made again at each use:
+    /// an op is hashed once, when made or decoded, and its signature is
+    /// checked once, so holding these bytes (about 150 with their buffer)
+    /// beside every op of a long game would cost more than making them.
+    public var canonicalBytes: [UInt8] {
+        Self.canonicalBytes(
+            gameID: gameID, author: author, seq: seq, lamport: lamport, previous: previous, wallClockMillis: wallClockMillis,
+            membershipProof: membershipProof, payload: payload)
+    }
 
-    /// (Lamport, author): the total order used for last-writer-wins and first reveals.
-    public var stamp: Stamp { Stamp(lamport: lamport, author: author) }
-
-    init(gameID: GameID, author: PeerID, seq: UInt64, lamport: UInt64, previous: OpHash, wallClockMillis: UInt64,
-         membershipProof: [UInt8], payload: OpPayload, signature: Signature?) {
+    private static func canonicalBytes(
+        gameID: GameID, author: PeerID, seq: UInt64, lamport: UInt64, previous: OpHash, wallClockMillis: UInt64,
+        membershipProof: [UInt8], payload: OpPayload
+    ) -> [UInt8] {
         var w = ByteWriter(capacity: 128)
-        w.byte(Self.version)
+        w.byte(version)
         w.append(gameID.bytes)
         w.append(author.bytes)
         w.varint(seq)
@@ -304,10 +308,22 @@ public struct Op: Hashable, Sendable {
         w.varint(wallClockMillis)
         w.append(membershipProof)
         payload.encode(into: &w)
-        let canonicalBytes = w.bytes
+        return w.bytes
+    }
+    /// The op's hash.
+    public var hash: OpHash { storage.hash }
+
+    /// (Lamport, author): the total order used for last-writer-wins and first reveals.
+    public var stamp: Stamp { Stamp(lamport: lamport, author: author) }
+
+    init(gameID: GameID, author: PeerID, seq: UInt64, lamport: UInt64, previous: OpHash, wallClockMillis: UInt64,
+         membershipProof: [UInt8], payload: OpPayload, signature: Signature?) {
+        let canonicalBytes = Self.canonicalBytes(
+            gameID: gameID, author: author, seq: seq, lamport: lamport, previous: previous, wallClockMillis: wallClockMillis,
+            membershipProof: membershipProof, payload: payload)
         storage = Storage(
             gameID: gameID, author: author, seq: seq, lamport: lamport, previous: previous, wallClockMillis: wallClockMillis,
-            membershipProof: membershipProof, payload: payload, signature: signature, canonicalBytes: canonicalBytes,
+            membershipProof: membershipProof, payload: payload, signature: signature,
             hash: OpHash(unchecked: Blake2b.hash(Self.hashDomain, canonicalBytes, length: 32)))
     }
 
@@ -324,7 +340,7 @@ public struct Op: Hashable, Sendable {
     func with(signature: Signature?) -> Op {
         Op(storage: Storage(
             gameID: gameID, author: author, seq: seq, lamport: lamport, previous: previous, wallClockMillis: wallClockMillis,
-            membershipProof: membershipProof, payload: payload, signature: signature, canonicalBytes: canonicalBytes, hash: hash))
+            membershipProof: membershipProof, payload: payload, signature: signature, hash: hash))
     }
 
     private init(storage: Storage) {
