@@ -354,15 +354,17 @@ actor GameService {
     /// empty id names none (it would start every id).
     func resolve(_ game: String?) throws -> GameID {
         try reloadIfPending()
-        let all = engine.games
         if game?.isEmpty == true { throw GameServiceError.emptyGameID }
         guard let game else {
-            guard let latest = all.max(by: { ($0.state.startMillis, $0.state.gameID) < ($1.state.startMillis, $1.state.gameID) }) else {
+            guard let latest = engine.games.max(by: { ($0.state.startMillis, $0.state.gameID) < ($1.state.startMillis, $1.state.gameID) }) else {
                 throw GameServiceError.noGames
             }
             return latest.state.gameID
         }
-        return try Self.match(game, among: all.map(\.state.gameID))
+        // A full id of a game held here (what a viewer sends with each
+        // cursor move) is found without looking at every game.
+        if let id = GameID(hex: game.lowercased()), engine.game(id)?.game.state != nil { return id }
+        return try Self.match(game, among: engine.games.map(\.state.gameID))
     }
 
     /// The game of `ids` that `game` names: by its full id, else as the one
