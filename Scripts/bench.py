@@ -643,7 +643,7 @@ def report(results, args, started, wall):
             goals.append(("the largest 10% flood of a 500×500 board, op under 200 bytes", flood < 200))
         c = r("sync.catchup_10k_ms")
         lines += ["", f"- Catch-up of a 10,000-op game (decode, verify, apply): {fmt(c, ' ms')} — goal under 20 ms "
-                      f"(48.9 ms in the release before): {verdict(c is not None and c < 20)}.",
+                      f"(48.9 ms two releases before, 15.0 ms in the last): {verdict(c is not None and c < 20)}.",
                   f"- Apply rate, every signature verified, one core: {fmt(r('sync.apply_rate_ops_per_s'))} ops/s.", ""]
         if c is not None:
             goals.append(("catch-up of 10,000 ops under 20 ms", c < 20))
@@ -657,8 +657,9 @@ def report(results, args, started, wall):
                 goals.append(("a 500×500 game with 100,000 ops under 5 MiB", long500 < 5 * 1024 * 1024))
             lines += ["### Scale", "", "How catch-up time and a game's memory grow with its ops and its board. Goals: a "
                       "500×500 game just begun in 1 MiB (the release before: 9.3 MiB), under 5 MiB with 100,000 ops "
-                      "(before: 79 MiB). A game's board takes half a byte a cell for its layout and a bit a cell for "
-                      "what is revealed; its ops are held in memory, and they are what grows.", "",
+                      "(before: 79 MiB; the last release: 59 MiB). A game's board takes half a byte a cell for its layout and "
+                      "a bit a cell for what is revealed; its ops are held in memory, each without a copy of its bytes "
+                      "(made again when a signature is checked or the op stored), and they are what grows.", "",
                       "| board | ops | catch-up | memory |", "|---|---:|---:|---:|"]
             for board, ops in scale:
                 lines.append(f"| {board.replace('x', '×')} | {ops:,} | {fmt(r(f'scale.{board}.{ops}.catchup_ms'), ' ms')} | "
@@ -790,10 +791,11 @@ def report(results, args, started, wall):
             goals.append((f"{n} stored 500×500 games under 100 MB, after a restart", stored < 100))
             goals.append((f"{n} stored 500×500 games under 100 MB, on the peer that caught up", peer < 100))
         lines += ["## Resources", "",
-                  "Resident memory (VmRSS) and CPU of `sweeperd` (release build, Swift runtime and Foundation as shared "
-                  "libraries) in the lab. In brackets, the private part (RssAnon): the rest is pages of shared "
-                  "libraries (the Swift runtime, Foundation with ICU, SQLite, the binary's own code), which other "
-                  "Swift programs share. The earlier release held 36 bytes a cell of every game in memory (about 9 MB "
+                  "Resident memory (VmRSS) and CPU of `sweeperd` (release build, Swift runtime and FoundationEssentials "
+                  "as shared libraries) in the lab. In brackets, the private part (RssAnon): the rest is pages of shared "
+                  "libraries (the Swift runtime, FoundationEssentials, SQLite, the binary's own code), which other "
+                  "Swift programs share; the last release also loaded full Foundation and ICU, and idled at 40.5 MB. "
+                  "The earlier release held 36 bytes a cell of every game in memory (about 9 MB "
                   "a 500×500 game): 200 such games took a member to 1.87 GB.", "",
                   "| state | figure | goal |", "|---|---:|---|",
                   f"| idle, one peer linked, no games | {fmt(rss, ' MB')} ({fmt(r('resources.idle_anon_mb'), ' MB')}) | "
