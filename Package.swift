@@ -27,6 +27,7 @@ let package = Package(
         .executable(name: "sweeper-bench-viewer", targets: ["sweeper-bench-viewer"]),
         // For the fuzz targets in Fuzz/ (a separate package that depends on this one).
         .library(name: "SweeperNet", targets: ["SweeperNet"]),
+        .library(name: "SweeperEventLoop", targets: ["SweeperEventLoop"]),
         .library(name: "SweeperMessages", targets: ["SweeperMessages"]),
         .library(name: "SweeperControl", targets: ["SweeperControl"]),
         .library(name: "SweeperStore", targets: ["SweeperStore"]),
@@ -107,10 +108,21 @@ let package = Package(
             dependencies: ["SweeperStore"],
             swiftSettings: strict
         ),
+        // Swift concurrency on a SwiftNIO event loop: the daemon's tasks and the client's.
+        .target(
+            name: "SweeperEventLoop",
+            dependencies: [.product(name: "NIOCore", package: "swift-nio")],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "SweeperEventLoopTests",
+            dependencies: ["SweeperEventLoop", .product(name: "NIOPosix", package: "swift-nio")],
+            swiftSettings: strict
+        ),
         .target(
             name: "SweeperControl",
             dependencies: [
-                "SweeperConventions",
+                "SweeperConventions", "SweeperEventLoop",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
@@ -129,7 +141,7 @@ let package = Package(
             name: "SweeperDaemon",
             dependencies: [
                 "SweeperGame", "SweeperStore", "SweeperControl", "SweeperNet", "SweeperMessages", "SweeperDiscovery", "SweeperSync", "SweeperCrypto",
-                "SweeperConventions", "SweeperMembership",
+                "SweeperConventions", "SweeperMembership", "SweeperEventLoop",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -172,7 +184,7 @@ let package = Package(
         .target(
             name: "SweeperNet",
             dependencies: [
-                "SweeperCrypto", "SweeperConventions",
+                "SweeperCrypto", "SweeperConventions", "SweeperEventLoop",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),

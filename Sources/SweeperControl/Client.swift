@@ -6,6 +6,7 @@ import Darwin
 #endif
 import NIOCore
 import NIOPosix
+import SweeperEventLoop
 import Synchronization
 import SweeperConventions
 
@@ -55,8 +56,12 @@ public final class ControlClient: Sendable {
     private let events: AsyncStream<ControlEvent>.Continuation
     private let eventStream: AsyncStream<ControlEvent>
 
-    private init(outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>) {
+    /// Runs the connection's tasks on its event loop.
+    private let executor: EventLoopTaskExecutor
+
+    private init(outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>, executor: EventLoopTaskExecutor) {
         self.outbound = outbound
+        self.executor = executor
         (eventStream, events) = AsyncStream.makeStream(of: ControlEvent.self)
     }
 
@@ -144,8 +149,20 @@ public final class ControlClient: Sendable {
     private static func run<T: Sendable>(
         _ channel: NIOAsyncChannel<LineFrame, ByteBuffer>, _ body: @escaping @Sendable (ControlClient) async throws -> T
     ) async throws -> T {
+        // The connection's tasks run on its event loop: what the socket
+        // reads reaches the task awaiting it with no other thread woken.
+        let executor = EventLoopTaskExecutor(channel.channel.eventLoop)
+        return try await withTaskExecutorPreference(executor) {
+            try await serve(channel, executor: executor, body)
+        }
+    }
+
+    private static func serve<T: Sendable>(
+        _ channel: NIOAsyncChannel<LineFrame, ByteBuffer>, executor: EventLoopTaskExecutor,
+        _ body: @escaping @Sendable (ControlClient) async throws -> T
+    ) async throws -> T {
         try await channel.executeThenClose { inbound, outbound in
-            let client = ControlClient(outbound: outbound)
+            let client = ControlClient(outbound: outbound, executor: executor)
             return try await withThrowingTaskGroup(of: T?.self) { group in
                 group.addTask {
                     do {
@@ -201,9 +218,9 @@ public final class ControlClient: Sendable {
                 waiter.resume(throwing: refused)
                 return
             }
-            Task {
+            Task(executorPreference: executor) {
                 do {
-                    try await outbound.write(ByteBuffer(bytes: line))
+                    try await self.outbound.write(ByteBuffer(bytes: line))
                 } catch {
                     self.fail(id, error)
                 }

@@ -10,6 +10,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import ServiceLifecycle
+import SweeperEventLoop
 import SweeperCrypto
 
 /// The peer side of a daemon: it listens, dials static and discovered

@@ -9,6 +9,7 @@ import NIOCore
 import NIOPosix
 import ServiceLifecycle
 import SweeperControl
+import SweeperEventLoop
 import SweeperNet
 import Synchronization
 import SweeperConventions
