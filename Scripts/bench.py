@@ -268,6 +268,10 @@ def new_game(d, others, width, height, mines, seed):
     return game
 
 
+# A player's keys, one every 200 ms (five a second: a fast player's clicks).
+PACE_MS = 200
+
+
 def lab_section(args, bindir, results, full):
     """Latency with each number of hosts; with `full`, also discovery and resources (in the 2-host lab)."""
     moves = 200 if args.quick else 1000
@@ -305,6 +309,17 @@ def lab_section(args, bindir, results, full):
             results[f"latency.h{hosts}.request_p99_ms"] = request["p99_ms"]
             if hosts == args.hosts[0]:
                 results["latency.fsync_ms"] = fsync_ms(daemons[0].root, 200 if args.quick else 1000)
+            if hosts == 2:
+                # Moves at a player's pace: what a player feels, with every thread and the disk idle between keys.
+                paced = 60 if args.quick else 200
+                out = bench_tool(bindir, "paced-moves", sockets[0], game, str(paced), str(PACE_MS), *sockets[1:])
+                f = fields(next(l for l in out.splitlines() if l.startswith("paced-move-request-to-event")))
+                results["latency.paced2.request_p50_ms"] = f["p50_ms"]
+                results["latency.paced2.request_p99_ms"] = f["p99_ms"]
+                results["latency.paced2.samples"] = f["n"]
+                results["latency.paced2.pace_ms"] = PACE_MS
+                results["latency.paced_fsync_ms"] = fsync_ms(daemons[0].root, 30 if args.quick else 100, pace=PACE_MS / 1000)
+                log(f"2 hosts, paced: {out.strip().splitlines()[-1]}")
             timed("cursors", "cursor-to-event", "cursor_")
             if hosts == 4:
                 seconds = 3 if args.quick else 10
@@ -338,15 +353,18 @@ def lab_section(args, bindir, results, full):
             lab.down()
 
 
-def fsync_ms(directory, count):
+def fsync_ms(directory, count, pace=0.0):
     """The median time of a 4 KiB write and its fsync, in the directory where a daemon keeps its database:
-    the mover's commit waits for one (SQLite in WAL mode, synchronous=FULL)."""
+    the mover's commit waits for one (SQLite in WAL mode, synchronous=FULL). With `pace` (seconds), one
+    every `pace`, as a player's moves come: the disk and the thread idle in between, and it costs more."""
     path = os.path.join(directory, "fsync-probe")
     times = []
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     try:
         block = os.urandom(4096)
         for _ in range(count):
+            if pace:
+                time.sleep(pace)
             t0 = time.perf_counter()
             os.write(fd, block)
             os.fsync(fd)
@@ -714,7 +732,10 @@ def report(results, args, started, wall):
                   "publishes the event. The floor is the sum of the parts measured in the same run: one fsync where "
                   f"the daemons keep their database ({fmt(fs, ' ms')}, a 4 KiB write and its fsync, median), one "
                   f"Ed25519 signature and one verification ({fmt(sv, ' ms')}), and half a bare TCP round trip between "
-                  "two hosts (64 bytes). Goals: 2 hosts p50 at most 1.0 ms; 8 hosts p99 under 5 ms. For context, "
+                  "two hosts (64 bytes). The table times moves back to back (each as the last arrives, every thread "
+                  "on the way still awake), as the releases before did; a player's keys come slower, and the line "
+                  "below it times moves at a player's pace, which is the figure a player feels and the one the 2-host "
+                  "goal judges. Goals: 2 hosts p50 at most 1.0 ms; 8 hosts p99 under 5 ms. For context, "
                   "the last columns time the same moves from the mover's answer (which the push beats: those "
                   "count as 0 or less), as the release before reported them.", "",
                   "| hosts | samples | request → arrival p50 | p99 | floor | p50 / floor | bare RTT p50 | p50 goal | p99 goal | answer → arrival p50 | p99 | arrived before the answer |",
@@ -725,10 +746,11 @@ def report(results, args, started, wall):
             if p50 is None or q50 is None or q99 is None:
                 continue
             floor = (fs or 0) + sv + rtt / 2
-            p50_goal = q50 <= 1.0 if hosts == 2 else None
+            paced50 = r("latency.paced2.request_p50_ms")
+            p50_goal = (paced50 if paced50 is not None else q50) <= 1.0 if hosts == 2 else None
             p99_goal = q99 < 5 if hosts == 8 else None
             if p50_goal is not None:
-                goals.append(("a move from keypress to the other host, 2 hosts, p50 at most 1.0 ms", p50_goal))
+                goals.append(("a move from keypress to the other host at a player's pace, 2 hosts, p50 at most 1.0 ms", p50_goal))
             if p99_goal is not None:
                 goals.append(("a move from keypress to the other hosts, 8 hosts, p99 under 5 ms", p99_goal))
             lost = r(f"latency.h{hosts}.lost") or 0
@@ -736,6 +758,16 @@ def report(results, args, started, wall):
                          f"{fmt(q50, ' ms')} | {fmt(q99, ' ms')} | {fmt(floor, ' ms')} | {q50 / floor:.2f}× | {fmt(rtt, ' ms')} | "
                          f"{verdict(p50_goal) if p50_goal is not None else '–'} | {verdict(p99_goal) if p99_goal is not None else '–'} | "
                          f"{fmt(p50, ' ms')} | {fmt(p99, ' ms')} | {fmt(r(f'latency.h{hosts}.before_answer'))} |")
+        paced50, paced99, pfs = r("latency.paced2.request_p50_ms"), r("latency.paced2.request_p99_ms"), r("latency.paced_fsync_ms")
+        rtt2 = r("latency.h2.rtt_ms")
+        if paced50 is not None and paced99 is not None and pfs is not None and rtt2 is not None:
+            pfloor = pfs + sv + rtt2 / 2
+            lines += ["", f"At a player's pace, 2 hosts, one move every {fmt(r('latency.paced2.pace_ms'))} ms: "
+                          f"{fmt(r('latency.paced2.samples'))} moves, request → arrival p50 **{fmt(paced50, ' ms')}**, "
+                          f"p99 {fmt(paced99, ' ms')} (goal p50 at most 1.0 ms: {verdict(paced50 <= 1.0)}). Its floor is "
+                          f"{fmt(pfloor, ' ms')} ({pfloor and paced50 / pfloor:.2f}× it): an fsync after the same pause costs "
+                          f"{fmt(pfs, ' ms')} (against {fmt(fs, ' ms')} back to back), and every thread on the way (the "
+                          "viewer's, both daemons', the network's) wakes from idle, which no figure back to back shows."]
         if r("latency.load4x20.p50_ms") is not None:
             p50, p99 = r("latency.load4x20.p50_ms"), r("latency.load4x20.p99_ms")
             goals.append(("latency p99 under load (answer to arrival)", p99 < 5))

@@ -5,6 +5,9 @@
 //       flags COUNT hidden cells of GAME on the mover's daemon, one at a time,
 //       and times each from the move's answer to the `cells` event with that
 //       cell arriving on each watcher's event stream (other daemons).
+//   sweeper-bench-latency paced-moves MOVER_SOCKET GAME COUNT PACE_MS WATCHER_SOCKET…
+//       the same, one move every PACE_MS as a player's keys come (every
+//       thread and the disk idle in between), timed from request and answer.
 //   sweeper-bench-latency load GAME RATE SECONDS SOCKET…
 //       a player on every daemon flags hidden cells of GAME at RATE moves a
 //       second each for SECONDS, all at once; every move is timed from its
@@ -121,7 +124,12 @@ func hiddenCells(_ socket: String, game: String) async throws -> [Cell] {
     }
 }
 
-func moves(mover: String, watchers: [String], game: String, count: Int) async throws {
+/// Times `count` flags made on the mover's daemon, each from its answer and
+/// from its request to its arrival on every watcher. Back to back (`pace`
+/// nil), each starts as the last arrives, with every thread on the way still
+/// awake; paced, a move starts `pace` after the last began, as a player's
+/// keys come, and every thread and the disk have gone idle in between.
+func moves(mover: String, watchers: [String], game: String, count: Int, pace: Duration? = nil) async throws {
     let clock = ContinuousClock()
     let arrivals = watchers.map { _ in Arrivals() }
     let pumps = zip(watchers, arrivals).map { socket, arrivals in
@@ -138,7 +146,12 @@ func moves(mover: String, watchers: [String], game: String, count: Int) async th
         var fromRequest: [Double] = []
         var lost = 0
         var early = 0
+        var last = clock.now - .seconds(1)
         for (i, cell) in hidden.prefix(count + warmup).enumerated() {
+            if let pace {
+                try await Task.sleep(until: last + pace, clock: clock)
+                last = clock.now
+            }
             let sent = clock.now
             _ = try await move.call(Commands.Flag.self, .init(game: game, x: cell.x, y: cell.y, mark: "flag"))
             let answered = clock.now
@@ -157,8 +170,9 @@ func moves(mover: String, watchers: [String], game: String, count: Int) async th
         let tenth = max(1, fromAnswer.count / 10)
         func median(_ xs: ArraySlice<Double>) -> String { String(format: "%.3f", xs.sorted()[xs.count / 2] * 1000) }
         let trend = " first_tenth_p50_ms=\(median(fromAnswer.prefix(tenth))) last_tenth_p50_ms=\(median(fromAnswer.suffix(tenth)))"
-        report("move-answer-to-event", fromAnswer, extra: " lost=\(lost) before_answer=\(early) warmup=\(warmup) watchers=\(watchers.count)" + trend)
-        report("move-request-to-event", fromRequest)
+        let prefix = pace == nil ? "move" : "paced-move"
+        report("\(prefix)-answer-to-event", fromAnswer, extra: " lost=\(lost) before_answer=\(early) warmup=\(warmup) watchers=\(watchers.count)" + trend)
+        report("\(prefix)-request-to-event", fromRequest)
     }
 }
 
@@ -386,6 +400,13 @@ case "moves":
     } catch {
         fail("moves: \(error)")
     }
+case "paced-moves":
+    guard args.count >= 6 else { fail("usage: paced-moves MOVER_SOCKET GAME COUNT PACE_MS WATCHER_SOCKET…") }
+    do {
+        try await moves(mover: args[1], watchers: Array(args[5...]), game: args[2], count: int(3), pace: .milliseconds(int(4)))
+    } catch {
+        fail("paced-moves: \(error)")
+    }
 case "load":
     guard args.count >= 6 else { fail("usage: load GAME RATE SECONDS SOCKET…") }
     do {
@@ -410,5 +431,5 @@ case "sign-verify":
     guard args.count == 2 else { fail("usage: sign-verify COUNT") }
     signVerify(count: int(1))
 default:
-    fail("usage: sweeper-bench-latency moves|cursors|load|echo|ping|sign-verify …")
+    fail("usage: sweeper-bench-latency moves|paced-moves|cursors|load|echo|ping|sign-verify …")
 }
