@@ -746,17 +746,21 @@ def report(results, args, started, wall):
             if p50 is None or q50 is None or q99 is None:
                 continue
             floor = (fs or 0) + sv + rtt / 2
+            # The 2-host goal is judged at a player's pace (the line below the table) when that ran.
             paced50 = r("latency.paced2.request_p50_ms")
             p50_goal = (paced50 if paced50 is not None else q50) <= 1.0 if hosts == 2 else None
             p99_goal = q99 < 5 if hosts == 8 else None
             if p50_goal is not None:
-                goals.append(("a move from keypress to the other host at a player's pace, 2 hosts, p50 at most 1.0 ms", p50_goal))
+                goals.append(("a move from keypress to the other host at a player's pace, 2 hosts, p50 at most 1.0 ms"
+                              if paced50 is not None else "a move from keypress to the other host, 2 hosts, p50 at most 1.0 ms",
+                              p50_goal))
             if p99_goal is not None:
                 goals.append(("a move from keypress to the other hosts, 8 hosts, p99 under 5 ms", p99_goal))
             lost = r(f"latency.h{hosts}.lost") or 0
             lines.append(f"| {hosts} | {fmt(r(f'latency.h{hosts}.samples'))}{f' ({lost:.0f} lost)' if lost else ''} | "
                          f"{fmt(q50, ' ms')} | {fmt(q99, ' ms')} | {fmt(floor, ' ms')} | {q50 / floor:.2f}× | {fmt(rtt, ' ms')} | "
-                         f"{verdict(p50_goal) if p50_goal is not None else '–'} | {verdict(p99_goal) if p99_goal is not None else '–'} | "
+                         f"{('at pace, below' if paced50 is not None else verdict(p50_goal)) if p50_goal is not None else '–'} | "
+                         f"{verdict(p99_goal) if p99_goal is not None else '–'} | "
                          f"{fmt(p50, ' ms')} | {fmt(p99, ' ms')} | {fmt(r(f'latency.h{hosts}.before_answer'))} |")
         paced50, paced99, pfs = r("latency.paced2.request_p50_ms"), r("latency.paced2.request_p99_ms"), r("latency.paced_fsync_ms")
         rtt2 = r("latency.h2.rtt_ms")
