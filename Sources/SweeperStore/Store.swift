@@ -319,25 +319,20 @@ public final class Store: Sendable {
 
     @discardableResult
     func write<T: Sendable>(_ durability: Durability = .synced, _ body: (SQLiteConnection) throws -> T) throws(StoreError) -> T {
-        do {
-            return try writer.withLock { connection in
-                guard let db = connection else { throw StoreError.database("the store is closed") }
-                switch durability {
-                case .synced:
-                    return try db.transaction(immediate: true, body)
-                case .deferred:
-                    try db.run("PRAGMA synchronous = NORMAL", cached: true)
-                    defer { _ = try? db.run("PRAGMA synchronous = FULL", cached: true) }
-                    return try db.transaction(immediate: true, body)
-                }
+        try writeWithoutTransaction { db in
+            switch durability {
+            case .synced:
+                return try db.transaction(immediate: true, body)
+            case .deferred:
+                try db.run("PRAGMA synchronous = NORMAL", cached: true)
+                defer { _ = try? db.run("PRAGMA synchronous = FULL", cached: true) }
+                return try db.transaction(immediate: true, body)
             }
-        } catch {
-            throw Self.classify(error, path: path)
         }
     }
 
     /// Runs `body` on the writer connection outside a transaction (what
-    /// `VACUUM` needs).
+    /// `VACUUM` needs, and what ``write(_:_:)`` opens its transaction on).
     private func writeWithoutTransaction<T: Sendable>(_ body: (SQLiteConnection) throws -> T) throws(StoreError) -> T {
         do {
             return try writer.withLock { connection in

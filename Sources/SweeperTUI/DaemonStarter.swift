@@ -46,8 +46,8 @@ public struct DaemonStarter: Sendable {
     /// The `sweeperd` to start: beside this program, else on `PATH`.
     public func daemonExecutable() -> String? {
         let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        let folder = exe.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
-        let beside = (folder.isEmpty && !exe.hasPrefix("/") ? "." : folder) + "/sweeperd"
+        let folder = SweeperPaths.folder(of: exe)
+        let beside = (folder == "/" ? "" : folder) + "/sweeperd"
         if FileManager.default.isExecutableFile(atPath: beside) { return beside }
         for dir in (environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin").split(separator: ":") {
             let candidate = String(dir) + "/sweeperd"
