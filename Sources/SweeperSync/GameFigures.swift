@@ -57,11 +57,12 @@ public struct GameFigures: Sendable, Equatable {
 }
 
 extension GameReplica {
-    /// The game's figures, or `nil` while no state is readable here. In a
-    /// race, those of `racer`'s board (its moves alone); `nil` for a race
-    /// without a racer of it.
+    /// The game's figures, or `nil` while no state is readable here (or
+    /// its ops that left memory cannot be read back). In a race, those of
+    /// `racer`'s board (its moves alone); `nil` for a race without a racer
+    /// of it.
     public func figures(of racer: PeerID? = nil) -> GameFigures? {
-        guard let whole = self.state else { return nil }
+        guard let whole = self.state, let ops = try? allOps() else { return nil }
         let state: GameState
         if whole.isRace {
             guard let racer, let lane = whole.lane(of: racer) else { return nil }

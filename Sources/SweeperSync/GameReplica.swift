@@ -76,6 +76,10 @@ public struct InsertOutcome: Sendable {
 
 /// One game as a replica holds it: each author's chain of accepted ops,
 /// ops waiting for a gap or the genesis, and the derived ``GameState``.
+///
+/// With an ``OpArchive``, a chain's older ops leave memory once the store
+/// holds them (see ``OpChain``): a game's memory is its board, a hash per
+/// op and its newest ops, however long its history.
 public struct GameReplica: Sendable {
     /// The game.
     public let gameID: GameID
@@ -87,8 +91,17 @@ public struct GameReplica: Sendable {
     public private(set) var privateHeader: PrivateGameHeader?
     /// Who reads private games here: their keys are opened with its identity.
     let reader: SigningIdentity?
-    /// Accepted ops per author, index = seq − 1.
-    public private(set) var chains: [PeerID: [Op]] = [:]
+    /// Accepted ops per author.
+    private(set) var chains: [PeerID: OpChain] = [:]
+    /// Where ops that left memory are read back; `nil` keeps every op.
+    let archive: (any OpArchive)?
+    /// How many of each chain's newest ops stay in memory.
+    let recentOpsKept: Int
+    /// The genesis op, once known.
+    public private(set) var genesisOp: Op?
+    /// The authors of a reveal or a flood op (a move that uncovers cells,
+    /// as sent: a private game's sealed moves aside).
+    public private(set) var revealers: Set<PeerID> = []
     /// Authors shown to have signed two different ops at one place in
     /// their chain (equivocation): the second is refused as a conflict,
     /// so replicas that got them in other orders differ. The daemon keeps
@@ -111,15 +124,18 @@ public struct GameReplica: Sendable {
         var pendingCount: Int
         var maxLamport: UInt64
         var hadGenesis: Bool
+        var revealers: Set<PeerID>
         /// Held ops whose signature the segment filled in, as they were.
         var signed: [(author: PeerID, index: Int, op: Op)] = []
         /// Accepted ops, in order, to apply to the state once the segment is in.
         var accepted: [Op] = []
     }
 
-    init(gameID: GameID, reader: SigningIdentity? = nil) {
+    init(gameID: GameID, reader: SigningIdentity? = nil, archive: (any OpArchive)? = nil, recentOpsKept: Int = Replica.defaultRecentOpsKept) {
         self.gameID = gameID
         self.reader = reader
+        self.archive = archive
+        self.recentOpsKept = recentOpsKept
     }
 
     /// The game's creator, once its genesis is known (readable or not).
@@ -137,7 +153,7 @@ public struct GameReplica: Sendable {
     mutating func beginSegment() {
         journal = Journal(
             chainCounts: chains.mapValues(\.count), pending: pending, pendingCount: pendingCount, maxLamport: maxLamport,
-            hadGenesis: isKnown)
+            hadGenesis: isKnown, revealers: revealers)
     }
 
     /// Ends a segment: kept, its accepted ops take effect on the state in
@@ -158,13 +174,15 @@ public struct GameReplica: Sendable {
             let extra = (chains[author]?.count ?? 0) - count
             if extra > 0 { chains[author]?.removeLast(extra) }
         }
-        for s in j.signed.reversed() { chains[s.author]?[s.index] = s.op }
+        for s in j.signed.reversed() { chains[s.author]?.replace(seq: UInt64(s.index + 1), with: s.op) }
         pending = j.pending
         pendingCount = j.pendingCount
         maxLamport = j.maxLamport
+        revealers = j.revealers
         if !j.hadGenesis {
             state = nil
             privateHeader = nil
+            genesisOp = nil
         }
     }
 
@@ -176,29 +194,54 @@ public struct GameReplica: Sendable {
         VersionVector(heads: chains.mapValues { UInt64($0.count) })
     }
 
-    /// Every accepted op, the genesis first, then per author in seq order.
-    public var ops: [Op] {
+    /// Every accepted op, the genesis first, then per author in seq order
+    /// (read back from the archive where they left memory).
+    public func allOps() throws -> [Op] {
         var out: [Op] = []
         guard let creator else { return out }
-        out += chains[creator] ?? []
-        for author in chains.keys.sorted() where author != creator { out += chains[author] ?? [] }
+        for author in [creator] + authors.filter({ $0 != creator }) { out += try ops(of: author, after: 0) }
         return out
+    }
+
+    /// Every author with an accepted op, in order.
+    public var authors: [PeerID] { chains.keys.sorted() }
+
+    /// How many of `author`'s ops are accepted (its chain's newest seq).
+    public func chainLength(of author: PeerID) -> UInt64 { UInt64(chains[author]?.count ?? 0) }
+
+    /// `author`'s newest accepted op.
+    public func lastOp(of author: PeerID) -> Op? { chains[author]?.last }
+
+    /// `author`'s accepted ops after `seq`, in order.
+    public func ops(of author: PeerID, after seq: UInt64) throws -> [Op] {
+        let count = chainLength(of: author)
+        guard seq < count, let chain = chains[author] else { return [] }
+        return try chain.ops((seq + 1)...count, game: gameID, author: author, archive: archive)
     }
 
     /// The number of accepted ops.
     public var opCount: Int { chains.values.reduce(0) { $0 + $1.count } }
 
-    /// The accepted op of `author` with sequence number `seq`, if held.
+    /// How many accepted ops are held in memory (the others are in the archive).
+    public var opsInMemory: Int { chains.values.reduce(0) { $0 + $1.held.count } }
+
+    /// The accepted op of `author` with sequence number `seq`, if held (an
+    /// archived one read back; `nil` also when that read fails).
     public func op(author: PeerID, seq: UInt64) -> Op? {
-        guard seq >= 1, let chain = chains[author], seq <= UInt64(chain.count) else { return nil }
-        return chain[Int(seq - 1)]
+        guard let chain = chains[author] else { return nil }
+        if let held = chain.heldOp(seq: seq) { return held }
+        guard chain.isArchived(seq: seq) else { return nil }
+        return try? chain.ops(seq...seq, game: gameID, author: author, archive: archive).first
     }
+
+    /// The hash of `author`'s accepted op `seq`, if held (never read from the archive).
+    public func hash(author: PeerID, seq: UInt64) -> OpHash? { chains[author]?.hash(seq: seq) }
 
     /// Whether an op (by author and seq) is already accepted: `true` when the
     /// same op is held, `false` when a different one is, `nil` when neither.
     func holds(_ op: Op) -> Bool? {
-        guard let held = self.op(author: op.author, seq: op.seq) else { return nil }
-        return held.hash == op.hash
+        guard let chain = chains[op.author], op.seq >= 1, op.seq <= UInt64(chain.count) else { return nil }
+        return chain.hash(seq: op.seq, is: op.hash)
     }
 
     /// Notes that `author` was shown to sign two ops at one place (known
@@ -216,10 +259,11 @@ public struct GameReplica: Sendable {
         if op.seq >= 1, op.seq <= UInt64(held), let same = holds(op) {
             if same {
                 outcome.duplicates += 1
-                if op.signature != nil, let held = self.op(author: op.author, seq: op.seq), held.signature == nil {
+                // An archived op is covered by a signature already: only a held one takes this.
+                if op.signature != nil, let held = chains[op.author]?.heldOp(seq: op.seq), held.signature == nil {
                     journal?.signed.append((op.author, Int(op.seq - 1), held))
                     let signedOp = held.with(signature: op.signature)
-                    chains[op.author]?[Int(op.seq - 1)] = signedOp
+                    chains[op.author]?.replace(seq: op.seq, with: signedOp)
                     outcome.signed.append(signedOp)
                 }
             } else {
@@ -318,7 +362,10 @@ public struct GameReplica: Sendable {
             pendingCount -= 1
             reject(fake, .invalidGenesis, &outcome)
         }
-        chains[op.author] = [op]
+        var chain = OpChain()
+        chain.append(op)
+        chains[op.author] = chain
+        genesisOp = op
         maxLamport = max(maxLamport, op.lamport)
         outcome.accepted.append(op)
         for author in pending.keys.sorted() { drain(author, &outcome) }
@@ -355,8 +402,9 @@ public struct GameReplica: Sendable {
             reject(op, why, &outcome)
             return false
         }
-        chains[op.author, default: []].append(op)
+        chains[op.author, default: OpChain()].append(op)
         maxLamport = max(maxLamport, op.lamport)
+        if Self.uncoversCells(op) { revealers.insert(op.author) }
         if journal != nil {
             journal?.accepted.append(op)
         } else {
@@ -364,6 +412,14 @@ public struct GameReplica: Sendable {
         }
         outcome.accepted.append(op)
         return true
+    }
+
+    /// Whether `op` is a reveal or a flood (as sent: a sealed move is neither).
+    static func uncoversCells(_ op: Op) -> Bool {
+        switch op.payload {
+        case .reveal, .flood: true
+        default: false
+        }
     }
 
     /// Why `op` cannot follow `previous` in its author's chain, if it cannot.
@@ -441,10 +497,11 @@ public struct GameReplica: Sendable {
     /// Derives a private game's state from every accepted op, once its key
     /// is known (the ops before it arrived included).
     private mutating func readFromTheStart() {
-        guard let creator, let genesisOp = chains[creator]?.first else { return }
+        guard let genesisOp else { return }
         state = readableState(genesisOp: genesisOp)
         guard state != nil else { return }
-        for op in ops where op.hash != genesisOp.hash { applyEffect(op) }
+        // Nothing of a game this device could not read left memory (see ``noteStored(_:through:)``).
+        for op in (try? allOps()) ?? [] where op.hash != genesisOp.hash { applyEffect(op) }
     }
 
     private func reject(_ op: Op, _ why: OpRejection, _ outcome: inout InsertOutcome) {
@@ -454,40 +511,72 @@ public struct GameReplica: Sendable {
     /// Drops `author`'s ops after the first `kept` (accepted or waiting)
     /// and derives the state again from the rest (the state is a function
     /// of the set of ops, so their order does not matter). Returns the
-    /// accepted ops dropped.
-    mutating func truncate(_ author: PeerID, keeping kept: UInt64) -> [Op] {
-        if let waiting = pending[author] {
-            let late = waiting.keys.filter { $0 > kept }
-            for seq in late { pending[author]?[seq] = nil }
-            pendingCount -= late.count
-            if pending[author]?.isEmpty == true { pending[author] = nil }
+    /// accepted ops dropped. Throws, changing nothing, when ops that left
+    /// memory cannot be read back.
+    mutating func truncate(_ author: PeerID, keeping kept: UInt64) throws -> [Op] {
+        guard let chain = chains[author], UInt64(chain.count) > kept else {
+            dropWaiting(of: author, after: kept)
+            return []
         }
-        guard let chain = chains[author], UInt64(chain.count) > kept else { return [] }
-        let dropped = Array(chain[Int(kept)...])
-        if kept == 0 { chains[author] = nil } else { chains[author]?.removeLast(dropped.count) }
-        maxLamport = chains.values.flatMap { $0 }.map(\.lamport).max() ?? 0
-        guard let genesisOp = creator.flatMap({ chains[$0]?.first }) else {
+        // Read everything first: a failed read leaves the game as it was.
+        let dropped = try ops(of: author, after: kept)
+        var truncated = chain
+        try truncated.truncate(to: Int(kept), game: gameID, author: author, archive: archive)
+        var rest: [Op] = []
+        if let creator {
+            for a in [creator] + authors.filter({ $0 != creator }) {
+                rest += a == author ? truncated.held : try ops(of: a, after: 0)
+            }
+        }
+        dropWaiting(of: author, after: kept)
+        chains[author] = kept == 0 ? nil : truncated
+        // Lamport times grow along a chain: each chain's newest op holds its greatest.
+        maxLamport = chains.values.compactMap { $0.last?.lamport }.max() ?? 0
+        revealers = Set(rest.filter(Self.uncoversCells).map(\.author))
+        guard let creator, chains[creator] != nil, let genesisOp else {
             // The genesis itself went: nothing of the game is shown until one comes that may stay.
             state = nil
             privateHeader = nil
+            genesisOp = nil
             return dropped
         }
         switch genesisOp.payload {
         case .genesis(let g):
             var rebuilt = GameState(genesisOp: genesisOp, genesis: g)
-            for op in ops where op.hash != genesisOp.hash { rebuilt.apply(op) }
+            for op in rest where op.hash != genesisOp.hash { rebuilt.apply(op) }
             state = rebuilt
         case .privateGenesis(let g):
             // As the ops first went in: players ops add players, and the one
             // that gives this reader the key makes the game read from its start.
             privateHeader = Self.header(of: genesisOp, g, reader: reader)
             state = readableState(genesisOp: genesisOp)
-            for op in ops where op.hash != genesisOp.hash { applyEffect(op) }
+            for op in rest where op.hash != genesisOp.hash { applyEffect(op) }
         default:
             state = nil
             privateHeader = nil
         }
         return dropped
+    }
+
+    /// Drops `author`'s waiting ops after `kept`.
+    private mutating func dropWaiting(of author: PeerID, after kept: UInt64) {
+        guard let waiting = pending[author] else { return }
+        let late = waiting.keys.filter { $0 > kept }
+        for seq in late { pending[author]?[seq] = nil }
+        pendingCount -= late.count
+        if pending[author]?.isEmpty == true { pending[author] = nil }
+    }
+
+    /// Notes that the store holds `author`'s first `seq` ops: with an
+    /// archive, the chain lets go of those a signature covers (its newest
+    /// ops aside). A game this device cannot read keeps every op, for the
+    /// day a players op gives it the key and it reads the game from its
+    /// start.
+    public mutating func noteStored(_ author: PeerID, through seq: UInt64) {
+        guard journal == nil else { return }
+        let archiving = archive != nil && state != nil
+        let recent = recentOpsKept
+        chains[author]?.noteStored(through: Int(clamping: seq), archiving: archiving, keepingRecent: recent)
     }
 
     /// Attaches `signature` to `author`'s held op `seq` when it is the
@@ -498,9 +587,10 @@ public struct GameReplica: Sendable {
     mutating func attach(_ signature: Signature, author: PeerID, seq: UInt64) throws(HeadMismatch) -> Op? {
         guard let held = op(author: author, seq: seq) else { return nil }
         guard author.isValidSignature(signature, of: Op.signatureDomain + held.canonicalBytes) else { throw HeadMismatch() }
-        guard held.signature == nil else { return nil }
+        // An archived op is covered by a later signature already.
+        guard held.signature == nil, chains[author]?.heldOp(seq: seq) != nil else { return nil }
         let signedOp = held.with(signature: signature)
-        chains[author]?[Int(seq - 1)] = signedOp
+        chains[author]?.replace(seq: seq, with: signedOp)
         return signedOp
     }
 
@@ -508,7 +598,7 @@ public struct GameReplica: Sendable {
     /// as live pushes), the newest op's seq.
     public var unsignedHeads: [PeerID: UInt64] {
         var out: [PeerID: UInt64] = [:]
-        for (author, chain) in chains where chain.last?.signature == nil {
+        for (author, chain) in chains where chain.last.map({ $0.signature == nil }) ?? false {
             out[author] = UInt64(chain.count)
         }
         return out
@@ -523,8 +613,9 @@ public struct GameReplica: Sendable {
     /// Whether `author`'s op `seq` is held and no signature covers it yet
     /// (no signed op at or after it in the chain).
     public func isUnsigned(author: PeerID, seq: UInt64) -> Bool {
-        guard let chain = chains[author], seq >= 1, seq <= UInt64(chain.count) else { return false }
-        return chain[Int(seq - 1)...].allSatisfy { $0.signature == nil }
+        // An archived op has a signed op after it.
+        guard let chain = chains[author], chain.heldOp(seq: seq) != nil else { return false }
+        return UInt64(chain.lastSigned) < seq
     }
 
     /// Segments that bring a replica holding `peer` up to date: per author,
@@ -533,21 +624,19 @@ public struct GameReplica: Sendable {
     public func segments(after peer: VersionVector) -> [OpSegment] {
         guard let creator else { return [] }
         var out: [OpSegment] = []
-        let authors = [creator] + chains.keys.sorted().filter { $0 != creator }
-        for author in authors {
+        for author in [creator] + authors.filter({ $0 != creator }) {
             if let s = segment(of: author, after: peer[author]) { out.append(s) }
         }
         return out
     }
 
     /// The segment of `author`'s ops after `seq`, up to the last signed op
-    /// (`nil` when there is none to send).
+    /// (`nil` when there is none to send, or when ops that left memory
+    /// cannot be read back: the peer asks again with its next summary).
     public func segment(of author: PeerID, after seq: UInt64) -> OpSegment? {
-        guard let chain = chains[author], seq < UInt64(chain.count) else { return nil }
-        let from = Int(seq)
-        var last = chain.count - 1
-        while last >= from && chain[last].signature == nil { last -= 1 }
-        guard last >= from else { return nil }
-        return OpSegment(verifiedOps: Array(chain[from...last]))
+        guard let chain = chains[author] else { return nil }
+        let last = UInt64(chain.lastSigned)
+        guard seq < last, let ops = try? chain.ops((seq + 1)...last, game: gameID, author: author, archive: archive) else { return nil }
+        return OpSegment(verifiedOps: ops)
     }
 }

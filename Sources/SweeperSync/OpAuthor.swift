@@ -288,10 +288,9 @@ public struct OpAuthor: Sendable {
                 break
             }
         }
-        let chain = game.chains[identity.peerID] ?? []
-        let previous = chain.last
+        let previous = game.lastOp(of: identity.peerID)
         let lamport = max(game.maxLamport, previous?.lamport ?? 0) + 1
-        return Op(signing: identity, circle: circle, gameID: game.gameID, seq: UInt64(chain.count) + 1, lamport: lamport,
+        return Op(signing: identity, circle: circle, gameID: game.gameID, seq: game.chainLength(of: identity.peerID) + 1, lamport: lamport,
                   previous: previous?.hash ?? .none, wallClockMillis: now, payload: payload)
     }
 }

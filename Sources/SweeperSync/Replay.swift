@@ -58,9 +58,10 @@ extension GameReplica {
     /// The game played again from its genesis, or `nil` while its state is
     /// not readable here (a private game this device does not play).
     /// `visit` sees each step with the game as it stood after it. A race
-    /// plays one racer's board again: `racer`'s, or the creator's.
-    public func replay(racer: PeerID? = nil, _ visit: (Replay.Step, GameState) -> Void = { _, _ in }) -> Replay? {
-        guard let current = state, let creator, let genesisOp = chains[creator]?.first else { return nil }
+    /// plays one racer's board again: `racer`'s, or the creator's. Throws
+    /// when ops that left memory cannot be read back from the archive.
+    public func replay(racer: PeerID? = nil, _ visit: (Replay.Step, GameState) -> Void = { _, _ in }) throws -> Replay? {
+        guard let current = state, let creator, let genesisOp else { return nil }
         let genesis = current.genesis
         var game = GameState(genesisOp: genesisOp, genesis: genesis)
         game.isPrivate = current.isPrivate
@@ -68,7 +69,7 @@ extension GameReplica {
         // The board replayed: the game's, or in a race the racer's.
         var board: GameState { racer.flatMap { game.lane(of: $0) } ?? game }
         let opening = board
-        var ordered = ops.filter { $0.hash != genesisOp.hash && (racer == nil || $0.author == racer) }
+        var ordered = try allOps().filter { $0.hash != genesisOp.hash && (racer == nil || $0.author == racer) }
         ordered.sort { $0.stamp < $1.stamp }
         var steps: [Replay.Step] = []
         steps.reserveCapacity(ordered.count)

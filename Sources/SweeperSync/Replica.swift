@@ -9,6 +9,10 @@ import SweeperGame
 public struct Replica: Sendable {
     /// The most ops that may wait, over all games, before more are refused.
     public static let defaultPendingLimit = 200_000
+    /// How many of each chain's newest ops stay in memory unless told
+    /// otherwise, when an archive holds the rest: what a peer a few moves
+    /// behind asks for.
+    public static let defaultRecentOpsKept = 64
 
     /// The circle whose members' ops are accepted.
     public let circle: CircleKey
@@ -37,12 +41,55 @@ public struct Replica: Sendable {
     /// identities); `nil` reads none.
     public let reader: SigningIdentity?
 
+    /// Where ops that left memory are read back (see ``noteStored(_:)``);
+    /// `nil` keeps every op in memory.
+    public let archive: (any OpArchive)?
+
+    /// How many times ops that left memory could not be read back when a
+    /// removal needed them (the game was left whole).
+    public private(set) var archiveFaults = 0
+
+    /// How many of each chain's newest ops stay in memory when an archive holds the rest.
+    public let recentOpsKept: Int
+
     /// An empty replica for `circle`, reading the private games that
-    /// `reader` plays in.
-    public init(circle: CircleKey, reader: SigningIdentity? = nil, pendingLimit: Int = Replica.defaultPendingLimit) {
+    /// `reader` plays in, and reading ops that left memory from `archive`
+    /// (each chain's newest `recentOpsKept` ops stay).
+    public init(
+        circle: CircleKey, reader: SigningIdentity? = nil, archive: (any OpArchive)? = nil, recentOpsKept: Int = Replica.defaultRecentOpsKept,
+        pendingLimit: Int = Replica.defaultPendingLimit
+    ) {
         self.circle = circle
         self.reader = reader
+        self.archive = archive
+        self.recentOpsKept = recentOpsKept
         self.pendingLimit = pendingLimit
+    }
+
+    /// A new game's replica.
+    private func newGame(_ id: GameID) -> GameReplica {
+        GameReplica(gameID: id, reader: reader, archive: archive, recentOpsKept: recentOpsKept)
+    }
+
+    /// Notes that the store holds `ops` (and, per chain, every op before
+    /// them): with an archive, their games let go of the ops a signature
+    /// covers, their newest aside (see ``GameReplica/noteStored(_:through:)``).
+    public mutating func noteStored(_ ops: some Sequence<Op>) {
+        var newest: [GameID: [PeerID: UInt64]] = [:]
+        for op in ops { newest[op.gameID, default: [:]][op.author] = max(newest[op.gameID]?[op.author] ?? 0, op.seq) }
+        for (game, heads) in newest {
+            for (author, seq) in heads { games[game]?.noteStored(author, through: seq) }
+        }
+    }
+
+    /// Notes that the store holds every op accepted here (after a restore
+    /// from it).
+    public mutating func noteEverythingStored() {
+        for id in Array(games.keys) {
+            guard var game = games[id] else { continue }
+            for author in game.authors { game.noteStored(author, through: game.chainLength(of: author)) }
+            games[id] = game
+        }
     }
 
     /// The replicated state of `game`, once its genesis is known.
@@ -76,8 +123,12 @@ public struct Replica: Sendable {
         removed[author] = kept
         var dropped: [GameID: [Op]] = [:]
         for id in Array(games.keys) {
-            let ops = games[id]?.truncate(author, keeping: kept[id] ?? 0) ?? []
-            if !ops.isEmpty { dropped[id] = ops }
+            do {
+                let ops = try games[id]?.truncate(author, keeping: kept[id] ?? 0) ?? []
+                if !ops.isEmpty { dropped[id] = ops }
+            } catch {
+                archiveFaults += 1
+            }
         }
         return dropped
     }
@@ -88,7 +139,7 @@ public struct Replica: Sendable {
     /// Every device with an op held in some game.
     public var heldAuthors: Set<PeerID> {
         var out: Set<PeerID> = []
-        for game in games.values { out.formUnion(game.chains.keys) }
+        for game in games.values { out.formUnion(game.authors) }
         return out
     }
 
@@ -134,7 +185,8 @@ public struct Replica: Sendable {
             outcome.rejected.append((op.gameID, op.author, op.seq, .badSignature))
         } else {
             let limit = max(0, pendingLimit - totalPending + (games[op.gameID]?.pendingCount ?? 0))
-            games[op.gameID, default: GameReplica(gameID: op.gameID, reader: reader)].admit(op, limit: limit, outcome: &outcome)
+            if games[op.gameID] == nil { games[op.gameID] = newGame(op.gameID) }
+            games[op.gameID]?.admit(op, limit: limit, outcome: &outcome)
         }
         count(outcome)
         return outcome
@@ -206,10 +258,10 @@ public struct Replica: Sendable {
             for op in segment.ops { outcome.rejected.append((op.gameID, op.author, op.seq, .badSignature)) }
         } else {
             let limit = max(0, pendingLimit - totalPending + (games[last.gameID]?.pendingCount ?? 0))
-            var replica = games.removeValue(forKey: last.gameID) ?? GameReplica(gameID: last.gameID, reader: reader)
+            var replica = games.removeValue(forKey: last.gameID) ?? newGame(last.gameID)
             replica.beginSegment()
             for op in segment.ops { replica.admit(op, limit: limit, outcome: &outcome) }
-            if let end = replica.chains[last.author]?.last, end.signature == nil,
+            if let end = replica.lastOp(of: last.author), end.signature == nil,
                let first = segment.ops.first, end.seq >= first.seq, end.seq < last.seq {
                 // A later op of the segment was refused, so the ops accepted
                 // before it end the chain without a signature: they could

@@ -307,11 +307,11 @@ public struct SyncSession: Sendable {
             let previous: OpHash
             if seq == 1 {
                 previous = .none
-            } else if let before = replica.games[game]?.op(author: peer, seq: seq - 1) {
-                previous = before.hash
+            } else if let before = replica.games[game]?.hash(author: peer, seq: seq - 1) {
+                previous = before
             } else {
                 // Held already (a duplicate), or after a gap: a summary brings what is missing.
-                if replica.games[game]?.op(author: peer, seq: seq) == nil { askForSummary = true }
+                if replica.games[game]?.hash(author: peer, seq: seq) == nil { askForSummary = true }
                 continue
             }
             let op = Op(gameID: game, author: peer, seq: seq, lamport: lamport, previous: previous, wallClockMillis: wall,
@@ -418,9 +418,9 @@ public struct SyncSession: Sendable {
     /// live pushes, noted as sent; `nil` when there are none or the link
     /// numbered all the games it may.
     private mutating func live(_ game: GameID, after seq: UInt64, replica: Replica) -> [LiveOp]? {
-        guard let me = liveAuthor, let replicaGame = replica.games[game], let chain = replicaGame.chains[me],
-              seq < UInt64(chain.count), let ref = liveOut.reference(to: game, reverse: liveIn) else { return nil }
-        let ops = chain[Int(seq)...]
+        guard let me = liveAuthor, let replicaGame = replica.games[game], seq < replicaGame.chainLength(of: me),
+              let ref = liveOut.reference(to: game, reverse: liveIn), let ops = try? replicaGame.ops(of: me, after: seq) else { return nil }
+        let length = replicaGame.chainLength(of: me)
         // The first op names the game as it stands on the link (numbering a
         // new one); the rest by the number or place that gives.
         let then = liveOut.reference(to: game, reverse: liveIn) ?? ref
@@ -435,7 +435,7 @@ public struct SyncSession: Sendable {
             liveOut.newest[game] = (op.seq, op.lamport, op.wallClockMillis)
             let count = (unsignedOnLink[game]?.count ?? 0) + 1
             var signature: Signature?
-            if op.seq == UInt64(chain.count), count >= Self.headInterval || ends, let s = op.signature {
+            if op.seq == length, count >= Self.headInterval || ends, let s = op.signature {
                 signature = s
                 unsignedOnLink[game] = nil
             } else {
@@ -444,7 +444,7 @@ public struct SyncSession: Sendable {
             out.append(LiveOp(game: out.isEmpty ? ref : then, position: position,
                               payload: op.payload, signature: signature))
         }
-        peerHolds[game, default: VersionVector()].advance(me, to: UInt64(chain.count))
+        peerHolds[game, default: VersionVector()].advance(me, to: length)
         return out
     }
 

@@ -251,7 +251,7 @@ for mines in [50, 250] {
     let cells = covered.cellsUncovered(by: floodState.genesis.startIndex)
     // The same flood as a player's reveal op (as if the opening were not given).
     let runs = CellRuns(cells: cells)
-    let genesisSize = game.ops.first.map { $0.encoded.count } ?? 0
+    let genesisSize = game.genesisOp.map { $0.encoded.count } ?? 0
     guard let op = try? players[2].reveal(cells: cells, in: game, atMillis: startMillis + 1000) else { fail("flood op") }
     let push = SyncMessage.ops([OpSegment(verifiedOps: [op])].compactMap { $0 }).encoded.count
     print("flood on 500×500 with \(mines) mines: \(cells.count) cells in \(runs.runs.count) runs: op \(op.encoded.count) bytes signed, \(push) bytes as a push message (goal < 2,048); genesis with layout \(genesisSize) bytes")

@@ -162,7 +162,7 @@ import Testing
         let world = try OpWorld.make(seed: 17, steps: 60)
         let source = world.replicas[0]
         let message = SyncMessage.ops(source.segments(for: world.gameID, after: VersionVector())).encoded
-        let genuine = Set((source.games[world.gameID]?.ops ?? []).map(\.hash))
+        let genuine = Set((source.games[world.gameID]?.everyOp ?? []).map(\.hash))
         var rng = BoardRandom(seed: 4)
         var decoded = 0
         for _ in 0..<300 {

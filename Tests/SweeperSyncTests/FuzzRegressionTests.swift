@@ -49,11 +49,11 @@ import Testing
         #expect(outcome.accepted.isEmpty)
         #expect(outcome.rejected.map(\.seq) == [1, 2])
         #expect(outcome.rejected.allSatisfy { $0.reason == .cellOutOfRange })
-        #expect(replica.games[genesis.gameID]?.chains[bob.peerID] == nil)
+        #expect(replica.games[genesis.gameID]?.chainLength(of: bob.peerID) == 0)
         #expect(replica.state(of: genesis.gameID)?.digest == before)
         // What is held survives a restart unchanged.
         var restored = Replica(circle: circle)
-        restored.restore(replica.games[genesis.gameID]?.ops ?? [])
+        restored.restore(replica.games[genesis.gameID]?.everyOp ?? [])
         #expect(restored.state(of: genesis.gameID)?.digest == before)
         // The first op alone, signed, still goes in.
         #expect(replica.insert(first).accepted.map(\.hash) == [first.hash])

@@ -118,11 +118,14 @@ func replica(_ circle: CircleKey, inserting ops: [Op]) -> Replica {
             totals.dailyGames += report.dailyGames
             totals.racesRun += report.racesRun
             totals.racersResigned += report.racersResigned
+            totals.opsReadBack += report.opsReadBack
         }
         // The runs exercised what they claim to.
         #expect(totals.ops > Self.seedCount / Self.chunks * 5)
         #expect(totals.restarts > 0)
         #expect(totals.partitions > 0)
+        // Replicas let go of older ops and read them back from their disks when asked for them.
+        #expect(totals.opsReadBack > 0)
         #expect(totals.addedPlayerMoves > totals.addedPlayerSealedMoves && totals.addedPlayerSealedMoves > 0)
         // Some games became boards of the day on the way, and converged all the same.
         #expect(totals.dailyGames > 0)

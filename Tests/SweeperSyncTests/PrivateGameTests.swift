@@ -66,7 +66,7 @@ import Testing
         #expect(rs[2].games[id]?.opCount == 2 && rs[2].state(of: id) == nil)
         // A replica with no reader restores it from stored ops, as held.
         var restored = Replica(circle: circle, reader: playerID)
-        restored.restore(try held(rs[1], id).ops)
+        restored.restore(try held(rs[1], id).allOps())
         #expect(restored.state(of: id)?.digest == rs[1].state(of: id)?.digest)
     }
 

@@ -300,8 +300,8 @@ struct Forge {
         #expect(outcome.accepted.isEmpty)
         #expect(outcome.rejected.map(\.seq) == [1, 2, 3, 4])
         let game = try #require(r.games[g.gameID])
-        #expect(game.chains[bob.peerID]?.count == 2)
-        #expect(game.chains[bob.peerID]?.first?.signature == nil)
+        #expect(game.chainLength(of: bob.peerID) == 2)
+        #expect(game.op(author: bob.peerID, seq: 1)?.signature == nil)
         #expect(game.pendingCount == 1)
         #expect(game.state?.digest == digest)
 
@@ -316,7 +316,7 @@ struct Forge {
     @Test func restoreFromStoredOpsGivesTheSameState() throws {
         let world = try OpWorld.make(seed: 8, steps: 150)
         let source = world.replicas[1]
-        let stored = (source.games[world.gameID]?.ops ?? []).map(\.encoded).shuffled(seed: 3)
+        let stored = (source.games[world.gameID]?.everyOp ?? []).map(\.encoded).shuffled(seed: 3)
         var restored = Replica(circle: world.circle)
         let outcome = restored.restore(try stored.map { try Op(decoding: $0) })
         #expect(outcome.rejected.isEmpty)

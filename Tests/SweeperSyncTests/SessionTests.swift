@@ -70,7 +70,7 @@ struct Pair {
         pair.start()
         _ = try pair.run()
         var union = Replica(circle: world.circle)
-        union.restore((world.replicas[1].games[world.gameID]?.ops ?? []) + (world.replicas[2].games[world.gameID]?.ops ?? []))
+        union.restore((world.replicas[1].games[world.gameID]?.everyOp ?? []) + (world.replicas[2].games[world.gameID]?.everyOp ?? []))
         for r in pair.replicas {
             #expect(r.summary == union.summary)
             #expect(r.state(of: world.gameID)?.digest == union.state(of: world.gameID)?.digest)

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import SweeperCrypto
 import SweeperGame
 @testable import SweeperSync
@@ -38,6 +39,10 @@ struct Simulation {
         var forgeries = 5
         var partitionPercent = 5     // per tick, chance a partition starts
         var restartPercent = 4       // per tick, chance a peer restarts
+        /// Each chain's newest ops a replica keeps in memory; the rest it
+        /// reads back from its disk (few, so that games of a few dozen
+        /// moves already do).
+        var recentOpsKept = 2
     }
 
     struct Peer {
@@ -46,7 +51,36 @@ struct Simulation {
         var sessions: [Int: SyncSession] = [:]
         /// What the store holds: each op, and whether it was kept without a
         /// signature as its author's link brought it (see `Replica.insert(vouched:)`).
-        var disk: [String: (op: Op, vouched: Bool)] = [:]
+        /// The replica reads back from it the ops it let go of.
+        let disk: SimulatedDisk
+    }
+
+    /// A peer's store: each op by game, author and seq, and whether it was
+    /// kept vouched only; the replica's archive, as the daemon's store is.
+    final class SimulatedDisk: OpArchive {
+        private let rows = Mutex<[String: (op: Op, vouched: Bool)]>([:])
+        private let readBack = Mutex(0)
+
+        /// How many ops the replica read back from here.
+        var opsReadBack: Int { readBack.withLock { $0 } }
+
+        subscript(key: String) -> (op: Op, vouched: Bool)? {
+            get { rows.withLock { $0[key] } }
+            set { rows.withLock { $0[key] = newValue } }
+        }
+
+        var values: [(op: Op, vouched: Bool)] { rows.withLock { Array($0.values) } }
+
+        func removeAll() { rows.withLock { $0 = [:] } }
+
+        func ops(of game: GameID, by author: PeerID, seqs: ClosedRange<UInt64>) throws -> [Op] {
+            readBack.withLock { $0 += seqs.count }
+            return try seqs.map { seq in
+                guard let row = self["\(game) \(author) \(seq)"] else { throw OpArchiveMiss(game: game, author: author, seqs: seq...seq) }
+                // From the bytes, as a store reads them.
+                return try Op(decoding: row.op.encoded)
+            }
+        }
     }
 
     struct Envelope {
@@ -118,7 +152,9 @@ struct Simulation {
         circle = Fixtures.circle(seed)
         for i in 0..<config.peers {
             let author = OpAuthor(identity: Fixtures.identity(UInt64(i) + 1, salt: UInt8(truncatingIfNeeded: seed)), circle: circle)
-            peers.append(Peer(author: author, replica: Replica(circle: circle, reader: author.identity)))
+            let disk = SimulatedDisk()
+            peers.append(Peer(
+                author: author, replica: Replica(circle: circle, reader: author.identity, archive: disk, recentOpsKept: config.recentOpsKept), disk: disk))
         }
         // A ring plus random chords: connected, a few hops across.
         for i in 0..<config.peers { links.insert([i, (i + 1) % config.peers].sorted()) }
@@ -305,6 +341,7 @@ struct Simulation {
                 peers[p].disk[Self.key(held)] = (held, false)
             }
         }
+        peers[p].replica.noteStored(outcome.accepted + outcome.signed)
     }
 
     /// Hands newly accepted ops to every session of peer `p` (but `except`).
@@ -405,14 +442,16 @@ struct Simulation {
 
     mutating func restart(_ p: Int) throws {
         restarts += 1
-        var replica = Replica(circle: circle, reader: peers[p].author.identity)
+        var replica = Replica(circle: circle, reader: peers[p].author.identity, archive: peers[p].disk, recentOpsKept: config.recentOpsKept)
         // From the bytes, as a store reads them.
         let stored = try peers[p].disk.values.map { (op: try Op(decoding: $0.op.encoded), vouched: $0.vouched) }
         let outcome = replica.restore(stored.filter { !$0.vouched }.map(\.op), vouched: stored.filter(\.vouched).map(\.op))
         for r in outcome.rejected { rejected[r.reason, default: 0] += 1 }
+        replica.noteEverythingStored()
         peers[p].replica = replica
-        peers[p].disk = [:]
-        for op in replica.games.values.flatMap(\.ops) {
+        let held = replica.games.values.flatMap(\.everyOp)
+        peers[p].disk.removeAll()
+        for op in held {
             peers[p].disk[Self.key(op)] = (op, op.signature == nil && replica.games[op.gameID]?.isUnsigned(author: op.author, seq: op.seq) == true)
         }
         // Its connections drop and come back: fresh sessions on both ends.
@@ -484,12 +523,12 @@ struct Simulation {
             // Half the time a mover's head of its own chain, to a neighbour that holds its ops.
             let pairs = (0..<config.players).flatMap { m in
                 neighbours(of: m).filter { n in
-                    !isLegacy(m, n) && peers[n].replica.games[gameID]?.ops.contains { $0.author == peers[m].author.identity.peerID } == true
+                    !isLegacy(m, n) && peers[n].replica.games[gameID]?.everyOp.contains { $0.author == peers[m].author.identity.peerID } == true
                 }.map { (m, $0) }
             }
             let ownChain = !pairs.isEmpty && rng.below(2) == 0
             let (via, to) = ownChain ? pairs[rng.below(pairs.count)] : (via, to)
-            let ops = peers[to].replica.games[gameID]?.ops ?? []
+            let ops = peers[to].replica.games[gameID]?.everyOp ?? []
             let held = ownChain ? ops.last { $0.author == peers[via].author.identity.peerID } : ops.last
             guard let held, !isLegacy(via, to), var session = peers[via].sessions.removeValue(forKey: to) else { return }
             let fake = Signature(bytes: (0..<64).map { _ in UInt8(truncatingIfNeeded: rng.next()) })
@@ -533,6 +572,8 @@ struct Simulation {
         /// Ops sent as live pushes, and head signatures sent apart from them.
         var liveOps = 0
         var headSignatures = 0
+        /// Ops replicas let go of and read back from their disks (catch-ups, signatures checked, restarts).
+        var opsReadBack = 0
     }
 
     mutating func run() throws -> Report {
@@ -572,6 +613,7 @@ struct Simulation {
         report.partitions = partitions
         report.liveOps = liveOps
         report.headSignatures = headSignatures
+        report.opsReadBack = peers.reduce(0) { $0 + $1.disk.opsReadBack }
         if restricted, config.peers > 3 {
             let added = peers[3].author.identity.peerID
             report.addedPlayerMoves = validOps.filter { $0.author == added }.count

@@ -75,7 +75,7 @@ struct OpWorld {
         clock += UInt64(rng.below(5000))
         if rng.below(6) == 0 {
             let from = rng.below(authors.count)
-            for op in replicas[from].games[gameID]?.ops ?? [] where op.signature != nil { replicas[who].insert(op) }
+            for op in replicas[from].games[gameID]?.everyOp ?? [] where op.signature != nil { replicas[who].insert(op) }
             return
         }
         guard let game = replicas[who].games[gameID], let state = game.state else { return }
@@ -111,5 +111,19 @@ extension Array {
             for i in stride(from: copy.count - 1, to: 0, by: -1) { copy.swapAt(i, rng.below(i + 1)) }
         }
         return copy
+    }
+}
+
+extension GameReplica {
+    /// Every accepted op (these replicas have no archive: every op is in memory).
+    var everyOp: [Op] { (try? allOps()) ?? [] }
+}
+
+extension Simulation.SimulatedDisk {
+    /// Keeps what an insert accepted or signed, and tells `replica` it is
+    /// stored (as the daemon does once its write is done).
+    func keep(_ outcome: InsertOutcome, in replica: inout Replica) {
+        for op in outcome.accepted + outcome.signed { self["\(op.gameID) \(op.author) \(op.seq)"] = (op, false) }
+        replica.noteStored(outcome.accepted + outcome.signed)
     }
 }

@@ -176,7 +176,7 @@ struct ControlRouter: ControlResponder {
             let a: Commands.GameArguments = try args(line)
             let (replica, state) = try await service.game(a.game, assist: false)
             let racer = try self.racer(a.racer, in: state)
-            guard let replay = views.replay(replica, state, racer: racer) else {
+            guard let replay = try views.replay(replica, state, racer: racer) else {
                 throw ControlError.badArguments("this device cannot read that game: a private game replays for its players only")
             }
             return try answer(id, replay)

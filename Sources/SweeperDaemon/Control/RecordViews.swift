@@ -77,8 +77,8 @@ extension ReplyViews {
     /// Whether a game is won by playing (a move made, not only the opening):
     /// in a race, by the racer.
     static func wasPlayed(_ g: Played) -> Bool {
-        guard let racer = g.racer else { return g.replica.ops.contains(where: \.isReveal) }
-        return g.replica.chains[racer]?.contains(where: \.isReveal) ?? false
+        guard let racer = g.racer else { return !g.replica.revealers.isEmpty }
+        return g.replica.revealers.contains(racer)
     }
 
     /// A won game as a line of the records.
@@ -158,7 +158,7 @@ extension ReplyViews {
         var played = 0, won = 0, lost = 0, tripped = 0
         for g in games where Self.wasPlayed(g) {
             // A game played together counts for whoever moved in it; a racer's board for its racer.
-            guard g.racer.map({ authors.contains($0) }) ?? !authors.isDisjoint(with: g.replica.chains.keys) else { continue }
+            guard g.racer.map({ authors.contains($0) }) ?? !authors.isDisjoint(with: g.replica.authors) else { continue }
             played += 1
             if g.state.status == .won { won += 1 }
             if g.state.status == .lost { lost += 1 }

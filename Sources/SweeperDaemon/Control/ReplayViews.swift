@@ -8,12 +8,12 @@ extension ReplyViews {
     /// with the looks of the cells it changed (as `show` draws them), or
     /// `nil` when this device cannot read the game. A race replays one
     /// racer's board: `racer`'s, else this device's own, else the creator's.
-    func replay(_ replica: GameReplica, _ state: GameState, racer: PeerID? = nil) -> Commands.Replay.Result? {
+    func replay(_ replica: GameReplica, _ state: GameState, racer: PeerID? = nil) throws -> Commands.Replay.Result? {
         let racer = state.racerShown(to: racer ?? ownID)
         let geometry = state.genesis.geometry
         let started = Double(state.startMillis) / 1000
         var moves: [Commands.ReplayMove] = []
-        guard let replay = replica.replay(racer: racer, { step, after in
+        guard let replay = try replica.replay(racer: racer, { step, after in
             let cell = step.cell.map(geometry.cell(at:))
             moves.append(Commands.ReplayMove(
                 index: moves.count + 1, name: name(of: step.author), author: step.author.description, kind: step.kind.rawValue,

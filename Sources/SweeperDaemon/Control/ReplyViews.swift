@@ -39,7 +39,7 @@ struct ReplyViews: Sendable {
 
     /// Players: every author of an op in the game, creator first.
     func players(_ replica: GameReplica, _ state: GameState) -> [PeerID] {
-        [state.creator] + replica.chains.keys.filter { $0 != state.creator }.sorted()
+        [state.creator] + replica.authors.filter { $0 != state.creator }
     }
 
     /// How `games --available` shows a game that linked peers hold: what

@@ -25,6 +25,8 @@ struct CircleGames: Sendable {
 struct GameEngine: Sendable {
     let identity: SigningIdentity
     private(set) var circles: [CircleGames]
+    /// Where every circle's replica reads back the ops it let go of.
+    let archive: StoredOps
 
     static let previousCirclesKey = "circle.previous"
     /// The setting that keeps, per game, the authors shown to have signed
@@ -41,7 +43,9 @@ struct GameEngine: Sendable {
     }
 
     /// Loads (or makes, on first start) the identity and circle, then
-    /// rebuilds every game from its stored ops.
+    /// rebuilds every game from its stored ops, one game at a time: each
+    /// lets go of its older ops (they are in the store) before the next is
+    /// read, so that loading holds no more than one game's history.
     static func load(_ store: Store, logger: Logger) throws -> GameEngine {
         let identity: SigningIdentity
         if let stored = try store.identity() {
@@ -70,10 +74,12 @@ struct GameEngine: Sendable {
                 keys.append(key)
             }
         }
-        var ops: [Op] = []
-        var vouched: [Op] = []
+        let archive = StoredOps(store: store)
+        var replicas = keys.map { Replica(circle: $0, reader: identity, archive: archive) }
         var malformed = 0
         for game in try store.games() {
+            var ops: [Op] = []
+            var vouched: [Op] = []
             for stored in try store.ops(gameID: game.id) {
                 guard let op = try? Op(decoding: [UInt8](stored.bytes)) else {
                     malformed += 1
@@ -81,17 +87,20 @@ struct GameEngine: Sendable {
                 }
                 if stored.vouched { vouched.append(op) } else { ops.append(op) }
             }
+            guard !ops.isEmpty || !vouched.isEmpty else { continue }
+            for i in replicas.indices {
+                replicas[i].restore(ops, vouched: vouched)
+                replicas[i].noteStored(ops + vouched)
+            }
         }
         if malformed > 0 { logger.error("stored ops that cannot be decoded were skipped", metadata: ["count": "\(malformed)"]) }
         var circles: [CircleGames] = []
         let equivocators = equivocators(in: try store.setting(equivocatorsKey) ?? "")
-        for key in keys {
-            var replica = Replica(circle: key, reader: identity)
-            if !ops.isEmpty || !vouched.isEmpty { replica.restore(ops, vouched: vouched) }
+        for (key, var replica) in zip(keys, replicas) {
             for (game, author) in equivocators { replica.noteEquivocator(author, in: game) }
             circles.append(CircleGames(circle: key, author: OpAuthor(identity: identity, circle: key), replica: replica))
         }
-        return GameEngine(identity: identity, circles: circles)
+        return GameEngine(identity: identity, circles: circles, archive: archive)
     }
 
     /// The current circle.
@@ -195,7 +204,9 @@ struct GameEngine: Sendable {
             next.circles.insert(c, at: 0)
         } else {
             next.circles.insert(
-                CircleGames(circle: key, author: OpAuthor(identity: identity, circle: key), replica: Replica(circle: key, reader: identity)), at: 0)
+                CircleGames(
+                    circle: key, author: OpAuthor(identity: identity, circle: key), replica: Replica(circle: key, reader: identity, archive: archive)),
+                at: 0)
         }
         return next
     }

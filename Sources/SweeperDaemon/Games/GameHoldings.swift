@@ -35,7 +35,13 @@ extension GameService {
     func applyRemovals(_ removals: [PeerID: [GameID: UInt64]]) {
         for (peer, kept) in removals.sorted(by: { $0.key < $1.key }) where engine.circles[0].replica.removed[peer] != kept {
             let before = engine.circles[0].replica.games.compactMapValues { $0.state?.status }
+            let faults = engine.circles[0].replica.archiveFaults
             let droppedOps = engine.withReplica(circle: 0) { $0.remove(peer, kept: kept) }
+            if engine.circles[0].replica.archiveFaults > faults {
+                logger.error(
+                    "could not read a game's earlier moves back from the store: a removed device's moves stay shown there until a restart",
+                    metadata: ["peer": "\(peer.shortDescription)"])
+            }
             for id in Array(unwritten.ops.keys) { unwritten.ops[id]?.removeAll { $0.author == peer && $0.seq > kept[id] ?? 0 } }
             for (id, ops) in droppedOps.sorted(by: { $0.key < $1.key }) {
                 let replica = engine.game(id)?.game
@@ -66,7 +72,8 @@ extension GameService {
     func heldOps(of peer: PeerID) -> [GameID: UInt64] {
         var out: [GameID: UInt64] = [:]
         for (id, game) in engine.circles[0].replica.games {
-            if let n = game.chains[peer]?.count, n > 0 { out[id] = UInt64(n) }
+            let n = game.chainLength(of: peer)
+            if n > 0 { out[id] = n }
         }
         return out
     }

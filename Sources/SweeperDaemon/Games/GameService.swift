@@ -325,6 +325,11 @@ actor GameService {
             }
             // After the ops they sign, which this write may have just stored.
             try store.saveSignatures(pending.signed.map { GameEngine.stored($0) })
+            // In the store now: their games may let go of the older ones.
+            engine.withReplica(circle: 0) { replica in
+                replica.noteStored(pending.ops.values.joined())
+                replica.noteStored(pending.signed)
+            }
         } catch {
             reloadAfterFailedCommit(error)
         }
@@ -721,6 +726,7 @@ actor GameService {
             try store.append([GameEngine.stored(op)], updating: op.gameID.description, status: state.status.rawValue)
             sinks.sessions.push([op], replica: self.replica)
             notePrivatePlayers([op])
+            engine.withReplica(circle: circle) { $0.noteStored([op]) }
             return (replica, state)
         } catch {
             reloadAfterFailedCommit(error)
@@ -742,14 +748,6 @@ struct OpRefusal: Sendable {
 }
 
 extension Op {
-    /// Whether the op opens cells (a player's move, not the opening).
-    var isReveal: Bool {
-        switch payload {
-        case .reveal, .flood: true
-        default: false
-        }
-    }
-
     /// Whether the op changes how the game is listed (its players or archive flag).
     var changesListing: Bool {
         switch payload {

@@ -1,0 +1,166 @@
+import SweeperCrypto
+
+/// Where a replica reads back the accepted ops it no longer holds in
+/// memory: the daemon's store. A replica without one holds every op.
+///
+/// A replica lets an op go to the archive only once its holder says the
+/// store has it (``Replica/noteStored(_:)``) and a signature covers it, so
+/// the archive is asked only for ops it holds, as they will stay.
+public protocol OpArchive: Sendable {
+    /// `author`'s accepted ops of `game` numbered `seqs`, in seq order;
+    /// throws when they cannot all be read.
+    func ops(of game: GameID, by author: PeerID, seqs: ClosedRange<UInt64>) throws -> [Op]
+}
+
+/// The archive could not give back ops it was said to hold.
+public struct OpArchiveMiss: Error, CustomStringConvertible {
+    /// The game, author and seqs asked for.
+    public let game: GameID, author: PeerID, seqs: ClosedRange<UInt64>
+
+    public var description: String { "ops \(seqs) of \(author.shortDescription) in \(game) are not in the store" }
+}
+
+/// One author's accepted ops of a game: every op's hash, and the ops
+/// themselves from the first not yet archived on. An op is archived (read
+/// back from the ``OpArchive`` when asked for) once the store holds it, a
+/// signed op after it is held, and it is not among the newest few
+/// (``Replica/defaultRecentOpsKept`` unless the replica says otherwise): the chain's newest op, its newest signed op and every
+/// op no signature covers yet stay in memory, so that following the
+/// chain, signing it and live pushes never read the disk.
+struct OpChain: Sendable {
+    /// How many hashes a chunk of ``hashChunks`` holds (32 KiB).
+    static let hashesPerChunk = 1024
+
+    /// Every op's hash, 32 bytes each, in seq order, in chunks of
+    /// ``hashesPerChunk``: a long chain grows by a chunk at a time, never
+    /// by doubling (and copying) one buffer of them all.
+    private var hashChunks: [[UInt8]] = []
+    /// The number of accepted ops.
+    private(set) var count = 0
+    /// The ops after the first ``archived``, in seq order.
+    private(set) var held: [Op] = []
+    /// How many of the chain's first ops are only in the archive.
+    private(set) var archived = 0
+    /// How many of the chain's first ops the store is known to hold.
+    private(set) var stored = 0
+
+    /// The newest op (always held).
+    var last: Op? { held.last }
+
+    /// The hash of op `seq` (1-based), if held or archived.
+    func hash(seq: UInt64) -> OpHash? {
+        guard seq >= 1, seq <= UInt64(count) else { return nil }
+        return OpHash(unchecked: Array(hashBytes(seq: Int(seq))))
+    }
+
+    /// Whether op `seq` has hash `hash` (`false` when it is not held).
+    func hash(seq: UInt64, is hash: OpHash) -> Bool {
+        guard seq >= 1, seq <= UInt64(count) else { return false }
+        return hashBytes(seq: Int(seq)).elementsEqual(hash.bytes)
+    }
+
+    /// The 32 bytes of op `seq`'s hash (1 ≤ `seq` ≤ ``count``).
+    private func hashBytes(seq: Int) -> ArraySlice<UInt8> {
+        let (chunk, index) = (seq - 1).quotientAndRemainder(dividingBy: Self.hashesPerChunk)
+        let start = index * OpHash.byteCount
+        return hashChunks[chunk][start..<start + OpHash.byteCount]
+    }
+
+    /// Op `seq` when it is in memory; `nil` when archived or not held.
+    func heldOp(seq: UInt64) -> Op? {
+        guard seq > UInt64(archived), seq <= UInt64(count) else { return nil }
+        return held[Int(seq) - archived - 1]
+    }
+
+    /// Whether op `seq` is only in the archive.
+    func isArchived(seq: UInt64) -> Bool { seq >= 1 && seq <= UInt64(archived) }
+
+    /// The seq of the newest op that carries its own signature, 0 when none
+    /// is held (every archived op comes before a held one that does).
+    var lastSigned: Int {
+        guard let i = held.lastIndex(where: { $0.signature != nil }) else { return 0 }
+        return archived + i + 1
+    }
+
+    /// Ops `seqs` in order: held ones from memory, archived ones from `archive`.
+    func ops(_ seqs: ClosedRange<UInt64>, game: GameID, author: PeerID, archive: (any OpArchive)?) throws -> [Op] {
+        guard seqs.lowerBound >= 1, seqs.upperBound <= UInt64(count) else {
+            throw OpArchiveMiss(game: game, author: author, seqs: seqs)
+        }
+        var out: [Op] = []
+        out.reserveCapacity(seqs.count)
+        if seqs.lowerBound <= UInt64(archived) {
+            let upper = min(seqs.upperBound, UInt64(archived))
+            guard let archive else { throw OpArchiveMiss(game: game, author: author, seqs: seqs.lowerBound...upper) }
+            let read = try archive.ops(of: game, by: author, seqs: seqs.lowerBound...upper)
+            // The archive gives back exactly the ops this chain holds.
+            guard read.count == Int(upper - seqs.lowerBound + 1),
+                  read.enumerated().allSatisfy({ $0.element.seq == seqs.lowerBound + UInt64($0.offset) && self.hash(seq: $0.element.seq, is: $0.element.hash) })
+            else { throw OpArchiveMiss(game: game, author: author, seqs: seqs.lowerBound...upper) }
+            out += read
+        }
+        let from = max(seqs.lowerBound, UInt64(archived) + 1)
+        if from <= seqs.upperBound {
+            out += held[(Int(from) - archived - 1)...(Int(seqs.upperBound) - archived - 1)]
+        }
+        return out
+    }
+
+    /// Appends the next op.
+    mutating func append(_ op: Op) {
+        if count % Self.hashesPerChunk == 0 {
+            var chunk: [UInt8] = []
+            // The first chunk grows as a short chain needs; later ones are whole at once.
+            if count > 0 { chunk.reserveCapacity(Self.hashesPerChunk * OpHash.byteCount) }
+            hashChunks.append(chunk)
+        }
+        hashChunks[hashChunks.count - 1] += op.hash.bytes
+        count += 1
+        held.append(op)
+    }
+
+    /// Drops the newest `n` ops, all of them held (what a segment that
+    /// cannot go in whole appended: nothing is archived while one goes in).
+    mutating func removeLast(_ n: Int) {
+        let n = min(n, held.count)
+        held.removeLast(n)
+        dropHashes(after: count - n)
+    }
+
+    /// Keeps the hashes of the first `n` ops only.
+    private mutating func dropHashes(after n: Int) {
+        let (chunks, rest) = n.quotientAndRemainder(dividingBy: Self.hashesPerChunk)
+        hashChunks.removeLast(hashChunks.count - chunks - (rest > 0 ? 1 : 0))
+        if rest > 0 { hashChunks[chunks].removeLast(hashChunks[chunks].count - rest * OpHash.byteCount) }
+        count = n
+        stored = min(stored, n)
+    }
+
+    /// Replaces held op `seq` with `op` (the same op, signed now).
+    mutating func replace(seq: UInt64, with op: Op) {
+        guard seq > UInt64(archived), seq <= UInt64(count) else { return }
+        held[Int(seq) - archived - 1] = op
+    }
+
+    /// Keeps the first `n` ops only, all of them in memory again (what a
+    /// signature covered may be dropped with the op that carried it).
+    mutating func truncate(to n: Int, game: GameID, author: PeerID, archive: (any OpArchive)?) throws {
+        let kept = n == 0 ? [] : try ops(1...UInt64(n), game: game, author: author, archive: archive)
+        held = kept
+        archived = 0
+        dropHashes(after: n)
+    }
+
+    /// Notes that the store holds the first `seq` ops, and lets go of the
+    /// ops that may be archived now (when there is an archive).
+    /// The newest `recent` ops (at least one) stay.
+    mutating func noteStored(through seq: Int, archiving: Bool, keepingRecent recent: Int) {
+        stored = max(stored, min(seq, count))
+        guard archiving else { return }
+        let bound = min(stored, lastSigned - 1, count - max(1, recent))
+        guard bound > archived else { return }
+        // A new array, not `removeFirst`, which would keep the capacity the old ops took.
+        held = Array(held[(bound - archived)...])
+        archived = bound
+    }
+}

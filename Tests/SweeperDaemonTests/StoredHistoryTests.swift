@@ -1,0 +1,54 @@
+import Foundation
+import SweeperControl
+import SweeperConventions
+import SweeperStore
+import SweeperSync
+import Testing
+@testable import SweeperDaemon
+
+/// A game's older moves live in the store, not in memory: the daemon keeps
+/// a hash per op and each chain's newest ops, and reads the rest back when
+/// a peer catches up from the start, a game is replayed, or after a restart.
+@Suite struct StoredHistoryTests {
+    @Test func aLongGamesOlderMovesLeaveMemoryAndComeBackFromTheStore() async throws {
+        let f = try await DaemonFixture()
+        let opened: GameView = try await result(f.router, #"{"id":1,"command":"new","width":16,"height":16,"mines":99,"seed":5}"#)
+        let row = try #require(opened.board.firstIndex { $0.contains("#") })
+        let column = try #require(opened.board[row].firstIndex(of: "#")).utf16Offset(in: opened.board[row])
+        let id = try #require(GameID(hex: opened.id))
+        // The genesis, and the op that says the board came from a seed.
+        let start = try #require(await f.service.engine.game(id)?.game.opCount)
+        // 200 moves: a flag set and taken away again, a hundred times.
+        let moves = 200
+        for i in 0..<moves {
+            let mark = i % 2 == 0 ? "flag" : "none"
+            let _: Commands.MoveResult = try await result(
+                f.router, #"{"id":2,"command":"flag","game":"\#(opened.id)","x":\#(column),"y":\#(row),"mark":"\#(mark)"}"#)
+        }
+        let view = try await show(f.router, opened.id)
+        let held = try #require(await f.service.engine.game(id)?.game)
+        #expect(held.opCount == start + moves)
+        // The newest ops stay; the rest went to the store.
+        #expect(held.opsInMemory <= Replica.defaultRecentOpsKept + 1, "\(held.opsInMemory) ops in memory")
+
+        // A peer catching up from nothing gets every op, read back from the store, and the same board.
+        var fresh = Replica(circle: f.circle)
+        for segment in await f.service.replica.segments(for: id, after: VersionVector()) { fresh.insert(segment) }
+        #expect(fresh.games[id]?.opCount == start + moves)
+        #expect(fresh.state(of: id).map { Hex.encode($0.digest) } == view.digest)
+
+        // A replay plays every move again.
+        let replay: Commands.Replay.Result = try await result(f.router, #"{"id":3,"command":"replay","game":"\#(opened.id)"}"#)
+        #expect(replay.moves.count == moves)
+
+        // After a restart, the game loads one game at a time and lets go of its older ops again.
+        let restarted = try await DaemonFixture.daemon(store: f.store, directory: f.directory, loop: f.loop)
+        let reloaded = try #require(await restarted.service.engine.game(id)?.game)
+        #expect(reloaded.opCount == start + moves)
+        #expect(reloaded.opsInMemory <= Replica.defaultRecentOpsKept + 1)
+        let shown = try await show(restarted.router, opened.id)
+        #expect(shown.digest == view.digest)
+        await restarted.network.node.shutdown()
+        await f.cleanup()
+    }
+}
