@@ -83,7 +83,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "sweeper-bench-sync",
-            dependencies: ["SweeperSync", "SweeperCrypto", "SweeperGame"],
+            dependencies: ["SweeperSync", "SweeperCrypto", "SweeperGame", "SweeperStore", "SweeperDaemon"],
             swiftSettings: strict
         ),
         .executableTarget(

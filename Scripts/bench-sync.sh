@@ -36,8 +36,11 @@
 #   players on 16×16, 100×100 and 500×500 boards cut at 50, 1,000, 10,000
 #   and 100,000 ops where a whole game there is that long, sent as one
 #   catch-up message and applied on a fresh replica (median of 3), and the
-#   heap bytes the replica holds (glibc malloc_info: in use after minus
-#   before, the decoded message freed);
+#   heap bytes the replica holds as the daemon holds it, its ops written to
+#   a SQLite store and the older ones let go of (glibc malloc_info: in use
+#   with the replica minus after it is freed), and scale.WxH.OPS.all_held_bytes
+#   with every op in memory (in use after minus before, the decoded message
+#   freed);
 # - the size of a flood over a nearly empty 500×500 board as cell runs
 #   (people only), and sync.flood10.*: the largest flood of a 500×500 board
 #   with 10% mines as a flood op (cells, op bytes, push bytes; goal: op

@@ -675,13 +675,18 @@ def report(results, args, started, wall):
                 goals.append(("a 500×500 game with 100,000 ops under 5 MiB", long500 < 5 * 1024 * 1024))
             lines += ["### Scale", "", "How catch-up time and a game's memory grow with its ops and its board. Goals: a "
                       "500×500 game just begun in 1 MiB (the release before: 9.3 MiB), under 5 MiB with 100,000 ops "
-                      "(before: 79 MiB; the last release: 59 MiB). A game's board takes half a byte a cell for its layout and "
-                      "a bit a cell for what is revealed; its ops are held in memory, each without a copy of its bytes "
-                      "(made again when a signature is checked or the op stored), and they are what grows.", "",
-                      "| board | ops | catch-up | memory |", "|---|---:|---:|---:|"]
+                      "(two releases before: 79 MiB; the last release: 59 MiB). A game's board takes half a byte a cell for its "
+                      "layout and a bit a cell for what is revealed. Its ops go to the store: memory keeps a hash per op "
+                      "(32 bytes) and each author's newest 64 ops, and reads older ones back when a peer catches up from far "
+                      "behind, a game is replayed or a removal derives a board again. Memory is the replica as the daemon holds "
+                      "it: its ops written to a SQLite store, heap in use with the replica minus after it is freed (SQLite's "
+                      "page cache, shared by every game, not counted). Beside it, the same replica with every op in memory, as "
+                      "the last release held it.", "",
+                      "| board | ops | catch-up | memory | every op in memory |", "|---|---:|---:|---:|---:|"]
             for board, ops in scale:
                 lines.append(f"| {board.replace('x', '×')} | {ops:,} | {fmt(r(f'scale.{board}.{ops}.catchup_ms'), ' ms')} | "
-                             f"{fmt((r(f'scale.{board}.{ops}.memory_bytes') or 0) / 1024 / 1024, ' MiB')} |")
+                             f"{fmt((r(f'scale.{board}.{ops}.memory_bytes') or 0) / 1024 / 1024, ' MiB')} | "
+                             f"{fmt((r(f'scale.{board}.{ops}.all_held_bytes') or 0) / 1024 / 1024, ' MiB')} |")
             lines.append("")
 
     # The viewer.

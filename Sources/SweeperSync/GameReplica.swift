@@ -604,6 +604,14 @@ public struct GameReplica: Sendable {
         return out
     }
 
+    /// Whether `author`'s held op `seq` carries a signature, or left memory
+    /// (a signed op after it vouched for it first): nothing to attach.
+    func isSigned(author: PeerID, seq: UInt64) -> Bool {
+        guard let chain = chains[author] else { return false }
+        if chain.isArchived(seq: seq) { return true }
+        return chain.heldOp(seq: seq)?.signature != nil
+    }
+
     /// Whether `op` is held here on the strength of its author's link alone:
     /// no signature, its own or a later op's, vouches for it yet.
     public func isVouchedOnly(_ op: Op) -> Bool {

@@ -243,7 +243,7 @@ public struct Replica: Sendable {
         guard let last = segment.ops.last else { return outcome }
         // No copy of the game is held here: the game is changed in place below.
         if let same = games[last.gameID]?.holds(last), same,
-           last.signature == nil || games[last.gameID]?.op(author: last.author, seq: last.seq)?.signature != nil {
+           last.signature == nil || games[last.gameID]?.isSigned(author: last.author, seq: last.seq) == true {
             // Already held up to its end; a mismatch earlier would show as a conflict of `last`.
             outcome.duplicates = segment.ops.count
             return outcome

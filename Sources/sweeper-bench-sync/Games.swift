@@ -7,8 +7,11 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import FoundationEssentials
 import SweeperCrypto
 import SweeperGame
+import SweeperStore
+import SweeperDaemon
 import SweeperSync
 
 let circle = CircleKey()
@@ -328,9 +331,10 @@ func applyCatchUp(_ message: [UInt8], into replica: inout Replica) {
 }
 
 /// Catch-up CPU time of `message` into a fresh replica (ms, median of 3) and
-/// the heap bytes the resulting replica holds (measured on a fourth, untimed
-/// catch-up: in use after minus before, the decoded message freed).
-@MainActor func measureCatchUp(_ message: [UInt8], game: GameID, ops count: Int) -> (Double, Int) {
+/// the heap bytes the resulting replica holds with every op in memory
+/// (measured on a fourth, untimed catch-up: in use after minus before, the
+/// decoded message freed), and as the daemon holds it (`stored`).
+@MainActor func measureCatchUp(_ message: [UInt8], game: GameID, ops count: Int) -> (ms: Double, allHeld: Int, stored: Int) {
     var times: [Double] = []
     for _ in 0..<3 {
         var r = Replica(circle: circle)
@@ -344,7 +348,28 @@ func applyCatchUp(_ message: [UInt8], into replica: inout Replica) {
     applyCatchUp(message, into: &held)
     let bytes = heapInUse() - before
     withExtendedLifetime(held) {}
-    return (median(times) * 1000, bytes)
+    return (median(times) * 1000, bytes, storedReplicaBytes(message, game: game))
+}
+
+/// The heap bytes a daemon's replica of the game in `message` holds: its
+/// ops written to a SQLite store as the daemon writes them, the replica
+/// told so, and its older ops let go of (read back from the store when
+/// asked for). Measured as heap in use with the replica minus after it is
+/// freed, the store still open: SQLite's page cache, which every game
+/// shares, is not counted.
+@MainActor func storedReplicaBytes(_ message: [UInt8], game: GameID) -> Int {
+    let directory = "/tmp/sweeper-bench-store-\(getpid())-\(game.description.prefix(8))"
+    defer { _ = try? FileManager.default.removeItem(atPath: directory) }
+    guard let store = try? Store(directory: directory) else { fail("bench store") }
+    defer { store.close() }
+    var held = Replica(circle: circle, archive: StoredOps(store: store))
+    applyCatchUp(message, into: &held)
+    guard let ops = try? held.games[game]?.allOps(),
+          (try? store.append(ops.map { StoredOps.row($0) }, durability: .deferred)) != nil else { fail("bench store write") }
+    held.noteStored(ops)
+    let with = heapInUse()
+    held = Replica(circle: circle)
+    return with - heapInUse()
 }
 
 /// One message of the live form, as a player's daemon sends it to a peer.

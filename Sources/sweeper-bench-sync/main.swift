@@ -21,7 +21,8 @@
 // - a scale table: catch-up CPU time and heap bytes held by the replica for
 //   real games on 16×16, 100×100 and 500×500 boards cut at 50, 1,000,
 //   10,000 and 100,000 ops, where a whole game on that board is that long
-//   (and each whole game, for people);
+//   (and each whole game, for people): as the daemon holds it, its ops in a
+//   SQLite store and the older ones let go of, and with every op in memory;
 // - the size of a flood over a nearly empty 500×500 board.
 //
 // With --trace, writes the recorded games' actions (the cells each changed,
@@ -212,7 +213,8 @@ traceJSON += "]}\n"
 let opCounts = [50, 1_000, 10_000, 100_000]
 print("scale: real games by 3 players (as above), cut at N ops (the genesis included), sent as one catch-up message;")
 print("  catch-up = decode + hash chains and 3 signatures checked + applied into a fresh replica, CPU, median of 3;")
-print("  memory = heap bytes in use (glibc malloc_info: arenas minus free chunks, plus mmapped chunks) after minus before building that replica (decoded message freed, replica alive)")
+print("  memory = heap bytes in use (glibc malloc_info: arenas minus free chunks, plus mmapped chunks) after minus before building that replica (decoded message freed, replica alive),")
+print("  as the daemon holds it (ops written to a SQLite store, older ones let go of: with the replica minus after it is freed), and with every op in memory")
 for (w, h, mines) in [(16, 16, 40), (100, 100, 2_000), (500, 500, 50_000)] {
     guard let parameters = try? GameParameters(width: w, height: h, mines: mines) else { fail("\(w)×\(h)") }
     let t0 = cpuSeconds()
@@ -229,14 +231,15 @@ for (w, h, mines) in [(16, 16, 40), (100, 100, 2_000), (500, 500, 50_000)] {
             continue
         }
         let message = catchUpMessage(ops[0..<count])
-        let (ms, bytes) = measureCatchUp(message, game: recorder.gameID, ops: count)
-        print("    \(count) ops: message \(message.count) bytes; catch-up \(format(ms, 2)) ms; replica holds \(bytes) bytes (\(bytes / count) per op)")
+        let (ms, allHeld, bytes) = measureCatchUp(message, game: recorder.gameID, ops: count)
+        print("    \(count) ops: message \(message.count) bytes; catch-up \(format(ms, 2)) ms; replica holds \(bytes) bytes (\(bytes / count) per op), \(allHeld) with every op in memory")
         result("scale.\(w)x\(h).\(count).catchup_ms", ms)
         result("scale.\(w)x\(h).\(count).memory_bytes", bytes)
+        result("scale.\(w)x\(h).\(count).all_held_bytes", allHeld)
     }
     if recorder.isOver {
         let message = catchUpMessage(ops[...])
-        let (ms, bytes) = measureCatchUp(message, game: recorder.gameID, ops: ops.count)
+        let (ms, _, bytes) = measureCatchUp(message, game: recorder.gameID, ops: ops.count)
         print("    the whole game, \(ops.count) ops: message \(message.count) bytes; catch-up \(format(ms, 2)) ms; replica holds \(bytes) bytes")
     }
 }

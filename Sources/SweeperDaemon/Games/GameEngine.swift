@@ -141,14 +141,8 @@ struct GameEngine: Sendable {
         return nil
     }
 
-    /// The row stored for an op. Its seq and Lamport time are clamped to
-    /// SQLite's signed 64 bits (the replica refuses larger ones anyway; the
-    /// encoded bytes are what is read back).
-    static func stored(_ op: Op, vouched: Bool = false) -> StoredOp {
-        StoredOp(
-            gameID: op.gameID.description, author: Data(op.author.bytes), seq: Int64(clamping: op.seq),
-            lamport: Int64(clamping: op.lamport), bytes: Data(op.encoded), vouched: vouched)
-    }
+    /// The row stored for an op (``StoredOps/row(_:vouched:)``).
+    static func stored(_ op: Op, vouched: Bool = false) -> StoredOp { StoredOps.row(op, vouched: vouched) }
 
     /// Inserts a locally made op into a copy of the engine; the caller
     /// commits it and then keeps the copy.
