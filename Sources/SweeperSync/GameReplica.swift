@@ -78,7 +78,7 @@ public struct InsertOutcome: Sendable {
 /// ops waiting for a gap or the genesis, and the derived ``GameState``.
 ///
 /// With an ``OpArchive``, a chain's older ops leave memory once the store
-/// holds them (see ``OpChain``): a game's memory is its board, a hash per
+/// holds them (see ``OpChain``): a game's memory is its board, a hash prefix per
 /// op and its newest ops, however long its history.
 public struct GameReplica: Sendable {
     /// The game.
@@ -234,8 +234,11 @@ public struct GameReplica: Sendable {
         return try? chain.ops(seq...seq, game: gameID, author: author, archive: archive).first
     }
 
-    /// The hash of `author`'s accepted op `seq`, if held (never read from the archive).
-    public func hash(author: PeerID, seq: UInt64) -> OpHash? { chains[author]?.hash(seq: seq) }
+    /// The hash of `author`'s accepted op `seq`, if held (read back from
+    /// the archive when it left memory, which a chain's newest op never does).
+    public func hash(author: PeerID, seq: UInt64) -> OpHash? {
+        chains[author]?.heldOp(seq: seq)?.hash ?? op(author: author, seq: seq)?.hash
+    }
 
     /// Whether an op (by author and seq) is already accepted: `true` when the
     /// same op is held, `false` when a different one is, `nil` when neither.

@@ -28,13 +28,14 @@ public struct GameState: Sendable {
     /// Each reveal that opened cells first, as a stamp and wall clock:
     /// entry 0 is the genesis (the opening's cells), the others one per
     /// reveal, chord or flood op that opened a cell first or took one over.
-    private var revealStamps: [RevealStamp] = []
+    private var revealStamps = ChunkedArray<RevealStamp>()
     /// The first reveal of each revealed cell not opened by the genesis, as
     /// an index into ``revealStamps``: the board says which cells are
     /// revealed, and a revealed cell missing here is the opening's. Only
     /// cells opened by moves take room, so a 500×500 game just begun holds
-    /// its board and layout alone (about 160 KB), not 30 bytes a cell.
-    private var firstReveals: [Int32: UInt32] = [:]
+    /// its board and layout alone (about 160 KB), not 30 bytes a cell; one
+    /// played through, 4 bytes a cell (see ``CellEntries``).
+    private var firstReveals: CellEntries
     /// The mark register of each cell ever marked: the op with the greatest stamp.
     private var markRegisters: [Int32: MarkRegister] = [:]
 
@@ -113,8 +114,9 @@ public struct GameState: Sendable {
         players = genesis.players.map { $0.union([genesisOp.author]) }
         usesRoles = genesis.players != nil
         board = Board(layout: genesis.layout, start: genesis.startIndex, questionMarks: genesis.questionMarks)
+        firstReveals = CellEntries(cellCount: genesis.geometry.cellCount)
         let a = index(of: genesisOp.author)
-        revealStamps = [RevealStamp(lamport: genesisOp.lamport, author: a, wall: genesis.createdAtMillis)]
+        revealStamps.append(RevealStamp(lamport: genesisOp.lamport, author: a, wall: genesis.createdAtMillis))
         if genesis.isRace, !isLane, let racers = players {
             let lane = GameState(genesisOp: genesisOp, genesis: genesis, isLane: true)
             lanes = Dictionary(uniqueKeysWithValues: racers.map { ($0, lane) })
@@ -398,7 +400,8 @@ public struct GameState: Sendable {
         }
         var totals = [Int](repeating: 0, count: authors.count)
         let layout = genesis.layout
-        for (cell, entry) in firstReveals where entry != 0 && !layout.isMine(Int(cell)) {
+        firstReveals.forEach { cell, entry in
+            guard entry != 0, !layout.isMine(Int(cell)) else { return }
             totals[Int(revealStamps[Int(entry)].author)] += layout.score(of: Int(cell))
         }
         var out: [PeerID: Int] = [:]
@@ -413,7 +416,8 @@ public struct GameState: Sendable {
         var best: (cell: Int, stamp: RevealStamp)?
         let layout = genesis.layout
         // The opening has no mine: every revealed mine was opened by an op.
-        for (cell, entry) in firstReveals where layout.isMine(Int(cell)) {
+        firstReveals.forEach { cell, entry in
+            guard layout.isMine(Int(cell)) else { return }
             let stamp = revealStamps[Int(entry)]
             if let b = best {
                 if precedes(stamp.lamport, stamp.author, b.stamp.lamport, b.stamp.author)
@@ -456,7 +460,8 @@ public struct GameState: Sendable {
             var last: RevealStamp?
             var byMoves = 0
             let layout = genesis.layout
-            for (cell, entry) in firstReveals where !layout.isMine(Int(cell)) {
+            firstReveals.forEach { cell, entry in
+                guard !layout.isMine(Int(cell)) else { return }
                 byMoves += 1
                 let stamp = revealStamps[Int(entry)]
                 if let l = last {

@@ -20,23 +20,37 @@ public struct OpArchiveMiss: Error, CustomStringConvertible {
     public var description: String { "ops \(seqs) of \(author.shortDescription) in \(game) are not in the store" }
 }
 
-/// One author's accepted ops of a game: every op's hash, and the ops
-/// themselves from the first not yet archived on. An op is archived (read
-/// back from the ``OpArchive`` when asked for) once the store holds it, a
-/// signed op after it is held, and it is not among the newest few
-/// (``Replica/defaultRecentOpsKept`` unless the replica says otherwise): the chain's newest op, its newest signed op and every
-/// op no signature covers yet stay in memory, so that following the
-/// chain, signing it and live pushes never read the disk.
+/// One author's accepted ops of a game: a prefix of every op's hash, and
+/// the ops themselves from the first not yet archived on. An op is
+/// archived (read back from the ``OpArchive`` when asked for) once the
+/// store holds it, a signed op after it is held, and it is not among the
+/// newest few (``Replica/defaultRecentOpsKept`` unless the replica says
+/// otherwise): the chain's newest op, its newest signed op and every op no
+/// signature covers yet stay in memory, so that following the chain,
+/// signing it and live pushes never read the disk.
 struct OpChain: Sendable {
-    /// How many hashes a chunk of ``hashChunks`` holds (32 KiB).
-    static let hashesPerChunk = 1024
+    /// The first 16 bytes of an op's hash, as collision-resistant as a
+    /// game's id (BLAKE2b-128). An op that left memory is known by them:
+    /// one with the same seq and prefix is the same op, one with another
+    /// prefix a conflict. An author who wanted two ops to pass for one
+    /// would need some 2⁶⁴ tries.
+    struct HashPrefix: Equatable, Sendable {
+        let high: UInt64, low: UInt64
 
-    /// Every op's hash, 32 bytes each, in seq order, in chunks of
-    /// ``hashesPerChunk``: a long chain grows by a chunk at a time, never
-    /// by doubling (and copying) one buffer of them all.
-    private var hashChunks: [[UInt8]] = []
+        init(_ hash: OpHash) {
+            var high: UInt64 = 0, low: UInt64 = 0
+            for (i, byte) in hash.bytes.prefix(16).enumerated() {
+                if i < 8 { high = high << 8 | UInt64(byte) } else { low = low << 8 | UInt64(byte) }
+            }
+            (self.high, self.low) = (high, low)
+        }
+    }
+
+    /// Every op's hash prefix, in seq order.
+    private var prefixes = ChunkedArray<HashPrefix>()
+
     /// The number of accepted ops.
-    private(set) var count = 0
+    var count: Int { prefixes.count }
     /// The ops after the first ``archived``, in seq order.
     private(set) var held: [Op] = []
     /// How many of the chain's first ops are only in the archive.
@@ -47,23 +61,12 @@ struct OpChain: Sendable {
     /// The newest op (always held).
     var last: Op? { held.last }
 
-    /// The hash of op `seq` (1-based), if held or archived.
-    func hash(seq: UInt64) -> OpHash? {
-        guard seq >= 1, seq <= UInt64(count) else { return nil }
-        return OpHash(unchecked: Array(hashBytes(seq: Int(seq))))
-    }
-
-    /// Whether op `seq` has hash `hash` (`false` when it is not held).
+    /// Whether op `seq` is `hash`'s op: for a held op its whole hash, for
+    /// one that left memory its prefix (`false` when `seq` is not held).
     func hash(seq: UInt64, is hash: OpHash) -> Bool {
+        if let held = heldOp(seq: seq) { return held.hash == hash }
         guard seq >= 1, seq <= UInt64(count) else { return false }
-        return hashBytes(seq: Int(seq)).elementsEqual(hash.bytes)
-    }
-
-    /// The 32 bytes of op `seq`'s hash (1 ≤ `seq` ≤ ``count``).
-    private func hashBytes(seq: Int) -> ArraySlice<UInt8> {
-        let (chunk, index) = (seq - 1).quotientAndRemainder(dividingBy: Self.hashesPerChunk)
-        let start = index * OpHash.byteCount
-        return hashChunks[chunk][start..<start + OpHash.byteCount]
+        return prefixes[Int(seq) - 1] == HashPrefix(hash)
     }
 
     /// Op `seq` when it is in memory; `nil` when archived or not held.
@@ -108,14 +111,7 @@ struct OpChain: Sendable {
 
     /// Appends the next op.
     mutating func append(_ op: Op) {
-        if count % Self.hashesPerChunk == 0 {
-            var chunk: [UInt8] = []
-            // The first chunk grows as a short chain needs; later ones are whole at once.
-            if count > 0 { chunk.reserveCapacity(Self.hashesPerChunk * OpHash.byteCount) }
-            hashChunks.append(chunk)
-        }
-        hashChunks[hashChunks.count - 1] += op.hash.bytes
-        count += 1
+        prefixes.append(HashPrefix(op.hash))
         held.append(op)
     }
 
@@ -129,10 +125,7 @@ struct OpChain: Sendable {
 
     /// Keeps the hashes of the first `n` ops only.
     private mutating func dropHashes(after n: Int) {
-        let (chunks, rest) = n.quotientAndRemainder(dividingBy: Self.hashesPerChunk)
-        hashChunks.removeLast(hashChunks.count - chunks - (rest > 0 ? 1 : 0))
-        if rest > 0 { hashChunks[chunks].removeLast(hashChunks[chunks].count - rest * OpHash.byteCount) }
-        count = n
+        prefixes.removeAll(after: n)
         stored = min(stored, n)
     }
 

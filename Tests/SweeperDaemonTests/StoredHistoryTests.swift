@@ -7,7 +7,7 @@ import Testing
 @testable import SweeperDaemon
 
 /// A game's older moves live in the store, not in memory: the daemon keeps
-/// a hash per op and each chain's newest ops, and reads the rest back when
+/// a hash prefix per op and each chain's newest ops, and reads the rest back when
 /// a peer catches up from the start, a game is replayed, or after a restart.
 @Suite struct StoredHistoryTests {
     @Test func aLongGamesOlderMovesLeaveMemoryAndComeBackFromTheStore() async throws {

@@ -4,7 +4,7 @@ import SweeperStore
 import SweeperSync
 
 /// The ops a game's replica let go of, read back from the store: the
-/// replica keeps a hash per op and its newest ops, and asks here for the
+/// replica keeps a hash prefix per op and its newest ops, and asks here for the
 /// rest (a peer catching up from far behind, a replay, a removal's
 /// rebuild).
 public struct StoredOps: OpArchive {
