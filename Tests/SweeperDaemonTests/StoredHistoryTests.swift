@@ -51,4 +51,34 @@ import Testing
         await restarted.network.node.shutdown()
         await f.cleanup()
     }
+
+    @Test func aPeersLongRunOfMovesLeavesMemoryOnceWritten() async throws {
+        let f = try await DaemonFixture()
+        let (bob, _, start, game) = try RemoteOpsTests.bobsGame(in: f.circle)
+        var bobReplica = start
+        try await f.admit(bob.identity.peerID)
+        let state = try #require(bobReplica.state(of: game))
+        let cell = try #require((0..<81).first { !state.board.isRevealed($0) })
+        // Bob flags a cell and takes the flag away again, 75 times.
+        for i in 0..<150 {
+            let g = try #require(bobReplica.games[game])
+            let op = try #require(try bob.setMark(i % 2 == 0 ? .flag : .none, on: cell, in: g, atMillis: 2_000 + UInt64(i)))
+            bobReplica.insert(op)
+        }
+        let session = SharedSyncSession(SyncSession())
+        let intake = try await f.service.receive(.ops(bobReplica.segments(for: game, after: VersionVector())), in: session)
+        #expect(intake.accepted.count == 151)
+        // The write follows in a job of its own; this waits for it.
+        await f.service.writeRemoteOps()
+        #expect(try f.store.ops(gameID: game.description).count == 151)
+        let held = try #require(await f.service.engine.game(game)?.game)
+        #expect(held.opsInMemory <= Replica.defaultRecentOpsKept + 1, "\(held.opsInMemory) ops in memory")
+
+        // What a third member catching up gets comes back from the store, whole.
+        var fresh = Replica(circle: f.circle)
+        for segment in await f.service.replica.segments(for: game, after: VersionVector()) { fresh.insert(segment) }
+        #expect(fresh.games[game]?.opCount == 151)
+        #expect(fresh.state(of: game)?.digest == bobReplica.state(of: game)?.digest)
+        await f.cleanup()
+    }
 }
