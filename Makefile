@@ -17,8 +17,21 @@ SCRATCH ?= .build-pkg
 # bound now. No symbol exported: the static runtime's link arguments ask for
 # --export-dynamic, which would put 18,000 of the program's own symbols in
 # its dynamic table for the loader to hash through at every start.
+#
+# Linked by the toolchain's lld, with each function in a section of its own
+# and the functions a daemon runs to start, serve `status` and idle (and a
+# command runs to ask it) placed together, in the order of
+# Packaging/hot-functions.txt (Packaging/order-functions.sh makes it). The
+# kernel maps a program's code 64 KiB around each page it first runs, so
+# code spread over the program made the idle daemon map 13 MB of it; placed
+# together, under 7. Relative relocations packed (RELR, glibc 2.36): the
+# loader reads 12 KB of them at every start instead of 1.4 MB. A function
+# missing from the list (renamed since) only stays where it was.
+HOT_FUNCTIONS ?= $(CURDIR)/Packaging/hot-functions.txt
 SWIFT_BUILD_FLAGS ?= -c release --static-swift-stdlib --disable-local-rpath -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now \
-	-Xlinker --no-export-dynamic
+	-Xlinker --no-export-dynamic -Xlinker -z -Xlinker pack-relative-relocs \
+	-Xswiftc -use-ld=lld -Xswiftc -Xfrontend -Xswiftc -function-sections -Xcc -ffunction-sections \
+	-Xlinker --symbol-ordering-file=$(HOT_FUNCTIONS) -Xlinker --no-warn-symbol-ordering
 BUILT_BIN ?=
 BIN := $(or $(BUILT_BIN),$(SCRATCH)/release)
 

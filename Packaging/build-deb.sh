@@ -57,6 +57,13 @@ install -d -m 0755 "$ROOT/DEBIAN"
 printf 'Source: sweeper\nMaintainer: %s\n\nPackage: sweeper\nArchitecture: any\n' "$MAINTAINER" > "$WORK/debian/control"
 DEPENDS=$(cd "$WORK" && dpkg-shlibdeps -O debian/sweeper/usr/bin/sweeper | sed -n 's/^shlibs:Depends=//p')
 [[ -n "$DEPENDS" ]] || { echo "build-deb: dpkg-shlibdeps found no dependencies" >&2; exit 1; }
+# Packed relative relocations (the Makefile links with -z pack-relative-relocs)
+# need a loader that reads them, glibc 2.36, which dpkg-shlibdeps does not know.
+if objdump -p "$ROOT/usr/bin/sweeper" | grep -q GLIBC_ABI_DT_RELR; then
+    DEPENDS=$(echo "$DEPENDS" | sed -E 's/libc6 \(>= 2\.(3[0-5]|[12][0-9]|[0-9])(\.[0-9]+)?\)/libc6 (>= 2.36)/')
+    [[ "$DEPENDS" == *"libc6 (>= 2.3"[6-9]* || "$DEPENDS" == *"libc6 (>= 2.[4-9]"* ]] \
+        || { echo "build-deb: cannot require glibc 2.36 in '$DEPENDS'" >&2; exit 1; }
+fi
 INSTALLED_SIZE=$(du -sk --apparent-size "$ROOT/usr" | cut -f1)
 
 install -d -m 0755 "$ROOT/DEBIAN"

@@ -865,6 +865,12 @@ def report(results, args, started, wall):
                   "(about 30 MB of data, for GRDB's `DateFormatter`), made a .deb of 18.4 MB that installed 74.4 MB and "
                   "idled at 34.4 MB. Nothing links full Foundation now: the store speaks to SQLite through its C API, "
                   "and dates, numbers and names are formatted and compared by the C library and the standard library. "
+                  "The kernel maps a program's code 64 KiB around each page it first runs; the idle daemon runs some 170 "
+                  "places spread over 16 MB of code, and so mapped 13 MB of it (22.3 MB idle in the last run before). "
+                  "The program is now linked by lld with each function in a section of its own, the functions a daemon "
+                  "runs to start, serve and idle placed together (`Packaging/hot-functions.txt`, made by "
+                  "`Packaging/order-functions.sh` under callgrind), and its relative relocations packed (RELR: 12 KB for "
+                  "the loader to read at each start, not 1.4 MB). "
                   "The idle daemon below is the packaged one, "
                   "started alone on loopback without mDNS; in brackets its private memory (RssAnon): the rest is the "
                   "program's own pages, shared with every `sweeper` command running.", "",

@@ -86,6 +86,9 @@ import Testing
         for library in ["libavahi-client3", "libsodium23", "libsqlite3-0", "libc6"] {
             #expect(depends.contains(library), "Depends lacks \(library): \(depends)")
         }
+        // Packed relative relocations need the loader of glibc 2.36.
+        #expect(depends.contains("libc6 (>= 2.36)"), "Depends: \(depends)")
+        try checkHotFunctionsPlacedTogether(program: repositoryRoot + "/.build-pkg/release/sweeper")
         for binary in ["sweeper"] {
             let dynamic = try runProcess(["/usr/bin/objdump", "-p", "\(root)/usr/bin/\(binary)"]).stdout
             #expect(!dynamic.contains("libswift"), "\(binary) links a shared Swift runtime")
@@ -101,6 +104,30 @@ import Testing
             let errors = report.stdout.split(separator: "\n").filter { $0.hasPrefix("E:") }
             #expect(errors.isEmpty, "lintian errors:\n\(errors.joined(separator: "\n"))")
         }
+    }
+
+    /// The functions of `Packaging/hot-functions.txt` sit together at the
+    /// start of the program's code (the Makefile's link order), and the list
+    /// still names the program's functions.
+    private func checkHotFunctionsPlacedTogether(program: String) throws {
+        let listed = try String(contentsOfFile: repositoryRoot + "/Packaging/hot-functions.txt", encoding: .utf8)
+            .split(separator: "\n").map(String.init)
+        let symbols = try runProcess(["/usr/bin/nm", "--defined-only", program])
+        try #require(symbols.status == 0, "nm: \(symbols.stderr)")
+        var address: [String: UInt64] = [:]
+        for line in symbols.stdout.split(separator: "\n") {
+            let parts = line.split(separator: " ")
+            if parts.count == 3, let a = UInt64(parts[0], radix: 16) { address[String(parts[2])] = address[String(parts[2])] ?? a }
+        }
+        let placed = listed.compactMap { address[$0] }
+        #expect(placed.count * 10 > listed.count * 8, "\(placed.count) of \(listed.count) listed functions are in the program")
+        let sections = try runProcess(["/usr/bin/readelf", "-SW", program]).stdout
+        let text = try #require(sections.split(separator: "\n").first { $0.contains(" .text ") }?.split(separator: " ").map(String.init))
+        let i = try #require(text.firstIndex(of: ".text"))
+        let start = try #require(UInt64(text[i + 2], radix: 16)), size = try #require(UInt64(text[i + 4], radix: 16))
+        let end = try #require(placed.max())
+        // Spread over the code as compiled, they would reach its end.
+        #expect(end - start < size * 7 / 10, "the listed functions reach \(end - start) bytes into \(size) of code")
     }
 
     // MARK: Checks shared by the routes
