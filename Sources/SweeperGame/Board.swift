@@ -71,7 +71,8 @@ public struct Board: Sendable {
     /// Bit `i % 64` of word `i / 64` is set once cell `i` is uncovered.
     @usableFromInline private(set) var revealedBits: [UInt64]
     /// The mark on each marked covered cell (revealed cells have none).
-    @usableFromInline private(set) var markedCells: [Int: Mark] = [:]
+    /// (32-bit keys: a long game marks tens of thousands of cells.)
+    @usableFromInline private(set) var markedCells: [Int32: Mark] = [:]
     /// The number of revealed cells that are safe.
     public private(set) var revealedSafeCount: Int = 0
     /// The number of flags on covered cells.
@@ -124,14 +125,17 @@ public struct Board: Sendable {
     @inlinable public func isRevealed(_ i: Int) -> Bool { revealedBits[i >> 6] & (1 << UInt64(i & 63)) != 0 }
 
     /// The mark on cell `i`.
-    @inlinable public func mark(at i: Int) -> Mark { markedCells.isEmpty ? .none : markedCells[i] ?? .none }
+    @inlinable public func mark(at i: Int) -> Mark {
+        guard !markedCells.isEmpty, let key = Int32(exactly: i) else { return .none }
+        return markedCells[key] ?? .none
+    }
 
     /// Whether each cell is uncovered, one element a cell (a copy: ask
     /// ``isRevealed(_:)`` for one cell).
     public var revealed: [Bool] { (0..<geometry.cellCount).map(isRevealed) }
 
     /// The marked covered cells and their marks.
-    public var marks: [Int: Mark] { markedCells }
+    public var marks: [Int: Mark] { Dictionary(uniqueKeysWithValues: markedCells.map { (Int($0.key), $0.value) }) }
 
     // MARK: Moves
 
@@ -212,13 +216,13 @@ public struct Board: Sendable {
     /// question marks are off.
     @discardableResult
     public mutating func setMark(_ i: Int, _ mark: Mark) -> Bool {
-        guard !isRevealed(i) else { return false }
+        guard !isRevealed(i), let key = Int32(exactly: i) else { return false }
         let mark = (mark == .question && !questionMarks) ? .none : mark
         let old = self.mark(at: i)
         guard old != mark else { return false }
         if old == .flag { flagCount -= 1 }
         if mark == .flag { flagCount += 1 }
-        markedCells[i] = mark == .none ? nil : mark
+        markedCells[key] = mark == .none ? nil : mark
         return true
     }
 
@@ -226,7 +230,7 @@ public struct Board: Sendable {
 
     @inline(__always) private mutating func open(_ c: Int) {
         revealedBits[c >> 6] |= 1 << UInt64(c & 63)
-        if !markedCells.isEmpty, let old = markedCells.removeValue(forKey: c), old == .flag { flagCount -= 1 }
+        if !markedCells.isEmpty, let old = markedCells.removeValue(forKey: Int32(truncatingIfNeeded: c)), old == .flag { flagCount -= 1 }
         if layout.isMine(c) {
             if let d = detonatedMine, d < c {} else { detonatedMine = c }
         } else {

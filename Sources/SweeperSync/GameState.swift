@@ -39,18 +39,35 @@ public struct GameState: Sendable {
     /// The mark register of each cell ever marked: the op with the greatest stamp.
     private var markRegisters: [Int32: MarkRegister] = [:]
 
-    /// The stamp and wall clock of a reveal.
+    /// The stamp and wall clock of a reveal, in 20 bytes (32-bit words:
+    /// 64-bit ones would pad it to 24, and a long game holds one a reveal).
     private struct RevealStamp {
-        var lamport: UInt64
-        var author: Int32
-        var wall: UInt64
+        private let lamportWords: (UInt32, UInt32)
+        private let wallWords: (UInt32, UInt32)
+        let author: Int32
+
+        init(lamport: UInt64, author: Int32, wall: UInt64) {
+            lamportWords = (UInt32(truncatingIfNeeded: lamport >> 32), UInt32(truncatingIfNeeded: lamport))
+            wallWords = (UInt32(truncatingIfNeeded: wall >> 32), UInt32(truncatingIfNeeded: wall))
+            self.author = author
+        }
+
+        var lamport: UInt64 { UInt64(lamportWords.0) << 32 | UInt64(lamportWords.1) }
+        var wall: UInt64 { UInt64(wallWords.0) << 32 | UInt64(wallWords.1) }
     }
 
-    /// A cell's mark register: the winning mark op's stamp and value.
+    /// A cell's mark register: the stamp of the mark op that holds it (the
+    /// board holds its value), in 12 bytes.
     private struct MarkRegister {
-        var lamport: UInt64
-        var author: Int32
-        var value: Mark
+        private let lamportWords: (UInt32, UInt32)
+        let author: Int32
+
+        init(lamport: UInt64, author: Int32) {
+            lamportWords = (UInt32(truncatingIfNeeded: lamport >> 32), UInt32(truncatingIfNeeded: lamport))
+            self.author = author
+        }
+
+        var lamport: UInt64 { UInt64(lamportWords.0) << 32 | UInt64(lamportWords.1) }
     }
     /// Authors seen, indexed by the numbers stored per cell.
     private var authors: [PeerID] = []
@@ -184,7 +201,7 @@ public struct GameState: Sendable {
         case .mark(let cell, let mark):
             let key = Int32(cell)
             if let held = markRegisters[key], !precedes(held.lamport, held.author, op.lamport, a) { return [] }
-            markRegisters[key] = MarkRegister(lamport: op.lamport, author: a, value: mark)
+            markRegisters[key] = MarkRegister(lamport: op.lamport, author: a)
             return board.setMark(cell, mark) ? [cell] : []
         case .assisted:
             assistedBy.insert(op.author)

@@ -29,21 +29,27 @@ public struct OpArchiveMiss: Error, CustomStringConvertible {
 /// signature covers yet stay in memory, so that following the chain,
 /// signing it and live pushes never read the disk.
 struct OpChain: Sendable {
-    /// The first 16 bytes of an op's hash, as collision-resistant as a
-    /// game's id (BLAKE2b-128). An op that left memory is known by them:
-    /// one with the same seq and prefix is the same op, one with another
-    /// prefix a conflict. An author who wanted two ops to pass for one
-    /// would need some 2⁶⁴ tries.
+    /// The first 8 bytes of an op's hash. An op that left memory is known
+    /// by them: an op at its place with another prefix is another op; one
+    /// with the same prefix is most likely the same op, and is compared
+    /// whole with the op read back to be sure (an author can make two of
+    /// its ops share 8 bytes of hash in some 2³² tries).
     struct HashPrefix: Equatable, Sendable {
-        let high: UInt64, low: UInt64
+        let value: UInt64
 
         init(_ hash: OpHash) {
-            var high: UInt64 = 0, low: UInt64 = 0
-            for (i, byte) in hash.bytes.prefix(16).enumerated() {
-                if i < 8 { high = high << 8 | UInt64(byte) } else { low = low << 8 | UInt64(byte) }
-            }
-            (self.high, self.low) = (high, low)
+            value = hash.bytes.prefix(8).reduce(0) { $0 << 8 | UInt64($1) }
         }
+    }
+
+    /// How an op compares with the one held at its place.
+    enum Match {
+        /// The same op.
+        case same
+        /// Another op.
+        case different
+        /// An op that left memory with the same hash prefix: read it back to be sure.
+        case samePrefix
     }
 
     /// Every op's hash prefix, in seq order.
@@ -61,12 +67,13 @@ struct OpChain: Sendable {
     /// The newest op (always held).
     var last: Op? { held.last }
 
-    /// Whether op `seq` is `hash`'s op: for a held op its whole hash, for
-    /// one that left memory its prefix (`false` when `seq` is not held).
-    func hash(seq: UInt64, is hash: OpHash) -> Bool {
-        if let held = heldOp(seq: seq) { return held.hash == hash }
-        guard seq >= 1, seq <= UInt64(count) else { return false }
-        return prefixes[Int(seq) - 1] == HashPrefix(hash)
+    /// How `hash`'s op compares with op `seq`: for a held op by its whole
+    /// hash, for one that left memory by its prefix (``Match/different``
+    /// when `seq` is not held).
+    func match(seq: UInt64, hash: OpHash) -> Match {
+        if let held = heldOp(seq: seq) { return held.hash == hash ? .same : .different }
+        guard seq >= 1, seq <= UInt64(count) else { return .different }
+        return prefixes[Int(seq) - 1] == HashPrefix(hash) ? .samePrefix : .different
     }
 
     /// Op `seq` when it is in memory; `nil` when archived or not held.
@@ -98,7 +105,9 @@ struct OpChain: Sendable {
             let read = try archive.ops(of: game, by: author, seqs: seqs.lowerBound...upper)
             // The archive gives back exactly the ops this chain holds.
             guard read.count == Int(upper - seqs.lowerBound + 1),
-                  read.enumerated().allSatisfy({ $0.element.seq == seqs.lowerBound + UInt64($0.offset) && self.hash(seq: $0.element.seq, is: $0.element.hash) })
+                  read.enumerated().allSatisfy({
+                      $0.element.seq == seqs.lowerBound + UInt64($0.offset) && match(seq: $0.element.seq, hash: $0.element.hash) != .different
+                  })
             else { throw OpArchiveMiss(game: game, author: author, seqs: seqs.lowerBound...upper) }
             out += read
         }

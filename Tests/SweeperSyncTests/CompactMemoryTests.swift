@@ -4,7 +4,8 @@ import Testing
 @testable import SweeperSync
 
 /// The compact forms a game's memory takes: ops that leave memory for the
-/// archive (known by their hash prefix), and the board's per-cell state.
+/// archive (known by 8 bytes of their hash, read back when those match),
+/// and the board's per-cell state.
 @Suite struct CompactMemoryTests {
     let circle = Fixtures.circle(4)
 
@@ -42,16 +43,20 @@ import Testing
         #expect(game.opsInMemory == 3)
         #expect(game.chainLength(of: bob) == 20)
 
-        // Sent again, an op that left memory is a duplicate, read from nowhere.
-        let read = disk.opsReadBack
+        // Sent again, an op that left memory has its hash prefix: it is read
+        // back, found the same, and is a duplicate.
+        let before = disk.opsReadBack
         #expect(replica.insert(ops[4]).duplicates == 1)
-        #expect(disk.opsReadBack == read)
-        // Another op of Bob's at that place, signed by him, is a conflict.
+        #expect(disk.opsReadBack == before + 1)
+        // Another op of Bob's at that place, signed by him, has another
+        // prefix: a conflict, told without a read.
         let forge = Forge(circle: circle)
         let other = forge.op(
             Fixtures.identity(2), game: genesis.gameID, seq: 5, lamport: 6, previous: ops[3].hash, payload: .assisted)
         #expect(replica.insert(other).rejection(of: other) == .conflictingOp)
         #expect(replica.games[genesis.gameID]?.equivocators == [bob])
+        #expect(disk.opsReadBack == before + 1)
+        let read = disk.opsReadBack
 
         // What needs the ops reads them back: a catch-up from nothing, with the same board.
         var fresh = Replica(circle: circle)
