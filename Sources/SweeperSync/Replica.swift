@@ -82,6 +82,13 @@ public struct Replica: Sendable {
         }
     }
 
+    /// Notes that the store holds `author`'s first `seq` ops of `game`
+    /// (a removed device's ops its removal kept, all in memory again after
+    /// the cut: see ``remove(_:kept:)``).
+    public mutating func noteStored(_ author: PeerID, in game: GameID, through seq: UInt64) {
+        games[game]?.noteStored(author, through: seq)
+    }
+
     /// Notes that the store holds every op accepted here (after a restore
     /// from it).
     public mutating func noteEverythingStored() {

@@ -49,6 +49,8 @@ extension GameService {
                     if let replica, let state = replica.state {
                         try store.dropOps(
                             gameID: id.description, author: Data(peer.bytes), after: Int64(clamping: kept[id] ?? 0), status: state.status.rawValue)
+                        // The cut read the ops it kept back into memory; the store has them.
+                        engine.withReplica(circle: 0) { $0.noteStored(peer, in: id, through: kept[id] ?? 0) }
                         for var changed in replica.changes(by: ops, state: state, before: before[id]) {
                             changed.clicked = nil  // undone moves: no "last move" to mark
                             sinks.changes.gameChanged(.cells(changed))
