@@ -54,9 +54,8 @@ struct World {
         } else {
             gameID = games[Int(input.byte()) % games.count]
         }
-        let chain = replica.games[gameID]?.chains[who.peerID] ?? []
         let pendingInBatch = batch.last.map { $0.author == who.peerID && $0.gameID == gameID } ?? false
-        let last = pendingInBatch ? batch.last : chain.last
+        let last = pendingInBatch ? batch.last : replica.games[gameID]?.lastOp(of: who.peerID)
         let next = (last?.seq ?? 0) &+ 1
         let seq: UInt64
         switch (flags >> 1) & 3 {
@@ -141,7 +140,7 @@ struct World {
         flush()
         guard let game = replica.games[games[Int(input.byte()) % games.count]] else { return }
         var vector = VersionVector()
-        for author in game.chains.keys { vector.advance(author, to: UInt64(input.byte())) }
+        for author in game.authors { vector.advance(author, to: UInt64(input.byte())) }
         for segment in game.segments(after: vector) { _ = segment.encoded }
         _ = game.vector.lag(against: vector)
         guard let state = game.state else { return }
@@ -161,7 +160,7 @@ struct World {
         var all: [Op] = []
         var vouched: [Op] = []
         for game in replica.games.values {
-            for op in game.ops {
+            for op in (try? game.allOps()) ?? [] {
                 if game.isVouchedOnly(op) { vouched.append(op) } else { all.append(op) }
             }
         }

@@ -143,10 +143,10 @@ public enum Fixtures {
     }()
 
     /// Every op of the fixture game, genesis first.
-    public static var ops: [Op] { replica.games[genesis.gameID]?.ops ?? [genesis] }
+    public static var ops: [Op] { (try? replica.games[genesis.gameID]?.allOps()) ?? [genesis] }
 
     /// Every op of the fixture race, genesis first.
-    public static var raceOps: [Op] { replica.games[raceGenesis.gameID]?.ops ?? [raceGenesis] }
+    public static var raceOps: [Op] { (try? replica.games[raceGenesis.gameID]?.allOps()) ?? [raceGenesis] }
 }
 
 /// Seed inputs: when `SWEEPER_FUZZ_SEEDS` names a directory, a target's
