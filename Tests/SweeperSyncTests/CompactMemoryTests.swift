@@ -33,10 +33,7 @@ import Testing
 
     @Test func anOpThatLeftMemoryIsKnownByItsPrefixAsTheSameOrAConflict() throws {
         let (genesis, ops) = try bobsFlags(20)
-        let disk = Simulation.SimulatedDisk()
-        var replica = Replica(circle: circle, archive: disk, recentOpsKept: 2)
-        disk.keep(replica.insert(genesis), in: &replica)
-        for op in ops { disk.keep(replica.insert(op), in: &replica) }
+        var (replica, disk) = Simulation.SimulatedDisk.replica(of: [genesis] + ops, circle: circle, keepingRecent: 2)
         let game = try #require(replica.games[genesis.gameID])
         let bob = ops[0].author
         // Bob's first 18 ops left memory (his newest two stay), and the genesis is Alice's only one.
@@ -69,10 +66,7 @@ import Testing
 
     @Test func anArchiveThatGivesBackAnotherOpIsNotBelieved() throws {
         let (genesis, ops) = try bobsFlags(10)
-        let disk = Simulation.SimulatedDisk()
-        var replica = Replica(circle: circle, archive: disk, recentOpsKept: 1)
-        disk.keep(replica.insert(genesis), in: &replica)
-        for op in ops { disk.keep(replica.insert(op), in: &replica) }
+        let (replica, disk) = Simulation.SimulatedDisk.replica(of: [genesis] + ops, circle: circle, keepingRecent: 1)
         // The disk now holds another op where Bob's third was.
         let forged = Forge(circle: circle).op(
             Fixtures.identity(2), game: genesis.gameID, seq: 3, lamport: 4, previous: ops[1].hash, payload: .assisted)

@@ -72,12 +72,8 @@ import Testing
         var world = try OpWorld(seed: 9, authorCount: 3, width: 12, height: 12, mines: 20)
         for _ in 0..<60 { world.step() }
         let removed = world.authors[2].identity.peerID
-        let disk = Simulation.SimulatedDisk()
-        var replica = Replica(circle: world.circle, archive: disk, recentOpsKept: 1)
-        for op in world.allOps where op.signature != nil {
-            let outcome = replica.insert(op)
-            disk.keep(outcome, in: &replica)
-        }
+        var (replica, disk) = Simulation.SimulatedDisk.replica(
+            of: world.allOps.filter { $0.signature != nil }, circle: world.circle, keepingRecent: 1)
         let held = replica.games[world.gameID]?.chainLength(of: removed) ?? 0
         try #require(held > 2)
         let before = try #require(replica.state(of: world.gameID)?.digest)

@@ -120,6 +120,18 @@ extension GameReplica {
 }
 
 extension Simulation.SimulatedDisk {
+    /// A replica of `circle` over a new disk, every one of `ops` inserted
+    /// and kept on the disk in turn, each chain's newest `recent` ops in memory.
+    static func replica(of ops: [Op], circle: CircleKey, keepingRecent recent: Int) -> (Replica, Simulation.SimulatedDisk) {
+        let disk = Simulation.SimulatedDisk()
+        var replica = Replica(circle: circle, archive: disk, recentOpsKept: recent)
+        for op in ops {
+            let outcome = replica.insert(op)
+            disk.keep(outcome, in: &replica)
+        }
+        return (replica, disk)
+    }
+
     /// Keeps what an insert accepted or signed, and tells `replica` it is
     /// stored (as the daemon does once its write is done).
     func keep(_ outcome: InsertOutcome, in replica: inout Replica) {

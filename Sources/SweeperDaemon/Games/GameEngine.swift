@@ -88,9 +88,10 @@ struct GameEngine: Sendable {
                 if stored.vouched { vouched.append(op) } else { ops.append(op) }
             }
             guard !ops.isEmpty || !vouched.isEmpty else { continue }
+            let all = ops + vouched
             for i in replicas.indices {
                 replicas[i].restore(ops, vouched: vouched)
-                replicas[i].noteStored(ops + vouched)
+                replicas[i].noteStored(all)
             }
         }
         if malformed > 0 { logger.error("stored ops that cannot be decoded were skipped", metadata: ["count": "\(malformed)"]) }
@@ -140,9 +141,6 @@ struct GameEngine: Sendable {
         }
         return nil
     }
-
-    /// The row stored for an op (``StoredOps/row(_:vouched:)``).
-    static func stored(_ op: Op, vouched: Bool = false) -> StoredOp { StoredOps.row(op, vouched: vouched) }
 
     /// Inserts a locally made op into a copy of the engine; the caller
     /// commits it and then keeps the copy.

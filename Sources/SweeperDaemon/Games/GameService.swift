@@ -313,7 +313,7 @@ actor GameService {
                     try writeUnread(gameID, ops, isNew: pending.newGames.contains(gameID))
                     continue
                 }
-                let stored = ops.map { GameEngine.stored($0, vouched: replica.isVouchedOnly($0)) }
+                let stored = ops.map { StoredOps.row($0, vouched: replica.isVouchedOnly($0)) }
                 if pending.newGames.contains(gameID) {
                     let record = StoredGame(
                         id: gameID.description, params: try JSONEncoder().encode(state.genesis.parameters),
@@ -324,7 +324,7 @@ actor GameService {
                 try store.append(stored, updating: gameID.description, status: state.status.rawValue, durability: .deferred)
             }
             // After the ops they sign, which this write may have just stored.
-            try store.saveSignatures(pending.signed.map { GameEngine.stored($0) })
+            try store.saveSignatures(pending.signed.map { StoredOps.row($0) })
             // In the store now: their games may let go of the older ones.
             engine.withReplica(circle: 0) { replica in
                 replica.noteStored(pending.ops.values.joined())
@@ -340,7 +340,7 @@ actor GameService {
     /// this device does not know them), and the sealed ops.
     private func writeUnread(_ gameID: GameID, _ ops: [Op], isNew: Bool) throws {
         guard let game = engine.circles[0].replica.games[gameID], game.isKnown else { return }
-        let stored = ops.map { GameEngine.stored($0, vouched: game.isVouchedOnly($0)) }
+        let stored = ops.map { StoredOps.row($0, vouched: game.isVouchedOnly($0)) }
         let empty = Data("{}".utf8)
         if isNew {
             let record = StoredGame(
@@ -494,7 +494,7 @@ actor GameService {
         let record = StoredGame(
             id: genesis.gameID.description, params: try JSONEncoder().encode(parameters), created: now, lastActivity: now,
             status: state.status.rawValue)
-        guard try store.createGame(record, ops: ops.map { GameEngine.stored($0) }) else { throw GameServiceError.gameExists }
+        guard try store.createGame(record, ops: ops.map { StoredOps.row($0) }) else { throw GameServiceError.gameExists }
         engine = next
         notePrivatePlayers([genesis])
         if state.status != .playing { sinks.play.gameEnded(genesis.gameID) }
@@ -723,7 +723,7 @@ actor GameService {
             guard let (_, replica) = engine.game(op.gameID), let state = replica.state else {
                 throw GameServiceError.engine(.gameVanished)
             }
-            try store.append([GameEngine.stored(op)], updating: op.gameID.description, status: state.status.rawValue)
+            try store.append([StoredOps.row(op)], updating: op.gameID.description, status: state.status.rawValue)
             sinks.sessions.push([op], replica: self.replica)
             notePrivatePlayers([op])
             engine.withReplica(circle: circle) { $0.noteStored([op]) }
