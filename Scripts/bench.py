@@ -620,8 +620,12 @@ def report(results, args, started, wall):
                   "exceptions to its flood) and "
                   "its chain heads signed every 32 moves, with the move that ends the game, and in a heads message "
                   "after a pause of 10 s and after its last move (Docs/peer-protocol.md, *Live pushes*). Before live "
-                  "pushes: one signed op per message, as a peer of version 7 is still sent. Catch-up sends chain "
-                  "segments (one signature per author). Our apply = every message decoded, each op rebuilt (or its "
+                  "pushes: one signed op per message, as a peer of version 7 is still sent. Ours catch-up = what the "
+                  "creator's daemon sends a device of the circle that holds the genesis and plays in none of them, "
+                  "in answer to its summary on a link of version 15: chain segments in the link's compact form, one "
+                  "signature per author (*Segments*); the two first summaries before it are not counted, as Yjs's "
+                  "state vectors are not; before version 15 the same segments went in an ops message (in brackets). "
+                  "Our apply = every message decoded, each op rebuilt (or its "
                   "signature verified, before) and applied, every head signature verified, on a fresh replica, CPU; "
                   "Yjs apply = every update applied to a fresh Doc, CPU; best of 3. Goals: live bytes at most 1.0× "
                   "Yjs; CPU per received move lower than before live pushes.", "",
@@ -647,11 +651,16 @@ def report(results, args, started, wall):
             per = lambda ms: None if ms is None else ms * 1000 / moves
             lines.append(
                 f"| {label} | {fmt(r(f'sync.{game}.ops'))} | {fmt(live, ' B')} | {fmt(r(f'sync.{game}.ours_live_heads'))} | "
-                f"{fmt(push, ' B')} | {fmt(chain, ' B')} | {fmt(yjs, ' B')} | "
+                f"{fmt(push, ' B')} | {fmt(chain, ' B')} ({fmt(r(f'sync.{game}.ours_segments_bytes'), ' B')}) | {fmt(yjs, ' B')} | "
                 f"{fmt(live_ratio)}× | {fmt(chain_ratio)}× | {fmt(per(live_cpu), ' µs')} | {fmt(per(signed_cpu), ' µs')} | "
                 f"{fmt(per(yjs_cpu), ' µs')} | "
                 f"{verdict(live_ratio is not None and live_ratio <= 1.0)} | "
                 f"{verdict(chain_ratio is not None and chain_ratio <= 1.0)} | {verdict(cpu_ok)} |")
+        summaries = r("sync.beginner2.summary_bytes")
+        if summaries is not None:
+            lines += ["", f"- The two first summaries a link sends before any catch-up, for the beginner game: "
+                          f"{fmt(summaries, ' B')} (each names the game and its authors; the compact segments name the "
+                          f"authors by their place in the sender's)."]
         flood = r("sync.flood10.op_bytes")
         if flood is not None:
             lines += ["", f"- The largest flood of a 500×500 board with 25,000 mines (10%): {fmt(r('sync.flood10.cells'))} cells; "

@@ -181,10 +181,11 @@ public enum PeerMessage: Sendable, Equatable {
 /// membership records, whose version 1 they alone read), 10 membership
 /// records of kind 7 and summaries in parts, 11 descriptions of games
 /// (sync message types 6 and 7), 12 hint and seeded ops, 13 points at a
-/// cell (message type 12) and daily ops (op kind 12).
+/// cell (message type 12) and daily ops (op kind 12), 14 races, 15 chain
+/// segments in the link's compact form (sync message type 8).
 public struct PeerCapabilities: Sendable, Equatable {
     /// The peer protocol version this build speaks.
-    public static let currentVersion: UInt8 = 14
+    public static let currentVersion: UInt8 = 15
     /// The first version that understands presence notes and profiles.
     public static let presenceVersion: UInt8 = 3
     /// The first version that understands shares of played time.
@@ -227,6 +228,9 @@ public struct PeerCapabilities: Sendable, Equatable {
     /// The first version that reads race games (genesis option bit 3) and
     /// resign ops (op kind 13): older peers are not sent race games.
     public static let raceVersion: UInt8 = 14
+    /// The first version that takes chain segments in the link's compact
+    /// form (sync message type 8): older peers are sent ops messages.
+    public static let chainsVersion: UInt8 = 15
 
     /// The peer's protocol version (0 until its hello came).
     public let version: UInt8
@@ -254,4 +258,6 @@ public struct PeerCapabilities: Sendable, Equatable {
     public var readsDaily: Bool { version >= Self.dailyVersion }
     /// Whether the peer reads race games and resign ops.
     public var readsRace: Bool { version >= Self.raceVersion }
+    /// Whether the peer takes chain segments in the link's compact form.
+    public var takesChains: Bool { version >= Self.chainsVersion }
 }

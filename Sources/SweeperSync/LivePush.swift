@@ -198,8 +198,9 @@ public struct ChainHead: Hashable, Sendable {
 }
 
 /// What one direction of a link has said of live pushes: the receiver's
-/// first summary, the games it numbered, and per game the newest op of the
-/// sender's chain it carried. The sender and the receiver each keep one
+/// first summary (its games, and the author keys it names, by which the
+/// receiver's own chains messages name authors), the games it numbered,
+/// and per game the newest op of the sender's chain it carried. The sender and the receiver each keep one
 /// for the sender's direction, in step; a session holds one for each
 /// direction, and resolves a reference to the receiver's numbers
 /// (``LinkGameRef/receiverNumbered(_:)``) with the other.
@@ -210,6 +211,11 @@ struct LiveLinkState: Sendable {
     private(set) var summarized: [GameID]?
     /// Places in `summarized`.
     private var places: [GameID: Int] = [:]
+    /// The author keys of the receiver's first summary, ascending, each
+    /// once (at most ``LinkSegment/authorLimit``); `nil` until then.
+    private(set) var summaryAuthors: [PeerID]?
+    /// Places in `summaryAuthors`.
+    private var authorPlaces: [PeerID: Int] = [:]
     /// Game numbers, from 1.
     private(set) var numbers: [GameID: Int] = [:]
     /// Games by number − 1.
@@ -217,12 +223,31 @@ struct LiveLinkState: Sendable {
     /// Per game, the newest op of the sender's chain carried: seq, Lamport time and wall clock.
     var newest: [GameID: (seq: UInt64, lamport: UInt64, wall: UInt64)] = [:]
 
-    /// Notes the games of a summary the receiver sent, when it is its first on the link.
-    mutating func note(summary games: some Sequence<GameID>) {
+    /// Notes the games and authors of a summary the receiver sent, when it
+    /// is its first on the link.
+    mutating func note(summary games: [GameID: VersionVector]) {
         guard summarized == nil else { return }
-        let first = Array(games.sorted().prefix(LinkGameRef.limit))
+        let first = Array(games.keys.sorted().prefix(LinkGameRef.limit))
         summarized = first
         for (i, id) in first.enumerated() { places[id] = i }
+        var keys = Set<PeerID>()
+        for vector in games.values { keys.formUnion(vector.heads.keys) }
+        let authors = Array(keys.sorted().prefix(LinkSegment.authorLimit))
+        summaryAuthors = authors
+        for (i, key) in authors.enumerated() { authorPlaces[key] = i }
+    }
+
+    /// The place of `author` among the keys of the receiver's first summary.
+    func place(of author: PeerID) -> Int? { authorPlaces[author] }
+
+    /// The reference that names `game` in this direction without numbering
+    /// it: by a number or place it has, else by its id (as a chains
+    /// message names games; see ``LinkSegment``).
+    func existingReference(to game: GameID, reverse: LiveLinkState) -> LinkGameRef {
+        if let n = numbers[game] { return .numbered(n) }
+        if let i = places[game] { return .summarized(i) }
+        if let n = reverse.numbers[game] { return .receiverNumbered(n) }
+        return .new(game)
     }
 
     /// The reference that names `game` in this direction, given the

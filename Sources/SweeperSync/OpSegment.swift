@@ -53,19 +53,7 @@ public struct OpSegment: Sendable, Hashable {
         w.append(first.membershipProof)
         w.varint(first.seq)
         w.append(first.previous.bytes)
-        w.varint(ops.count)
-        var previous: Op?
-        for op in ops {
-            if let p = previous {
-                w.varint(op.lamport &- p.lamport &- 1)
-                w.signedVarint(Int64(bitPattern: op.wallClockMillis &- p.wallClockMillis))
-            } else {
-                w.varint(op.lamport)
-                w.varint(op.wallClockMillis)
-            }
-            op.payload.encode(into: &w)
-            previous = op
-        }
+        SegmentSteps.encode(ops.lazy.map { ($0.lamport, $0.wallClockMillis, $0.payload) }, count: ops.count, into: &w)
         w.append(signature.bytes)
     }
 
@@ -87,15 +75,78 @@ public struct OpSegment: Sendable, Hashable {
         let game = GameID(unchecked: try r.take(GameID.byteCount, "game id"))
         let author = try PeerID.fromDecoded(try r.take(PeerID.byteCount, "author key"))
         let proof = try r.take(CircleKey.proofByteCount, "membership proof")
+        let firstSeq = try SegmentSteps.firstSeq(from: &r)
+        let previous = OpHash(unchecked: try r.take(OpHash.byteCount, "previous hash"))
+        let steps = try SegmentSteps.decode(from: &r)
+        let signature = Signature(bytes: try r.take(Signature.byteCount, "signature"))
+        return OpSegment(rebuilding: steps, game: game, author: author, proof: proof, firstSeq: firstSeq,
+                         previous: previous, signature: signature)
+    }
+
+    /// Rebuilds the ops of a segment from what the wire carried and what the
+    /// receiver knows: each op's canonical bytes, chained by hashes from
+    /// `previous`, the last carrying `signature`. Nothing is verified here.
+    init(rebuilding steps: [SegmentSteps.Step], game: GameID, author: PeerID, proof: [UInt8], firstSeq: UInt64,
+         previous: OpHash, signature: Signature?) {
+        var ops: [Op] = []
+        ops.reserveCapacity(steps.count)
+        var previous = previous
+        for (i, step) in steps.enumerated() {
+            let op = Op(gameID: game, author: author, seq: firstSeq + UInt64(i), lamport: step.lamport, previous: previous,
+                        wallClockMillis: step.wall, membershipProof: proof, payload: step.payload,
+                        signature: i == steps.count - 1 ? signature : nil)
+            previous = op.hash
+            ops.append(op)
+        }
+        self.init(decodedOps: ops)
+    }
+}
+
+/// The ops of a segment as the wire carries them, in both segment forms
+/// (``OpSegment`` and ``LinkSegment``): op count (LEB128, 1 to
+/// ``OpSegment/opLimit``) ‖ per op: Lamport time (the first absolute,
+/// then the increase − 1) ‖ wall clock (the first absolute, then a zigzag
+/// change) ‖ kind ‖ payload.
+enum SegmentSteps {
+    /// One op of a segment: what the receiver cannot recompute.
+    struct Step: Hashable, Sendable {
+        var lamport: UInt64
+        var wall: UInt64
+        var payload: OpPayload
+    }
+
+    /// Writes `count` ops as steps.
+    static func encode(_ ops: some Sequence<(UInt64, UInt64, OpPayload)>, count: Int, into w: inout ByteWriter) {
+        w.varint(count)
+        var previous: (lamport: UInt64, wall: UInt64)?
+        for (lamport, wall, payload) in ops {
+            if let p = previous {
+                w.varint(lamport &- p.lamport &- 1)
+                w.signedVarint(Int64(bitPattern: wall &- p.wall))
+            } else {
+                w.varint(lamport)
+                w.varint(wall)
+            }
+            payload.encode(into: &w)
+            previous = (lamport, wall)
+        }
+    }
+
+    /// Reads a segment's first seq (at least 1).
+    static func firstSeq(from r: inout ByteReader) throws(SyncDecodingError) -> UInt64 {
         let firstSeq = try r.varint("first seq")
         guard firstSeq >= 1, firstSeq < UInt64.max / 2 else { throw .valueOutOfRange(field: "first seq", value: firstSeq) }
-        var previous = OpHash(unchecked: try r.take(OpHash.byteCount, "previous hash"))
-        let count = try r.int("op count", max: opLimit)
+        return firstSeq
+    }
+
+    /// Reads the op count and the ops, Lamport times rising.
+    static func decode(from r: inout ByteReader) throws(SyncDecodingError) -> [Step] {
+        let count = try r.int("op count", max: OpSegment.opLimit)
         guard count >= 1 else { throw .valueOutOfRange(field: "op count", value: 0) }
         // Each op takes at least 3 bytes, so a count the input cannot hold is refused before allocating.
         guard count <= r.remaining / 3 else { throw .truncated(field: "segment ops") }
-        var ops: [Op] = []
-        ops.reserveCapacity(count)
+        var steps: [Step] = []
+        steps.reserveCapacity(count)
         var lamport: UInt64 = 0
         var wall: UInt64 = 0
         for i in 0..<count {
@@ -109,13 +160,8 @@ public struct OpSegment: Sendable, Hashable {
                 lamport += step + 1
                 wall = wall &+ UInt64(bitPattern: try r.signedVarint("wall clock delta"))
             }
-            let payload = try OpPayload.decode(from: &r)
-            let signature: Signature? = i == count - 1 ? Signature(bytes: try r.take(Signature.byteCount, "signature")) : nil
-            let op = Op(gameID: game, author: author, seq: firstSeq + UInt64(i), lamport: lamport, previous: previous,
-                        wallClockMillis: wall, membershipProof: proof, payload: payload, signature: signature)
-            previous = op.hash
-            ops.append(op)
+            steps.append(Step(lamport: lamport, wall: wall, payload: try OpPayload.decode(from: &r)))
         }
-        return OpSegment(decodedOps: ops)
+        return steps
     }
 }

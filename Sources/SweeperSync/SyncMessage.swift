@@ -23,9 +23,12 @@ import SweeperCrypto
 ///   sender saw in the receiver's summary and does not hold.
 /// - `descriptions` (7): count ‖ ``GameDescription``s: the answer, for the
 ///   open games among them that the receiver holds.
+/// - `chains` (8): segment count ‖ ``LinkSegment``s: ops as `ops` carries
+///   them, in the link's compact form.
 ///
 /// Types 3 to 5 go only to peers whose hello says peer protocol 8 or
-/// later; types 6 and 7 only to peers whose hello says 11 or later.
+/// later; types 6 and 7 only to peers whose hello says 11 or later; type 8
+/// only to peers whose hello says 15 or later.
 public enum SyncMessage: Sendable, Hashable {
     /// What the sender holds: a version vector per game. `wantsReply` asks
     /// the receiver to send its own summary back.
@@ -51,6 +54,9 @@ public enum SyncMessage: Sendable, Hashable {
     case describe([GameID])
     /// What the sender tells of open games it holds that the receiver asked about.
     case descriptions([GameDescription])
+    /// Ops, as per-author chain segments in the link's compact form: what
+    /// a session sends a peer of protocol 15 instead of ``ops(_:)``.
+    case chains([LinkSegment])
 
     /// The format version.
     public static let version: UInt8 = 1
@@ -106,6 +112,10 @@ public enum SyncMessage: Sendable, Hashable {
             w.byte(7)
             w.varint(descriptions.count)
             for d in descriptions { d.encode(into: &w) }
+        case .chains(let segments):
+            w.byte(8)
+            w.varint(segments.count)
+            for s in segments { s.encode(into: &w) }
         }
         return w.bytes
     }
@@ -245,6 +255,12 @@ public enum SyncMessage: Sendable, Hashable {
             for _ in 0..<count { descriptions.append(try GameDescription.decode(from: &r)) }
             try r.expectEnd()
             self = .descriptions(descriptions)
+        case 8:
+            let count = try r.int("segment count", max: Self.segmentLimit)
+            var segments: [LinkSegment] = []
+            for _ in 0..<count { segments.append(try LinkSegment.decode(from: &r)) }
+            try r.expectEnd()
+            self = .chains(segments)
         default:
             throw .unknownKind(field: "message type", value: type)
         }

@@ -80,11 +80,17 @@ public struct SyncSession: Sendable {
     /// instead of waiting) or to hand them on later; until then a player
     /// who plays on costs no signature.
     public static let headPause: Duration = .seconds(10)
+    /// Whether the peer takes segments in the link's compact form
+    /// (``SyncMessage/chains(_:)``, peer protocol 15): a catch-up or a relay
+    /// then names the game and the author as the link knows them, and
+    /// leaves out the membership proof and the hash the peer holds.
+    public var peerTakesChains = false
     /// What this side said of live pushes, and what the peer said.
     private var liveOut = LiveLinkState()
     private var liveIn = LiveLinkState()
-    /// The membership proof of the peer's live ops, once worked out.
-    private var peerProof: [UInt8]?
+    /// The circle's membership proofs of the authors of ops sent or taken
+    /// in the compact form, once worked out.
+    private var proofs: [PeerID: [UInt8]] = [:]
     /// Per game, this side's own ops pushed live that no signature sent on
     /// this link covers yet: how many, and the newest.
     public private(set) var unsignedOnLink: [GameID: (count: Int, seq: UInt64)] = [:]
@@ -123,7 +129,7 @@ public struct SyncSession: Sendable {
     /// sends: the peer's live pushes and heads name them by their places in it.
     private mutating func summaryMessage(of replica: Replica, wantsReply: Bool) -> SyncMessage {
         let games = summary(of: replica)
-        liveIn.note(summary: games.keys)
+        liveIn.note(summary: games)
         return .summary(games, wantsReply: wantsReply)
     }
 
@@ -161,16 +167,13 @@ public struct SyncSession: Sendable {
             }
             hasPeerSummary = true
             peerHolds = games
-            liveOut.note(summary: games.keys)
+            liveOut.note(summary: games)
             var segments: [OpSegment] = []
             for game in replica.summary.keys.sorted() where sends(game, of: replica) {
                 let theirs = games[game] ?? VersionVector()
                 segments += replica.segments(for: game, after: theirs)
             }
-            if !segments.isEmpty {
-                note(sent: segments)
-                step.replies.append(.ops(segments))
-            }
+            step.replies += messages(carrying: segments, replica: replica)
             // Answer with our summary only when the peer holds ops we lack:
             // otherwise it would have nothing to send us.
             let ours = replica.summary
@@ -180,18 +183,9 @@ public struct SyncSession: Sendable {
             // Games this side does not take (`sync mine`): what are they?
             step.replies += describeRequests(for: games.keys.filter { ours[$0] == nil && !interest.contains($0) })
         case .ops(let segments):
-            for segment in segments {
-                if let game = segment.ops.last?.gameID, !interest.contains(game) {
-                    step.unwanted += segment.ops.count
-                    continue
-                }
-                let outcome = replica.insert(segment)
-                step.outcome.merge(outcome)
-                // Segments come from the sender's contiguous chains: it holds everything up to the last op.
-                if let last = segment.ops.last {
-                    peerHolds[last.gameID, default: VersionVector()].advance(last.author, to: last.seq)
-                }
-            }
+            for segment in segments { receive(segment, replica: &replica, taking: interest, into: &step) }
+        case .chains(let segments):
+            receive(chains: segments, replica: &replica, taking: interest, into: &step)
         case .interest(let interest):
             peerInterest = interest
         case .live(let ops):
@@ -257,15 +251,118 @@ public struct SyncSession: Sendable {
             progressPermille: Int((state.board.progress * 1000).rounded(.down)))
     }
 
-    /// The games a live push from the peer names, as this session would
-    /// read it now (by id, number or summary place; see ``LinkGameRef``);
-    /// nothing for other messages.
+    /// The games a live push or a chains message from the peer names, as
+    /// this session would read it now (by id, number or summary place; see
+    /// ``LinkGameRef``); nothing for other messages.
     public func games(in message: SyncMessage) -> Set<GameID> {
-        guard case .live(let ops) = message else { return [] }
-        var out: Set<GameID> = []
-        for op in ops {
-            if let id = liveIn.game(op.game, reverse: liveOut) { out.insert(id) }
+        let refs: [LinkGameRef]
+        switch message {
+        case .live(let ops): refs = ops.map(\.game)
+        case .chains(let segments): refs = segments.map(\.game)
+        default: return []
         }
+        var out: Set<GameID> = []
+        for ref in refs {
+            if let id = liveIn.game(ref, reverse: liveOut) { out.insert(id) }
+        }
+        return out
+    }
+
+    /// Takes one segment of the peer's: inserted when its game is of this
+    /// side's interest, and noted as held by the peer.
+    private mutating func receive(_ segment: OpSegment, replica: inout Replica, taking interest: GameInterest, into step: inout Step) {
+        if let game = segment.ops.last?.gameID, !interest.contains(game) {
+            step.unwanted += segment.ops.count
+            return
+        }
+        step.outcome.merge(replica.insert(segment))
+        // Segments come from the sender's contiguous chains: it holds everything up to the last op.
+        if let last = segment.ops.last {
+            peerHolds[last.gameID, default: VersionVector()].advance(last.author, to: last.seq)
+        }
+    }
+
+    /// Takes segments in the link's compact form: each is rebuilt into an
+    /// ``OpSegment`` (its game and author as the link names them, the
+    /// circle's proof for the author, the hash before it as given or as
+    /// held here) and taken as one. A segment whose op before the first is
+    /// not held here is dropped (its sender was wrong about what this side
+    /// holds, after a catch-up it dropped or ops refused here), and a
+    /// summary asks for what is missing.
+    private mutating func receive(chains segments: [LinkSegment], replica: inout Replica, taking interest: GameInterest, into step: inout Step) {
+        var askForSummary = false
+        for segment in segments {
+            guard let game = liveIn.game(segment.game, reverse: liveOut) else {
+                step.violation = "a segment naming a game never given"
+                return
+            }
+            let author: PeerID
+            switch segment.author {
+            case .sender:
+                guard let peer else { continue }
+                author = peer
+            case .key(let key):
+                author = key
+            case .summarized(let i):
+                guard let authors = liveOut.summaryAuthors, i < authors.count else {
+                    step.violation = "a segment naming an author its summary did not"
+                    return
+                }
+                author = authors[i]
+            }
+            guard interest.contains(game) else {
+                step.unwanted += segment.count
+                continue
+            }
+            var before = OpHash.none
+            if segment.previous == nil, segment.firstSeq > 1 {
+                guard let held = replica.games[game]?.hash(author: author, seq: segment.firstSeq - 1) else {
+                    askForSummary = true
+                    continue
+                }
+                before = held
+            }
+            let rebuilt = segment.ops(game: game, author: author, proof: proof(of: author, in: replica), previous: before)
+            receive(rebuilt, replica: &replica, taking: interest, into: &step)
+        }
+        if askForSummary { step.replies.append(summaryMessage(of: replica, wantsReply: true)) }
+    }
+
+    /// Messages that carry `segments` to the peer, noted as sent: in the
+    /// link's compact form to a peer that takes it, else (and for a
+    /// segment whose ops carry another proof than the circle's for their
+    /// author, which no op accepted here does) as ``SyncMessage/ops(_:)``.
+    private mutating func messages(carrying segments: [OpSegment], replica: Replica) -> [SyncMessage] {
+        guard !segments.isEmpty else { return [] }
+        defer { note(sent: segments) }
+        guard peerTakesChains else { return [.ops(segments)] }
+        var chains: [LinkSegment] = []
+        var plain: [OpSegment] = []
+        for segment in segments {
+            guard let first = segment.ops.first, first.membershipProof == proof(of: first.author, in: replica) else {
+                plain.append(segment)
+                continue
+            }
+            let author: LinkSegment.Author
+            if first.author == liveAuthor {
+                author = .sender
+            } else if let i = liveIn.place(of: first.author) {
+                author = .summarized(i)
+            } else {
+                author = .key(first.author)
+            }
+            // The peer holds the op before the first when it said so, or was sent it.
+            let known = first.seq > 1 && (peerHolds[first.gameID]?[first.author] ?? 0) >= first.seq - 1
+            let game = liveOut.existingReference(to: first.gameID, reverse: liveIn)
+            guard let compact = LinkSegment(segment, game: game, author: author, previousKnown: known) else {
+                plain.append(segment)
+                continue
+            }
+            chains.append(compact)
+        }
+        var out: [SyncMessage] = []
+        if !plain.isEmpty { out.append(.ops(plain)) }
+        if !chains.isEmpty { out.append(.chains(chains)) }
         return out
     }
 
@@ -322,11 +419,12 @@ public struct SyncSession: Sendable {
         if askForSummary { step.replies.append(summaryMessage(of: replica, wantsReply: true)) }
     }
 
-    /// The circle's membership proof for the peer, which its live ops carry.
-    private mutating func proof(of peer: PeerID, in replica: Replica) -> [UInt8] {
-        if let peerProof { return peerProof }
-        let proof = replica.circle.membershipProof(for: peer)
-        peerProof = proof
+    /// The circle's membership proof for `author`, which the peer's live
+    /// ops and every op of the compact form carry.
+    private mutating func proof(of author: PeerID, in replica: Replica) -> [UInt8] {
+        if let proof = proofs[author] { return proof }
+        let proof = replica.circle.membershipProof(for: author)
+        if proofs.count < LinkSegment.authorLimit { proofs[author] = proof }
         return proof
     }
 
@@ -405,11 +503,7 @@ public struct SyncSession: Sendable {
                 if let segment = replicaGame.segment(of: author, after: floor) { segments.append(segment) }
             }
         }
-        var messages: [SyncMessage] = []
-        if !segments.isEmpty {
-            note(sent: segments)
-            messages.append(.ops(segments))
-        }
+        var messages = self.messages(carrying: segments, replica: replica)
         if !liveOps.isEmpty { messages.append(.live(liveOps)) }
         return messages
     }

@@ -16,6 +16,8 @@ import SweeperSync
 
 let circle = CircleKey()
 let players = (0..<4).map { _ in OpAuthor(identity: SigningIdentity(), circle: circle) }
+/// A device of the circle that plays in none of the recorded games: it catches up on them.
+let bystander = OpAuthor(identity: SigningIdentity(), circle: circle)
 let startMillis: UInt64 = 1_795_000_000_000
 
 // MARK: Playing real games
@@ -322,6 +324,42 @@ func catchUpMessage(_ ops: ArraySlice<Op>) -> [UInt8] {
     }
     let segments = order.compactMap { chains[$0].flatMap { OpSegment(verifiedOps: $0) } }
     return SyncMessage.ops(segments).encoded
+}
+
+/// A catch-up as a link of protocol 15 carries it: a device that holds a
+/// game's genesis and nothing more links to the creator's daemon, which
+/// holds the whole game; each sends its first summary, and the creator's
+/// answers the device's. Returns that answer (chains messages: each
+/// author's ops after what the device holds, one signature per author),
+/// the device's session as it stands to read it, and the bytes of the two
+/// summaries before it.
+@MainActor func linkCatchUp(of game: GameID, from replica: Replica, genesis: Op, device: PeerID)
+    -> (messages: [[UInt8]], session: SyncSession, summaryBytes: Int)
+{
+    var creatorSide = SyncSession(), deviceSide = SyncSession()
+    creatorSide.liveAuthor = genesis.author
+    creatorSide.peer = device
+    creatorSide.peerTakesChains = true
+    deviceSide.liveAuthor = device
+    deviceSide.peer = genesis.author
+    deviceSide.peerTakesChains = true
+    var creatorReplica = replica
+    var deviceReplica = Replica(circle: circle)
+    guard deviceReplica.insert(genesis).accepted.count == 1 else { fail("genesis refused") }
+    let creatorSummary = creatorSide.start(replica: creatorReplica)
+    let deviceSummary = deviceSide.start(replica: deviceReplica)
+    for m in creatorSummary { _ = deviceSide.receive(m, replica: &deviceReplica) }
+    var answer: [[UInt8]] = []
+    for m in deviceSummary {
+        for reply in creatorSide.receive(m, replica: &creatorReplica).replies {
+            switch reply {
+            case .chains, .ops: answer.append(reply.encoded)
+            default: break
+            }
+        }
+    }
+    let summaryBytes = (creatorSummary + deviceSummary).map(\.encoded.count).reduce(0, +)
+    return (answer, deviceSide, summaryBytes)
 }
 
 /// Decodes `message` and inserts its segments into `replica`.

@@ -134,10 +134,13 @@ for (gi, spec) in recordedGames.enumerated() {
     let storedBytes = actions.map(\.encoded.count).reduce(0, +)
     // The actions only: every author's chain after the genesis (the creator's seq 1).
     let afterGenesis = VersionVector(heads: [players[0].identity.peerID: 1])
-    let chainMessage = SyncMessage.ops(replica.segments(for: gameID, after: afterGenesis)).encoded
-    let chainBytes = chainMessage.count
+    let segmentMessage = SyncMessage.ops(replica.segments(for: gameID, after: afterGenesis)).encoded
+    // As a link of protocol 15 carries it, to a device that is not among the players.
+    let catchUp = linkCatchUp(of: gameID, from: replica, genesis: genesis, device: bystander.identity.peerID)
+    guard catchUp.messages.allSatisfy({ $0.count > 1 && $0[1] == 8 }) else { fail("\(spec.key): catch-up not in the compact form") }
+    let chainBytes = catchUp.messages.map(\.count).reduce(0, +)
     // Every op signed, chained: the same segments with each op's own signature alongside (64 bytes each).
-    let allSignedChainBytes = chainBytes + 64 * max(0, actions.count - spec.players)
+    let allSignedChainBytes = segmentMessage.count + 64 * max(0, actions.count - spec.players)
     let reveals = actions.filter { $0.payload.kind == .reveal || $0.payload.kind == .flood }.count
     let marks = actions.filter { $0.payload.kind == .mark }.count
 
@@ -171,8 +174,13 @@ for (gi, spec) in recordedGames.enumerated() {
         pushTimes.append(cpuSeconds() - t0)
         guard r.state(of: gameID)?.digest == state.digest else { fail("\(spec.key): pushes gave another state") }
         var c = fresh()
+        var session = catchUp.session
         let t1 = cpuSeconds()
-        applyCatchUp(chainMessage, into: &c)
+        for m in catchUp.messages {
+            guard let message = try? SyncMessage(decoding: m) else { fail("\(spec.key): catch-up decode") }
+            let step = session.receive(message, replica: &c)
+            if step.violation != nil || !step.outcome.rejected.isEmpty { fail("\(spec.key): catch-up refused") }
+        }
         chainTimes.append(cpuSeconds() - t1)
         guard c.state(of: gameID)?.digest == state.digest else { fail("\(spec.key): segments gave another state") }
     }
@@ -185,7 +193,8 @@ for (gi, spec) in recordedGames.enumerated() {
     print("  ours, live pushes: \(liveBytes) bytes (\(format(Double(liveBytes) / Double(max(1, actions.count)))) per action), in \(live.messages.count) messages, with \(live.inlineHeads) heads signed in a push and \(live.pausedHeads) in heads messages after a pause of \(SyncSession.headPause) or the game's end")
     print("  ours, pushed one op per message, each signed (before live pushes): \(pushBytes) bytes (\(format(Double(pushBytes) / Double(max(1, actions.count)))) per action)")
     print("  ours, stored one op per record, each signed: \(storedBytes) bytes")
-    print("  ours, as chain segments (catch-up form, one signature per author): \(chainBytes) bytes")
+    print("  ours, catch-up as a link of version 15 carries it (chain segments in the link's compact form, one signature per author) from the creator to a device that holds the genesis: \(chainBytes) bytes, after the two first summaries (\(catchUp.summaryBytes) bytes)")
+    print("  ours, as chain segments in an ops message (before version 15): \(segmentMessage.count) bytes")
     print("  ours, as chain segments with every op's signature kept: \(allSignedChainBytes) bytes")
     print("  ours, apply: every live push and heads message decoded, rebuilt, applied and its heads verified on a fresh replica: \(format(liveApply * 1000, 2)) ms CPU (\(format(liveApply * 1e6 / Double(max(1, actions.count)), 1)) µs a move; best of 3); every signed push decoded, verified and applied: \(format(pushApply * 1000, 2)) ms (\(format(pushApply * 1e6 / Double(max(1, actions.count)), 1)) µs a move); as one catch-up message: \(format(chainApply * 1000, 2)) ms")
     result("sync.\(spec.key).ops", recorder.ops.count)
@@ -195,6 +204,8 @@ for (gi, spec) in recordedGames.enumerated() {
     result("sync.\(spec.key).ours_live_apply_ms", liveApply * 1000)
     result("sync.\(spec.key).ours_push_bytes", pushBytes)
     result("sync.\(spec.key).ours_chain_bytes", chainBytes)
+    result("sync.\(spec.key).ours_segments_bytes", segmentMessage.count)
+    result("sync.\(spec.key).summary_bytes", catchUp.summaryBytes)
     result("sync.\(spec.key).ours_apply_ms", pushApply * 1000)
 
     traceJSON += "{\"key\": \"\(spec.key)\", \"title\": \"\(spec.title)\", \"players\": \(spec.players),\n"

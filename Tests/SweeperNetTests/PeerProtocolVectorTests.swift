@@ -663,6 +663,52 @@ import SweeperGame
         #expect(try SyncMessage(decoding: v.bytes("unsigned")) == unsigned)
     }
 
+    /// Alice catches Bob up over a link of protocol 15: segments in the
+    /// link's compact form, then the same ops pushed on a link where
+    /// nothing was said yet.
+    @Test func chainsInTheLinksCompactForm() throws {
+        let cast = try Cast()
+        let game = try Game(cast)
+        var alice = Replica(circle: cast.circle)
+        for op in [game.genesisOp, game.reveal, game.mark, game.assisted] { #expect(alice.insert(op).accepted.count == 1) }
+        var bob = Replica(circle: cast.circle)
+        for op in [game.genesisOp, game.reveal] { #expect(bob.insert(op).accepted.count == 1) }
+        var aliceSide = SyncSession(), bobSide = SyncSession()
+        aliceSide.peer = cast.bob.peerID
+        aliceSide.liveAuthor = cast.alice.peerID
+        aliceSide.peerTakesChains = true
+        bobSide.peer = cast.alice.peerID
+        bobSide.liveAuthor = cast.bob.peerID
+        bobSide.peerTakesChains = true
+        // Each side's first summary: Alice's names both authors (Alice,
+        // Bob, ascending), Bob's the game.
+        let aliceSummary = aliceSide.start(replica: alice)
+        let bobSummary = bobSide.start(replica: bob)
+        for m in aliceSummary { _ = bobSide.receive(try SyncMessage(decoding: m.encoded), replica: &bob) }
+        let answer = aliceSide.receive(try #require(bobSummary.first), replica: &alice).replies
+        // On a link where neither side said anything yet.
+        var quiet = SyncSession()
+        quiet.liveAuthor = cast.alice.peerID
+        quiet.peerTakesChains = true
+        let pushed = quiet.push([game.assisted, game.mark], replica: alice)
+        let v = try Self.vector("chains")
+        Self.check(v, inputs: [], outputs: [
+            ("catch-up", Self.hex(try #require(answer.first).encoded)),
+            ("push", Self.hex(try #require(pushed.first).encoded)),
+        ])
+        #expect(answer.count == 1 && pushed.count == 1)
+
+        // Bob's side rebuilds both ops from the document's bytes.
+        let took = bobSide.receive(try SyncMessage(decoding: v.bytes("catch-up")), replica: &bob)
+        #expect(Set(took.outcome.accepted.map(\.hash)) == [game.assisted.hash, game.mark.hash] && took.violation == nil)
+        var bobAgain = Replica(circle: cast.circle)
+        for op in [game.genesisOp, game.reveal] { bobAgain.insert(op) }
+        var fresh = SyncSession()
+        fresh.peer = cast.alice.peerID
+        let again = fresh.receive(try SyncMessage(decoding: v.bytes("push")), replica: &bobAgain)
+        #expect(Set(again.outcome.accepted.map(\.hash)) == [game.assisted.hash, game.mark.hash] && again.violation == nil)
+    }
+
     @Test func presenceNotes() throws {
         let v = try Self.vector("presence")
         let cast = try Cast()
@@ -741,7 +787,7 @@ import SweeperGame
         let names = Set(try Self.vectors().keys)
         let checked: Set<String> = [
             "identities", "invite-code", "txt-record", "handshake", "secret-stream", "link-messages",
-            "game", "op-genesis", "op-reveal", "op-mark", "op-assisted", "game-players", "op-players", "op-archive", "private-game", "op-flood", "segment", "sync-messages", "live-push", "presence", "profile", "play", "membership", "membership-v2", "invitation-switch", "summary-parts", "game-descriptions", "op-hint", "op-seeded", "op-daily", "invitation", "point", "game-race", "op-resign",
+            "game", "op-genesis", "op-reveal", "op-mark", "op-assisted", "game-players", "op-players", "op-archive", "private-game", "op-flood", "segment", "sync-messages", "live-push", "presence", "profile", "play", "membership", "membership-v2", "invitation-switch", "summary-parts", "game-descriptions", "op-hint", "op-seeded", "op-daily", "invitation", "point", "game-race", "op-resign", "chains",
         ]
         #expect(names == checked, "vectors nothing checks: \(names.subtracting(checked)); missing: \(checked.subtracting(names))")
     }

@@ -149,7 +149,7 @@ import Testing
         #expect(try SyncMessage(decoding: summary.encoded) == summary)
         #expect(throws: SyncDecodingError.self) { try SyncMessage(decoding: message.encoded + [0]) }
         #expect(throws: SyncDecodingError.unknownVersion(9)) { try SyncMessage(decoding: [9, 0]) }
-        #expect(throws: SyncDecodingError.unknownKind(field: "message type", value: 8)) { try SyncMessage(decoding: [1, 8]) }
+        #expect(throws: SyncDecodingError.unknownKind(field: "message type", value: 9)) { try SyncMessage(decoding: [1, 9]) }
         // A huge claimed count with no bytes behind it is refused before allocating.
         #expect(throws: SyncDecodingError.self) { try SyncMessage(decoding: [1, 0, 0, 0xFF, 0xFF, 0x03]) }
     }

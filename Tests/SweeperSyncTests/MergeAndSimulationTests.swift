@@ -115,6 +115,7 @@ func replica(_ circle: CircleKey, inserting ops: [Op]) -> Replica {
             totals.addedPlayerSealedMoves += report.addedPlayerSealedMoves
             totals.liveOps += report.liveOps
             totals.headSignatures += report.headSignatures
+            totals.chainSegments += report.chainSegments
             totals.dailyGames += report.dailyGames
             totals.racesRun += report.racesRun
             totals.racersResigned += report.racersResigned
@@ -126,6 +127,8 @@ func replica(_ circle: CircleKey, inserting ops: [Op]) -> Replica {
         #expect(totals.partitions > 0)
         // Replicas let go of older ops and read them back from their disks when asked for them.
         #expect(totals.opsReadBack > 0)
+        // Links of protocol 15 carried segments in their compact form.
+        #expect(totals.chainSegments > 0)
         #expect(totals.addedPlayerMoves > totals.addedPlayerSealedMoves && totals.addedPlayerSealedMoves > 0)
         // Some games became boards of the day on the way, and converged all the same.
         #expect(totals.dailyGames > 0)

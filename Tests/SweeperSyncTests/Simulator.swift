@@ -124,6 +124,7 @@ struct Simulation {
     /// Ops sent as live pushes, and head signatures sent apart from them.
     var liveOps = 0
     var headSignatures = 0
+    var chainSegments = 0
     var rejected: [OpRejection: Int] = [:]
     var restarts = 0
     var partitions = 0
@@ -171,6 +172,10 @@ struct Simulation {
     /// Whether a link sends signed segments only (a peer before the live form).
     func isLegacy(_ a: Int, _ b: Int) -> Bool { (UInt64(a + b) &+ seed) % 4 == 0 }
 
+    /// Whether a link of the live form carries segments in the compact form
+    /// too (peers of protocol 15), or as ops messages (8 to 14).
+    func takesChains(_ a: Int, _ b: Int) -> Bool { !isLegacy(a, b) && (UInt64(a * b) &+ seed) % 3 != 0 }
+
     /// Brings a link up (again): fresh sessions on both ends, each starting
     /// with its summary and asking for the signatures it lacks.
     mutating func connect(_ a: Int, _ b: Int) {
@@ -181,6 +186,7 @@ struct Simulation {
             var session = SyncSession()
             session.peer = peers[y].author.identity.peerID
             if !isLegacy(a, b) { session.liveAuthor = peers[x].author.identity.peerID }
+            session.peerTakesChains = takesChains(a, b)
             var first = session.start(replica: peers[x].replica)
             if !isLegacy(a, b) { first += session.askForSignatures(replica: peers[x].replica) }
             peers[x].sessions[y] = session
@@ -206,7 +212,7 @@ struct Simulation {
     static func isLiveForm(_ message: SyncMessage) -> Bool {
         switch message {
         case .live, .heads, .unsigned: true
-        case .summary, .summaryPart, .ops, .interest, .describe, .descriptions: false
+        case .summary, .summaryPart, .ops, .chains, .interest, .describe, .descriptions: false
         }
     }
 
@@ -229,6 +235,10 @@ struct Simulation {
         // (a stream delivers them, late), and cut only with the link.
         let summaryInStream = !isLegacy(from, to) && Self.isSummary(message)
         let live = Self.isLiveForm(message) || summaryInStream
+        // A chains message names games and authors by what came before it in
+        // the stream, so it travels in order too; but its sender may drop it
+        // (a catch-up, while the send buffer is full), and the link goes on.
+        let chains = if case .chains = message { true } else { false }
         // A forgery is what its sender means to say: the network does not lose it.
         let reliable = lossless || forgedHead != nil
         let lost = !reliable && rng.below(100) < config.lossPercent
@@ -237,21 +247,22 @@ struct Simulation {
             if live { breakLink(from, to) }
             return
         }
-        let copies = !live && !reliable && rng.below(100) < config.duplicatePercent ? 2 : 1
+        let copies = !live && !chains && !reliable && rng.below(100) < config.duplicatePercent ? 2 : 1
         switch message {
         case .live(let ops): liveOps += ops.count
         case .heads(let heads): headSignatures += heads.count
+        case .chains(let segments): chainSegments += segments.count
         default: break
         }
         let bytes = message.encoded
         var at = now + 1 + (reliable ? 0 : rng.below(config.maxDelay))
-        if live {
+        if live || chains {
             at = max(at, liveDue[[from, to]] ?? 0)
             liveDue[[from, to]] = at
         }
         for _ in 0..<copies {
             sent += 1
-            queue.append(Envelope(deliverAt: at, order: sent, from: from, to: to, bytes: bytes, epoch: epochs[link] ?? 0, live: live,
+            queue.append(Envelope(deliverAt: at, order: sent, from: from, to: to, bytes: bytes, epoch: epochs[link] ?? 0, live: live || chains,
                                   forgedHead: forgedHead))
         }
     }
@@ -572,6 +583,8 @@ struct Simulation {
         /// Ops sent as live pushes, and head signatures sent apart from them.
         var liveOps = 0
         var headSignatures = 0
+        /// Segments sent in the link's compact form.
+        var chainSegments = 0
         /// Ops replicas let go of and read back from their disks (catch-ups, signatures checked, restarts).
         var opsReadBack = 0
     }
@@ -613,6 +626,7 @@ struct Simulation {
         report.partitions = partitions
         report.liveOps = liveOps
         report.headSignatures = headSignatures
+        report.chainSegments = chainSegments
         report.opsReadBack = peers.reduce(0) { $0 + $1.disk.opsReadBack }
         if restricted, config.peers > 3 {
             let added = peers[3].author.identity.peerID

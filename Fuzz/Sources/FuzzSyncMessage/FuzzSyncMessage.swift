@@ -37,6 +37,20 @@ func receive(_ message: SyncMessage) {
     }
     // A side that takes no game and asked what the fixture's game is:
     // takes a description of it, refuses others.
+    // A link of version 15 whose peer's first summary came: chains name
+    // authors by their place in it.
+    var linked = Fixtures.replica
+    var chains = SyncSession()
+    chains.peer = Fixtures.players[1].peerID
+    chains.liveAuthor = Fixtures.players[0].peerID
+    chains.peerTakesChains = true
+    _ = chains.start(replica: linked)
+    _ = chains.receive(.summary(Fixtures.replica.summary, wantsReply: false), replica: &linked)
+    let taken = chains.receive(message, replica: &linked)
+    for reply in taken.replies { _ = reply.encoded }
+    for m in chains.push(taken.outcome.accepted + taken.outcome.signed, replica: linked) {
+        check((try? SyncMessage(decoding: m.encoded)) == m, "a pushed message does not survive re-encoding")
+    }
     var empty = Replica(circle: Fixtures.circle)
     var asking = SyncSession()
     _ = asking.receive(.summary(Fixtures.replica.summary, wantsReply: false), replica: &empty, taking: .only([]))
@@ -94,6 +108,17 @@ public func main(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer
             var behind = vector
             for (author, seq) in vector.heads where seq > 1 { behind = VersionVector(heads: behind.heads.merging([author: seq - 1]) { $1 }) }
             seeds.append(SyncMessage.summary([id: behind], wantsReply: true).encoded)
+            // The same answer in the link's compact form (version 15), and the
+            // whole game to a side that holds nothing.
+            for summary in [[id: behind], [:]] as [[GameID: VersionVector]] {
+                var alice = SyncSession()
+                alice.liveAuthor = Fixtures.players[0].peerID
+                alice.peer = Fixtures.players[1].peerID
+                alice.peerTakesChains = true
+                var aliceReplica = replica
+                _ = alice.start(replica: aliceReplica)
+                for m in alice.receive(.summary(summary, wantsReply: false), replica: &aliceReplica).replies { seeds.append(m.encoded) }
+            }
         }
         return seeds
     }

@@ -190,8 +190,8 @@ actor GameService {
         var touched: [GameID] = []
         switch message {
         case .ops(let segments): touched = segments.compactMap { $0.ops.last?.gameID }
-        // Live pushes name games by the link's numbers, which the session reads.
-        case .live: touched = Array(session.withSession { $0.games(in: message) })
+        // Live pushes and chains name games by the link's numbers, which the session reads.
+        case .live, .chains: touched = Array(session.withSession { $0.games(in: message) })
         case .summary, .summaryPart, .interest, .heads, .unsigned, .describe, .descriptions: break
         }
         let before = engine.statuses(of: touched)

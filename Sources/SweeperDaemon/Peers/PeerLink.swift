@@ -84,10 +84,11 @@ struct PeerLink: Sendable {
     /// games (the ones live pushes name by their place) of up to 7 authors each.
     static let olderPeerSummaryBudget = 15 << 20
 
-    /// Sends sync messages, splitting an ops message whose encoding is over
-    /// the budget. Only a catch-up (`ops`) may be dropped while the send
-    /// buffer is full (anti-entropy sends it again); the other messages are
-    /// the link's stream, on which both sessions rely.
+    /// Sends sync messages, splitting an ops or chains message whose
+    /// encoding is over the budget. Only a catch-up (`ops`, `chains`: a
+    /// chains message reads the link's state and never changes it) may be
+    /// dropped while the send buffer is full (anti-entropy sends it again);
+    /// the other messages are the link's stream, on which both sessions rely.
     func send(_ messages: [SyncMessage]) {
         for message in messages {
             let encoded = message.encoded
@@ -101,28 +102,34 @@ struct PeerLink: Sendable {
                 for part in split { sendSync(part.encoded, droppable: false) }
                 continue
             }
-            guard case .ops(let segments) = message else {
-                sendSync(encoded, droppable: false)
-                continue
+            switch message {
+            case .ops(let segments): sendCatchUp(segments, encoded: encoded, as: SyncMessage.ops)
+            case .chains(let segments): sendCatchUp(segments, encoded: encoded, as: SyncMessage.chains)
+            default: sendSync(encoded, droppable: false)
             }
-            guard encoded.count > Self.syncMessageBudget else {
-                sendSync(encoded, droppable: true)
-                continue
-            }
-            var batch: [OpSegment] = []
-            var size = 0
-            for segment in segments {
-                let one = SyncMessage.ops([segment]).encoded.count
-                if !batch.isEmpty && size + one > Self.syncMessageBudget {
-                    sendSync(SyncMessage.ops(batch).encoded, droppable: true)
-                    batch = []
-                    size = 0
-                }
-                batch.append(segment)
-                size += one
-            }
-            if !batch.isEmpty { sendSync(SyncMessage.ops(batch).encoded, droppable: true) }
         }
+    }
+
+    /// Sends a catch-up, droppable, in messages of at most
+    /// ``syncMessageBudget`` bytes (one segment over it goes alone).
+    private func sendCatchUp<Segment>(_ segments: [Segment], encoded: [UInt8], as message: ([Segment]) -> SyncMessage) {
+        guard encoded.count > Self.syncMessageBudget else {
+            sendSync(encoded, droppable: true)
+            return
+        }
+        var batch: [Segment] = []
+        var size = 0
+        for segment in segments {
+            let one = message([segment]).encoded.count
+            if !batch.isEmpty && size + one > Self.syncMessageBudget {
+                sendSync(message(batch).encoded, droppable: true)
+                batch = []
+                size = 0
+            }
+            batch.append(segment)
+            size += one
+        }
+        if !batch.isEmpty { sendSync(message(batch).encoded, droppable: true) }
     }
 
     private func sendSync(_ bytes: [UInt8], droppable: Bool) {

@@ -68,6 +68,7 @@ final class SyncSessions: Sendable {
             let messages = link.session.withSession { session in
                 session.peerReads = Self.features(read: capabilities)
                 session.peerDescribes = capabilities.describesGames
+                session.peerTakesChains = capabilities.takesChains
                 // A session that started before the hello sends its summary
                 // again, asking for the peer's, so that such games it lacks come now.
                 var messages = session.hasPeerSummary ? session.tick(replica: replica) : []
