@@ -24,7 +24,11 @@
 #   and their heads verified on a fresh replica; best of 3),
 #   sync.GAME.ours_push_bytes (every move pushed as a signed op in its own
 #   sync message, as before live pushes), sync.GAME.ours_chain_bytes (the moves
-#   as catch-up chain segments, one signature per author),
+#   as the creator's daemon catches up a device that holds the genesis on a
+#   link of protocol 15: chain segments in the link's compact form, one
+#   signature per author), sync.GAME.ours_segments_bytes (the same segments
+#   in an ops message, as before version 15), sync.GAME.summary_bytes (the
+#   two first summaries before that catch-up),
 #   sync.GAME.ours_apply_ms (every push decoded, verified and applied on a
 #   fresh replica that holds the genesis; best of 3); and the Yjs side, one
 #   pycrdt Doc per player, one Map keyed by cell, one transaction per move

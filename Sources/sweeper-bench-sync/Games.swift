@@ -326,26 +326,26 @@ func catchUpMessage(_ ops: ArraySlice<Op>) -> [UInt8] {
     return SyncMessage.ops(segments).encoded
 }
 
-/// A catch-up as a link of protocol 15 carries it: a device that holds a
-/// game's genesis and nothing more links to the creator's daemon, which
-/// holds the whole game; each sends its first summary, and the creator's
-/// answers the device's. Returns that answer (chains messages: each
-/// author's ops after what the device holds, one signature per author),
-/// the device's session as it stands to read it, and the bytes of the two
-/// summaries before it.
-@MainActor func linkCatchUp(of game: GameID, from replica: Replica, genesis: Op, device: PeerID)
+/// A catch-up as a link of protocol 15 carries it: a device that holds
+/// `held` of a game (its genesis, or nothing) links to the daemon of its
+/// creator, which holds the whole game (`replica`); each sends its first
+/// summary, and the creator's answers the device's. Returns that answer
+/// (chains messages: each author's ops after what the device holds, one
+/// signature per author), the device's session as it stands to read it,
+/// and the bytes of the two summaries before it.
+@MainActor func linkCatchUp(from replica: Replica, creator: PeerID, device: PeerID, holding held: [Op])
     -> (messages: [[UInt8]], session: SyncSession, summaryBytes: Int)
 {
     var creatorSide = SyncSession(), deviceSide = SyncSession()
-    creatorSide.liveAuthor = genesis.author
+    creatorSide.liveAuthor = creator
     creatorSide.peer = device
     creatorSide.peerTakesChains = true
     deviceSide.liveAuthor = device
-    deviceSide.peer = genesis.author
+    deviceSide.peer = creator
     deviceSide.peerTakesChains = true
     var creatorReplica = replica
     var deviceReplica = Replica(circle: circle)
-    guard deviceReplica.insert(genesis).accepted.count == 1 else { fail("genesis refused") }
+    for op in held where deviceReplica.insert(op).accepted.count != 1 { fail("held op refused") }
     let creatorSummary = creatorSide.start(replica: creatorReplica)
     let deviceSummary = deviceSide.start(replica: deviceReplica)
     for m in creatorSummary { _ = deviceSide.receive(m, replica: &deviceReplica) }
@@ -360,6 +360,18 @@ func catchUpMessage(_ ops: ArraySlice<Op>) -> [UInt8] {
     }
     let summaryBytes = (creatorSummary + deviceSummary).map(\.encoded.count).reduce(0, +)
     return (answer, deviceSide, summaryBytes)
+}
+
+/// Takes a catch-up made by ``linkCatchUp(from:creator:device:holding:)``
+/// into `replica` (which holds what the device held) through a copy of
+/// the device's session, as the device's daemon takes it.
+func applyLinkCatchUp(_ messages: [[UInt8]], session: SyncSession, into replica: inout Replica) {
+    var session = session
+    for m in messages {
+        guard let message = try? SyncMessage(decoding: m) else { fail("catch-up decode") }
+        let step = session.receive(message, replica: &replica)
+        if step.violation != nil || !step.outcome.rejected.isEmpty { fail("catch-up refused") }
+    }
 }
 
 /// Decodes `message` and inserts its segments into `replica`.
