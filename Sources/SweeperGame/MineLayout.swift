@@ -22,18 +22,21 @@ public enum LayoutError: Error, Equatable, Sendable, CustomStringConvertible {
 /// Where the mines are on a board, with every cell's count of adjacent mines.
 ///
 /// A layout is immutable and cheap to share; games and players all see the
-/// same one. It takes half a byte a cell (a 500×500 layout is 125,000
-/// bytes): each cell's nibble is its count of adjacent mines (0...8), or
-/// ``mineNibble`` for a mine.
+/// same one. It takes one bit a cell (a 500×500 layout is 31,256 bytes), so
+/// that a game nobody has open costs little: a cell's count of adjacent
+/// mines is read from the bits of its three rows, a few instructions.
 public struct MineLayout: Hashable, Sendable {
     /// The board's shape.
     public let geometry: BoardGeometry
     /// The number of mines.
     public let mineCount: Int
-    /// Two cells a byte, the even cell in the low nibble.
-    @usableFromInline let nibbles: [UInt8]
-    /// A mine's nibble.
-    @usableFromInline static let mineNibble: UInt8 = 15
+    /// Bit `i % 64` of word `i / 64` is set where cell `i` holds a mine;
+    /// one zero word follows the last cell's, so that a window of three
+    /// cells may always read the word after its first.
+    @usableFromInline let bits: [UInt64]
+    /// ⌈2³² / width⌉: a cell's column is found by a multiplication, not a
+    /// division (exact for every cell of a board of up to 500 × 500).
+    @usableFromInline let widthReciprocal: UInt64
 
     /// Creates a layout from a per-cell mine map (`true` where a mine is).
     public init(geometry: BoardGeometry, isMine: [Bool]) {
@@ -54,36 +57,25 @@ public struct MineLayout: Hashable, Sendable {
     @usableFromInline init(geometry: BoardGeometry, mineBytes: [UInt8]) {
         self.geometry = geometry
         let n = geometry.cellCount
-        var counts = [UInt8](repeating: 0, count: n)
+        var bits = [UInt64](repeating: 0, count: (n + 63) / 64 + 1)
         var total = 0
-        let w = geometry.width
-        let h = geometry.height
-        mineBytes.withUnsafeBufferPointer { m in
-            counts.withUnsafeMutableBufferPointer { c in
-                for y in 0..<h {
-                    for x in 0..<w where m[y * w + x] != 0 {
-                        total += 1
-                        for ny in max(0, y - 1)...min(h - 1, y + 1) {
-                            for nx in max(0, x - 1)...min(w - 1, x + 1) where nx != x || ny != y {
-                                c[ny * w + nx] += 1
-                            }
-                        }
-                    }
-                }
-            }
+        for i in 0..<n where mineBytes[i] != 0 {
+            bits[i >> 6] |= 1 << UInt64(i & 63)
+            total += 1
         }
-        var nibbles = [UInt8](repeating: 0, count: (n + 1) / 2)
-        for i in 0..<n {
-            let v = mineBytes[i] != 0 ? Self.mineNibble : counts[i]
-            nibbles[i >> 1] |= i & 1 == 0 ? v : v << 4
-        }
-        self.nibbles = nibbles
+        self.bits = bits
         self.mineCount = total
+        let width = UInt64(geometry.width)
+        widthReciprocal = ((1 << 32) + width - 1) / width
     }
 
-    @inlinable func nibble(_ index: Int) -> UInt8 {
-        let b = nibbles[index >> 1]
-        return index & 1 == 0 ? b & 0x0F : b >> 4
+    /// The mines among `count` (1 to 3) consecutive cells from `start`.
+    @inlinable func mines(from start: Int, count: Int) -> Int {
+        let word = start >> 6
+        let offset = UInt64(start & 63)
+        var window = bits[word] >> offset
+        if offset > 61 { window |= bits[word + 1] << (64 - offset) }
+        return (window & ((1 << UInt64(count)) - 1)).nonzeroBitCount
     }
 
     /// One byte a cell, 1 where a mine is (for the solver's working copy).
@@ -116,16 +108,20 @@ public struct MineLayout: Hashable, Sendable {
     }
 
     /// Whether cell `index` holds a mine.
-    @inlinable public func isMine(_ index: Int) -> Bool { nibble(index) == Self.mineNibble }
+    @inlinable public func isMine(_ index: Int) -> Bool { bits[index >> 6] >> UInt64(index & 63) & 1 != 0 }
 
-    /// The number of mines among the neighbours of cell `index` (counted
-    /// for a mine, whose nibble says only that it is one).
+    /// The number of mines among the neighbours of cell `index`: the
+    /// cells of its row and of the rows above and below it, from its left
+    /// neighbour to its right one, itself left out.
     @inlinable public func adjacentMines(_ index: Int) -> Int {
-        let v = nibble(index)
-        guard v == Self.mineNibble else { return Int(v) }
-        var count = 0
-        geometry.forEachNeighbor(of: index) { if isMine($0) { count += 1 } }
-        return count
+        let width = geometry.width
+        let x = index - Int((UInt64(index) &* widthReciprocal) >> 32) * width
+        let start = x == 0 ? index : index - 1
+        let count = (x == 0 ? 0 : 1) + 1 + (x == width - 1 ? 0 : 1)
+        var total = mines(from: start, count: count) - (isMine(index) ? 1 : 0)
+        if index >= width { total += mines(from: start - width, count: count) }
+        if index + width < geometry.cellCount { total += mines(from: start + width, count: count) }
+        return total
     }
 
     /// The number of safe cells.
@@ -145,7 +141,7 @@ public struct MineLayout: Hashable, Sendable {
         var marked = [Bool](repeating: false, count: n)
         var clicks = 0
         var stack: [Int] = []
-        for i in 0..<n where nibble(i) == 0 && !marked[i] {
+        for i in 0..<n where !isMine(i) && adjacentMines(i) == 0 && !marked[i] {
             clicks += 1
             marked[i] = true
             stack.append(i)
@@ -153,7 +149,7 @@ public struct MineLayout: Hashable, Sendable {
                 geometry.forEachNeighbor(of: c) { nb in
                     if !marked[nb] {
                         marked[nb] = true
-                        if nibble(nb) == 0 { stack.append(nb) }
+                        if !isMine(nb) && adjacentMines(nb) == 0 { stack.append(nb) }
                     }
                 }
             }

@@ -17,6 +17,53 @@ import Testing
         #expect(field.safeCellCount == 10)
     }
 
+    /// Counts read from the layout's bits agree with counting the
+    /// neighbours one by one, on boards whose rows start anywhere in a
+    /// word and cross words (widths around 64), at every edge, with mines
+    /// on a quarter of the cells and on all but one.
+    @Test func countsFromBitsAgreeWithNeighboursOneByOne() throws {
+        var rng = BoardRandom(seed: 64)
+        for (width, height) in [(2, 2), (3, 5), (63, 3), (64, 4), (65, 3), (127, 2), (500, 3)] {
+            let geometry = BoardGeometry(width: width, height: height)
+            for dense in [false, true] {
+                let mines = (0..<geometry.cellCount).map { i in dense ? i != geometry.cellCount / 2 : rng.below(4) == 0 }
+                let layout = MineLayout(geometry: geometry, isMine: mines)
+                #expect(layout.mineCount == mines.filter { $0 }.count)
+                for i in 0..<geometry.cellCount {
+                    var count = 0
+                    geometry.forEachNeighbor(of: i) { if mines[$0] { count += 1 } }
+                    #expect(layout.adjacentMines(i) == count, "\(width)×\(height), cell \(i)")
+                    #expect(layout.isMine(i) == mines[i])
+                }
+                #expect(try MineLayout(geometry: geometry, mineIndices: layout.mineIndices) == layout)
+                var packed = [UInt8](repeating: 0, count: (geometry.cellCount + 7) / 8)
+                for i in 0..<geometry.cellCount where mines[i] { packed[i >> 3] |= 1 << UInt8(i & 7) }
+                #expect(layout.packedBits == packed)
+            }
+        }
+    }
+
+    /// A cell's column, found by multiplying by the layout's reciprocal of
+    /// the width, is the remainder on every board size up to 500 × 500: at
+    /// each row's first and last cell, where a rounding error would show.
+    @Test func columnsByReciprocalAreExactOnEveryBoardSize() {
+        for width in 2...BoardGeometry.maximumSide {
+            let layout = MineLayout(geometry: BoardGeometry(width: width, height: 2), isMine: [Bool](repeating: false, count: width * 2))
+            let limit = BoardGeometry.maximumSide * BoardGeometry.maximumSide
+            var row = 0
+            while row * width < limit {
+                for n in [row * width, row * width + width - 1] where n < limit {
+                    let q = Int((UInt64(n) &* layout.widthReciprocal) >> 32)
+                    if q != n / width {
+                        Issue.record("width \(width), cell \(n): \(q), not \(n / width)")
+                        return
+                    }
+                }
+                row += 1
+            }
+        }
+    }
+
     // MARK: Uncover × cell state
 
     @Test func uncoverCoveredSafeNumberRevealsOnlyIt() {
