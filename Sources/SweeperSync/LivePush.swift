@@ -200,10 +200,11 @@ public struct ChainHead: Hashable, Sendable {
 /// What one direction of a link has said of live pushes: the receiver's
 /// first summary (its games, and the author keys it names, by which the
 /// receiver's own chains messages name authors), the games it numbered,
-/// and per game the newest op of the sender's chain it carried. The sender and the receiver each keep one
-/// for the sender's direction, in step; a session holds one for each
-/// direction, and resolves a reference to the receiver's numbers
-/// (``LinkGameRef/receiverNumbered(_:)``) with the other.
+/// and per game the newest op of the sender's chain it carried. The
+/// sender and the receiver each keep one for the sender's direction, in
+/// step; a session holds one for each direction, and resolves a reference
+/// to the receiver's numbers (``LinkGameRef/receiverNumbered(_:)``) with
+/// the other.
 struct LiveLinkState: Sendable {
     /// The games of the receiver's first summary on the link, ascending (at
     /// most ``LinkGameRef/limit``); `nil` until the receiver sent it (on
