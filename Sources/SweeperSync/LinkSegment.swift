@@ -119,9 +119,10 @@ public struct LinkSegment: Hashable, Sendable {
 
     /// The ops, rebuilt with what the receiver knows: the game and author
     /// the link's references name, the circle's membership proof for the
-    /// author and the hash of the op before the first. Nothing is verified here.
+    /// author and the hash of the op before the first (``previous`` when
+    /// given, else as the receiver holds it). Nothing is verified here.
     func ops(game id: GameID, author key: PeerID, proof: [UInt8], previous before: OpHash) -> OpSegment {
         OpSegment(rebuilding: steps, game: id, author: key, proof: proof, firstSeq: firstSeq,
-                  previous: previous ?? before, signature: signature)
+                  previous: before, signature: signature)
     }
 }

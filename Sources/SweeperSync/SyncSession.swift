@@ -314,13 +314,9 @@ public struct SyncSession: Sendable {
                 step.unwanted += segment.count
                 continue
             }
-            var before = OpHash.none
-            if segment.previous == nil, segment.firstSeq > 1 {
-                guard let held = replica.games[game]?.hash(author: author, seq: segment.firstSeq - 1) else {
-                    askForSummary = true
-                    continue
-                }
-                before = held
+            guard let before = segment.previous ?? Self.hash(before: segment.firstSeq, of: author, in: game, replica) else {
+                askForSummary = true
+                continue
             }
             let rebuilt = segment.ops(game: game, author: author, proof: proof(of: author, in: replica), previous: before)
             receive(rebuilt, replica: &replica, taking: interest, into: &step)
@@ -401,12 +397,7 @@ public struct SyncSession: Sendable {
                 step.unwanted += 1
                 continue
             }
-            let previous: OpHash
-            if seq == 1 {
-                previous = .none
-            } else if let before = replica.games[game]?.hash(author: peer, seq: seq - 1) {
-                previous = before
-            } else {
+            guard let previous = Self.hash(before: seq, of: peer, in: game, replica) else {
                 // Held already (a duplicate), or after a gap: a summary brings what is missing.
                 if replica.games[game]?.hash(author: peer, seq: seq) == nil { askForSummary = true }
                 continue
@@ -417,6 +408,13 @@ public struct SyncSession: Sendable {
             peerHolds[game, default: VersionVector()].advance(peer, to: seq)
         }
         if askForSummary { step.replies.append(summaryMessage(of: replica, wantsReply: true)) }
+    }
+
+    /// The hash of `author`'s op before `seq` in `game`, which an op
+    /// rebuilt from a live push or a compact segment names: none before seq
+    /// 1; `nil` when this replica does not hold that op.
+    private static func hash(before seq: UInt64, of author: PeerID, in game: GameID, _ replica: Replica) -> OpHash? {
+        seq == 1 ? OpHash.none : replica.games[game]?.hash(author: author, seq: seq - 1)
     }
 
     /// The circle's membership proof for `author`, which the peer's live
