@@ -254,3 +254,40 @@ extension Commands {
         public typealias Result = Empty
     }
 }
+
+extension Commands.Cursor.Arguments {
+    /// The `cursor` request line, as ``ControlCoding/line(_:)`` writes it
+    /// (id 0, keys sorted), written directly into bytes: a viewer sends one
+    /// on every move of its cursor.
+    public var requestLine: [UInt8] {
+        var out = JSONLineWriter()
+        out.begin()
+        out.key("command"); out.string(Commands.Cursor.name)
+        if let game { out.key("game"); out.string(game) }
+        out.key("id"); out.int(0)
+        if let x { out.key("x"); out.int(x) }
+        if let y { out.key("y"); out.int(y) }
+        out.end()
+        out.byte(0x0A)
+        return out.bytes
+    }
+
+    /// Reads a `cursor` request line (``requestLine``, or any client's)
+    /// without `JSONDecoder`, keys it does not know aside as `JSONDecoder`
+    /// leaves them. Nil when the line is not read here (not JSON, another
+    /// command, a field of another type, a `null`): the caller then decodes
+    /// it with `JSONDecoder`, which decides.
+    public init?(requestLine bytes: UnsafeRawBufferPointer) {
+        guard let members = JSONLineReader.value(bytes)?.object, members["command"]?.string == Commands.Cursor.name else { return nil }
+        self.init()
+        for (key, value) in members {
+            switch key {
+            case "command", "id": continue
+            case "game": guard let v = value.string else { return nil }; game = v
+            case "x": guard let v = value.int else { return nil }; x = v
+            case "y": guard let v = value.int else { return nil }; y = v
+            default: continue
+            }
+        }
+    }
+}

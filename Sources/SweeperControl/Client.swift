@@ -206,7 +206,12 @@ public final class ControlClient: Sendable {
             defer { s.nextID += 1 }
             return .int(s.nextID)
         }
-        let line = try ControlCoding.line(Request(id: id, command: command, arguments: arguments))
+        // A move's line (a player's key) is written directly; any other by JSONEncoder.
+        let line = if let move = arguments as? Commands.MoveArguments {
+            Data(move.requestLine(command: command, id: id))
+        } else {
+            try ControlCoding.line(Request(id: id, command: command, arguments: arguments))
+        }
         let data: Data = try await withCheckedThrowingContinuation { (waiter: Waiter) in
             let refused: (any Error)? = state.withLock { s in
                 if let refusal = s.refusal { return refusal }
@@ -241,8 +246,7 @@ public final class ControlClient: Sendable {
     /// On a subscribed connection: tells the daemon where this viewer's
     /// cursor is (``Commands/Cursor``), or that it shows no game. No answer comes.
     public func setCursor(_ arguments: Commands.Cursor.Arguments) async throws {
-        let line = try ControlCoding.line(Request(id: .int(0), command: Commands.Cursor.name, arguments: arguments))
-        try await outbound.write(ByteBuffer(bytes: line))
+        try await outbound.write(ByteBuffer(bytes: arguments.requestLine))
     }
 
     /// Subscribes (see ``Commands/Subscribe``) and returns the event stream,
@@ -259,6 +263,12 @@ public final class ControlClient: Sendable {
 
     private func receive(_ frame: LineFrame) {
         guard case let .line(buffer) = frame else { return }
+        // A move's or a cursor's event, read without JSONDecoder; any other
+        // line, as JSONDecoder reads it.
+        if let event = buffer.withUnsafeReadableBytes({ ControlEvent(jsonLine: $0) }) {
+            events.yield(event)
+            return
+        }
         let data = Data(buffer.readableBytesView)
         guard let head = try? ControlCoding.decoder().decode(IncomingHead.self, from: data) else { return }
         if head.event != nil {

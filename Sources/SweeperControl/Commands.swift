@@ -392,6 +392,42 @@ public enum Commands {
             self.y = y
             self.mark = mark
         }
+
+        /// The request line of `command` (a move) with these arguments, as
+        /// ``ControlCoding/line(_:)`` writes a ``Request`` (keys sorted),
+        /// written directly into bytes: a player's every key sends one.
+        func requestLine(command: String, id: RequestID) -> [UInt8] {
+            var out = JSONLineWriter()
+            out.begin()
+            out.key("command"); out.string(command)
+            if let game { out.key("game"); out.string(game) }
+            out.key("id"); out.id(id)
+            if let mark { out.key("mark"); out.string(mark) }
+            out.key("x"); out.int(x)
+            out.key("y"); out.int(y)
+            out.end()
+            out.byte(0x0A)
+            return out.bytes
+        }
+
+        /// The arguments of a move's request line from its members as
+        /// ``JSONLineReader`` read them, other keys aside as JSONDecoder
+        /// leaves them; nil when one is missing or of another type (a
+        /// `null` too), for JSONDecoder to judge and say what is wrong.
+        public init?(members: [String: JSONValue]) {
+            guard let x = members["x"]?.int, let y = members["y"]?.int else { return nil }
+            self.init(game: nil, x: x, y: y)
+            switch members["game"] {
+            case nil: break
+            case .string(let s)?: game = s
+            default: return nil
+            }
+            switch members["mark"] {
+            case nil: break
+            case .string(let s)?: mark = s
+            default: return nil
+            }
+        }
     }
 
     /// What a move changed.

@@ -112,6 +112,23 @@ public struct RequestHead: Decodable, Sendable {
     public var id: RequestID?
     /// The command name, if given.
     public var command: String?
+
+    /// The head of a request line from its members as ``JSONLineReader``
+    /// read them; nil when the id or the command has a type JSONDecoder is
+    /// left to judge (a `null`, a fraction, an object).
+    public init?(members: [String: JSONValue]) {
+        switch members["id"] {
+        case nil: id = nil
+        case .int(let i)?: id = .int(Int64(i))
+        case .string(let s)?: id = .string(s)
+        default: return nil
+        }
+        switch members["command"] {
+        case nil: command = nil
+        case .string(let s)?: command = s
+        default: return nil
+        }
+    }
 }
 
 /// A request as sent: `{"id":…, "command":"…", …arguments}`.

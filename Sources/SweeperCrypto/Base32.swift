@@ -21,24 +21,46 @@ public enum CrockfordBase32 {
         }
     }
 
+    /// The alphabet's symbols as ASCII, by value.
+    private static let symbolBytes: [UInt8] = Array("0123456789ABCDEFGHJKMNPQRSTVWXYZ".utf8)
+
     /// Encodes `bytes` as base32 symbols, without grouping.
     public static func encode(_ bytes: [UInt8]) -> String {
-        var out: [Character] = []
-        out.reserveCapacity((bytes.count * 8 + 4) / 5)
-        var buffer: UInt32 = 0
-        var bits = 0
-        for b in bytes {
-            buffer = (buffer << 8) | UInt32(b)
-            bits += 8
-            while bits >= 5 {
-                bits -= 5
-                out.append(alphabet[Int((buffer >> UInt32(bits)) & 31)])
+        encode(bytes, groupedBy: 0)
+    }
+
+    /// Encodes `bytes` as base32 symbols in groups of `size` joined by
+    /// hyphens (no grouping when `size` is 0): as ``grouped(_:size:)`` of
+    /// ``encode(_:)``, written as ASCII straight into the string's storage,
+    /// since peer ids are shown in every presence event.
+    public static func encode(_ bytes: [UInt8], groupedBy size: Int) -> String {
+        let symbols = (bytes.count * 8 + 4) / 5
+        let hyphens = size > 0 && symbols > 0 ? (symbols - 1) / size : 0
+        return String(unsafeUninitializedCapacity: symbols + hyphens) { out in
+            var i = 0
+            var written = 0
+            func put(_ value: UInt32) {
+                if size > 0, written > 0, written % size == 0 {
+                    out[i] = UInt8(ascii: "-")
+                    i += 1
+                }
+                out[i] = symbolBytes[Int(value & 31)]
+                i += 1
+                written += 1
             }
+            var buffer: UInt32 = 0
+            var bits = 0
+            for b in bytes {
+                buffer = (buffer << 8) | UInt32(b)
+                bits += 8
+                while bits >= 5 {
+                    bits -= 5
+                    put(buffer >> UInt32(bits))
+                }
+            }
+            if bits > 0 { put(buffer << UInt32(5 - bits)) }
+            return i
         }
-        if bits > 0 {
-            out.append(alphabet[Int((buffer << UInt32(5 - bits)) & 31)])
-        }
-        return String(out)
     }
 
     /// The symbols of `text`: upper-cased, separators dropped, look-alikes mapped.

@@ -85,7 +85,7 @@ public struct PeerID: Hashable, Comparable, Sendable, CustomStringConvertible {
 
     /// The id as people read it: 11 hyphen-separated groups of 5 symbols.
     public var description: String {
-        CrockfordBase32.grouped(CrockfordBase32.encode(bytes + Self.check(of: bytes)), size: 5)
+        CrockfordBase32.encode(bytes + Self.check(of: bytes), groupedBy: 5)
     }
 
     /// The first group of the printed id, enough to tell a family's peers apart.

@@ -40,7 +40,7 @@ public enum InviteCode {
     public static func encode(_ circle: CircleKey) -> String {
         let key = circle.bytes
         let body = [version] + key + check(version: version, key: key)
-        return prefix + "-" + CrockfordBase32.grouped(CrockfordBase32.encode(body), size: 5)
+        return prefix + "-" + CrockfordBase32.encode(body, groupedBy: 5)
     }
 
     /// Reads an invite code of an earlier release (case, spaces and hyphens don't matter).
@@ -161,7 +161,7 @@ extension InviteCode {
     public static func encode(_ invitation: InvitationSecret) -> String {
         let secret = invitation.secret.bytes
         let body = [invitationVersion] + secret + check(version: invitationVersion, key: secret)
-        return prefix + "-" + CrockfordBase32.grouped(CrockfordBase32.encode(body), size: 5)
+        return prefix + "-" + CrockfordBase32.encode(body, groupedBy: 5)
     }
 
     /// Reads a code of either kind: an invitation (34 symbols) or, from an

@@ -73,6 +73,27 @@ import Testing
     }
 }
 
+@Suite struct Base32Tests {
+    /// The one-pass grouped encoding against grouping the plain one, and a
+    /// known text (RFC 4648's "foobar", in Crockford's alphabet).
+    @Test func groupedEncodingIsTheGroupedText() throws {
+        #expect(CrockfordBase32.encode(Array("foobar".utf8)) == "CSQPYRK1E8")
+        #expect(CrockfordBase32.encode(Array("foobar".utf8), groupedBy: 3) == "CSQ-PYR-K1E-8")
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        for length in 0...48 {
+            let bytes = (0..<length).map { _ in
+                state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                return UInt8(truncatingIfNeeded: state >> 56)
+            }
+            for size in [1, 4, 5, 7] {
+                let text = CrockfordBase32.encode(bytes, groupedBy: size)
+                #expect(text == CrockfordBase32.grouped(CrockfordBase32.encode(bytes), size: size))
+                #expect(try CrockfordBase32.decode(text) == bytes)
+            }
+        }
+    }
+}
+
 @Suite struct HashTests {
     @Test func blake2bMatchesKnownVector() {
         // RFC 7693 Appendix A: BLAKE2b-512("abc").

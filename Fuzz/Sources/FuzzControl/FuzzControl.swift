@@ -112,6 +112,29 @@ final class ResultBox<T>: @unchecked Sendable {
     var result: Result<T, any Error>?
 }
 
+/// What the hot lines' readers take from `line` without JSONDecoder
+/// (events, a request's head, a move's arguments, a cursor) is what
+/// JSONDecoder reads from it.
+func agreesWithJSONDecoder(_ line: Data) {
+    let decoder = JSONDecoder()
+    line.withUnsafeBytes { raw in
+        if let event = ControlEvent(jsonLine: raw) {
+            check((try? decoder.decode(ControlEvent.self, from: line)) == event, "an event read without JSONDecoder differs")
+        }
+        if let cursor = Commands.Cursor.Arguments(requestLine: raw) {
+            check((try? decoder.decode(Commands.Cursor.Arguments.self, from: line)) == cursor, "a cursor read without JSONDecoder differs")
+        }
+        guard let members = JSONLineReader.value(raw)?.object else { return }
+        if let head = RequestHead(members: members) {
+            let read = try? decoder.decode(RequestHead.self, from: line)
+            check(read?.id == head.id && read?.command == head.command, "a request's head read without JSONDecoder differs")
+        }
+        if let move = Commands.MoveArguments(members: members) {
+            check((try? decoder.decode(Commands.MoveArguments.self, from: line)) == move, "a move read without JSONDecoder differs")
+        }
+    }
+}
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzControl(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     var input = FuzzInput(data, size)
@@ -123,6 +146,7 @@ public func fuzzControl(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         while let frame = try? channel.readInbound(as: LineFrame.self) {
             guard case .line(let buffer) = frame, buffer.readableBytes > 0 else { continue }
             check(buffer.readableBytes <= ControlProtocol.maximumLineLength, "a line over the limit got through")
+            agreesWithJSONDecoder(Data(buffer.readableBytesView))
             let reply = answer(router, Data(buffer.readableBytesView))
             check(reply.last == 0x0A && !reply.dropLast().contains(0x0A), "an answer is not one line")
             check((try? JSONSerialization.jsonObject(with: reply)) is [String: Any], "an answer is not a JSON object")
@@ -170,6 +194,14 @@ func seeds() -> [[UInt8]] {
             line(Commands.Connect.name, Commands.Connect.Arguments(address: "[::1]:7455")),
             line(Commands.Subscribe.name, Commands.Subscribe.Arguments(game: nil)),
         ]
-        return requests.map { [255] + $0 } + [[3] + requests[2] + requests[5] + requests[6] + requests[0]]
+        // Event lines, as a viewer reads them (the daemon refuses them as requests).
+        let presence = PresenceInfo(peer: "7ZQ4M", name: "Mum \"é\"", game: "0123", x: 3, y: 4, colour: 2, own: true)
+        let events = [
+            ControlEvent(event: .cells, game: "0123", cells: [CellChange(x: 1, y: 2, value: "3")], status: .playing, minesLeft: 9, by: "Dad", x: 1, y: 2, progress: 0.25),
+            ControlEvent(event: .presence, presence: presence),
+            ControlEvent(event: .point, game: "0123", by: "Mum", x: 3, y: 4, presence: presence),
+        ].map { Array((try? $0.jsonLine()) ?? Data()) }
+        let cursor = Commands.Cursor.Arguments(game: "0123", x: 5, y: 6).requestLine
+        return (requests + events + [cursor]).map { [255] + $0 } + [[3] + requests[2] + requests[5] + requests[6] + requests[0]]
     }
 }

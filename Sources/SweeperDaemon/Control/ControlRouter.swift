@@ -39,23 +39,33 @@ struct ControlRouter: ControlResponder {
     let logger: Logger
 
     func reply(to line: Data) async -> ControlReply {
+        // Read once without JSONDecoder; what that does not take (a type it
+        // does not expect, not JSON at all) goes to JSONDecoder, which decides.
+        let fields = line.withUnsafeBytes { JSONLineReader.value($0)?.object }
         let head: RequestHead
-        do {
-            head = try ControlCoding.decoder().decode(RequestHead.self, from: line)
-        } catch {
-            return .answer(Self.failure(nil, .malformed("not a JSON object with an id and a command")))
+        if let fields, let read = RequestHead(members: fields) {
+            head = read
+        } else {
+            do {
+                head = try ControlCoding.decoder().decode(RequestHead.self, from: line)
+            } catch {
+                return .answer(Self.failure(nil, .malformed("not a JSON object with an id and a command")))
+            }
         }
         guard let command = head.command else {
             return .answer(Self.failure(head.id, .malformed("no \"command\"")))
         }
         do {
-            return try await route(command, head.id, line)
+            return try await route(command, head.id, line, fields)
         } catch {
             return .answer(Self.failure(head.id, controlError(error, command: command)))
         }
     }
 
-    private func route(_ command: String, _ id: RequestID?, _ line: Data) async throws -> ControlReply {
+    /// Answers `command`; `fields` are the line's members as
+    /// ``JSONLineReader`` read them, when it could: moves take their
+    /// arguments from them.
+    private func route(_ command: String, _ id: RequestID?, _ line: Data, _ fields: [String: JSONValue]?) async throws -> ControlReply {
         // While the games cannot be read back after a failed commit, every request is refused.
         try await service.reloadIfPending()
         switch command {
@@ -144,11 +154,11 @@ struct ControlRouter: ControlResponder {
             let games = state.shown(to: signer.peerID).status == .playing ? nil : try await service.games(archived: true)
             return try answer(id, views.view(replica, state, games: games))
         case Commands.Reveal.name:
-            return try answer(id, try await move(.reveal, try args(line)))
+            return try answer(id, try await move(.reveal, try moveArgs(line, fields)))
         case Commands.Chord.name:
-            return try answer(id, try await move(.chord, try args(line)))
+            return try answer(id, try await move(.chord, try moveArgs(line, fields)))
         case Commands.Flag.name:
-            let a: Commands.MoveArguments = try args(line)
+            let a = try moveArgs(line, fields)
             return try answer(id, try await move(.mark(try Self.mark(a.mark)), a))
         case Commands.Point.name:
             let a: Commands.MoveArguments = try args(line)
@@ -366,7 +376,12 @@ struct ControlRouter: ControlResponder {
             var y: Int?
         }
         let viewer = ObjectIdentifier(subscription)
-        guard let a = try? ControlCoding.decoder().decode(CursorLine.self, from: line), a.command == Commands.Cursor.name else {
+        let a: CursorLine
+        if let fast = line.withUnsafeBytes({ Commands.Cursor.Arguments(requestLine: $0) }) {
+            a = CursorLine(command: Commands.Cursor.name, game: fast.game, x: fast.x, y: fast.y)
+        } else if let read = try? ControlCoding.decoder().decode(CursorLine.self, from: line), read.command == Commands.Cursor.name {
+            a = read
+        } else {
             logger.debug("ignored a line after subscribe that is not a cursor")
             return
         }
@@ -386,6 +401,13 @@ struct ControlRouter: ControlResponder {
             throw ControlError.badArguments("mark must be flag, question or none")
         }
         return mark
+    }
+
+    /// A move's arguments: from the members read without JSONDecoder when
+    /// each has its type, else as ``args(_:)`` reads them (and says what is wrong).
+    private func moveArgs(_ line: Data, _ fields: [String: JSONValue]?) throws -> Commands.MoveArguments {
+        if let fields, let a = Commands.MoveArguments(members: fields) { return a }
+        return try args(line)
     }
 
     private func args<A: Decodable>(_ line: Data) throws -> A {
