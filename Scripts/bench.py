@@ -270,6 +270,25 @@ def new_game(d, others, width, height, mines, seed):
 
 # A player's keys, one every 200 ms (five a second: a fast player's clicks).
 PACE_MS = 200
+# A viewer's cursor moves, one every 60 ms (sweeper-bench-latency cursors).
+CURSOR_PACE_MS = 60
+
+
+def paced_relay(lab, bindir, pace_ms, count):
+    """The floor of the path a move or a cursor takes, at a player's pace: 64 bytes from this process
+    over a unix socket to a relay in h1, over TCP to a relay in h2, over a unix socket back here,
+    every `pace_ms`: as many processes woken and links crossed as client → daemon → daemon → client,
+    with nothing done on the way."""
+    first, last = f"{lab.dir}/relay-first.sock", f"{lab.dir}/relay-last.sock"
+    tool = f"{bindir}/sweeper-bench-latency"
+    sink = lab.spawn(2, [tool, "relay", "tcp:7998", f"unix:{last}"])
+    source = lab.spawn(1, [tool, "relay", f"unix:{first}", "tcp:198.18.0.2:7998"])
+    try:
+        out = bench_tool(bindir, "paced-relay", f"unix:{first}", f"unix:{last}", str(count), str(pace_ms))
+    finally:
+        lab.stop(source)
+        lab.stop(sink)
+    return fields(next(l for l in out.splitlines() if l.startswith("relay")))
 
 
 def lab_section(args, bindir, results, full):
@@ -320,6 +339,10 @@ def lab_section(args, bindir, results, full):
                 results["latency.paced2.pace_ms"] = PACE_MS
                 results["latency.paced_fsync_ms"] = fsync_ms(daemons[0].root, 30 if args.quick else 100, pace=PACE_MS / 1000)
                 log(f"2 hosts, paced: {out.strip().splitlines()[-1]}")
+                for name, pace in [("relay_paced_ms", PACE_MS), ("relay_cursor_ms", CURSOR_PACE_MS)]:
+                    f = paced_relay(lab, bindir, pace, paced if pace == PACE_MS else min(300, moves))
+                    results[f"latency.{name}"] = f["p50_ms"]
+                    log(f"2 hosts, bare relay every {pace} ms: p50 {f['p50_ms']} ms")
             timed("cursors", "cursor-to-event", "cursor_")
             if hosts == 4:
                 seconds = 3 if args.quick else 10
@@ -781,14 +804,20 @@ def report(results, args, started, wall):
                          f"{fmt(p50, ' ms')} | {fmt(p99, ' ms')} | {fmt(r(f'latency.h{hosts}.before_answer'))} |")
         paced50, paced99, pfs = r("latency.paced2.request_p50_ms"), r("latency.paced2.request_p99_ms"), r("latency.paced_fsync_ms")
         rtt2 = r("latency.h2.rtt_ms")
+        relay_paced, relay_cursor = r("latency.relay_paced_ms"), r("latency.relay_cursor_ms")
         if paced50 is not None and paced99 is not None and pfs is not None and rtt2 is not None:
-            pfloor = pfs + sv + rtt2 / 2
+            pfloor = pfs + sv + (relay_paced if relay_paced is not None else rtt2 / 2)
             lines += ["", f"At a player's pace, 2 hosts, one move every {fmt(r('latency.paced2.pace_ms'))} ms: "
                           f"{fmt(r('latency.paced2.samples'))} moves, request → arrival p50 **{fmt(paced50, ' ms')}**, "
                           f"p99 {fmt(paced99, ' ms')} (goal p50 at most 1.0 ms: {verdict(paced50 <= 1.0)}). Its floor is "
-                          f"{fmt(pfloor, ' ms')} ({pfloor and paced50 / pfloor:.2f}× it): an fsync after the same pause costs "
-                          f"{fmt(pfs, ' ms')} (against {fmt(fs, ' ms')} back to back), and every thread on the way (the "
-                          "viewer's, both daemons', the network's) wakes from idle, which no figure back to back shows."]
+                          f"{fmt(pfloor, ' ms')} ({pfloor and paced50 / pfloor:.2f}× it): an fsync after the same pause "
+                          f"({fmt(pfs, ' ms')}, against {fmt(fs, ' ms')} back to back), a signature and its verification, and "
+                          + (f"the path itself at the same pace with nothing done on the way ({fmt(relay_paced, ' ms')}: 64 bytes "
+                             "from the measuring process over a unix socket to a relay in h1, over TCP to a relay in h2, over a "
+                             "unix socket back; each process on the way, and the network, woken from idle, which no figure back "
+                             "to back shows)." if relay_paced is not None else
+                             "half a bare round trip; every thread on the way (the viewer's, both daemons', the network's) also "
+                             "wakes from idle, which no figure back to back shows.")]
         if r("latency.load4x20.p50_ms") is not None:
             p50, p99 = r("latency.load4x20.p50_ms"), r("latency.load4x20.p99_ms")
             goals.append(("latency p99 under load (answer to arrival)", p99 < 5))
@@ -809,10 +838,14 @@ def report(results, args, started, wall):
             c50 = r("latency.h2.cursor_p50_ms")
             if c50 is not None:
                 goals.append(("a cursor to the other viewer, 2 hosts, p50 under 0.5 ms", c50 < 0.5))
+            cfloor = relay_cursor + sv if relay_cursor is not None else None
             lines += ["", "Cursors, beside the moves: a viewer's cursor moved on h1 (a `cursor` line on its subscription, "
                           "one move every 60 ms, slower than the 20-a-second coalescing) to the `presence` event with that "
                           f"cell on every other host's event stream. Goal: 2 hosts p50 under 0.5 ms: "
-                          f"{verdict(c50 is not None and c50 < 0.5)}.", "",
+                          f"{verdict(c50 is not None and c50 < 0.5)}."
+                          + (f" Its floor, 2 hosts: {fmt(cfloor, ' ms')} ({c50 / cfloor:.2f}× it), the same path at the same pace "
+                             f"with relays in place of the daemons ({fmt(relay_cursor, ' ms')}, as above) plus the note's signature "
+                             "and its verification." if cfloor is not None and c50 is not None else ""), "",
                       "| hosts | samples | cursor p50 | cursor p99 | move p50 | move p99 |", "|---|---:|---:|---:|---:|---:|"]
             for hosts in cursor_hosts:
                 lost = r(f"latency.h{hosts}.cursor_lost") or 0

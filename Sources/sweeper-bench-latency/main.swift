@@ -19,6 +19,12 @@
 //       that cell arriving on each watcher's event stream.
 //   sweeper-bench-latency echo PORT          a TCP echo server on 0.0.0.0:PORT
 //   sweeper-bench-latency ping HOST PORT COUNT   TCP ping-pong round trips (64 bytes)
+//   sweeper-bench-latency relay LISTEN TARGET  passes what comes to LISTEN on to TARGET
+//       (each unix:PATH, tcp:HOST:PORT, or tcp:PORT to listen on), one connection
+//   sweeper-bench-latency paced-relay FIRST LAST COUNT PACE_MS
+//       64 bytes into FIRST every PACE_MS, each timed to its arrival on LAST
+//       (listened on here) through the relays between: a path's floor at a
+//       player's pace
 //   sweeper-bench-latency sign-verify COUNT  one Ed25519 signature plus one verification
 //
 // Each measuring subcommand prints one line `NAME n=… p50_ms=… p99_ms=… …`.
@@ -365,6 +371,141 @@ func ping(host: String, port: UInt16, count: Int) {
     report("tcp-rtt", samples)
 }
 
+// MARK: Relays: the floor of a path through processes at a player's pace
+
+/// A stream socket endpoint: `unix:PATH`, `tcp:HOST:PORT` to dial, `tcp:PORT` to listen on.
+enum Endpoint {
+    case unix(String)
+    case tcp(host: String, port: UInt16)
+
+    init(_ spec: String) {
+        let parts = spec.split(separator: ":", maxSplits: 2).map(String.init)
+        switch (parts.first, parts.count) {
+        case ("unix", 2): self = .unix(parts[1])
+        case ("tcp", 2): self = .tcp(host: "0.0.0.0", port: UInt16(parts[1]) ?? 0)
+        case ("tcp", 3): self = .tcp(host: parts[1], port: UInt16(parts[2]) ?? 0)
+        default: fail("an endpoint is unix:PATH, tcp:HOST:PORT or tcp:PORT, not \(spec)")
+        }
+    }
+
+    /// Runs `body` with the endpoint's socket address.
+    func withAddress<T>(_ body: (UnsafePointer<sockaddr>, socklen_t) -> T) -> T {
+        switch self {
+        case .unix(let path):
+            var a = sockaddr_un()
+            a.sun_family = sa_family_t(AF_UNIX)
+            let bytes = Array(path.utf8)
+            guard bytes.count < MemoryLayout.size(ofValue: a.sun_path) else { fail("socket path too long: \(path)") }
+            withUnsafeMutableBytes(of: &a.sun_path) { raw in for (i, b) in bytes.enumerated() { raw[i] = b } }
+            return withUnsafePointer(to: &a) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
+        case .tcp(let host, let port):
+            var a = address(host, port)
+            return withUnsafePointer(to: &a) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        }
+    }
+
+    var family: Int32 {
+        if case .unix = self { return AF_UNIX }
+        return AF_INET
+    }
+
+    /// A listening socket; a unix path left by an earlier run is removed first.
+    func listening() -> Int32 {
+        let fd = socket(family, Int32(SOCK_STREAM.rawValue), 0)
+        var one: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        if case .unix(let path) = self { unlink(path) }
+        guard withAddress({ bind(fd, $0, $1) }) == 0, listen(fd, 4) == 0 else { fail("cannot listen on \(self): \(String(cString: strerror(errno)))") }
+        // accept gives up after 10 s, so a relay that never came cannot hang the run.
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        return fd
+    }
+
+    /// A connected socket, tried for up to 5 s while the other end starts.
+    func dialed() -> Int32 {
+        for _ in 0..<100 {
+            let fd = socket(family, Int32(SOCK_STREAM.rawValue), 0)
+            if withAddress({ connect(fd, $0, $1) }) == 0 {
+                if family == AF_INET { setNoDelay(fd) }
+                return fd
+            }
+            close(fd)
+            usleep(50_000)
+        }
+        fail("cannot connect to \(self)")
+    }
+
+    /// The one connection that comes to a listening socket.
+    static func accepted(on listener: Int32) -> Int32 {
+        let fd = accept(listener, nil, nil)
+        guard fd >= 0 else { fail("no connection came within 10 s") }
+        var domain: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        if getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &length) == 0, domain == AF_INET { setNoDelay(fd) }
+        return fd
+    }
+}
+
+/// Writes all of `bytes`; false when the socket fails.
+func writeAll(_ fd: Int32, _ bytes: ArraySlice<UInt8>) -> Bool {
+    var off = bytes.startIndex
+    while off < bytes.endIndex {
+        let w = bytes[off...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        if w <= 0 { return false }
+        off += w
+    }
+    return true
+}
+
+/// Takes the one connection to `listen`, dials `target`, and passes what
+/// comes on to it until either end closes: one process on the way, as a
+/// daemon is, doing nothing but wake and pass on.
+func relay(listen: Endpoint, target: Endpoint) -> Never {
+    let listener = listen.listening()
+    let from = Endpoint.accepted(on: listener)
+    let to = target.dialed()
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    while true {
+        let n = read(from, &buffer, buffer.count)
+        if n <= 0 || !writeAll(to, buffer[0..<n]) { exit(0) }
+    }
+}
+
+/// Sends 64 bytes into `first` every `pace` ms and times each to its
+/// arrival on `last` (where this listens) after the relays between: the
+/// floor of a path through as many processes and links at a player's pace.
+func pacedRelay(first: Endpoint, last: Endpoint, count: Int, pace: Int) {
+    let listener = last.listening()
+    let into = first.dialed()
+    let out = Endpoint.accepted(on: listener)
+    var timeout = timeval(tv_sec: 5, tv_usec: 0)
+    setsockopt(out, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    let clock = ContinuousClock()
+    let message = [UInt8](repeating: 0x2A, count: 64)
+    var buffer = [UInt8](repeating: 0, count: 64)
+    var samples: [Double] = []
+    let warmup = min(50, count / 10)
+    var next = clock.now
+    for i in 0..<(count + warmup) {
+        next = next + .milliseconds(pace)
+        let wait = next - clock.now
+        if wait > .zero { usleep(UInt32(seconds(wait) * 1e6)) }
+        let start = clock.now
+        guard writeAll(into, message[...]) else { fail("paced-relay: write failed") }
+        var got = 0
+        while got < message.count {
+            let n = buffer[got...].withUnsafeMutableBytes { read(out, $0.baseAddress, $0.count) }
+            guard n > 0 else { fail("paced-relay: nothing came back after \(i) messages") }
+            got += n
+        }
+        if i >= warmup { samples.append(seconds(clock.now - start)) }
+    }
+    close(into)
+    close(out)
+    report("relay", samples, extra: " pace_ms=\(pace)")
+}
+
 // MARK: Signatures
 
 func signVerify(count: Int) {
@@ -427,9 +568,15 @@ case "echo":
 case "ping":
     guard args.count == 4 else { fail("usage: ping HOST PORT COUNT") }
     ping(host: args[1], port: UInt16(clamping: int(2)), count: int(3))
+case "relay":
+    guard args.count == 3 else { fail("usage: relay LISTEN TARGET") }
+    relay(listen: Endpoint(args[1]), target: Endpoint(args[2]))
+case "paced-relay":
+    guard args.count == 5 else { fail("usage: paced-relay FIRST LAST COUNT PACE_MS") }
+    pacedRelay(first: Endpoint(args[1]), last: Endpoint(args[2]), count: int(3), pace: int(4))
 case "sign-verify":
     guard args.count == 2 else { fail("usage: sign-verify COUNT") }
     signVerify(count: int(1))
 default:
-    fail("usage: sweeper-bench-latency moves|paced-moves|cursors|load|echo|ping|sign-verify …")
+    fail("usage: sweeper-bench-latency moves|paced-moves|cursors|load|echo|ping|relay|paced-relay|sign-verify …")
 }
