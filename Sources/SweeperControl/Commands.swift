@@ -417,14 +417,15 @@ public enum Commands {
         public init?(members: [String: JSONValue]) {
             guard let x = members["x"]?.int, let y = members["y"]?.int else { return nil }
             self.init(game: nil, x: x, y: y)
-            switch members["game"] {
-            case nil: break
-            case .string(let s)?: game = s
+            let game: JSONValue? = members["game"], mark: JSONValue? = members["mark"]
+            switch game {
+            case .none: break
+            case .some(.string(let s)): self.game = s
             default: return nil
             }
-            switch members["mark"] {
-            case nil: break
-            case .string(let s)?: mark = s
+            switch mark {
+            case .none: break
+            case .some(.string(let s)): self.mark = s
             default: return nil
             }
         }

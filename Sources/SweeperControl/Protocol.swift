@@ -117,15 +117,17 @@ public struct RequestHead: Decodable, Sendable {
     /// read them; nil when the id or the command has a type JSONDecoder is
     /// left to judge (a `null`, a fraction, an object).
     public init?(members: [String: JSONValue]) {
-        switch members["id"] {
-        case nil: id = nil
-        case .int(let i)?: id = .int(Int64(i))
-        case .string(let s)?: id = .string(s)
+        let id: JSONValue? = members["id"]
+        switch id {
+        case .none: self.id = nil
+        case .some(.int(let i)): self.id = .int(Int64(i))
+        case .some(.string(let s)): self.id = .string(s)
         default: return nil
         }
-        switch members["command"] {
-        case nil: command = nil
-        case .string(let s)?: command = s
+        let command: JSONValue? = members["command"]
+        switch command {
+        case .none: self.command = nil
+        case .some(.string(let s)): self.command = s
         default: return nil
         }
     }
