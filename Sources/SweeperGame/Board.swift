@@ -59,17 +59,22 @@ public struct MoveResult: Equatable, Sendable {
 /// the rules that change it. Pure and single-threaded; a replicated game
 /// builds one of these from its merged ops.
 ///
-/// Compact: one bit a cell says whether it is revealed, and only marked
-/// cells hold their mark, so a 500×500 board in play is about 31 KB beside
-/// its (shared) layout.
+/// Compact: while few cells are revealed, the board holds their indices;
+/// past one cell in 48 (where a bit a cell takes less), one bit a cell
+/// says whether it is revealed. Only marked cells hold their mark. So a
+/// 500×500 board just begun holds its opening alone, and one well in play
+/// about 31 KB, beside its (shared) layout.
 public struct Board: Sendable {
     /// Where the mines are.
     public let layout: MineLayout
     /// Whether marks cycle through question marks.
     public let questionMarks: Bool
 
-    /// Bit `i % 64` of word `i / 64` is set once cell `i` is uncovered.
-    @usableFromInline private(set) var revealedBits: [UInt64]
+    /// Once many cells are revealed: bit `i % 64` of word `i / 64` is set
+    /// once cell `i` is uncovered. Empty before, while ``revealedCells`` says.
+    @usableFromInline private(set) var revealedBits: [UInt64] = []
+    /// While few cells are revealed (``revealedBits`` empty): which.
+    @usableFromInline private(set) var revealedCells: Set<Int32> = []
     /// The mark on each marked covered cell (revealed cells have none).
     /// (32-bit keys: a long game marks tens of thousands of cells.)
     @usableFromInline private(set) var markedCells: [Int32: Mark] = [:]
@@ -87,7 +92,6 @@ public struct Board: Sendable {
     public init(layout: MineLayout, questionMarks: Bool = false) {
         self.layout = layout
         self.questionMarks = questionMarks
-        self.revealedBits = [UInt64](repeating: 0, count: (layout.geometry.cellCount + 63) / 64)
     }
 
     /// Creates a board as a game begins: everything covered but the opening,
@@ -122,7 +126,10 @@ public struct Board: Sendable {
     }
 
     /// Whether cell `i` is uncovered.
-    @inlinable public func isRevealed(_ i: Int) -> Bool { revealedBits[i >> 6] & (1 << UInt64(i & 63)) != 0 }
+    @inlinable public func isRevealed(_ i: Int) -> Bool {
+        guard !revealedBits.isEmpty else { return revealedCells.contains(Int32(truncatingIfNeeded: i)) }
+        return revealedBits[i >> 6] & (1 << UInt64(i & 63)) != 0
+    }
 
     /// The mark on cell `i`.
     @inlinable public func mark(at i: Int) -> Mark {
@@ -229,13 +236,27 @@ public struct Board: Sendable {
     // MARK: Internals
 
     @inline(__always) private mutating func open(_ c: Int) {
-        revealedBits[c >> 6] |= 1 << UInt64(c & 63)
+        if revealedBits.isEmpty {
+            revealedCells.insert(Int32(truncatingIfNeeded: c))
+            // A set entry takes about 6 bytes, a bit a cell an eighth of a byte a cell.
+            if revealedCells.count * 48 > geometry.cellCount { makeBitmap() }
+        } else {
+            revealedBits[c >> 6] |= 1 << UInt64(c & 63)
+        }
         if !markedCells.isEmpty, let old = markedCells.removeValue(forKey: Int32(truncatingIfNeeded: c)), old == .flag { flagCount -= 1 }
         if layout.isMine(c) {
             if let d = detonatedMine, d < c {} else { detonatedMine = c }
         } else {
             revealedSafeCount += 1
         }
+    }
+
+    /// Moves the revealed cells from ``revealedCells`` to ``revealedBits``.
+    private mutating func makeBitmap() {
+        var bits = [UInt64](repeating: 0, count: (geometry.cellCount + 63) / 64)
+        for c in revealedCells { bits[Int(c) >> 6] |= 1 << UInt64(c & 63) }
+        revealedBits = bits
+        revealedCells = []
     }
 
     /// Iterative flood: no recursion, so a 500×500 board opens in one pass.

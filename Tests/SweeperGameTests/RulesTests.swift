@@ -43,6 +43,48 @@ import Testing
         }
     }
 
+    /// Which cells are revealed reads the same while the board holds their
+    /// indices and after it moves them to a bit a cell (past one cell in
+    /// 48): cells revealed one by one, by floods and by chords, against a
+    /// plain list of what was revealed, on boards both sides of a word.
+    @Test func revealedCellsReadTheSameBeforeAndAfterTheBitmap() {
+        var rng = BoardRandom(seed: 48)
+        for (width, height) in [(9, 9), (30, 16), (65, 40), (200, 120)] {
+            let geometry = BoardGeometry(width: width, height: height)
+            let mines = (0..<geometry.cellCount).map { _ in rng.below(6) == 0 }
+            let layout = MineLayout(geometry: geometry, isMine: mines)
+            var board = Board(layout: layout)
+            var reference = [Bool](repeating: false, count: geometry.cellCount)
+            var sawSparse = false
+            var revealedCount = 0
+            for _ in 0..<geometry.cellCount {
+                let c = rng.below(geometry.cellCount)
+                // Replicated reveals go in whatever the status (after a loss too).
+                let opened: [Int]
+                if mines[c] || rng.below(3) == 0 {
+                    opened = board.reveal(cells: [c])
+                } else if reference[c] {
+                    opened = board.chord(c).revealed
+                } else {
+                    opened = board.uncover(c).revealed
+                }
+                for o in opened {
+                    #expect(!reference[o], "\(width)×\(height): cell \(o) revealed twice")
+                    reference[o] = true
+                    revealedCount += 1
+                }
+                if board.revealedBits.isEmpty { sawSparse = true }
+                if board.revealedBits.isEmpty != (revealedCount * 48 <= geometry.cellCount) {
+                    Issue.record("\(width)×\(height): \(revealedCount) cells revealed, bitmap \(!board.revealedBits.isEmpty)")
+                }
+            }
+            for i in 0..<geometry.cellCount { #expect(board.isRevealed(i) == reference[i], "\(width)×\(height), cell \(i)") }
+            #expect(board.revealedSafeCount == reference.indices.filter { reference[$0] && !mines[$0] }.count)
+            #expect(sawSparse)
+            #expect(!board.revealedBits.isEmpty)
+        }
+    }
+
     /// A cell's column, found by multiplying by the layout's reciprocal of
     /// the width, is the remainder on every board size up to 500 × 500: at
     /// each row's first and last cell, where a rounding error would show.
