@@ -69,7 +69,8 @@ extension ControlEvent {
     /// then decodes it with `JSONDecoder`, which decides; so both ways give
     /// the same event.
     public init?(jsonLine bytes: UnsafeRawBufferPointer) {
-        guard let members = JSONLineReader.value(bytes)?.object, let kind = members["event"]?.string.flatMap(Kind.init(rawValue:))
+        guard let members = JSONLineReader.object(bytes, keys: Self.fastLineKeys),
+            let kind = members["event"]?.string.flatMap(Kind.init(rawValue:))
         else { return nil }
         self.init(event: kind)
         for (key, value) in members {
@@ -101,6 +102,14 @@ extension ControlEvent {
             }
         }
     }
+}
+
+extension ControlEvent {
+    /// The keys ``init(jsonLine:)`` reads: any other (an answer's `id`, a
+    /// summary) ends the reading at once.
+    static let fastLineKeys: Set<String> = [
+        "event", "game", "by", "trippedBy", "status", "minesLeft", "x", "y", "dropped", "progress", "cells", "presence",
+    ]
 }
 
 extension PresenceInfo {

@@ -78,6 +78,19 @@ public enum JSONLineReader {
         return cursor.atEnd ? value : nil
     }
 
+    /// The members of `bytes` when they are one JSON object whose keys are
+    /// all among `keys`; nil otherwise, given up at the first other key
+    /// before its value is read (so a long answer is not read twice to
+    /// learn it is not an event).
+    public static func object(_ bytes: UnsafeRawBufferPointer, keys: Set<String>) -> [String: JSONValue]? {
+        var cursor = Cursor(bytes: bytes.bindMemory(to: UInt8.self))
+        cursor.skipWhitespace()
+        guard !cursor.atEnd, cursor.bytes[cursor.at] == UInt8(ascii: "{"), case .object(let members)? = cursor.object(depth: 1, keys: keys)
+        else { return nil }
+        cursor.skipWhitespace()
+        return cursor.atEnd ? members : nil
+    }
+
     /// The value of `bytes`, as ``value(_:)-(UnsafeRawBufferPointer)``.
     public static func value(_ bytes: some Collection<UInt8>) -> JSONValue? {
         if let read = bytes.withContiguousStorageIfAvailable({ value(UnsafeRawBufferPointer($0)) }) { return read }
@@ -121,7 +134,9 @@ public enum JSONLineReader {
             return true
         }
 
-        mutating func object(depth: Int) -> JSONValue? {
+        /// An object from its opening brace; with `keys`, only one whose
+        /// keys are all among them.
+        mutating func object(depth: Int, keys: Set<String>? = nil) -> JSONValue? {
             at += 1
             var members: [String: JSONValue] = [:]
             skipWhitespace()
@@ -131,7 +146,7 @@ public enum JSONLineReader {
             }
             while true {
                 skipWhitespace()
-                guard at < bytes.count, bytes[at] == UInt8(ascii: "\""), let key = string() else { return nil }
+                guard at < bytes.count, bytes[at] == UInt8(ascii: "\""), let key = string(), keys?.contains(key) ?? true else { return nil }
                 skipWhitespace()
                 guard at < bytes.count, bytes[at] == UInt8(ascii: ":") else { return nil }
                 at += 1

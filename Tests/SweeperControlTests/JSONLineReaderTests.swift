@@ -93,6 +93,22 @@ import Testing
         }
     }
 
+    /// An answer, however long, is given up at its first key: the reader
+    /// does not read it to learn it is not an event.
+    @Test func anObjectWithOtherKeysIsGivenUpAtTheFirst() {
+        let keys: Set<String> = ["a", "b"]
+        func object(_ text: String) -> [String: JSONValue]? {
+            Array(text.utf8).withUnsafeBytes { JSONLineReader.object($0, keys: keys) }
+        }
+        #expect(object(#" {"a":1,"b":{"c":[2]}} "#) == ["a": .int(1), "b": .object(["c": .array([.int(2)])])])
+        #expect(object(#"{"a":1,"z":2}"#) == nil)
+        #expect(object("[1]") == nil)
+        #expect(object(#"{"a":1} x"#) == nil)
+        #expect(object(##"{"id":1,"ok":true,"result":{"board":[""## + String(repeating: "#", count: 100_000) + ##""]}}"##) == nil)
+        let answer = Data(#"{"id":3,"ok":true,"result":{}}"#.utf8)
+        #expect(event(answer) == nil)
+    }
+
     /// Lines damaged byte by byte: whatever the reader still takes for an
     /// event, JSONDecoder reads as the same event.
     @Test func damagedLinesReadAsJSONDecoderReadsThemOrNotAtAll() throws {

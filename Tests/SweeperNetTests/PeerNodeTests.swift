@@ -48,21 +48,37 @@ struct TestNode {
 }
 
 @Suite(.serialized) struct PeerNodeTests {
+    /// The most a TCP socket's send and receive buffers grow to here
+    /// (`tcp_wmem` and `tcp_rmem`, their last fields), 8 MiB when unknown.
+    static func socketBufferCeilings() -> Int {
+        func ceiling(_ name: String) -> Int? {
+            guard let text = try? String(contentsOfFile: "/proc/sys/net/ipv4/\(name)", encoding: .utf8) else { return nil }
+            return text.split(whereSeparator: \.isWhitespace).last.flatMap { Int($0) }
+        }
+        guard let w = ceiling("tcp_wmem"), let r = ceiling("tcp_rmem") else { return 8 << 20 }
+        return w + r
+    }
+
     /// While more than the send buffer limit waits on a link, a droppable
     /// sync message (a catch-up) is dropped and any other is still sent,
     /// after what waits: the sessions rely on the stream for those.
     @Test func aFullLinkDropsOnlyDroppableMessages() async throws {
         let circle = CircleKey()
+        // More than one write on loopback can ever take (the kernel's
+        // ceilings of a socket's send and receive buffers, which it grows
+        // to as a link warms up): it leaves the link over its limit for this
+        // turn of its loop, however the buffers stand.
+        let big = [UInt8](repeating: 7, count: Self.socketBufferCeilings() + (1 << 20))
         var small = PeerNodeConfiguration()
         small.sendBufferLimit = 1 << 10
+        small.frameLimit = big.count + (1 << 20)
+        var roomy = PeerNodeConfiguration()
+        roomy.frameLimit = small.frameLimit
         let a = try await TestNode(circle: circle, name: "alice", configuration: small)
-        let b = try await TestNode(circle: circle, name: "bob")
+        let b = try await TestNode(circle: circle, name: "bob", configuration: roomy)
         await a.node.addStaticPeer(host: "127.0.0.1", port: b.port)
         #expect(await eventuallyAsync { a.delegate.openLinks.count == 1 && b.delegate.openLinks.count == 1 })
         let link = try #require(a.delegate.openLinks.first)
-        // 8 MiB is more than a loopback socket takes in one write (4 MiB at
-        // most here): it leaves the link over its limit for this turn of its loop.
-        let big = [UInt8](repeating: 7, count: 8 << 20)
         let writableAfterBig = try await link.channel.eventLoop.submit {
             link.send(ApplicationMessage(type: 1, body: big), droppable: true)
             let writable = link.isWritable
