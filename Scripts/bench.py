@@ -706,10 +706,10 @@ def report(results, args, started, wall):
             if long500 is not None:
                 goals.append(("a 500×500 game with 100,000 ops under 5 MiB", long500 < 5 * 1024 * 1024))
             lines += ["### Scale", "", "How catch-up time and a game's memory grow with its ops and its board. Goals: a "
-                      "500×500 game just begun in 1 MiB (two releases before: 9.3 MiB; the last release: 0.17 MiB), under 5 MiB with "
+                      "500×500 game just begun in 1 MiB (before the work on memory: 9.3 MiB; the last release: 0.079 MiB), under 5 MiB with "
                       "100,000 ops (two releases before: 79 MiB; the last release: 4.8 MiB). A game's board takes a bit a cell for its "
                       "layout (each number is counted from the bits of three rows when it is read; half a byte a cell before) "
-                      "and a bit a cell for what is revealed; who uncovered each cell first, 4 bytes a cell once many are; "
+                      "and what is revealed: the cells while fewer than one in 48 are, a bit a cell past that; who uncovered each cell first, 4 bytes a cell once many are; "
                       "each reveal's stamp, 20 bytes; each marked cell's register, 12 bytes. Its ops go to the store: "
                       "memory keeps 8 bytes of each op's hash "
                       "and each author's newest 64 ops, and reads older ones back when a peer catches up from far "
