@@ -337,19 +337,8 @@ func echo(port: UInt16) -> Never {
 
 func ping(host: String, port: UInt16, count: Int) {
     let clock = ContinuousClock()
-    var fd: Int32 = -1
-    // The echo server may still be starting: a bounded number of tries.
-    for _ in 0..<100 {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var a = address(host, port)
-        let rc = withUnsafePointer(to: &a) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-        if rc == 0 { break }
-        close(fd)
-        fd = -1
-        usleep(50_000)
-    }
-    guard fd >= 0 else { fail("ping: cannot connect to \(host):\(port)") }
-    setNoDelay(fd)
+    // The echo server may still be starting: dialed with a bounded number of tries.
+    let fd = Endpoint.tcp(host: host, port: port).dialed()
     var timeout = timeval(tv_sec: 5, tv_usec: 0)
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     let message = [UInt8](repeating: 0x2A, count: 64)
@@ -358,13 +347,8 @@ func ping(host: String, port: UInt16, count: Int) {
     let warmup = min(50, count / 10)
     for i in 0..<(count + warmup) {
         let start = clock.now
-        guard message.withUnsafeBytes({ write(fd, $0.baseAddress, $0.count) }) == message.count else { fail("ping: write failed") }
-        var got = 0
-        while got < message.count {
-            let n = buffer[got...].withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            guard n > 0 else { fail("ping: read failed after \(i) round trips") }
-            got += n
-        }
+        guard writeAll(fd, message[...]) else { fail("ping: write failed") }
+        guard readExactly(fd, into: &buffer) else { fail("ping: read failed after \(i) round trips") }
         if i >= warmup { samples.append(seconds(clock.now - start)) }
     }
     close(fd)
@@ -458,6 +442,17 @@ func writeAll(_ fd: Int32, _ bytes: ArraySlice<UInt8>) -> Bool {
     return true
 }
 
+/// Fills `buffer` from `fd`; false when the socket fails or closes first.
+func readExactly(_ fd: Int32, into buffer: inout [UInt8]) -> Bool {
+    var got = 0
+    while got < buffer.count {
+        let n = buffer[got...].withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        if n <= 0 { return false }
+        got += n
+    }
+    return true
+}
+
 /// Takes the one connection to `listen`, dials `target`, and passes what
 /// comes on to it until either end closes: one process on the way, as a
 /// daemon is, doing nothing but wake and pass on.
@@ -493,12 +488,7 @@ func pacedRelay(first: Endpoint, last: Endpoint, count: Int, pace: Int) {
         if wait > .zero { usleep(UInt32(seconds(wait) * 1e6)) }
         let start = clock.now
         guard writeAll(into, message[...]) else { fail("paced-relay: write failed") }
-        var got = 0
-        while got < message.count {
-            let n = buffer[got...].withUnsafeMutableBytes { read(out, $0.baseAddress, $0.count) }
-            guard n > 0 else { fail("paced-relay: nothing came back after \(i) messages") }
-            got += n
-        }
+        guard readExactly(out, into: &buffer) else { fail("paced-relay: nothing came back after \(i) messages") }
         if i >= warmup { samples.append(seconds(clock.now - start)) }
     }
     close(into)
