@@ -178,6 +178,17 @@ package struct ByteReader {
         return try take(Int(n), field)
     }
 
+    /// A count (a varint up to `limit`), then that many elements, each
+    /// read by `element`.
+    package mutating func list<Element>(
+        _ field: String, max limit: Int, _ element: (inout ByteReader) throws(ByteDecodingError) -> Element
+    ) throws(ByteDecodingError) -> [Element] {
+        let count = try int(field, max: limit)
+        var out: [Element] = []
+        for _ in 0..<count { out.append(try element(&self)) }
+        return out
+    }
+
     package func expectEnd() throws(ByteDecodingError) {
         guard isAtEnd else { throw .trailingBytes(count: remaining) }
     }

@@ -203,9 +203,7 @@ public enum SyncMessage: Sendable, Hashable {
             try r.expectEnd()
             self = flags & 2 != 0 ? .summaryPart(games) : .summary(games, wantsReply: flags & 1 != 0)
         case 1:
-            let count = try r.int("segment count", max: Self.segmentLimit)
-            var segments: [OpSegment] = []
-            for _ in 0..<count { segments.append(try OpSegment.decode(from: &r)) }
+            let segments = try r.list("segment count", max: Self.segmentLimit, OpSegment.decode(from:))
             try r.expectEnd()
             self = .ops(segments)
         case 2:
@@ -219,11 +217,8 @@ public enum SyncMessage: Sendable, Hashable {
             } while r.remaining > 0
             self = .live(ops)
         case 4:
-            // A head takes at least 66 bytes: a count the input cannot hold is refused before allocating.
-            let count = try r.int("head count", max: r.remaining / 66)
-            var heads: [HeadSignature] = []
-            heads.reserveCapacity(count)
-            for _ in 0..<count { heads.append(try HeadSignature.decode(from: &r)) }
+            // A head takes at least 66 bytes: a count the input cannot hold is refused before reading on.
+            let heads = try r.list("head count", max: r.remaining / 66, HeadSignature.decode(from:))
             try r.expectEnd()
             self = .heads(heads)
         case 5:
@@ -250,15 +245,11 @@ public enum SyncMessage: Sendable, Hashable {
             try r.expectEnd()
             self = .describe(games)
         case 7:
-            let count = try r.int("description count", max: Self.describeLimit)
-            var descriptions: [GameDescription] = []
-            for _ in 0..<count { descriptions.append(try GameDescription.decode(from: &r)) }
+            let descriptions = try r.list("description count", max: Self.describeLimit, GameDescription.decode(from:))
             try r.expectEnd()
             self = .descriptions(descriptions)
         case 8:
-            let count = try r.int("segment count", max: Self.segmentLimit)
-            var segments: [LinkSegment] = []
-            for _ in 0..<count { segments.append(try LinkSegment.decode(from: &r)) }
+            let segments = try r.list("segment count", max: Self.segmentLimit, LinkSegment.decode(from:))
             try r.expectEnd()
             self = .chains(segments)
         default:
