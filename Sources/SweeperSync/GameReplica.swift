@@ -32,6 +32,9 @@ public enum OpRejection: String, Sendable, CaseIterable, CustomStringConvertible
     /// alone (adding players), or its kind has no place in this game (a
     /// plain move in a private game, a sealed one in an open game).
     case notPlayer
+    /// The op's game sleeps (its ops only in the store) and could not be
+    /// read back: nothing changed, and a later sync brings the op again.
+    case storageFault
 
     public var description: String { rawValue }
 }
@@ -143,6 +146,14 @@ public struct GameReplica: Sendable {
 
     /// Whether the genesis is known (readable or not).
     public var isKnown: Bool { creator != nil }
+
+    /// Whether the game may sleep (see ``Replica/sleep(_:)``): its genesis
+    /// is known, no op waits and no segment is going in, and the store holds
+    /// every chain whole, each ending with a signed op.
+    var maySleep: Bool {
+        isKnown && pendingCount == 0 && journal == nil
+            && chains.values.allSatisfy { $0.stored >= $0.count && $0.last?.signature != nil }
+    }
 
     /// Starts taking in a segment that must go in whole or not at all.
     /// Nothing is copied: the journal keeps chain lengths, the (usually

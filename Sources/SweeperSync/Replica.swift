@@ -16,13 +16,22 @@ public struct Replica: Sendable {
 
     /// The circle whose members' ops are accepted.
     public let circle: CircleKey
-    /// The games, by id.
-    public private(set) var games: [GameID: GameReplica] = [:]
+    /// The games held awake, by id: those asleep (see ``sleep(_:)``) are in
+    /// ``sleeping``.
+    public internal(set) var games: [GameID: GameReplica] = [:]
+    /// The games let go of memory, by id: woken by any op of theirs (see
+    /// ``wake(_:)``).
+    public internal(set) var sleeping: [GameID: SleepingGame] = [:]
+    /// When each game was last used (a count of uses, see ``use(_:)``):
+    /// the least recently used sleep first.
+    var lastUse: [GameID: UInt64] = [:]
+    var useCounter: UInt64 = 0
 
     /// Notes that `author` signed two ops at one place of `game`
     /// (``GameReplica/noteEquivocator(_:)``); nothing when the game is not held.
     public mutating func noteEquivocator(_ author: PeerID, in game: GameID) {
         games[game]?.noteEquivocator(author)
+        sleeping[game]?.equivocators.insert(author)
     }
     /// How many ops were refused, by reason.
     public private(set) var rejectionCounts: [OpRejection: Int] = [:]
@@ -46,8 +55,8 @@ public struct Replica: Sendable {
     public let archive: (any OpArchive)?
 
     /// How many times ops that left memory could not be read back when a
-    /// removal needed them (the game was left whole).
-    public private(set) var archiveFaults = 0
+    /// removal or a sleeping game needed them (the game was left as it was).
+    public internal(set) var archiveFaults = 0
 
     /// How many of each chain's newest ops stay in memory when an archive holds the rest.
     public let recentOpsKept: Int
@@ -99,14 +108,24 @@ public struct Replica: Sendable {
         }
     }
 
-    /// The replicated state of `game`, once its genesis is known.
+    /// The replicated state of `game`, once its genesis is known, when it
+    /// is awake.
     public func state(of game: GameID) -> GameState? { games[game]?.state }
 
-    /// The games with a known genesis and their version vectors.
+    /// The games with a known genesis, awake or asleep, and their version vectors.
     public var summary: [GameID: VersionVector] {
         var out: [GameID: VersionVector] = [:]
         for (id, g) in games where g.isKnown { out[id] = g.vector }
+        for (id, g) in sleeping { out[id] = g.vector }
         return out
+    }
+
+    /// `ops` refused because their game sleeps and could not be read back.
+    private mutating func refused(_ ops: [Op]) -> InsertOutcome {
+        var outcome = InsertOutcome()
+        for op in ops { outcome.rejected.append((op.gameID, op.author, op.seq, .storageFault)) }
+        count(outcome)
+        return outcome
     }
 
     private var totalPending: Int { games.values.reduce(0) { $0 + $1.pendingCount } }
@@ -119,7 +138,9 @@ public struct Replica: Sendable {
     /// forgets it); `false` when it was not here.
     @discardableResult
     public mutating func forget(_ game: GameID) -> Bool {
-        games.removeValue(forKey: game) != nil
+        lastUse[game] = nil
+        let asleep = sleeping.removeValue(forKey: game) != nil
+        return games.removeValue(forKey: game) != nil || asleep
     }
 
     /// Removes `author` from the circle: of its ops, per game, the first
@@ -128,6 +149,7 @@ public struct Replica: Sendable {
     @discardableResult
     public mutating func remove(_ author: PeerID, kept: [GameID: UInt64]) -> [GameID: [Op]] {
         removed[author] = kept
+        for (id, game) in sleeping where game.vector[author] > kept[id] ?? 0 { wake(id) }
         var dropped: [GameID: [Op]] = [:]
         for id in Array(games.keys) {
             do {
@@ -147,6 +169,7 @@ public struct Replica: Sendable {
     public var heldAuthors: Set<PeerID> {
         var out: Set<PeerID> = []
         for game in games.values { out.formUnion(game.authors) }
+        for game in sleeping.values { out.formUnion(game.vector.heads.keys) }
         return out
     }
 
@@ -169,6 +192,7 @@ public struct Replica: Sendable {
     @discardableResult
     public mutating func insert(_ op: Op) -> InsertOutcome {
         var outcome = InsertOutcome()
+        guard wake(op.gameID) else { return refused([op]) }
         if let same = games[op.gameID]?.holds(op), same {
             if let signature = op.signature, games[op.gameID]?.isUnsigned(author: op.author, seq: op.seq) == true {
                 // Held without a signature (a live push): this one vouches for it.
@@ -207,6 +231,7 @@ public struct Replica: Sendable {
     /// then it is applied and shown, but not relayed.
     @discardableResult
     public mutating func insert(vouched op: Op) -> InsertOutcome {
+        guard wake(op.gameID) else { return refused([op]) }
         if let same = games[op.gameID]?.holds(op), same {
             var outcome = InsertOutcome()
             outcome.duplicates = 1
@@ -223,7 +248,7 @@ public struct Replica: Sendable {
     @discardableResult
     public mutating func attach(_ signature: Signature, to chain: ChainHead) -> InsertOutcome {
         var outcome = InsertOutcome()
-        guard var game = games.removeValue(forKey: chain.game) else { return outcome }
+        guard wake(chain.game), var game = games.removeValue(forKey: chain.game) else { return outcome }
         do {
             if let op = try game.attach(signature, author: chain.author, seq: chain.seq) { outcome.signed.append(op) }
         } catch {
@@ -248,6 +273,7 @@ public struct Replica: Sendable {
     public mutating func insert(_ segment: OpSegment) -> InsertOutcome {
         var outcome = InsertOutcome()
         guard let last = segment.ops.last else { return outcome }
+        guard wake(last.gameID) else { return refused(segment.ops) }
         // No copy of the game is held here: the game is changed in place below.
         if let same = games[last.gameID]?.holds(last), same,
            last.signature == nil || games[last.gameID]?.isSigned(author: last.author, seq: last.seq) == true {
@@ -324,8 +350,11 @@ public struct Replica: Sendable {
         return outcome
     }
 
-    /// Segments that bring a peer holding `vector` of `game` up to date.
+    /// Segments that bring a peer holding `vector` of `game` up to date (a
+    /// sleeping game's read back from the store, when the peer lacks any).
     public func segments(for game: GameID, after vector: VersionVector) -> [OpSegment] {
-        games[game]?.segments(after: vector) ?? []
+        if let held = games[game] { return held.segments(after: vector) }
+        guard let asleep = sleeping[game], !vector.dominates(asleep.vector) else { return [] }
+        return awakened(game)?.segments(after: vector) ?? []
     }
 }

@@ -185,10 +185,13 @@ public struct SyncSession: Sendable {
         case .ops(let segments):
             for segment in segments { receive(segment, replica: &replica, taking: interest, into: &step) }
         case .chains(let segments):
+            // Rebuilt from the ops held before them: a sleeping game wakes first.
+            for game in games(in: message) { replica.wake(game) }
             receive(chains: segments, replica: &replica, taking: interest, into: &step)
         case .interest(let interest):
             peerInterest = interest
         case .live(let ops):
+            for game in games(in: message) { replica.wake(game) }
             receive(live: ops, replica: &replica, taking: interest, into: &step)
         case .heads(let heads):
             for head in heads {
@@ -207,7 +210,7 @@ public struct SyncSession: Sendable {
         case .unsigned(let chains):
             var heads: [HeadSignature] = []
             for chain in chains where sends(chain.game, of: replica) {
-                guard let signature = replica.games[chain.game]?.op(author: chain.author, seq: chain.seq)?.signature,
+                guard let signature = replica.op(in: chain.game, author: chain.author, seq: chain.seq)?.signature,
                       let head = head(of: chain, signature: signature) else { continue }
                 heads.append(head)
                 if chain.author == liveAuthor, let unsigned = unsignedOnLink[chain.game], unsigned.seq <= chain.seq {
@@ -217,6 +220,7 @@ public struct SyncSession: Sendable {
             if !heads.isEmpty { step.replies.append(.heads(heads)) }
         case .describe(let games):
             // Only of games the peer can read: a description holds the genesis.
+            for game in games { replica.wake(game) }
             let descriptions = games.filter { reads(replica.games[$0]?.state) }.compactMap { Self.description(of: $0, in: replica) }
             if !descriptions.isEmpty { step.replies.append(.descriptions(descriptions)) }
         case .descriptions(let descriptions):
@@ -433,7 +437,7 @@ public struct SyncSession: Sendable {
         guard let me = liveAuthor else { return [] }
         var heads: [HeadSignature] = []
         for (game, unsigned) in unsignedOnLink.sorted(by: { $0.key < $1.key }) {
-            guard let signature = replica.games[game]?.op(author: me, seq: unsigned.seq)?.signature,
+            guard let signature = replica.op(in: game, author: me, seq: unsigned.seq)?.signature,
                   let head = head(of: ChainHead(game: game, author: me, seq: unsigned.seq), signature: signature) else { continue }
             heads.append(head)
         }
@@ -543,12 +547,17 @@ public struct SyncSession: Sendable {
     /// Whether the peer is sent `game`: it takes it, and can read it.
     private func sends(_ game: GameID, of replica: Replica) -> Bool {
         guard peerInterest.contains(game) else { return false }
-        return reads(replica.games[game]?.state)
+        return reads(replica.features(of: game))
     }
 
     /// Whether the peer can read a game in `state` (or one unread here).
     private func reads(_ state: GameState?) -> Bool {
-        state.map { $0.features.isSubset(of: peerReads) } ?? true
+        reads(state?.features)
+    }
+
+    /// Whether the peer can read a game of `features` (`nil`: one unread here).
+    private func reads(_ features: GameFeatures?) -> Bool {
+        features.map { $0.isSubset(of: peerReads) } ?? true
     }
 
     private mutating func note(sent segments: [OpSegment]) {

@@ -17,7 +17,7 @@ import Testing
         let column = try #require(opened.board[row].firstIndex(of: "#")).utf16Offset(in: opened.board[row])
         let id = try #require(GameID(hex: opened.id))
         // The genesis, and the op that says the board came from a seed.
-        let start = try #require(await f.service.engine.game(id)?.game.opCount)
+        let start = try #require(await f.service.engine.awakened(id)?.game.opCount)
         // 200 moves: a flag set and taken away again, a hundred times.
         let moves = 200
         for i in 0..<moves {
@@ -26,7 +26,7 @@ import Testing
                 f.router, #"{"id":2,"command":"flag","game":"\#(opened.id)","x":\#(column),"y":\#(row),"mark":"\#(mark)"}"#)
         }
         let view = try await show(f.router, opened.id)
-        let held = try #require(await f.service.engine.game(id)?.game)
+        let held = try #require(await f.service.engine.awakened(id)?.game)
         #expect(held.opCount == start + moves)
         // The newest ops stay; the rest went to the store.
         #expect(held.opsInMemory <= Replica.defaultRecentOpsKept + 1, "\(held.opsInMemory) ops in memory")
@@ -43,7 +43,7 @@ import Testing
 
         // After a restart, the game loads one game at a time and lets go of its older ops again.
         let restarted = try await DaemonFixture.daemon(store: f.store, directory: f.directory, loop: f.loop)
-        let reloaded = try #require(await restarted.service.engine.game(id)?.game)
+        let reloaded = try #require(await restarted.service.engine.awakened(id)?.game)
         #expect(reloaded.opCount == start + moves)
         #expect(reloaded.opsInMemory <= Replica.defaultRecentOpsKept + 1)
         let shown = try await show(restarted.router, opened.id)
@@ -71,7 +71,7 @@ import Testing
         // The write follows in a job of its own; this waits for it.
         await f.service.writeRemoteOps()
         #expect(try f.store.ops(gameID: game.description).count == 151)
-        let held = try #require(await f.service.engine.game(game)?.game)
+        let held = try #require(await f.service.engine.awakened(game)?.game)
         #expect(held.opsInMemory <= Replica.defaultRecentOpsKept + 1, "\(held.opsInMemory) ops in memory")
 
         // What a third member catching up gets comes back from the store, whole.

@@ -42,10 +42,17 @@ struct GameEngine: Sendable {
         }
     }
 
+    /// How many games stay awake (their boards in memory) when nothing
+    /// keeps more awake: the most recently used. The others sleep (see
+    /// ``SweeperSync/Replica/sleep(_:)``) and wake, rebuilt from the store,
+    /// when a player, a listing or a peer needs them.
+    static let gamesKeptAwake = 8
+
     /// Loads (or makes, on first start) the identity and circle, then
     /// rebuilds every game from its stored ops, one game at a time: each
-    /// lets go of its older ops (they are in the store) before the next is
-    /// read, so that loading holds no more than one game's history.
+    /// lets go of its older ops (they are in the store) and goes to sleep
+    /// before the next is read, so that loading holds no more than one
+    /// game's history and nothing resident grows with games nobody opens.
     static func load(_ store: Store, logger: Logger) throws -> GameEngine {
         let identity: SigningIdentity
         if let stored = try store.identity() {
@@ -92,6 +99,7 @@ struct GameEngine: Sendable {
             for i in replicas.indices {
                 replicas[i].restore(ops, vouched: vouched)
                 replicas[i].noteStored(all)
+                if let id = all.first?.gameID { replicas[i].sleep(id) }
             }
         }
         if malformed > 0 { logger.error("stored ops that cannot be decoded were skipped", metadata: ["count": "\(malformed)"]) }
@@ -110,17 +118,23 @@ struct GameEngine: Sendable {
     /// The games held only in circles this device left: readable here,
     /// never sent to the current circle.
     var gamesOfCirclesLeft: Set<GameID> {
-        let current = Set(circles[0].replica.games.keys)
-        return Set(circles.dropFirst().flatMap { $0.replica.games.keys }).subtracting(current)
+        let current = Set(circles[0].replica.games.keys).union(circles[0].replica.sleeping.keys)
+        return Set(circles.dropFirst().flatMap { Array($0.replica.games.keys) + $0.replica.sleeping.keys }).subtracting(current)
     }
 
-    /// Every game with a known genesis: (circle index, state).
-    var games: [(circle: Int, state: GameState)] {
-        var out: [(Int, GameState)] = []
+    /// Every game readable here, awake or asleep: (circle index, overview).
+    var games: [(circle: Int, state: GameOverview)] {
+        var out: [(Int, GameOverview)] = []
         var seen: Set<GameID> = []
         for (i, c) in circles.enumerated() {
             for (id, g) in c.replica.games where !seen.contains(id) {
                 if let s = g.state {
+                    out.append((i, GameOverview(s)))
+                    seen.insert(id)
+                }
+            }
+            for (id, g) in c.replica.sleeping where !seen.contains(id) {
+                if let s = g.overview {
                     out.append((i, s))
                     seen.insert(id)
                 }
@@ -129,17 +143,54 @@ struct GameEngine: Sendable {
         return out
     }
 
-    /// The players of each private game of the current circle, read or not.
-    var privateGamePlayers: [GameID: Set<PeerID>] {
-        circles[0].replica.games.compactMapValues { $0.privateHeader?.players }
+    /// The ids of every game readable here, awake or asleep (``games``
+    /// without building an overview of each).
+    var gameIDs: Set<GameID> {
+        var out: Set<GameID> = []
+        for c in circles {
+            for (id, g) in c.replica.games where g.state != nil { out.insert(id) }
+            for (id, g) in c.replica.sleeping where g.overview != nil { out.insert(id) }
+        }
+        return out
     }
 
-    /// The replica of one game, and its circle index.
-    func game(_ id: GameID) -> (circle: Int, game: SweeperSync.GameReplica)? {
-        for (i, c) in circles.enumerated() {
-            if let g = c.replica.games[id], g.state != nil { return (i, g) }
+    /// The players of each private game of the current circle, read or not.
+    var privateGamePlayers: [GameID: Set<PeerID>] { circles[0].replica.privateGamePlayers }
+
+    /// The replica of one game readable here, and its circle index: a
+    /// sleeping game is woken (and the game counts as used now).
+    mutating func game(_ id: GameID) -> (circle: Int, game: SweeperSync.GameReplica)? {
+        for i in circles.indices where circles[i].replica.overview(of: id) != nil {
+            guard circles[i].replica.wake(id) else { return nil }
+            sleepIdleGames()
+            guard let g = circles[i].replica.games[id], g.state != nil else { return nil }
+            return (i, g)
         }
         return nil
+    }
+
+    /// The replica of one game readable here, and its circle index, without
+    /// waking it: a sleeping game is read back from the store and let go
+    /// again by the caller (a listing of every game).
+    func awakened(_ id: GameID) -> (circle: Int, game: SweeperSync.GameReplica)? {
+        for (i, c) in circles.enumerated() where c.replica.overview(of: id) != nil {
+            guard let g = c.replica.awakened(id), g.state != nil else { return nil }
+            return (i, g)
+        }
+        return nil
+    }
+
+    /// Once a circle holds more than twice ``gamesKeptAwake`` games awake,
+    /// puts every game to sleep that may, beyond the ``gamesKeptAwake``
+    /// most recently used; returns how many went to sleep. (Waiting for
+    /// twice as many spares a sort of the awake games at every use.)
+    @discardableResult
+    mutating func sleepIdleGames() -> Int {
+        var slept = 0
+        for i in circles.indices where circles[i].replica.games.count > 2 * Self.gamesKeptAwake {
+            slept += circles[i].replica.sleepIdle(keepingAwake: Self.gamesKeptAwake)
+        }
+        return slept
     }
 
     /// Inserts a locally made op into a copy of the engine; the caller
@@ -179,7 +230,7 @@ struct GameEngine: Sendable {
         var out: [GameID: GameStatus] = [:]
         for id in ids where out[id] == nil {
             for c in circles {
-                if let status = c.replica.games[id]?.state?.status {
+                if let status = c.replica.overview(of: id)?.status {
                     out[id] = status
                     break
                 }

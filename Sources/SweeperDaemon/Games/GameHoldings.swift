@@ -34,7 +34,7 @@ extension GameService {
     /// changed, and such ops are refused from now on.
     func applyRemovals(_ removals: [PeerID: [GameID: UInt64]]) {
         for (peer, kept) in removals.sorted(by: { $0.key < $1.key }) where engine.circles[0].replica.removed[peer] != kept {
-            let before = engine.circles[0].replica.games.compactMapValues { $0.state?.status }
+            let before = engine.statuses(of: engine.circles[0].replica.knownGames)
             let faults = engine.circles[0].replica.archiveFaults
             let droppedOps = engine.withReplica(circle: 0) { $0.remove(peer, kept: kept) }
             if engine.circles[0].replica.archiveFaults > faults {
@@ -58,7 +58,7 @@ extension GameService {
                     } else {
                         try store.dropOps(gameID: id.description, author: Data(peer.bytes), after: 0, status: nil)
                         sinks.changes.gameChanged(.gone(id))
-                        sinks.status.gamesChanged(to: engine.games.count)
+                        sinks.status.gamesChanged(to: engine.gameIDs.count)
                     }
                 } catch {
                     logger.warning("could not delete a removed device's moves", metadata: ["game": "\(id)", "error": "\(error)"])
@@ -73,10 +73,12 @@ extension GameService {
     /// what a removal of it keeps.
     func heldOps(of peer: PeerID) -> [GameID: UInt64] {
         var out: [GameID: UInt64] = [:]
-        for (id, game) in engine.circles[0].replica.games {
+        let replica = engine.circles[0].replica
+        for (id, game) in replica.games {
             let n = game.chainLength(of: peer)
             if n > 0 { out[id] = n }
         }
+        for (id, game) in replica.sleeping where game.vector[peer] > 0 { out[id] = game.vector[peer] }
         return out
     }
 
@@ -85,7 +87,7 @@ extension GameService {
 
     /// What this device tells its peers it takes.
     var interest: GameInterest {
-        selection.interest(holding: engine.games.map(\.state.gameID))
+        selection.interest(holding: engine.gameIDs)
     }
 
     /// Sets the sync mode, kept in the store over the configuration's.
@@ -109,7 +111,7 @@ extension GameService {
         engine.forget(id)
         selection.forget(id)
         sinks.play.forget(id)
-        sinks.status.gamesChanged(to: engine.games.count)
+        sinks.status.gamesChanged(to: engine.gameIDs.count)
         sinks.changes.gameChanged(.gone(id))
         logger.notice("forgot a game", metadata: ["game": "\(id)", "ops": "\(deleted)"])
         try await compactOffTheLoop()
@@ -129,7 +131,7 @@ extension GameService {
     /// a full id or a unique prefix. The caller then tells the peers.
     /// Returns the game, whether it is held here, and how many of its ops.
     func follow(_ game: String, available: Set<GameID>) throws -> (id: GameID, held: Bool, ops: Int) {
-        let held = Set(engine.games.map(\.state.gameID))
+        let held = engine.gameIDs
         let id = try Self.match(game, among: held.union(available).union(selection.forgotten))
         try store.followGame(id: id.description)
         selection.follow(id)
@@ -143,7 +145,7 @@ extension GameService {
     /// here, with the most ops any of them holds.
     func available(from peers: [PeerHoldings]) -> [GameElsewhere] {
         // Held, read or not (a private game this device does not play is held unread).
-        let held = Set(engine.games.map(\.state.gameID)).union(engine.circles[0].replica.summary.keys)
+        let held = engine.gameIDs.union(engine.circles[0].replica.summary.keys)
         var found: [GameID: GameElsewhere] = [:]
         for peer in peers {
             for (game, vector) in peer.holds where !held.contains(game) {
@@ -172,7 +174,7 @@ extension GameService {
     @discardableResult
     func join(_ key: CircleKey, forgetGames: Bool = false) async throws -> Int {
         try reloadIfPending()
-        let held = engine.games.map(\.state.gameID)
+        let held = engine.gameIDs
         let next = engine.joining(key)
         try store.setSetting(GameEngine.previousCirclesKey, next.previousCirclesSetting)
         try store.setCircleKey(Data(key.bytes))
@@ -189,7 +191,7 @@ extension GameService {
                 sinks.changes.gameChanged(.gone(id))
             }
             logger.notice("forgot the games of the circle left", metadata: ["games": "\(held.count)", "ops": "\(deleted)"])
-            sinks.status.gamesChanged(to: engine.games.count)
+            sinks.status.gamesChanged(to: engine.gameIDs.count)
         }
         sinks.links.withhold(engine.gamesOfCirclesLeft)
         if forgetGames { try await compactOffTheLoop() }

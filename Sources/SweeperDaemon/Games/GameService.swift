@@ -121,8 +121,8 @@ actor GameService {
         self.sinks = sinks
         self.logger = logger
         self.eventLoop = eventLoop
-        logger.info("loaded games", metadata: ["count": "\(engine.games.count)", "peer": "\(engine.identity.peerID)"])
-        sinks.status.gamesChanged(to: engine.games.count)
+        logger.info("loaded games", metadata: ["count": "\(engine.gameIDs.count)", "peer": "\(engine.identity.peerID)"])
+        sinks.status.gamesChanged(to: engine.gameIDs.count)
         for (_, state) in engine.games where state.status != .playing { sinks.play.gameEnded(state.gameID) }
         for (_, state) in engine.games where state.players != nil { sinks.play.setPlayers(state.players, of: state.gameID) }
         sinks.links.withhold(engine.gamesOfCirclesLeft)
@@ -136,7 +136,7 @@ actor GameService {
     }
 
     /// The number of games held.
-    var gameCount: Int { engine.games.count }
+    var gameCount: Int { engine.gameIDs.count }
 
     /// This daemon's identity.
     nonisolated let identity: PeerID
@@ -200,6 +200,7 @@ actor GameService {
             session.withSession { $0.receive(message, replica: &replica, taking: interest) }
         }
         commitRemote(done.outcome, before: before)
+        engine.sleepIdleGames()
         return RemoteIntake(
             replies: done.replies, accepted: done.outcome.accepted, rejected: done.outcome.rejected.map(OpRefusal.init),
             violation: done.violation)
@@ -251,7 +252,7 @@ actor GameService {
         for (gameID, ops) in byGame {
             guard let (_, replica) = engine.game(gameID), let state = replica.state else {
                 // A private game this device does not play: kept and relayed, never shown.
-                if engine.circles[0].replica.games[gameID]?.isKnown == true {
+                if engine.circles[0].replica.isKnown(gameID) {
                     unwritten.ops[gameID, default: []] += ops
                     unwritten.newGames.insert(gameID)
                 }
@@ -273,7 +274,7 @@ actor GameService {
                 sinks.changes.gameChanged(.listing(replica, state))
             }
         }
-        if added { sinks.status.gamesChanged(to: engine.games.count) }
+        if added { sinks.status.gamesChanged(to: engine.gameIDs.count) }
     }
 
     /// Queues a write of the remote ops and signatures not yet written.
@@ -330,6 +331,7 @@ actor GameService {
                 replica.noteStored(pending.ops.values.joined())
                 replica.noteStored(pending.signed)
             }
+            engine.sleepIdleGames()
         } catch {
             reloadAfterFailedCommit(error)
         }
@@ -369,7 +371,7 @@ actor GameService {
         // A full id of a game held here (what a viewer sends with each
         // cursor move) is found without looking at every game.
         if let id = GameID(hex: game.lowercased()), engine.game(id)?.game.state != nil { return id }
-        return try Self.match(game, among: engine.games.map(\.state.gameID))
+        return try Self.match(game, among: engine.gameIDs)
     }
 
     /// The game of `ids` that `game` names: by its full id, else as the one
@@ -395,12 +397,13 @@ actor GameService {
 
     // MARK: Reading games
 
-    /// Every game this device reads, newest first; archived games only when asked.
+    /// Every game this device reads, newest first; archived games only when
+    /// asked. Sleeping games are read back from the store and stay asleep.
     func games(archived: Bool = false) throws -> [(GameReplica, GameState)] {
         try reloadIfPending()
         return engine.games.filter { archived || !$0.state.isArchived }
             .sorted { ($0.state.startMillis, $0.state.gameID) > ($1.state.startMillis, $1.state.gameID) }
-            .compactMap { g in engine.game(g.state.gameID).map { ($0.game, g.state) } }
+            .compactMap { g in engine.awakened(g.state.gameID).flatMap { g in g.game.state.map { (g.game, $0) } } }
     }
 
     /// A game; with `assist`, the game is marked assisted (a signed op)
@@ -502,7 +505,7 @@ actor GameService {
         sinks.sessions.push(ops, replica: self.replica)
         logger.info("new game", metadata: ["game": "\(genesis.gameID)", "size": "\(parameters.width)x\(parameters.height)/\(parameters.mines)"])
         sinks.changes.gameChanged(.added(replica, state))
-        sinks.status.gamesChanged(to: engine.games.count)
+        sinks.status.gamesChanged(to: engine.gameIDs.count)
         return (replica, state)
     }
 
@@ -543,10 +546,12 @@ actor GameService {
         let candidates = engine.games.filter { $0.circle == 0 && $0.state.dailyDay == day && !$0.state.isPrivate }
         guard !candidates.isEmpty, let board = dailyBoard(day: day, circle: circle) else { return [] }
         for g in candidates {
-            guard DailyBoard.matches(g.state.genesis, board), let (_, replica) = engine.game(g.state.gameID) else { continue }
-            let creator = g.state.creator
-            if let held = firsts[creator], (held.state.startMillis, held.state.gameID) <= (g.state.startMillis, g.state.gameID) { continue }
-            firsts[creator] = (replica, g.state)
+            // Read without waking it: a streak looks at many days' boards.
+            guard let (_, replica) = engine.awakened(g.state.gameID), let state = replica.state,
+                  DailyBoard.matches(state.genesis, board) else { continue }
+            let creator = state.creator
+            if let held = firsts[creator], (held.state.startMillis, held.state.gameID) <= (state.startMillis, state.gameID) { continue }
+            firsts[creator] = (replica, state)
         }
         return firsts.values.sorted { ($0.state.startMillis, $0.state.gameID) < ($1.state.startMillis, $1.state.gameID) }
     }

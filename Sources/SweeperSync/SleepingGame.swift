@@ -1,0 +1,209 @@
+import SweeperCrypto
+import SweeperGame
+
+/// What a listing of games reads of one game, without its board: enough to
+/// list, find and sort games and to tell who plays them, whether the game is
+/// awake (its ``GameState`` held) or asleep (see ``SleepingGame``).
+public struct GameOverview: Sendable, Equatable {
+    /// The game.
+    public let gameID: GameID
+    /// Who created it.
+    public let creator: PeerID
+    /// Its size and mines.
+    public let parameters: GameParameters
+    /// When it was created (ms since 1970, the creator's clock).
+    public let startMillis: UInt64
+    /// Playing, won or lost.
+    public let status: GameStatus
+    /// Whether the circle archived it.
+    public let isArchived: Bool
+    /// The devices the creator chose to move; `nil` when every member may.
+    public let players: Set<PeerID>?
+    /// The board of the day it plays, if any.
+    public let dailyDay: Int?
+    /// Whether it is a private game.
+    public let isPrivate: Bool
+    /// Whether it is a race.
+    public let isRace: Bool
+    /// What a peer must read to be sent it.
+    public let features: GameFeatures
+
+    /// The overview of `state`.
+    public init(_ state: GameState) {
+        gameID = state.gameID
+        creator = state.creator
+        parameters = state.genesis.parameters
+        startMillis = state.startMillis
+        status = state.status
+        isArchived = state.isArchived
+        players = state.players
+        dailyDay = state.dailyDay
+        isPrivate = state.isPrivate
+        isRace = state.isRace
+        features = state.features
+    }
+}
+
+/// A game let go of memory (see ``Replica/sleep(_:)``): everything it
+/// held is in the store, and only what sync, listings and the rules of
+/// the replica read without its board stays here. It is woken (rebuilt
+/// from the store) by anything that reads or changes more.
+///
+/// A game may sleep when the store holds every op it accepted, every
+/// chain ends with a signed op, and no op waits for a gap: nothing that
+/// exists only in memory is lost, and waking it rebuilds the same game.
+public struct SleepingGame: Sendable {
+    /// Author → highest contiguous seq accepted (as ``GameReplica/vector``).
+    public let vector: VersionVector
+    /// What listings read; `nil` for a private game this device does not play.
+    public let overview: GameOverview?
+    /// A private game's creator, players and key; `nil` for an open game.
+    public let privateHeader: PrivateGameHeader?
+    /// Authors shown to have signed two ops at one place.
+    public internal(set) var equivocators: Set<PeerID>
+
+    init(_ game: GameReplica) {
+        vector = game.vector
+        overview = game.state.map(GameOverview.init)
+        privateHeader = game.privateHeader
+        equivocators = game.equivocators
+    }
+
+    /// The game's creator.
+    public var creator: PeerID? { overview?.creator ?? privateHeader?.creator }
+
+    /// Every author with an accepted op.
+    public var authors: [PeerID] { vector.heads.keys.sorted() }
+
+    /// The number of accepted ops.
+    public var opCount: Int { Int(clamping: vector.opCount) }
+}
+
+extension Replica {
+    /// Lets `game` go of memory (see ``SleepingGame``) when it may sleep:
+    /// the replica reads back ops from an archive, the store holds every op
+    /// of the game, every chain ends with a signed op, and nothing waits.
+    /// Returns whether it sleeps now.
+    @discardableResult
+    public mutating func sleep(_ game: GameID) -> Bool {
+        guard archive != nil, let held = games[game], held.maySleep else { return sleeping[game] != nil }
+        sleeping[game] = SleepingGame(held)
+        games[game] = nil
+        return true
+    }
+
+    /// Puts to sleep every game that may sleep except the `awake` most
+    /// recently used (see ``use(_:)``); returns how many went to sleep.
+    @discardableResult
+    public mutating func sleepIdle(keepingAwake awake: Int) -> Int {
+        guard archive != nil, games.count > awake else { return 0 }
+        let idle = games.keys.sorted { (lastUse[$0] ?? 0, $0) > (lastUse[$1] ?? 0, $1) }.dropFirst(awake)
+        var slept = 0
+        for id in idle where sleep(id) { slept += 1 }
+        return slept
+    }
+
+    /// Notes that `game` was used now: it is among the last to sleep.
+    public mutating func use(_ game: GameID) {
+        useCounter &+= 1
+        lastUse[game] = useCounter
+    }
+
+    /// Wakes `game` when it sleeps: rebuilt from the store, it is held as
+    /// it was. Returns `false` when it sleeps and could not be read back
+    /// (counted in ``archiveFaults``; it stays asleep).
+    @discardableResult
+    public mutating func wake(_ game: GameID) -> Bool {
+        guard sleeping[game] != nil else {
+            if games[game] != nil { use(game) }
+            return true
+        }
+        use(game)
+        guard let woken = awakened(game) else {
+            archiveFaults += 1
+            return false
+        }
+        sleeping[game] = nil
+        games[game] = woken
+        return true
+    }
+
+    /// `game` rebuilt from the store when it sleeps, without waking it
+    /// here (a listing reads it and lets it go); the held game when it is
+    /// awake; `nil` when it is not held or cannot be read back.
+    public func awakened(_ game: GameID) -> GameReplica? {
+        if let held = games[game] { return held }
+        guard let asleep = sleeping[game], let archive else { return nil }
+        var ops: [Op] = []
+        do {
+            for author in asleep.authors {
+                guard let n = asleep.vector.heads[author], n > 0 else { continue }
+                ops += try archive.ops(of: game, by: author, seqs: 1...n)
+            }
+        } catch {
+            return nil
+        }
+        // The ops were checked when they were first accepted, and the store
+        // gives back what it was given: each chain goes in as one segment,
+        // vouched for by its newest op's signature (as in a catch-up), under
+        // the rules that admitted it then.
+        var rebuilt = Replica(circle: circle, reader: reader, archive: archive, recentOpsKept: recentOpsKept, pendingLimit: Int.max)
+        for chain in Self.chains(of: ops) {
+            guard let segment = OpSegment(verifiedOps: chain) else { return nil }
+            rebuilt.insert(segment)
+        }
+        rebuilt.noteEverythingStored()
+        guard var woken = rebuilt.games[game], woken.vector == asleep.vector, woken.unsignedHeads.isEmpty else { return nil }
+        for author in asleep.equivocators { woken.noteEquivocator(author) }
+        return woken
+    }
+
+    /// `ops` of one game as chains in seq order, the genesis's first.
+    private static func chains(of ops: [Op]) -> [[Op]] {
+        var byAuthor: [PeerID: [Op]] = [:]
+        for op in ops { byAuthor[op.author, default: []].append(op) }
+        return byAuthor.map { $0.value.sorted { $0.seq < $1.seq } }.sorted { a, b in
+            let ag = a.contains { $0.payload.isGenesis }, bg = b.contains { $0.payload.isGenesis }
+            return ag != bg ? ag : a[0].author < b[0].author
+        }
+    }
+
+    /// Whether `game` is held, awake or asleep, with its genesis known.
+    public func isKnown(_ game: GameID) -> Bool {
+        games[game]?.isKnown ?? (sleeping[game] != nil)
+    }
+
+    /// Every game held with a known genesis, awake or asleep.
+    public var knownGames: Set<GameID> {
+        Set(games.compactMap { $0.value.isKnown ? $0.key : nil }).union(sleeping.keys)
+    }
+
+    /// What listings read of `game`, awake or asleep; `nil` when it is not
+    /// held or not readable here.
+    public func overview(of game: GameID) -> GameOverview? {
+        if let held = games[game] { return held.state.map(GameOverview.init) }
+        return sleeping[game]?.overview
+    }
+
+    /// What a peer must read to be sent `game`; `nil` when it is not held
+    /// or not readable here.
+    public func features(of game: GameID) -> GameFeatures? {
+        if let held = games[game] { return held.state?.features }
+        return sleeping[game]?.overview?.features
+    }
+
+    /// The players of every private game held, awake or asleep.
+    public var privateGamePlayers: [GameID: Set<PeerID>] {
+        var out = games.compactMapValues { $0.privateHeader?.players }
+        for (id, game) in sleeping { if let players = game.privateHeader?.players { out[id] = players } }
+        return out
+    }
+
+    /// The accepted op of `author` at `seq` in `game`, awake or asleep (a
+    /// sleeping game's read back from the store); `nil` when not held.
+    public func op(in game: GameID, author: PeerID, seq: UInt64) -> Op? {
+        if let held = games[game] { return held.op(author: author, seq: seq) }
+        guard let asleep = sleeping[game], seq >= 1, seq <= asleep.vector[author], let archive else { return nil }
+        return (try? archive.ops(of: game, by: author, seqs: seq...seq))?.first
+    }
+}
