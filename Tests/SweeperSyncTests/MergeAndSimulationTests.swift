@@ -120,6 +120,8 @@ func replica(_ circle: CircleKey, inserting ops: [Op]) -> Replica {
             totals.racesRun += report.racesRun
             totals.racersResigned += report.racersResigned
             totals.opsReadBack += report.opsReadBack
+            totals.sleeps += report.sleeps
+            totals.wakes += report.wakes
         }
         // The runs exercised what they claim to.
         #expect(totals.ops > Self.seedCount / Self.chunks * 5)
@@ -127,6 +129,8 @@ func replica(_ circle: CircleKey, inserting ops: [Op]) -> Replica {
         #expect(totals.partitions > 0)
         // Replicas let go of older ops and read them back from their disks when asked for them.
         #expect(totals.opsReadBack > 0)
+        // Games went to sleep on the way, and moves and messages woke them.
+        #expect(totals.sleeps > 0 && totals.wakes > 0, "\(totals.sleeps) sleeps, \(totals.wakes) wakes")
         // Links of protocol 15 carried segments in their compact form.
         #expect(totals.chainSegments > 0)
         #expect(totals.addedPlayerMoves > totals.addedPlayerSealedMoves && totals.addedPlayerSealedMoves > 0)

@@ -43,6 +43,10 @@ struct Simulation {
         /// reads back from its disk (few, so that games of a few dozen
         /// moves already do).
         var recentOpsKept = 2
+        /// Every this many ticks, one peer (each in turn) puts to sleep
+        /// every game that may sleep, as the daemon does with games nobody
+        /// uses; what comes for the game next wakes it. 0: never.
+        var sleepEvery = 3
     }
 
     struct Peer {
@@ -127,6 +131,8 @@ struct Simulation {
     var chainSegments = 0
     var rejected: [OpRejection: Int] = [:]
     var restarts = 0
+    var sleeps = 0
+    var wakes = 0
     var partitions = 0
     var forgerCount: UInt64 = 0
     /// Set while healing: nothing is lost, duplicated or delayed.
@@ -300,7 +306,9 @@ struct Simulation {
             rejected[.malformed, default: 0] += 1
             return
         }
+        let wasAsleep = gameID.map { peers[to].replica.sleeping[$0] != nil } ?? false
         let step = session.receive(message, replica: &peers[to].replica)
+        if wasAsleep, let gameID, peers[to].replica.games[gameID] != nil { wakes += 1 }
         // A valid op refused before its author's add came, and the valid ops
         // after it in its chain, which then cannot follow on (anti-entropy
         // brings them all again).
@@ -409,6 +417,8 @@ struct Simulation {
     mutating func move() {
         guard let gameID else { return }
         let p = rng.below(config.players)
+        // A player's move wakes its game, as the daemon's engine does.
+        if peers[p].replica.sleeping[gameID] != nil, peers[p].replica.wake(gameID) { wakes += 1 }
         // In a race, the mover's own board.
         guard let game = peers[p].replica.games[gameID], let whole = game.state else { return }
         let state = whole.shown(to: peers[p].author.identity.peerID)
@@ -446,7 +456,9 @@ struct Simulation {
 
     /// The creator lets peer 3 (a spectator so far) move.
     mutating func addSpectator() {
-        guard let gameID, let game = peers[0].replica.games[gameID], config.peers > 3 else { return }
+        guard let gameID, config.peers > 3 else { return }
+        if peers[0].replica.sleeping[gameID] != nil, peers[0].replica.wake(gameID) { wakes += 1 }
+        guard let game = peers[0].replica.games[gameID] else { return }
         let clock = 1_790_000_000_000 + UInt64(now) * 250
         if let op = try? peers[0].author.addPlayers([peers[3].author.identity.peerID], in: game, atMillis: clock) { local(op, at: 0) }
     }
@@ -587,6 +599,9 @@ struct Simulation {
         var chainSegments = 0
         /// Ops replicas let go of and read back from their disks (catch-ups, signatures checked, restarts).
         var opsReadBack = 0
+        /// Games put to sleep, and sleeping games woken by a move or a message.
+        var sleeps = 0
+        var wakes = 0
     }
 
     mutating func run() throws -> Report {
@@ -597,6 +612,9 @@ struct Simulation {
             if group != nil && now >= partitionEnds { group = nil }
             if group == nil && rng.below(100) < config.partitionPercent { startPartition() }
             if rng.below(100) < config.restartPercent { try restart(rng.below(config.peers)) }
+            if config.sleepEvery > 0 && now % config.sleepEvery == 0 {
+                sleeps += peers[(now / config.sleepEvery) % config.peers].replica.sleepIdle(keepingAwake: 0)
+            }
             if rng.below(10) < config.moveChance { move() }
             if restricted && now == config.activeTicks / 2 { addSpectator() }
             if forgeriesLeft > 0 && rng.below(config.activeTicks / max(1, config.forgeries)) == 0 {
@@ -628,6 +646,8 @@ struct Simulation {
         report.headSignatures = headSignatures
         report.chainSegments = chainSegments
         report.opsReadBack = peers.reduce(0) { $0 + $1.disk.opsReadBack }
+        report.sleeps = sleeps
+        report.wakes = wakes
         if restricted, config.peers > 3 {
             let added = peers[3].author.identity.peerID
             report.addedPlayerMoves = validOps.filter { $0.author == added }.count
@@ -657,8 +677,14 @@ struct Simulation {
     func converged(to reference: Replica) -> Bool {
         guard let gameID, let digest = reference.state(of: gameID)?.digest else { return false }
         return peers.indices.allSatisfy { i in
-            peers[i].replica.summary == reference.summary && peers[i].replica.state(of: gameID)?.digest == (reads(i) ? digest : nil)
+            peers[i].replica.summary == reference.summary && state(of: gameID, at: i)?.digest == (reads(i) ? digest : nil)
         }
+    }
+
+    /// Peer `i`'s state of `game`: a sleeping game's rebuilt from its disk
+    /// (and left asleep), as a listing reads it.
+    func state(of game: GameID, at i: Int) -> GameState? {
+        peers[i].replica.awakened(game)?.state
     }
 
     func check(against reference: Replica) -> [String] {
@@ -669,7 +695,7 @@ struct Simulation {
         }
         for (i, p) in peers.enumerated() {
             if p.replica.summary != reference.summary { problems.append("peer \(i) lacks ops: \(p.replica.games[gameID]?.opCount ?? 0) of \(validOps.count)") }
-            if p.replica.state(of: gameID)?.digest != (reads(i) ? digest : nil) {
+            if state(of: gameID, at: i)?.digest != (reads(i) ? digest : nil) {
                 problems.append(reads(i) ? "peer \(i) has a different digest" : "peer \(i) reads a private game it does not play")
             }
         }
