@@ -82,3 +82,57 @@ import Testing
         await f.cleanup()
     }
 }
+
+/// Games nobody uses sleep: the daemon keeps only their vectors and what
+/// listings read, wakes a game from the store when a player or a peer needs
+/// it, and after a restart holds none of them awake.
+@Suite struct SleepingGamesTests {
+    /// The games each circle keeps awake at most, once they are more.
+    static let awakeAtMost = 2 * GameEngine.gamesKeptAwake
+
+    @Test func gamesNobodyUsesSleepAndWakeAsTheyWere() async throws {
+        let f = try await DaemonFixture()
+        var views: [String: GameView] = [:]
+        let count = Self.awakeAtMost + 4
+        for seed in 1...count {
+            let view: GameView = try await result(f.router, #"{"id":1,"command":"new","width":9,"height":9,"mines":10,"seed":\#(seed)}"#)
+            views[view.id] = view
+        }
+        var replica = await f.service.engine.circles[0].replica
+        #expect(replica.games.count <= Self.awakeAtMost)
+        #expect(replica.sleeping.count >= count - Self.awakeAtMost)
+        #expect(replica.summary.count == count)
+        let asleep = try #require(replica.sleeping.keys.first)
+
+        // A listing reads every game, and wakes none.
+        let listed: Commands.Games.Result = try await result(f.router, #"{"id":2,"command":"games"}"#)
+        #expect(Set(listed.games.map(\.id)) == Set(views.keys))
+        #expect(await f.service.engine.circles[0].replica.sleeping.count == replica.sleeping.count)
+
+        // Shown, a sleeping game wakes as it was; a move goes in.
+        let shown = try await show(f.router, asleep.description)
+        #expect(shown.digest == views[asleep.description]?.digest && shown.board == views[asleep.description]?.board)
+        #expect(await f.service.engine.circles[0].replica.games[asleep] != nil)
+        let row = try #require(shown.board.firstIndex { $0.contains("#") })
+        let column = try #require(shown.board[row].firstIndex(of: "#")).utf16Offset(in: shown.board[row])
+        let moved: Commands.MoveResult = try await result(
+            f.router, #"{"id":3,"command":"flag","game":"\#(asleep)","x":\#(column),"y":\#(row),"mark":"flag"}"#)
+        #expect(moved.changed.count == 1)
+
+        // Every game used in turn: never more than the bound awake.
+        for id in views.keys {
+            _ = try await show(f.router, id)
+            #expect(await f.service.engine.circles[0].replica.games.count <= Self.awakeAtMost)
+        }
+
+        // After a restart every game sleeps, and each comes back the same.
+        let restarted = try await DaemonFixture.daemon(store: f.store, directory: f.directory, loop: f.loop)
+        replica = await restarted.service.engine.circles[0].replica
+        #expect(replica.games.isEmpty && replica.sleeping.count == count)
+        let again: Commands.Games.Result = try await result(restarted.router, #"{"id":4,"command":"games"}"#)
+        #expect(again.games.map(\.id) == listed.games.map(\.id))
+        #expect(try await show(restarted.router, asleep.description).flags == 1)
+        await restarted.network.node.shutdown()
+        await f.cleanup()
+    }
+}

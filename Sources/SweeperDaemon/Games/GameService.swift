@@ -499,6 +499,9 @@ actor GameService {
             status: state.status.rawValue)
         guard try store.createGame(record, ops: ops.map { StoredOps.row($0) }) else { throw GameServiceError.gameExists }
         engine = next
+        // In the store now: the game may sleep once nobody uses it.
+        engine.withReplica(circle: 0) { $0.noteStored(ops) }
+        engine.sleepIdleGames()
         notePrivatePlayers([genesis])
         if state.status != .playing { sinks.play.gameEnded(genesis.gameID) }
         sinks.play.setPlayers(state.players, of: genesis.gameID)
