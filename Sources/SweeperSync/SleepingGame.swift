@@ -27,9 +27,28 @@ public struct GameOverview: Sendable, Equatable {
     public let isRace: Bool
     /// What a peer must read to be sent it.
     public let features: GameFeatures
+    /// Every author of an op in it, in order.
+    public let authors: [PeerID]
+    /// The share of safe cells revealed on the board its reader sees (in
+    /// a race, the reader's own board, else the creator's).
+    public let progress: Double
+    /// When it ended (see ``GameState/endMillis``), if it did.
+    public let endMillis: UInt64?
+    /// Whether someone asked for a hint or looked at the mines.
+    public let isAssisted: Bool
 
-    /// The overview of `state`.
-    public init(_ state: GameState) {
+    /// The overview of `game`, once its state is known and read here.
+    public init?(_ game: GameReplica) {
+        guard let state = game.state else { return nil }
+        self.init(state, authors: game.authors, reader: game.reader?.peerID)
+    }
+
+    /// The overview of `state`, whose ops `authors` made, as `reader` sees it.
+    public init(_ state: GameState, authors: [PeerID], reader: PeerID?) {
+        self.authors = authors
+        progress = state.shown(to: reader ?? state.creator).board.progress
+        endMillis = state.endMillis
+        isAssisted = state.isAssisted
         gameID = state.gameID
         creator = state.creator
         parameters = state.genesis.parameters
@@ -64,7 +83,7 @@ public struct SleepingGame: Sendable {
 
     init(_ game: GameReplica) {
         vector = game.vector
-        overview = game.state.map(GameOverview.init)
+        overview = GameOverview(game)
         privateHeader = game.privateHeader
         equivocators = game.equivocators
     }
@@ -181,8 +200,20 @@ extension Replica {
     /// What listings read of `game`, awake or asleep; `nil` when it is not
     /// held or not readable here.
     public func overview(of game: GameID) -> GameOverview? {
-        if let held = games[game] { return held.state.map(GameOverview.init) }
+        if let held = games[game] { return GameOverview(held) }
         return sleeping[game]?.overview
+    }
+
+    /// The status of `game`, awake or asleep; `nil` when it is not held or
+    /// not readable here.
+    public func status(of game: GameID) -> GameStatus? {
+        if let held = games[game] { return held.state?.status }
+        return sleeping[game]?.overview?.status
+    }
+
+    /// Whether `game` is held readable here, awake or asleep.
+    public func reads(_ game: GameID) -> Bool {
+        games[game]?.state != nil || sleeping[game]?.overview != nil
     }
 
     /// What a peer must read to be sent `game`; `nil` when it is not held

@@ -77,6 +77,19 @@ import Testing
         }
         let listed: Commands.Games.Result = try await result(f.router, #"{"id":10,"command":"games"}"#)
         #expect(listed.games.first { $0.id == game.id }?.ended == won.ended)
+
+        // After a restart every game sleeps: records, endings and the list
+        // read them from the store, and say the same.
+        let restarted = try await DaemonFixture.daemon(store: f.store, directory: f.directory, loop: f.loop)
+        #expect(await restarted.service.engine.circles[0].replica.games.isEmpty)
+        let again: Commands.Scores.Result = try await result(restarted.router, #"{"id":11,"command":"scores","player":"ada"}"#)
+        #expect(again == scores)
+        let allWins: Commands.Scores.Result = try await result(restarted.router, #"{"id":12,"command":"scores"}"#)
+        #expect(allWins.classes == scores.classes && allWins.assisted == scores.assisted && allWins.practice == scores.practice)
+        #expect(try await show(restarted.router, game.id).ending == won.ending)
+        let relisted: Commands.Games.Result = try await result(restarted.router, #"{"id":13,"command":"games"}"#)
+        #expect(relisted.games == listed.games)
+        await restarted.network.node.shutdown()
         await f.cleanup()
     }
 }

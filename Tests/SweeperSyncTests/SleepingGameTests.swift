@@ -46,7 +46,7 @@ import Testing
         // What sync and listings read stays.
         #expect(replica.summary == summary && replica.heldAuthors == authors)
         #expect(replica.isKnown(id) && replica.knownGames == [id])
-        #expect(replica.overview(of: id) == awake.state.map(GameOverview.init))
+        #expect(replica.overview(of: id) == GameOverview(awake))
         #expect(replica.sleeping[id]?.opCount == awake.opCount)
 
         // Read without waking: the same game, and it stays asleep.

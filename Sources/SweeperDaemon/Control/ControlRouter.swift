@@ -74,7 +74,7 @@ struct ControlRouter: ControlResponder {
         case Commands.Games.name:
             let a: Commands.Games.Arguments = try args(line)
             let available = a.available == true ? await service.available(from: network.inbox.peerHoldings()).map(views.available) : nil
-            let games = try await service.games(archived: a.archived == true).map { views.summary($0.0, $0.1) }
+            let games = try await service.overviews(archived: a.archived == true).map(views.summary)
             return try answer(id, Commands.Games.Result(games: games, available: available))
         case Commands.AddPlayers.name:
             let a: Commands.AddPlayers.Arguments = try args(line)
@@ -137,7 +137,7 @@ struct ControlRouter: ControlResponder {
             let (replica, state) = try await service.game(a.game, assist: a.cheat == true)
             let racer = try self.racer(a.racer, in: state)
             // A finished game's ending says whether it set a record: that needs the others.
-            let games = state.shown(to: racer ?? signer.peerID).status == .playing ? nil : try await service.games(archived: true)
+            let games = state.shown(to: racer ?? signer.peerID).status == .playing ? nil : try await rivals(of: state)
             var view = views.view(replica, state, cheat: a.cheat == true, games: games, racer: racer)
             view.daily = try await dailyTable(of: state)
             return try answer(id, view)
@@ -151,7 +151,7 @@ struct ControlRouter: ControlResponder {
             try refuseIfRemoved()
             let a: Commands.GameArguments = try args(line)
             let (replica, state) = try await service.resign(a.game)
-            let games = state.shown(to: signer.peerID).status == .playing ? nil : try await service.games(archived: true)
+            let games = state.shown(to: signer.peerID).status == .playing ? nil : try await rivals(of: state)
             return try answer(id, views.view(replica, state, games: games))
         case Commands.Reveal.name:
             return try answer(id, try await move(.reveal, try moveArgs(line, fields)))
@@ -192,7 +192,9 @@ struct ControlRouter: ControlResponder {
             return try answer(id, replay)
         case Commands.Scores.name:
             let a: Commands.Scores.Arguments = try args(line)
-            var result = try views.scores(try await service.games(archived: true), player: a.player)
+            // Without a player, only wins count: the other games are not read.
+            let wins: @Sendable (GameOverview) -> Bool = { a.player != nil || $0.isRace || $0.status == .won }
+            var result = try views.scores(try await service.games(archived: true, where: wins), player: a.player)
             if a.daily == true { result.daily = try await dailyTable(day: Self.today) }
             return try answer(id, result)
         case Commands.Invite.name:
@@ -326,6 +328,15 @@ struct ControlRouter: ControlResponder {
     /// The racer `named` (a name or peer id, as devices are named) of the
     /// race `state`; `nil` when none is named. Naming one outside a race,
     /// or no racer of it, is refused.
+    /// The games a finished game's ending compares it with, to say
+    /// whether it set a record: those of its class that may hold a ranked
+    /// win (won, or a race, whose boards may be won apart). The others are
+    /// not read.
+    private func rivals(of state: GameState) async throws -> [(GameReplica, GameState)] {
+        let c = ReplyViews.RecordClass(state.genesis.parameters)
+        return try await service.games(archived: true) { ReplyViews.RecordClass($0.parameters) == c && ($0.isRace || $0.status == .won) }
+    }
+
     private func racer(_ named: String?, in state: GameState) throws -> PeerID? {
         guard let named else { return nil }
         guard state.isRace else { throw ControlError.badArguments("racer is for a race; this game is played together") }

@@ -66,24 +66,35 @@ struct ReplyViews: Sendable {
     }
 
     /// The summary `games` lists and `game-added` carries.
-    func summary(_ replica: GameReplica, _ state: GameState, now: Date = Date()) -> GameSummary {
-        let p = state.genesis.parameters
-        // A race lists this device's own board's progress (or the creator's).
-        let board = state.shown(to: ownID)
+    func summary(_ replica: GameReplica, _ state: GameState) -> GameSummary {
+        summary(GameOverview(state, authors: replica.authors, reader: ownID))
+    }
+
+    /// The summary of a game from its overview: what `games` lists of a
+    /// sleeping game without waking it, the same as of one awake.
+    func summary(_ game: GameOverview) -> GameSummary {
+        let p = game.parameters
         return GameSummary(
-            id: state.gameID.description, width: p.width, height: p.height, mines: p.mines, status: state.status.shown,
-            progress: board.board.progress, elapsedSeconds: play.playedSeconds(state),
-            players: players(replica, state).map(name(of:)), created: Double(state.startMillis) / 1000,
-            ended: state.endMillis.map { Double($0) / 1000 }, assisted: state.isAssisted, chosenPlayers: chosenPlayers(state),
-            watching: state.mayMove(ownID) ? nil : true, archived: state.isArchived ? true : nil,
-            privateGame: state.isPrivate ? true : nil, onlyHere: links.withholds(state.gameID) ? true : nil, race: state.isRace ? true : nil)
+            id: game.gameID.description, width: p.width, height: p.height, mines: p.mines, status: game.status.shown,
+            // A race lists this device's own board's progress (or the creator's).
+            progress: game.progress, elapsedSeconds: play.playedSeconds(game.gameID, startMillis: game.startMillis, endMillis: game.endMillis),
+            players: ([game.creator] + game.authors.filter { $0 != game.creator }).map(name(of:)), created: Double(game.startMillis) / 1000,
+            ended: game.endMillis.map { Double($0) / 1000 }, assisted: game.isAssisted,
+            chosenPlayers: chosenPlayers(game.players, creator: game.creator),
+            watching: game.players.map { $0.contains(ownID) } ?? true ? nil : true, archived: game.isArchived ? true : nil,
+            privateGame: game.isPrivate ? true : nil, onlyHere: links.withholds(game.gameID) ? true : nil, race: game.isRace ? true : nil)
     }
 
     /// The names of the devices the creator chose to move (creator first,
     /// then by name), or `nil` when every member may.
     func chosenPlayers(_ state: GameState) -> [String]? {
-        guard let players = state.players else { return nil }
-        return [name(of: state.creator)] + players.subtracting([state.creator]).map(name(of:)).sorted()
+        chosenPlayers(state.players, creator: state.creator)
+    }
+
+    /// The names of `players` (creator first, then by name), or `nil` when every member may.
+    func chosenPlayers(_ players: Set<PeerID>?, creator: PeerID) -> [String]? {
+        guard let players else { return nil }
+        return [name(of: creator)] + players.subtracting([creator]).map(name(of:)).sorted()
     }
 
     /// The whole game, as `show` and `new` answer; with `cheat`, the mines too.

@@ -128,8 +128,8 @@ struct GameEngine: Sendable {
         var seen: Set<GameID> = []
         for (i, c) in circles.enumerated() {
             for (id, g) in c.replica.games where !seen.contains(id) {
-                if let s = g.state {
-                    out.append((i, GameOverview(s)))
+                if let s = GameOverview(g) {
+                    out.append((i, s))
                     seen.insert(id)
                 }
             }
@@ -160,7 +160,7 @@ struct GameEngine: Sendable {
     /// The replica of one game readable here, and its circle index: a
     /// sleeping game is woken (and the game counts as used now).
     mutating func game(_ id: GameID) -> (circle: Int, game: SweeperSync.GameReplica)? {
-        for i in circles.indices where circles[i].replica.overview(of: id) != nil {
+        for i in circles.indices where circles[i].replica.reads(id) {
             guard circles[i].replica.wake(id) else { return nil }
             sleepIdleGames()
             guard let g = circles[i].replica.games[id], g.state != nil else { return nil }
@@ -173,7 +173,7 @@ struct GameEngine: Sendable {
     /// waking it: a sleeping game is read back from the store and let go
     /// again by the caller (a listing of every game).
     func awakened(_ id: GameID) -> (circle: Int, game: SweeperSync.GameReplica)? {
-        for (i, c) in circles.enumerated() where c.replica.overview(of: id) != nil {
+        for (i, c) in circles.enumerated() where c.replica.reads(id) {
             guard let g = c.replica.awakened(id), g.state != nil else { return nil }
             return (i, g)
         }
@@ -230,7 +230,7 @@ struct GameEngine: Sendable {
         var out: [GameID: GameStatus] = [:]
         for id in ids where out[id] == nil {
             for c in circles {
-                if let status = c.replica.overview(of: id)?.status {
+                if let status = c.replica.status(of: id) {
                     out[id] = status
                     break
                 }

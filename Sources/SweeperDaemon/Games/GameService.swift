@@ -397,13 +397,20 @@ actor GameService {
 
     // MARK: Reading games
 
-    /// Every game this device reads, newest first; archived games only when
-    /// asked. Sleeping games are read back from the store and stay asleep.
-    func games(archived: Bool = false) throws -> [(GameReplica, GameState)] {
+    /// What listings read of every game this device reads, newest first;
+    /// archived games only when asked. No game is woken or read back.
+    func overviews(archived: Bool = false) throws -> [GameOverview] {
         try reloadIfPending()
-        return engine.games.filter { archived || !$0.state.isArchived }
-            .sorted { ($0.state.startMillis, $0.state.gameID) > ($1.state.startMillis, $1.state.gameID) }
-            .compactMap { g in engine.awakened(g.state.gameID).flatMap { g in g.game.state.map { (g.game, $0) } } }
+        return engine.games.map(\.state).filter { archived || !$0.isArchived }
+            .sorted { ($0.startMillis, $0.gameID) > ($1.startMillis, $1.gameID) }
+    }
+
+    /// Every game this device reads whose overview is `wanted`, newest
+    /// first; archived games only when asked. Sleeping games are read back
+    /// from the store and stay asleep.
+    func games(archived: Bool = false, where wanted: (GameOverview) -> Bool = { _ in true }) throws -> [(GameReplica, GameState)] {
+        try overviews(archived: archived).filter(wanted)
+            .compactMap { g in engine.awakened(g.gameID).flatMap { g in g.game.state.map { (g.game, $0) } } }
     }
 
     /// A game; with `assist`, the game is marked assisted (a signed op)

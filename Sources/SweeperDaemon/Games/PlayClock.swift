@@ -382,8 +382,15 @@ final class PlayClock: Sendable {
     /// for a game made before this database kept played time, of which no
     /// share is known, the time from its creation to its end (or now).
     func playedSeconds(_ state: GameState) -> Int {
-        if let ms = ledger.withLock({ $0.playedMillis(state.gameID, now: now) }) { return Int(ms / 1000) }
-        guard state.startMillis < countedSince else { return 0 }
-        return state.elapsedSeconds(nowMillis: wall)
+        playedSeconds(state.gameID, startMillis: state.startMillis, endMillis: state.endMillis)
+    }
+
+    /// ``playedSeconds(_:)`` of a game that began at `startMillis` and
+    /// ended at `endMillis` (or not yet).
+    func playedSeconds(_ game: GameID, startMillis: UInt64, endMillis: UInt64?) -> Int {
+        if let ms = ledger.withLock({ $0.playedMillis(game, now: now) }) { return Int(ms / 1000) }
+        guard startMillis < countedSince else { return 0 }
+        let end = endMillis ?? wall
+        return end > startMillis ? Int((end - startMillis) / 1000) : 0
     }
 }
