@@ -4,10 +4,14 @@
 // sequence numbers, Lamport times, wall clocks and chains, single or in
 // segments, or unsigned as a live push from their author's link, then and
 // there or later vouched for by their signature; interleaved with local
-// moves (OpAuthor) against whatever state that made. Invariant: rebuilding
-// from the accepted ops (as the daemon does at start, the ops no signature
-// covers given as vouched) gives the same state.
+// moves (OpAuthor) against whatever state that made. What is accepted is
+// written to an in-memory store when the input says, and the games may
+// then be put to sleep: later ops, moves and queries wake them. Invariants:
+// a game put to sleep reads back as it was; rebuilding from the accepted
+// ops (as the daemon does at start, the ops no signature covers given as
+// vouched) gives the same state.
 import FuzzSupport
+import Synchronization
 @testable import SweeperConventions
 import SweeperCrypto
 import SweeperGame
@@ -27,17 +31,73 @@ public func fuzzReplica(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     return 0
 }
 
+/// The replica's store: every op written, by game, author and seq.
+final class MemoryStore: OpArchive {
+    private let rows = Mutex<[String: Op]>([:])
+
+    func write(_ ops: [Op]) {
+        rows.withLock { for op in ops { $0["\(op.gameID) \(op.author) \(op.seq)"] = op } }
+    }
+
+    func ops(of game: GameID, by author: PeerID, seqs: ClosedRange<UInt64>) throws -> [Op] {
+        try rows.withLock { rows in
+            try seqs.map { seq in
+                guard let op = rows["\(game) \(author) \(seq)"] else { throw OpArchiveMiss(game: game, author: author, seqs: seq...seq) }
+                return op
+            }
+        }
+    }
+}
+
 struct World {
-    var replica = Fixtures.replica
+    let store = MemoryStore()
+    var replica: Replica
     var games: [GameID] = [Fixtures.genesis.gameID, Fixtures.privateGenesis.gameID, Fixtures.raceGenesis.gameID]
     var batch: [Op] = []
+    /// Ops accepted or signed and not yet written.
+    var unwritten: [Op] = []
+
+    /// The fixture games, written and told stored; each chain keeps its 2
+    /// newest ops in memory and reads the rest back from the store.
+    init() {
+        replica = Replica(circle: Fixtures.circle, reader: Fixtures.reader, archive: store, recentOpsKept: 2)
+        let ops = Fixtures.replica.games.values.flatMap { (try? $0.allOps()) ?? [] }
+        replica.restore(ops)
+        store.write(ops)
+        replica.noteEverythingStored()
+    }
 
     mutating func step(_ input: inout FuzzInput) {
-        switch input.byte() % 4 {
+        let kind = input.byte()
+        switch kind % 4 {
         case 0: remoteOp(&input)
         case 1: localMove(&input)
-        case 2: flush()
+        case 2:
+            flush()
+            if kind & 0x40 != 0 { write() }
+            if kind & 0x80 != 0 { sleep() }
         default: query(&input)
+        }
+    }
+
+    /// Keeps what an insert accepted or signed, to write.
+    mutating func keep(_ outcome: InsertOutcome) {
+        unwritten += outcome.accepted + outcome.signed
+    }
+
+    /// Writes what was accepted, and tells the replica it is stored.
+    mutating func write() {
+        store.write(unwritten)
+        replica.noteStored(unwritten)
+        unwritten = []
+    }
+
+    /// Puts every game that may to sleep: each reads back as it was.
+    mutating func sleep() {
+        let before = replica.games.mapValues { $0.state?.digest }
+        replica.sleepIdle(keepingAwake: 0)
+        for (id, digest) in before where replica.sleeping[id] != nil {
+            check(replica.awakened(id)?.state?.digest == digest, "a game put to sleep reads back as another")
         }
     }
 
@@ -55,7 +115,9 @@ struct World {
             gameID = games[Int(input.byte()) % games.count]
         }
         let pendingInBatch = batch.last.map { $0.author == who.peerID && $0.gameID == gameID } ?? false
-        let last = pendingInBatch ? batch.last : replica.games[gameID]?.lastOp(of: who.peerID)
+        // Made against the game as held, without waking it: the op does.
+        let held = replica.awakened(gameID)
+        let last = pendingInBatch ? batch.last : held?.lastOp(of: who.peerID)
         let next = (last?.seq ?? 0) &+ 1
         let seq: UInt64
         switch (flags >> 1) & 3 {
@@ -66,7 +128,7 @@ struct World {
         }
         let lamport: UInt64
         if flags & 8 == 0 {
-            lamport = max(replica.games[gameID]?.maxLamport ?? 0, last?.lamport ?? 0) &+ 1 | 1
+            lamport = max(held?.maxLamport ?? 0, last?.lamport ?? 0) &+ 1 | 1
         } else {
             lamport = max(1, UInt64(input.uint16()) << 48 | UInt64(input.uint16()) << 32 | UInt64(input.uint16()) << 16 | UInt64(input.uint16()))
         }
@@ -79,9 +141,9 @@ struct World {
         if flags & 64 != 0 {
             // A live push: unsigned, from the author's own link; its signature may follow.
             flush()
-            replica.insert(vouched: op.with(signature: nil))
+            keep(replica.insert(vouched: op.with(signature: nil)))
             if flags & 128 != 0, let signature = made.signature {
-                replica.attach(signature, to: ChainHead(game: gameID, author: who.peerID, seq: seq))
+                keep(replica.attach(signature, to: ChainHead(game: gameID, author: who.peerID, seq: seq)))
             }
         } else if flags & 32 != 0 {
             // Part of a segment: only its last op keeps a signature.
@@ -91,7 +153,7 @@ struct World {
             batch.append(op)
         } else {
             flush()
-            replica.insert(op)
+            keep(replica.insert(op))
         }
     }
 
@@ -102,7 +164,7 @@ struct World {
         batch = []
         // Only what a peer can send: the segment as the receiver decodes it.
         if let segment = OpSegment(verifiedOps: ops), let decoded = try? OpSegment(decoding: segment.encoded) {
-            replica.insert(decoded)
+            keep(replica.insert(decoded))
         }
     }
 
@@ -110,7 +172,10 @@ struct World {
     mutating func localMove(_ input: inout FuzzInput) {
         flush()
         let author = Fixtures.authors[Int(input.byte()) % Fixtures.authors.count]
-        guard let game = replica.games[games[Int(input.byte()) % games.count]] else { return }
+        // A player's move wakes its game, as the daemon's engine does.
+        let id = games[Int(input.byte()) % games.count]
+        replica.wake(id)
+        guard let game = replica.games[id] else { return }
         let kind = input.byte()
         let cell = Int(Int16(bitPattern: input.uint16()))
         let now = UInt64(input.uint16()) << 32
@@ -130,6 +195,7 @@ struct World {
         }
         guard let op else { return }
         let outcome = replica.insert(op)
+        keep(outcome)
         // Ops of the same author waiting for this one may be refused now; this one must not be.
         check(outcome.rejection(of: op) == nil, "a local move was refused: \(outcome.rejected.map(\.reason))")
         check(outcome.accepted.contains { $0.hash == op.hash }, "a local move was not applied")
@@ -138,7 +204,9 @@ struct World {
     /// What the control socket and the sync sessions read from the replica.
     mutating func query(_ input: inout FuzzInput) {
         flush()
-        guard let game = replica.games[games[Int(input.byte()) % games.count]] else { return }
+        let id = games[Int(input.byte()) % games.count]
+        replica.wake(id)
+        guard let game = replica.games[id] else { return }
         var vector = VersionVector()
         for author in game.authors { vector.advance(author, to: UInt64(input.byte())) }
         for segment in game.segments(after: vector) { _ = segment.encoded }
@@ -159,14 +227,16 @@ struct World {
     func checkRestore() {
         var all: [Op] = []
         var vouched: [Op] = []
-        for game in replica.games.values {
+        let held = replica.games.merging(replica.sleeping.keys.compactMap { id in replica.awakened(id).map { (id, $0) } }) { a, _ in a }
+        check(held.count == replica.games.count + replica.sleeping.count, "a sleeping game cannot be read back")
+        for game in held.values {
             for op in (try? game.allOps()) ?? [] {
                 if game.isVouchedOnly(op) { vouched.append(op) } else { all.append(op) }
             }
         }
         var fresh = Replica(circle: Fixtures.circle, reader: Fixtures.reader)
         fresh.restore(all.reversed(), vouched: vouched.reversed())
-        for (id, game) in replica.games {
+        for (id, game) in held {
             guard let state = game.state else { continue }
             check(fresh.state(of: id)?.digest == state.digest, "restoring \(id) from its ops gives another state")
         }
@@ -209,6 +279,13 @@ public func main(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer
             // The race (game 2): a resign from cat, who does not race, and from ann; bob's and ann's moves on their own boards.
             remote(2, 0, .resign, tail: [2]) + remote(0, 0, .resign, tail: [2]) + remote(1, 0, reveal, tail: [2])
                 + [1, 0, 2, 0, 0, 40, 0, 1] + [1, 1, 2, 0xC4, 0, 0, 0, 2] + [3, 2, 1, 2],
+            // Written and put to sleep (step 0xC2), then woken by a remote op, a local move and a query
+            // (a remote op's tail: its game, then its wall clock).
+            remote(1, 0, reveal, tail: [0, 0, 0, 0x20, 0]) + [0xC2] + remote(2, 0, .mark(cell: 5, mark: .flag), tail: [0, 0, 0, 0x20, 0]) + [0xC2]
+                + [1, 0, 0, 0, 10, 0, 0, 1] + [0xC2] + [3, 0, 1, 2] + [0xC2] + remote(1, 32, .assisted, tail: [0, 0, 0, 0x20, 0]) + [2],
+            // A live push held unsigned keeps its game awake; its signature lets it sleep.
+            remote(1, 64, .mark(cell: 7, mark: .flag), tail: [0, 0, 0, 0x20, 0]) + [0xC2]
+                + remote(1, 192, .mark(cell: 8, mark: .flag), tail: [0, 0, 0, 0x20, 0]) + [0xC2] + [3, 0, 1, 2],
         ]
     }
     return runFuzzer(argc, argv, fuzzReplica)
