@@ -876,13 +876,19 @@ def report(results, args, started, wall):
         if stored is not None and peer is not None:
             goals.append((f"{n} stored 500×500 games under 100 MB, after a restart", stored < 100))
             goals.append((f"{n} stored 500×500 games under 100 MB, on the peer that caught up", peer < 100))
+        per_game = None
+        if r("resources.games200_anon_mb") is not None and r("resources.idle_anon_mb") is not None:
+            per_game = (r("resources.games200_anon_mb") - r("resources.idle_anon_mb")) * 1024 / r("resources.games200.count")
         lines += ["## Resources", "",
                   "Resident memory (VmRSS) and CPU of `sweeperd` (release build, Swift runtime and FoundationEssentials "
                   "as shared libraries) in the lab. In brackets, the private part (RssAnon): the rest is pages of shared "
                   "libraries (the Swift runtime, FoundationEssentials, SQLite, the binary's own code), which other "
                   "Swift programs share; the last release also loaded full Foundation and ICU, and idled at 40.5 MB. "
                   "The earlier release held 36 bytes a cell of every game in memory (about 9 MB "
-                  "a 500×500 game): 200 such games took a member to 1.87 GB.", "",
+                  "a 500×500 game): 200 such games took a member to 1.87 GB. The last release held each stored game's "
+                  "board, layout and newest ops (about 54 KB private a 500×500 game, measured so); a game nobody uses now sleeps, "
+                  "its version vector and what `games` lists kept, the rest read back from the store when a player or "
+                  "a peer needs it.", "",
                   "| state | figure | goal |", "|---|---:|---|",
                   f"| idle, one peer linked, no games | {fmt(rss, ' MB')} ({fmt(r('resources.idle_anon_mb'), ' MB')}) | "
                   f"under 30 MB: {verdict(rss < 30)} |",
@@ -890,6 +896,8 @@ def report(results, args, started, wall):
                   f"under 0.5%: {verdict(cpu < 0.5)} |",
                   f"| {n} stored 500×500 games (50,000 mines each), after a restart loads them | {fmt(stored, ' MB')} "
                   f"({fmt(r('resources.games200_anon_mb'), ' MB')}) | under 100 MB: {verdict(stored is not None and stored < 100)} |",
+                  f"| of that, private memory per stored game: (the above − idle) ÷ {n}, SQLite's page cache "
+                  f"(at most 2 MB) included | {fmt(per_game, ' KB')} | – |",
                   f"| the same games on the peer, once it caught up with all of them | {fmt(peer, ' MB')} "
                   f"({fmt(r('resources.games200_peer_anon_mb'), ' MB')}) | under 100 MB: {verdict(peer is not None and peer < 100)} |",
                   f"| then a live 500×500 game (50,000 mines), moves made | {fmt(r('resources.live500_rss_mb'), ' MB')} "
