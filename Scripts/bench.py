@@ -716,12 +716,17 @@ def report(results, args, started, wall):
                       "behind, a game is replayed or a removal derives a board again. Memory is the replica as the daemon holds "
                       "it: its ops written to a SQLite store, heap in use with the replica minus after it is freed (SQLite's "
                       "page cache, shared by every game, not counted). Beside it, the same replica with every op in memory, as "
-                      "the last release held it.", "",
-                      "| board | ops | catch-up | memory | every op in memory |", "|---|---:|---:|---:|---:|"]
+                      "the last release held it. Then the game asleep, as the daemon holds a game nobody uses (its version "
+                      "vector and what `games` lists), and the wall time to wake it: its ops read back from SQLite (the file "
+                      "in the page cache) and rebuilt, one chain segment per author as a catch-up brings them.", "",
+                      "| board | ops | catch-up | memory | every op in memory | asleep | woken in |",
+                      "|---|---:|---:|---:|---:|---:|---:|"]
             for board, ops in scale:
                 lines.append(f"| {board.replace('x', '×')} | {ops:,} | {fmt(r(f'scale.{board}.{ops}.catchup_ms'), ' ms')} | "
                              f"{fmt((r(f'scale.{board}.{ops}.memory_bytes') or 0) / 1024 / 1024, ' MiB')} | "
-                             f"{fmt((r(f'scale.{board}.{ops}.all_held_bytes') or 0) / 1024 / 1024, ' MiB')} |")
+                             f"{fmt((r(f'scale.{board}.{ops}.all_held_bytes') or 0) / 1024 / 1024, ' MiB')} | "
+                             f"{fmt(r(f'scale.{board}.{ops}.asleep_bytes'), ' B')} | "
+                             f"{fmt(r(f'scale.{board}.{ops}.wake_ms'), ' ms')} |")
             lines.append("")
 
     # The viewer.

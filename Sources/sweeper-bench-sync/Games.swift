@@ -384,7 +384,7 @@ func applyCatchUp(_ message: [UInt8], into replica: inout Replica) {
 /// the heap bytes the resulting replica holds with every op in memory
 /// (measured on a fourth, untimed catch-up: in use after minus before, the
 /// decoded message freed), and as the daemon holds it (`stored`).
-@MainActor func measureCatchUp(_ message: [UInt8], game: GameID, ops count: Int) -> (ms: Double, allHeld: Int, stored: Int) {
+@MainActor func measureCatchUp(_ message: [UInt8], game: GameID, ops count: Int) -> (ms: Double, allHeld: Int, stored: StoredReplica) {
     var times: [Double] = []
     for _ in 0..<3 {
         var r = Replica(circle: circle)
@@ -401,25 +401,67 @@ func applyCatchUp(_ message: [UInt8], into replica: inout Replica) {
     return (median(times) * 1000, bytes, storedReplicaBytes(message, game: game))
 }
 
+/// A game as the daemon holds it: its heap bytes awake and asleep, and
+/// the time to wake it from the store.
+struct StoredReplica {
+    /// Heap bytes with the game awake, its older ops let go of.
+    var bytes: Int
+    /// Heap bytes with the game asleep (see `Replica.sleep`).
+    var asleepBytes: Int
+    /// Milliseconds to wake it (read its ops back from SQLite and rebuild
+    /// it), wall clock, median of 3.
+    var wakeMs: Double
+}
+
+/// Wall-clock seconds.
+func wallSeconds() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+}
+
 /// The heap bytes a daemon's replica of the game in `message` holds: its
 /// ops written to a SQLite store as the daemon writes them, the replica
 /// told so, and its older ops let go of (read back from the store when
-/// asked for). Measured as heap in use with the replica minus after it is
-/// freed, the store still open: SQLite's page cache, which every game
-/// shares, is not counted.
-@MainActor func storedReplicaBytes(_ message: [UInt8], game: GameID) -> Int {
+/// asked for); then asleep, and the time to wake it. Measured as heap in
+/// use with the replica minus after it is freed, the store still open:
+/// SQLite's page cache, which every game shares, is not counted.
+@MainActor func storedReplicaBytes(_ message: [UInt8], game: GameID) -> StoredReplica {
     let directory = "/tmp/sweeper-bench-store-\(getpid())-\(game.description.prefix(8))"
     defer { _ = try? FileManager.default.removeItem(atPath: directory) }
     guard let store = try? Store(directory: directory) else { fail("bench store") }
     defer { store.close() }
-    var held = Replica(circle: circle, archive: StoredOps(store: store))
-    applyCatchUp(message, into: &held)
-    guard let ops = try? held.games[game]?.allOps(),
-          (try? store.append(ops.map { StoredOps.row($0) }, durability: .deferred)) != nil else { fail("bench store write") }
-    held.noteStored(ops)
+    let archive = StoredOps(store: store)
+    // The game as the daemon holds it after its write: built in a function
+    // of its own, so that nothing else keeps its ops (or its layout) alive.
+    func stored(writing: Bool) -> Replica {
+        var held = Replica(circle: circle, archive: archive)
+        applyCatchUp(message, into: &held)
+        guard let ops = try? held.games[game]?.allOps() else { fail("bench store read") }
+        if writing, (try? store.append(ops.map { StoredOps.row($0) }, durability: .deferred)) == nil { fail("bench store write") }
+        held.noteStored(ops)
+        return held
+    }
+    var held = stored(writing: true)
     let with = heapInUse()
     held = Replica(circle: circle)
-    return with - heapInUse()
+    let bytes = with - heapInUse()
+    // Asleep, measured before any wake reads the store.
+    held = stored(writing: false)
+    guard held.sleep(game) else { fail("the stored game did not sleep") }
+    let sleeping = heapInUse()
+    held = Replica(circle: circle)
+    let asleepBytes = sleeping - heapInUse()
+    var wakes: [Double] = []
+    held = stored(writing: false)
+    let count = held.games[game]?.opCount
+    for _ in 0..<3 {
+        guard held.sleep(game) else { fail("the stored game did not sleep") }
+        let t = wallSeconds()
+        guard held.wake(game), held.games[game]?.opCount == count else { fail("the game did not wake whole") }
+        wakes.append(wallSeconds() - t)
+    }
+    return StoredReplica(bytes: bytes, asleepBytes: asleepBytes, wakeMs: median(wakes) * 1000)
 }
 
 /// One message of the live form, as a player's daemon sends it to a peer.

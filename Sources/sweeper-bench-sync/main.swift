@@ -27,6 +27,7 @@
 //   10,000 and 100,000 ops, where a whole game on that board is that long
 //   (and each whole game, for people): as the daemon holds it, its ops in a
 //   SQLite store and the older ones let go of, and with every op in memory;
+//   then asleep, and the wall time to wake it from the store;
 // - the size of a flood over a nearly empty 500×500 board.
 //
 // With --trace, writes the recorded games' actions (the cells each changed,
@@ -243,16 +244,18 @@ for (w, h, mines) in [(16, 16, 40), (100, 100, 2_000), (500, 500, 50_000)] {
             continue
         }
         let message = catchUpMessage(ops[0..<count])
-        let (ms, allHeld, bytes) = measureCatchUp(message, game: recorder.gameID, ops: count)
-        print("    \(count) ops: message \(message.count) bytes; catch-up \(format(ms, 2)) ms; replica holds \(bytes) bytes (\(bytes / count) per op), \(allHeld) with every op in memory")
+        let (ms, allHeld, stored) = measureCatchUp(message, game: recorder.gameID, ops: count)
+        print("    \(count) ops: message \(message.count) bytes; catch-up \(format(ms, 2)) ms; replica holds \(stored.bytes) bytes (\(stored.bytes / count) per op), \(allHeld) with every op in memory; asleep \(stored.asleepBytes) bytes, woken in \(format(stored.wakeMs, 2)) ms")
         result("scale.\(w)x\(h).\(count).catchup_ms", ms)
-        result("scale.\(w)x\(h).\(count).memory_bytes", bytes)
+        result("scale.\(w)x\(h).\(count).memory_bytes", stored.bytes)
         result("scale.\(w)x\(h).\(count).all_held_bytes", allHeld)
+        result("scale.\(w)x\(h).\(count).asleep_bytes", stored.asleepBytes)
+        result("scale.\(w)x\(h).\(count).wake_ms", stored.wakeMs)
     }
     if recorder.isOver {
         let message = catchUpMessage(ops[...])
-        let (ms, _, bytes) = measureCatchUp(message, game: recorder.gameID, ops: ops.count)
-        print("    the whole game, \(ops.count) ops: message \(message.count) bytes; catch-up \(format(ms, 2)) ms; replica holds \(bytes) bytes")
+        let (ms, _, stored) = measureCatchUp(message, game: recorder.gameID, ops: ops.count)
+        print("    the whole game, \(ops.count) ops: message \(message.count) bytes; catch-up \(format(ms, 2)) ms; replica holds \(stored.bytes) bytes")
     }
 }
 
