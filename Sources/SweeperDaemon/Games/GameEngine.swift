@@ -190,7 +190,21 @@ struct GameEngine: Sendable {
         for i in circles.indices where circles[i].replica.games.count > 2 * Self.gamesKeptAwake {
             slept += circles[i].replica.sleepIdle(keepingAwake: Self.gamesKeptAwake)
         }
+        if slept > 0 { Self.returnFreedMemory() }
         return slept
+    }
+
+    /// Gives the pages malloc holds free back to the system (glibc's
+    /// `malloc_trim`, looked up at run time: the Glibc module leaves out
+    /// `<malloc.h>`). Games that went to sleep freed their boards, but
+    /// malloc keeps freed memory for reuse, so a peer that caught up with
+    /// many games at once would stay as large as at that peak.
+    static func returnFreedMemory() {
+        #if canImport(Glibc)
+        typealias MallocTrim = @convention(c) (Int) -> Int32
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim") else { return }
+        _ = unsafeBitCast(symbol, to: MallocTrim.self)(0)
+        #endif
     }
 
     /// Inserts a locally made op into a copy of the engine; the caller
