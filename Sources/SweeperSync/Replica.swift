@@ -259,10 +259,12 @@ public struct Replica: Sendable {
         return outcome
     }
 
-    /// Every chain whose newest held ops no signature covers yet.
+    /// Every chain whose newest held ops no signature covers yet, in games
+    /// awake or asleep.
     public var unsignedHeads: [ChainHead] {
-        games.keys.sorted().flatMap { id in
-            (games[id]?.unsignedHeads ?? [:]).sorted { $0.key < $1.key }.map { ChainHead(game: id, author: $0.key, seq: $0.value) }
+        Set(games.keys).union(sleeping.keys).sorted().flatMap { id in
+            (games[id]?.unsignedHeads ?? sleeping[id]?.unsignedHeads ?? [:]).sorted { $0.key < $1.key }
+                .map { ChainHead(game: id, author: $0.key, seq: $0.value) }
         }
     }
 

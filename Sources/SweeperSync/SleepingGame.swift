@@ -68,9 +68,11 @@ public struct GameOverview: Sendable, Equatable {
 /// the replica read without its board stays here. It is woken (rebuilt
 /// from the store) by anything that reads or changes more.
 ///
-/// A game may sleep when the store holds every op it accepted, every
-/// chain ends with a signed op, and no op waits for a gap: nothing that
-/// exists only in memory is lost, and waking it rebuilds the same game.
+/// A game may sleep when the store holds every op it accepted and no op
+/// waits for a gap: nothing that exists only in memory is lost, and waking
+/// it rebuilds the same game. Ops held without a signature (live pushes
+/// from their authors' links, see ``Replica/insert(vouched:)``) are stored
+/// so, and come back so, as after a restart.
 public struct SleepingGame: Sendable {
     /// Author → highest contiguous seq accepted (as ``GameReplica/vector``).
     public let vector: VersionVector
@@ -80,12 +82,16 @@ public struct SleepingGame: Sendable {
     public let privateHeader: PrivateGameHeader?
     /// Authors shown to have signed two ops at one place.
     public internal(set) var equivocators: Set<PeerID>
+    /// The chains whose newest ops no signature covers yet: author → the
+    /// newest seq (as ``GameReplica/unsignedHeads``).
+    public let unsignedHeads: [PeerID: UInt64]
 
     init(_ game: GameReplica) {
         vector = game.vector
         overview = GameOverview(game)
         privateHeader = game.privateHeader
         equivocators = game.equivocators
+        unsignedHeads = game.unsignedHeads
     }
 
     /// The game's creator.
@@ -101,7 +107,7 @@ public struct SleepingGame: Sendable {
 extension Replica {
     /// Lets `game` go of memory (see ``SleepingGame``) when it may sleep:
     /// the replica reads back ops from an archive, the store holds every op
-    /// of the game, every chain ends with a signed op, and nothing waits.
+    /// of the game, and nothing waits.
     /// Returns whether it sleeps now.
     @discardableResult
     public mutating func sleep(_ game: GameID) -> Bool {
@@ -163,16 +169,21 @@ extension Replica {
             return nil
         }
         // The ops were checked when they were first accepted, and the store
-        // gives back what it was given: each chain goes in as one segment,
-        // vouched for by its newest op's signature (as in a catch-up), under
-        // the rules that admitted it then.
+        // gives back what it was given: each chain goes in as one segment up
+        // to its newest signed op, vouched for by that op's signature (as in
+        // a catch-up), and the ops after it as they came from their author's
+        // link (as after a restart), under the rules that admitted them then.
         var rebuilt = Replica(circle: circle, reader: reader, archive: archive, recentOpsKept: recentOpsKept, pendingLimit: Int.max)
         for chain in Self.chains(of: ops) {
-            guard let segment = OpSegment(verifiedOps: chain) else { return nil }
-            rebuilt.insert(segment)
+            let signed = chain.lastIndex { $0.signature != nil }.map { $0 + 1 } ?? 0
+            if signed > 0 {
+                guard let segment = OpSegment(verifiedOps: Array(chain[..<signed])) else { return nil }
+                rebuilt.insert(segment)
+            }
+            for op in chain[signed...] { rebuilt.insert(vouched: op) }
         }
         rebuilt.noteEverythingStored()
-        guard var woken = rebuilt.games[game], woken.vector == asleep.vector, woken.unsignedHeads.isEmpty else { return nil }
+        guard var woken = rebuilt.games[game], woken.vector == asleep.vector, woken.unsignedHeads == asleep.unsignedHeads else { return nil }
         for author in asleep.equivocators { woken.noteEquivocator(author) }
         return woken
     }

@@ -90,17 +90,35 @@ import Testing
         #expect(replica.games[id]?.pendingCount == 1)
         #expect(!replica.sleep(id) && replica.games[id] != nil)
 
-        // An op held without its signature (a live push), stored so.
-        var (live, liveDisk) = Simulation.SimulatedDisk.replica(of: [genesis] + ops.prefix(2), circle: circle, keepingRecent: 2)
+    }
+
+    @Test func aGameWithAnUnsignedHeadSleepsAndWakesWithItUnsigned() throws {
+        let (genesis, ops) = try game(moves: 4)
+        let id = genesis.gameID
+        // An op held without its signature (a live push from its author's link), stored so.
+        var (live, disk) = Simulation.SimulatedDisk.replica(of: [genesis] + ops.prefix(2), circle: circle, keepingRecent: 2)
         let unsigned = ops[2].with(signature: nil)
         let outcome = live.insert(vouched: unsigned)
         #expect(outcome.accepted.count == 1)
-        liveDisk.keep(outcome, in: &live)
-        #expect(live.games[id]?.unsignedHeads.isEmpty == false)
-        #expect(!live.sleep(id) && live.games[id] != nil)
-        // Its head signature comes: now it may.
-        liveDisk.keep(live.attach(ops[2].signature!, to: ChainHead(game: id, author: bob.peerID, seq: 3)), in: &live)
+        let heads = live.unsignedHeads
+        #expect(heads == [ChainHead(game: id, author: bob.peerID, seq: 3)])
+        #expect(!Self.succeeded(live.sleep(id)) && live.games[id] != nil)
+        disk.keep(outcome, in: &live)
         #expect(Self.succeeded(live.sleep(id)))
+        // Asleep, it still asks for the signature it lacks.
+        #expect(live.unsignedHeads == heads)
+        let rebuilt = try #require(live.awakened(id))
+        #expect(rebuilt.isUnsigned(author: bob.peerID, seq: 3) && rebuilt.isVouchedOnly(unsigned))
+        // Its head signature wakes it and vouches for the op.
+        let signed = live.attach(ops[2].signature!, to: ChainHead(game: id, author: bob.peerID, seq: 3))
+        #expect(signed.signed.map(\.hash) == [ops[2].hash])
+        #expect(live.games[id] != nil && live.unsignedHeads.isEmpty)
+        disk.keep(signed, in: &live)
+        #expect(Self.succeeded(live.sleep(id)))
+        // A forged head signature for it is refused, asleep as awake.
+        let forged = Forge(circle: circle).op(
+            Fixtures.identity(3), game: id, seq: 4, lamport: 9, previous: ops[2].hash, payload: .assisted)
+        #expect(live.attach(forged.signature!, to: ChainHead(game: id, author: bob.peerID, seq: 3)).rejected.first?.reason == .badSignature)
     }
 
     @Test func aGameThatCannotBeReadBackStaysAsleepAndRefusesItsOps() throws {
