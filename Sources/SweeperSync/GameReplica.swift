@@ -110,6 +110,11 @@ public struct GameReplica: Sendable {
     /// so replicas that got them in other orders differ. The daemon keeps
     /// them in its store and gives them back with ``noteEquivocator(_:)``.
     public private(set) var equivocators: Set<PeerID> = []
+    /// Per author, the newest op held unsigned that got its signature here
+    /// since the store was last told it holds that op (see ``noteStored(_:through:)``):
+    /// the store keeps it unsigned until the daemon writes the signature,
+    /// so the game may not sleep (it would wake without it).
+    private(set) var signaturesToStore: [PeerID: UInt64] = [:]
     /// Authenticated ops waiting for their predecessor or the genesis.
     private var pending: [PeerID: [UInt64: Op]] = [:]
     /// The number of waiting ops.
@@ -128,6 +133,7 @@ public struct GameReplica: Sendable {
         var maxLamport: UInt64
         var hadGenesis: Bool
         var revealers: Set<PeerID>
+        var signaturesToStore: [PeerID: UInt64]
         /// Held ops whose signature the segment filled in, as they were.
         var signed: [(author: PeerID, index: Int, op: Op)] = []
         /// Accepted ops, in order, to apply to the state once the segment is in.
@@ -150,9 +156,10 @@ public struct GameReplica: Sendable {
     /// Whether the game may sleep (see ``Replica/sleep(_:)``): its genesis
     /// is known, no op waits and no segment is going in, and the store holds
     /// every chain whole (ops held without a signature, as their authors'
-    /// links brought them, stored so).
+    /// links brought them, stored so) and every signature that came for them.
     var maySleep: Bool {
-        isKnown && pendingCount == 0 && journal == nil && chains.values.allSatisfy { $0.stored >= $0.count }
+        isKnown && pendingCount == 0 && journal == nil && signaturesToStore.isEmpty
+            && chains.values.allSatisfy { $0.stored >= $0.count }
     }
 
     /// Starts taking in a segment that must go in whole or not at all.
@@ -164,7 +171,7 @@ public struct GameReplica: Sendable {
     mutating func beginSegment() {
         journal = Journal(
             chainCounts: chains.mapValues(\.count), pending: pending, pendingCount: pendingCount, maxLamport: maxLamport,
-            hadGenesis: isKnown, revealers: revealers)
+            hadGenesis: isKnown, revealers: revealers, signaturesToStore: signaturesToStore)
     }
 
     /// Ends a segment: kept, its accepted ops take effect on the state in
@@ -190,6 +197,7 @@ public struct GameReplica: Sendable {
         pendingCount = j.pendingCount
         maxLamport = j.maxLamport
         revealers = j.revealers
+        signaturesToStore = j.signaturesToStore
         if !j.hadGenesis {
             state = nil
             privateHeader = nil
@@ -287,6 +295,7 @@ public struct GameReplica: Sendable {
                     let signedOp = held.with(signature: op.signature)
                     chains[op.author]?.replace(seq: op.seq, with: signedOp)
                     outcome.signed.append(signedOp)
+                    signaturesToStore[op.author] = max(signaturesToStore[op.author] ?? 0, op.seq)
                 }
             } else {
                 equivocators.insert(op.author)
@@ -596,6 +605,7 @@ public struct GameReplica: Sendable {
     /// start.
     public mutating func noteStored(_ author: PeerID, through seq: UInt64) {
         guard journal == nil else { return }
+        if let signed = signaturesToStore[author], signed <= seq { signaturesToStore[author] = nil }
         let archiving = archive != nil && state != nil
         let recent = recentOpsKept
         chains[author]?.noteStored(through: Int(clamping: seq), archiving: archiving, keepingRecent: recent)
@@ -613,6 +623,7 @@ public struct GameReplica: Sendable {
         guard held.signature == nil, chains[author]?.heldOp(seq: seq) != nil else { return nil }
         let signedOp = held.with(signature: signature)
         chains[author]?.replace(seq: seq, with: signedOp)
+        signaturesToStore[author] = max(signaturesToStore[author] ?? 0, seq)
         return signedOp
     }
 

@@ -113,8 +113,11 @@ import Testing
         let signed = live.attach(ops[2].signature!, to: ChainHead(game: id, author: bob.peerID, seq: 3))
         #expect(signed.signed.map(\.hash) == [ops[2].hash])
         #expect(live.games[id] != nil && live.unsignedHeads.isEmpty)
+        // Not until the store holds the signature: woken before, it would lack it.
+        #expect(!Self.succeeded(live.sleep(id)) && live.games[id] != nil)
         disk.keep(signed, in: &live)
         #expect(Self.succeeded(live.sleep(id)))
+        #expect(live.awakened(id)?.isUnsigned(author: bob.peerID, seq: 3) == false)
         // A forged head signature for it is refused, asleep as awake.
         let forged = Forge(circle: circle).op(
             Fixtures.identity(3), game: id, seq: 4, lamport: 9, previous: ops[2].hash, payload: .assisted)

@@ -305,6 +305,17 @@ actor GameService {
     /// durable here). A failed write reloads the engine from the store.
     /// The daemon calls it once more when it stops.
     func writeRemoteOps() {
+        let games = Set(unwritten.ops.keys).union(unwritten.signed.map(\.gameID)).count
+        writeUnwritten()
+        // Many games' ops written at once (a catch-up, or the head
+        // signatures of many games pushed live): their games went back to
+        // sleep, and the ops held here until now are gone too.
+        if games > GameEngine.gamesKeptAwake { GameEngine.returnFreedMemory() }
+    }
+
+    /// ``writeRemoteOps()``'s write, in a function of its own so that the
+    /// ops it wrote are let go of when it returns.
+    private func writeUnwritten() {
         let pending = unwritten
         unwritten = Unwritten()
         guard !pending.ops.isEmpty || !pending.signed.isEmpty else { return }
