@@ -496,7 +496,9 @@ def stored_and_live(args, bindir, daemons, results):
     for k in range(count):
         h1.cli("new", "--width", "500", "--height", "500", "--mines", "50000", "--seed", str(1000 + k))
     wait_for(lambda: len((h2.try_cli("games") or {}).get("games", [])) >= before + count, 600, f"{count} games on h2")
-    time.sleep(3)
+    # h1 pushed its games live: h2 holds their ops unsigned until h1 pauses
+    # (SyncSession.headPause, 10 s) and signs its heads. Measured after that.
+    time.sleep(15)
     results["resources.games200.count"] = count
     results["resources.games200_peer_rss_mb"] = rss_mb(h2.pid)
     results["resources.games200_peer_anon_mb"] = rss_mb(h2.pid, "RssAnon")
@@ -903,7 +905,7 @@ def report(results, args, started, wall):
                   f"({fmt(r('resources.games200_anon_mb'), ' MB')}) | under 100 MB: {verdict(stored is not None and stored < 100)} |",
                   f"| of that, private memory per stored game: (the above − idle) ÷ {n}, SQLite's page cache "
                   f"(at most 2 MB) included | {fmt(per_game, ' KB')} | – |",
-                  f"| the same games on the peer, once it caught up with all of them | {fmt(peer, ' MB')} "
+                  f"| the same games on the peer, once it caught up with all of them and their head signatures came | {fmt(peer, ' MB')} "
                   f"({fmt(r('resources.games200_peer_anon_mb'), ' MB')}) | under 100 MB: {verdict(peer is not None and peer < 100)} |",
                   f"| then a live 500×500 game (50,000 mines), moves made | {fmt(r('resources.live500_rss_mb'), ' MB')} "
                   f"({fmt(r('resources.live500_anon_mb'), ' MB')}) | – |",
