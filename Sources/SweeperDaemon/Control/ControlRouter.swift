@@ -325,9 +325,6 @@ struct ControlRouter: ControlResponder {
             removed: removedHere)
     }
 
-    /// The racer `named` (a name or peer id, as devices are named) of the
-    /// race `state`; `nil` when none is named. Naming one outside a race,
-    /// or no racer of it, is refused.
     /// The games a finished game's ending compares it with, to say
     /// whether it set a record: those of its class that may hold a ranked
     /// win (won, or a race, whose boards may be won apart). The others are
@@ -337,6 +334,9 @@ struct ControlRouter: ControlResponder {
         return try await service.games(archived: true) { ReplyViews.RecordClass($0.parameters) == c && ($0.isRace || $0.status == .won) }
     }
 
+    /// The racer `named` (a name or peer id, as devices are named) of the
+    /// race `state`; `nil` when none is named. Naming one outside a race,
+    /// or no racer of it, is refused.
     private func racer(_ named: String?, in state: GameState) throws -> PeerID? {
         guard let named else { return nil }
         guard state.isRace else { throw ControlError.badArguments("racer is for a race; this game is played together") }
