@@ -9,26 +9,9 @@ import Testing
 @Suite struct CompactMemoryTests {
     let circle = Fixtures.circle(4)
 
-    /// A game by Alice with `moves` flag ops of Bob's (a flag set and
-    /// taken away again on one cell), every op signed.
+    /// A game by Alice with `moves` flag ops of Bob's, every op signed.
     func bobsFlags(_ moves: Int) throws -> (genesis: Op, ops: [Op]) {
-        let alice = Fixtures.identity(1), bob = Fixtures.identity(2)
-        let genesis = try Fixtures.genesis(by: OpAuthor(identity: alice, circle: circle))
-        var source = Replica(circle: circle)
-        source.insert(genesis)
-        let state = try #require(source.state(of: genesis.gameID))
-        let cell = try #require((0..<81).first { !state.board.isRevealed($0) })
-        let forge = Forge(circle: circle)
-        var ops: [Op] = []
-        var previous = OpHash.none
-        for i in 0..<moves {
-            let op = forge.op(
-                bob, game: genesis.gameID, seq: UInt64(i + 1), lamport: UInt64(i + 2), previous: previous,
-                payload: .mark(cell: cell, mark: i % 2 == 0 ? .flag : .none))
-            ops.append(op)
-            previous = op.hash
-        }
-        return (genesis, ops)
+        try Fixtures.flagRun(in: circle, moves: moves)
     }
 
     @Test func anOpThatLeftMemoryIsKnownByItsPrefixAsTheSameOrAConflict() throws {

@@ -2,6 +2,12 @@ import SweeperCrypto
 import SweeperGame
 @testable import SweeperSync
 
+/// A fixture that could not be made (a bug in the test, not a finding).
+struct FixtureError: Error {
+    let reason: String
+    init(_ reason: String) { self.reason = reason }
+}
+
 /// Reproducible identities, circle and boards for tests.
 enum Fixtures {
     /// An identity derived from a number (same number, same key).
@@ -44,6 +50,29 @@ enum Fixtures {
         return try author.genesis(
             parameters: p, layout: l, seed: seed, questionMarks: questionMarks, createdAtMillis: 1_790_000_000_000 + seed,
             players: players, race: race)
+    }
+
+    /// A game by identity 1 in `circle` with `moves` flag ops of identity
+    /// 2's (a flag set and taken away again on one covered cell), every op
+    /// signed.
+    static func flagRun(in circle: CircleKey, seed: UInt64 = 1, moves: Int) throws -> (genesis: Op, ops: [Op]) {
+        let genesis = try genesis(by: OpAuthor(identity: identity(1), circle: circle), seed: seed)
+        var source = Replica(circle: circle)
+        source.insert(genesis)
+        guard let state = source.state(of: genesis.gameID),
+              let cell = (0..<state.genesis.geometry.cellCount).first(where: { !state.board.isRevealed($0) })
+        else { throw FixtureError("the fixture game has no covered cell") }
+        let forge = Forge(circle: circle)
+        var ops: [Op] = []
+        var previous = OpHash.none
+        for i in 0..<moves {
+            let op = forge.op(
+                identity(2), game: genesis.gameID, seq: UInt64(i + 1), lamport: UInt64(i + 2), previous: previous,
+                payload: .mark(cell: cell, mark: i % 2 == 0 ? .flag : .none))
+            ops.append(op)
+            previous = op.hash
+        }
+        return (genesis, ops)
     }
 }
 
