@@ -37,6 +37,9 @@ public struct GameOverview: Sendable, Equatable {
     /// Whether someone asked for a hint or looked at the mines.
     public let isAssisted: Bool
 
+    /// Whether `peer` may move: every member, unless the creator chose the players.
+    public func mayMove(_ peer: PeerID) -> Bool { players?.contains(peer) ?? true }
+
     /// The overview of `game`, once its state is known and read here.
     public init?(_ game: GameReplica) {
         guard let state = game.state else { return nil }
@@ -93,9 +96,6 @@ public struct SleepingGame: Sendable {
         equivocators = game.equivocators
         unsignedHeads = game.unsignedHeads
     }
-
-    /// The game's creator.
-    public var creator: PeerID? { overview?.creator ?? privateHeader?.creator }
 
     /// Every author with an accepted op.
     public var authors: [PeerID] { vector.heads.keys.sorted() }
@@ -196,6 +196,11 @@ extension Replica {
             let ag = a.contains { $0.payload.isGenesis }, bg = b.contains { $0.payload.isGenesis }
             return ag != bg ? ag : a[0].author < b[0].author
         }
+    }
+
+    /// How many ops of `game` are accepted, awake or asleep (0 when it is not held).
+    public func opCount(of game: GameID) -> Int {
+        games[game]?.opCount ?? sleeping[game]?.opCount ?? 0
     }
 
     /// Whether `game` is held, awake or asleep, with its genesis known.

@@ -39,7 +39,12 @@ struct ReplyViews: Sendable {
 
     /// Players: every author of an op in the game, creator first.
     func players(_ replica: GameReplica, _ state: GameState) -> [PeerID] {
-        [state.creator] + replica.authors.filter { $0 != state.creator }
+        players(creator: state.creator, authors: replica.authors)
+    }
+
+    /// `creator`, then every other of `authors`.
+    func players(creator: PeerID, authors: [PeerID]) -> [PeerID] {
+        [creator] + authors.filter { $0 != creator }
     }
 
     /// How `games --available` shows a game that linked peers hold: what
@@ -78,10 +83,10 @@ struct ReplyViews: Sendable {
             id: game.gameID.description, width: p.width, height: p.height, mines: p.mines, status: game.status.shown,
             // A race lists this device's own board's progress (or the creator's).
             progress: game.progress, elapsedSeconds: play.playedSeconds(game.gameID, startMillis: game.startMillis, endMillis: game.endMillis),
-            players: ([game.creator] + game.authors.filter { $0 != game.creator }).map(name(of:)), created: Double(game.startMillis) / 1000,
+            players: players(creator: game.creator, authors: game.authors).map(name(of:)), created: Double(game.startMillis) / 1000,
             ended: game.endMillis.map { Double($0) / 1000 }, assisted: game.isAssisted,
             chosenPlayers: chosenPlayers(game.players, creator: game.creator),
-            watching: game.players.map { $0.contains(ownID) } ?? true ? nil : true, archived: game.isArchived ? true : nil,
+            watching: game.mayMove(ownID) ? nil : true, archived: game.isArchived ? true : nil,
             privateGame: game.isPrivate ? true : nil, onlyHere: links.withholds(game.gameID) ? true : nil, race: game.isRace ? true : nil)
     }
 

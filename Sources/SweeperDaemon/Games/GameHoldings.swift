@@ -136,7 +136,8 @@ extension GameService {
         try store.followGame(id: id.description)
         selection.follow(id)
         sinks.play.follow(id)
-        let ops = engine.game(id)?.game.opCount ?? 0
+        // Counted without waking the game.
+        let ops = engine.circles.first { $0.replica.reads(id) }?.replica.opCount(of: id) ?? 0
         logger.notice("following a game", metadata: ["game": "\(id)", "held": "\(held.contains(id))"])
         return (id, held.contains(id), ops)
     }

@@ -123,8 +123,10 @@ actor GameService {
         self.eventLoop = eventLoop
         logger.info("loaded games", metadata: ["count": "\(engine.gameIDs.count)", "peer": "\(engine.identity.peerID)"])
         sinks.status.gamesChanged(to: engine.gameIDs.count)
-        for (_, state) in engine.games where state.status != .playing { sinks.play.gameEnded(state.gameID) }
-        for (_, state) in engine.games where state.players != nil { sinks.play.setPlayers(state.players, of: state.gameID) }
+        for (_, game) in engine.games {
+            if game.status != .playing { sinks.play.gameEnded(game.gameID) }
+            if game.players != nil { sinks.play.setPlayers(game.players, of: game.gameID) }
+        }
         sinks.links.withhold(engine.gamesOfCirclesLeft)
         sinks.links.setPrivatePlayers(engine.privateGamePlayers)
     }
