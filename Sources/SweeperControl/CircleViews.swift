@@ -226,14 +226,18 @@ public struct RemovedDevice: Codable, Equatable, Sendable {
     public var removedByName: String?
     /// When, ms since 1970 (the removing device's clock).
     public var removedMillis: UInt64
+    /// Places in its chain of membership records where it signed two
+    /// different records (a removed device forking its chain); absent when none.
+    public var equivocatedAt: [UInt64]?
 
     /// Creates a removed device.
-    public init(peerID: String, name: String, removedBy: String, removedByName: String?, removedMillis: UInt64) {
+    public init(peerID: String, name: String, removedBy: String, removedByName: String?, removedMillis: UInt64, equivocatedAt: [UInt64]? = nil) {
         self.peerID = peerID
         self.name = name
         self.removedBy = removedBy
         self.removedByName = removedByName
         self.removedMillis = removedMillis
+        self.equivocatedAt = equivocatedAt
     }
 }
 
@@ -261,17 +265,27 @@ extension ControlFormatting {
             if let off = m.invitationsOffBy {
                 out += "\(m.thisDevice ? "This device's" : "\(m.name.isEmpty ? shortID(m.peerID) : m.name)'s") invitations are off (turned off by \(m.invitationsOffByName ?? shortID(off))).\n"
             }
-            if let places = m.equivocatedAt, !places.isEmpty {
-                out += "Warning: \(m.name.isEmpty ? shortID(m.peerID) : m.name) signed two different membership records at the same place (\(places.map(String.init).joined(separator: ", "))): a broken device or an attack.\n"
-            }
+            if let places = m.equivocatedAt, !places.isEmpty { out += forkWarning(name: m.name, peerID: m.peerID, places: places) }
         }
         if !r.removed.isEmpty {
             out += "Removed:\n"
             out += table(["DEVICE", "NAME", "REMOVED", "BY"], r.removed.map { d in
                 [shortID(d.peerID), d.name.isEmpty ? "-" : d.name, when(d.removedMillis), d.removedByName ?? shortID(d.removedBy)]
             })
+            for d in r.removed {
+                if let places = d.equivocatedAt, !places.isEmpty { out += forkWarning(name: d.name, peerID: d.peerID, places: places) }
+            }
         }
         return out
+    }
+
+    /// "Max's device signed two records at place 4 …": a fork of a chain of
+    /// membership records, which voids the device's records from there on.
+    static func forkWarning(name: String, peerID: String, places: [UInt64]) -> String {
+        let who = name.isEmpty ? "Device \(shortID(peerID))" : "\(name)'s device"
+        let at = places.count == 1 ? "place \(places[0])" : "places \(places.map(String.init).joined(separator: ", "))"
+        return "Warning: \(who) signed two different membership records at \(at) of its chain: a broken device or an attack. "
+            + "Its records from place \(places[0]) on count for nothing; an admin's new invitation lets the person back in.\n"
     }
 
     /// The invitations as a table, with the codes of open ones made here.

@@ -106,6 +106,10 @@ public struct CircleMembership: Sendable {
         case founding
         /// The record does not follow its author's previous record.
         case badChain
+        /// Its author signed two records at that place already: the second
+        /// is the proof that voids it (see ``MembershipDerivation``), a
+        /// third adds nothing.
+        case forked
 
         public var description: String {
             switch self {
@@ -116,6 +120,7 @@ public struct CircleMembership: Sendable {
             case .authorBudget: "its author has written the most records a device may"
             case .founding: "the circle was founded already"
             case .badChain: "it does not follow its author's previous record"
+            case .forked: "its author signed two records at that place already"
             }
         }
     }
@@ -206,6 +211,7 @@ public struct CircleMembership: Sendable {
 
     /// A record whose named records are held must follow its author's previous one.
     private func chainRefusal(of record: MembershipRecord) -> Refusal? {
+        if (chains[record.author]?[record.seq]?.count ?? 0) >= 2 { return .forked }
         guard let previous = record.previous else { return record.seq == 1 ? nil : .badChain }
         guard let before = records[previous], before.author == record.author, before.seq + 1 == record.seq else { return .badChain }
         return nil
@@ -282,8 +288,15 @@ public struct CircleMembership: Sendable {
     @discardableResult
     public mutating func record(_ change: MembershipChange, by identity: SigningIdentity, atMillis now: UInt64) throws(Refusal) -> MembershipRecord {
         let head = chainHead(of: identity.peerID)
+        // A change about another device names that device's newest record
+        // among its parents, whatever else they hold: that record is where
+        // the change cuts the device's chain.
+        var parents = heads
+        if let subject = change.subject, let cut = chainHead(of: subject)?.hash, parents.count > MembershipRecord.parentLimit {
+            parents = Set(heads.subtracting([cut, head?.hash].compactMap { $0 }).sorted().prefix(MembershipRecord.parentLimit - 1) + [cut])
+        }
         let record = MembershipRecord(
-            signing: identity, circle: circle, madeMillis: now, seq: (head?.seq ?? 0) + 1, previous: head?.hash, parents: heads,
+            signing: identity, circle: circle, madeMillis: now, seq: (head?.seq ?? 0) + 1, previous: head?.hash, parents: parents,
             change: change)
         let outcome = insert([record])
         if let refusal = outcome.refused.first { throw refusal }

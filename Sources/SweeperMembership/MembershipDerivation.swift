@@ -34,6 +34,17 @@ import SweeperSync
 /// - **No removal undoes its own authority.** A removal of the device that
 ///   admitted or promoted its author takes effect no earlier than that
 ///   admission or promotion.
+/// - **A cut names records, not a place.** A change that names a subject
+///   (an admission, a promotion, an invitations switch, a removal) takes
+///   effect after the newest of the subject's records its own record
+///   names, directly or not (its *pinned* records; the `through` it
+///   writes only caps that place). Of the subject's records at or below
+///   that place only the pinned ones count: any other was not seen by the
+///   change's author, so it was written beside the real chain.
+/// - **A fork voids the forker.** Two records by one author at one place
+///   prove bad faith: from the first such place on, the author's records
+///   count for nothing, except those a cut of it pins (what its remover
+///   held stands as it stood).
 /// - **Order of evaluation.** Devices are taken in order of lineage (the
 ///   founder, then each device after the one that admitted it), each
 ///   device's records in chain order. A change written by a device taken
@@ -47,6 +58,8 @@ struct MembershipDerivation {
     let records: [RecordHash: MembershipRecord]
     let chains: [PeerID: [UInt64: [RecordHash]]]
     let root: RecordHash?
+    /// What one derivation computes once: ancestors, cuts and forks.
+    let memo = Memo()
 
     /// The most rounds of evaluation.
     static let roundLimit = 8
@@ -71,6 +84,12 @@ struct MembershipDerivation {
         var kept: [GameID: UInt64] = [:]
         /// The author's seniority when it wrote the change (invitations off and on).
         var seniority: Seniority?
+        /// The subject's records the change's record names (see ``Cut``).
+        var pinned: Set<RecordHash> = []
+
+        /// Whether the change is another device's record about the subject
+        /// (so a cut of its chain), not the founding or a migrated roster's.
+        var isCut: Bool { record != nil && author != nil }
 
         /// Invitations off and on rank alike: at one place, the least
         /// senior author's come first and each author's in its chain's
@@ -218,10 +237,13 @@ struct MembershipDerivation {
             guard !round.taken.contains(author) else { continue }
             current = author
             let authorLineage = lineage(of: author)
+            let fork = memo.firstFork(of: author, in: chains)
             for seq in (chains[author]?.keys ?? [:].keys).sorted() {
                 for hash in (chains[author]?[seq] ?? []).sorted() {
                     guard let record = records[hash] else { continue }
-                    let standing = Self.standing(events(for: author), before: seq)
+                    let authorEvents = events(for: author)
+                    guard Self.counts(hash, at: seq, fork: fork, events: authorEvents) else { continue }
+                    let standing = Self.standing(authorEvents, before: seq)
                     guard let role = standing.role else { continue }
                     let me = Seniority(role: role, lineage: authorLineage, peer: author)
                     switch record.change {
@@ -235,10 +257,12 @@ struct MembershipDerivation {
                         if round.invitations[key]?.maker == author { round.invitations[key]?.revokedByMaker = true }
                         round.revokes.append((key, author))
                         if role > .admin, round.invitations[key]?.maker != author { round.revokes.removeLast() }
-                    case .admit(let subject, let key, let name, let through):
+                    case .admit(let subject, let key, let name, let claimed):
                         guard standing.invites, let invitation = round.invitations[key], invitation.maker == author,
                             !invitation.revokedByMaker, round.used[key] == nil, subject != author
                         else { continue }
+                        let cut = self.cut(of: subject, by: hash, claimed: claimed)
+                        let through = cut.place
                         let subjectEvents = events(for: subject)
                         guard Self.standing(subjectEvents, before: through + 1).role == nil else { continue }
                         // Admitting again a device whose removal this record follows (names, directly or not).
@@ -250,28 +274,35 @@ struct MembershipDerivation {
                         let l = authorLineage + [seq]
                         round.events[subject, default: []].append(
                             Event(kind: again ? .readmit : .admit, through: through, author: author, authorSeq: seq, record: hash, lineage: l,
-                                  name: name, invitation: key, millis: record.madeMillis))
+                                  name: name, invitation: key, millis: record.madeMillis, pinned: cut.pinned))
                         if !round.taken.contains(subject), round.lineage[subject].map({ l.lexicographicallyPrecedes($0) }) ?? true {
                             round.lineage[subject] = l
                             let entry = (lineage: l, peer: subject)
                             let at = queue.firstIndex { !before($0, entry) } ?? queue.endIndex
                             queue.insert(entry, at: at)
                         }
-                    case .promote(let subject, let through):
+                    case .promote(let subject, let claimed):
                         guard role <= .admin else { continue }
+                        let cut = self.cut(of: subject, by: hash, claimed: claimed)
+                        let through = cut.place
                         let target = Self.standing(events(for: subject), before: through + 1)
                         guard target.role == .member, me < Seniority(role: .member, lineage: lineage(of: subject), peer: subject) else { continue }
                         round.events[subject, default: []].append(
-                            Event(kind: .promote, through: through, author: author, authorSeq: seq, record: hash, millis: record.madeMillis))
-                    case .invitations(let subject, let through, let allowed):
+                            Event(kind: .promote, through: through, author: author, authorSeq: seq, record: hash, millis: record.madeMillis,
+                                  pinned: cut.pinned))
+                    case .invitations(let subject, let claimed, let allowed):
                         guard role <= .admin else { continue }
+                        let cut = self.cut(of: subject, by: hash, claimed: claimed)
+                        let through = cut.place
                         let target = Self.standing(events(for: subject), before: through + 1)
                         guard target.role == .member, me < Seniority(role: .member, lineage: lineage(of: subject), peer: subject) else { continue }
                         round.events[subject, default: []].append(
                             Event(kind: allowed ? .invitesOn : .invitesOff, through: through, author: author, authorSeq: seq, record: hash,
-                                  millis: record.madeMillis, seniority: me))
-                    case .remove(let subject, let through, let kept):
+                                  millis: record.madeMillis, seniority: me, pinned: cut.pinned))
+                    case .remove(let subject, let claimed, let kept):
                         guard role <= .admin, subject != author else { continue }
+                        var cut = self.cut(of: subject, by: hash, claimed: claimed)
+                        let through = cut.place
                         let target = Self.standing(events(for: subject), before: through + 1)
                         guard target.role != .founder,
                             me < Seniority(role: target.role ?? .member, lineage: lineage(of: subject), peer: subject)
@@ -279,11 +310,13 @@ struct MembershipDerivation {
                         // Never before the admission or promotion that gives the author its standing.
                         var effective = through
                         for grant in [standing.admission, standing.promotion] {
-                            if let grant, grant.author == subject { effective = max(effective, grant.authorSeq) }
+                            guard let grant, grant.author == subject, grant.authorSeq > effective, let granting = grant.record else { continue }
+                            effective = grant.authorSeq
+                            cut.pinned.formUnion(chain(through: granting))
                         }
                         round.events[subject, default: []].append(
                             Event(kind: .remove, through: effective, author: author, authorSeq: seq, record: hash, millis: record.madeMillis,
-                                  kept: kept))
+                                  kept: kept, pinned: cut.pinned))
                     case .rekey:
                         round.rekeys.append((record, role))
                     }
@@ -358,7 +391,7 @@ struct MembershipDerivation {
             view.needsRekey = !stillRemoved.isEmpty || (legacy.needsRekey && !legacy.removed.keys.allSatisfy { !removed.contains($0) })
         }
         // Devices that signed two records at one place.
-        for author in round.taken {
+        for author in chains.keys {
             let places = (chains[author] ?? [:]).filter { $0.value.count > 1 }.keys.sorted()
             if !places.isEmpty { view.equivocations[author] = places }
         }
@@ -369,6 +402,55 @@ struct MembershipDerivation {
         guard let lineage = round.lineage[peer] else { return nil }
         let role = Self.standing(round.events[peer] ?? [], before: .max).role ?? .member
         return Seniority(role: role, lineage: lineage, peer: peer)
+    }
+
+    /// Where a change made by `record` about `subject` takes effect, and
+    /// which of the subject's records it pins: those `record` names,
+    /// directly or not, below any place where it names two; the place is
+    /// the newest of them, capped by the `claimed` place the record writes.
+    struct Cut: Equatable {
+        var place: UInt64
+        var pinned: Set<RecordHash>
+    }
+
+    func cut(of subject: PeerID, by record: RecordHash, claimed: UInt64) -> Cut {
+        let key = MemoKey(record: record, subject: subject)
+        if let known = memo.cuts[key] { return known }
+        var mine: [(seq: UInt64, hash: RecordHash)] = []
+        for h in ancestors(of: record) {
+            if let r = records[h], r.author == subject { mine.append((r.seq, h)) }
+        }
+        var atPlace: [UInt64: Int] = [:]
+        for m in mine { atPlace[m.seq, default: 0] += 1 }
+        if let forked = atPlace.filter({ $0.value > 1 }).keys.min() { mine.removeAll { $0.seq >= forked } }
+        let place = min(claimed, mine.map(\.seq).max() ?? 0)
+        let cut = Cut(place: place, pinned: Set(mine.filter { $0.seq <= place }.map(\.hash)))
+        memo.cuts[key] = cut
+        return cut
+    }
+
+    /// `hash` and the records before it in its author's chain.
+    func chain(through hash: RecordHash) -> Set<RecordHash> {
+        var out: Set<RecordHash> = []
+        var next: RecordHash? = hash
+        while let h = next, out.insert(h).inserted { next = records[h]?.previous }
+        return out
+    }
+
+    /// Whether an author's record `hash` at `seq` counts: every cut of the
+    /// author at or above `seq` pins it, and it is below the author's first
+    /// forked place (`fork`) or some cut pins it.
+    static func counts(_ hash: RecordHash, at seq: UInt64, fork: UInt64?, events: [Event]) -> Bool {
+        var pinned = false
+        for e in events where e.isCut {
+            if e.pinned.contains(hash) {
+                pinned = true
+            } else if seq <= e.through {
+                return false
+            }
+        }
+        if let fork, seq >= fork { return pinned }
+        return true
     }
 
     /// Whether `ancestor` is among the records `hash` names, directly or not.
@@ -385,12 +467,37 @@ struct MembershipDerivation {
 
     /// Every record `hash` names, directly or not.
     func ancestors(of hash: RecordHash) -> Set<RecordHash> {
+        if let known = memo.ancestors[hash] { return known }
         var seen: Set<RecordHash> = []
+        defer { memo.ancestors[hash] = seen }
         var stack = records[hash]?.named ?? []
         while let h = stack.popLast() {
             guard seen.insert(h).inserted else { continue }
             stack += records[h]?.named ?? []
         }
         return seen
+    }
+}
+
+extension MembershipDerivation {
+    struct MemoKey: Hashable {
+        var record: RecordHash
+        var subject: PeerID
+    }
+
+    /// What one derivation computes once and every round reads: each cut
+    /// record's ancestors and cuts, each author's first forked place.
+    final class Memo {
+        var ancestors: [RecordHash: Set<RecordHash>] = [:]
+        var cuts: [MemoKey: Cut] = [:]
+        private var forks: [PeerID: UInt64?] = [:]
+
+        /// The first place of `author`'s chain that holds two records.
+        func firstFork(of author: PeerID, in chains: [PeerID: [UInt64: [RecordHash]]]) -> UInt64? {
+            if let known = forks[author] { return known }
+            let place = chains[author]?.filter { $0.value.count > 1 }.keys.min()
+            forks[author] = .some(place)
+            return place
+        }
     }
 }

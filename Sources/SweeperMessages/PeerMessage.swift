@@ -182,10 +182,12 @@ public enum PeerMessage: Sendable, Equatable {
 /// records of kind 7 and summaries in parts, 11 descriptions of games
 /// (sync message types 6 and 7), 12 hint and seeded ops, 13 points at a
 /// cell (message type 12) and daily ops (op kind 12), 14 races, 15 chain
-/// segments in the link's compact form (sync message type 8).
+/// segments in the link's compact form (sync message type 8), 16 membership
+/// derived by cuts that name records and forks that void the forker (no
+/// message changes).
 public struct PeerCapabilities: Sendable, Equatable {
     /// The peer protocol version this build speaks.
-    public static let currentVersion: UInt8 = 15
+    public static let currentVersion: UInt8 = 16
     /// The first version that understands presence notes and profiles.
     public static let presenceVersion: UInt8 = 3
     /// The first version that understands shares of played time.
@@ -231,6 +233,10 @@ public struct PeerCapabilities: Sendable, Equatable {
     /// The first version that takes chain segments in the link's compact
     /// form (sync message type 8): older peers are sent ops messages.
     public static let chainsVersion: UInt8 = 15
+    /// The first version that derives membership by cuts that name records
+    /// and forks that void the forker: nothing on the wire changed, so it
+    /// gates no message; older peers may count records this one voids.
+    public static let cutsVersion: UInt8 = 16
 
     /// The peer's protocol version (0 until its hello came).
     public let version: UInt8

@@ -357,6 +357,55 @@ import SweeperGame
         #expect(membership.view.members[bob]?.invites == true)
     }
 
+    /// Protocol 16: a cut names records, and a fork voids the forker. After
+    /// the records of `membership-v2`, Bob writes an invitation (his place
+    /// 1); Alice removes him, naming it; with his old key Bob writes a
+    /// second invitation at his place 1. The first counts (revoked with
+    /// its removed maker), the second is void, and Bob is shown as forked at 1.
+    @Test func cutsAndForks() throws {
+        let v = try Self.vector("membership-v2")
+        let w = try Self.vector("cut-and-fork")
+        let cast = try Cast()
+        let circle = CircleID(firstKey: cast.circle)
+        let records = try ["founding", "invite", "admit", "promote"].map { try MembershipRecord(decoding: v.bytes($0)) }
+        let promote = records[3]
+        let made = try w.number("made")
+        let first = try SigningIdentity(seed: w.bytes("first-key-seed")).peerID
+        let second = try SigningIdentity(seed: w.bytes("second-key-seed")).peerID
+        let expires = made + 86_400_000
+        let invite = MembershipRecord(
+            signing: cast.bob, circle: circle, madeMillis: made, seq: 1, previous: nil, parents: [promote.hash],
+            change: .invite(key: first, expiresMillis: expires))
+        let removal = MembershipRecord(
+            signing: cast.alice, circle: circle, madeMillis: made + 1, seq: 5, previous: promote.hash, parents: [invite.hash],
+            change: .remove(subject: cast.bob.peerID, through: 1, kept: [:]))
+        let fork = MembershipRecord(
+            signing: cast.bob, circle: circle, madeMillis: made + 2, seq: 1, previous: nil, parents: [promote.hash],
+            change: .invite(key: second, expiresMillis: expires))
+        var membership = CircleMembership(firstKey: cast.circle)
+        membership.insert(records)
+        let decoded = try [fork, invite, removal].map { try MembershipRecord(decoding: $0.encoded) }
+        #expect(membership.insert(decoded).added.count == 3)
+        let view = membership.view
+        func state(_ key: PeerID) -> String {
+            switch view.invitations[key]?.state {
+            case .open: "open"
+            case .used: "used"
+            case .revoked: "revoked"
+            case nil: "void"
+            }
+        }
+        Self.check(w, inputs: ["made", "first-key-seed", "second-key-seed"], outputs: [
+            ("invite", Self.hex(invite.encoded)),
+            ("removal", Self.hex(removal.encoded)),
+            ("fork", Self.hex(fork.encoded)),
+            ("first-invitation", state(first)),
+            ("second-invitation", state(second)),
+            ("bob-removed-through", view.removed[cast.bob.peerID].map { String($0.through) } ?? "-"),
+            ("bob-forked-at", (view.equivocations[cast.bob.peerID] ?? []).map(String.init).joined(separator: ", ")),
+        ])
+    }
+
     // MARK: Ops, segments and sync messages
 
     /// The vectors' game and its ops, made from the inputs of the `game` vector.
@@ -787,7 +836,7 @@ import SweeperGame
         let names = Set(try Self.vectors().keys)
         let checked: Set<String> = [
             "identities", "invite-code", "txt-record", "handshake", "secret-stream", "link-messages",
-            "game", "op-genesis", "op-reveal", "op-mark", "op-assisted", "game-players", "op-players", "op-archive", "private-game", "op-flood", "segment", "sync-messages", "live-push", "presence", "profile", "play", "membership", "membership-v2", "invitation-switch", "summary-parts", "game-descriptions", "op-hint", "op-seeded", "op-daily", "invitation", "point", "game-race", "op-resign", "chains",
+            "game", "op-genesis", "op-reveal", "op-mark", "op-assisted", "game-players", "op-players", "op-archive", "private-game", "op-flood", "segment", "sync-messages", "live-push", "presence", "profile", "play", "membership", "membership-v2", "invitation-switch", "cut-and-fork", "summary-parts", "game-descriptions", "op-hint", "op-seeded", "op-daily", "invitation", "point", "game-race", "op-resign", "chains",
         ]
         #expect(names == checked, "vectors nothing checks: \(names.subtracting(checked)); missing: \(checked.subtracting(names))")
     }

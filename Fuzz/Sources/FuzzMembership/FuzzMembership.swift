@@ -7,11 +7,16 @@
 // adversarial ones are forged: a removal with no parents (backdated), a
 // second record at a place in the author's chain (equivocation), a record
 // of a removed device written after its removal, a founding by a stranger
-// holding the first key, a rekey sealed to made-up recipients. Invariants:
+// holding the first key, a rekey sealed to made-up recipients, and a
+// removed device's fork of its own chain below its cut (an invitation and
+// the admission of a puppet identity, at places its real chain holds
+// already). Invariants:
 // once every device holds every record, all hold the same records and
 // derive the same view, in any order; the founder is never removed; no
 // removed device is a member; every removal's author was, when it wrote
-// it, more senior than the device it removed.
+// it, more senior than the device it removed; no record written after its
+// author's cut counts: a puppet a removed device admitted by a fork is no
+// member anywhere while its remover's records count.
 import FuzzSupport
 import SweeperCrypto
 import SweeperMembership
@@ -20,6 +25,7 @@ import SweeperSync
 let devices: [SigningIdentity] = (1...5).map { Fixtures.identity($0) }
 let invitations: [SigningIdentity] = (100...107).map { Fixtures.identity($0) }
 let stranger = Fixtures.identity(60)
+let puppet = Fixtures.identity(61)
 let game = Fixtures.genesis.gameID
 let circleID = CircleID(firstKey: Fixtures.circle)
 
@@ -63,10 +69,12 @@ public func fuzzMembership(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     var copies = devices.map { _ in founded }
     var clock: UInt64 = 1_000
     var steps = 0
+    /// Forks a removed device wrote below its cut: by whom, and who removed it.
+    var forks: [(forger: PeerID, remover: PeerID)] = []
     while !input.isAtEnd && steps < 48 {
         steps += 1
         let who = Int(input.byte()) % devices.count
-        let what = input.byte() % 14
+        let what = input.byte() % 15
         let other = Int(input.byte()) % devices.count
         clock += 1
         let me = devices[who]
@@ -113,6 +121,25 @@ public func fuzzMembership(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
             // A switch forged with every field chosen: no parents, any place.
             copies[who].insert([forged(m, me, parents: [], samePlace: input.byte() & 1 == 1,
                                        .invitations(subject: subject, through: UInt64(input.byte() % 4), allowed: input.byte() & 1 == 1))])
+        case 14:
+            // A removed device, at a place at or below its cut as some copy
+            // holds it, signs an invitation and admits a puppet with it, and
+            // hands both to a device (perhaps one that missed the removal).
+            guard let holder = copies.firstIndex(where: { ($0.view.removed[me.peerID]?.through ?? 0) > 0 }),
+                let removal = copies[holder].view.removed[me.peerID]
+            else { break }
+            let place = 1 + UInt64(input.byte()) % removal.through
+            let before = copies[holder].records.values.first { $0.author == me.peerID && $0.seq == place - 1 }?.hash
+            guard place == 1 || before != nil else { break }
+            let key = invitations[Int(input.byte()) % invitations.count].peerID
+            let invite = MembershipRecord(signing: me, circle: circleID, madeMillis: 3, seq: place, previous: before, parents: [],
+                                          change: .invite(key: key, expiresMillis: .max))
+            let admit = MembershipRecord(signing: me, circle: circleID, madeMillis: 4, seq: place + 1, previous: invite.hash, parents: [],
+                                         change: .admit(subject: puppet.peerID, invitation: key, name: "p", through: 0))
+            copies[other].insert([invite, admit])
+            copies[holder].insert([invite, admit])
+            check(!copies[holder].view.isMember(puppet.peerID), "a fork below a cut admitted a device where the cut is held")
+            forks.append((me.peerID, removal.removedBy))
         default:
             // Some of another device's records, newest first (so some wait for those they name).
             let records = Array(copies[other].ordered.reversed().prefix(Int(input.byte()) % 8 + 1))
@@ -139,6 +166,9 @@ public func fuzzMembership(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     check(!first.isRemoved(devices[0].peerID), "the founder was removed")
     for peer in first.removed.keys { check(!first.isMember(peer), "a removed device is a member") }
     check(!first.isMember(stranger.peerID), "a stranger's founding admitted it")
+    for fork in forks where first.isMember(fork.remover) && first.equivocations[fork.remover] == nil {
+        check(!first.isMember(puppet.peerID), "a record written below its author's cut counts")
+    }
     var again = CircleMembership(firstKey: Fixtures.circle)
     again.insert(copies[0].ordered.reversed())
     again.insert(copies[0].ordered.reversed())

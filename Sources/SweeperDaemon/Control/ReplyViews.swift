@@ -277,7 +277,7 @@ extension ControlRouter {
         func removal(_ r: MembershipView.Removal) -> RemovedDevice {
             RemovedDevice(
                 peerID: r.peer.description, name: named(r.peer) ?? "", removedBy: r.removedBy.description, removedByName: named(r.removedBy),
-                removedMillis: r.removedMillis)
+                removedMillis: r.removedMillis, equivocatedAt: view.equivocations[r.peer])
         }
         let removed = view.removed.values.map(removal).sorted { $0.removedMillis > $1.removedMillis }
         return Commands.Circle.Result(members: listed, removed: removed, removedHere: view.removed[me].map(removal))
