@@ -106,7 +106,7 @@ struct DaemonCore: Sendable {
         }
         // Removals decided while this daemon was away (or before a crash)
         // take effect before any peer is heard; later ones as they come.
-        await service.applyRemovals(members.removals)
+        await service.applyRemovals(members.removals, readmitted: members.readmitted)
         await service.admitAuthors { [members] in members.opAuthors(holding: $0) }
         let circle = CircleChanges(members: members, service: service, network: network)
         members.observe { made in await circle.membershipChanged(made: made) }

@@ -86,6 +86,10 @@ struct MembershipDerivation {
         var seniority: Seniority?
         /// The subject's records the change's record names (see ``Cut``).
         var pinned: Set<RecordHash> = []
+        /// An admission's: the invitations switches of the subject that
+        /// its record names, directly or not (it starts afresh after them,
+        /// even at one place).
+        var supersedes: Set<RecordHash> = []
 
         /// Whether the change is another device's record about the subject
         /// (so a cut of its chain), not the founding or a migrated roster's.
@@ -136,7 +140,7 @@ struct MembershipDerivation {
                 s.promotion = e
                 s.invitesOff = nil
             case .invitesOff:
-                guard s.role == .member, s.invitesOff == nil else { continue }
+                guard s.role == .member, s.invitesOff == nil, !(e.record.map { s.admission?.supersedes.contains($0) ?? false } ?? false) else { continue }
                 s.invitesOff = e
             case .invitesOn:
                 // Only as senior a device as the one that turned them off, or more.
@@ -272,9 +276,12 @@ struct MembershipDerivation {
                         guard !again || role <= .admin else { continue }
                         round.used[key] = subject
                         let l = authorLineage + [seq]
+                        let switches = subjectEvents.filter { $0.kind == .invitesOff || $0.kind == .invitesOn }.compactMap(\.record)
+                        let named = switches.isEmpty ? [] : ancestors(of: hash)
                         round.events[subject, default: []].append(
                             Event(kind: again ? .readmit : .admit, through: through, author: author, authorSeq: seq, record: hash, lineage: l,
-                                  name: name, invitation: key, millis: record.madeMillis, pinned: cut.pinned))
+                                  name: name, invitation: key, millis: record.madeMillis, pinned: cut.pinned,
+                                  supersedes: Set(switches.filter(named.contains))))
                         if !round.taken.contains(subject), round.lineage[subject].map({ l.lexicographicallyPrecedes($0) }) ?? true {
                             round.lineage[subject] = l
                             let entry = (lineage: l, peer: subject)
@@ -337,7 +344,7 @@ struct MembershipDerivation {
                 view.members[peer] = MembershipView.Member(
                     peer: peer, role: role, name: admission.name, admittedBy: admission.author, invitation: admission.invitation,
                     joinedMillis: admission.millis, lineage: round.lineage[peer] ?? admission.lineage, promotedBy: standing.promotion?.author,
-                    invitationsOffBy: standing.invitesOff?.author)
+                    invitationsOffBy: standing.invitesOff?.author, readmission: Self.readmission(admission, events))
             } else if let removal = standing.removal {
                 var kept: [GameID: UInt64] = [:]
                 var by = removal
@@ -396,6 +403,14 @@ struct MembershipDerivation {
             if !places.isEmpty { view.equivocations[author] = places }
         }
         return view
+    }
+
+    /// A member's admission again after a removal, with what its removals kept.
+    static func readmission(_ admission: Event, _ events: [Event]) -> MembershipView.Readmission? {
+        guard admission.kind == .readmit, let record = admission.record else { return nil }
+        var kept: [GameID: UInt64] = [:]
+        for e in events where e.kind == .remove && e.through <= admission.through { kept.merge(e.kept, uniquingKeysWith: max) }
+        return MembershipView.Readmission(record: record, kept: kept)
     }
 
     private func seniority(_ peer: PeerID, _ round: Round) -> Seniority? {

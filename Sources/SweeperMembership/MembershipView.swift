@@ -50,12 +50,24 @@ public struct MembershipView: Sendable, Equatable {
         /// Who turned its invitations off, while they are: it makes none,
         /// and those it made admit nobody.
         public internal(set) var invitationsOffBy: PeerID?
+        /// When an admin admitted it again after a removal: the admission
+        /// record, and per game how many of its ops the removal kept (its
+        /// later ops there written before it came back are gone for good).
+        public internal(set) var readmission: Readmission?
 
         /// Whether it may invite (and admit with its invitations).
         public var invites: Bool { role != .member || invitationsOffBy == nil }
 
         /// How senior it is.
         public var seniority: Seniority { Seniority(role: role, lineage: lineage, peer: peer) }
+    }
+
+    /// A removed device's admission again (see ``Member/readmission``).
+    public struct Readmission: Sendable, Equatable {
+        /// The admission record.
+        public let record: RecordHash
+        /// Per game, how many of its ops its removal kept.
+        public let kept: [GameID: UInt64]
     }
 
     /// A removed device.

@@ -162,6 +162,28 @@ public struct Replica: Sendable {
         return dropped
     }
 
+    /// Lifts `author`'s removal when an admin admitted it again: in each
+    /// game its removal lists, its ops after the `kept` ones (written before
+    /// it came back, and gone everywhere) are dropped now, as its removal
+    /// dropped them, in case this replica never applied the removal; its
+    /// new ops are taken from now on, in every game. Returns, per game
+    /// that lost ops, the ops dropped.
+    @discardableResult
+    public mutating func readmit(_ author: PeerID, kept: [GameID: UInt64]) -> [GameID: [Op]] {
+        removed[author] = nil
+        for (id, game) in sleeping where kept[id].map({ game.vector[author] > $0 }) == true { wake(id) }
+        var dropped: [GameID: [Op]] = [:]
+        for (id, n) in kept where games[id] != nil {
+            do {
+                let ops = try games[id]?.truncate(author, keeping: n) ?? []
+                if !ops.isEmpty { dropped[id] = ops }
+            } catch {
+                archiveFaults += 1
+            }
+        }
+        return dropped
+    }
+
     /// Takes new ops only from `authors` (see ``authors``).
     public mutating func admitAuthors(_ authors: Set<PeerID>?) { self.authors = authors }
 

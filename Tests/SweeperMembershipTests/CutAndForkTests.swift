@@ -204,4 +204,28 @@ import Testing
         #expect(removal.parents.contains(maxHead.hash) || removal.previous == maxHead.hash)
         _ = mum
     }
+
+    /// A member whose invitations were off is removed, then admitted again
+    /// by the founder: it invites again (the old switch does not come
+    /// back), and the view says what its removal kept.
+    @Test func aDeviceAdmittedAgainStartsAfresh() throws {
+        var (dad, mum, max) = family()
+        let madeOff = dad.invitations(of: max.peer, allowed: false)
+        try #require(madeOff != nil)
+        max.take(from: dad)
+        let madeRemove = dad.remove(max.peer)
+        try #require(madeRemove != nil)
+        #expect(dad.view.isRemoved(max.peer))
+        let key = dad.invite()
+        let madeAdmit = dad.make(.admit(subject: max.peer, invitation: key, name: "Max", through: dad.membership.chainHead(of: max.peer)?.seq ?? 0))
+        let admission = try #require(madeAdmit)
+        #expect(dad.view.isMember(max.peer) && !dad.view.isRemoved(max.peer))
+        #expect(dad.view.members[max.peer]?.invites == true)
+        #expect(dad.view.members[max.peer]?.readmission == MembershipView.Readmission(record: admission.hash, kept: [Devices.game: 1]))
+        max.take(from: dad)
+        let invitation = max.invite()
+        dad.take(from: max)
+        mum.take(from: dad)
+        #expect(dad.view.invitations[invitation]?.state == .open && mum.view == dad.view)
+    }
 }

@@ -568,6 +568,68 @@ struct PeerScenarioTests {
         #expect(c[1].log().contains("refused a device that is not in the circle"))
     }
 
+    /// h1 removes h3, then invites it again. h3 joins with the new code,
+    /// keeping its key, and plays again on every device: a new game made
+    /// there with a move, a move in a game older than its removal, and a
+    /// race with h1 that ends with one table everywhere, before and after
+    /// every daemon restarts.
+    @Test func aRemovedHostInvitedAgainPlaysAgainEverywhere() throws {
+        let c = try Circle(hosts: 3, members: 3)
+        defer { c.down() }
+        guard c.waitConnected([1, 2, 3]) else { return }
+        let old = try c.newGame(on: 1, seed: 31)
+        guard c.waitConverged(old, [1, 2, 3]) != nil else { return }
+        // h3 moves in it before its removal: the removal keeps that move.
+        let before = try #require(hiddenCells(c[3].board(old)).last)
+        #expect(try c[3].cli(["flag", old, "\(before.x)", "\(before.y)"]).status == 0)
+        guard c.waitConverged(old, [1, 2, 3]) != nil else { return }
+        #expect(try c[1].cli(["circle", "remove", c.ids[2], "--yes"]).status == 0)
+        #expect(eventually(15) { c[1].peer(c.ids[2])?["state"] as? String != "connected" })
+        guard let code = try c[1].json(["invite"])["code"] as? String else {
+            Issue.record("h1 printed no invite code")
+            return
+        }
+        let joined = try c[3].cli(["join", code, "--address", "\(c.lab.address(1)):7455", "--old-games", "keep"])
+        #expect(joined.status == 0, "h3 could not join again: \(joined.stderr)")
+        let circle = try c[1].json(["circle"])
+        let members = Set((circle["members"] as? [[String: Any]] ?? []).compactMap { $0["peerID"] as? String })
+        #expect(members.contains(c.ids[2]), "h3 is not a member again on h1: \(circle)")
+        guard c.waitConnected([1, 2, 3], seconds: 90) else { return }
+
+        func playsEverywhere(round: Int) throws {
+            // A new game made on h3, with a move of h3's.
+            let fresh = try c.newGame(on: 3, seed: 40 + round)
+            let cellH3 = try #require(hiddenCells(c[3].board(fresh)).first)
+            let moved = try c[3].cli(["flag", fresh, "\(cellH3.x)", "\(cellH3.y)"])
+            #expect(moved.status == 0, "h3's move in its new game: \(moved.stderr)")
+            guard c.waitConverged(fresh, [1, 2, 3]) != nil else { return }
+            for h in [1, 2] { #expect(cell(c[h].board(fresh), cellH3.x, cellH3.y) == "F", "h\(h) lacks h3's move") }
+            // A move of h3's in the game made before its removal.
+            let hidden = hiddenCells(c[3].board(old))
+            let inOld = try #require(hidden.dropFirst(round).first)
+            for h in 1...3 { #expect(cell(c[h].board(old), before.x, before.y) == "F", "h\(h) lost h3's move from before its removal") }
+            let movedOld = try c[3].cli(["flag", old, "\(inOld.x)", "\(inOld.y)"])
+            #expect(movedOld.status == 0, "h3's move in the old game: \(movedOld.stderr)")
+            guard c.waitConverged(old, [1, 2, 3]) != nil else { return }
+            for h in [1, 2] { #expect(cell(c[h].board(old), inOld.x, inOld.y) == "F", "h\(h) lacks h3's move in the old game") }
+            // A race of h1 and h3: both give up, and the race ends with one table everywhere.
+            let race = try c[1].json(["new", "--preset", "beginner", "--race", "--players", "h1,h3"])
+            let raceID = try #require(race["id"] as? String)
+            guard c.waitConverged(raceID, [1, 2, 3]) != nil else { return }
+            #expect(try c[3].cli(["resign", raceID]).status == 0)
+            #expect(try c[1].cli(["resign", raceID]).status == 0)
+            let over = eventually(30) {
+                (1...3).allSatisfy { h in ((c[h].show(raceID)?["race"] as? [String: Any])?["over"] as? Bool) == true }
+            }
+            #expect(over, "the race with h3 did not end everywhere\n\(c.diagnostics())")
+        }
+        try playsEverywhere(round: 0)
+        for d in c.daemons { d.stop() }
+        for d in c.daemons { try d.start() }
+        guard c.waitConnected([1, 2, 3], seconds: 90) else { return }
+        try playsEverywhere(round: 1)
+    }
+
     @Test func aDaemonOfAnotherCircleIsSeenButNeverConnectsNorSeesAGame() throws {
         let c = try Circle(hosts: 3, members: 2)
         defer { c.down() }

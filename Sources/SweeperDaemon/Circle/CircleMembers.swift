@@ -182,6 +182,11 @@ final class CircleMembers: Sendable {
     /// The removed devices, with per game how many of their ops stay.
     var removals: [PeerID: [GameID: UInt64]] { view.removed.mapValues(\.kept) }
 
+    /// The members an admin admitted again after a removal, as the games take them.
+    var readmitted: [PeerID: GameService.Readmitted] {
+        view.members.compactMapValues { m in m.readmission.map { GameService.Readmitted(record: $0.record.description, kept: $0.kept) } }
+    }
+
     /// The devices whose new ops the games take: the members and the
     /// removed devices (up to what their removal kept). A migrated circle
     /// also takes the devices whose ops it held before (members of the

@@ -28,44 +28,81 @@ extension GameService {
 
     // MARK: Removed devices
 
+    /// A device an admin admitted again after its removal, as the games
+    /// take it: its admission record (hex) and, per game, how many of its
+    /// ops its removal kept.
+    struct Readmitted: Sendable, Equatable {
+        var record: String
+        var kept: [GameID: UInt64]
+    }
+
+    /// The store setting that lists the admissions again whose cut the
+    /// games took (record hashes, hex, one a line): each is taken once, so
+    /// that a device's moves after it came back are never cut again.
+    static let readmissionsSetting = "circle.readmissions"
+
     /// Applies the circle's removals to its games: each removed device's
     /// ops after what its removal kept leave the replica (the boards are
     /// derived again), the store and the write queue, viewers are told what
-    /// changed, and such ops are refused from now on.
-    func applyRemovals(_ removals: [PeerID: [GameID: UInt64]]) {
+    /// changed, and such ops are refused from now on. A device admitted
+    /// again (`readmitted`) is taken back: in the games its removal listed
+    /// its ops after those kept leave, once, and its new ops are taken.
+    func applyRemovals(_ removals: [PeerID: [GameID: UInt64]], readmitted: [PeerID: Readmitted] = [:]) {
         for (peer, kept) in removals.sorted(by: { $0.key < $1.key }) where engine.circles[0].replica.removed[peer] != kept {
-            let before = engine.statuses(of: engine.circles[0].replica.knownGames)
-            let faults = engine.circles[0].replica.archiveFaults
-            let droppedOps = engine.withReplica(circle: 0) { $0.remove(peer, kept: kept) }
-            if engine.circles[0].replica.archiveFaults > faults {
-                logger.error(
-                    "could not read a game's earlier moves back from the store: a removed device's moves stay shown there until a restart",
-                    metadata: ["peer": "\(peer.shortDescription)"])
+            cut(peer, keeping: kept, listedOnly: false) { $0.remove(peer, kept: kept) }
+        }
+        guard !readmitted.isEmpty else { return }
+        var taken = Set(((try? store.setting(Self.readmissionsSetting)) ?? nil)?.split(separator: "\n").map(String.init) ?? [])
+        for (peer, again) in readmitted.sorted(by: { $0.key < $1.key })
+        where !taken.contains(again.record) || engine.circles[0].replica.removed[peer] != nil {
+            cut(peer, keeping: again.kept, listedOnly: true) { $0.readmit(peer, kept: again.kept) }
+            taken.insert(again.record)
+            do {
+                try store.setSetting(Self.readmissionsSetting, taken.sorted().joined(separator: "\n"))
+            } catch {
+                logger.warning("could not note a device admitted again", metadata: ["peer": "\(peer.shortDescription)", "error": "\(error)"])
             }
-            for id in Array(unwritten.ops.keys) { unwritten.ops[id]?.removeAll { $0.author == peer && $0.seq > kept[id] ?? 0 } }
-            for (id, ops) in droppedOps.sorted(by: { $0.key < $1.key }) {
-                let replica = engine.game(id)?.game
-                do {
-                    if let replica, let state = replica.state {
-                        try store.dropOps(
-                            gameID: id.description, author: Data(peer.bytes), after: Int64(clamping: kept[id] ?? 0), status: state.status.rawValue)
-                        // The cut read the ops it kept back into memory; the store has them.
-                        engine.withReplica(circle: 0) { $0.noteStored(peer, in: id, through: kept[id] ?? 0) }
-                        for var changed in replica.changes(by: ops, state: state, before: before[id]) {
-                            changed.clicked = nil  // undone moves: no "last move" to mark
-                            sinks.changes.gameChanged(.cells(changed))
-                        }
-                    } else {
-                        try store.dropOps(gameID: id.description, author: Data(peer.bytes), after: 0, status: nil)
-                        sinks.changes.gameChanged(.gone(id))
-                        sinks.status.gamesChanged(to: engine.gameIDs.count)
+            logger.notice("a removed device was admitted again: its new moves count", metadata: ["peer": "\(peer.shortDescription)"])
+        }
+    }
+
+    /// Cuts `peer`'s ops after `kept` (in every game, or with `listedOnly`
+    /// in the games `kept` lists) by `change` on the replica, then in the
+    /// write queue and the store, and tells the viewers.
+    private func cut(_ peer: PeerID, keeping kept: [GameID: UInt64], listedOnly: Bool, _ change: (inout Replica) -> [GameID: [Op]]) {
+        let before = engine.statuses(of: engine.circles[0].replica.knownGames)
+        let faults = engine.circles[0].replica.archiveFaults
+        let droppedOps = engine.withReplica(circle: 0, change)
+        if engine.circles[0].replica.archiveFaults > faults {
+            logger.error(
+                "could not read a game's earlier moves back from the store: a removed device's moves stay shown there until a restart",
+                metadata: ["peer": "\(peer.shortDescription)"])
+        }
+        for id in Array(unwritten.ops.keys) where !listedOnly || kept[id] != nil {
+            unwritten.ops[id]?.removeAll { $0.author == peer && $0.seq > kept[id] ?? 0 }
+        }
+        for (id, ops) in droppedOps.sorted(by: { $0.key < $1.key }) {
+            let replica = engine.game(id)?.game
+            do {
+                if let replica, let state = replica.state {
+                    try store.dropOps(
+                        gameID: id.description, author: Data(peer.bytes), after: Int64(clamping: kept[id] ?? 0), status: state.status.rawValue)
+                    // The cut read the ops it kept back into memory; the store has them.
+                    engine.withReplica(circle: 0) { $0.noteStored(peer, in: id, through: kept[id] ?? 0) }
+                    for var changed in replica.changes(by: ops, state: state, before: before[id]) {
+                        changed.clicked = nil  // undone moves: no "last move" to mark
+                        sinks.changes.gameChanged(.cells(changed))
                     }
-                } catch {
-                    logger.warning("could not delete a removed device's moves", metadata: ["game": "\(id)", "error": "\(error)"])
+                } else {
+                    try store.dropOps(gameID: id.description, author: Data(peer.bytes), after: 0, status: nil)
+                    sinks.changes.gameChanged(.gone(id))
+                    sinks.status.gamesChanged(to: engine.gameIDs.count)
                 }
-                logger.notice(
-                    "dropped a removed device's moves", metadata: ["peer": "\(peer.shortDescription)", "game": "\(id)", "ops": "\(ops.count)"])
+            } catch {
+                logger.warning("could not delete a removed device's moves", metadata: ["game": "\(id)", "error": "\(error)"])
             }
+            logger.notice(
+                "dropped a removed device's moves", metadata: ["peer": "\(peer.shortDescription)", "game": "\(id)", "ops": "\(ops.count)"])
         }
     }
 
