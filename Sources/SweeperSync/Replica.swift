@@ -214,6 +214,7 @@ public struct Replica: Sendable {
     @discardableResult
     public mutating func insert(_ op: Op) -> InsertOutcome {
         var outcome = InsertOutcome()
+        if let early = refusalBeforeWaking(op, signed: true) { return early }
         guard wake(op.gameID) else { return refused([op]) }
         if let same = games[op.gameID]?.holds(op), same {
             if let signature = op.signature, games[op.gameID]?.isUnsigned(author: op.author, seq: op.seq) == true {
@@ -224,6 +225,29 @@ public struct Replica: Sendable {
             return outcome
         }
         return admit(op, signed: true)
+    }
+
+    /// The refusal of an op of a sleeping game that fails a check needing
+    /// nothing of the game (its author's standing, its signature when
+    /// `signed`): found before the game is woken, so that nobody without a
+    /// right to write makes this device rebuild a game. `nil` when the game
+    /// is awake (``admit(_:signed:)`` checks) or the op passes.
+    private mutating func refusalBeforeWaking(_ op: Op, signed: Bool) -> InsertOutcome? {
+        guard sleeping[op.gameID] != nil else { return nil }
+        let reason: OpRejection
+        if !isAuthorized(op.author, proof: op.membershipProof) {
+            reason = .notMember
+        } else if isRemoved(op) {
+            reason = .removedAuthor
+        } else if signed && !op.hasValidSignature {
+            reason = .badSignature
+        } else {
+            return nil
+        }
+        var outcome = InsertOutcome()
+        outcome.rejected.append((op.gameID, op.author, op.seq, reason))
+        count(outcome)
+        return outcome
     }
 
     /// Admits one op not held yet: its membership proof, its author's
@@ -253,6 +277,7 @@ public struct Replica: Sendable {
     /// then it is applied and shown, but not relayed.
     @discardableResult
     public mutating func insert(vouched op: Op) -> InsertOutcome {
+        if let early = refusalBeforeWaking(op, signed: false) { return early }
         guard wake(op.gameID) else { return refused([op]) }
         if let same = games[op.gameID]?.holds(op), same {
             var outcome = InsertOutcome()
@@ -270,6 +295,21 @@ public struct Replica: Sendable {
     @discardableResult
     public mutating func attach(_ signature: Signature, to chain: ChainHead) -> InsertOutcome {
         var outcome = InsertOutcome()
+        // A sleeping game is woken only for a signature it lacks: of a chain
+        // it holds unsigned up to that op, by a device that may write.
+        if let asleep = sleeping[chain.game] {
+            guard authors.map({ $0.contains(chain.author) }) ?? true, removed[chain.author] == nil, chain.seq <= asleep.vector[chain.author] else {
+                return outcome
+            }
+            guard let unsigned = asleep.unsignedHeads[chain.author], chain.seq <= unsigned else {
+                // Signed already: checked against the one op read back, as an awake game would check it.
+                if let held = op(in: chain.game, author: chain.author, seq: chain.seq), !held.with(signature: signature).hasValidSignature {
+                    outcome.rejected.append((chain.game, chain.author, chain.seq, .badSignature))
+                    count(outcome)
+                }
+                return outcome
+            }
+        }
         guard wake(chain.game), var game = games.removeValue(forKey: chain.game) else { return outcome }
         do {
             if let op = try game.attach(signature, author: chain.author, seq: chain.seq) { outcome.signed.append(op) }
@@ -297,6 +337,18 @@ public struct Replica: Sendable {
     public mutating func insert(_ segment: OpSegment) -> InsertOutcome {
         var outcome = InsertOutcome()
         guard let last = segment.ops.last else { return outcome }
+        if sleeping[last.gameID] != nil {
+            // Nothing wakes a sleeping game before the segment's author and signature are checked.
+            let reason: OpRejection? =
+                !isAuthorized(last.author, proof: last.membershipProof) ? .notMember
+                : isRemoved(last) ? .removedAuthor
+                : !segment.isChained || !last.hasValidSignature ? .badSignature : nil
+            if let reason {
+                for op in segment.ops { outcome.rejected.append((op.gameID, op.author, op.seq, reason)) }
+                count(outcome)
+                return outcome
+            }
+        }
         guard wake(last.gameID) else { return refused(segment.ops) }
         // No copy of the game is held here: the game is changed in place below.
         if let same = games[last.gameID]?.holds(last), same,

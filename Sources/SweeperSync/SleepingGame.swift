@@ -36,6 +36,9 @@ public struct GameOverview: Sendable, Equatable {
     public let endMillis: UInt64?
     /// Whether someone asked for a hint or looked at the mines.
     public let isAssisted: Bool
+    /// The share of safe cells revealed on the creator's board (what a
+    /// description of the game to a peer says).
+    public let creatorProgress: Double
 
     /// Whether `peer` may move: every member, unless the creator chose the players.
     public func mayMove(_ peer: PeerID) -> Bool { players?.contains(peer) ?? true }
@@ -50,6 +53,7 @@ public struct GameOverview: Sendable, Equatable {
     public init(_ state: GameState, authors: [PeerID], reader: PeerID?) {
         self.authors = authors
         progress = state.shown(to: reader ?? state.creator).board.progress
+        creatorProgress = state.board.progress
         endMillis = state.endMillis
         isAssisted = state.isAssisted
         gameID = state.gameID
@@ -244,6 +248,13 @@ extension Replica {
         var out = games.compactMapValues { $0.privateHeader?.players }
         for (id, game) in sleeping { if let players = game.privateHeader?.players { out[id] = players } }
         return out
+    }
+
+    /// The hash of `author`'s op `seq` in `game`, awake or asleep (read
+    /// from the store, without waking it); `nil` when not held.
+    public func hash(in game: GameID, author: PeerID, seq: UInt64) -> OpHash? {
+        if let held = games[game] { return held.hash(author: author, seq: seq) }
+        return op(in: game, author: author, seq: seq)?.hash
     }
 
     /// The accepted op of `author` at `seq` in `game`, awake or asleep (a

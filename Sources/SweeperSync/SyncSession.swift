@@ -185,13 +185,12 @@ public struct SyncSession: Sendable {
         case .ops(let segments):
             for segment in segments { receive(segment, replica: &replica, taking: interest, into: &step) }
         case .chains(let segments):
-            // Rebuilt from the ops held before them: a sleeping game wakes first.
-            for game in games(in: message) { replica.wake(game) }
+            // Rebuilt from the ops held before them, read without waking a
+            // sleeping game: the replica wakes it once the segment passes its checks.
             receive(chains: segments, replica: &replica, taking: interest, into: &step)
         case .interest(let interest):
             peerInterest = interest
         case .live(let ops):
-            for game in games(in: message) { replica.wake(game) }
             receive(live: ops, replica: &replica, taking: interest, into: &step)
         case .heads(let heads):
             for head in heads {
@@ -220,8 +219,8 @@ public struct SyncSession: Sendable {
             if !heads.isEmpty { step.replies.append(.heads(heads)) }
         case .describe(let games):
             // Only of games the peer can read: a description holds the genesis.
-            for game in games { replica.wake(game) }
-            let descriptions = games.filter { reads(replica.games[$0]?.state) }.compactMap { Self.description(of: $0, in: replica) }
+            // A sleeping game is described from its overview and its genesis op, unwoken.
+            let descriptions = games.filter { reads(replica.features(of: $0)) }.compactMap { Self.description(of: $0, in: replica) }
             if !descriptions.isEmpty { step.replies.append(.descriptions(descriptions)) }
         case .descriptions(let descriptions):
             // Only what was asked: the id is derived from what the
@@ -249,6 +248,14 @@ public struct SyncSession: Sendable {
     /// How this replica describes `game` to a peer that does not hold it:
     /// open games only (a private game's genesis says nothing to others).
     static func description(of game: GameID, in replica: Replica) -> GameDescription? {
+        if let asleep = replica.sleeping[game] {
+            guard asleep.privateHeader == nil, let overview = asleep.overview, !overview.isPrivate,
+                case .genesis(let genesis)? = replica.op(in: game, author: overview.creator, seq: 1)?.payload
+            else { return nil }
+            return GameDescription(
+                creator: overview.creator, genesis: genesis, status: overview.status,
+                progressPermille: Int((overview.creatorProgress * 1000).rounded(.down)))
+        }
         guard let g = replica.games[game], g.privateHeader == nil, let state = g.state else { return nil }
         return GameDescription(
             creator: state.creator, genesis: state.genesis, status: state.status,
@@ -403,7 +410,7 @@ public struct SyncSession: Sendable {
             }
             guard let previous = Self.hash(before: seq, of: peer, in: game, replica) else {
                 // Held already (a duplicate), or after a gap: a summary brings what is missing.
-                if replica.games[game]?.hash(author: peer, seq: seq) == nil { askForSummary = true }
+                if replica.hash(in: game, author: peer, seq: seq) == nil { askForSummary = true }
                 continue
             }
             let op = Op(gameID: game, author: peer, seq: seq, lamport: lamport, previous: previous, wallClockMillis: wall,
@@ -418,7 +425,7 @@ public struct SyncSession: Sendable {
     /// rebuilt from a live push or a compact segment names: none before seq
     /// 1; `nil` when this replica does not hold that op.
     private static func hash(before seq: UInt64, of author: PeerID, in game: GameID, _ replica: Replica) -> OpHash? {
-        seq == 1 ? OpHash.none : replica.games[game]?.hash(author: author, seq: seq - 1)
+        seq == 1 ? OpHash.none : replica.hash(in: game, author: author, seq: seq - 1)
     }
 
     /// The circle's membership proof for `author`, which the peer's live

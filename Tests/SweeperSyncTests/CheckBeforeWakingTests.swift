@@ -1,0 +1,100 @@
+import SweeperCrypto
+import SweeperGame
+import Testing
+@testable import SweeperSync
+
+/// Nothing a peer sends makes a replica rebuild a sleeping game before it
+/// knows the sender may write and the signature is the author's: a holder
+/// of the circle key who was never admitted, or a member with a forged
+/// signature, costs a signature check, never a game read back from the store.
+@Suite struct CheckBeforeWakingTests {
+    let circle = Fixtures.circle(7)
+    let alice = Fixtures.identity(1)
+    let bob = Fixtures.identity(2)
+    /// Holds the circle key (its ops carry a valid proof) but no admission names it.
+    let outsider = Fixtures.identity(9)
+
+    /// Six games, each with Bob's flag ops, all asleep; only Alice and Bob write.
+    func sleepingGames() throws -> (Replica, Simulation.SimulatedDisk, [GameID]) {
+        var ops: [Op] = []
+        for seed in 1...6 {
+            let (genesis, run) = try Fixtures.flagRun(in: circle, seed: UInt64(seed), moves: 4)
+            ops += [genesis] + run
+        }
+        var (replica, disk) = Simulation.SimulatedDisk.replica(of: ops, circle: circle, keepingRecent: 2)
+        replica.admitAuthors([alice.peerID, bob.peerID])
+        let ids = replica.knownGames.sorted()
+        for id in ids { replica.sleep(id) }
+        #expect(replica.sleeping.count == 6 && replica.games.isEmpty)
+        return (replica, disk, ids)
+    }
+
+    @Test func opsSegmentsAndHeadsOfThoseWhoMayNotWriteWakeNothing() throws {
+        var (replica, disk, ids) = try sleepingGames()
+        let forge = Forge(circle: circle)
+        var heads: [GameID: OpHash] = [:]
+        for id in ids {
+            let head = try #require(replica.hash(in: id, author: bob.peerID, seq: 4))
+            heads[id] = head
+        }
+        let read = disk.opsReadBack
+        for id in ids {
+            // The outsider's own op, validly signed.
+            let own = forge.op(outsider, game: id, seq: 1, lamport: 50, previous: .none, payload: .mark(cell: 0, mark: .flag))
+            #expect(replica.insert(own).rejected.map(\.reason) == [.notMember])
+            #expect(replica.insert(vouched: own).rejected.map(\.reason) == [.notMember])
+            // Bob's next op, signed by the outsider.
+            let previous = try #require(heads[id])
+            let forged = forge.op(outsider, game: id, seq: 5, lamport: 60, previous: previous, payload: .mark(cell: 1, mark: .flag), author: bob.peerID)
+            #expect(replica.insert(forged).rejected.map(\.reason) == [.badSignature])
+            if let segment = OpSegment(verifiedOps: [forged]) {
+                #expect(replica.insert(segment).rejected.map(\.reason) == [.badSignature])
+            }
+            // A head signature for a chain the game holds signed already.
+            var session = SyncSession()
+            session.peer = outsider.peerID
+            let head = HeadSignature(game: .new(id), author: bob.peerID, seq: 4, signature: outsider.sign([1, 2, 3]))
+            _ = session.receive(.heads([head]), replica: &replica)
+        }
+        #expect(replica.sleeping.count == 6 && replica.games.isEmpty, "a game woke for a sender that may not write")
+        // At most the one op a head signature names was read back (to check
+        // it as an awake game would): never a game's ops (five each here).
+        #expect(disk.opsReadBack - read <= ids.count)
+        #expect(replica.rejectionCounts[.badSignature, default: 0] >= 2 * ids.count)
+        // The attempt happens: Bob's own next op wakes its game and goes in.
+        let id = ids[0]
+        let previous = try #require(heads[id])
+        let honest = forge.op(bob, game: id, seq: 5, lamport: 60, previous: previous, payload: .mark(cell: 1, mark: .flag))
+        #expect(replica.insert(honest).accepted.count == 1)
+        #expect(replica.games[id] != nil && disk.opsReadBack > read)
+    }
+
+    /// A peer that takes some games asks what the others are: each is
+    /// described from its overview and genesis, and none wakes.
+    @Test func describingSleepingGamesWakesNone() throws {
+        var (replica, disk, ids) = try sleepingGames()
+        let awake = try #require(replica.awakened(ids[0]))
+        let expected = try #require(SyncSession.description(of: ids[0], in: Replica.holding(awake, circle: circle)))
+        let read = disk.opsReadBack
+        var session = SyncSession()
+        let step = session.receive(.describe(ids), replica: &replica)
+        let described = step.replies.flatMap { message -> [GameDescription] in
+            if case .descriptions(let d) = message { return d }
+            return []
+        }
+        #expect(described.count == ids.count)
+        #expect(described.first { $0.gameID == ids[0] } == expected)
+        #expect(replica.sleeping.count == 6 && replica.games.isEmpty)
+        // One genesis read a game, not a rebuild.
+        #expect(disk.opsReadBack - read == ids.count)
+    }
+}
+
+extension Replica {
+    /// A replica holding `game` alone, awake (to describe it as an awake game is).
+    static func holding(_ game: GameReplica, circle: CircleKey) -> Replica {
+        var replica = Replica(circle: circle)
+        replica.games[game.gameID] = game
+        return replica
+    }
+}
