@@ -632,6 +632,50 @@ import Testing
         #expect(try scene.stillServes() == nil)
     }
 
+    /// A holder of the circle key that no admission names links (before any
+    /// rekey it can) and sends a profile, a presence note and a share of
+    /// played time of 34 years: none is kept, shown or passed on, each is
+    /// logged. A member's share is taken only up to how long the game has
+    /// lasted: a modest one counts, one of 34 years is refused.
+    @Test func notesComeOnlyFromMembersAndSharesOnlyAsLongAsTheGame() throws {
+        let scene = try AttackScene()
+        defer { scene.cleanup() }
+        let (target, port, circle) = (scene.target, scene.port, scene.circle)
+        let game = try #require(GameID(hex: scene.game))
+        let years: UInt64 = 34 * 365 * 86_400_000
+        func elapsed() throws -> Double { try target.result(#"{"id":1,"command":"show","game":"\#(scene.game)"}"#)["elapsedSeconds"] as? Double ?? -1 }
+        let before = try elapsed()
+        let offset = target.log().utf8.count
+        let mallory = SigningIdentity()
+        let m = try AdversaryPeer(port: port, from: "127.0.0.41", circle: circle, identity: mallory)
+        m.sendHello(version: PeerCapabilities.currentVersion)
+        m.send(message: PeerMessage.profile(ProfileNote(signing: mallory, serial: 1, name: "Mallory", colour: 3)).encoded)
+        m.send(message: PeerMessage.presence(PresenceNote(signing: mallory, serial: 1, spot: nil)).encoded)
+        let share = try #require(PlayNote(signing: mallory, game: game.bytes, serial: 1, earlier: years, periods: []))
+        m.send(message: PeerMessage.play(share).encoded)
+        expectLoggedOnce(target, since: offset, ["refused a profile", "its author is not a member", "author=\(mallory.peerID.shortDescription)"], what: "a stranger's profile")
+        expectLoggedOnce(target, since: offset, ["refused a share of played time", "author=\(mallory.peerID.shortDescription)"], what: "a stranger's share")
+        expectLoggedOnce(target, since: offset, ["refused a presence note", "author=\(mallory.peerID.shortDescription)"], what: "a stranger's presence")
+        let peers = try target.result(#"{"id":1,"command":"peers","all":true}"#)["peers"] as? [[String: Any]] ?? []
+        #expect(!peers.contains { $0["name"] as? String == "Mallory" }, "a stranger's name is shown: \(peers)")
+        #expect(try elapsed() == before, "a stranger's share changed the game's time")
+
+        // A member: a share of a few seconds counts, one of 34 years does not.
+        let mel = try scene.admit(from: "127.0.0.42")
+        let link = try AdversaryPeer(port: port, from: "127.0.0.42", circle: try target.circle(), identity: mel)
+        link.sendHello(version: PeerCapabilities.currentVersion)
+        let modest = try #require(PlayNote(signing: mel, game: game.bytes, serial: 1, earlier: 4_000, periods: []))
+        link.send(message: PeerMessage.play(modest).encoded)
+        #expect(eventually(20) { (try? elapsed()).map { $0 >= before + 4 && $0 < 3_600 } == true }, "a member's share was not counted")
+        let counted = try elapsed()
+        let offset2 = target.log().utf8.count
+        let huge = try #require(PlayNote(signing: mel, game: game.bytes, serial: 2, earlier: years, periods: []))
+        link.send(message: PeerMessage.play(huge).encoded)
+        expectLoggedOnce(target, since: offset2, ["refused a share of played time", "more time than the game has lasted"], what: "a member's share of 34 years")
+        #expect(try elapsed() == counted)
+        #expect(try scene.stillServes() == nil)
+    }
+
     /// Mallory's device joins with an invitation, moves, and is removed. Its
     /// link closes; with the identity it keeps it is refused after the
     /// handshake, and so is a new identity holding the old key that signs a

@@ -106,6 +106,23 @@ extension GameService {
         }
     }
 
+    /// The most played time a share of `game` by `author` may claim, read
+    /// without waking the game: how long it has lasted (to its end, or to
+    /// `nowMillis`) and an hour for clocks that differ; `nil` when the game
+    /// is not held here or `author` may not move in it. A private game not
+    /// read here bounds only who (its players): `.max`.
+    func playedTimeBound(of game: GameID, by author: PeerID, nowMillis: UInt64) -> UInt64? {
+        let replica = engine.circles[0].replica
+        let slack: UInt64 = 3_600_000
+        if let overview = replica.overview(of: game) {
+            guard overview.mayMove(author) else { return nil }
+            let end = max(overview.startMillis, overview.endMillis ?? nowMillis)
+            return end - overview.startMillis + slack
+        }
+        guard let players = replica.privateGamePlayers[game], players.contains(author) else { return nil }
+        return .max
+    }
+
     /// Per game of the current circle, how many of `peer`'s ops are held:
     /// what a removal of it keeps.
     func heldOps(of peer: PeerID) -> [GameID: UInt64] {

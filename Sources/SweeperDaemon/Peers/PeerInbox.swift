@@ -183,14 +183,47 @@ final class PeerInbox: PeerNodeDelegate, Sendable {
     private func route(_ decoded: PeerMessage, on link: PeerLink, service: isolated GameService) {
         switch decoded {
         case .sync(let bytes): received(sync: bytes, on: link, service: service)
-        case .presence(let note): presence.received(note, on: link)
+        case .presence(let note):
+            // Notes only from members: a holder of the circle key no admission names is no one here.
+            guard members.view.isMember(note.author) else { return refuse(decoded, by: note.author, on: link, "its author is not a member") }
+            presence.received(note, on: link)
         case .point(let note): presence.received(note, on: link, isMember: members.view.isMember(note.author))
-        case .profile(let note): gossip.spread(note, as: decoded, from: link, take: peers.take)
+        case .profile(let note):
+            // Names of the members and of the removed devices (their old moves still show): nobody else's.
+            let view = members.view
+            guard view.isMember(note.author) || view.isRemoved(note.author) else {
+                return refuse(decoded, by: note.author, on: link, "its author is not a member")
+            }
+            gossip.spread(note, as: decoded, from: link, take: peers.take)
         case .play(let note):
+            if let why = shareRefusal(note, service: service) { return refuse(decoded, by: note.author, on: link, why) }
             let taken = gossip.spread(note, as: decoded, from: link, take: play.take) { self.links.sends(game: note.game, on: $0) }
             // A share of a finished game settles its time: viewers fetch the ending again.
             if taken, let game = GameID(bytes: note.game) { service.playedTimeChanged(game) }
         case .membership(let records): received(membership: records, on: link)
+        }
+    }
+
+    /// Why a share of played time is not taken, or `nil`: only a member's
+    /// (or a removed device's, for the games it played before), of a game
+    /// held here that its author may play, and no more time than the game
+    /// has lasted by this device's clock (with an hour for clocks that differ).
+    private func shareRefusal(_ note: PlayNote, service: isolated GameService) -> String? {
+        let view = members.view
+        guard view.isMember(note.author) || view.isRemoved(note.author) else { return "its author is not a member" }
+        guard let game = GameID(bytes: note.game), let bound = service.playedTimeBound(of: game, by: note.author, nowMillis: clock.wallMillis) else {
+            return "its author does not play that game here"
+        }
+        guard note.total <= bound else { return "it claims more time than the game has lasted" }
+        return nil
+    }
+
+    /// Drops a note that may not be taken, saying why at a bounded rate.
+    private func refuse(_ message: PeerMessage, by author: PeerID, on link: PeerLink, _ why: String) {
+        let what = message.kind.description
+        _ = complaints.withLock {
+            $0.log(logger, key: "\(link.peer) \(what) refused", "refused a \(what): \(why)",
+                   metadata: ["peer": "\(link.peer.shortDescription)", "author": "\(author.shortDescription)"])
         }
     }
 
