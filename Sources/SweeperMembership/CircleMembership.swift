@@ -29,9 +29,7 @@ public struct CircleMembership: Sendable {
     /// Each author's records by place in its chain.
     private(set) var chains: [PeerID: [UInt64: [RecordHash]]] = [:]
     /// Records waiting: for a record they name, or for their author's admission.
-    private var waiting: [RecordHash: MembershipRecord] = [:]
-    private var waitingOn: [RecordHash: Set<RecordHash>] = [:]
-    private var waitingFor: [PeerID: Set<RecordHash>] = [:]
+    private var waiting = WaitingRoom(countLimit: CircleMembership.waitingLimit, byteLimit: CircleMembership.waitingByteLimit)
     /// The devices some held admission names (its records may be taken).
     private var admitted: Set<PeerID> = []
     /// Records of the budgeted kinds, per author.
@@ -65,6 +63,10 @@ public struct CircleMembership: Sendable {
     public static let changeByteLimit = 16 * 1024 * 1024
     /// The most records that may wait.
     public static let waitingLimit = 1_024
+    /// The most bytes of records that may wait: far more than a family's
+    /// circle ever sends ahead of what it names, while a flood of records
+    /// naming parents nobody has stops there.
+    public static let waitingByteLimit = 4 << 20
 
     /// An empty membership of the circle whose first key is `firstKey`,
     /// migrated from the records of version 1 `legacy` (none for a circle
@@ -79,6 +81,8 @@ public struct CircleMembership: Sendable {
 
     /// How many records wait for a record they name or for their author's admission.
     public var waitingCount: Int { waiting.count }
+    /// How many bytes of records wait.
+    public var waitingBytes: Int { waiting.bytes }
 
     /// The founder: the founding record's author, or a migrated circle's
     /// first founder. Fixed once the circle has a start.
@@ -138,12 +142,16 @@ public struct CircleMembership: Sendable {
     }
 
     /// Adds records (checking each signature, circle, chain and bound),
-    /// then derives the view again.
+    /// then derives the view again. With `arrivedMillis`, records that
+    /// waited longer than ten minutes before it are let go.
     @discardableResult
-    public mutating func insert(_ incoming: [MembershipRecord]) -> InsertOutcome {
+    public mutating func insert(_ incoming: [MembershipRecord], arrivedMillis: UInt64? = nil) -> InsertOutcome {
         var outcome = InsertOutcome()
+        now = arrivedMillis
+        defer { now = nil }
+        if let arrivedMillis { waiting.expire(at: arrivedMillis) }
         for record in incoming {
-            if records[record.hash] != nil || waiting[record.hash] != nil {
+            if records[record.hash] != nil || waiting.holds(record.hash) {
                 outcome.duplicates += 1
                 continue
             }
@@ -171,22 +179,13 @@ public struct CircleMembership: Sendable {
             add(record, &outcome)
             return nil
         }
-        if waiting.count >= Self.waitingLimit {
-            // Full: a record of a device no admission names (a stranger's, most likely) makes room.
-            guard let (author, hashes) = waitingFor.first(where: { !$0.value.isEmpty }), let evicted = hashes.first else { return .waitingLimit }
-            waiting[evicted] = nil
-            waitingFor[author]?.remove(evicted)
-            if waitingFor[author]?.isEmpty == true { waitingFor[author] = nil }
-        }
-        waiting[record.hash] = record
-        if let first = missing.first {
-            waitingOn[first, default: []].insert(record.hash)
-        } else {
-            waitingFor[record.author, default: []].insert(record.hash)
-        }
+        guard waiting.hold(record, until: missing.first, stranger: !authorKnown, at: now) else { return .waitingLimit }
         outcome.waiting += 1
         return nil
     }
+
+    /// The arrival time of the records being inserted, while they are.
+    private var now: UInt64?
 
     /// The checks that need nothing the record names.
     ///
@@ -243,25 +242,23 @@ public struct CircleMembership: Sendable {
             }
             outcome.added.append(record)
             // Records that waited for this one, or for the device it admits.
-            var woken = waitingOn.removeValue(forKey: record.hash) ?? []
-            if let subject = record.change.subject, case .admit = record.change { woken.formUnion(waitingFor.removeValue(forKey: subject) ?? []) }
-            if case .found = record.change { woken.formUnion(waitingFor.removeValue(forKey: record.author) ?? []) }
-            for hash in woken.sorted() {
-                guard let waiter = waiting.removeValue(forKey: hash) else { continue }
+            var woken = waiting.release(waitingOn: record.hash)
+            if let subject = record.change.subject, case .admit = record.change { woken += waiting.release(author: subject) }
+            if case .found = record.change { woken += waiting.release(author: record.author) }
+            for waiter in woken.sorted(by: { $0.hash < $1.hash }) {
                 outcome.waiting = max(0, outcome.waiting - 1)
                 if let refusal = refusal(of: waiter) {
                     outcome.refused.append(refusal)
                     continue
                 }
                 let missing = waiter.named.filter { records[$0] == nil }
-                if let next = missing.first {
-                    waiting[hash] = waiter
-                    waitingOn[next, default: []].insert(hash)
-                    outcome.waiting += 1
-                } else if !admitted.contains(waiter.author) {
-                    waiting[hash] = waiter
-                    waitingFor[waiter.author, default: []].insert(hash)
-                    outcome.waiting += 1
+                let known = admitted.contains(waiter.author) || waiter.change.kind == .found
+                if !missing.isEmpty || !known {
+                    if waiting.hold(waiter, until: missing.first, stranger: !known, at: now) {
+                        outcome.waiting += 1
+                    } else {
+                        outcome.refused.append(.waitingLimit)
+                    }
                 } else if let refusal = chainRefusal(of: waiter) {
                     outcome.refused.append(refusal)
                 } else {

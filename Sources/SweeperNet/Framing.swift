@@ -73,16 +73,55 @@ struct FrameEncoder: MessageToByteEncoder {
     }
 }
 
-/// Closes the channel when no byte has arrived for the idle timeout.
-final class CloseOnIdleHandler: ChannelInboundHandler, Sendable {
+/// Closes the channel when no byte has arrived for `timeout`, counting only
+/// time the event loop was free to read: a check that comes late (the loop
+/// was busy with other work, so bytes may be waiting in the socket unread)
+/// waits one more round, in which the loop reads what came first.
+final class SilenceWatcher: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
 
-    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if let idle = event as? IdleStateHandler.IdleStateEvent, idle == .read {
-            context.fireErrorCaught(PeerConnectionError.idle)
-            context.close(promise: nil)
-            return
+    private let timeout: TimeAmount
+    private let interval: TimeAmount
+    private var lastRead = NIODeadline.now()
+    private var lastCheck = NIODeadline.now()
+    private var task: RepeatedTask?
+
+    init(timeout: TimeAmount) {
+        self.timeout = timeout
+        interval = .nanoseconds(max(timeout.nanoseconds / 6, TimeAmount.milliseconds(10).nanoseconds))
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        lastRead = context.eventLoop.now
+        lastCheck = context.eventLoop.now
+        let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
+        let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
+        task = context.eventLoop.scheduleRepeatedTask(initialDelay: interval, delay: interval) { _ in
+            handler.value.check(bound.value)
         }
-        context.fireUserInboundEventTriggered(event)
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        task?.cancel()
+        task = nil
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        lastRead = context.eventLoop.now
+        context.fireChannelRead(data)
+    }
+
+    private func check(_ context: ChannelHandlerContext) {
+        let now = context.eventLoop.now
+        defer { lastCheck = now }
+        // Late by more than a round: the loop was busy, and what the peer
+        // sent meanwhile has not been read yet. Judge after it is.
+        guard now - lastCheck < interval * 2 else { return }
+        guard now - lastRead >= timeout else { return }
+        task?.cancel()
+        task = nil
+        context.fireErrorCaught(PeerConnectionError.idle)
+        context.close(promise: nil)
     }
 }

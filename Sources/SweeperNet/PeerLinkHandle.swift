@@ -125,11 +125,11 @@ struct LinkChannel: Sendable {
 
 extension LinkChannel {
     /// Closes `channel` once its peer stays silent for the configured
-    /// idle timeout (a live peer pings every second). Call on the channel's
-    /// loop when the link is up.
+    /// idle timeout (a live peer pings every second), counting only time
+    /// the loop was free to read (``SilenceWatcher``). Call on the
+    /// channel's loop when the link is up.
     static func watchSilence(_ channel: any Channel, _ configuration: PeerNodeConfiguration) {
-        try? channel.pipeline.syncOperations.addHandlers(
-            [IdleStateHandler(readTimeout: configuration.idleTimeout), CloseOnIdleHandler()], position: .first)
+        try? channel.pipeline.syncOperations.addHandler(SilenceWatcher(timeout: configuration.idleTimeout), position: .first)
     }
 
     /// Sets up a connection's pipeline: frames and the link's protocol

@@ -228,4 +228,40 @@ import Testing
         mum.take(from: dad)
         #expect(dad.view.invitations[invitation]?.state == .open && mum.view == dad.view)
     }
+
+    /// A holder of the circle key that no admission names sends large
+    /// records naming parents nobody has: the waiting room stays within its
+    /// bytes, a member's record that must wait still gets in, and records
+    /// let go after ten minutes.
+    @Test func recordsNamingMadeUpParentsAreBoundedAndExpire() throws {
+        var (dad, mum, max) = family()
+        let stranger = Devices.identity(99)
+        var kept: [GameID: UInt64] = [:]
+        for n in 0..<6_000 {
+            var bytes = [UInt8](repeating: 0, count: 16)
+            bytes[0] = UInt8(n & 0xFF)
+            bytes[1] = UInt8(n >> 8)
+            if let id = GameID(bytes: bytes) { kept[id] = 1 }
+        }
+        var sent = 0
+        for n in 0..<80 {
+            let parent = forge(Devices.identity(98), seq: UInt64(n + 1), previous: nil, .invite(key: stranger.peerID, expiresMillis: 1)).hash
+            let big = forge(stranger, seq: 1, previous: nil, parents: [parent], .remove(subject: max.peer, through: UInt64(n), kept: kept))
+            sent += big.encoded.count
+            dad.membership.insert([big], arrivedMillis: 1_000)
+        }
+        #expect(sent > CircleMembership.waitingByteLimit + CircleMembership.waitingByteLimit / 2, "the attack needs more bytes than the room")
+        #expect(dad.membership.waitingBytes <= CircleMembership.waitingByteLimit && dad.membership.waitingCount > 0)
+        // Max's two newest records, newest first: the first waits for the second, and gets in.
+        max.invite()
+        max.invite()
+        let newest = Array(max.membership.ordered.suffix(2).reversed())
+        let first = dad.membership.insert([newest[0]], arrivedMillis: 2_000)
+        #expect(first.waiting == 1 && first.refused.isEmpty)
+        #expect(dad.membership.insert([newest[1]], arrivedMillis: 3_000).added.count == 2)
+        // Ten minutes on, whatever still waits is let go.
+        dad.membership.insert([], arrivedMillis: 3_000 + 10 * 60 * 1000 + 1)
+        #expect(dad.membership.waitingCount == 0 && dad.membership.waitingBytes == 0)
+        _ = mum
+    }
 }

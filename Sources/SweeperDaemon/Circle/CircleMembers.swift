@@ -418,7 +418,7 @@ final class CircleMembers: Sendable {
             }
         }
         let (outcome, rekey) = state.withLock { membership in
-            let outcome = membership.insert(records)
+            let outcome = membership.insert(records, arrivedMillis: Date().millis)
             // A removal no rekey has followed (made elsewhere, or two at
             // once): this member makes the new key.
             let rekey = outcome.added.isEmpty ? nil : Self.rekey(&membership, identity: identity, now: Date().millis)

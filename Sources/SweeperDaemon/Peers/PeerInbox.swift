@@ -273,11 +273,11 @@ final class PeerInbox: PeerNodeDelegate, Sendable {
                 self.onService { _ in self.drop(link, sent: "membership record", error) }
                 return
             }
-            self.onService { _ in self.took(intake, from: link) }
+            self.onService { _ in self.took(intake, sent: records, from: link) }
         }
     }
 
-    private func took(_ intake: CircleMembers.Intake, from link: PeerLink) {
+    private func took(_ intake: CircleMembers.Intake, sent: [[UInt8]], from link: PeerLink) {
         for (reason, refusals) in Dictionary(grouping: intake.refused, by: \.self) {
             _ = complaints.withLock {
                 $0.log(
@@ -287,6 +287,10 @@ final class PeerInbox: PeerNodeDelegate, Sendable {
         }
         guard !intake.added.isEmpty else { return }
         for other in links.all where other.id != link.id { other.send(membership: intake.added) }
+        // Records that waited here, woken by this link's, may be new to it too.
+        let theirs = Set(sent)
+        let woken = intake.added.filter { !theirs.contains($0) }
+        if !woken.isEmpty { link.send(membership: woken) }
     }
 
     /// Sends membership records made here to every linked peer.
