@@ -63,6 +63,11 @@ public struct SyncSession: Sendable {
     private var askedToDescribe: Set<GameID> = []
     /// The most games a session asks one peer to describe.
     public static let describedLimit = 10_000
+    /// The most games a peer's summary names that this side does not hold
+    /// which the session keeps: what a family's devices that take only
+    /// their own games (`sync mine`) ever leave apart, many times over,
+    /// while a summary of a million made-up games costs nothing more.
+    public static let unheldLimit = 4_096
     /// The link's peer, as its handshake proved: the author of every live
     /// push it sends. Live pushes from a peer not set are dropped.
     public var peer: PeerID?
@@ -154,15 +159,15 @@ public struct SyncSession: Sendable {
         var step = Step()
         switch message {
         case .summaryPart(let part):
-            summaryParts.merge(part) { _, new in new }
+            summaryParts.merge(Self.bounded(part, given: summaryParts, replica: replica)) { _, new in new }
             if summaryParts.count > summaryPartsLimit {
                 summaryParts = [:]
                 step.violation = "a summary of more than \(summaryPartsLimit) games"
             }
         case .summary(let last, let wantsReply):
-            var games = last
+            var games = Self.bounded(last, given: summaryParts, replica: replica)
             if !summaryParts.isEmpty {
-                games = summaryParts.merging(last) { _, new in new }
+                games = summaryParts.merging(games) { _, new in new }
                 summaryParts = [:]
             }
             hasPeerSummary = true
@@ -231,6 +236,18 @@ public struct SyncSession: Sendable {
             }
         }
         return step
+    }
+
+    /// `games` of a peer's summary as the session keeps them: every game
+    /// this side holds, and of the others as many as fit, with those kept
+    /// already (`given`), within ``unheldLimit`` (the lowest ids first).
+    static func bounded(_ games: [GameID: VersionVector], given: [GameID: VersionVector], replica: Replica) -> [GameID: VersionVector] {
+        let unheld = games.keys.filter { !replica.isKnown($0) && given[$0] == nil }
+        let room = unheldLimit - given.keys.filter { !replica.isKnown($0) }.count
+        guard unheld.count > room else { return games }
+        var out = games
+        for id in unheld.sorted().dropFirst(max(0, room)) { out[id] = nil }
+        return out
     }
 
     /// The requests that ask the peer to describe `unheld` games of its

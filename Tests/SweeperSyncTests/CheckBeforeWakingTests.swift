@@ -90,6 +90,41 @@ import Testing
     }
 }
 
+/// A summary of made-up games, in parts within the document's limits,
+/// costs the session no more than ``SyncSession/unheldLimit`` games of
+/// the peer's beyond those held here.
+@Suite struct SummaryBoundTests {
+    @Test func aSummaryOfMadeUpGamesKeepsOnlyABoundedShare() throws {
+        let circle = Fixtures.circle(8)
+        let (genesis, run) = try Fixtures.flagRun(in: circle, moves: 2)
+        var replica = Replica(circle: circle)
+        for op in [genesis] + run { replica.insert(op) }
+        var session = SyncSession()
+        let author = Fixtures.identity(2).peerID
+        var vector = VersionVector()
+        vector.advance(author, to: 3)
+        func madeUp(_ range: Range<Int>) -> [GameID: VersionVector] {
+            var out: [GameID: VersionVector] = [:]
+            for n in range {
+                var bytes = [UInt8](repeating: 0xEE, count: 16)
+                withUnsafeBytes(of: UInt64(n).bigEndian) { bytes.replaceSubrange(0..<8, with: $0) }
+                if let id = GameID(bytes: bytes) { out[id] = vector }
+            }
+            return out
+        }
+        for part in 0..<2 {
+            let step = session.receive(.summaryPart(madeUp(part * 20_000..<(part + 1) * 20_000)), replica: &replica)
+            #expect(step.violation == nil)
+        }
+        var last = madeUp(40_000..<40_010)
+        last[genesis.gameID] = vector
+        let step = session.receive(.summary(last, wantsReply: true), replica: &replica)
+        #expect(step.violation == nil)
+        #expect(session.peerHolds.count <= SyncSession.unheldLimit + 1, "kept \(session.peerHolds.count) games of the peer's")
+        #expect(session.peerHolds[genesis.gameID] != nil, "a game held here is always kept")
+    }
+}
+
 extension Replica {
     /// A replica holding `game` alone, awake (to describe it as an awake game is).
     static func holding(_ game: GameReplica, circle: CircleKey) -> Replica {
