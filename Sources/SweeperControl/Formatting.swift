@@ -118,6 +118,9 @@ public enum ControlFormatting {
             out += String(cFormat: "%2ld ", y % 100) + drawn + "\n"
         }
         out += statusLine(v) + "\n"
+        if let over = v.overQuotaBy, !over.isEmpty {
+            out += "Warning: \(over.joined(separator: ", ")) sent more moves than a game can take; they were refused (a broken device, or an attack).\n"
+        }
         if let forked = v.equivocatedBy, !forked.isEmpty {
             out += "Warning: \(forked.joined(separator: ", ")) signed two different moves at one place: devices may show different boards (a broken device, or an attack).\n"
         }

@@ -181,6 +181,9 @@ public struct GameView: Codable, Equatable, Sendable {
     /// their chain (a broken device, or an attack: devices that got the
     /// moves in other orders show different boards); absent when none.
     public var equivocatedBy: [String]?
+    /// Names of players whose moves past what a game can take were refused
+    /// (``GameReplica/opQuota``: a device in bad faith); absent when none.
+    public var overQuotaBy: [String]?
     /// True when the game is only on this device (see ``GameSummary/onlyHere``); absent otherwise.
     public var onlyHere: Bool?
     /// The opening: the mine-free cell revealed when the game began (where a viewer opens).
@@ -240,7 +243,7 @@ public struct GameView: Codable, Equatable, Sendable {
     private enum CodingKeys: String, CodingKey {
         case id, width, height, mines, status, digest, revealed, flags, board, players, trippedBy, elapsedSeconds
         case progress, assisted, questionMarks, mineLayout, wrongFlags, created, ended, chosenPlayers, watching, archived, privateGame
-        case equivocatedBy, onlyHere, start, noGuess, seeded, hints, peeks, ending, daily, race
+        case equivocatedBy, overQuotaBy, onlyHere, start, noGuess, seeded, hints, peeks, ending, daily, race
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -270,6 +273,7 @@ public struct GameView: Codable, Equatable, Sendable {
         try c.encodeIfPresent(archived, forKey: .archived)
         try c.encodeIfPresent(privateGame, forKey: .privateGame)
         try c.encodeIfPresent(equivocatedBy, forKey: .equivocatedBy)
+        try c.encodeIfPresent(overQuotaBy, forKey: .overQuotaBy)
         try c.encodeIfPresent(onlyHere, forKey: .onlyHere)
         try c.encodeIfPresent(start, forKey: .start)
         try c.encodeIfPresent(noGuess, forKey: .noGuess)

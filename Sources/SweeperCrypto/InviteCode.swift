@@ -30,7 +30,7 @@ public enum InviteCode {
             case .missingPrefix: "an invite code starts with \(InviteCode.prefix)-"
             case .invalidCharacter(let c, let p): "invite code character \(p) ('\(c)') is not a base32 letter or digit"
             case .wrongLength(let e, let a): "an invite code has \(e) characters after the prefix (hyphens aside); this one has \(a)"
-            case .unsupportedVersion(let v): "this invite code is version \(v); this Sweeper reads versions 1 and 2"
+            case .unsupportedVersion(let v): "this invite code is version \(v); this Sweeper reads versions 1 to 3"
             case .checksumMismatch: "the invite code's checksum does not match: a character is mistyped"
             }
         }
@@ -145,10 +145,22 @@ public struct InvitationSecret: Sendable, Equatable {
 
 /// What an invite code holds.
 public enum Invite: Sendable, Equatable {
-    /// A single-use invitation (this release's codes).
+    /// A single-use invitation whose code also names the circle's root
+    /// (``InviteCode/rootByteCount`` bytes of it): the joining device takes
+    /// only records rooted there (this release's codes, version 3).
+    case pinned(InvitationSecret, root: [UInt8])
+    /// A single-use invitation (the codes of the release before, version 2).
     case invitation(InvitationSecret)
     /// A circle key itself (the codes of releases before invitations).
     case circleKey(CircleKey)
+
+    /// The invitation's secret, for either kind of invitation.
+    public var secret: InvitationSecret? {
+        switch self {
+        case .pinned(let secret, _), .invitation(let secret): secret
+        case .circleKey: nil
+        }
+    }
 }
 
 extension InviteCode {
@@ -164,11 +176,36 @@ extension InviteCode {
         return prefix + "-" + CrockfordBase32.encode(body, groupedBy: 5)
     }
 
-    /// Reads a code of either kind: an invitation (34 symbols) or, from an
-    /// earlier release, a circle key (60 symbols).
+    static let pinnedVersion: UInt8 = 3
+    /// How many bytes of the circle's root a code of version 3 carries.
+    public static let rootByteCount = 10
+    static let pinnedSymbolCount = ((1 + InvitationSecret.byteCount + rootByteCount + checkByteCount) * 8 + 4) / 5
+
+    /// The code of a single-use invitation to the circle whose root is
+    /// `root` (its first ``rootByteCount`` bytes are kept): version (1,
+    /// = 3) ‖ secret (16) ‖ root (10) ‖ first 4 bytes of
+    /// BLAKE2b-16("sweeper/invite/v1" ‖ version ‖ secret ‖ root); 31
+    /// bytes, 50 symbols.
+    public static func encode(_ invitation: InvitationSecret, root: [UInt8]) -> String {
+        let payload = invitation.secret.bytes + Array(root.prefix(rootByteCount))
+            + [UInt8](repeating: 0, count: max(0, rootByteCount - root.count))
+        let body = [pinnedVersion] + payload + check(version: pinnedVersion, key: payload)
+        return prefix + "-" + CrockfordBase32.encode(body, groupedBy: 5)
+    }
+
+    /// Reads a code of any kind: an invitation naming its circle's root (50
+    /// symbols), one of the release before (34) or, from an earlier
+    /// release, a circle key (60 symbols).
     public static func read(_ text: String) throws(DecodingError) -> Invite {
         let symbols = try symbols(of: text)
         if symbols.count == symbolCount { return .circleKey(try circleKey(symbols)) }
+        if symbols.count == pinnedSymbolCount {
+            let (v, payload) = try parse(symbols, payload: InvitationSecret.byteCount + rootByteCount, symbolCount: pinnedSymbolCount)
+            guard v == pinnedVersion, let invitation = InvitationSecret(bytes: Array(payload.prefix(InvitationSecret.byteCount))) else {
+                throw .unsupportedVersion(v)
+            }
+            return .pinned(invitation, root: Array(payload.suffix(rootByteCount)))
+        }
         let (v, secret) = try parse(symbols, payload: InvitationSecret.byteCount, symbolCount: invitationSymbolCount)
         guard v == invitationVersion, let invitation = InvitationSecret(bytes: secret) else { throw .unsupportedVersion(v) }
         return .invitation(invitation)

@@ -91,6 +91,19 @@ public struct CircleMembership: Sendable {
         return legacy.members.first { $0.role == .founder }?.peer
     }
 
+    /// What an invite code pins (its first bytes): the founding record's
+    /// hash, or for a circle migrated from records of version 1, BLAKE2b-32
+    /// of `"sweeper/legacy-roster/v1"` and the hashes of those records in
+    /// ascending order (they are fixed for good: no device makes them any
+    /// more). `nil` before the circle has a start. A joining device takes
+    /// only records that give the same.
+    public var rootCommitment: [UInt8]? {
+        if let root { return root.bytes }
+        guard !legacy.records.isEmpty else { return nil }
+        let hashes = legacy.records.map(\.hash.bytes).sorted { $0.lexicographicallyPrecedes($1) }
+        return Blake2b.hash(parts: [Array("sweeper/legacy-roster/v1".utf8)] + hashes, key: nil, length: 32)
+    }
+
     /// Whether the circle has a start: a founding record, or a migrated roster.
     public var isFounded: Bool { root != nil || !legacy.members.isEmpty }
 

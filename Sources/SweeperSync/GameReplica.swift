@@ -35,6 +35,9 @@ public enum OpRejection: String, Sendable, CaseIterable, CustomStringConvertible
     /// The op's game sleeps (its ops only in the store) and could not be
     /// read back: nothing changed, and a later sync brings the op again.
     case storageFault
+    /// Its author has written as many ops in this game as a game can take
+    /// (``GameReplica/opQuota``): what no player's hands make.
+    case overQuota
 
     public var description: String { rawValue }
 }
@@ -110,6 +113,8 @@ public struct GameReplica: Sendable {
     /// so replicas that got them in other orders differ. The daemon keeps
     /// them in its store and gives them back with ``noteEquivocator(_:)``.
     public private(set) var equivocators: Set<PeerID> = []
+    /// Authors whose ops past ``opQuota`` were refused (shown, never relayed).
+    public internal(set) var overQuota: Set<PeerID> = []
     /// Per author, the newest op held unsigned that got its signature here
     /// since the store was last told it holds that op (see ``noteStored(_:through:)``):
     /// the store keeps it unsigned until the daemon writes the signature,
@@ -301,6 +306,11 @@ public struct GameReplica: Sendable {
                 equivocators.insert(op.author)
                 reject(op, .conflictingOp, &outcome)
             }
+            return
+        }
+        if op.seq > opQuota {
+            overQuota.insert(op.author)
+            reject(op, .overQuota, &outcome)
             return
         }
         switch op.payload {

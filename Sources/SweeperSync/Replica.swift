@@ -241,6 +241,8 @@ public struct Replica: Sendable {
             reason = .removedAuthor
         } else if signed && !op.hasValidSignature {
             reason = .badSignature
+        } else if let cells = sleeping[op.gameID]?.overview?.parameters.geometry.cellCount, op.seq > GameReplica.opQuota(cells: cells) {
+            reason = .overQuota
         } else {
             return nil
         }

@@ -147,14 +147,17 @@ import SweeperGame
         let cast = try Cast()
         let secret = try #require(InvitationSecret(bytes: try v.bytes("secret")))
         let request = AdmissionRequest(secret: secret, joining: cast.bob.peerID, member: cast.alice.peerID)
+        let root = try Self.vector("membership-v2").bytes("founding-hash")
         Self.check(v, inputs: ["secret"], outputs: [
             ("code", "\"\(InviteCode.encode(secret))\""),
+            ("pinned-code", "\"\(InviteCode.encode(secret, root: root))\""),
             ("invitation-key", Self.hex(secret.identity.peerID.bytes)),
             ("handshake-key", Self.hex(InvitationSecret.handshakeKey(for: secret.identity.peerID).bytes)),
             ("admission", Self.hex(LinkMessage.admission(request).encoded)),
             ("refused-expired", Self.hex(LinkMessage.refused(.expired).encoded)),
         ])
         #expect(try InviteCode.read(v.text("code")) == .invitation(secret))
+        #expect(try InviteCode.read(v.text("pinned-code")) == .pinned(secret, root: Array(root.prefix(InviteCode.rootByteCount))))
         guard case .admission(let decoded) = try LinkMessage(decoding: v.bytes("admission")) else {
             Issue.record("vector invitation: not an admission")
             return

@@ -133,3 +133,33 @@ extension Replica {
         return replica
     }
 }
+
+/// A member in bad faith writes ops past what a game can take: they are
+/// refused (never relayed) and the game names it.
+@Suite struct OpQuotaTests {
+    @Test func opsPastTheQuotaAreRefusedAndTheAuthorNamed() throws {
+        let circle = Fixtures.circle(9)
+        let (genesis, _) = try Fixtures.flagRun(in: circle, moves: 0)
+        var replica = Replica(circle: circle)
+        replica.insert(genesis)
+        let state = try #require(replica.state(of: genesis.gameID))
+        let cell = try #require((0..<state.genesis.geometry.cellCount).first { !state.board.isRevealed($0) })
+        let quota = try #require(replica.games[genesis.gameID]?.opQuota)
+        #expect(quota == GameReplica.opQuota(cells: state.genesis.geometry.cellCount))
+        let mallory = Fixtures.identity(2)
+        let forge = Forge(circle: circle)
+        var previous = OpHash.none
+        var ops: [Op] = []
+        for seq in 1...(quota + 3) {
+            let op = forge.op(mallory, game: genesis.gameID, seq: seq, lamport: seq + 1, previous: previous,
+                              payload: .mark(cell: cell, mark: seq % 2 == 1 ? .flag : .none))
+            ops.append(op)
+            previous = op.hash
+        }
+        for op in ops.prefix(Int(quota)) { #expect(replica.insert(op).accepted.count == 1) }
+        let refused = replica.insert(ops[Int(quota)])
+        #expect(refused.rejected.map(\.reason) == [.overQuota] && refused.accepted.isEmpty)
+        #expect(replica.games[genesis.gameID]?.overQuota == [mallory.peerID])
+        #expect(replica.rejectionCounts[.overQuota] == 1)
+    }
+}

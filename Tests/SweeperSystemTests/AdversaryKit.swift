@@ -231,8 +231,8 @@ final class AttackScene {
     @discardableResult
     func admit(_ identity: SigningIdentity = SigningIdentity(), from source: String) throws -> SigningIdentity {
         guard let code = try target.result(#"{"id":1,"command":"invite"}"#)["code"] as? String,
-            case .invitation(let secret) = try InviteCode.read(code)
-        else { throw AdversaryError.setup("invite printed no invitation code") }
+            case .pinned(let secret, _) = try InviteCode.read(code)
+        else { throw AdversaryError.setup("invite printed no invitation code naming its circle's root") }
         let link = try AdversaryPeer(
             port: port, from: source, circle: InvitationSecret.handshakeKey(for: secret.identity.peerID), identity: identity)
         let signature = secret.identity.sign(InvitationSecret.admissionMessage(joining: identity.peerID, member: targetID))

@@ -14,6 +14,9 @@ public func fuzzInviteCode(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     switch try? InviteCode.read(text) {
     case .invitation(let secret):
         check((try? InviteCode.read(InviteCode.encode(secret))) == .invitation(secret), "an invitation code does not survive re-encoding")
+    case .pinned(let secret, let root):
+        check((try? InviteCode.read(InviteCode.encode(secret, root: root))) == .pinned(secret, root: root),
+              "a code naming its circle's root does not survive re-encoding")
     case .circleKey(let key):
         check((try? InviteCode.decode(text)) == key, "the two readers disagree on an earlier release's code")
     case nil:
@@ -37,9 +40,11 @@ public func main(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer
     writeSeedsIfAsked {
         let code = InviteCode.encode(Fixtures.circle)
         let invitation = InvitationSecret(bytes: Array(0..<16)).map { InviteCode.encode($0) } ?? ""
+        let pinned = InvitationSecret(bytes: Array(0..<16)).map { InviteCode.encode($0, root: Array(100..<132)) } ?? ""
         return [
             code,
             invitation,
+            pinned,
             invitation.lowercased(),
             "  " + code.lowercased().replacingOccurrences(of: "-", with: " ") + "\n",
             Fixtures.players[0].peerID.description,

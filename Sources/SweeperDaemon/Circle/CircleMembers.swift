@@ -88,11 +88,18 @@ final class CircleMembers: Sendable {
     /// (this device's admission among them) and the keys the member handed
     /// over (the first key first). Throws when the answer does not admit
     /// this device to the circle of that first key.
-    func adopt(records encoded: [[UInt8]], keys: [CircleKey]) throws -> CircleKey {
+    ///
+    /// With `root` (what the invite code pinned), the records must be
+    /// rooted there: a founding record, or a migrated roster, other than
+    /// the one the code names is refused, whoever answered.
+    func adopt(records encoded: [[UInt8]], keys: [CircleKey], root: [UInt8]? = nil) throws -> CircleKey {
         guard let first = keys.first else { throw AdoptionError.noKeys }
         let (legacy, records) = Self.split(encoded)
         var membership = CircleMembership(firstKey: first, legacy: legacy)
         membership.insert(records)
+        if let root {
+            guard let held = membership.rootCommitment, held.starts(with: root) else { throw AdoptionError.otherRoot }
+        }
         guard membership.view.isMember(identity.peerID) else { throw AdoptionError.notAdmitted }
         let kept = membership.legacy.records.map { (hash: $0.hash.bytes, record: $0.encoded) }
             + membership.ordered.map { (hash: $0.hash.bytes, record: $0.encoded) }
@@ -108,11 +115,14 @@ final class CircleMembers: Sendable {
     enum AdoptionError: Error, CustomStringConvertible {
         case noKeys
         case notAdmitted
+        case otherRoot
 
         var description: String {
             switch self {
             case .noKeys: "the member's answer held no circle key"
             case .notAdmitted: "the member's answer did not admit this device"
+            case .otherRoot:
+                "the member's records are not of the circle the invite code names (another founding): refused; ask for a code from another member"
             }
         }
     }
@@ -145,6 +155,9 @@ final class CircleMembers: Sendable {
         let current = held.removeLast()
         return (current, held)
     }
+
+    /// What this circle's invite codes pin (see ``CircleMembership/rootCommitment``).
+    var rootCommitment: [UInt8]? { state.withLock { $0.rootCommitment } }
 
     /// The circle's first key: what never changes while the circle lasts
     /// (the board of the day is derived from it).

@@ -132,6 +132,7 @@ struct ReplyViews: Sendable {
             equivocatedBy: replica.equivocators.isEmpty ? nil : replica.equivocators.sorted().map(name(of:)),
             onlyHere: links.withholds(state.gameID) ? true : nil,
             start: CellPosition(x: p.start.x, y: p.start.y))
+        view.overQuotaBy = replica.overQuota.isEmpty ? nil : replica.overQuota.sorted().map(name(of:))
         view.noGuess = p.noGuess ? true : nil
         view.seeded = state.isSeeded ? true : nil
         view.hints = state.hintsBy.isEmpty ? nil : hints(state)
@@ -413,7 +414,7 @@ extension ControlRouter {
         }
         await circleChanges.membershipChanged()
         return Commands.Invite.Result(
-            code: InviteCode.encode(made.secret), circleTag: members.keys.current.tag, invitation: made.secret.identity.peerID.description,
+            code: code(for: made.secret), circleTag: members.keys.current.tag, invitation: made.secret.identity.peerID.description,
             expiresMillis: made.expiresMillis)
     }
 
@@ -435,7 +436,7 @@ extension ControlRouter {
             return InvitationInfo(
                 id: i.key.description, madeBy: i.madeBy.description, madeByName: named(i.madeBy), madeMillis: i.madeMillis,
                 expiresMillis: i.expiresMillis, state: state, usedBy: usedBy?.description, usedByName: usedBy.flatMap(named),
-                code: state == .open ? secrets[i.key].map(InviteCode.encode) : nil)
+                code: state == .open ? secrets[i.key].map(code(for:)) : nil)
         }
     }
 
@@ -443,7 +444,7 @@ extension ControlRouter {
     /// invite code `text` is (the code its maker holds names it too).
     func revokeInvitation(_ text: String) throws -> InvitationInfo {
         var named = text
-        if case .invitation(let secret)? = try? InviteCode.read(text) { named = secret.identity.peerID.description }
+        if let secret = (try? InviteCode.read(text))?.secret { named = secret.identity.peerID.description }
         let wanted = named.uppercased().filter { $0 != "-" && !$0.isWhitespace }
         let all = invitations()
         let matches = all.filter { !wanted.isEmpty && $0.id.filter { $0 != "-" }.hasPrefix(wanted) }
@@ -465,6 +466,13 @@ extension ControlRouter {
             }
         }
         return invitations().first { $0.id == match.id } ?? match
+    }
+
+    /// The code of an invitation made here: it names the circle's root,
+    /// so that the joining device takes only records rooted there.
+    func code(for secret: InvitationSecret) -> String {
+        guard let root = members.rootCommitment else { return InviteCode.encode(secret) }
+        return InviteCode.encode(secret, root: root)
     }
 
     /// Joins the circle of an invite code: a single-use invitation is
@@ -494,7 +502,8 @@ extension ControlRouter {
             throw ControlError(
                 code: "old-code",
                 message: "that code carries a circle key (a release before invitations); a device joins only with an invitation a member makes: ask for a new code (sweeper invite)")
-        case .invitation(let secret):
+        case .invitation(let secret), .pinned(let secret, _):
+            let root: [UInt8]? = if case .pinned(_, let root) = invite { root } else { nil }
             if members.view.invitations[secret.identity.peerID] != nil {
                 throw ControlError(code: "already-member", message: "this device made that invitation: it is in that circle already")
             }
@@ -502,7 +511,7 @@ extension ControlRouter {
             case .admitted(let member, let messages, let keys):
                 let first: CircleKey
                 do {
-                    first = try members.adopt(records: PeerNetwork.membershipRecords(messages), keys: keys)
+                    first = try members.adopt(records: PeerNetwork.membershipRecords(messages), keys: keys, root: root)
                 } catch {
                     throw ControlError(code: "invite-refused", message: "could not join: \(error)")
                 }
