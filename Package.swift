@@ -88,7 +88,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "sweeper-bench-membership",
-            dependencies: ["SweeperMembership", "SweeperCrypto", "SweeperSync"],
+            dependencies: ["SweeperMembership", "SweeperCrypto", "SweeperSync", "SweeperGame"],
             swiftSettings: strict
         ),
 

@@ -18,7 +18,10 @@
 //   the event loop is held) and the total;
 // - a chain of admissions 1,024 deep (each device admits the next), taken in
 //   one message;
-// - 256 removals by one admin, one per message: the longest insert.
+// - 256 removals by one admin, one per message: the longest insert;
+// - hostile messages (Floods.swift): the longest one message of each kind
+//   holds the event loop, from a member and from a holder of the circle key
+//   no admission names, and the memory a flood of them leaves.
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -162,3 +165,7 @@ for m in members.prefix(64) {
 }
 print("64 removals by the founder, holding \(records.count) records: longest \(ms(removalLongest)); \(removing.membership.view.removed.count) removed")
 print("result: membership.removal_longest_ms \(removalLongest)")
+
+// MARK: Hostile messages
+
+measureFloods()

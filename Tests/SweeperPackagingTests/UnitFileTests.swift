@@ -36,6 +36,9 @@ import Testing
             #expect(s[hardening] == ["yes"], "\(hardening)=yes is missing")
         }
         #expect(s["SystemCallArchitectures"] == ["native"])
+        // A last line against floods: memory and tasks are capped.
+        #expect(s["MemoryMax"]?.first?.hasSuffix("M") == true, "MemoryMax= is missing")
+        #expect(s["TasksMax"]?.first.flatMap { Int($0) }.map { $0 >= 16 } == true, "TasksMax= is missing")
     }
 
     /// RuntimeDirectory= is `$XDG_RUNTIME_DIR/<name>` in a user unit; sweeperd's
