@@ -123,10 +123,6 @@ public struct CircleMembership: Sendable {
         case founding
         /// The record does not follow its author's previous record.
         case badChain
-        /// Its author signed two records at that place already: the second
-        /// is the proof that voids it (see ``MembershipDerivation``), a
-        /// third adds nothing.
-        case forked
 
         public var description: String {
             switch self {
@@ -137,7 +133,6 @@ public struct CircleMembership: Sendable {
             case .authorBudget: "its author has written the most records a device may"
             case .founding: "the circle was founded already"
             case .badChain: "it does not follow its author's previous record"
-            case .forked: "its author signed two records at that place already"
             }
         }
     }
@@ -223,7 +218,6 @@ public struct CircleMembership: Sendable {
 
     /// A record whose named records are held must follow its author's previous one.
     private func chainRefusal(of record: MembershipRecord) -> Refusal? {
-        if (chains[record.author]?[record.seq]?.count ?? 0) >= 2 { return .forked }
         guard let previous = record.previous else { return record.seq == 1 ? nil : .badChain }
         guard let before = records[previous], before.author == record.author, before.seq + 1 == record.seq else { return .badChain }
         return nil
