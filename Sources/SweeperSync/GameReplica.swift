@@ -32,6 +32,9 @@ public enum OpRejection: String, Sendable, CaseIterable, CustomStringConvertible
     /// alone (adding players), or its kind has no place in this game (a
     /// plain move in a private game, a sealed one in an open game).
     case notPlayer
+    /// The game is another player's board of the day (its creator's daily
+    /// op is in): every op in it is the creator's.
+    case dailyOfAnother
     /// The op's game sleeps (its ops only in the store) and could not be
     /// read back: nothing changed, and a later sync brings the op again.
     case storageFault
@@ -57,6 +60,11 @@ public struct InsertOutcome: Sendable {
     /// or a segment that ends with it): store them again, and relay them
     /// (they end a signed run now).
     public var signed: [Op] = []
+    /// Ops accepted earlier that left again: a board of the day's daily op
+    /// came after other authors' ops in its game, and a board of the day
+    /// takes no op but its creator's (see ``OpRejection/dailyOfAnother``).
+    /// Delete them from the store; they are not in ``accepted``.
+    public var dropped: [Op] = []
 
     /// Creates an empty outcome.
     public init() {}
@@ -74,6 +82,16 @@ public struct InsertOutcome: Sendable {
         duplicates += other.duplicates
         waiting += other.waiting
         signed += other.signed
+        noteDropped(other.dropped)
+    }
+
+    /// Notes `ops` as dropped: out of ``accepted`` if they were in it.
+    mutating func noteDropped(_ ops: [Op]) {
+        guard !ops.isEmpty else { return }
+        let gone = Set(ops.map(\.hash))
+        accepted.removeAll { gone.contains($0.hash) }
+        signed.removeAll { gone.contains($0.hash) }
+        dropped += ops
     }
 }
 
@@ -483,8 +501,29 @@ public struct GameReplica: Sendable {
         guard op.lamportFits(holding: maxLamport) else { return .lamportOutOfRange }
         switch op.payload {
         case .sealed, .privatePlayers: return .notPlayer
-        default: return state.allows(op) ? nil : .notPlayer
+        default:
+            if state.allows(op) { return nil }
+            return state.isDaily && op.author != creator ? .dailyOfAnother : .notPlayer
         }
+    }
+
+    /// In a board of the day, drops every op of an author other than the
+    /// creator (accepted before the creator's daily op came) and derives
+    /// the state again, so that the game holds what it would had the daily
+    /// op come first. Returns the ops dropped.
+    mutating func dropOthersFromDaily() throws -> [Op] {
+        guard let creator, state?.isDaily == true else { return [] }
+        var dropped: [Op] = []
+        for author in authors where author != creator { dropped += try truncate(author, keeping: 0) }
+        for author in Array(pending.keys) where author != creator { dropWaiting(of: author, after: 0) }
+        return dropped
+    }
+
+    /// Whether an author other than the creator has an op held or waiting
+    /// in a board of the day (see ``dropOthersFromDaily()``).
+    var holdsOthersInDaily: Bool {
+        guard let creator, state?.isDaily == true, journal == nil else { return false }
+        return chains.keys.contains { $0 != creator } || pending.keys.contains { $0 != creator }
     }
 
     /// What `op` does, as this device can read it: its payload, or for a

@@ -70,6 +70,88 @@ import Testing
         #expect(other.state(of: genesis.gameID)?.digest == state.digest && other.state(of: genesis.gameID)?.dailyDay == 20_417)
     }
 
+    /// A covered safe cell of `state`'s board.
+    func safeCell(_ state: GameState) throws -> Int {
+        try #require((0..<state.genesis.geometry.cellCount).first { !state.board.isRevealed($0) && !state.genesis.layout.isMine($0) })
+    }
+
+    /// Bob's op of `payload` in `game`, the first of his chain, made by
+    /// hand (his own daemon refuses to make it).
+    func forged(_ payload: OpPayload, by bob: OpAuthor, in game: Op, lamport: UInt64? = nil) -> Op {
+        Op(signing: bob.identity, circle: circle, gameID: game.gameID, seq: 1, lamport: lamport ?? game.lamport + 2,
+           previous: .none, wallClockMillis: 9, payload: payload)
+    }
+
+    @Test func onlyTheCreatorMovesOnItsBoardOfTheDay() throws {
+        let ann = OpAuthor(identity: Fixtures.identity(1), circle: circle)
+        let bob = OpAuthor(identity: Fixtures.identity(2), circle: circle)
+        let (genesis, daily, _) = try daily(by: ann, day: 20_417, in: circle)
+        var replica = Replica(circle: circle)
+        replica.insert(genesis)
+        // Before the daily op, the game is an open one: Bob may move.
+        let open = try #require(replica.games[genesis.gameID])
+        let openState = try #require(open.state)
+        let cell = try safeCell(openState)
+        #expect(try bob.reveal(cell, in: open, atMillis: 3) != nil)
+        replica.insert(daily)
+        let game = try #require(replica.games[genesis.gameID])
+        let state = try #require(game.state)
+        #expect(state.isDaily && state.mayMove(ann.identity.peerID) && !state.mayMove(bob.identity.peerID))
+        // His daemon makes no move in Ann's board of the day, naming whose it is.
+        let refusal = MoveError.anothersDaily(creator: ann.identity.peerID)
+        #expect(throws: refusal) { try bob.reveal(cell, in: game, atMillis: 3) }
+        #expect(throws: refusal) { try bob.chord(cell, in: game, atMillis: 3) }
+        #expect(throws: refusal) { try bob.cycleMark(cell, in: game, atMillis: 3) }
+        #expect(throws: refusal) { try bob.assist(in: game, atMillis: 3) }
+        #expect(throws: refusal) { try bob.hint(cell, in: game, atMillis: 3) }
+        #expect(throws: refusal) { try bob.archive(true, in: game, atMillis: 3) }
+        // A modified client's ops of every kind are refused by the replica, counted, and change nothing.
+        let attempts: [OpPayload] = [
+            .reveal(CellRuns(cells: [cell])), .flood(Flood(cell: cell, chord: false, opening: [cell], on: state.board)),
+            .mark(cell: cell, mark: .flag), .assisted, .hint(cell: cell), .archive(true), .players([bob.identity.peerID]),
+        ]
+        for payload in attempts {
+            let op = forged(payload, by: bob, in: daily)
+            #expect(replica.insert(op).rejection(of: op) == .dailyOfAnother, "\(payload)")
+        }
+        #expect(replica.rejectionCounts[.dailyOfAnother] == attempts.count)
+        #expect(replica.state(of: genesis.gameID)?.digest == state.digest)
+        // Ann plays it.
+        let own = try #require(try ann.reveal(cell, in: game, atMillis: 4))
+        #expect(replica.insert(own).accepted.count == 1)
+    }
+
+    @Test func anotherPlayersMovesThatCameBeforeTheDailyOpAreDroppedInAnyOrder() throws {
+        let ann = OpAuthor(identity: Fixtures.identity(1), circle: circle)
+        let bob = OpAuthor(identity: Fixtures.identity(2), circle: circle)
+        let (genesis, daily, _) = try daily(by: ann, day: 20_417, in: circle)
+        var first = Replica(circle: circle)
+        first.insert(genesis)
+        let cell = try safeCell(try #require(first.state(of: genesis.gameID)))
+        // Bob moved seeing the genesis only (or a forger wrote so): his op
+        // goes in where the daily op has not come, and out when it comes.
+        let open = try #require(first.games[genesis.gameID])
+        let move = try #require(try bob.reveal(cell, in: open, atMillis: 3))
+        #expect(first.insert(move).accepted.count == 1)
+        #expect(first.state(of: genesis.gameID)?.board.isRevealed(cell) == true)
+        let outcome = first.insert(daily)
+        #expect(outcome.accepted.map(\.hash) == [daily.hash])
+        #expect(outcome.dropped.map(\.hash) == [move.hash])
+        #expect(first.games[genesis.gameID]?.authors == [ann.identity.peerID])
+        let state = try #require(first.state(of: genesis.gameID))
+        #expect(!state.board.isRevealed(cell))
+        // The daily op first: Bob's op is refused; restored from every op, the same.
+        var second = Replica(circle: circle)
+        for op in [daily, genesis, move] { second.insert(op) }
+        #expect(second.rejectionCounts[.dailyOfAnother] == 1)
+        var restored = Replica(circle: circle)
+        restored.restore([move, genesis], vouched: [daily])
+        for r in [second, restored] {
+            #expect(r.state(of: genesis.gameID)?.digest == state.digest)
+            #expect(r.summary == first.summary)
+        }
+    }
+
     @Test func aGameThatIsNotTheDaysBoardDoesNotMatchIt() throws {
         let ann = OpAuthor(identity: Fixtures.identity(1), circle: circle)
         let (genesis, _, board) = try daily(by: ann, day: 20_417, in: circle)

@@ -444,6 +444,8 @@ struct ControlRouter: ControlResponder {
         switch error {
         case let error as ControlError:
             return error
+        case GameServiceError.anothersDaily(let creator):
+            return ControlError(code: "not-a-player", message: "that is \(views.name(of: creator))'s board of the day: only they play it")
         case let error as GameServiceError:
             return Self.controlError(error)
         case let error as StoreError:
@@ -490,6 +492,8 @@ struct ControlRouter: ControlResponder {
             ControlError(code: "not-a-racer", message: "only a racer gives up, in a race (`sweeper new --race` makes one)")
         case .racersAreFixed:
             ControlError(code: "racers-fixed", message: "a race's racers are chosen when it is made; start another race to add someone")
+        case .anothersDaily(let creator):
+            ControlError(code: "not-a-player", message: "that is \(creator.shortDescription)'s board of the day: only they play it")
         case .engine(let error):
             .internal("\(error)")
         }

@@ -241,6 +241,7 @@ actor GameService {
     /// from the store and the ops come back with the next summary exchange.
     private func commitRemote(_ outcome: InsertOutcome, before: [GameID: GameStatus]) {
         noteEquivocations(outcome.rejected.filter { $0.reason == .conflictingOp }.map { ($0.gameID, $0.author) })
+        forgetDroppedFromDaily(outcome.dropped, before: before)
         // Ops held unsigned that a signature vouches for now: stored so, and relayed with the new ones.
         unwritten.signed += outcome.signed
         defer {
@@ -737,6 +738,7 @@ actor GameService {
             case .notSealable(let p): throw GameServiceError.cannotSeal(p.description)
             case .notARace: throw GameServiceError.notARacer
             case .racersAreFixed: throw GameServiceError.racersAreFixed
+            case .anothersDaily(let creator): throw GameServiceError.anothersDaily(creator: creator)
             }
         }
     }
