@@ -387,7 +387,7 @@ struct MembershipDerivation {
         }
         for rekey in rekeys {
             guard case .rekey(let epoch, let check, let sealed) = rekey.record.change, epoch == view.currentEpoch + 1 else { continue }
-            view.epochs.append(.init(epoch: epoch, record: rekey.record.hash, check: check, sealed: sealed))
+            view.epochs.append(.init(epoch: epoch, record: rekey.record.hash, madeMillis: rekey.record.madeMillis, check: check, sealed: sealed))
         }
         let removed = Set(view.removed.keys)
         let stillRemoved = removalRecords.filter { records[$0].flatMap(\.change.subject).map(removed.contains) ?? false }

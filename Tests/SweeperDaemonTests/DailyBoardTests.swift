@@ -86,4 +86,26 @@ import Testing
         #expect(view.players.map(\.id) == [bob.identity.peerID.description])
         await f.cleanup()
     }
+
+    @Test func afterARemovalTheBoardsOfLaterDaysAreMadeWithTheNewKey() async throws {
+        let f = try await DaemonFixture()
+        let bob = SigningIdentity()
+        try await f.admit(bob.peerID)
+        let members = f.core.router.members
+        _ = try members.remove(bob.peerID, kept: [:])
+        let keys = members.dailyKeys
+        let newKey = try #require(keys.later.first?.key)
+        #expect(keys.later.count == 1 && newKey != f.circle)
+        // Today began before the removal: its board stays the first key's. The day after tomorrow is the new key's.
+        let today = DailyBoard.day(ofMillis: Date().millis, utcOffsetSeconds: 0)
+        #expect(keys.epoch(for: today) == 0 && keys.epoch(for: today + 2) == 1)
+        let (_, state, made) = try await f.service.dailyGame(day: today + 2, keys: keys)
+        #expect(made && state.genesis.seed == DailyBoard.seed(circle: newKey, day: today + 2))
+        #expect(state.genesis.seed != DailyBoard.seed(circle: f.circle, day: today + 2))
+        // Counted as that day's board, and found again rather than made twice.
+        #expect(try await f.service.dailyGames(of: today + 2, keys: keys).map(\.state.gameID) == [state.gameID])
+        let (_, again, madeAgain) = try await f.service.dailyGame(day: today + 2, keys: keys)
+        #expect(!madeAgain && again.gameID == state.gameID)
+        await f.cleanup()
+    }
 }

@@ -40,6 +40,50 @@ import Testing
         #expect(DailyBoard.day(ofMillis: midnight + 1_800_000, utcOffsetSeconds: -3_600) == day - 1)
     }
 
+    @Test func aDeviceRemovedBeforeTheDayBeganCannotMakeItsBoard() throws {
+        let first = circle
+        let second = Fixtures.circle(7)
+        let day = 20_800
+        let midnight = UInt64(day) * 86_400_000
+        // A removal's rekey made 15 hours before the day's midnight (UTC): before the day began anywhere.
+        let made = midnight - 15 * 3_600_000
+        let member = DailyKeys(first: first, later: [(made, second)])
+        #expect(member.epoch(for: day) == 1 && member.epoch(for: day - 1) == 0)
+        let board = try #require(try DailyBoard.board(day: day, keys: member))
+        #expect(board.layout == (try DailyBoard.board(circle: second, day: day)).layout)
+        #expect(board.layout != (try DailyBoard.board(circle: first, day: day)).layout)
+        // Another member, apart all day, holding the same records and keys: the same board.
+        let apart = DailyKeys(first: Fixtures.circle(1), later: [(made, Fixtures.circle(7))])
+        #expect(try DailyBoard.board(day: day, keys: apart)?.layout == board.layout)
+        // The removed device keeps the first key and sees the rekey, but cannot open it:
+        // it makes no board, and the first key's board is not the day's.
+        let removed = DailyKeys(first: first, later: [(made, nil)])
+        #expect(try DailyBoard.board(day: day, keys: removed) == nil)
+        #expect(try DailyBoard.boards(day: day, keys: member).map(\.seed) == [board.seed])
+        // The days before keep the first key's board: the key of a day never changes while it is played.
+        #expect(try DailyBoard.board(day: day - 1, keys: member)?.seed == DailyBoard.seed(circle: first, day: day - 1))
+        // A rekey made after the day began somewhere (14 hours before its midnight UTC) counts from the next day.
+        let late = DailyKeys(first: first, later: [(midnight - 14 * 3_600_000, second)])
+        #expect(late.epoch(for: day) == 0 && late.epoch(for: day + 1) == 1)
+        #expect(DailyKeys(first: first, later: [(midnight - 14 * 3_600_000 - 1, second)]).epoch(for: day) == 1)
+        // Of several rekeys, the newest made before the day.
+        let three = Fixtures.circle(8)
+        let keys = DailyKeys(first: first, later: [(made - 5, second), (made, three), (midnight, Fixtures.circle(9))])
+        #expect(keys.epoch(for: day) == 2 && keys.key(for: day) == three)
+        // Without a rekey the board is the first key's, as the release before made it.
+        #expect(try DailyBoard.board(day: day, keys: DailyKeys(first: first))?.seed == DailyBoard.seed(circle: first, day: day))
+    }
+
+    @Test func daysBeforeTheChangeAlsoCountTheFirstKeysBoard() throws {
+        let second = Fixtures.circle(7)
+        let day = DailyBoard.keyedByEpochSince - 1
+        let keys = DailyKeys(first: circle, later: [(1_000, second)])
+        let seeds = try DailyBoard.boards(day: day, keys: keys).map(\.seed)
+        #expect(seeds == [DailyBoard.seed(circle: second, day: day), DailyBoard.seed(circle: circle, day: day)])
+        let next = DailyBoard.keyedByEpochSince
+        #expect(try DailyBoard.boards(day: next, keys: keys).map(\.seed) == [DailyBoard.seed(circle: second, day: next)])
+    }
+
     @Test func aDailyOpIsTheCreatorsAndTheFirstCountsInAnyOrder() throws {
         let ann = OpAuthor(identity: Fixtures.identity(1), circle: circle)
         let bob = OpAuthor(identity: Fixtures.identity(2), circle: circle)

@@ -143,7 +143,7 @@ struct ControlRouter: ControlResponder {
             return try answer(id, view)
         case Commands.Daily.name:
             try refuseIfRemoved()
-            let (replica, state, _) = try await service.dailyGame(day: Self.today, circle: members.firstKey)
+            let (replica, state, _) = try await service.dailyGame(day: Self.today, keys: members.dailyKeys)
             var view = views.view(replica, state)
             view.daily = try await dailyTable(of: state)
             return try answer(id, view)
@@ -355,9 +355,9 @@ struct ControlRouter: ControlResponder {
 
     /// `day`'s results and each player's streak, from the boards of the day held here.
     private func dailyTable(day: Int) async throws -> Commands.DailyTable {
-        let circle = members.firstKey
-        let games = try await service.dailyGames(of: day, circle: circle)
-        let streaks = try await service.dailyStreaks(to: day, circle: circle)
+        let keys = members.dailyKeys
+        let games = try await service.dailyGames(of: day, keys: keys)
+        let streaks = try await service.dailyStreaks(to: day, keys: keys)
         return views.dailyTable(day: day, games: games, streaks: streaks)
     }
 
