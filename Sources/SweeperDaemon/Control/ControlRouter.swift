@@ -277,13 +277,17 @@ struct ControlRouter: ControlResponder {
             if let wanted = a.name {
                 let clean = PlayerName.cleaned(wanted)
                 guard !clean.isEmpty, clean == wanted else {
-                    throw ControlError.badArguments("a name is 1 to \(PlayerName.byteLimit) bytes of UTF-8, without control characters")
+                    throw ControlError.badArguments(
+                        "a name is 1 to \(PlayerName.byteLimit) bytes of UTF-8, without control characters or invisible format characters (bidi or zero-width)")
                 }
-                // Names are people: one taken by another member is refused, saying whose it is.
+                // Names are people: one taken by another member, or one that looks like it, is refused, saying whose it is.
                 if let other = book.others(named: clean, than: identity.peerID, among: others).first {
+                    let theirs = book.name(of: other) ?? clean
                     throw ControlError(
                         code: "name-taken",
-                        message: "'\(clean)' is the name of another device of the circle (\(other.shortDescription)); choose another")
+                        message: theirs.equalsIgnoringCase(clean)
+                            ? "'\(clean)' is the name of another device of the circle (\(other.shortDescription)); choose another"
+                            : "'\(clean)' looks like '\(theirs)', the name of another device of the circle (\(other.shortDescription)); choose another")
                 }
                 name = clean
             }
