@@ -131,3 +131,23 @@ public struct DailyKeys: Sendable {
         return e == 0 ? first : later[e - 1].key
     }
 }
+
+extension GameReplica {
+    /// In a board of the day, drops every op of an author other than the
+    /// creator (accepted before the creator's daily op came, or waiting)
+    /// and derives the state again, so that the game holds what it would
+    /// had the daily op come first. Returns the accepted ops dropped.
+    mutating func dropOthersFromDaily() throws -> [Op] {
+        guard let creator, state?.isDaily == true else { return [] }
+        var dropped: [Op] = []
+        for author in Set(authors).union(pendingAuthors).sorted() where author != creator { dropped += try truncate(author, keeping: 0) }
+        return dropped
+    }
+
+    /// Whether an author other than the creator has an op held or waiting
+    /// in a board of the day (see ``dropOthersFromDaily()``).
+    var holdsOthersInDaily: Bool {
+        guard let creator, state?.isDaily == true else { return false }
+        return authors.contains { $0 != creator } || pendingAuthors.contains { $0 != creator }
+    }
+}

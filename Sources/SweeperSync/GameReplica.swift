@@ -137,6 +137,8 @@ public struct GameReplica: Sendable {
     private var pending: [PeerID: [UInt64: Op]] = [:]
     /// The number of waiting ops.
     public private(set) var pendingCount = 0
+    /// The authors with an op waiting.
+    var pendingAuthors: Dictionary<PeerID, [UInt64: Op]>.Keys { pending.keys }
     /// The greatest Lamport time among accepted ops.
     public private(set) var maxLamport: UInt64 = 0
     /// While a segment goes in (see ``beginSegment()``): what puts the game
@@ -505,25 +507,6 @@ public struct GameReplica: Sendable {
             if state.allows(op) { return nil }
             return state.isDaily && op.author != creator ? .dailyOfAnother : .notPlayer
         }
-    }
-
-    /// In a board of the day, drops every op of an author other than the
-    /// creator (accepted before the creator's daily op came) and derives
-    /// the state again, so that the game holds what it would had the daily
-    /// op come first. Returns the ops dropped.
-    mutating func dropOthersFromDaily() throws -> [Op] {
-        guard let creator, state?.isDaily == true else { return [] }
-        var dropped: [Op] = []
-        for author in authors where author != creator { dropped += try truncate(author, keeping: 0) }
-        for author in Array(pending.keys) where author != creator { dropWaiting(of: author, after: 0) }
-        return dropped
-    }
-
-    /// Whether an author other than the creator has an op held or waiting
-    /// in a board of the day (see ``dropOthersFromDaily()``).
-    var holdsOthersInDaily: Bool {
-        guard let creator, state?.isDaily == true, journal == nil else { return false }
-        return chains.keys.contains { $0 != creator } || pending.keys.contains { $0 != creator }
     }
 
     /// What `op` does, as this device can read it: its payload, or for a
