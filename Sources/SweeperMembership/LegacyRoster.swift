@@ -154,7 +154,7 @@ public struct LegacyRoster: Sendable, Equatable {
                     }
                 case .rekey(let epoch, let check, let sealed):
                     guard epoch == UInt64(epochs.count) + 1 else { continue }
-                    epochs.append(.init(epoch: epoch, record: record.hash, check: check, sealed: sealed))
+                    epochs.append(.init(epoch: epoch, record: record.hash, madeMillis: record.madeMillis, check: check, sealed: sealed))
                 case .invite(let key, let expires):
                     guard invitations[key] == nil else { continue }
                     invitations[key] = .init(key: key, madeBy: author, madeMillis: record.madeMillis, expiresMillis: expires, state: .open)

@@ -1,3 +1,4 @@
+import SweeperConventions
 import SweeperCrypto
 import SweeperSync
 
@@ -342,7 +343,7 @@ struct MembershipDerivation {
             let standing = Self.standing(events, before: .max)
             if let role = standing.role, let admission = standing.admission {
                 view.members[peer] = MembershipView.Member(
-                    peer: peer, role: role, name: admission.name, admittedBy: admission.author, invitation: admission.invitation,
+                    peer: peer, role: role, name: PlayerName.cleaned(admission.name), admittedBy: admission.author, invitation: admission.invitation,
                     joinedMillis: admission.millis, lineage: round.lineage[peer] ?? admission.lineage, promotedBy: standing.promotion?.author,
                     invitationsOffBy: standing.invitesOff?.author, readmission: Self.readmission(admission, events))
             } else if let removal = standing.removal {
@@ -387,7 +388,7 @@ struct MembershipDerivation {
         }
         for rekey in rekeys {
             guard case .rekey(let epoch, let check, let sealed) = rekey.record.change, epoch == view.currentEpoch + 1 else { continue }
-            view.epochs.append(.init(epoch: epoch, record: rekey.record.hash, check: check, sealed: sealed))
+            view.epochs.append(.init(epoch: epoch, record: rekey.record.hash, madeMillis: rekey.record.madeMillis, check: check, sealed: sealed))
         }
         let removed = Set(view.removed.keys)
         let stillRemoved = removalRecords.filter { records[$0].flatMap(\.change.subject).map(removed.contains) ?? false }

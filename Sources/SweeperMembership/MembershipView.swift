@@ -113,6 +113,9 @@ public struct MembershipView: Sendable, Equatable {
         public let epoch: UInt64
         /// The record.
         public let record: RecordHash
+        /// When the record says it was made (its author's clock, ms since
+        /// 1970): the boards of the day after then use this key.
+        public let madeMillis: UInt64
         /// The key's ``CircleKey/check``.
         public let check: [UInt8]
         /// The key, sealed to each member the record's author counted.

@@ -66,7 +66,7 @@ public struct ProfileNote: Sendable, Hashable {
         let length = Int(try r.byte("profile name length"))
         guard length <= PlayerName.byteLimit else { throw .tooLarge(field: "profile name", limit: PlayerName.byteLimit) }
         guard let name = String(validating: try r.take(length, "profile name"), as: UTF8.self) else { throw .invalidText(field: "profile name") }
-        guard PlayerName.cleaned(name) == name else { throw .invalid(field: "profile name", reason: "has control characters") }
+        guard !PlayerName.hasControlCharacters(name) else { throw .invalid(field: "profile name", reason: "has control characters") }
         let colour = try r.byte("profile colour")
         guard colour <= Self.colourLimit else { throw .valueOutOfRange(field: "profile colour", value: UInt64(colour)) }
         let signature = try r.signatureAtEnd("profile signature")

@@ -32,6 +32,9 @@ public enum OpRejection: String, Sendable, CaseIterable, CustomStringConvertible
     /// alone (adding players), or its kind has no place in this game (a
     /// plain move in a private game, a sealed one in an open game).
     case notPlayer
+    /// The game is another player's board of the day (its creator's daily
+    /// op is in): every op in it is the creator's.
+    case dailyOfAnother
     /// The op's game sleeps (its ops only in the store) and could not be
     /// read back: nothing changed, and a later sync brings the op again.
     case storageFault
@@ -60,6 +63,11 @@ public struct InsertOutcome: Sendable {
     /// or a segment that ends with it): store them again, and relay them
     /// (they end a signed run now).
     public var signed: [Op] = []
+    /// Ops accepted earlier that left again: a board of the day's daily op
+    /// came after other authors' ops in its game, and a board of the day
+    /// takes no op but its creator's (see ``OpRejection/dailyOfAnother``).
+    /// Delete them from the store; they are not in ``accepted``.
+    public var dropped: [Op] = []
 
     /// Creates an empty outcome.
     public init() {}
@@ -77,6 +85,16 @@ public struct InsertOutcome: Sendable {
         duplicates += other.duplicates
         waiting += other.waiting
         signed += other.signed
+        noteDropped(other.dropped)
+    }
+
+    /// Notes `ops` as dropped: out of ``accepted`` if they were in it.
+    mutating func noteDropped(_ ops: [Op]) {
+        guard !ops.isEmpty else { return }
+        let gone = Set(ops.map(\.hash))
+        accepted.removeAll { gone.contains($0.hash) }
+        signed.removeAll { gone.contains($0.hash) }
+        dropped += ops
     }
 }
 
@@ -124,6 +142,8 @@ public struct GameReplica: Sendable {
     private var pending: [PeerID: [UInt64: Op]] = [:]
     /// The number of waiting ops.
     public private(set) var pendingCount = 0
+    /// The authors with an op waiting.
+    var pendingAuthors: Dictionary<PeerID, [UInt64: Op]>.Keys { pending.keys }
     /// The greatest Lamport time among accepted ops.
     public private(set) var maxLamport: UInt64 = 0
     /// While a segment goes in (see ``beginSegment()``): what puts the game
@@ -493,7 +513,9 @@ public struct GameReplica: Sendable {
         guard op.lamportFits(holding: maxLamport) else { return .lamportOutOfRange }
         switch op.payload {
         case .sealed, .privatePlayers: return .notPlayer
-        default: return state.allows(op) ? nil : .notPlayer
+        default:
+            if state.allows(op) { return nil }
+            return state.isDaily && op.author != creator ? .dailyOfAnother : .notPlayer
         }
     }
 

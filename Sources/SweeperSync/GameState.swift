@@ -298,14 +298,23 @@ public struct GameState: Sendable {
         case .seeded, .daily:
             return author == creator
         case .resign:
-            return lanes?[author] != nil
+            return lanes?[author] != nil && mayMove(author)
         default:
             return mayMove(author)
         }
     }
 
-    /// Whether `peer` may move in this game (false for a spectator).
-    public func mayMove(_ peer: PeerID) -> Bool { players?.contains(peer) ?? true }
+    /// Whether `peer` may move in this game (false for a spectator): in a
+    /// board of the day (a daily op of its creator is in) the creator alone,
+    /// whoever else the genesis lists.
+    public func mayMove(_ peer: PeerID) -> Bool {
+        if isDaily { return peer == creator }
+        return players?.contains(peer) ?? true
+    }
+
+    /// Whether the creator said this game is its board of a day (its daily
+    /// op is in): a one-player game, whose every op is the creator's.
+    public var isDaily: Bool { dailyDay != nil }
 
     /// Whether the game is hidden from lists (the last archive op said so).
     public var isArchived: Bool { archiveRegister?.archived ?? false }

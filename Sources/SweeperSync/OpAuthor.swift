@@ -22,6 +22,9 @@ public enum MoveError: Error, Equatable, Sendable, CustomStringConvertible {
     case notARace
     /// A race's racers are its genesis's: none are added.
     case racersAreFixed
+    /// The game is another player's board of the day (its creator's daily
+    /// op is in): its creator alone moves in it.
+    case anothersDaily(creator: PeerID)
 
     public var description: String {
         switch self {
@@ -34,6 +37,7 @@ public enum MoveError: Error, Equatable, Sendable, CustomStringConvertible {
         case .notSealable(let p): "\(p) is not a key a private game's key can be sealed to"
         case .notARace: "only a racer gives up, in a race"
         case .racersAreFixed: "a race's racers are chosen when it is made"
+        case .anothersDaily(let creator): "this is \(creator.shortDescription)'s board of the day: only they play it"
         }
     }
 }
@@ -237,6 +241,7 @@ public struct OpAuthor: Sendable {
     public func resign(in game: GameReplica, atMillis now: UInt64) throws(MoveError) -> Op? {
         guard let race = game.state else { throw .unknownGame }
         guard let lane = race.lane(of: identity.peerID) else { throw .notARace }
+        guard race.mayMove(identity.peerID) else { throw .anothersDaily(creator: race.creator) }
         guard lane.status == .playing else { return nil }
         return make(.resign, in: game, atMillis: now)
     }
@@ -261,7 +266,9 @@ public struct OpAuthor: Sendable {
     /// The game's state, when this author may make ops in it.
     private func player(in game: GameReplica) throws(MoveError) -> GameState {
         guard let state = game.state else { throw .unknownGame }
-        guard state.mayMove(identity.peerID) else { throw .notAPlayer }
+        guard state.mayMove(identity.peerID) else {
+            throw state.isDaily ? .anothersDaily(creator: state.creator) : .notAPlayer
+        }
         return state
     }
 

@@ -207,6 +207,19 @@ public struct Replica: Sendable {
         return op.seq > kept[op.gameID] ?? 0
     }
 
+    /// In a board of the day whose daily op came after other authors' ops,
+    /// drops those ops (``GameReplica/dropOthersFromDaily()``) and says so
+    /// in `outcome`: every replica then holds the creator's ops alone,
+    /// whatever order they came in.
+    private mutating func settleDaily(_ id: GameID, _ outcome: inout InsertOutcome) {
+        guard games[id]?.holdsOthersInDaily == true else { return }
+        do {
+            outcome.noteDropped(try games[id]?.dropOthersFromDaily() ?? [])
+        } catch {
+            archiveFaults += 1
+        }
+    }
+
     /// Counts an input that could not be decoded.
     public mutating func countMalformed() { rejectionCounts[.malformed, default: 0] += 1 }
 
@@ -266,6 +279,7 @@ public struct Replica: Sendable {
             let limit = max(0, pendingLimit - totalPending + (games[op.gameID]?.pendingCount ?? 0))
             if games[op.gameID] == nil { games[op.gameID] = newGame(op.gameID) }
             games[op.gameID]?.admit(op, limit: limit, outcome: &outcome)
+            settleDaily(op.gameID, &outcome)
         }
         count(outcome)
         return outcome
@@ -386,6 +400,7 @@ public struct Replica: Sendable {
                 replica.endSegment(keep: true)
             }
             games[last.gameID] = replica
+            settleDaily(last.gameID, &outcome)
         }
         count(outcome)
         return outcome

@@ -40,8 +40,12 @@ public struct GameOverview: Sendable, Equatable {
     /// description of the game to a peer says).
     public let creatorProgress: Double
 
-    /// Whether `peer` may move: every member, unless the creator chose the players.
-    public func mayMove(_ peer: PeerID) -> Bool { players?.contains(peer) ?? true }
+    /// Whether `peer` may move: every member, unless the creator chose the
+    /// players or the game is its board of the day (then the creator alone).
+    public func mayMove(_ peer: PeerID) -> Bool {
+        if dailyDay != nil { return peer == creator }
+        return players?.contains(peer) ?? true
+    }
 
     /// The overview of `game`, once its state is known and read here.
     public init?(_ game: GameReplica) {

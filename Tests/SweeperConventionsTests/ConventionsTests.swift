@@ -40,6 +40,31 @@ import Testing
         // truncated keeps them: it only cuts.
         #expect(PlayerName.truncated("a\nb") == "a\nb")
     }
+
+    @Test func dropsFormatCharactersThatReorderOrHideWhatANameShows() {
+        // Bidi embeddings, overrides and isolates, the marks, zero-width characters, the BOM, a soft hyphen.
+        for invisible: Unicode.Scalar in ["\u{202A}", "\u{202B}", "\u{202C}", "\u{202D}", "\u{202E}", "\u{2066}", "\u{2067}", "\u{2068}",
+                                         "\u{2069}", "\u{200E}", "\u{200F}", "\u{200B}", "\u{200C}", "\u{200D}", "\u{2060}", "\u{FEFF}", "\u{AD}"] {
+            #expect(PlayerName.cleaned("M\(Character(invisible))ax") == "Max", "U+\(String(invisible.value, radix: 16, uppercase: true))")
+        }
+        // "Max" shown right to left as "xaM" by an override, then back: plain "Max" (reads as it is stored).
+        #expect(PlayerName.cleaned("\u{202E}xaM\u{202C}") == "xaM")
+        #expect(PlayerName.cleaned("Mäx 🙂 Ölçü") == "Mäx 🙂 Ölçü")
+        // A signed name may hold them (a release before kept them); only control characters make it invalid.
+        #expect(!PlayerName.hasControlCharacters("M\u{200B}ax") && PlayerName.hasControlCharacters("M\u{1B}ax"))
+    }
+
+    @Test func lookAlikeNamesOfOtherScriptsHaveOneSkeleton() {
+        // Cyrillic М, а, х; Greek Μ, α, χ: each looks like Latin "Max".
+        #expect(PlayerName.looksLike("\u{41C}\u{430}\u{445}", "Max"))
+        #expect(PlayerName.looksLike("\u{39C}\u{3B1}\u{3C7}", "max"))
+        #expect(PlayerName.looksLike("MUM", "mum") && PlayerName.looksLike("M\u{200D}um", "Mum"))
+        #expect(PlayerName.looksLike("\u{421}\u{410}\u{41C}", "Cam") && PlayerName.looksLike("\u{420}\u{435}\u{442}\u{435}", "Pete"))
+        #expect(PlayerName.skeleton("\u{41C}\u{430}\u{445}") == "max")
+        // Names that only share letters do not.
+        #expect(!PlayerName.looksLike("Max", "Mac") && !PlayerName.looksLike("\u{41C}\u{430}\u{448}\u{430}", "Max"))
+        #expect(!PlayerName.looksLike("Sam", "Sām"))
+    }
 }
 
 @Suite struct SweeperPathsTests {

@@ -1,7 +1,8 @@
 import Foundation
 import Logging
+import SweeperControl
 import SweeperCrypto
-import SweeperMessages
+@testable import SweeperMessages
 import SweeperStore
 import Testing
 @testable import SweeperDaemon
@@ -28,5 +29,53 @@ import Testing
         #expect(book.distinctName(of: mum.peerID, among: [mum.peerID, max.peerID]) == "Mum")
         book.take(ProfileNote(signing: laptop, serial: 2, name: "Dad", colour: 0))
         #expect(book.distinctName(of: mum.peerID, among: members) == "Mum")
+    }
+
+    @Test func aLookAlikeNameIsShownWithItsIDAndInvisibleCharactersNotAtAll() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("peerbook-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let store = try Store(directory: directory)
+        defer { store.close() }
+        let book = PeerBook(store: store, logger: Logger(label: "test"))
+        let max = SigningIdentity(), mimic = SigningIdentity(), sam = SigningIdentity()
+        book.take(ProfileNote(signing: max, serial: 1, name: "Max", colour: 0))
+        // Cyrillic "Мах" comes in a peer's profile: kept, and shown with its id, as Max is.
+        book.take(ProfileNote(signing: mimic, serial: 1, name: "\u{41C}\u{430}\u{445}", colour: 0))
+        let members = [max.peerID, mimic.peerID, sam.peerID]
+        #expect(book.distinctName(of: mimic.peerID, among: members) == "\u{41C}\u{430}\u{445} (\(mimic.peerID.shortDescription))")
+        #expect(book.distinctName(of: max.peerID, among: members) == "Max (\(max.peerID.shortDescription))")
+        #expect(book.others(named: "Max", than: sam.peerID, among: members) == [max.peerID, mimic.peerID])
+        // A profile a release before signed with a right-to-left override still reads, shown without it.
+        let old = ProfileNote(signing: sam, serial: 1, name: "Sam", colour: 0)
+        let raw = ProfileNote.signedBytes(author: sam.peerID, serial: 2, name: "\u{202E}maS", colour: 0)
+        let note = try ProfileNote(decoding: raw + sam.sign(ProfileNote.signatureDomain + raw).bytes)
+        #expect(note.isAuthentic)
+        book.take(old)
+        book.take(note)
+        #expect(book.name(of: sam.peerID) == "maS")
+    }
+
+    @Test func aNameThatLooksLikeAnotherMembersIsRefusedAtProfile() async throws {
+        let f = try await DaemonFixture()
+        let max = SigningIdentity()
+        try await f.admit(max.peerID)
+        f.router.book.take(ProfileNote(signing: max, serial: 1, name: "Max", colour: 0))
+        for wanted in ["\u{41C}\u{430}\u{445}", "MAX", "\u{39C}\u{3B1}\u{3C7}"] {
+            do {
+                let _: Commands.Profile.Result = try await result(f.router, #"{"id":1,"command":"profile","name":"\#(wanted)"}"#)
+                Issue.record("\(wanted) was taken beside Max")
+            } catch let error as ControlError {
+                #expect(error.code == "name-taken" && error.message.contains(max.peerID.shortDescription), "\(error)")
+            }
+        }
+        // A bidi override or a zero-width character is refused, not silently kept.
+        for wanted in ["\u{202E}xaM", "Ma\u{200B}x", "Sam\u{2066}"] {
+            await #expect(throws: ControlError.self) {
+                let _: Commands.Profile.Result = try await result(f.router, #"{"id":2,"command":"profile","name":"\#(wanted)"}"#)
+            }
+        }
+        let taken: Commands.Profile.Result = try await result(f.router, #"{"id":3,"command":"profile","name":"Mia"}"#)
+        #expect(taken.name == "Mia")
+        await f.cleanup()
     }
 }

@@ -40,6 +40,50 @@ import Testing
         #expect(DailyBoard.day(ofMillis: midnight + 1_800_000, utcOffsetSeconds: -3_600) == day - 1)
     }
 
+    @Test func aDeviceRemovedBeforeTheDayBeganCannotMakeItsBoard() throws {
+        let first = circle
+        let second = Fixtures.circle(7)
+        let day = 20_800
+        let midnight = UInt64(day) * 86_400_000
+        // A removal's rekey made 15 hours before the day's midnight (UTC): before the day began anywhere.
+        let made = midnight - 15 * 3_600_000
+        let member = DailyKeys(first: first, later: [(made, second)])
+        #expect(member.epoch(for: day) == 1 && member.epoch(for: day - 1) == 0)
+        let board = try #require(try DailyBoard.board(day: day, keys: member))
+        #expect(board.layout == (try DailyBoard.board(circle: second, day: day)).layout)
+        #expect(board.layout != (try DailyBoard.board(circle: first, day: day)).layout)
+        // Another member, apart all day, holding the same records and keys: the same board.
+        let apart = DailyKeys(first: Fixtures.circle(1), later: [(made, Fixtures.circle(7))])
+        #expect(try DailyBoard.board(day: day, keys: apart)?.layout == board.layout)
+        // The removed device keeps the first key and sees the rekey, but cannot open it:
+        // it makes no board, and the first key's board is not the day's.
+        let removed = DailyKeys(first: first, later: [(made, nil)])
+        #expect(try DailyBoard.board(day: day, keys: removed) == nil)
+        #expect(try DailyBoard.boards(day: day, keys: member).map(\.seed) == [board.seed])
+        // The days before keep the first key's board: the key of a day never changes while it is played.
+        #expect(try DailyBoard.board(day: day - 1, keys: member)?.seed == DailyBoard.seed(circle: first, day: day - 1))
+        // A rekey made after the day began somewhere (14 hours before its midnight UTC) counts from the next day.
+        let late = DailyKeys(first: first, later: [(midnight - 14 * 3_600_000, second)])
+        #expect(late.epoch(for: day) == 0 && late.epoch(for: day + 1) == 1)
+        #expect(DailyKeys(first: first, later: [(midnight - 14 * 3_600_000 - 1, second)]).epoch(for: day) == 1)
+        // Of several rekeys, the newest made before the day.
+        let three = Fixtures.circle(8)
+        let keys = DailyKeys(first: first, later: [(made - 5, second), (made, three), (midnight, Fixtures.circle(9))])
+        #expect(keys.epoch(for: day) == 2 && keys.key(for: day) == three)
+        // Without a rekey the board is the first key's, as the release before made it.
+        #expect(try DailyBoard.board(day: day, keys: DailyKeys(first: first))?.seed == DailyBoard.seed(circle: first, day: day))
+    }
+
+    @Test func daysBeforeTheChangeAlsoCountTheFirstKeysBoard() throws {
+        let second = Fixtures.circle(7)
+        let day = DailyBoard.keyedByEpochSince - 1
+        let keys = DailyKeys(first: circle, later: [(1_000, second)])
+        let seeds = try DailyBoard.boards(day: day, keys: keys).map(\.seed)
+        #expect(seeds == [DailyBoard.seed(circle: second, day: day), DailyBoard.seed(circle: circle, day: day)])
+        let next = DailyBoard.keyedByEpochSince
+        #expect(try DailyBoard.boards(day: next, keys: keys).map(\.seed) == [DailyBoard.seed(circle: second, day: next)])
+    }
+
     @Test func aDailyOpIsTheCreatorsAndTheFirstCountsInAnyOrder() throws {
         let ann = OpAuthor(identity: Fixtures.identity(1), circle: circle)
         let bob = OpAuthor(identity: Fixtures.identity(2), circle: circle)
@@ -68,6 +112,88 @@ import Testing
         var other = Replica(circle: circle)
         for op in [second, first, genesis] { other.insert(op) }
         #expect(other.state(of: genesis.gameID)?.digest == state.digest && other.state(of: genesis.gameID)?.dailyDay == 20_417)
+    }
+
+    /// A covered safe cell of `state`'s board.
+    func safeCell(_ state: GameState) throws -> Int {
+        try #require((0..<state.genesis.geometry.cellCount).first { !state.board.isRevealed($0) && !state.genesis.layout.isMine($0) })
+    }
+
+    /// Bob's op of `payload` in `game`, the first of his chain, made by
+    /// hand (his own daemon refuses to make it).
+    func forged(_ payload: OpPayload, by bob: OpAuthor, in game: Op, lamport: UInt64? = nil) -> Op {
+        Op(signing: bob.identity, circle: circle, gameID: game.gameID, seq: 1, lamport: lamport ?? game.lamport + 2,
+           previous: .none, wallClockMillis: 9, payload: payload)
+    }
+
+    @Test func onlyTheCreatorMovesOnItsBoardOfTheDay() throws {
+        let ann = OpAuthor(identity: Fixtures.identity(1), circle: circle)
+        let bob = OpAuthor(identity: Fixtures.identity(2), circle: circle)
+        let (genesis, daily, _) = try daily(by: ann, day: 20_417, in: circle)
+        var replica = Replica(circle: circle)
+        replica.insert(genesis)
+        // Before the daily op, the game is an open one: Bob may move.
+        let open = try #require(replica.games[genesis.gameID])
+        let openState = try #require(open.state)
+        let cell = try safeCell(openState)
+        #expect(try bob.reveal(cell, in: open, atMillis: 3) != nil)
+        replica.insert(daily)
+        let game = try #require(replica.games[genesis.gameID])
+        let state = try #require(game.state)
+        #expect(state.isDaily && state.mayMove(ann.identity.peerID) && !state.mayMove(bob.identity.peerID))
+        // His daemon makes no move in Ann's board of the day, naming whose it is.
+        let refusal = MoveError.anothersDaily(creator: ann.identity.peerID)
+        #expect(throws: refusal) { try bob.reveal(cell, in: game, atMillis: 3) }
+        #expect(throws: refusal) { try bob.chord(cell, in: game, atMillis: 3) }
+        #expect(throws: refusal) { try bob.cycleMark(cell, in: game, atMillis: 3) }
+        #expect(throws: refusal) { try bob.assist(in: game, atMillis: 3) }
+        #expect(throws: refusal) { try bob.hint(cell, in: game, atMillis: 3) }
+        #expect(throws: refusal) { try bob.archive(true, in: game, atMillis: 3) }
+        // A modified client's ops of every kind are refused by the replica, counted, and change nothing.
+        let attempts: [OpPayload] = [
+            .reveal(CellRuns(cells: [cell])), .flood(Flood(cell: cell, chord: false, opening: [cell], on: state.board)),
+            .mark(cell: cell, mark: .flag), .assisted, .hint(cell: cell), .archive(true), .players([bob.identity.peerID]),
+        ]
+        for payload in attempts {
+            let op = forged(payload, by: bob, in: daily)
+            #expect(replica.insert(op).rejection(of: op) == .dailyOfAnother, "\(payload)")
+        }
+        #expect(replica.rejectionCounts[.dailyOfAnother] == attempts.count)
+        #expect(replica.state(of: genesis.gameID)?.digest == state.digest)
+        // Ann plays it.
+        let own = try #require(try ann.reveal(cell, in: game, atMillis: 4))
+        #expect(replica.insert(own).accepted.count == 1)
+    }
+
+    @Test func anotherPlayersMovesThatCameBeforeTheDailyOpAreDroppedInAnyOrder() throws {
+        let ann = OpAuthor(identity: Fixtures.identity(1), circle: circle)
+        let bob = OpAuthor(identity: Fixtures.identity(2), circle: circle)
+        let (genesis, daily, _) = try daily(by: ann, day: 20_417, in: circle)
+        var first = Replica(circle: circle)
+        first.insert(genesis)
+        let cell = try safeCell(try #require(first.state(of: genesis.gameID)))
+        // Bob moved seeing the genesis only (or a forger wrote so): his op
+        // goes in where the daily op has not come, and out when it comes.
+        let open = try #require(first.games[genesis.gameID])
+        let move = try #require(try bob.reveal(cell, in: open, atMillis: 3))
+        #expect(first.insert(move).accepted.count == 1)
+        #expect(first.state(of: genesis.gameID)?.board.isRevealed(cell) == true)
+        let outcome = first.insert(daily)
+        #expect(outcome.accepted.map(\.hash) == [daily.hash])
+        #expect(outcome.dropped.map(\.hash) == [move.hash])
+        #expect(first.games[genesis.gameID]?.authors == [ann.identity.peerID])
+        let state = try #require(first.state(of: genesis.gameID))
+        #expect(!state.board.isRevealed(cell))
+        // The daily op first: Bob's op is refused; restored from every op, the same.
+        var second = Replica(circle: circle)
+        for op in [daily, genesis, move] { second.insert(op) }
+        #expect(second.rejectionCounts[.dailyOfAnother] == 1)
+        var restored = Replica(circle: circle)
+        restored.restore([move, genesis], vouched: [daily])
+        for r in [second, restored] {
+            #expect(r.state(of: genesis.gameID)?.digest == state.digest)
+            #expect(r.summary == first.summary)
+        }
     }
 
     @Test func aGameThatIsNotTheDaysBoardDoesNotMatchIt() throws {

@@ -164,7 +164,7 @@ func replica(_ circle: CircleKey, inserting ops: [Op]) -> Replica {
             for (k, v) in sim.injected { injected[k, default: 0] += v }
             violations += sim.violationsForged
         }
-        for kind in [OpRejection.badSignature, .notMember, .brokenChain, .cellOutOfRange, .malformed, .notPlayer] {
+        for kind in [OpRejection.badSignature, .notMember, .brokenChain, .cellOutOfRange, .malformed, .notPlayer, .dailyOfAnother] {
             #expect((injected[kind] ?? 0) > 0, "no \(kind) forgery was tried")
         }
         #expect(violations > 0, "no peer forged a head of its own chain")

@@ -146,6 +146,10 @@ struct Simulation {
     /// of its own (a ninth of the seeds, among those whose players are
     /// chosen and open): nobody joins a race, so peer 3 only ever watches.
     var isRace: Bool { seed % 9 == 4 }
+    /// Whether the game is its creator's board of the day (a ninth of the
+    /// seeds, among the open games): its daily op follows the genesis, as
+    /// the daemon makes it, and only the creator moves.
+    var isDaily: Bool { seed % 9 == 3 }
     /// Valid ops refused as `notPlayer` where the creator's op adding their
     /// author had not arrived yet (anti-entropy brings them again).
     var refusedBeforeTheirAdd = 0
@@ -403,15 +407,33 @@ struct Simulation {
                 by: peers[0].author, width: 8, height: 8, mines: 9, seed: seed, questionMarks: seed % 4 == 0, players: players, race: isRace)
         }
         gameID = op.gameID
-        local(op, at: 0)
+        guard isDaily else {
+            local(op, at: 0)
+            return
+        }
+        // A board of the day: its daily op follows the genesis at once, and both go out together, as the daemon sends them.
+        let outcome = peers[0].replica.insert(op)
+        store(outcome, at: 0)
+        noteValid(op)
+        guard let game = peers[0].replica.games[op.gameID],
+              let daily = try peers[0].author.daily(20_000 + Int(seed % 3), in: game, atMillis: 1_790_000_000_000 + seed)
+        else { return }
+        let next = peers[0].replica.insert(daily)
+        store(next, at: 0)
+        noteValid(daily)
+        relay(outcome.accepted + next.accepted, at: 0, except: nil)
     }
 
     mutating func local(_ op: Op, at p: Int) {
         let outcome = peers[p].replica.insert(op)
         store(outcome, at: p)
+        noteValid(op)
+        relay(outcome.accepted, at: p, except: nil)
+    }
+
+    mutating func noteValid(_ op: Op) {
         validOps.append(op)
         validKeys.insert("\(op.author) \(op.seq)")
-        relay(outcome.accepted, at: p, except: nil)
     }
 
     mutating func move() {
@@ -442,8 +464,8 @@ struct Simulation {
             op = try? author.assist(in: game, atMillis: clock)
         case 8 where rng.below(4) == 0:
             op = try? author.archive(!state.isArchived, in: game, atMillis: clock)
-        case 9 where rng.below(4) == 0:
-            // The creator says its game is a board of the day (the first it says counts); another player is refused.
+        case 9 where isDaily && rng.below(4) == 0:
+            // A second daily op of the creator's changes nothing (the first counts); another player makes none.
             op = try? author.daily(20_000 + rng.below(3), in: game, atMillis: clock)
         case 9 where isRace && rng.below(2) == 0:
             // A racer gives up its board.
@@ -502,10 +524,14 @@ struct Simulation {
         let member = peers[rng.below(config.peers)].author.identity.peerID
         let cells = CellRuns(cells: [rng.below(64)])
         var kind = rng.below(restricted ? 9 : 7)
-        if !restricted && kind == 6 { kind = 8 }
+        if !restricted && kind == 6 && !(isDaily && peers[to].replica.state(of: gameID)?.isDaily == true) { kind = 8 }
         let op: Op
         let reason: OpRejection
         switch kind {
+        case 6 where !restricted:
+            // A member of the circle moves in another's board of the day (which the target knows is one).
+            op = forge.op(rogue, game: gameID, seq: 1, lamport: 3, previous: .none, payload: .reveal(cells))
+            reason = .dailyOfAnother
         case 6:
             // A member of the circle outside the chosen players moves.
             op = forge.op(rogue, game: gameID, seq: 1, lamport: 3, previous: .none, payload: .reveal(cells))

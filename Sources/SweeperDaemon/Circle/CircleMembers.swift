@@ -159,9 +159,19 @@ final class CircleMembers: Sendable {
     /// What this circle's invite codes pin (see ``CircleMembership/rootCommitment``).
     var rootCommitment: [UInt8]? { state.withLock { $0.rootCommitment } }
 
-    /// The circle's first key: what never changes while the circle lasts
-    /// (the board of the day is derived from it).
+    /// The circle's first key: what never changes while the circle lasts.
     var firstKey: CircleKey { state.withLock { $0.firstKey } }
+
+    /// The keys the boards of the day are made with: the first, and each
+    /// later one with when its rekey was made (`nil` where this device
+    /// holds no copy of it).
+    var dailyKeys: DailyKeys {
+        let (first, epochs) = state.withLock { ($0.firstKey, $0.view.epochs) }
+        let handed = handed.withLock { $0 }
+        return DailyKeys(first: first, later: epochs.map { epoch in
+            (epoch.madeMillis, epoch.key(for: identity) ?? handed.first(where: epoch.matches))
+        })
+    }
 
     /// Whom the peer node links, and with which keys.
     struct LinkPolicy: Sendable {

@@ -143,7 +143,7 @@ struct ControlRouter: ControlResponder {
             return try answer(id, view)
         case Commands.Daily.name:
             try refuseIfRemoved()
-            let (replica, state, _) = try await service.dailyGame(day: Self.today, circle: members.firstKey)
+            let (replica, state, _) = try await service.dailyGame(day: Self.today, keys: members.dailyKeys)
             var view = views.view(replica, state)
             view.daily = try await dailyTable(of: state)
             return try answer(id, view)
@@ -277,13 +277,17 @@ struct ControlRouter: ControlResponder {
             if let wanted = a.name {
                 let clean = PlayerName.cleaned(wanted)
                 guard !clean.isEmpty, clean == wanted else {
-                    throw ControlError.badArguments("a name is 1 to \(PlayerName.byteLimit) bytes of UTF-8, without control characters")
+                    throw ControlError.badArguments(
+                        "a name is 1 to \(PlayerName.byteLimit) bytes of UTF-8, without control characters or invisible format characters (bidi or zero-width)")
                 }
-                // Names are people: one taken by another member is refused, saying whose it is.
+                // Names are people: one taken by another member, or one that looks like it, is refused, saying whose it is.
                 if let other = book.others(named: clean, than: identity.peerID, among: others).first {
+                    let theirs = book.name(of: other) ?? clean
                     throw ControlError(
                         code: "name-taken",
-                        message: "'\(clean)' is the name of another device of the circle (\(other.shortDescription)); choose another")
+                        message: theirs.equalsIgnoringCase(clean)
+                            ? "'\(clean)' is the name of another device of the circle (\(other.shortDescription)); choose another"
+                            : "'\(clean)' looks like '\(theirs)', the name of another device of the circle (\(other.shortDescription)); choose another")
                 }
                 name = clean
             }
@@ -355,9 +359,9 @@ struct ControlRouter: ControlResponder {
 
     /// `day`'s results and each player's streak, from the boards of the day held here.
     private func dailyTable(day: Int) async throws -> Commands.DailyTable {
-        let circle = members.firstKey
-        let games = try await service.dailyGames(of: day, circle: circle)
-        let streaks = try await service.dailyStreaks(to: day, circle: circle)
+        let keys = members.dailyKeys
+        let games = try await service.dailyGames(of: day, keys: keys)
+        let streaks = try await service.dailyStreaks(to: day, keys: keys)
         return views.dailyTable(day: day, games: games, streaks: streaks)
     }
 
@@ -444,6 +448,8 @@ struct ControlRouter: ControlResponder {
         switch error {
         case let error as ControlError:
             return error
+        case GameServiceError.anothersDaily(let creator):
+            return ControlError(code: "not-a-player", message: "that is \(views.name(of: creator))'s board of the day: only they play it")
         case let error as GameServiceError:
             return Self.controlError(error)
         case let error as StoreError:
@@ -490,6 +496,8 @@ struct ControlRouter: ControlResponder {
             ControlError(code: "not-a-racer", message: "only a racer gives up, in a race (`sweeper new --race` makes one)")
         case .racersAreFixed:
             ControlError(code: "racers-fixed", message: "a race's racers are chosen when it is made; start another race to add someone")
+        case .anothersDaily(let creator):
+            ControlError(code: "not-a-player", message: "that is \(creator.shortDescription)'s board of the day: only they play it")
         case .engine(let error):
             .internal("\(error)")
         }

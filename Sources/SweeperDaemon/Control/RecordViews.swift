@@ -215,8 +215,8 @@ extension ReplyViews {
 
 extension ReplyViews {
     /// A day's table: `games` are the day's boards, one per player
-    /// (``GameService/dailyGames(of:circle:)``), `streaks` each player's
-    /// run of days won (``GameService/dailyStreaks(to:circle:)``).
+    /// (``GameService/dailyGames(of:keys:)``), `streaks` each player's
+    /// run of days won (``GameService/dailyStreaks(to:keys:)``).
     func dailyTable(day: Int, games: [(replica: GameReplica, state: GameState)], streaks: [PeerID: Int]) -> Commands.DailyTable {
         let results = games.map { replica, state -> Commands.DailyResult in
             let seconds = play.playedSeconds(state)

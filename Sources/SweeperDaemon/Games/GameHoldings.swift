@@ -123,6 +123,33 @@ extension GameService {
         return .max
     }
 
+    /// Deletes the ops a board of the day dropped from the write queue and
+    /// the store, and tells the viewers: other players' ops that came
+    /// before its creator's daily op (see ``InsertOutcome/dropped``).
+    /// `before` is each game's status before they went.
+    func forgetDroppedFromDaily(_ dropped: [Op], before: [GameID: GameStatus]) {
+        for (id, ops) in Dictionary(grouping: dropped, by: \.gameID).sorted(by: { $0.key < $1.key }) {
+            let authors = Set(ops.map(\.author))
+            unwritten.ops[id]?.removeAll { authors.contains($0.author) }
+            unwritten.signed.removeAll { $0.gameID == id && authors.contains($0.author) }
+            guard let replica = engine.game(id)?.game, let state = replica.state else { continue }
+            for author in authors.sorted() {
+                do {
+                    _ = try store.dropOps(gameID: id.description, author: Data(author.bytes), after: 0, status: state.status.rawValue)
+                } catch {
+                    logger.warning("could not delete moves dropped from a board of the day", metadata: ["game": "\(id)", "error": "\(error)"])
+                }
+            }
+            for var changed in replica.changes(by: ops, state: state, before: before[id]) {
+                changed.clicked = nil  // undone moves: no "last move" to mark
+                sinks.changes.gameChanged(.cells(changed))
+            }
+            logger.notice(
+                "dropped other players' moves from a board of the day: only its creator plays it",
+                metadata: ["game": "\(id)", "ops": "\(ops.count)"])
+        }
+    }
+
     /// Per game of the current circle, how many of `peer`'s ops are held:
     /// what a removal of it keeps.
     func heldOps(of peer: PeerID) -> [GameID: UInt64] {

@@ -104,8 +104,9 @@ actor GameService {
     let eventLoop: any EventLoop
     /// Which games this device syncs.
     var selection: SyncSelection
-    /// The boards of the day made so far, by day, for the circle of the tag.
-    private var dailyBoards: (tag: String, boards: [Int: GeneratedBoard]) = ("", [:])
+    /// The boards of the day made so far, by day (with the tag of the key
+    /// they were made with), for the circle whose first key has the tag.
+    private var dailyBoards: (tag: String, boards: [Int: (key: String, boards: [GeneratedBoard])]) = ("", [:])
 
     nonisolated var unownedExecutor: UnownedSerialExecutor { eventLoop.executor.asUnownedSerialExecutor() }
 
@@ -241,6 +242,7 @@ actor GameService {
     /// from the store and the ops come back with the next summary exchange.
     private func commitRemote(_ outcome: InsertOutcome, before: [GameID: GameStatus]) {
         noteEquivocations(outcome.rejected.filter { $0.reason == .conflictingOp }.map { ($0.gameID, $0.author) })
+        forgetDroppedFromDaily(outcome.dropped, before: before)
         // Ops held unsigned that a signature vouches for now: stored so, and relayed with the new ones.
         unwritten.signed += outcome.signed
         defer {
@@ -532,46 +534,52 @@ actor GameService {
         return (replica, state)
     }
 
-    /// This player's board of `day` in the circle whose first key is
-    /// `circle`: the one it began (the first, if a device apart began
-    /// another), else a new one, derived from the circle and the day
+    /// This player's board of `day` in the circle whose keys are `keys`:
+    /// the one it began (the first, if a device apart began another), else
+    /// a new one, derived from the key in force that day and the day
     /// (``DailyBoard``). Returns the game and whether it was made now.
-    func dailyGame(day: Int, circle: CircleKey) throws -> (GameReplica, GameState, made: Bool) {
+    func dailyGame(day: Int, keys: DailyKeys) throws -> (GameReplica, GameState, made: Bool) {
         let me = engine.circles[0].author.identity.peerID
-        if let own = try dailyGames(of: day, circle: circle).first(where: { $0.state.creator == me }),
+        if let own = try dailyGames(of: day, keys: keys).first(where: { $0.state.creator == me }),
             let (_, replica) = engine.game(own.state.gameID)
         {
             return (replica, own.state, false)
         }
-        guard let board = dailyBoard(day: day, circle: circle) else {
-            throw GameServiceError.generationFailed("the board of \(DailyBoard.date(of: day)) could not be made")
+        guard let board = dailyBoards(day: day, keys: keys).first, keys.key(for: day) != nil else {
+            throw GameServiceError.generationFailed(
+                "the board of \(DailyBoard.date(of: day)) is made with a circle key this device does not hold; link with a member to get it")
         }
         let (replica, state) = try newGame(board.parameters, seed: board.seed, questionMarks: false, daily: day)
         return (replica, state, true)
     }
 
-    /// `day`'s board in the circle whose first key is `circle`, made once.
-    private func dailyBoard(day: Int, circle: CircleKey) -> GeneratedBoard? {
-        let tag = circle.tag
+    /// The boards that count as `day`'s (``DailyBoard/boards(day:keys:)``),
+    /// the one made with that day's key first; made once per key.
+    private func dailyBoards(day: Int, keys: DailyKeys) -> [GeneratedBoard] {
+        let tag = keys.first.tag
         if dailyBoards.tag != tag { dailyBoards = (tag, [:]) }
-        if let board = dailyBoards.boards[day] { return board }
-        guard let board = try? DailyBoard.board(circle: circle, day: day) else { return nil }
-        dailyBoards.boards[day] = board
-        return board
+        // A key learnt later (or a rekey that came late) makes them again.
+        let key = keys.key(for: day)?.tag ?? "none \(keys.epoch(for: day))"
+        if let held = dailyBoards.boards[day], held.key == key { return held.boards }
+        let boards = (try? DailyBoard.boards(day: day, keys: keys)) ?? []
+        dailyBoards.boards[day] = (key, boards)
+        return boards
     }
 
     /// The boards of `day` held here, one per player (the first each began,
     /// by start time then id): the games whose creator said they are that
     /// day's board and whose layout is it.
-    func dailyGames(of day: Int, circle: CircleKey) throws -> [(replica: GameReplica, state: GameState)] {
+    func dailyGames(of day: Int, keys: DailyKeys) throws -> [(replica: GameReplica, state: GameState)] {
         try reloadIfPending()
         var firsts: [PeerID: (replica: GameReplica, state: GameState)] = [:]
         let candidates = engine.games.filter { $0.circle == 0 && $0.state.dailyDay == day && !$0.state.isPrivate }
-        guard !candidates.isEmpty, let board = dailyBoard(day: day, circle: circle) else { return [] }
+        guard !candidates.isEmpty else { return [] }
+        let boards = dailyBoards(day: day, keys: keys)
+        guard !boards.isEmpty else { return [] }
         for g in candidates {
             // Read without waking it: a streak looks at many days' boards.
             guard let (_, replica) = engine.awakened(g.state.gameID), let state = replica.state,
-                  DailyBoard.matches(state.genesis, board) else { continue }
+                  boards.contains(where: { DailyBoard.matches(state.genesis, $0) }) else { continue }
             let creator = state.creator
             if let held = firsts[creator], (held.state.startMillis, held.state.gameID) <= (state.startMillis, state.gameID) { continue }
             firsts[creator] = (replica, state)
@@ -585,11 +593,11 @@ actor GameService {
     /// Each player's run of days with the board of the day won, up to
     /// `day`: from `day` back, or from the day before while `day`'s is not
     /// won yet (a streak lasts until a whole day passes without a win).
-    func dailyStreaks(to day: Int, circle: CircleKey) throws -> [PeerID: Int] {
+    func dailyStreaks(to day: Int, keys: DailyKeys) throws -> [PeerID: Int] {
         var winners: [Int: Set<PeerID>] = [:]
         func won(_ d: Int) throws -> Set<PeerID> {
             if let held = winners[d] { return held }
-            let set = Set(try dailyGames(of: d, circle: circle).filter { $0.state.status == .won }.map(\.state.creator))
+            let set = Set(try dailyGames(of: d, keys: keys).filter { $0.state.status == .won }.map(\.state.creator))
             winners[d] = set
             return set
         }
@@ -737,6 +745,7 @@ actor GameService {
             case .notSealable(let p): throw GameServiceError.cannotSeal(p.description)
             case .notARace: throw GameServiceError.notARacer
             case .racersAreFixed: throw GameServiceError.racersAreFixed
+            case .anothersDaily(let creator): throw GameServiceError.anothersDaily(creator: creator)
             }
         }
     }

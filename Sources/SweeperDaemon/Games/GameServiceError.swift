@@ -1,3 +1,4 @@
+import SweeperCrypto
 import SweeperGame
 import SweeperSync
 
@@ -34,6 +35,8 @@ enum GameServiceError: Error, Equatable, Sendable {
     case notARacer
     /// A race's racers are chosen when it is made: none are added.
     case racersAreFixed
+    /// The game is another player's board of the day: its creator alone plays it.
+    case anothersDaily(creator: PeerID)
     /// The engine failed (a broken invariant, not the player's doing).
     case engine(GameEngineError)
 }

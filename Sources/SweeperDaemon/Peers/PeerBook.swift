@@ -43,20 +43,28 @@ final class PeerBook: Sendable {
     }
 
     /// A player's name: their profile's, else as last heard from their
-    /// daemon; nil for a player never heard of.
+    /// daemon; nil for a player never heard of. Cleaned as it is shown
+    /// (a profile signed by a release that kept format characters has them
+    /// dropped here).
     func name(of peer: PeerID) -> String? {
-        if let profile = profiles.withLock({ $0[peer] }), !profile.name.isEmpty { return profile.name }
+        if let profile = profiles.withLock({ $0[peer] }) {
+            let name = PlayerName.cleaned(profile.name)
+            if !name.isEmpty { return name }
+        }
         return names.withLock { $0[peer] }
     }
 
-    /// The players other than `peer` whose name is `name` (case aside),
-    /// among `among`.
+    /// The players other than `peer` whose name is `name` or looks like it
+    /// (case aside, and Cyrillic or Greek look-alike letters aside: see
+    /// ``PlayerName/skeleton(_:)``), among `among`.
     func others(named name: String, than peer: PeerID, among: some Sequence<PeerID>) -> [PeerID] {
-        among.filter { $0 != peer && self.name(of: $0).map { $0.equalsIgnoringCase(name) } == true }
+        let skeleton = PlayerName.skeleton(name)
+        return among.filter { $0 != peer && self.name(of: $0).map { PlayerName.skeleton($0) == skeleton } == true }
     }
 
-    /// A player's name told apart from another member's of the same name
-    /// (two devices that chose one name while apart): `Mum (AB12C)`.
+    /// A player's name told apart from another member's of the same name,
+    /// or one that looks like it (two devices that chose one name while
+    /// apart, or a peer's profile that mimics another's): `Mum (AB12C)`.
     func distinctName(of peer: PeerID, among members: some Sequence<PeerID>) -> String? {
         guard let name = name(of: peer) else { return nil }
         return others(named: name, than: peer, among: members).isEmpty ? name : "\(name) (\(peer.shortDescription))"
