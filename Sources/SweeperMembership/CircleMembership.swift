@@ -41,6 +41,13 @@ public struct CircleMembership: Sendable {
     private var changeBytes = 0
     /// The records no held record names.
     public private(set) var heads: Set<RecordHash> = []
+    /// For each record about a subject (an admission, a removal, a
+    /// promotion, an invitations switch) whose `through` is past 0: the
+    /// records among its ancestors that are the subject's own or that
+    /// switch the subject's invitations. A record's ancestors never change
+    /// once it is held, so this is found once, when it is added, and the
+    /// derivation reads it (see ``MembershipDerivation/cut(of:by:claimed:)``).
+    private(set) var pins: [RecordHash: Set<RecordHash>] = [:]
     /// Who is in the circle.
     public private(set) var view = MembershipView()
 
@@ -231,6 +238,7 @@ public struct CircleMembership: Sendable {
             chains[record.author, default: [:]][record.seq, default: []].append(record.hash)
             for named in record.named { heads.remove(named) }
             heads.insert(record.hash)
+            notePins(of: record)
             switch record.change {
             case .found:
                 root = record.hash
@@ -275,6 +283,25 @@ public struct CircleMembership: Sendable {
         }
     }
 
+    /// Finds ``pins`` of `record` (every record it names is held).
+    private mutating func notePins(of record: MembershipRecord) {
+        let through: UInt64
+        switch record.change {
+        case .admit(_, _, _, let t), .remove(_, let t, _), .promote(_, let t), .invitations(_, let t, _): through = t
+        default: return
+        }
+        guard let subject = record.change.subject, through > 0 else { return }
+        var found: Set<RecordHash> = []
+        var seen: Set<RecordHash> = []
+        var stack = record.named
+        while let h = stack.popLast() {
+            guard seen.insert(h).inserted, let r = records[h] else { continue }
+            if r.author == subject || r.change.subject == subject && r.change.kind == .invitations { found.insert(h) }
+            stack += r.named
+        }
+        pins[record.hash] = found
+    }
+
     private mutating func spend(_ author: PeerID) {
         spent[author, default: 0] += 1
         budgeted += 1
@@ -317,7 +344,7 @@ public struct CircleMembership: Sendable {
 
     /// Derives the view from the records held (see ``MembershipDerivation``).
     private func derive() -> MembershipView {
-        var derivation = MembershipDerivation(legacy: legacy, records: records, chains: chains, root: root)
+        var derivation = MembershipDerivation(legacy: legacy, records: records, chains: chains, root: root, pins: pins)
         return derivation.run()
     }
 }

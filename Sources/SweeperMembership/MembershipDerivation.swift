@@ -59,6 +59,10 @@ struct MembershipDerivation {
     let records: [RecordHash: MembershipRecord]
     let chains: [PeerID: [UInt64: [RecordHash]]]
     let root: RecordHash?
+    /// Per record about a subject, the subject's records and the switches
+    /// of its invitations among the record's ancestors (``CircleMembership``
+    /// finds them once, as each record is added).
+    let pins: [RecordHash: Set<RecordHash>]
     /// What one derivation computes once: ancestors, cuts and forks.
     let memo = Memo()
 
@@ -278,7 +282,7 @@ struct MembershipDerivation {
                         round.used[key] = subject
                         let l = authorLineage + [seq]
                         let switches = subjectEvents.filter { $0.kind == .invitesOff || $0.kind == .invitesOn }.compactMap(\.record)
-                        let named = switches.isEmpty ? [] : ancestors(of: hash)
+                        let named = switches.isEmpty ? [] : pins[hash] ?? ancestors(of: hash)
                         round.events[subject, default: []].append(
                             Event(kind: again ? .readmit : .admit, through: through, author: author, authorSeq: seq, record: hash, lineage: l,
                                   name: name, invitation: key, millis: record.madeMillis, pinned: cut.pinned,
@@ -430,10 +434,11 @@ struct MembershipDerivation {
     }
 
     func cut(of subject: PeerID, by record: RecordHash, claimed: UInt64) -> Cut {
+        guard claimed > 0 else { return Cut(place: 0, pinned: []) }
         let key = MemoKey(record: record, subject: subject)
         if let known = memo.cuts[key] { return known }
         var mine: [(seq: UInt64, hash: RecordHash)] = []
-        for h in ancestors(of: record) {
+        for h in pins[record] ?? ancestors(of: record) {
             if let r = records[h], r.author == subject { mine.append((r.seq, h)) }
         }
         var atPlace: [UInt64: Int] = [:]
