@@ -195,6 +195,13 @@ public struct Replica: Sendable {
         return out
     }
 
+    /// Whether `author` may write new ops now: the circle's records admit
+    /// it (when they are consulted) and no removal cut it. Its ops are
+    /// checked one by one still (a removed device's kept ops stand).
+    public func mayWrite(_ author: PeerID) -> Bool {
+        (authors.map { $0.contains(author) } ?? true) && removed[author] == nil
+    }
+
     /// Whether `author` may write new ops: it proves the first key, and the
     /// circle's records admitted it (when they are consulted).
     private func isAuthorized(_ author: PeerID, proof: [UInt8]) -> Bool {

@@ -198,6 +198,9 @@ public struct SyncSession: Sendable {
         case .live(let ops):
             receive(live: ops, replica: &replica, taking: interest, into: &step)
         case .heads(let heads):
+            // Head signatures only from a peer that may write: a holder of the
+            // circle key no admission names makes this side read nothing.
+            if let peer, !replica.mayWrite(peer) { break }
             for head in heads {
                 guard let game = liveIn.resolve(head.game, reverse: liveOut) else {
                     step.violation = "a head signature naming a game never given"
