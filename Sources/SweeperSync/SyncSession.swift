@@ -243,13 +243,21 @@ public struct SyncSession: Sendable {
 
     /// `games` of a peer's summary as the session keeps them: every game
     /// this side holds, and of the others as many as fit, with those kept
-    /// already (`given`), within ``unheldLimit`` (the lowest ids first).
+    /// already (`given`), within ``unheldLimit``. One pass, no sort: a
+    /// part of 100,000 made-up games costs what reading it costs.
     static func bounded(_ games: [GameID: VersionVector], given: [GameID: VersionVector], replica: Replica) -> [GameID: VersionVector] {
-        let unheld = games.keys.filter { !replica.isKnown($0) && given[$0] == nil }
-        let room = unheldLimit - given.keys.filter { !replica.isKnown($0) }.count
-        guard unheld.count > room else { return games }
-        var out = games
-        for id in unheld.sorted().dropFirst(max(0, room)) { out[id] = nil }
+        var room = unheldLimit - given.keys.reduce(0) { $0 + (replica.isKnown($1) ? 0 : 1) }
+        if games.count <= room { return games }
+        var out: [GameID: VersionVector] = [:]
+        out.reserveCapacity(min(games.count, room + 1_024))
+        for (id, vector) in games {
+            if replica.isKnown(id) || given[id] != nil {
+                out[id] = vector
+            } else if room > 0 {
+                room -= 1
+                out[id] = vector
+            }
+        }
         return out
     }
 

@@ -1,7 +1,7 @@
 // sweeper-bench-membership: what deriving a circle's membership costs.
 // Build in release; Scripts/bench.sh runs it.
 //
-//   sweeper-bench-membership
+//   sweeper-bench-membership [--floods]
 //
 // Prints, for people and as `result: KEY VALUE` lines for Scripts/bench.sh
 // (wall-clock milliseconds on one thread, best of 3):
@@ -32,6 +32,7 @@ import SweeperMembership
 import SweeperSync
 
 let firstKey = (try? CircleKey(bytes: [UInt8](repeating: 0xC1, count: 32))) ?? CircleKey()
+
 let circle = CircleID(firstKey: firstKey)
 
 func identity(_ n: Int) -> SigningIdentity {
@@ -61,6 +62,12 @@ struct Writer {
         clock += 1
         _ = try? membership.record(change, by: who, atMillis: clock)
     }
+}
+
+// `--floods`: the hostile messages alone.
+if CommandLine.arguments.contains("--floods") {
+    measureFloods()
+    exit(0)
 }
 
 // MARK: A full circle

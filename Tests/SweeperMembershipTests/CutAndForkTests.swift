@@ -9,6 +9,17 @@ import Testing
 /// voids its own records from that place on. Each test is an attack that
 /// counted on the release before this rule, where a cut named a *place*
 /// and both records at one place counted.
+/// What a device in bad faith writes at its places 1 and 2 again: an
+/// invitation (its key from seed `key`) and the admission of a puppet
+/// identity (seed `puppet`) with it.
+func forkAdmitting(by who: SigningIdentity, puppet: UInt8, key: UInt8) -> (puppet: SigningIdentity, invite: MembershipRecord, admit: MembershipRecord) {
+    let identity = Devices.identity(puppet)
+    let invitation = Devices.identity(key).peerID
+    let invite = forge(who, seq: 1, previous: nil, .invite(key: invitation, expiresMillis: 9_999_999))
+    let admit = forge(who, seq: 2, previous: invite.hash, .admit(subject: identity.peerID, invitation: invitation, name: "p", through: 0))
+    return (identity, invite, admit)
+}
+
 @Suite struct CutAndForkTests {
     /// Max writes two invitations, then is removed (the cut names his
     /// second record). With his old key he writes, at his places 1 and 2
@@ -23,10 +34,7 @@ import Testing
         asleep.take(from: max)
         let madeRemove = dad.remove(max.peer)
         try #require(madeRemove != nil)
-        let puppet = Devices.identity(70)
-        let key = Devices.identity(71).peerID
-        let invite = forge(max.identity, seq: 1, previous: nil, .invite(key: key, expiresMillis: 9_999_999))
-        let admit = forge(max.identity, seq: 2, previous: invite.hash, .admit(subject: puppet.peerID, invitation: key, name: "p", through: 0))
+        let (puppet, invite, admit) = forkAdmitting(by: max.identity, puppet: 70, key: 71)
         // The member that missed the removal takes the fork (both records
         // at places it holds already: each is the second at its place).
         let outcome = asleep.membership.insert([invite, admit])
@@ -58,10 +66,7 @@ import Testing
         dad.take(from: max)
         let madeRemove = dad.remove(max.peer)
         try #require(madeRemove != nil)
-        let puppet = Devices.identity(72)
-        let key = Devices.identity(73).peerID
-        let invite = forge(max.identity, seq: 1, previous: nil, .invite(key: key, expiresMillis: 9_999_999))
-        let admit = forge(max.identity, seq: 2, previous: invite.hash, .admit(subject: puppet.peerID, invitation: key, name: "p", through: 0))
+        let (puppet, invite, admit) = forkAdmitting(by: max.identity, puppet: 72, key: 73)
         cat.membership.insert([invite, admit])
         #expect(cat.view.isMember(puppet.peerID), "the attack needs a device that holds only the forged branch")
         cat.take(from: dad)
@@ -79,10 +84,7 @@ import Testing
         dad.take(from: max)
         let madeInvitations = dad.invitations(of: max.peer, allowed: false)
         try #require(madeInvitations != nil)
-        let puppet = Devices.identity(74)
-        let key = Devices.identity(75).peerID
-        let invite = forge(max.identity, seq: 1, previous: nil, .invite(key: key, expiresMillis: 9_999_999))
-        let admit = forge(max.identity, seq: 2, previous: invite.hash, .admit(subject: puppet.peerID, invitation: key, name: "p", through: 0))
+        let (puppet, invite, admit) = forkAdmitting(by: max.identity, puppet: 74, key: 75)
         // A device holding only the switch and the forged branch: the switch
         // waits for Max's real records, which it names.
         var other = mum
