@@ -32,26 +32,16 @@ final class MemoryArchive: OpArchive {
     }
 }
 
-/// The resident set size in megabytes (from /proc/self/statm).
+/// The resident set size in megabytes (the second field of /proc/self/statm, in pages).
 func residentMB() -> Double {
     guard let file = fopen("/proc/self/statm", "r") else { return 0 }
     defer { fclose(file) }
-    var size = 0, resident = 0
-    guard withUnsafeMutablePointer(to: &size, { s in withUnsafeMutablePointer(to: &resident) { r in
-        fscanfStatm(file, s, r)
-    } }) else { return 0 }
-    return Double(resident) * Double(sysconf(Int32(_SC_PAGESIZE))) / 1_048_576
-}
-
-private func fscanfStatm(_ file: UnsafeMutablePointer<FILE>, _ size: UnsafeMutablePointer<Int>, _ resident: UnsafeMutablePointer<Int>) -> Bool {
     var line = [CChar](repeating: 0, count: 256)
-    guard fgets(&line, Int32(line.count), file) != nil else { return false }
-    let bytes = line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
-    let fields = String(decoding: bytes, as: UTF8.self).split(separator: " ")
-    guard fields.count >= 2, let s = Int(fields[0]), let r = Int(fields[1]) else { return false }
-    size.pointee = s
-    resident.pointee = r
-    return true
+    guard fgets(&line, Int32(line.count), file) != nil else { return 0 }
+    let text = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    let fields = text.split(separator: " ")
+    guard fields.count >= 2, let pages = Int(fields[1]) else { return 0 }
+    return Double(pages) * Double(sysconf(Int32(_SC_PAGESIZE))) / 1_048_576
 }
 
 /// Times `body` once, in ms.
