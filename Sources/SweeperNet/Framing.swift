@@ -74,32 +74,29 @@ struct FrameEncoder: MessageToByteEncoder {
 }
 
 /// Closes the channel when no byte has arrived for `timeout`, counting only
-/// time the event loop was free to read: a check that comes late (the loop
-/// was busy with other work, so bytes may be waiting in the socket unread)
-/// waits one more round, in which the loop reads what came first.
+/// time the event loop was free to read. The check runs at the moment the
+/// silence would reach `timeout` (so a silent peer is dropped on time, not a
+/// polling round later); a check that comes late (the loop was busy with
+/// other work, so bytes may be waiting in the socket unread) waits a short
+/// round more, in which the loop reads what came first.
 final class SilenceWatcher: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer
 
     private let timeout: TimeAmount
-    private let interval: TimeAmount
+    /// How late a check may run before the loop counts as having been busy.
+    private let lateness: TimeAmount
     private var lastRead = NIODeadline.now()
-    private var lastCheck = NIODeadline.now()
-    private var task: RepeatedTask?
+    private var task: Scheduled<Void>?
 
     init(timeout: TimeAmount) {
         self.timeout = timeout
-        interval = .nanoseconds(max(timeout.nanoseconds / 6, TimeAmount.milliseconds(10).nanoseconds))
+        lateness = .nanoseconds(max(timeout.nanoseconds / 6, TimeAmount.milliseconds(10).nanoseconds))
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
         lastRead = context.eventLoop.now
-        lastCheck = context.eventLoop.now
-        let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
-        let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
-        task = context.eventLoop.scheduleRepeatedTask(initialDelay: interval, delay: interval) { _ in
-            handler.value.check(bound.value)
-        }
+        schedule(at: lastRead + timeout, context)
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
@@ -112,14 +109,24 @@ final class SilenceWatcher: ChannelInboundHandler {
         context.fireChannelRead(data)
     }
 
-    private func check(_ context: ChannelHandlerContext) {
+    private func schedule(at deadline: NIODeadline, _ context: ChannelHandlerContext) {
+        let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
+        let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
+        task = context.eventLoop.scheduleTask(deadline: deadline) {
+            handler.value.check(bound.value, due: deadline)
+        }
+    }
+
+    private func check(_ context: ChannelHandlerContext, due: NIODeadline) {
         let now = context.eventLoop.now
-        defer { lastCheck = now }
-        // Late by more than a round: the loop was busy, and what the peer
-        // sent meanwhile has not been read yet. Judge after it is.
-        guard now - lastCheck < interval * 2 else { return }
-        guard now - lastRead >= timeout else { return }
-        task?.cancel()
+        if now - due > lateness {
+            schedule(at: now + lateness, context)
+            return
+        }
+        if now - lastRead < timeout {
+            schedule(at: lastRead + timeout, context)
+            return
+        }
         task = nil
         context.fireErrorCaught(PeerConnectionError.idle)
         context.close(promise: nil)
