@@ -33,6 +33,7 @@ let package = Package(
         .library(name: "SweeperStore", targets: ["SweeperStore"]),
         .library(name: "SweeperDaemon", targets: ["SweeperDaemon"]),
         .library(name: "SweeperDiscovery", targets: ["SweeperDiscovery"]),
+        .library(name: "SweeperWeb", targets: ["SweeperWeb"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -141,7 +142,7 @@ let package = Package(
             name: "SweeperDaemon",
             dependencies: [
                 "SweeperGame", "SweeperStore", "SweeperControl", "SweeperNet", "SweeperMessages", "SweeperDiscovery", "SweeperSync", "SweeperCrypto",
-                "SweeperConventions", "SweeperMembership", "SweeperEventLoop",
+                "SweeperConventions", "SweeperMembership", "SweeperEventLoop", "SweeperWeb",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -158,6 +159,34 @@ let package = Package(
                 .product(name: "NIOEmbedded", package: "swift-nio"),
             ],
             exclude: ["Fixtures"],
+            swiftSettings: strict
+        ),
+        // The web board: the page (embedded from Sources/SweeperWeb/Page) and
+        // its HTTP and WebSocket server on loopback, which speaks the control protocol.
+        .target(
+            name: "SweeperWeb",
+            dependencies: [
+                "SweeperControl", "SweeperConventions", "SweeperEventLoop",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            resources: [.embedInCode("Page")],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "SweeperWebTests",
+            dependencies: [
+                "SweeperWeb", "SweeperControl", "SweeperTestSupport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict
         ),
         // The daemon's command line: run by `sweeperd`, and by `sweeper`

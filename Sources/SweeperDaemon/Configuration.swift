@@ -31,12 +31,16 @@ public struct DaemonSettings: Equatable, Sendable {
     /// Which games this device syncs (`sync` in the config file), until
     /// `sweeper sync` chooses at run time.
     public var sync: SyncMode
+    /// The loopback port of the web board (`web_port`; 0: any free port;
+    /// nil: the default port).
+    public var webPort: Int?
 
     /// Creates settings.
     public init(
         stateDirectory: String, socketPath: String, listen: [String], peers: [String], name: String, mdns: Bool,
-        logLevel: Logger.Level, newGame: Commands.New.Arguments = .init(), sync: SyncMode = .all
+        logLevel: Logger.Level, newGame: Commands.New.Arguments = .init(), sync: SyncMode = .all, webPort: Int? = nil
     ) {
+        self.webPort = webPort
         self.newGame = newGame
         self.sync = sync
         self.stateDirectory = stateDirectory
@@ -67,6 +71,8 @@ public struct DaemonOverrides: Equatable, Sendable {
     public var logLevel: String?
     /// `--config`: a config file instead of the XDG one.
     public var configFile: String?
+    /// `--web-port`.
+    public var webPort: Int?
 
     /// Creates overrides.
     public init() {}
@@ -231,6 +237,7 @@ extension DaemonSettings {
     public static let configKeys = [
         "state_dir", "socket", "listen", "peers", "name", "mdns", "log_level",
         "new_preset", "new_width", "new_height", "new_mines", "new_no_guess", "new_question_marks", "sync",
+        "web_port",
     ]
 
     /// Resolves settings: flags win over the config file, which wins over XDG defaults.
@@ -330,10 +337,15 @@ extension DaemonSettings {
                 file: configPath, line: file["sync"]?.1,
                 message: "'sync' must be one of: \(SyncMode.allCases.map(\.rawValue).joined(separator: ", ")) (not '\(syncText)')")
         }
+        let fileWebPort = try integer("web_port")
+        let webPort = overrides.webPort ?? fileWebPort
+        if let webPort, !(0...65535).contains(webPort) {
+            throw ConfigurationError(file: configPath, message: "'web_port' must be 0 (any free port) to 65535, not \(webPort)")
+        }
         return DaemonSettings(
             stateDirectory: overrides.stateDirectory ?? fileState ?? paths.stateDirectory,
             socketPath: overrides.socketPath ?? fileSocket ?? paths.socket,
-            listen: listen, peers: peers, name: name, mdns: mdns, logLevel: level, newGame: newGame, sync: sync)
+            listen: listen, peers: peers, name: name, mdns: mdns, logLevel: level, newGame: newGame, sync: sync, webPort: webPort)
     }
 
     /// The user's login name: `$USER`, `$LOGNAME`, the password database, or "player".

@@ -10,6 +10,7 @@ import ServiceLifecycle
 import SweeperControl
 import SweeperConventions
 import SweeperStore
+import SweeperWeb
 
 /// `sweeperd` put together: locks, store, game service, peer network,
 /// control server, systemd notification, all services under one `ServiceGroup`.
@@ -105,7 +106,11 @@ public enum Daemon {
                 logger.notice("stopping")
                 events.finish()
             })
-        var services: [any Service] = [server] + network.services
+        let router = core.router
+        let web = WebServer(
+            port: settings.webPort ?? WebServer.defaultPort, board: core.web,
+            responder: { line in await router.webReply(to: line) }, logger: logger, eventLoop: loop)
+        var services: [any Service] = [server, web] + network.services
         if notifier.isEnabled { services.append(StatusService(status: status, network: network)) }
         if notifier.isEnabled, let interval = notifier.watchdogInterval {
             services.append(WatchdogService(notifier: notifier, interval: interval))

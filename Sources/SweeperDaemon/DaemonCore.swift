@@ -2,6 +2,7 @@ import Logging
 import NIOCore
 import SweeperControl
 import SweeperStore
+import SweeperWeb
 
 /// The daemon's parts over an open store, wired in layer order, each given
 /// at construction what it sends its changes to: the sinks (viewers'
@@ -25,6 +26,8 @@ struct DaemonCore: Sendable {
     let play: PlayClock
     /// The control requests' router.
     let router: ControlRouter
+    /// The web board's address and who may use it.
+    let web: WebBoard
 
     /// Why the parts could not be assembled.
     enum StartError: Error, CustomStringConvertible {
@@ -110,12 +113,13 @@ struct DaemonCore: Sendable {
         await service.admitAuthors { [members] in members.opAuthors(holding: $0) }
         let circle = CircleChanges(members: members, service: service, network: network)
         members.observe { made in await circle.membershipChanged(made: made) }
+        let web = WebBoard()
         let router = ControlRouter(
             service: service, views: views, network: network, events: events, presence: presence, book: book, gossip: gossip,
             members: members, circleChanges: circle,
             signer: engine.identity, newGameDefaults: settings.newGame, store: store,
-            name: settings.name, logger: logger)
+            name: settings.name, web: web, logger: logger)
         return DaemonCore(
-            events: events, status: status, service: service, network: network, presence: presence, play: play, router: router)
+            events: events, status: status, service: service, network: network, presence: presence, play: play, router: router, web: web)
     }
 }

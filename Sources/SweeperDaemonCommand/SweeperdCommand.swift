@@ -26,7 +26,7 @@ public struct SweeperdCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: programName,
         abstract: "The Sweeper daemon: keeps games, serves the sweeper CLI, syncs with the family's daemons.",
-        discussion: "Settings also come from $XDG_CONFIG_HOME/sweeper/config.toml (keys: state_dir, socket, listen, peers, name, mdns, log_level); flags win.",
+        discussion: "Settings also come from $XDG_CONFIG_HOME/sweeper/config.toml (keys: state_dir, socket, listen, peers, name, mdns, log_level, web_port, …); flags win.",
         version: SweeperVersion.current)
 
     @Option(name: .customLong("state-dir"), help: "Where games are kept (default $XDG_STATE_HOME/sweeper).")
@@ -53,6 +53,11 @@ public struct SweeperdCommand: AsyncParsableCommand {
     @Option(name: .customLong("config"), help: "A config file instead of $XDG_CONFIG_HOME/sweeper/config.toml.")
     var configFile: String?
 
+    @Option(
+        name: .customLong("web-port"),
+        help: "The loopback port of the web board, 0 for any free port (default 8391).")
+    var webPort: Int?
+
     /// An empty command, as ArgumentParser makes it before parsing.
     public init() {}
 
@@ -67,6 +72,7 @@ public struct SweeperdCommand: AsyncParsableCommand {
         overrides.noMDNS = noMDNS
         overrides.logLevel = logLevel
         overrides.configFile = configFile
+        overrides.webPort = webPort
         let settings: DaemonSettings
         do {
             settings = try DaemonSettings.resolve(overrides: overrides)

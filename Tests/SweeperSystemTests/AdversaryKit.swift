@@ -46,7 +46,7 @@ final class TargetDaemon {
     /// Starts the daemon and waits (at most 60 s) until its control socket answers `status`.
     func start() throws {
         pid = try TestDaemons.launch(
-            ["--state-dir", root + "/state", "--socket", socketPath, "--no-mdns", "--name", name, "--listen", "127.0.0.1:0",
+            ["--state-dir", root + "/state", "--socket", socketPath, "--no-mdns", "--name", name, "--listen", "127.0.0.1:0", "--web-port", "0",
              "--log-level", "info"],
             environment: environment, log: logPath, ready: { [socketPath] in TestDaemons.answers(socketPath) })
     }

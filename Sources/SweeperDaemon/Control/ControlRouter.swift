@@ -13,6 +13,7 @@ import SweeperGame
 import SweeperNet
 import SweeperStore
 import SweeperSync
+import SweeperWeb
 
 /// The daemon's request router: the one place that reads a control
 /// request, calls the game service or the peer network for it, and words
@@ -36,6 +37,8 @@ struct ControlRouter: ControlResponder {
     let store: Store
     /// This daemon's player name as it started (its profile's name is what `status` shows).
     let name: String
+    /// The web board, whose login addresses `web` hands out.
+    let web: WebBoard
     let logger: Logger
 
     func reply(to line: Data) async -> ControlReply {
@@ -248,6 +251,17 @@ struct ControlRouter: ControlResponder {
             }
             await network.connect(endpoint)
             return try answer(id, Empty())
+        case Commands.Web.name:
+            let a: Commands.Web.Arguments = try args(line)
+            var game: String?
+            if let named = a.game { game = try await service.resolve(named).description }
+            switch web.current {
+            case .starting: throw ControlError.webUnavailable("it is starting; try again in a moment")
+            case let .unavailable(why): throw ControlError.webUnavailable(why)
+            case .serving: break
+            }
+            guard let login = web.login(game: game) else { throw ControlError.webUnavailable("it stopped") }
+            return try answer(id, Commands.Web.Result(url: login.url, address: login.address, expiresMillis: login.expiresMillis))
         case Commands.Subscribe.name:
             let a: Commands.Subscribe.Arguments = try args(line)
             var game: String?
@@ -517,4 +531,19 @@ struct ControlRouter: ControlResponder {
 }
 
 extension ControlRouter {
+}
+
+extension ControlRouter {
+    /// Answers a web page's request line as the control socket would (the
+    /// web server has refused what a page may not send already).
+    func webReply(to line: Data) async -> WebReply {
+        switch await reply(to: line) {
+        case let .answer(data):
+            return .answer(data)
+        case let .subscribe(answer, events):
+            return .subscribe(
+                answer: answer, attach: { events.attach($0) }, received: { line in await self.received(line, on: events) },
+                end: { events.end() })
+        }
+    }
 }

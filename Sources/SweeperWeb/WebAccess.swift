@@ -1,0 +1,139 @@
+import FoundationEssentials
+import Synchronization
+
+/// Who may use the web board: one-time login secrets handed out at the
+/// control socket (`sweeper web`), and the sessions they start, each a
+/// random cookie value. Everything here lives in memory: a restart logs
+/// every browser out, and `sweeper web` logs one in again.
+public final class WebAccess: Sendable {
+    /// A login secret handed out and not used yet.
+    struct Login {
+        var expiresMillis: Int64
+        var game: String?
+    }
+
+    private struct State {
+        var logins: [String: Login] = [:]
+        /// Session cookie values, with when each was last used (for eviction).
+        var sessions: [String: Int64] = [:]
+    }
+
+    /// How long a login secret works, in milliseconds.
+    public static let loginLifetimeMillis: Int64 = 10 * 60 * 1000
+    /// The most login secrets outstanding; the oldest goes first.
+    public static let loginLimit = 16
+    /// The most browsers logged in at once; the least recently used goes first.
+    public static let sessionLimit = 64
+    /// The session cookie's name.
+    public static let cookieName = "sweeper-session"
+
+    private let state = Mutex(State())
+    private let clock: @Sendable () -> Int64
+
+    /// Creates an empty access list; `clock` gives milliseconds since 1970.
+    public init(clock: @escaping @Sendable () -> Int64 = WebAccess.wallMillis) {
+        self.clock = clock
+    }
+
+    /// The time now, in milliseconds since 1970.
+    public static func wallMillis() -> Int64 {
+        Int64((Date().timeIntervalSince1970 * 1000).rounded())
+    }
+
+    /// A new login secret (256 random bits, hex) and when it expires.
+    /// `game` is what the page opens after logging in.
+    public func issueLogin(game: String? = nil) -> (secret: String, expiresMillis: Int64) {
+        let secret = Self.randomToken()
+        let now = clock()
+        let expires = now + Self.loginLifetimeMillis
+        state.withLock { s in
+            s.logins = s.logins.filter { $0.value.expiresMillis > now }
+            while s.logins.count >= Self.loginLimit, let oldest = s.logins.min(by: { $0.value.expiresMillis < $1.value.expiresMillis }) {
+                s.logins[oldest.key] = nil
+            }
+            s.logins[secret] = Login(expiresMillis: expires, game: game)
+        }
+        return (secret, expires)
+    }
+
+    /// Uses a login secret once: a new session's cookie value and the game
+    /// to open, or nil when the secret is unknown, used or expired.
+    public func redeem(_ secret: String) -> (session: String, game: String?)? {
+        let now = clock()
+        return state.withLock { s -> (String, String?)? in
+            guard let login = s.logins.removeValue(forKey: secret), login.expiresMillis > now else { return nil }
+            let session = Self.randomToken()
+            while s.sessions.count >= Self.sessionLimit, let oldest = s.sessions.min(by: { $0.value < $1.value }) {
+                s.sessions[oldest.key] = nil
+            }
+            s.sessions[session] = now
+            return (session, login.game)
+        }
+    }
+
+    /// Whether `cookie` is a live session (and marks it used).
+    public func admits(session cookie: String) -> Bool {
+        let now = clock()
+        return state.withLock { s in
+            guard s.sessions[cookie] != nil else { return false }
+            s.sessions[cookie] = now
+            return true
+        }
+    }
+
+    /// Logs every browser out.
+    public func endSessions() {
+        state.withLock { $0.sessions = [:] }
+    }
+
+    /// 32 random bytes as hex (the system's cryptographic generator).
+    static func randomToken() -> String {
+        var generator = SystemRandomNumberGenerator()
+        var text = ""
+        text.reserveCapacity(64)
+        for _ in 0..<4 {
+            let word = generator.next() as UInt64
+            let hex = String(word, radix: 16)
+            text += String(repeating: "0", count: 16 - hex.count) + hex
+        }
+        return text
+    }
+}
+
+/// What a request must carry to be served: one of the board's own host
+/// names (a page of another site that resolves its name to 127.0.0.1,
+/// DNS rebinding, names its own host) and, on a WebSocket, the board's own
+/// origin (a page of another site in the same browser sends its own).
+public struct WebOrigin: Sendable, Equatable {
+    /// The port the board is served on.
+    public var port: Int
+
+    /// Creates the rule for a board on `port`.
+    public init(port: Int) { self.port = port }
+
+    /// The `Host` values the board answers to.
+    public var hosts: [String] { ["127.0.0.1:\(port)", "localhost:\(port)", "[::1]:\(port)"] }
+
+    /// Whether a request's `Host` header names the board.
+    public func admits(host: String?) -> Bool {
+        guard let host else { return false }
+        return hosts.contains(host.lowercased())
+    }
+
+    /// Whether a WebSocket's `Origin` is the board's own page, served at `host`.
+    public func admits(origin: String?, host: String?) -> Bool {
+        guard let origin, admits(host: host), let host else { return false }
+        return origin.lowercased() == "http://" + host.lowercased()
+    }
+
+    /// The value of cookie `name` in a `Cookie` header, if present.
+    public static func cookie(_ name: String, in header: String?) -> String? {
+        guard let header else { return nil }
+        for part in header.split(separator: ";") {
+            let pair = part.drop { $0 == " " || $0 == "\t" }
+            guard let equals = pair.firstIndex(of: "=") else { continue }
+            if pair[..<equals] == name { return String(pair[pair.index(after: equals)...]) }
+        }
+        return nil
+    }
+}

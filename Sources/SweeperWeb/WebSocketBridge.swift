@@ -1,0 +1,161 @@
+import FoundationEssentials
+import NIOCore
+import NIOWebSocket
+import SweeperControl
+import SweeperEventLoop
+
+/// What the daemon does with a request line from a web page: the control
+/// protocol's own answer, or its subscription.
+public enum WebReply: Sendable {
+    /// Send this answer line.
+    case answer(Data)
+    /// Send this answer, then attach the subscription's events to the
+    /// channel; later lines go to `received` (a viewer's `cursor`), and
+    /// `end` runs when the page goes.
+    case subscribe(
+        answer: Data, attach: @Sendable (any Channel) -> Void, received: @Sendable (Data) async -> Void, end: @Sendable () -> Void)
+}
+
+/// Answers one request line (without its newline), as the control socket does.
+public typealias WebResponder = @Sendable (Data) async -> WebReply
+
+/// One WebSocket of the board: each text message is a control-protocol
+/// request line, each answer and event goes back as one text message.
+/// Requests are answered in order; commands kept for the device's owner
+/// (``ControlProtocol/webCommands``) get a `not-from-the-web` answer
+/// without reaching the daemon. Binary messages, and messages over the
+/// request line limit, close the socket.
+final class WebSocketBridge: ChannelInboundHandler {
+    typealias InboundIn = WebSocketFrame
+    typealias OutboundOut = WebSocketFrame
+
+    /// The most request lines waiting for their answers before the page
+    /// counts as flooding and is dropped.
+    static let waitingLimit = 256
+
+    private let lines: AsyncStream<Data>.Continuation
+    private var message: ByteBuffer?
+    private var closing = false
+
+    init(channel: any Channel, responder: @escaping WebResponder) {
+        let (stream, continuation) = AsyncStream.makeStream(of: Data.self, bufferingPolicy: .bufferingOldest(Self.waitingLimit))
+        lines = continuation
+        Self.start(stream, channel: channel, responder: responder)
+    }
+
+    private static func start(_ stream: AsyncStream<Data>, channel: any Channel, responder: @escaping WebResponder) {
+        Task(executorPreference: EventLoopTaskExecutor(channel.eventLoop)) {
+            await serve(stream, channel: channel, responder: responder)
+        }
+    }
+
+    private static func serve(_ stream: AsyncStream<Data>, channel: any Channel, responder: WebResponder) async {
+        var subscription: (received: @Sendable (Data) async -> Void, end: @Sendable () -> Void)?
+        for await line in stream {
+            if let subscription {
+                await subscription.received(line)
+                continue
+            }
+            if let refusal = refusal(of: line) {
+                channel.writeAndFlush(ByteBuffer(bytes: refusal), promise: nil)
+                continue
+            }
+            switch await responder(line) {
+            case let .answer(data):
+                channel.writeAndFlush(ByteBuffer(bytes: data), promise: nil)
+            case let .subscribe(answer, attach, received, end):
+                channel.writeAndFlush(ByteBuffer(bytes: answer), promise: nil)
+                attach(channel)
+                subscription = (received, end)
+            }
+        }
+        subscription?.end()
+    }
+
+    /// The answer to a line a web page may not send: a command kept for
+    /// the device's owner, or a line whose command cannot be read as the
+    /// daemon would read it. Nil when the line goes to the daemon.
+    static func refusal(of line: Data) -> Data? {
+        let fields = line.withUnsafeBytes { JSONLineReader.value($0)?.object }
+        guard let fields, let head = RequestHead(members: fields) else {
+            return try? ControlCoding.line(Answer<Empty>.failure(nil, .malformed("not a JSON object with an id and a command")))
+        }
+        guard let command = head.command else { return nil }  // the daemon answers that itself
+        guard ControlProtocol.webCommands.contains(command) else {
+            return try? ControlCoding.line(Answer<Empty>.failure(head.id, .notFromTheWeb(command)))
+        }
+        return nil
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let frame = unwrapInboundIn(data)
+        switch frame.opcode {
+        case .text:
+            message = frame.unmaskedData
+            if frame.fin { finishMessage(context) }
+        case .continuation:
+            guard var held = message else { return close(context, .protocolError) }
+            var part = frame.unmaskedData
+            held.writeBuffer(&part)
+            message = held
+            if frame.fin { finishMessage(context) }
+        case .binary:
+            close(context, .unacceptableData)
+        case .ping:
+            var payload = frame.unmaskedData
+            let pong = WebSocketFrame(fin: true, opcode: .pong, data: context.channel.allocator.buffer(buffer: payload))
+            payload.moveReaderIndex(to: payload.writerIndex)
+            context.writeAndFlush(wrapOutboundOut(pong), promise: nil)
+        case .connectionClose:
+            close(context, .normalClosure)
+        default:
+            break
+        }
+        if let held = message, held.readableBytes > ControlProtocol.maximumLineLength {
+            close(context, .messageTooLarge)
+        }
+    }
+
+    private func finishMessage(_ context: ChannelHandlerContext) {
+        guard let held = message else { return }
+        message = nil
+        guard held.readableBytes <= ControlProtocol.maximumLineLength else { return close(context, .messageTooLarge) }
+        if held.readableBytes == 0 { return }
+        if case .dropped = lines.yield(Data(held.readableBytesView)) {
+            close(context, .policyViolation)
+        }
+    }
+
+    private func close(_ context: ChannelHandlerContext, _ code: WebSocketErrorCode) {
+        guard !closing else { return }
+        closing = true
+        message = nil
+        var data = context.channel.allocator.buffer(capacity: 2)
+        data.write(webSocketErrorCode: code)
+        let frame = WebSocketFrame(fin: true, opcode: .connectionClose, data: data)
+        let channel = context.channel
+        context.writeAndFlush(wrapOutboundOut(frame)).whenComplete { _ in channel.close(promise: nil) }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        lines.finish()
+        context.fireChannelInactive()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        lines.finish()
+    }
+}
+
+/// Turns each line written to the channel (an answer or an event, ending
+/// in a newline) into one WebSocket text message.
+final class WebSocketLineWriter: ChannelOutboundHandler {
+    typealias OutboundIn = ByteBuffer
+    typealias OutboundOut = WebSocketFrame
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        var line = unwrapOutboundIn(data)
+        if line.readableBytesView.last == 0x0A { line.moveWriterIndex(to: line.writerIndex - 1) }
+        context.write(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .text, data: line)), promise: promise)
+    }
+}

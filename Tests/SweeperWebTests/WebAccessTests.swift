@@ -1,0 +1,126 @@
+import NIOHTTP1
+import Synchronization
+import Testing
+@testable import SweeperWeb
+
+/// Who may use the web board: one-time login secrets, sessions, the
+/// board's own host names and origin, and what each request gets.
+@Suite struct WebAccessTests {
+    final class FakeClock: Sendable {
+        let now = Mutex<Int64>(1_000_000)
+        func advance(_ millis: Int64) { now.withLock { $0 += millis } }
+        var read: @Sendable () -> Int64 { { self.now.withLock { $0 } } }
+    }
+
+    @Test func aLoginSecretWorksOnceAndOnlyWithinItsLifetime() throws {
+        let clock = FakeClock()
+        let access = WebAccess(clock: clock.read)
+        let (secret, expires) = access.issueLogin(game: "ab12")
+        #expect(secret.count == 64 && secret.allSatisfy(\.isHexDigit))
+        #expect(expires == 1_000_000 + WebAccess.loginLifetimeMillis)
+        let first = try #require(access.redeem(secret))
+        #expect(first.game == "ab12")
+        #expect(access.admits(session: first.session))
+        #expect(access.redeem(secret) == nil, "a used secret logged a second browser in")
+        let (late, _) = access.issueLogin()
+        clock.advance(WebAccess.loginLifetimeMillis)
+        #expect(access.redeem(late) == nil, "an expired secret logged a browser in")
+        #expect(!access.admits(session: secret), "the login secret itself is not a session")
+        #expect(!access.admits(session: ""))
+    }
+
+    @Test func sessionsAreBoundedAndTheLeastRecentlyUsedGoesFirst() throws {
+        let clock = FakeClock()
+        let access = WebAccess(clock: clock.read)
+        var sessions: [String] = []
+        for _ in 0..<WebAccess.sessionLimit {
+            clock.advance(1)
+            sessions.append(try #require(access.redeem(access.issueLogin().secret)).session)
+        }
+        clock.advance(1)
+        #expect(access.admits(session: sessions[0]))  // used now: the second is the least recent
+        clock.advance(1)
+        let extra = try #require(access.redeem(access.issueLogin().secret)).session
+        #expect(access.admits(session: extra))
+        #expect(access.admits(session: sessions[0]))
+        #expect(!access.admits(session: sessions[1]))
+        access.endSessions()
+        #expect(!access.admits(session: extra))
+    }
+
+    @Test func onlyTheBoardsOwnHostAndOriginAreAdmitted() {
+        let origin = WebOrigin(port: 8391)
+        #expect(origin.admits(host: "127.0.0.1:8391"))
+        #expect(origin.admits(host: "localhost:8391"))
+        #expect(origin.admits(host: "[::1]:8391"))
+        for host in ["evil.example:8391", "127.0.0.1", "127.0.0.1:8392", "127.0.0.1.evil.example:8391", ""] {
+            #expect(!origin.admits(host: host), "\(host)")
+        }
+        #expect(!origin.admits(host: nil))
+        #expect(origin.admits(origin: "http://127.0.0.1:8391", host: "127.0.0.1:8391"))
+        #expect(!origin.admits(origin: "http://localhost:8391", host: "127.0.0.1:8391"), "another name of the board is another origin")
+        #expect(!origin.admits(origin: "http://127.0.0.1:9000", host: "127.0.0.1:8391"), "a page on another port of this machine")
+        #expect(!origin.admits(origin: "https://evil.example", host: "127.0.0.1:8391"))
+        #expect(!origin.admits(origin: "null", host: "127.0.0.1:8391"))
+        #expect(!origin.admits(origin: nil, host: "127.0.0.1:8391"))
+        #expect(WebOrigin.cookie("a", in: "b=1; a=2; c=3") == "2")
+        #expect(WebOrigin.cookie("a", in: "ab=1") == nil)
+        #expect(WebOrigin.cookie("a", in: nil) == nil)
+    }
+
+    @Test func eachRequestGetsWhatItsHostCookieAndPathAllow() throws {
+        let access = WebAccess()
+        let origin = WebOrigin(port: 8391)
+        func ask(_ uri: String, method: HTTPMethod = .GET, host: String? = "127.0.0.1:8391", cookie: String? = nil) -> WebHTTPHandler.Response {
+            WebHTTPHandler.response(to: method, uri: uri, host: host, cookie: cookie, access: access, origin: origin)
+        }
+        #expect(ask("/", host: "evil.example:8391").status == .misdirectedRequest)
+        #expect(ask("/").status == .forbidden)
+        #expect(ask("/app.js").status == .forbidden, "a page's file was served without a session")
+        #expect(ask("/?key=00").status == .forbidden)
+        let (secret, _) = access.issueLogin(game: "0123abcd")
+        let login = ask("/?key=" + secret)
+        #expect(login.status == .seeOther)
+        #expect(login.headers.contains { $0 == ("Location", "/?game=0123abcd") })
+        let setCookie = try #require(login.headers.first { $0.0 == "Set-Cookie" }?.1)
+        #expect(setCookie.contains("HttpOnly") && setCookie.contains("SameSite=Strict") && setCookie.contains("Path=/"))
+        let cookie = String(setCookie.prefix { $0 != ";" })
+        #expect(ask("/?key=" + secret).status == .forbidden, "a login secret was used twice")
+        let page = ask("/?game=0123abcd", cookie: cookie)
+        #expect(page.status == .ok && page.contentType.hasPrefix("text/html"))
+        #expect(String(decoding: page.body, as: UTF8.self).contains("id=\"board\""))
+        #expect(ask("/app.js", cookie: cookie).contentType.hasPrefix("text/javascript"))
+        #expect(ask("/nothing", cookie: cookie).status == .notFound)
+        #expect(ask("/", method: .POST, cookie: cookie).status == .methodNotAllowed)
+        #expect(ask("/ws", cookie: cookie).status == .forbidden, "a WebSocket refused goes on as HTTP and is refused there")
+        #expect(ask("/", host: "evil.example:8391", cookie: cookie).status == .misdirectedRequest, "DNS rebinding with a session")
+    }
+
+    @Test func thePageIsSmallAndLoadsNothingFromOutside() throws {
+        #expect(WebPage.weight > 0 && WebPage.weight < 150_000, "the page weighs \(WebPage.weight) bytes")
+        let csp = try #require(WebPage.securityHeaders.first { $0.0 == "Content-Security-Policy" }?.1)
+        #expect(csp.contains("default-src 'none'") && csp.contains("frame-ancestors 'none'") && !csp.contains("unsafe"))
+        for path in ["/", "/app.js", "/board.js", "/style.css"] {
+            let text = String(decoding: try #require(WebPage.asset(at: path)).bytes, as: UTF8.self)
+            for outside in ["http://", "https://", "//cdn", "@import"] where text.contains(outside) {
+                Issue.record("\(path) names \(outside)")
+            }
+        }
+    }
+
+    @Test func aCommandKeptForTheOwnerIsRefusedBeforeTheDaemon() throws {
+        for (line, code) in [
+            (#"{"id": 3, "command": "invite"}"#, "not-from-the-web"), (#"{"id": 4, "command": "circle-remove", "device": "x"}"#, "not-from-the-web"),
+            (#"{"id": 5, "command": "web"}"#, "not-from-the-web"), (#"{"id": 6, "command": "forget", "game": "a"}"#, "not-from-the-web"),
+            ("not json", "malformed-request"), (#"{"id": 7, "command": 3}"#, "malformed-request"),
+        ] {
+            let answer = try #require(WebSocketBridge.refusal(of: Data(line.utf8)), "\(line)")
+            #expect(String(decoding: answer, as: UTF8.self).contains("\"code\":\"\(code)\""), "\(line)")
+        }
+        for line in [#"{"id": 1, "command": "show"}"#, #"{"id": 2, "command": "reveal", "x": 1, "y": 1}"#, #"{"id": 2}"#] {
+            #expect(WebSocketBridge.refusal(of: Data(line.utf8)) == nil, "\(line)")
+        }
+    }
+}
+
+import FoundationEssentials
