@@ -52,9 +52,9 @@ public struct WebServer: Service {
         do {
             server = try await bind(port)
         } catch let error as IOError where error.errnoCode == EADDRINUSE {
-            return unavailable("port \(port) of 127.0.0.1 is in use by another program (choose another with web_port in the config file)")
+            return await unavailable("port \(port) of 127.0.0.1 is in use by another program (choose another with web_port in the config file)")
         } catch {
-            return unavailable("127.0.0.1:\(port): \(error)")
+            return await unavailable("127.0.0.1:\(port): \(error)")
         }
         let bound = server.localAddress?.port ?? port
         board.set(.serving(port: bound))
@@ -69,10 +69,11 @@ public struct WebServer: Service {
         board.set(.unavailable("the daemon is stopping"))
     }
 
-    /// Keeps the daemon running without the board, saying why.
-    private func unavailable(_ why: String) {
+    /// Keeps the daemon running without the board, saying why, until it stops.
+    private func unavailable(_ why: String) async {
         logger.error("the web board is not served", metadata: ["reason": "\(why)"])
         board.set(.unavailable(why))
+        try? await gracefulShutdown()
     }
 
     private func bind(_ port: Int) async throws -> any Channel {

@@ -70,6 +70,25 @@ import Testing
         #expect(defaults.mdns)
     }
 
+    @Test func theWebBoardsPortComesFromTheFileOrTheFlagAndIsChecked() throws {
+        let env = ["HOME": "/home/u", "USER": "login", "XDG_RUNTIME_DIR": "/run/user/5", "XDG_CONFIG_HOME": "/nonexistent"]
+        #expect(try DaemonSettings.resolve(overrides: DaemonOverrides(), environment: env).webPort == nil)
+        let file = try tempFile("web_port = 9000\n")
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        var o = DaemonOverrides()
+        o.configFile = file
+        #expect(try DaemonSettings.resolve(overrides: o, environment: env).webPort == 9000)
+        o.webPort = 0
+        #expect(try DaemonSettings.resolve(overrides: o, environment: env).webPort == 0)
+        o.webPort = 70000
+        #expect(throws: ConfigurationError.self) { try DaemonSettings.resolve(overrides: o, environment: env) }
+        let wrong = try tempFile("web_port = \"8391\"\n")
+        defer { try? FileManager.default.removeItem(atPath: wrong) }
+        var w = DaemonOverrides()
+        w.configFile = wrong
+        #expect(throws: ConfigurationError.self) { try DaemonSettings.resolve(overrides: w, environment: env) }
+    }
+
     @Test func badValuesAreRefused() throws {
         let file = try tempFile("colour = \"red\"\n")
         defer { try? FileManager.default.removeItem(atPath: file) }

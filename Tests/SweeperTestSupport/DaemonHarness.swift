@@ -146,6 +146,8 @@ public final class DaemonHarness {
     /// The notifications seen up to `READY=1`.
     public private(set) var lastNotifications: [String] = []
     public var logPath: String { root + "/sweeperd.log" }
+    /// The web board's port `start` asks for (0: any free port).
+    public var webPort = 0
 
     public static var sweeperd: String { TestDaemons.sweeperd }
     public static var sweeper: String { TestDaemons.sweeper }
@@ -167,7 +169,7 @@ public final class DaemonHarness {
 
     /// The arguments `start` gives `sweeperd`.
     public func arguments(name: String = "tester", logLevel: String = "debug") -> [String] {
-        ["--state-dir", stateDirectory, "--socket", socketPath, "--no-mdns", "--name", name, "--log-level", logLevel, "--web-port", "0"]
+        ["--state-dir", stateDirectory, "--socket", socketPath, "--no-mdns", "--name", name, "--log-level", logLevel, "--web-port", "\(webPort)"]
     }
 
     /// Starts the daemon and waits for `READY=1` on a notify socket of our own.

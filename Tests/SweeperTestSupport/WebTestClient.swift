@@ -5,9 +5,9 @@ import Glibc
 #endif
 
 /// A blocking HTTP/1.1 and WebSocket client for 127.0.0.1, for what a
-/// browser would never send (another `Host`, another `Origin`, no cookie)
-/// and for checking the web board's answers byte by byte. Reads give up
-/// after 10 s of silence.
+/// browser would never send (another `Host`, another `Origin`, no cookie),
+/// for checking the web board's answers byte by byte, and for speaking
+/// WebDriver to chromedriver. Reads give up after `timeout` seconds of silence.
 public final class WebTestClient {
     /// An HTTP response: its status, headers (names lower-cased) and body.
     public struct Response {
@@ -20,7 +20,7 @@ public final class WebTestClient {
     private var pending: [UInt8] = []
 
     /// Connects to 127.0.0.1:`port`.
-    public init(port: Int) throws {
+    public init(port: Int, timeout: Int = 10) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw ProcessError("socket: \(errno)") }
         var address = sockaddr_in()
@@ -34,7 +34,7 @@ public final class WebTestClient {
             close(fd)
             throw ProcessError("connect 127.0.0.1:\(port): \(String(cString: strerror(errno)))")
         }
-        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        var timeout = timeval(tv_sec: timeout, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     }
 
@@ -53,11 +53,12 @@ public final class WebTestClient {
     }
 
     /// Sends a request with these header lines (`Host` first unless given).
-    public func request(_ method: String = "GET", _ target: String, headers: [(String, String)]) throws -> Response {
+    public func request(_ method: String = "GET", _ target: String, headers: [(String, String)], body: [UInt8] = []) throws -> Response {
         var text = "\(method) \(target) HTTP/1.1\r\n"
         for (name, value) in headers { text += "\(name): \(value)\r\n" }
+        if !body.isEmpty || method == "POST" { text += "Content-Length: \(body.count)\r\n" }
         text += "\r\n"
-        try send(Array(text.utf8))
+        try send(Array(text.utf8) + body)
         return try readResponse()
     }
 
@@ -130,7 +131,7 @@ public final class WebTestClient {
     private func fill() throws -> Bool {
         var chunk = [UInt8](repeating: 0, count: 65_536)
         let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-        if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { throw ProcessError("no answer within 10 s") }
+        if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { throw ProcessError("no answer in time") }
         guard n > 0 else { return false }
         pending += chunk[0..<n]
         return true

@@ -1,0 +1,153 @@
+import Foundation
+import SweeperTestSupport
+import Testing
+
+/// The web board served by a real `sweeperd`: what it refuses (no login,
+/// another host, another origin, a used login address, a command kept for
+/// the device's owner), and the control protocol over its WebSocket.
+@Suite(.serialized) struct WebBoardTests {
+    /// A daemon with a game, and a login address for its board.
+    static func daemonWithAGame() throws -> (DaemonHarness, game: String) {
+        let h = try DaemonHarness()
+        try h.start(name: "Mum")
+        let game = try #require(try h.json(["new", "--preset", "beginner", "--seed", "7"])["id"] as? String)
+        return (h, game)
+    }
+
+    /// A fresh login address from `sweeper web`.
+    static func login(_ h: DaemonHarness, game: String? = nil) throws -> (url: String, port: Int) {
+        let answer = try h.json(["web", "--no-open"] + (game.map { ["--game", $0] } ?? []))
+        let url = try #require(answer["url"] as? String)
+        return (url, try #require(WebTestClient.port(of: url)))
+    }
+
+    /// Logs in with a fresh address; the session cookie (`name=value`).
+    static func session(_ h: DaemonHarness) throws -> (cookie: String, port: Int) {
+        let (url, port) = try login(h)
+        let response = try WebTestClient(port: port).request(
+            "GET", WebTestClient.target(of: url), headers: [("Host", "127.0.0.1:\(port)")])
+        let cookie = try #require(response.headers["set-cookie"]?.split(separator: ";").first.map(String.init))
+        return (cookie, port)
+    }
+
+    @Test func theBoardRefusesStrangersAndOtherSites() throws {
+        let (h, _) = try Self.daemonWithAGame()
+        defer { h.cleanup() }
+        let (url, port) = try Self.login(h)
+        #expect(url.hasPrefix("http://127.0.0.1:\(port)/?key="))
+        let host = "127.0.0.1:\(port)"
+        func get(_ target: String, host: String = host, cookie: String? = nil) throws -> WebTestClient.Response {
+            try WebTestClient(port: port).request("GET", target, headers: [("Host", host)] + (cookie.map { [("Cookie", $0)] } ?? []))
+        }
+        // No login: nothing is served, the page's files neither.
+        for target in ["/", "/app.js", "/board.js", "/style.css"] {
+            let r = try get(target)
+            #expect(r.status == 403, "\(target) without a session: \(r.status)")
+            #expect(!r.body.contains("<canvas"))
+        }
+        #expect(try get("/").body.contains("sweeper web"))
+        // Another host (DNS rebinding: a site whose name resolves to 127.0.0.1), with the secret even.
+        let rebound = try get(WebTestClient.target(of: url), host: "attacker.example:\(port)")
+        #expect(rebound.status == 421)
+        // The login: once.
+        let first = try get(WebTestClient.target(of: url))
+        #expect(first.status == 303)
+        let setCookie = try #require(first.headers["set-cookie"])
+        #expect(setCookie.contains("HttpOnly") && setCookie.contains("SameSite=Strict"))
+        let cookie = try #require(setCookie.split(separator: ";").first.map(String.init))
+        #expect(try get(WebTestClient.target(of: url)).status == 403, "a login address worked twice")
+        let page = try get("/", cookie: cookie)
+        #expect(page.status == 200 && page.body.contains("id=\"board\""))
+        #expect(page.headers["content-security-policy"]?.contains("default-src 'none'") == true)
+        #expect(page.headers["x-frame-options"] == "DENY")
+        #expect(try get("/", host: "attacker.example:\(port)", cookie: cookie).status == 421)
+        // The WebSocket: the board's own origin with a session, and nothing else.
+        let origin = "http://" + host
+        #expect(try WebTestClient(port: port).upgrade(host: host, origin: origin, cookie: nil).status == 403, "no session")
+        #expect(try WebTestClient(port: port).upgrade(host: host, origin: "http://attacker.example", cookie: cookie).status == 403)
+        #expect(try WebTestClient(port: port).upgrade(host: host, origin: "http://127.0.0.1:9", cookie: cookie).status == 403, "a page on another port")
+        #expect(try WebTestClient(port: port).upgrade(host: host, origin: nil, cookie: cookie).status == 403, "no origin")
+        #expect(try WebTestClient(port: port).upgrade(host: "attacker.example:\(port)", origin: "http://attacker.example:\(port)", cookie: cookie).status != 101)
+        #expect(try WebTestClient(port: port).upgrade(host: host, origin: origin, cookie: "sweeper-session=00").status == 403, "a made-up session")
+        #expect(try WebTestClient(port: port).upgrade(host: host, origin: origin, cookie: cookie).status == 101)
+        // After a restart every browser logs in again.
+        h.stop()
+        try h.start(name: "Mum")
+        let port2 = try Self.login(h).port
+        #expect(try WebTestClient(port: port2).request("GET", "/", headers: [("Host", "127.0.0.1:\(port2)"), ("Cookie", cookie)]).status == 403)
+    }
+
+    @Test func theWebSocketSpeaksTheControlProtocolAndKeepsTheCircleForTheOwner() throws {
+        let (h, game) = try Self.daemonWithAGame()
+        defer { h.cleanup() }
+        let (cookie, port) = try Self.session(h)
+        let host = "127.0.0.1:\(port)"
+        let requests = try WebTestClient(port: port)
+        #expect(try requests.upgrade(host: host, origin: "http://" + host, cookie: cookie).status == 101)
+        try requests.sendText(#"{"id": 1, "command": "show"}"#)
+        let shown = try #require(try requests.readJSON())
+        #expect(shown["id"] as? Int == 1 && shown["ok"] as? Bool == true)
+        #expect((shown["result"] as? [String: Any])?["id"] as? String == game)
+        // A command kept for the owner is answered with a refusal, and not done.
+        let invitationsBefore = try h.json(["invite", "--list"])
+        try requests.sendText(#"{"id": 2, "command": "invite"}"#)
+        let refused = try #require(try requests.readJSON())
+        #expect(refused["id"] as? Int == 2 && refused["ok"] as? Bool == false)
+        #expect((refused["error"] as? [String: Any])?["code"] as? String == "not-from-the-web")
+        try requests.sendText(#"{"id": 3, "command": "web"}"#)
+        #expect(((try requests.readJSON())?["error"] as? [String: Any])?["code"] as? String == "not-from-the-web")
+        #expect(NSDictionary(dictionary: try h.json(["invite", "--list"])) == NSDictionary(dictionary: invitationsBefore), "an invitation was made from the web")
+        // A move from the page is a move: the CLI sees it.
+        let before = try #require(try h.json(["show"])["board"] as? [String])
+        let covered = before.enumerated().flatMap { y, row in row.enumerated().filter { $0.element == "#" }.map { (x: $0.offset, y: y) } }
+        #expect(covered.count >= 2)
+        try requests.sendText(#"{"id": 4, "command": "flag", "x": \#(covered[0].x), "y": \#(covered[0].y)}"#)
+        let flagged = try #require(try requests.readJSON())
+        #expect(flagged["ok"] as? Bool == true, "\(flagged)")
+        let rows = try #require(try h.json(["show"])["board"] as? [String])
+        #expect(Array(rows[covered[0].y])[covered[0].x] == "F")
+        // A subscribed socket gets the CLI's moves as events.
+        let events = try WebTestClient(port: port)
+        #expect(try events.upgrade(host: host, origin: "http://" + host, cookie: cookie).status == 101)
+        try events.sendText(#"{"id": "events", "command": "subscribe"}"#)
+        #expect(try events.readJSON()?["ok"] as? Bool == true)
+        #expect(try h.cli(["flag", game, "\(covered[1].x)", "\(covered[1].y)"]).status == 0)
+        var cells: [String: Any]?
+        for _ in 0..<20 {
+            guard let event = try events.readJSON() else { break }
+            if event["event"] as? String == "cells" {
+                cells = event
+                break
+            }
+        }
+        #expect((cells?["cells"] as? [[String: Any]])?.first?["x"] as? Int == covered[1].x)
+        // A binary message closes the socket.
+        try requests.sendFrame(opcode: 0x2, [1, 2, 3])
+        let close = try requests.readFrame()
+        #expect(close?.opcode == 0x8)
+    }
+
+    @Test func aPortInUseLeavesTheDaemonPlayingAndSaysWhy() throws {
+        // Another program holds the port first.
+        let holder = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(holder) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(holder, $0, length) == 0 && getsockname(holder, $0, &length) == 0 }
+        }
+        #expect(bound && listen(holder, 1) == 0)
+        let taken = Int(UInt16(bigEndian: address.sin_port))
+        let h = try DaemonHarness()
+        defer { h.cleanup() }
+        h.webPort = taken
+        try h.start(name: "Mum")
+        let web = try h.cli(["web", "--no-open"])
+        #expect(web.status == 1)
+        #expect(web.stderr.contains("port \(taken)") && web.stderr.contains("in use by another program"), "\(web.stderr)")
+        #expect(try h.cli(["new"]).status == 0, "the daemon stopped playing")
+        #expect(h.log().contains("the web board is not served"))
+    }
+}
