@@ -5,58 +5,191 @@ import Testing
 /// The web board in a real browser (Debian's Chromium, headless, driven
 /// over WebDriver and the DevTools protocol): at a phone's size by touch,
 /// at a desktop's size by mouse, and two browsers on two daemons playing
-/// one game. The page's contract for such checks: the element `#board`
-/// spans exactly the board's cells when the whole board fits, and
-/// `window.sweeper` holds the shown game's state.
+/// one game to its ending. The page's contract for such checks: the
+/// element `#board` spans exactly the board's cells when the whole board
+/// fits, and `window.sweeper` holds the shown game's state.
 @Suite(.serialized, .enabled(if: Browser.available, "Chromium and chromedriver are not installed (Scripts/debian-packages.txt lists them)"))
 struct WebBrowserTests {
-    /// A browser logged in to `h`'s board, showing `game`, drawn.
-    static func open(_ device: Browser.Device, _ h: DaemonHarness, game: String) throws -> Browser {
-        let answer = try h.json(["web", "--no-open", "--game", game])
-        let url = try #require(answer["url"] as? String)
-        let browser = try Browser(device, root: h.root)
+    typealias Kit = WebPageKit
+
+    /// A daemon with a beginner game of a known seed.
+    static func daemonWithAGame(name: String = "Mum") throws -> (DaemonHarness, String) {
+        let h = try DaemonHarness()
         do {
-            try browser.open(url)
-            let ready = try browser.wait(10, for: "return window.sweeper && window.sweeper.ready && window.sweeper.game") { ($0 as? String) == game }
-            guard (ready as? String) == game else { throw ProcessError("the page did not show \(game): \(String(describing: ready))") }
+            try h.start(name: name)
+            let game = try #require(try h.json(["new", "--preset", "beginner", "--seed", "7"])["id"] as? String)
+            return (h, game)
         } catch {
-            browser.quit()
+            h.cleanup()
             throw error
         }
-        return browser
     }
 
-    /// The centre of cell (x, y) on the page, from `#board`'s rectangle.
-    static func centre(_ b: Browser, _ x: Int, _ y: Int, width: Int, height: Int) throws -> (Double, Double) {
-        let r = try #require(try b.rect(of: "board"))
-        return (r.x + (Double(x) + 0.5) * r.width / Double(width), r.y + (Double(y) + 0.5) * r.height / Double(height))
-    }
-
-    /// The board as the page shows it.
-    static func rows(_ b: Browser) throws -> [String] {
-        try b.run("return window.sweeper.board") as? [String] ?? []
-    }
-
-    /// The board as the daemon holds it.
-    static func rows(_ h: DaemonHarness, _ game: String) throws -> [String] {
-        try h.json(["show", game])["board"] as? [String] ?? []
-    }
-
-    static func cell(_ rows: [String], _ x: Int, _ y: Int) -> Character? {
-        guard y < rows.count else { return nil }
-        let row = Array(rows[y])
-        return x < row.count ? row[x] : nil
-    }
-
-    @Test func thePageLoadsWithoutErrors() throws {
-        let h = try DaemonHarness()
+    @Test func onAPhoneATapRevealsAHoldFlagsAndAShortTapNeverFlags() throws {
+        let (h, game) = try Self.daemonWithAGame()
         defer { h.cleanup() }
-        try h.start(name: "Mum")
-        let game = try #require(try h.json(["new", "--preset", "beginner", "--seed", "7"])["id"] as? String)
-        let b = try Self.open(.phone, h, game: game)
+        let mines = try Kit.mines(h, game)
+        let b = try Kit.open(.phone, h, game: game)
         defer { b.quit() }
         let r = try #require(try b.rect(of: "board"))
-        #expect(r.width > 200 && r.width <= 390)
-        #expect(try b.consoleErrors().isEmpty)
+        #expect(r.width <= 390 && r.width > 250, "a 9×9 board fills a phone's width: \(r)")
+        #expect(abs(r.width - r.height) < 1, "cells are square: \(r)")
+        let rows = try Kit.rows(h, game)
+        #expect(try Kit.rows(b) == rows, "the page shows another board than the daemon")
+        let covered = (0..<9).flatMap { y in (0..<9).map { [$0, y] } }.filter { Kit.cell(rows, $0[0], $0[1]) == "#" }
+        let safe = covered.filter { !mines.contains($0) }
+        let mine = try #require(covered.first { mines.contains($0) })
+        // Press and hold on a covered cell: a flag, on the page and in the daemon.
+        let (hx, hy) = try Kit.centre(b, mine[0], mine[1], width: 9, height: 9)
+        try b.touch(hx, hy, holding: 0.8)
+        #expect(try Kit.waitForCell(b, mine[0], mine[1]) { $0 == "F" } == "F", "a hold did not flag")
+        #expect(Kit.cell(try Kit.rows(h, game), mine[0], mine[1]) == "F")
+        // A short tap on a covered safe cell reveals it, and never flags.
+        let target = try #require(safe.first)
+        let (tx, ty) = try Kit.centre(b, target[0], target[1], width: 9, height: 9)
+        try b.touch(tx, ty, holding: 0.05)
+        let shown = try Kit.waitForCell(b, target[0], target[1]) { $0 != nil && $0 != "#" }
+        #expect(shown != "F" && shown != "#" && shown != nil, "a short tap showed \(String(describing: shown))")
+        #expect(!["#", "F"].contains(Kit.cell(try Kit.rows(h, game), target[0], target[1])))
+        // A slow tap of 150 ms, well short of a hold, flags nothing either.
+        let later = try Kit.rows(h, game)
+        if let other = safe.first(where: { Kit.cell(later, $0[0], $0[1]) == "#" }) {
+            let (ox, oy) = try Kit.centre(b, other[0], other[1], width: 9, height: 9)
+            try b.touch(ox, oy, holding: 0.15)
+            let look = try Kit.waitForCell(b, other[0], other[1]) { $0 != "#" }
+            #expect(look != "F", "a 150 ms touch flagged")
+        }
+        let errors = try b.consoleErrors()
+        #expect(errors.isEmpty, "\(errors)")
+    }
+
+    @Test func onAPhoneATapOnANumberChords() throws {
+        let (h, game) = try Self.daemonWithAGame()
+        defer { h.cleanup() }
+        let mines = try Kit.mines(h, game)
+        let rows = try Kit.rows(h, game)
+        // A revealed number with a covered safe cell beside it: flag its mines, then tap it.
+        var found: (number: [Int], safe: [Int])?
+        for y in 0..<9 {
+            for x in 0..<9 where found == nil {
+                guard let c = Kit.cell(rows, x, y), c.isNumber, c != "0" else { continue }
+                let around = Kit.neighbours(x, y, width: 9, height: 9)
+                if let s = around.first(where: { Kit.cell(rows, $0[0], $0[1]) == "#" && !mines.contains($0) }) { found = ([x, y], s) }
+            }
+        }
+        let (number, safe) = try #require(found, "no number beside a covered safe cell on this board")
+        for m in Kit.neighbours(number[0], number[1], width: 9, height: 9) where mines.contains(m) {
+            #expect(try h.cli(["flag", game, "\(m[0])", "\(m[1])"]).status == 0)
+        }
+        let b = try Kit.open(.phone, h, game: game)
+        defer { b.quit() }
+        let (x, y) = try Kit.centre(b, number[0], number[1], width: 9, height: 9)
+        try b.touch(x, y, holding: 0.05)
+        let look = try Kit.waitForCell(b, safe[0], safe[1]) { $0 != "#" }
+        #expect(look != "#" && look != "F", "the chord did not open \(safe): \(String(describing: look))")
+        #expect(Kit.cell(try Kit.rows(h, game), safe[0], safe[1]) != "#")
+    }
+
+    @Test func onADesktopTheMouseRevealsFlagsAndChords() throws {
+        let (h, game) = try Self.daemonWithAGame()
+        defer { h.cleanup() }
+        let mines = try Kit.mines(h, game)
+        let b = try Kit.open(.desktop, h, game: game)
+        defer { b.quit() }
+        let rows = try Kit.rows(h, game)
+        let covered = (0..<9).flatMap { y in (0..<9).map { [$0, y] } }.filter { Kit.cell(rows, $0[0], $0[1]) == "#" }
+        let mine = try #require(covered.first { mines.contains($0) })
+        let (mx, my) = try Kit.centre(b, mine[0], mine[1], width: 9, height: 9)
+        try b.click(mx, my, button: "right")
+        #expect(try Kit.waitForCell(b, mine[0], mine[1]) { $0 == "F" } == "F", "a right click did not flag")
+        let safe = try #require(covered.first { !mines.contains($0) })
+        let (sx, sy) = try Kit.centre(b, safe[0], safe[1], width: 9, height: 9)
+        try b.click(sx, sy)
+        #expect(try Kit.waitForCell(b, safe[0], safe[1]) { $0 != "#" } != "#", "a left click did not reveal")
+        // A middle click on a number whose mines are flagged opens the rest around it.
+        let now = try Kit.rows(h, game)
+        var chorded = false
+        for y in 0..<9 {
+            for x in 0..<9 where !chorded {
+                guard let c = Kit.cell(now, x, y), c.isNumber else { continue }
+                let around = Kit.neighbours(x, y, width: 9, height: 9)
+                guard let s = around.first(where: { Kit.cell(now, $0[0], $0[1]) == "#" && !mines.contains($0) }) else { continue }
+                for m in around where mines.contains(m) && Kit.cell(now, m[0], m[1]) != "F" {
+                    _ = try h.cli(["flag", game, "\(m[0])", "\(m[1])", "--mark", "flag"])
+                }
+                let (nx, ny) = try Kit.centre(b, x, y, width: 9, height: 9)
+                try b.click(nx, ny, button: "middle")
+                #expect(try Kit.waitForCell(b, s[0], s[1]) { $0 != "#" } != "#", "a middle click on \(x),\(y) did not chord")
+                chorded = true
+            }
+        }
+        #expect(chorded, "no number to chord on this board")
+        let errors = try b.consoleErrors()
+        #expect(errors.isEmpty, "\(errors)")
+    }
+
+    @Test func aMoveMadeWithTheCommandLineShowsOnThePageWithinASecond() throws {
+        let (h, game) = try Self.daemonWithAGame()
+        defer { h.cleanup() }
+        let mines = try Kit.mines(h, game)
+        let b = try Kit.open(.phone, h, game: game)
+        defer { b.quit() }
+        let rows = try Kit.rows(h, game)
+        let covered = (0..<9).flatMap { y in (0..<9).map { [$0, y] } }.filter { Kit.cell(rows, $0[0], $0[1]) == "#" }
+        let target = try #require(covered.first { !mines.contains($0) })
+        let start = Date()
+        #expect(try h.cli(["flag", game, "\(target[0])", "\(target[1])", "--mark", "flag"]).status == 0)
+        let look = try Kit.waitForCell(b, target[0], target[1], seconds: 1) { $0 == "F" }
+        let took = Date().timeIntervalSince(start)
+        print("web: a move made with the command line drawn on the page \(String(format: "%.3f", took)) s after the command started")
+        #expect(look == "F", "not shown within a second")
+    }
+
+    @Test func twoBrowsersOnTwoDaemonsPlayOneGameToItsEndingAndShowTheSameFigures() throws {
+        let ann = try DaemonHarness()
+        let bob = try DaemonHarness()
+        defer {
+            ann.cleanup()
+            bob.cleanup()
+        }
+        try ann.start(name: "ann")
+        try bob.start(name: "bob")
+        #expect(try bob.join(ann).status == 0)
+        let game = try #require(try ann.json(["new", "--preset", "beginner", "--seed", "11"])["id"] as? String)
+        #expect(eventually(20) { (try? bob.json(["show", game]))?["id"] as? String == game }, "bob never got the game")
+        let mines = try Kit.mines(ann, game)
+        let phone = try Kit.open(.phone, ann, game: game)
+        defer { phone.quit() }
+        let desktop = try Kit.open(.desktop, bob, game: game)
+        defer { desktop.quit() }
+        // Each in turn opens a safe cell, by touch on ann's phone, by mouse on bob's desktop.
+        var turn = 0
+        for _ in 0..<81 {
+            let rows = try Kit.rows(ann, game)
+            guard try ann.json(["show", game])["status"] as? String == "playing" else { break }
+            guard let target = (0..<81).map({ [$0 % 9, $0 / 9] }).first(where: { Kit.cell(rows, $0[0], $0[1]) == "#" && !mines.contains($0) }) else { break }
+            let browser = turn % 2 == 0 ? phone : desktop
+            let (x, y) = try Kit.centre(browser, target[0], target[1], width: 9, height: 9)
+            if turn % 2 == 0 { try browser.touch(x, y, holding: 0.05) } else { try browser.click(x, y) }
+            turn += 1
+            // Both pages show the cell open before the next move.
+            for page in [phone, desktop] {
+                #expect(try Kit.waitForCell(page, target[0], target[1]) { $0 != "#" } != "#", "\(target) not shown open")
+            }
+        }
+        #expect(turn >= 2, "the game needed no move from the pages")
+        #expect(try ann.json(["show", game])["status"] as? String == "won")
+        // Both pages say won and show the ending's figures, the same on both.
+        var endings: [String] = []
+        for page in [phone, desktop] {
+            let status = try page.wait(5, for: "return document.body.dataset.status") { ($0 as? String) == "won" }
+            #expect(status as? String == "won")
+            let text = try page.wait(5, for: "const e = document.getElementById('ending'); return e ? e.innerText : ''") {
+                (($0 as? String) ?? "").contains("3BV")
+            }
+            endings.append(text as? String ?? "")
+        }
+        #expect(endings[0].contains("3BV") && endings[0] == endings[1], "the endings differ:\n\(endings[0])\n---\n\(endings[1])")
+        #expect(endings[0].contains("ann") && endings[0].contains("bob"), "each player's part: \(endings[0])")
     }
 }
