@@ -74,7 +74,7 @@ Architecture: $ARCH
 Maintainer: $MAINTAINER
 Installed-Size: $INSTALLED_SIZE
 Depends: $DEPENDS
-Recommends: avahi-daemon
+Recommends: avahi-daemon, openssl
 Section: misc
 Priority: optional
 Description: co-operative Minesweeper for a family on one network
@@ -82,8 +82,10 @@ Description: co-operative Minesweeper for a family on one network
  daemons with mDNS (Avahi), exchanges signed CRDT deltas of the board with
  them over encrypted links, and keeps every game on disk in SQLite. The
  sweeper command is the client: a command-line interface for scripts and a
- live text-mode board viewer for playing together. There is no server and
- no account; a family shares an invite code.
+ live text-mode board viewer for playing together. The daemon also serves
+ the board to a browser, on this computer or (paired, over TLS) on phones
+ on the home network, to play by touch. There is no server and no
+ account; a family shares an invite code.
  .
  This package contains both programs (one binary under two names), their
  manual pages, a systemd user unit (systemctl --user enable --now

@@ -31,6 +31,111 @@ extension Commands {
     }
 }
 
+extension Commands {
+    /// `web-lan`: serve the web board to the home network (over TLS), or stop.
+    public enum WebLAN: ControlCommand {
+        public static let name = "web-lan"
+        /// On or off; absent: only say.
+        public struct Arguments: Codable, Equatable, Sendable {
+            /// Serve the home network (`true`) or stop (`false`); kept across restarts.
+            public var enabled: Bool?
+            /// Creates arguments.
+            public init(enabled: Bool? = nil) { self.enabled = enabled }
+        }
+        /// Where the board is served to the home network.
+        public struct Result: Codable, Equatable, Sendable {
+            /// Whether it is served there.
+            public var enabled: Bool
+            /// The port, while served.
+            public var port: Int?
+            /// `https://ADDRESS:PORT/` for each address of this computer on the home network.
+            public var addresses: [String]
+            /// The certificate's SHA-256 fingerprint (once made).
+            public var fingerprint: String?
+            /// Why it is not served though asked for.
+            public var problem: String?
+            /// Creates the result.
+            public init(enabled: Bool, port: Int?, addresses: [String], fingerprint: String?, problem: String?) {
+                self.enabled = enabled
+                self.port = port
+                self.addresses = addresses
+                self.fingerprint = fingerprint
+                self.problem = problem
+            }
+        }
+    }
+
+    /// `web-pair`: a one-time code that pairs one browser on the home network.
+    public enum WebPair: ControlCommand {
+        public static let name = "web-pair"
+        public typealias Arguments = Empty
+        /// The code and where to use it.
+        public struct Result: Codable, Equatable, Sendable {
+            /// The code, two groups of four symbols.
+            public var code: String
+            /// `https://ADDRESS:PORT/?pair=CODE` for each address of this computer.
+            public var urls: [String]
+            /// The certificate's SHA-256 fingerprint, to compare with the browser's.
+            public var fingerprint: String
+            /// When the code stops working, in milliseconds since 1970.
+            public var expiresMillis: Int64
+            /// Creates the result.
+            public init(code: String, urls: [String], fingerprint: String, expiresMillis: Int64) {
+                self.code = code
+                self.urls = urls
+                self.fingerprint = fingerprint
+                self.expiresMillis = expiresMillis
+            }
+        }
+    }
+
+    /// `web-devices`: the browsers paired on the home network.
+    public enum WebDevices: ControlCommand {
+        public static let name = "web-devices"
+        public typealias Arguments = Empty
+        /// The list.
+        public struct Result: Codable, Equatable, Sendable {
+            /// The devices, most recently used first.
+            public var devices: [WebDeviceInfo]
+            /// Creates the result.
+            public init(devices: [WebDeviceInfo]) { self.devices = devices }
+        }
+    }
+
+    /// `web-revoke`: forget a paired browser; its pages close at once.
+    public enum WebRevoke: ControlCommand {
+        public static let name = "web-revoke"
+        /// Which browser.
+        public struct Arguments: Codable, Equatable, Sendable {
+            /// Its id (or a unique start of it), or its name.
+            public var device: String
+            /// Creates arguments.
+            public init(device: String) { self.device = device }
+        }
+        /// The browser revoked.
+        public typealias Result = WebDeviceInfo
+    }
+}
+
+/// A browser paired on the home network, as `web-devices` lists it.
+public struct WebDeviceInfo: Codable, Equatable, Sendable {
+    /// Its short id.
+    public var id: String
+    /// What it is ("Chrome on Android").
+    public var name: String
+    /// When it was paired, in milliseconds since 1970.
+    public var pairedMillis: Int64
+    /// When it last asked for anything, in milliseconds since 1970.
+    public var lastUsedMillis: Int64
+    /// Creates a device.
+    public init(id: String, name: String, pairedMillis: Int64, lastUsedMillis: Int64) {
+        self.id = id
+        self.name = name
+        self.pairedMillis = pairedMillis
+        self.lastUsedMillis = lastUsedMillis
+    }
+}
+
 extension ControlProtocol {
     /// The commands a web page may send over the board's WebSocket: it
     /// plays and reads. Managing the circle (inviting, joining, removing,
@@ -52,6 +157,10 @@ extension ControlError {
             code: "not-from-the-web",
             message:
                 "'\(command)' is not sent from a web page: a browser plays and reads, and the circle and this device's settings stay with its owner (the sweeper command)")
+    }
+    /// No paired browser has that id or name.
+    public static func unknownWebDevice(_ device: String) -> ControlError {
+        ControlError(code: "unknown-web-device", message: "no paired browser is '\(device)' (see sweeper web devices)")
     }
     /// The web board is not being served.
     public static func webUnavailable(_ why: String) -> ControlError {

@@ -46,3 +46,17 @@ public enum Blake2b {
         return out
     }
 }
+
+/// SHA-256 (libsodium's `crypto_hash_sha256`), for what the world outside
+/// Sweeper names by it: TLS certificate fingerprints, as browsers show them.
+public enum SHA256Digest {
+    /// The 32-byte SHA-256 of `bytes`.
+    public static func of(_ bytes: [UInt8]) -> [UInt8] {
+        Sodium.ensureReady()
+        var out = [UInt8](repeating: 0, count: Int(crypto_hash_sha256_BYTES))
+        bytes.withUnsafeBufferPointer { input in
+            _ = crypto_hash_sha256(&out, input.baseAddress, UInt64(input.count))
+        }
+        return out
+    }
+}

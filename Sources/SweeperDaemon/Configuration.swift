@@ -34,6 +34,11 @@ public struct DaemonSettings: Equatable, Sendable {
     /// The loopback port of the web board (`web_port`; 0: any free port;
     /// nil: the default port).
     public var webPort: Int?
+    /// Whether the web board is served to the home network from the start
+    /// (`web_lan`), until `sweeper web --lan` or `--no-lan` chooses.
+    public var webLAN: Bool = false
+    /// The home network's port of the web board (`web_lan_port`; nil: the default).
+    public var webLANPort: Int?
 
     /// Creates settings.
     public init(
@@ -73,6 +78,8 @@ public struct DaemonOverrides: Equatable, Sendable {
     public var configFile: String?
     /// `--web-port`.
     public var webPort: Int?
+    /// `--web-lan-port`.
+    public var webLANPort: Int?
 
     /// Creates overrides.
     public init() {}
@@ -237,7 +244,7 @@ extension DaemonSettings {
     public static let configKeys = [
         "state_dir", "socket", "listen", "peers", "name", "mdns", "log_level",
         "new_preset", "new_width", "new_height", "new_mines", "new_no_guess", "new_question_marks", "sync",
-        "web_port",
+        "web_port", "web_lan", "web_lan_port",
     ]
 
     /// Resolves settings: flags win over the config file, which wins over XDG defaults.
@@ -339,13 +346,20 @@ extension DaemonSettings {
         }
         let fileWebPort = try integer("web_port")
         let webPort = overrides.webPort ?? fileWebPort
-        if let webPort, !(0...65535).contains(webPort) {
-            throw ConfigurationError(file: configPath, message: "'web_port' must be 0 (any free port) to 65535, not \(webPort)")
+        let fileLANPort = try integer("web_lan_port")
+        let lanPort = overrides.webLANPort ?? fileLANPort
+        for (key, port) in [("web_port", webPort), ("web_lan_port", lanPort)] {
+            if let port, !(0...65535).contains(port) {
+                throw ConfigurationError(file: configPath, message: "'\(key)' must be 0 (any free port) to 65535, not \(port)")
+            }
         }
-        return DaemonSettings(
+        var settings = DaemonSettings(
             stateDirectory: overrides.stateDirectory ?? fileState ?? paths.stateDirectory,
             socketPath: overrides.socketPath ?? fileSocket ?? paths.socket,
             listen: listen, peers: peers, name: name, mdns: mdns, logLevel: level, newGame: newGame, sync: sync, webPort: webPort)
+        settings.webLAN = try bool("web_lan") ?? false
+        settings.webLANPort = lanPort
+        return settings
     }
 
     /// The user's login name: `$USER`, `$LOGNAME`, the password database, or "player".

@@ -107,9 +107,8 @@ public enum Daemon {
                 events.finish()
             })
         let router = core.router
-        let web = WebServer(
-            port: settings.webPort ?? WebServer.defaultPort, board: core.web,
-            responder: { line in await router.webReply(to: line) }, logger: logger, eventLoop: loop)
+        core.web.answer { line in await router.webReply(to: line) }
+        let web = WebServer(board: core.web, lan: router.webDevices.lan(default: settings.webLAN))
         var services: [any Service] = [server, web] + network.services
         if notifier.isEnabled { services.append(StatusService(status: status, network: network)) }
         if notifier.isEnabled, let interval = notifier.watchdogInterval {

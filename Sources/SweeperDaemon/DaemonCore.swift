@@ -113,12 +113,17 @@ struct DaemonCore: Sendable {
         await service.admitAuthors { [members] in members.opAuthors(holding: $0) }
         let circle = CircleChanges(members: members, service: service, network: network)
         members.observe { made in await circle.membershipChanged(made: made) }
-        let web = WebBoard()
+        let devices = StoredWebDevices(store: store)
+        let web = WebBoard(
+            settings: .init(
+                port: settings.webPort ?? WebServer.defaultPort, lanPort: settings.webLANPort ?? WebServer.defaultLANPort,
+                certificateFolder: settings.stateDirectory, commonName: settings.name),
+            keeper: devices, eventLoop: eventLoop, logger: logger)
         let router = ControlRouter(
             service: service, views: views, network: network, events: events, presence: presence, book: book, gossip: gossip,
             members: members, circleChanges: circle,
             signer: engine.identity, newGameDefaults: settings.newGame, store: store,
-            name: settings.name, web: web, logger: logger)
+            name: settings.name, web: web, webDevices: devices, logger: logger)
         return DaemonCore(
             events: events, status: status, service: service, network: network, presence: presence, play: play, router: router, web: web)
     }

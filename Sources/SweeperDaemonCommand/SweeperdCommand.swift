@@ -58,6 +58,11 @@ public struct SweeperdCommand: AsyncParsableCommand {
         help: "The loopback port of the web board, 0 for any free port (default 8391).")
     var webPort: Int?
 
+    @Option(
+        name: .customLong("web-lan-port"),
+        help: "The port of the web board on the home network, when served there (sweeper web --lan; default 8392).")
+    var webLANPort: Int?
+
     /// An empty command, as ArgumentParser makes it before parsing.
     public init() {}
 
@@ -73,6 +78,7 @@ public struct SweeperdCommand: AsyncParsableCommand {
         overrides.logLevel = logLevel
         overrides.configFile = configFile
         overrides.webPort = webPort
+        overrides.webLANPort = webLANPort
         let settings: DaemonSettings
         do {
             settings = try DaemonSettings.resolve(overrides: overrides)

@@ -101,29 +101,46 @@ public final class WebAccess: Sendable {
 }
 
 /// What a request must carry to be served: one of the board's own host
-/// names (a page of another site that resolves its name to 127.0.0.1,
+/// names (a page of another site that resolves its name to this machine,
 /// DNS rebinding, names its own host) and, on a WebSocket, the board's own
 /// origin (a page of another site in the same browser sends its own).
 public struct WebOrigin: Sendable, Equatable {
     /// The port the board is served on.
     public var port: Int
+    /// Served over TLS to the home network: at any address of this machine
+    /// or a `.local` name, not at a name of the wider DNS.
+    public var lan: Bool
 
     /// Creates the rule for a board on `port`.
-    public init(port: Int) { self.port = port }
+    public init(port: Int, lan: Bool = false) {
+        self.port = port
+        self.lan = lan
+    }
 
-    /// The `Host` values the board answers to.
+    /// The scheme of the board's own origin.
+    public var scheme: String { lan ? "https" : "http" }
+
+    /// The `Host` values the board answers to on loopback.
     public var hosts: [String] { ["127.0.0.1:\(port)", "localhost:\(port)", "[::1]:\(port)"] }
 
     /// Whether a request's `Host` header names the board.
     public func admits(host: String?) -> Bool {
-        guard let host else { return false }
-        return hosts.contains(host.lowercased())
+        guard let host = host?.lowercased() else { return false }
+        guard lan else { return hosts.contains(host) }
+        guard host.hasSuffix(":\(port)") else { return false }
+        let name = host.dropLast(":\(port)".count)
+        if name.hasPrefix("[") && name.hasSuffix("]") { return name.dropFirst().dropLast().allSatisfy { $0.isHexDigit || $0 == ":" || $0 == "." } }
+        let labels = name.split(separator: ".", omittingEmptySubsequences: false)
+        if labels.count == 4, labels.allSatisfy({ !$0.isEmpty && $0.count <= 3 && $0.allSatisfy(\.isNumber) && (Int($0) ?? 256) < 256 }) {
+            return true
+        }
+        return name.hasSuffix(".local") && name.count > 6 && name.allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "." }
     }
 
     /// Whether a WebSocket's `Origin` is the board's own page, served at `host`.
     public func admits(origin: String?, host: String?) -> Bool {
         guard let origin, admits(host: host), let host else { return false }
-        return origin.lowercased() == "http://" + host.lowercased()
+        return origin.lowercased() == scheme + "://" + host.lowercased()
     }
 
     /// The value of cookie `name` in a `Cookie` header, if present.

@@ -1,21 +1,19 @@
 import NIOCore
 import NIOHTTP1
 
-/// Answers the board's plain HTTP requests: the login address, the page's
-/// files, and a plain refusal for everything else. Nothing is served to a
-/// request that names another host, and only the page's files (and the
-/// login) to a browser without a session.
+/// Answers the board's plain HTTP requests: the login address (loopback),
+/// pairing (the home network), the page's files, and a plain refusal for
+/// everything else. Nothing is served to a request that names another
+/// host, and nothing but the way in to a browser without a session.
 final class WebHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
 
-    private let access: WebAccess
-    private let origin: WebOrigin
+    private let rules: WebRules
     private var head: HTTPRequestHead?
 
-    init(access: WebAccess, origin: WebOrigin) {
-        self.access = access
-        self.origin = origin
+    init(rules: WebRules) {
+        self.rules = rules
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -37,6 +35,8 @@ final class WebHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         var headers: [(String, String)] = []
         var body: [UInt8] = []
         var contentType = "text/plain; charset=utf-8"
+        /// Whether the answer holds a form that sends to the board (pairing).
+        var form = false
 
         static func text(_ status: HTTPResponseStatus, _ message: String) -> Response {
             Response(status: status, body: Array((message + "\n").utf8))
@@ -46,11 +46,14 @@ final class WebHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     private func respond(to request: HTTPRequestHead, context: ChannelHandlerContext) {
         let response = Self.response(
             to: request.method, uri: request.uri, host: request.headers.first(name: "host"),
-            cookie: request.headers.first(name: "cookie"), access: access, origin: origin)
+            cookie: request.headers.first(name: "cookie"), userAgent: request.headers.first(name: "user-agent"), rules: rules)
         var headers = HTTPHeaders()
         headers.add(name: "Content-Type", value: response.contentType)
         headers.add(name: "Content-Length", value: String(response.body.count))
-        for (name, value) in WebPage.securityHeaders { headers.add(name: name, value: value) }
+        for (name, value) in WebPage.securityHeaders {
+            headers.add(name: name, value: response.form && name == "Content-Security-Policy" ? WebPage.pairingPolicy : value)
+        }
+        if rules.origin.lan { headers.add(name: "Strict-Transport-Security", value: "max-age=31536000") }
         for (name, value) in response.headers { headers.add(name: name, value: value) }
         let keepAlive = request.isKeepAlive
         if !keepAlive { headers.add(name: "Connection", value: "close") }
@@ -66,14 +69,15 @@ final class WebHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
     }
 
-    /// The answer to one request (pure, so that tests can ask it directly).
+    /// The answer to one request (pure but for the sessions it starts, so
+    /// that tests can ask it directly).
     static func response(
-        to method: HTTPMethod, uri: String, host: String?, cookie: String?, access: WebAccess, origin: WebOrigin
+        to method: HTTPMethod, uri: String, host: String?, cookie: String?, userAgent: String? = nil, rules: WebRules
     ) -> Response {
+        let origin = rules.origin
         guard origin.admits(host: host) else {
-            return .text(
-                .misdirectedRequest,
-                "This Sweeper board answers only at \(origin.hosts.map { "http://" + $0 + "/" }.joined(separator: " or ")).")
+            let hint = origin.lan ? "an address of this computer on the home network" : origin.hosts.map { "http://" + $0 + "/" }.joined(separator: " or ")
+            return .text(.misdirectedRequest, "This Sweeper board answers only at \(hint).")
         }
         guard method == .GET || method == .HEAD else {
             var r = Response.text(.methodNotAllowed, "Only GET and HEAD are served here.")
@@ -81,19 +85,32 @@ final class WebHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
             return r
         }
         let (path, query) = Self.split(uri)
-        if let secret = query["key"] {
-            guard let (session, game) = access.redeem(secret) else {
+        if origin.lan, let code = query["pair"] {
+            do {
+                let (_, token) = try rules.pairing.pair(code: code, name: WebPairing.describe(userAgent: userAgent))
+                var r = Response(status: .seeOther)
+                r.headers.append(("Location", "/"))
+                r.headers.append(("Set-Cookie", "\(WebPairing.cookieName)=\(token); Path=/; Max-Age=31536000; HttpOnly; Secure; SameSite=Strict"))
+                return r
+            } catch .rateLimited(let seconds) {
+                return pairingPage(.tooManyRequests, "Too many wrong codes: try again in \(seconds) seconds.", rules)
+            } catch {
+                return pairingPage(.forbidden, "That code is wrong, was used already, or is older than five minutes.", rules)
+            }
+        }
+        if !origin.lan, let secret = query["key"] {
+            guard let (session, game) = rules.access.redeem(secret) else {
                 return .text(
                     .forbidden,
                     "This login address was used already or is older than ten minutes. Run `sweeper web` on this computer for a new one.")
             }
             var r = Response(status: .seeOther)
-            let target = game.map { "/?game=" + $0 } ?? "/"
-            r.headers.append(("Location", target))
+            r.headers.append(("Location", game.map { "/?game=" + $0 } ?? "/"))
             r.headers.append(("Set-Cookie", "\(WebAccess.cookieName)=\(session); Path=/; HttpOnly; SameSite=Strict"))
             return r
         }
-        guard let session = WebOrigin.cookie(WebAccess.cookieName, in: cookie), access.admits(session: session) else {
+        guard rules.session(cookie: cookie) != nil else {
+            if origin.lan { return pairingPage(.forbidden, "This browser is not paired with this computer's Sweeper.", rules) }
             return .text(
                 .forbidden,
                 "Not logged in. Run `sweeper web` on this computer: it opens the board in your browser, or prints an address to open.")
@@ -105,6 +122,29 @@ final class WebHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
             return .text(.notFound, "Nothing here: the board is at /.")
         }
         return Response(status: .ok, body: asset.bytes, contentType: asset.contentType)
+    }
+
+    /// The page that pairs a browser on the home network: a code to type,
+    /// and the certificate's fingerprint to compare.
+    static func pairingPage(_ status: HTTPResponseStatus, _ message: String, _ rules: WebRules) -> Response {
+        let fingerprint = rules.fingerprint ?? "unknown"
+        let html = """
+            <!doctype html>
+            <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+            <title>Pair with Sweeper</title></head>
+            <body><h1>Pair this browser with Sweeper</h1>
+            <p>\(message)</p>
+            <p>On the computer that runs Sweeper, run <code>sweeper web pair</code> and type the code it prints
+            (or scan its QR code).</p>
+            <form method="get" action="/"><p><label>Code <input name="pair" autocomplete="one-time-code"
+            autocapitalize="characters" spellcheck="false" required></label> <button>Pair</button></p></form>
+            <p>First check that your browser shows this certificate, as <code>sweeper web pair</code> prints it
+            (SHA-256 fingerprint):</p>
+            <p><code id="fingerprint">\(fingerprint)</code></p>
+            </body></html>
+
+            """
+        return Response(status: status, body: Array(html.utf8), contentType: "text/html; charset=utf-8", form: true)
     }
 
     /// A request target's path and its query's members (not percent-decoded:

@@ -40,6 +40,9 @@ enum WebPage {
         ["/", "/app.js", "/board.js", "/style.css", "/icon.svg"].reduce(0) { $0 + (asset(at: $1)?.bytes.count ?? 0) }
     }
 
+    /// The pairing page's policy: no script at all, and its one form sent to the board.
+    static let pairingPolicy = "default-src 'none'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+
     /// What every answer carries: one origin, nothing from outside, no
     /// framing by another site, nothing cached or sniffed.
     static let securityHeaders: [(String, String)] = [

@@ -8,18 +8,35 @@ import Darwin
 import SweeperControl
 import SweeperConventions
 
-/// `sweeper web`: the web board's address, logged in for one browser.
+/// `sweeper web`: the board in a browser, on this computer or a phone.
 struct WebCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "web",
-        abstract: "Open the board in a browser on this computer (an address that logs one browser in, once, within ten minutes).")
+        commandName: "web", abstract: "Play in a browser: on this computer, or on phones on the home network (paired).",
+        subcommands: [WebOpenCommand.self, WebPairCommand.self, WebDevicesCommand.self, WebRevokeCommand.self],
+        defaultSubcommand: WebOpenCommand.self)
+}
+
+/// `sweeper web [open]`: the web board's address, logged in for one browser;
+/// with `--lan` or `--no-lan`, the home network turned on or off.
+struct WebOpenCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "open",
+        abstract: "Open the board in a browser on this computer (an address that logs one browser in, once, within ten minutes); --lan serves phones on the home network.")
     @OptionGroup var options: ClientOptions
     @Option(help: "A game id or unique prefix to open (default: the most recent game in progress).")
     var game: String?
     @Flag(name: .customLong("no-open"), help: "Only print the address; do not start a browser.")
     var noOpen = false
+    @Flag(
+        inversion: .prefixedNo,
+        help: "Serve the board to phones on the home network, over TLS with this computer's own certificate (kept across restarts), or stop.")
+    var lan: Bool?
 
     func run() async throws {
+        if let lan {
+            try await callDaemon(options, Commands.WebLAN.self, .init(enabled: lan)) { WebLauncher.lanText($0, asked: lan) }
+            return
+        }
         let opened = Box()
         try await callDaemon(options, Commands.Web.self, .init(game: game)) { result in
             if !noOpen, !options.json, let how = WebLauncher.open(result.url, socketPath: options.socketPath) {
@@ -32,6 +49,71 @@ struct WebCommand: AsyncParsableCommand {
     }
 
     private final class Box: @unchecked Sendable { var text: String? }
+}
+
+/// `sweeper web pair`: a one-time code that pairs one phone.
+struct WebPairCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "pair",
+        abstract: "Print a one-time code (five minutes) and its address as a QR code, to pair one phone on the home network.")
+    @OptionGroup var options: ClientOptions
+    func run() async throws {
+        try await callDaemon(options, Commands.WebPair.self, Empty()) { r in
+            var text = "Pair a phone: open this address on it (or scan the code below), within five minutes:\n"
+            for url in r.urls { text += "  \(url)\n" }
+            if r.urls.isEmpty { text += "  (this computer has no address on a network: connect it first)\n" }
+            text += "Or open https://ADDRESS:PORT/ and type the code \(r.code).\n"
+            text += "The phone warns that the certificate is not trusted: it is this computer's own. Before going on,\n"
+            text += "check that the phone shows this SHA-256 fingerprint for it:\n  \(r.fingerprint)\n"
+            return text
+        }
+    }
+}
+
+/// `sweeper web devices`: the paired browsers.
+struct WebDevicesCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "devices", abstract: "List the browsers paired on the home network.")
+    @OptionGroup var options: ClientOptions
+    func run() async throws {
+        try await callDaemon(options, Commands.WebDevices.self, Empty()) { r in
+            guard !r.devices.isEmpty else { return "No browser is paired. `sweeper web pair` pairs one.\n" }
+            return r.devices.map { d in
+                "\(d.id)  \(d.name)  paired \(WebLauncher.when(d.pairedMillis)), last used \(WebLauncher.when(d.lastUsedMillis))\n"
+            }.joined()
+        }
+    }
+}
+
+/// `sweeper web revoke`: forget a paired browser.
+struct WebRevokeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "revoke", abstract: "Forget a paired browser: its pages close at once and it must pair again.")
+    @OptionGroup var options: ClientOptions
+    @Argument(help: "The browser's id (or a unique start of it), as `sweeper web devices` lists it, or its name.")
+    var device: String
+    func run() async throws {
+        try await callDaemon(options, Commands.WebRevoke.self, .init(device: device)) { d in
+            "Revoked \(d.id) (\(d.name)): its pages closed, and it must pair again.\n"
+        }
+    }
+}
+
+extension WebLauncher {
+    /// What `--lan` or `--no-lan` says.
+    static func lanText(_ r: Commands.WebLAN.Result, asked: Bool) -> String {
+        if let problem = r.problem { return "The board is not served to the home network: \(problem)\n" }
+        guard r.enabled else { return "The board is served on this computer only.\n" }
+        var text = "The board is served to the home network at:\n"
+        for address in r.addresses { text += "  \(address)\n" }
+        if let fingerprint = r.fingerprint { text += "Its certificate's SHA-256 fingerprint: \(fingerprint)\n" }
+        text += "`sweeper web pair` pairs a phone.\n"
+        return text
+    }
+
+    /// A time in milliseconds since 1970, in local time.
+    static func when(_ millis: Int64) -> String {
+        String(localTime: Double(millis) / 1000, format: "%Y-%m-%d %H:%M")
+    }
 }
 
 /// Starts the desktop's browser on a login address without putting the

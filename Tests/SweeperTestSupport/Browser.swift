@@ -33,8 +33,9 @@ public final class Browser {
     /// chromedriver's log.
     public let log: String
 
-    /// Starts chromedriver and a browser session.
-    public init(_ device: Device, root: String) throws {
+    /// Starts chromedriver and a browser session; `insecure` takes any
+    /// certificate (the board's own, self-signed, on the home network).
+    public init(_ device: Device, root: String, insecure: Bool = false) throws {
         profile = root + "/chromium-" + UUID().uuidString.prefix(8).lowercased()
         try FileManager.default.createDirectory(atPath: profile, withIntermediateDirectories: true)
         log = profile + ".log"
@@ -54,6 +55,7 @@ public final class Browser {
         }
         var args = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--user-data-dir=" + profile,
                     "--no-first-run", "--disable-background-networking", "--disable-extensions", "--disable-sync"]
+        if insecure { args.append("--ignore-certificate-errors") }
         var options: [String: Any] = ["binary": Self.chromium]
         switch device {
         case .phone:

@@ -169,7 +169,8 @@ public final class DaemonHarness {
 
     /// The arguments `start` gives `sweeperd`.
     public func arguments(name: String = "tester", logLevel: String = "debug") -> [String] {
-        ["--state-dir", stateDirectory, "--socket", socketPath, "--no-mdns", "--name", name, "--log-level", logLevel, "--web-port", "\(webPort)"]
+        ["--state-dir", stateDirectory, "--socket", socketPath, "--no-mdns", "--name", name, "--log-level", logLevel, "--web-port", "\(webPort)",
+         "--web-lan-port", "0"]
     }
 
     /// Starts the daemon and waits for `READY=1` on a notify socket of our own.

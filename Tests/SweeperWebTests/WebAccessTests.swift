@@ -71,8 +71,9 @@ import Testing
     @Test func eachRequestGetsWhatItsHostCookieAndPathAllow() throws {
         let access = WebAccess()
         let origin = WebOrigin(port: 8391)
+        let rules = WebRules(origin: origin, access: access, pairing: WebPairing(keeper: WebPairingTests.Kept()), fingerprint: nil)
         func ask(_ uri: String, method: HTTPMethod = .GET, host: String? = "127.0.0.1:8391", cookie: String? = nil) -> WebHTTPHandler.Response {
-            WebHTTPHandler.response(to: method, uri: uri, host: host, cookie: cookie, access: access, origin: origin)
+            WebHTTPHandler.response(to: method, uri: uri, host: host, cookie: cookie, rules: rules)
         }
         #expect(ask("/", host: "evil.example:8391").status == .misdirectedRequest)
         #expect(ask("/").status == .forbidden)
@@ -82,6 +83,7 @@ import Testing
         let login = ask("/?key=" + secret)
         #expect(login.status == .seeOther)
         #expect(login.headers.contains { $0 == ("Location", "/?game=0123abcd") })
+        #expect(ask("/?pair=AAAA-AAAA").status == .forbidden, "pairing is the home network's, not loopback's")
         let setCookie = try #require(login.headers.first { $0.0 == "Set-Cookie" }?.1)
         #expect(setCookie.contains("HttpOnly") && setCookie.contains("SameSite=Strict") && setCookie.contains("Path=/"))
         let cookie = String(setCookie.prefix { $0 != ";" })

@@ -39,6 +39,8 @@ struct ControlRouter: ControlResponder {
     let name: String
     /// The web board, whose login addresses `web` hands out.
     let web: WebBoard
+    /// The browsers paired on the home network, and whether it is served there.
+    let webDevices: StoredWebDevices
     let logger: Logger
 
     func reply(to line: Data) async -> ControlReply {
@@ -251,17 +253,8 @@ struct ControlRouter: ControlResponder {
             }
             await network.connect(endpoint)
             return try answer(id, Empty())
-        case Commands.Web.name:
-            let a: Commands.Web.Arguments = try args(line)
-            var game: String?
-            if let named = a.game { game = try await service.resolve(named).description }
-            switch web.current {
-            case .starting: throw ControlError.webUnavailable("it is starting; try again in a moment")
-            case let .unavailable(why): throw ControlError.webUnavailable(why)
-            case .serving: break
-            }
-            guard let login = web.login(game: game) else { throw ControlError.webUnavailable("it stopped") }
-            return try answer(id, Commands.Web.Result(url: login.url, address: login.address, expiresMillis: login.expiresMillis))
+        case Commands.Web.name, Commands.WebLAN.name, Commands.WebPair.name, Commands.WebDevices.name, Commands.WebRevoke.name:
+            return try await webCommand(command, id, line)
         case Commands.Subscribe.name:
             let a: Commands.Subscribe.Arguments = try args(line)
             var game: String?
@@ -439,7 +432,7 @@ struct ControlRouter: ControlResponder {
         return try args(line)
     }
 
-    private func args<A: Decodable>(_ line: Data) throws -> A {
+    func args<A: Decodable>(_ line: Data) throws -> A {
         do {
             return try ControlCoding.decoder().decode(A.self, from: line)
         } catch let DecodingError.keyNotFound(key, _) {
@@ -517,7 +510,7 @@ struct ControlRouter: ControlResponder {
         }
     }
 
-    private func answer(_ id: RequestID?, _ result: some Encodable & Sendable) throws -> ControlReply {
+    func answer(_ id: RequestID?, _ result: some Encodable & Sendable) throws -> ControlReply {
         .answer(try Self.success(id, result))
     }
 

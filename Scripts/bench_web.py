@@ -1,0 +1,275 @@
+#!/usr/bin/env python3
+"""The web board in real browsers: what a player on a phone or a desktop meets.
+
+    python3 Scripts/bench_web.py --bindir .build/release [--quick] [--json FILE]
+
+Two daemons on this machine (loopback, joined in one circle), each with
+Debian's Chromium (headless, driven by chromedriver through python3-selenium)
+showing its board. It prints `result: KEY VALUE` lines, as the other
+benchmarks do, and Scripts/bench.py renders them in BENCHMARKS.md:
+
+  web.tap_to_draw_*      a tap by touch in the browser on ann's daemon (the
+                         page's touchend) to the frame that shows the cell in
+                         the browser on bob's daemon (that frame's
+                         requestAnimationFrame), one tap every 200 ms on a
+                         30x16 board; both browsers read one clock
+  web.first_draw_500_ms  a 500x500 game (50,000 mines) opened in a fresh
+                         browser: from the page's navigation start to the
+                         frame with the whole board drawn
+  web.remote_move_script_*  on that open 500x500 board, what each move made
+                         on the other daemon costs the page in script (its
+                         event handler and the cells' redraw)
+  web.daemon_rss_per_board_kb  the daemon's resident memory per open board
+                         (a browser tab with its two WebSockets, subscribed),
+                         from 10 tabs of the 500x500 game
+  web.page_bytes         the page's five files, as served
+
+Every process started is stopped by its pid; traffic stays on loopback.
+"""
+
+import argparse
+import json
+import os
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def log(message):
+    print(f"bench-web: {message}", file=sys.stderr, flush=True)
+
+
+def result(key, value):
+    print(f"result: {key} {value}", flush=True)
+
+
+def rss_kb(pid, field="VmRSS"):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    return 0
+
+
+class Daemon:
+    """A sweeperd on loopback with its own folders, driven by the sweeper CLI."""
+
+    def __init__(self, bindir, root, name):
+        self.bindir, self.root, self.name = bindir, root, name
+        os.makedirs(root, exist_ok=True)
+        self.socket = f"{root}/run/control.sock"
+        self.env = {k: v for k, v in os.environ.items() if k not in ("NOTIFY_SOCKET", "SWEEPER_SOCKET", "DISPLAY", "WAYLAND_DISPLAY")}
+        self.env.update(XDG_CONFIG_HOME=f"{root}/config", XDG_STATE_HOME=f"{root}/xdg-state", XDG_RUNTIME_DIR=f"{root}/xdg-run")
+        self.log = open(f"{root}/log", "ab")
+        self.proc = subprocess.Popen(
+            [f"{bindir}/sweeperd", "--state-dir", f"{root}/state", "--socket", self.socket, "--no-mdns", "--listen", "127.0.0.1:0",
+             "--name", name, "--web-port", "0", "--log-level", "warning"],
+            env=self.env, stdin=subprocess.DEVNULL, stdout=self.log, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 30
+        while self.try_cli("status") is None:
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"sweeperd {name} did not start")
+            time.sleep(0.05)
+
+    def try_cli(self, *args):
+        p = subprocess.run([f"{self.bindir}/sweeper", "--socket", self.socket, "--json", *args], env=self.env,
+                           capture_output=True, text=True, timeout=120)
+        if p.returncode != 0:
+            return None
+        return json.loads(p.stdout) if p.stdout.strip() else {}
+
+    def cli(self, *args):
+        out = self.try_cli(*args)
+        if out is None:
+            raise RuntimeError(f"{self.name}: sweeper {' '.join(args)} failed")
+        return out
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.log.close()
+
+
+def browser(root, phone):
+    from selenium import webdriver
+    from selenium.webdriver.chrome.options import Options
+    from selenium.webdriver.chrome.service import Service
+    o = Options()
+    o.binary_location = "/usr/bin/chromium"
+    profile = tempfile.mkdtemp(prefix="chromium-", dir=root)
+    for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", f"--user-data-dir={profile}",
+              "--no-first-run", "--disable-background-networking", "--window-size=" + ("390,844" if phone else "1280,900")):
+        o.add_argument(a)
+    if phone:
+        o.add_experimental_option("mobileEmulation", {"deviceMetrics": {"width": 390, "height": 844, "pixelRatio": 2.0, "touch": True}})
+    return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=o)
+
+
+def open_board(d, daemon, game, seconds=30):
+    d.get(daemon.cli("web", "--no-open", "--game", game)["url"])
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if d.execute_script("return window.sweeper && window.sweeper.ready ? window.sweeper.game : null") == game:
+            return
+        time.sleep(0.02)
+    raise RuntimeError(f"the page did not show {game}")
+
+
+def centre(d, x, y, w, h):
+    r = d.execute_script("const r = document.getElementById('board').getBoundingClientRect(); return [r.left, r.top, r.width, r.height];")
+    return r[0] + (x + 0.5) * r[2] / w, r[1] + (y + 0.5) * r[3] / h
+
+
+def cell(d, x, y):
+    return d.execute_script(f"const r = window.sweeper.board; return r[{y}][{x}];")
+
+
+def mines_of(daemon, game):
+    layout = daemon.cli("show", game, "--cheat")["mineLayout"]
+    return {(x, y) for y, row in enumerate(layout) for x, c in enumerate(row) if c == "*"}
+
+
+def percentile(values, p):
+    s = sorted(values)
+    return s[min(len(s) - 1, int(round(p / 100 * (len(s) - 1))))]
+
+
+def tap_to_draw(ann, bob, root, samples):
+    game = ann.cli("new", "--width", "30", "--height", "16", "--mines", "99", "--seed", "31")["id"]
+    deadline = time.monotonic() + 30
+    while bob.try_cli("show", game) is None:
+        if time.monotonic() > deadline:
+            raise RuntimeError("bob never got the game")
+        time.sleep(0.1)
+    mines = mines_of(ann, game)
+    phone, desktop = browser(root, True), browser(root, False)
+    try:
+        open_board(phone, ann, game)
+        open_board(desktop, bob, game)
+        latencies = []
+        while len(latencies) < samples:
+            rows = ann.cli("show", game)["board"]
+            covered = [(x, y) for y in range(16) for x in range(30) if rows[y][x] == "#" and (x, y) not in mines]
+            if not covered:
+                break
+            x, y = covered[len(latencies) * 7 % len(covered)]
+            before = desktop.execute_script("return window.sweeper.eventsApplied")
+            px, py = centre(phone, x, y, 30, 16)
+            phone.execute_cdp_cmd("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": px, "y": py}]})
+            phone.execute_cdp_cmd("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+            end = time.monotonic() + 5
+            while time.monotonic() < end:
+                if desktop.execute_script("return window.sweeper.eventsApplied") > before and cell(desktop, x, y) != "#":
+                    break
+                time.sleep(0.005)
+            time.sleep(0.05)  # the frame that shows it
+            tapped = phone.execute_script("return window.sweeper.lastInputAt")
+            drawn = desktop.execute_script("return window.sweeper.lastDrawAt")
+            if tapped and drawn and drawn >= tapped:
+                latencies.append(drawn - tapped)
+            time.sleep(0.15)
+        return latencies
+    finally:
+        phone.quit()
+        desktop.quit()
+
+
+def big_board(ann, bob, root, moves, tabs):
+    game = ann.cli("new", "--width", "500", "--height", "500", "--mines", "50000", "--seed", "9")["id"]
+    deadline = time.monotonic() + 120
+    while bob.try_cli("show", game) is None:
+        if time.monotonic() > deadline:
+            raise RuntimeError("bob never got the 500x500 game")
+        time.sleep(0.2)
+    figures = {}
+    d = browser(root, False)
+    try:
+        open_board(d, ann, game, seconds=60)
+        time.sleep(0.5)
+        figures["first_draw_500_ms"] = d.execute_script("return window.sweeper.firstDrawMs")
+        # Moves on bob's daemon: each a remote move on ann's open board.
+        rows = bob.cli("show", game)["board"]
+        covered = [(x, y) for y in range(500) for x in range(500) if rows[y][x] == "#"][:moves]
+        costs = []
+        for x, y in covered:
+            before = d.execute_script("return window.sweeper.eventsApplied")
+            bob.cli("flag", game, str(x), str(y), "--mark", "flag")
+            end = time.monotonic() + 5
+            while time.monotonic() < end and d.execute_script("return window.sweeper.eventsApplied") == before:
+                time.sleep(0.005)
+            costs.append(d.execute_script("return window.sweeper.lastEventScriptMs"))
+        figures["remote_costs"] = [c for c in costs if c is not None]
+        # Memory: the daemon with this one board open, then with `tabs` more.
+        time.sleep(2)
+        base = rss_kb(ann.proc.pid)
+        url = d.current_url
+        handles = []
+        for _ in range(tabs):
+            d.switch_to.new_window("tab")
+            d.get(url)
+            handles.append(d.current_window_handle)
+        for h in handles:
+            d.switch_to.window(h)
+            end = time.monotonic() + 60
+            while time.monotonic() < end and not d.execute_script("return window.sweeper && window.sweeper.ready"):
+                time.sleep(0.05)
+        time.sleep(3)
+        figures["rss_per_board_kb"] = (rss_kb(ann.proc.pid) - base) / tabs
+        return figures
+    finally:
+        d.quit()
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--bindir", required=True)
+    parser.add_argument("--quick", action="store_true")
+    args = parser.parse_args()
+    for tool in ("/usr/bin/chromium", "/usr/bin/chromedriver"):
+        if not os.path.exists(tool):
+            sys.exit(f"bench-web: needs {tool} (Scripts/install-deps.sh)")
+    page = os.path.join(ROOT, "Sources", "SweeperWeb", "Page")
+    result("web.page_bytes", sum(os.path.getsize(os.path.join(page, f)) for f in os.listdir(page)))
+    root = tempfile.mkdtemp(prefix="sweeper-bench-web-")
+    daemons = []
+    try:
+        ann = Daemon(args.bindir, f"{root}/ann", "ann")
+        daemons.append(ann)
+        bob = Daemon(args.bindir, f"{root}/bob", "bob")
+        daemons.append(bob)
+        code = ann.cli("invite")["code"]
+        port = ann.cli("status")["listening"][0].rsplit(":", 1)[1]
+        bob.cli("join", code, "--address", f"127.0.0.1:{port}")
+        samples = 30 if args.quick else 150
+        latencies = tap_to_draw(ann, bob, root, samples)
+        log(f"tap to draw: {len(latencies)} samples")
+        result("web.tap_to_draw_samples", len(latencies))
+        result("web.tap_to_draw_p50_ms", f"{percentile(latencies, 50):.3f}")
+        result("web.tap_to_draw_p90_ms", f"{percentile(latencies, 90):.3f}")
+        result("web.tap_to_draw_max_ms", f"{max(latencies):.3f}")
+        figures = big_board(ann, bob, root, 20 if args.quick else 100, 5 if args.quick else 10)
+        result("web.first_draw_500_ms", f"{figures['first_draw_500_ms']:.1f}")
+        costs = figures["remote_costs"]
+        result("web.remote_move_script_p50_ms", f"{statistics.median(costs):.3f}")
+        result("web.remote_move_script_p99_ms", f"{percentile(costs, 99):.3f}")
+        result("web.remote_move_script_max_ms", f"{max(costs):.3f}")
+        result("web.daemon_rss_per_board_kb", f"{figures['rss_per_board_kb']:.0f}")
+    finally:
+        for d in daemons:
+            d.stop()
+        shutil.rmtree(root, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
