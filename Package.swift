@@ -193,6 +193,9 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // QR codes, drawn in a terminal (`sweeper web pair`).
+        .target(name: "SweeperQR", swiftSettings: strict),
+        .testTarget(name: "SweeperQRTests", dependencies: ["SweeperQR"], exclude: ["Fixtures"], swiftSettings: strict),
         // The daemon's command line: run by `sweeperd`, and by `sweeper`
         // when called by that name (one program installed under both names).
         .target(
@@ -291,6 +294,7 @@ let package = Package(
                 "SweeperConventions",
                 "SweeperTUI",
                 "SweeperDaemonCommand",
+                "SweeperQR",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict

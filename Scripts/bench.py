@@ -18,6 +18,8 @@ Sections and their anchors:
              and under load vs its floor (an fsync + one sign and one verify + half a bare TCP
              round trip); discovery vs avahi-publish to avahi-browse; resident memory with 200
              stored 500×500 games, and idle CPU.
+  web        Scripts/bench_web.py: the web board in real browsers (Chromium): a tap to the other
+             browser's frame, a 500×500 board's first draw, a remote move's script, memory per board.
   package    (--package DEB) the .deb's size, what it installs, its daemon's idle memory.
 
 Every sub-benchmark prints `result: KEY VALUE` lines; this script gathers them, checks
@@ -968,6 +970,9 @@ def report(results, args, started, wall):
                   f"| the one program, stripped | {fmt(r('package.binary_mb'), ' MB')} | – |",
                   f"| idle daemon | {fmt(idle, ' MB')} ({fmt(r('package.idle_anon_mb'), ' MB')}) | under 20 MB: {verdict(idle < 20)} |", ""]
 
+    import bench_web
+    lines += bench_web.render(r, goals, fmt, verdict)
+
     met = [g for g in goals if g[1]]
     missed = [g for g in goals if not g[1]]
     summary = ["## Goals", "", f"{len(met)} of {len(goals)} goals met."]
@@ -982,8 +987,8 @@ def report(results, args, started, wall):
 def main():
     parser = argparse.ArgumentParser(description="Runs every benchmark and writes BENCHMARKS.md.")
     parser.add_argument("--quick", action="store_true", help="fewer moves and repeats")
-    parser.add_argument("--only", default="boards,sync,lab",
-                        help="comma-separated: boards, sync, lab (latency, discovery, resources), latency (alone)")
+    parser.add_argument("--only", default="boards,sync,lab,web",
+                        help="comma-separated: boards, sync, lab (latency, discovery, resources), latency (alone), web")
     parser.add_argument("--hosts", default="2,4,8", help="lab sizes for latency, comma-separated (2 to 9)")
     parser.add_argument("--out", default=os.path.join(ROOT, "BENCHMARKS.md"))
     parser.add_argument("--bindir", required=True, help="the release binaries")
@@ -992,9 +997,9 @@ def main():
     parser.add_argument("--baseline", help="an earlier release's binaries (sweeperd, sweeper): two-host move latency beside ours")
     args = parser.parse_args()
     sections = set(args.only.split(","))
-    unknown = sections - {"boards", "sync", "lab", "latency"}
+    unknown = sections - {"boards", "sync", "lab", "latency", "web"}
     if unknown:
-        parser.error(f"unknown sections {sorted(unknown)}; allowed: boards, sync, lab, latency")
+        parser.error(f"unknown sections {sorted(unknown)}; allowed: boards, sync, lab, latency, web")
     try:
         args.hosts = [int(h) for h in args.hosts.split(",")]
         assert all(2 <= h <= 9 for h in args.hosts)
@@ -1014,6 +1019,10 @@ def main():
         viewer_section(args, results)
     if "lab" in sections or "latency" in sections:
         lab_section(args, args.bindir, results, full="lab" in sections)
+    if "web" in sections:
+        log("web")
+        import bench_web
+        results.update(bench_web.section(args.bindir, args.quick))
     if args.package:
         log("package")
         package_section(args, results)

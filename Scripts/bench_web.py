@@ -273,3 +273,53 @@ def main():
 
 if __name__ == "__main__":
     main()
+
+
+def section(bindir, quick):
+    """Runs this benchmark as Scripts/bench.py's `web` section; its results."""
+    argv = [sys.executable, os.path.abspath(__file__), "--bindir", bindir] + (["--quick"] if quick else [])
+    out = subprocess.run(argv, capture_output=True, text=True, timeout=1800)
+    sys.stderr.write(out.stderr)
+    if out.returncode != 0:
+        raise RuntimeError(f"bench_web.py failed:\n{out.stderr[-3000:]}")
+    results = {}
+    for line in out.stdout.splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[0] == "result:":
+            results[parts[1]] = float(parts[2])
+    return results
+
+
+def render(r, goals, fmt, verdict):
+    """The report's section for the web board, and its goals appended to `goals`."""
+    if r("web.tap_to_draw_p50_ms") is None:
+        return []
+    tap, first, script, rss, page = (r("web.tap_to_draw_p50_ms"), r("web.first_draw_500_ms"), r("web.remote_move_script_p99_ms"),
+                                     r("web.daemon_rss_per_board_kb"), r("web.page_bytes"))
+    checks = [("a tap in one browser drawn in a browser on another daemon, p50 under 16 ms", tap < 16),
+              ("a 500×500 board drawn within 1 s of opening", first < 1000),
+              ("a remote move on an open 500×500 board under 2 ms of the page's script (p99)", script < 2),
+              ("daemon memory per open web board under 1 MB", rss < 1024),
+              ("the page under 150 KB", page < 150_000)]
+    goals.extend(checks)
+    return ["## The web board: what a browser player meets", "",
+            "Two daemons on this machine (loopback, one circle), each with Debian's Chromium (headless, driven by "
+            "chromedriver) showing its board: `Scripts/bench_web.py`. A tap is timed as a player sees it: from the "
+            "page's `touchend` in the phone-sized browser on one daemon (a reveal on a 30×16 board, one every 200 ms) "
+            "to the start of the frame that shows the cell in the browser on the other (its `requestAnimationFrame`); "
+            "both browsers read one clock. On the way: the page's request over its WebSocket, the daemon's signed and "
+            "committed op (one fsync), the push to the other daemon, its event to the other page, that page's redraw "
+            "of the changed cells, and the wait for the next frame (up to 16.7 ms at 60 Hz, which is the floor the "
+            "goal names).", "",
+            "| | figure | goal |", "|---|---:|---|",
+            f"| a tap to the other browser's frame, p50 ({fmt(r('web.tap_to_draw_samples'))} taps) | {fmt(tap, ' ms')} "
+            f"(p90 {fmt(r('web.tap_to_draw_p90_ms'), ' ms')}) | under 16 ms: {verdict(checks[0][1])} |",
+            f"| a 500×500 game (50,000 mines) opened: navigation start to the whole board drawn | {fmt(first, ' ms')} | "
+            f"under 1 s: {verdict(checks[1][1])} |",
+            f"| a remote move on that open board: the page's script, p50 / p99 / max | "
+            f"{fmt(r('web.remote_move_script_p50_ms'), ' ms')} / {fmt(script, ' ms')} / {fmt(r('web.remote_move_script_max_ms'), ' ms')} | "
+            f"p99 under 2 ms: {verdict(checks[2][1])} |",
+            f"| the daemon's resident memory per open board (a tab, two WebSockets, subscribed; from 10 tabs of the 500×500 game) | "
+            f"{fmt(rss, ' KB')} | under 1 MB: {verdict(checks[3][1])} |",
+            f"| the page: HTML, CSS and JavaScript, as served (no compression) | {fmt(page / 1000, ' KB')} | under 150 KB: {verdict(checks[4][1])} |",
+            ""]

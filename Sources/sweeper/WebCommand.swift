@@ -7,6 +7,8 @@ import Darwin
 #endif
 import SweeperControl
 import SweeperConventions
+import SweeperQR
+import SweeperTUI
 
 /// `sweeper web`: the board in a browser, on this computer or a phone.
 struct WebCommand: AsyncParsableCommand {
@@ -63,6 +65,7 @@ struct WebPairCommand: AsyncParsableCommand {
             for url in r.urls { text += "  \(url)\n" }
             if r.urls.isEmpty { text += "  (this computer has no address on a network: connect it first)\n" }
             text += "Or open https://ADDRESS:PORT/ and type the code \(r.code).\n"
+            if let url = r.urls.first { text += WebLauncher.qr(url) }
             text += "The phone warns that the certificate is not trusted: it is this computer's own. Before going on,\n"
             text += "check that the phone shows this SHA-256 fingerprint for it:\n  \(r.fingerprint)\n"
             return text
@@ -108,6 +111,17 @@ extension WebLauncher {
         if let fingerprint = r.fingerprint { text += "Its certificate's SHA-256 fingerprint: \(fingerprint)\n" }
         text += "`sweeper web pair` pairs a phone.\n"
         return text
+    }
+
+    /// `url` as a QR code for a phone's camera: dark modules on a light
+    /// ground whatever the terminal's colours (half blocks in black on
+    /// white), in ASCII where the locale is not UTF-8; nothing when standard
+    /// output is not a terminal.
+    static func qr(_ url: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        guard isatty(STDOUT_FILENO) == 1, let code = try? QRCode(url, correction: .low) else { return "" }
+        guard Glyphs.localeIsUTF8(environment) else { return code.asciiText(quietZone: 2) + "\n" }
+        let lines = code.terminalText(quietZone: 2).split(separator: "\n", omittingEmptySubsequences: false)
+        return lines.map { "\u{1B}[30;107m" + $0 + "\u{1B}[0m\n" }.joined()
     }
 
     /// A time in milliseconds since 1970, in local time.

@@ -191,5 +191,26 @@ struct WebBrowserTests {
         }
         #expect(endings[0].contains("3BV") && endings[0] == endings[1], "the endings differ:\n\(endings[0])\n---\n\(endings[1])")
         #expect(endings[0].contains("ann") && endings[0].contains("bob"), "each player's part: \(endings[0])")
+        // The ending's `r` replays the game: Home shows the opening, each step one move more, as `replay` has them.
+        let replay = try bob.json(["replay", game])
+        let opening = try #require(replay["opening"] as? [String])
+        let moves = try #require(replay["moves"] as? [[String: Any]])
+        try desktop.press("r")
+        try desktop.press("Home")
+        let start = try desktop.wait(5, for: "return window.sweeper.board") { ($0 as? [String]) == opening }
+        #expect(start as? [String] == opening, "Home in the replay does not show the opening")
+        var expected = opening.map { Array($0) }
+        for step in 0..<min(3, moves.count) {
+            for c in moves[step]["changed"] as? [[String: Any]] ?? [] {
+                if let x = c["x"] as? Int, let y = c["y"] as? Int, let v = (c["value"] as? String)?.first { expected[y][x] = v }
+            }
+            let want = expected.map { String($0) }
+            try desktop.press("ArrowRight")
+            let shown = try desktop.wait(5, for: "return window.sweeper.board") { ($0 as? [String]) == want }
+            #expect(shown as? [String] == want, "replay step \(step + 1) shows another board")
+        }
+        try desktop.press("ArrowLeft")
+        let back = try desktop.wait(5, for: "return window.sweeper.board") { ($0 as? [String]) != expected.map { String($0) } }
+        #expect(back as? [String] != expected.map { String($0) }, "a step back changed nothing")
     }
 }

@@ -119,6 +119,20 @@ public final class Browser {
         try devtools("Input.dispatchMouseEvent", ["type": "mouseReleased", "x": x, "y": y, "button": button, "buttons": 0, "clickCount": 1])
     }
 
+    /// Presses and releases a key (a `KeyboardEvent.key` value: "r", "ArrowRight", "Home").
+    public func press(_ key: String) throws {
+        let codes = ["ArrowLeft": 37, "ArrowUp": 38, "ArrowRight": 39, "ArrowDown": 40, "Home": 36, "End": 35, "Escape": 27, "Enter": 13]
+        var down: [String: Any] = ["type": "keyDown", "key": key]
+        if let code = codes[key] {
+            down["windowsVirtualKeyCode"] = code
+            down["code"] = key
+        } else {
+            down["text"] = key
+        }
+        try devtools("Input.dispatchKeyEvent", down)
+        try devtools("Input.dispatchKeyEvent", ["type": "keyUp", "key": key])
+    }
+
     /// The page's rectangle of the element with id `id` (CSS pixels), if shown.
     public func rect(of id: String) throws -> (x: Double, y: Double, width: Double, height: Double)? {
         let value = try run(
