@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The web board in real browsers: what a player on a phone or a desktop meets.
 
-    python3 Scripts/bench_web.py --bindir .build/release [--quick] [--json FILE]
+    /usr/bin/python3 Scripts/bench_web.py --bindir .build/release [--quick]
 
 Two daemons on this machine (loopback, joined in one circle), each with
 Debian's Chromium (headless, driven by chromedriver through python3-selenium)
@@ -277,7 +277,9 @@ if __name__ == "__main__":
 
 def section(bindir, quick):
     """Runs this benchmark as Scripts/bench.py's `web` section; its results."""
-    argv = [sys.executable, os.path.abspath(__file__), "--bindir", bindir] + (["--quick"] if quick else [])
+    # Debian's python3, which python3-selenium is installed for (not a python3 of pyenv or a venv).
+    python = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
+    argv = [python, os.path.abspath(__file__), "--bindir", bindir] + (["--quick"] if quick else [])
     out = subprocess.run(argv, capture_output=True, text=True, timeout=1800)
     sys.stderr.write(out.stderr)
     if out.returncode != 0:

@@ -29,15 +29,22 @@ enum WebPage {
         case "/", "/index.html": Asset(bytes: PackageResources.index_html, contentType: "text/html; charset=utf-8")
         case "/app.js": Asset(bytes: PackageResources.app_js, contentType: "text/javascript; charset=utf-8")
         case "/board.js": Asset(bytes: PackageResources.board_js, contentType: "text/javascript; charset=utf-8")
+        case "/board-input.js": Asset(bytes: PackageResources.board_input_js, contentType: "text/javascript; charset=utf-8")
+        case "/play.js": Asset(bytes: PackageResources.play_js, contentType: "text/javascript; charset=utf-8")
+        case "/panels.js": Asset(bytes: PackageResources.panels_js, contentType: "text/javascript; charset=utf-8")
+        case "/keys.js": Asset(bytes: PackageResources.keys_js, contentType: "text/javascript; charset=utf-8")
         case "/style.css": Asset(bytes: PackageResources.style_css, contentType: "text/css; charset=utf-8")
         case "/icon.svg": Asset(bytes: PackageResources.icon_svg, contentType: "image/svg+xml")
         default: nil
         }
     }
 
+    /// Every file's path.
+    static let files = ["/", "/app.js", "/board.js", "/board-input.js", "/play.js", "/panels.js", "/keys.js", "/style.css", "/icon.svg"]
+
     /// The size of every file, in bytes (the page's weight).
     static var weight: Int {
-        ["/", "/app.js", "/board.js", "/style.css", "/icon.svg"].reduce(0) { $0 + (asset(at: $1)?.bytes.count ?? 0) }
+        files.reduce(0) { $0 + (asset(at: $1)?.bytes.count ?? 0) }
     }
 
     /// The pairing page's policy: no script at all, and its one form sent to the board.

@@ -40,7 +40,7 @@ import Testing
             try WebTestClient(port: port).request("GET", target, headers: [("Host", host)] + (cookie.map { [("Cookie", $0)] } ?? []))
         }
         // No login: nothing is served, the page's files neither.
-        for target in ["/", "/app.js", "/board.js", "/style.css"] {
+        for target in ["/", "/app.js", "/board.js", "/board-input.js", "/play.js", "/panels.js", "/keys.js", "/style.css"] {
             let r = try get(target)
             #expect(r.status == 403, "\(target) without a session: \(r.status)")
             #expect(!r.body.contains("<canvas"))
