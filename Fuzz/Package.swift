@@ -47,6 +47,7 @@ let package = Package(
         fuzzTarget("FuzzBoardText", [sweeper("SweeperGame")]),
         fuzzTarget("FuzzConfig", [sweeper("SweeperDaemon")]),
         fuzzTarget("FuzzDiscovery", [sweeper("SweeperDaemon"), sweeper("SweeperDiscovery"), sweeper("SweeperNet"), sweeper("SweeperCrypto")]),
+        fuzzTarget("FuzzWeb", [sweeper("SweeperWeb"), sweeper("SweeperControl"), nio("NIOHTTP1")]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -15,7 +15,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="/opt/swift/usr/bin:$PATH"
 
-ALL_TARGETS=(FuzzPeerFrames FuzzHandshake FuzzSecretStream FuzzOp FuzzSyncMessage FuzzReplica FuzzMembership FuzzControl FuzzInviteCode FuzzBoardText FuzzConfig FuzzDiscovery)
+ALL_TARGETS=(FuzzPeerFrames FuzzHandshake FuzzSecretStream FuzzOp FuzzSyncMessage FuzzReplica FuzzMembership FuzzControl FuzzInviteCode FuzzBoardText FuzzConfig FuzzDiscovery FuzzWeb)
 
 # The longest input tried per target: room for several messages, frames or
 # lines, while keeping executions fast.

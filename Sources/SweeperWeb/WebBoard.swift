@@ -140,16 +140,24 @@ public final class WebBoard: Sendable {
             return
         }
         if case .serving = lan { return }
-        let certificate = try listeners.withLock { s -> WebCertificate in
-            if let made = s.certificate { return made }
-            let made = try WebCertificate.load(folder: settings.certificateFolder)
-            s.certificate = made
-            return made
+        let certificate: WebCertificate
+        let context: NIOSSLContext
+        do {
+            certificate = try listeners.withLock { s -> WebCertificate in
+                if let made = s.certificate { return made }
+                let made = try WebCertificate.load(folder: settings.certificateFolder)
+                s.certificate = made
+                return made
+            }
+            let configuration = TLSConfiguration.makeServerConfiguration(
+                certificateChain: [.certificate(try NIOSSLCertificate(bytes: certificate.der, format: .der))],
+                privateKey: .privateKey(try NIOSSLPrivateKey(bytes: certificate.keyPEM, format: .pem)))
+            context = try NIOSSLContext(configuration: configuration)
+        } catch {
+            logger.error("the web board is not served to the home network", metadata: ["reason": "\(error)"])
+            listeners.withLock { $0.lan = .unavailable("its certificate: \(error)") }
+            throw error
         }
-        let configuration = TLSConfiguration.makeServerConfiguration(
-            certificateChain: [.certificate(try NIOSSLCertificate(bytes: certificate.der, format: .der))],
-            privateKey: .privateKey(try NIOSSLPrivateKey(bytes: certificate.keyPEM, format: .pem)))
-        let context = try NIOSSLContext(configuration: configuration)
         do {
             let channel = try await bind(host: "0.0.0.0", port: settings.lanPort, tls: context)
             let port = channel.localAddress?.port ?? settings.lanPort
