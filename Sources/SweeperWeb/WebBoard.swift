@@ -207,12 +207,14 @@ public final class WebBoard: Sendable {
 final class OpenChannels: Sendable {
     private let state = Mutex<[ObjectIdentifier: (channel: any Channel, lan: Bool)]>([:])
 
-    /// Adds a channel until it closes; returns how many are open with it.
+    /// Adds a channel until it closes; returns how many of its listener's
+    /// are open with it (each listener has its own limit, so that guests on
+    /// the home network cannot take the board from this computer's owner).
     func add(_ channel: any Channel, lan: Bool) -> Int {
         let key = ObjectIdentifier(channel)
         let count = state.withLock { s in
             s[key] = (channel, lan)
-            return s.count
+            return s.values.filter { $0.lan == lan }.count
         }
         channel.closeFuture.whenComplete { _ in self.remove(key) }
         return count

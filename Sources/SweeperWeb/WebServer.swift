@@ -24,12 +24,16 @@ public struct WebServer: Service {
     private let board: WebBoard
     private let lanAtStart: Bool
 
-    /// The most connections open at once (page loads and WebSockets).
+    /// The most connections open at once on each listener (page loads and WebSockets).
     public static let connectionLimit = 64
     /// The loopback port unless configured otherwise.
     public static let defaultPort = 8391
     /// The home network's port unless configured otherwise.
     public static let defaultLANPort = 8392
+    /// How long a connection that is not a WebSocket may send nothing
+    /// before it is closed (a browser's idle keep-alive, or a client that
+    /// would hold one of the connections without asking for anything).
+    static let httpIdleLimit: TimeAmount = .seconds(30)
 
     /// Creates the server of `board`; `lan` serves the home network from the start.
     public init(board: WebBoard, lan: Bool) {
@@ -69,14 +73,20 @@ public struct WebServer: Service {
                     try sync.addHandler(WebSocketLineWriter())
                 }
             })
-        let bound = NIOLoopBound(http, eventLoop: channel.eventLoop)
+        let idle = IdleStateHandler(readTimeout: httpIdleLimit)
+        let bound = NIOLoopBound((http, idle), eventLoop: channel.eventLoop)
         return channel.eventLoop.makeCompletedFuture {
             let sync = channel.pipeline.syncOperations
             if let tls { try sync.addHandler(NIOSSLServerHandler(context: tls)) }
+            try sync.addHandler(idle)
             try sync.configureHTTPServerPipeline(
                 withServerUpgrade: (
                     upgraders: [upgrader],
-                    completionHandler: { context in context.pipeline.syncOperations.removeHandler(bound.value, promise: nil) }
+                    completionHandler: { context in
+                        // A WebSocket may be quiet for as long as the game is.
+                        context.pipeline.syncOperations.removeHandler(bound.value.0, promise: nil)
+                        context.pipeline.syncOperations.removeHandler(bound.value.1, promise: nil)
+                    }
                 ))
             try sync.addHandler(http)
         }
