@@ -157,13 +157,18 @@ def percentile(values, p):
     return s[min(len(s) - 1, int(round(p / 100 * (len(s) - 1))))]
 
 
+def wait_held(daemon, game, seconds):
+    """Waits until `daemon` holds `game` (it came from the other daemon)."""
+    deadline = time.monotonic() + seconds
+    while daemon.try_cli("show", game) is None:
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"{daemon.socket} never got game {game}")
+        time.sleep(0.1)
+
+
 def tap_to_draw(ann, bob, root, samples, remote=None):
     game = ann.cli("new", "--width", "30", "--height", "16", "--mines", "99", "--seed", "31")["id"]
-    deadline = time.monotonic() + 30
-    while bob.try_cli("show", game) is None:
-        if time.monotonic() > deadline:
-            raise RuntimeError("bob never got the game")
-        time.sleep(0.1)
+    wait_held(bob, game, 30)
     mines = mines_of(ann, game)
     phone, desktop = browser(root, True), browser(root, False, remote)
     try:
@@ -199,11 +204,7 @@ def tap_to_draw(ann, bob, root, samples, remote=None):
 
 def big_board(ann, bob, root, moves, tabs):
     game = ann.cli("new", "--width", "500", "--height", "500", "--mines", "50000", "--seed", "9")["id"]
-    deadline = time.monotonic() + 120
-    while bob.try_cli("show", game) is None:
-        if time.monotonic() > deadline:
-            raise RuntimeError("bob never got the 500x500 game")
-        time.sleep(0.2)
+    wait_held(bob, game, 120)
     figures = {}
     d = browser(root, False)
     try:

@@ -73,4 +73,14 @@ extension SweeperPaths {
         let folder = trimmed[..<slash]
         return folder.isEmpty ? "/" : String(folder)
     }
+
+    /// The first executable file called `name` in the folders of `path`
+    /// (a `PATH` value: folders separated by colons), or nil.
+    public static func executable(_ name: String, onPath path: String) -> String? {
+        for folder in path.split(separator: ":") where !folder.isEmpty {
+            let candidate = "\(folder)/\(name)"
+            if access(candidate, X_OK) == 0 { return candidate }
+        }
+        return nil
+    }
 }

@@ -106,9 +106,7 @@ public enum Daemon {
                 logger.notice("stopping")
                 events.finish()
             })
-        let router = core.router
-        core.web.answer { line in await router.webReply(to: line) }
-        let web = WebServer(board: core.web, lan: router.webDevices.lan(default: settings.webLAN))
+        let web = WebServer(board: core.web, lan: core.router.webDevices.lan(default: settings.webLAN))
         var services: [any Service] = [server, web] + network.services
         if notifier.isEnabled { services.append(StatusService(status: status, network: network)) }
         if notifier.isEnabled, let interval = notifier.watchdogInterval {

@@ -124,6 +124,8 @@ struct DaemonCore: Sendable {
             members: members, circleChanges: circle,
             signer: engine.identity, newGameDefaults: settings.newGame, store: store,
             name: settings.name, web: web, webDevices: devices, logger: logger)
+        // The web board's pages are answered by the same router as the control socket.
+        web.answer { line in await router.webReply(to: line) }
         return DaemonCore(
             events: events, status: status, service: service, network: network, presence: presence, play: play, router: router, web: web)
     }

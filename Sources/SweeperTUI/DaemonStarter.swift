@@ -49,11 +49,7 @@ public struct DaemonStarter: Sendable {
         let folder = SweeperPaths.folder(of: exe)
         let beside = (folder == "/" ? "" : folder) + "/sweeperd"
         if FileManager.default.isExecutableFile(atPath: beside) { return beside }
-        for dir in (environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin").split(separator: ":") {
-            let candidate = String(dir) + "/sweeperd"
-            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-        }
-        return nil
+        return SweeperPaths.executable("sweeperd", onPath: environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin")
     }
 
     /// Whether a daemon answers `status` on the socket.

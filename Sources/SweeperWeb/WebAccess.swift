@@ -1,4 +1,6 @@
 import FoundationEssentials
+import SweeperConventions
+import SweeperCrypto
 import Synchronization
 
 /// Who may use the web board: one-time login secrets handed out at the
@@ -86,17 +88,9 @@ public final class WebAccess: Sendable {
         state.withLock { $0.sessions = [:] }
     }
 
-    /// 32 random bytes as hex (the system's cryptographic generator).
+    /// 32 random bytes (libsodium's generator) as hex.
     static func randomToken() -> String {
-        var generator = SystemRandomNumberGenerator()
-        var text = ""
-        text.reserveCapacity(64)
-        for _ in 0..<4 {
-            let word = generator.next() as UInt64
-            let hex = String(word, radix: 16)
-            text += String(repeating: "0", count: 16 - hex.count) + hex
-        }
-        return text
+        Hex.encode(SecretBytes(randomCount: 32).bytes)
     }
 }
 

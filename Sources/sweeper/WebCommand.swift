@@ -141,7 +141,7 @@ enum WebLauncher {
         guard environment["DISPLAY"].map({ !$0.isEmpty }) == true || environment["WAYLAND_DISPLAY"].map({ !$0.isEmpty }) == true else {
             return nil
         }
-        guard let opener = executable("xdg-open", path: environment["PATH"] ?? "/usr/bin:/bin") else { return nil }
+        guard let opener = SweeperPaths.executable("xdg-open", onPath: environment["PATH"] ?? "/usr/bin:/bin") else { return nil }
         let file = SweeperPaths.folder(of: socketPath) + "/web-login.html"
         let escaped = url.replacing("&", with: "&amp;").replacing("\"", with: "&quot;")
         let page =
@@ -163,14 +163,5 @@ enum WebLauncher {
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
         guard posix_spawn(&pid, opener, &actions, nil, argv, environ) == 0 else { return nil }
         return "xdg-open"
-    }
-
-    /// The first executable called `name` on `path`.
-    static func executable(_ name: String, path: String) -> String? {
-        for folder in path.split(separator: ":") where !folder.isEmpty {
-            let candidate = "\(folder)/\(name)"
-            if access(candidate, X_OK) == 0 { return candidate }
-        }
-        return nil
     }
 }

@@ -129,17 +129,8 @@ import Testing
 
     @Test func aPortInUseLeavesTheDaemonPlayingAndSaysWhy() throws {
         // Another program holds the port first.
-        let holder = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let (holder, taken) = try loopbackSocket(listening: true)
         defer { close(holder) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(holder, $0, length) == 0 && getsockname(holder, $0, &length) == 0 }
-        }
-        #expect(bound && listen(holder, 1) == 0)
-        let taken = Int(UInt16(bigEndian: address.sin_port))
         let h = try DaemonHarness()
         defer { h.cleanup() }
         h.webPort = taken

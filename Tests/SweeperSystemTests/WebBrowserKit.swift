@@ -56,6 +56,11 @@ enum WebPageKit {
         return (value as? String)?.first
     }
 
+    /// The covered cells of a board (`#`), row by row.
+    static func covered(_ rows: [String]) -> [[Int]] {
+        rows.enumerated().flatMap { y, row in row.enumerated().filter { $0.element == "#" }.map { [$0.offset, y] } }
+    }
+
     /// The mines of `game` (asks with `cheat`, which marks the game assisted).
     static func mines(_ h: DaemonHarness, _ game: String) throws -> Set<[Int]> {
         let layout = try h.json(["show", game, "--cheat"])["mineLayout"] as? [String] ?? []

@@ -36,7 +36,7 @@ struct WebBrowserTests {
         #expect(abs(r.width - r.height) < 1, "cells are square: \(r)")
         let rows = try Kit.rows(h, game)
         #expect(try Kit.rows(b) == rows, "the page shows another board than the daemon")
-        let covered = (0..<9).flatMap { y in (0..<9).map { [$0, y] } }.filter { Kit.cell(rows, $0[0], $0[1]) == "#" }
+        let covered = Kit.covered(rows)
         let safe = covered.filter { !mines.contains($0) }
         let mine = try #require(covered.first { mines.contains($0) })
         // Press and hold on a covered cell: a flag, on the page and in the daemon.
@@ -97,7 +97,7 @@ struct WebBrowserTests {
         let b = try Kit.open(.desktop, h, game: game)
         defer { b.quit() }
         let rows = try Kit.rows(h, game)
-        let covered = (0..<9).flatMap { y in (0..<9).map { [$0, y] } }.filter { Kit.cell(rows, $0[0], $0[1]) == "#" }
+        let covered = Kit.covered(rows)
         let mine = try #require(covered.first { mines.contains($0) })
         let (mx, my) = try Kit.centre(b, mine[0], mine[1], width: 9, height: 9)
         try b.click(mx, my, button: "right")
@@ -135,7 +135,7 @@ struct WebBrowserTests {
         let b = try Kit.open(.phone, h, game: game)
         defer { b.quit() }
         let rows = try Kit.rows(h, game)
-        let covered = (0..<9).flatMap { y in (0..<9).map { [$0, y] } }.filter { Kit.cell(rows, $0[0], $0[1]) == "#" }
+        let covered = Kit.covered(rows)
         let target = try #require(covered.first { !mines.contains($0) })
         let start = Date()
         #expect(try h.cli(["flag", game, "\(target[0])", "\(target[1])", "--mark", "flag"]).status == 0)
@@ -167,7 +167,7 @@ struct WebBrowserTests {
         for _ in 0..<81 {
             let rows = try Kit.rows(ann, game)
             guard try ann.json(["show", game])["status"] as? String == "playing" else { break }
-            guard let target = (0..<81).map({ [$0 % 9, $0 / 9] }).first(where: { Kit.cell(rows, $0[0], $0[1]) == "#" && !mines.contains($0) }) else { break }
+            guard let target = Kit.covered(rows).first(where: { !mines.contains($0) }) else { break }
             let browser = turn % 2 == 0 ? phone : desktop
             let (x, y) = try Kit.centre(browser, target[0], target[1], width: 9, height: 9)
             if turn % 2 == 0 { try browser.touch(x, y, holding: 0.05) } else { try browser.click(x, y) }

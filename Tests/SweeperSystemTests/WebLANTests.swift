@@ -107,7 +107,7 @@ struct WebLANTests {
         #expect(shown as? String == game, "the paired phone does not show the game")
         let mines = try WebPageKit.mines(h, game)
         let rows = try WebPageKit.rows(h, game)
-        let target = try #require((0..<81).map { [$0 % 9, $0 / 9] }.first { WebPageKit.cell(rows, $0[0], $0[1]) == "#" && !mines.contains($0) })
+        let target = try #require(WebPageKit.covered(rows).first { !mines.contains($0) })
         let (x, y) = try WebPageKit.centre(phone, target[0], target[1], width: 9, height: 9)
         try phone.touch(x, y)
         #expect(try WebPageKit.waitForCell(phone, target[0], target[1]) { $0 != "#" } != "#")

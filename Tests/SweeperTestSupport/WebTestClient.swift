@@ -170,3 +170,22 @@ public final class WebTestClient {
         return Response(status: status, headers: headers, body: String(decoding: body, as: UTF8.self))
     }
 }
+
+/// A TCP socket bound to a free port of 127.0.0.1 (listening, when asked):
+/// its descriptor, to close, and its port.
+public func loopbackSocket(listening: Bool) throws -> (fd: Int32, port: Int) {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let ok = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+    }
+    guard fd >= 0, ok, !listening || listen(fd, 1) == 0 else {
+        let failure = errno
+        if fd >= 0 { close(fd) }
+        throw ProcessError("no loopback port: \(String(cString: strerror(failure)))")
+    }
+    return (fd, Int(UInt16(bigEndian: address.sin_port)))
+}
