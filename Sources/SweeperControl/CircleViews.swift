@@ -150,6 +150,12 @@ public struct CircleMember: Codable, Equatable, Sendable {
     public var linked: Bool
     /// Seconds since it was last heard from; absent when never (or this device).
     public var lastSeenSecondsAgo: Double?
+    /// The device that hosts this player (it keeps the player's key, and
+    /// the player plays from a browser paired to it); absent for a device
+    /// of its own.
+    public var hostedBy: String?
+    /// That device's name.
+    public var hostedByName: String?
 
     /// Creates a member.
     public init(
@@ -259,7 +265,9 @@ extension ControlFormatting {
             let invited = m.founder ? "-" : (m.invitedByName ?? m.invitedBy.map(shortID) ?? "-")
             let seen = m.thisDevice ? "this device" : m.linked ? "linked now" : m.lastSeenSecondsAgo.map(ago) ?? "never"
             let role = m.invitationsOffBy == nil ? m.role : "\(m.role), no invites"
-            return [shortID(m.peerID), m.name.isEmpty ? "-" : m.name, role, when(m.joinedMillis), invited, admitted, seen]
+            var name = m.name.isEmpty ? "-" : m.name
+            if let host = m.hostedBy { name += " (hosted by \(m.hostedByName ?? shortID(host)))" }
+            return [shortID(m.peerID), name, role, when(m.joinedMillis), invited, admitted, seen]
         })
         for m in r.members {
             if let off = m.invitationsOffBy {

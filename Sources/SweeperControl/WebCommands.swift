@@ -10,8 +10,13 @@ extension Commands {
         public struct Arguments: Codable, Equatable, Sendable {
             /// A game id or unique prefix the page opens (else the most recent game in progress).
             public var game: String?
+            /// A player this daemon hosts (name or id) whom the browser plays as (else the device's own player).
+            public var player: String?
             /// Creates arguments.
-            public init(game: String? = nil) { self.game = game }
+            public init(game: String? = nil, player: String? = nil) {
+                self.game = game
+                self.player = player
+            }
         }
         /// Where the board is served.
         public struct Result: Codable, Equatable, Sendable {

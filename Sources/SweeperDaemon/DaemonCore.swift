@@ -74,8 +74,9 @@ struct DaemonCore: Sendable {
         // The sync mode chosen at run time (`sweeper sync`) wins over the config file's.
         let mode = ((try? store.setting(Store.syncModeSetting)) ?? nil).flatMap(SyncMode.init(rawValue:)) ?? settings.sync
         let selection = SyncSelection(mode: mode, choices: (try? store.gameChoices()) ?? [:])
+        let hosted = HostedPlayers(store: store)
         let play = PlayClock(
-            identity: engine.identity, store: store, links: links, gossip: gossip, forgotten: selection.forgotten, clock: clock, logger: logger)
+            identity: engine.identity, hosted: hosted, store: store, links: links, gossip: gossip, forgotten: selection.forgotten, clock: clock, logger: logger)
         let members = CircleMembers(store: store, identity: engine.identity, firstKey: engine.circle, logger: logger)
         let views = ReplyViews(ownID: engine.identity.peerID, ownName: settings.name, peers: book, members: members, links: links, play: play)
         let service = GameService(
@@ -85,7 +86,7 @@ struct DaemonCore: Sendable {
             logger: logger, eventLoop: eventLoop, selection: selection)
         let peerEvents = PeerEvents(events: events, views: views)
         let presence = PresenceService(
-            identity: engine.identity, links: links, gossip: gossip, changes: peerEvents, play: play, eventLoop: eventLoop, clock: clock,
+            identity: engine.identity, hosted: hosted, links: links, gossip: gossip, changes: peerEvents, play: play, eventLoop: eventLoop, clock: clock,
             logger: logger)
         let inbox = PeerInbox(
             service: service, links: links, sessions: sessions, gossip: gossip, peers: book, changes: peerEvents, presence: presence, play: play,
@@ -122,10 +123,15 @@ struct DaemonCore: Sendable {
         let router = ControlRouter(
             service: service, views: views, network: network, events: events, presence: presence, book: book, gossip: gossip,
             members: members, circleChanges: circle,
-            signer: engine.identity, newGameDefaults: settings.newGame, store: store,
+            signer: engine.identity, hosted: hosted, player: engine.identity, newGameDefaults: settings.newGame, store: store,
             name: settings.name, web: web, webDevices: devices, logger: logger)
         // The web board's pages are answered by the same router as the control socket.
-        web.answer { line in await router.webReply(to: line) }
+        // A browser paired to a hosted player is answered as that player; one
+        // whose player is gone gets nothing but that.
+        web.answer { line, player in
+            guard let acting = router.acting(as: player) else { return .answer(ControlRouter.playerGone(line)) }
+            return await acting.webReply(to: line)
+        }
         return DaemonCore(
             events: events, status: status, service: service, network: network, presence: presence, play: play, router: router, web: web)
     }

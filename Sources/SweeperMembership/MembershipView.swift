@@ -55,6 +55,11 @@ public struct MembershipView: Sendable, Equatable {
         /// later ops there written before it came back are gone for good).
         public internal(set) var readmission: Readmission?
 
+        /// The device that hosts it, when it is a player another device
+        /// keeps the key of (that device made an invitation whose key is the
+        /// player's own, and admitted it with it); nil for a device of its own.
+        public var hostedBy: PeerID? { invitation == peer ? admittedBy : nil }
+
         /// Whether it may invite (and admit with its invitations).
         public var invites: Bool { role != .member || invitationsOffBy == nil }
 

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import NIOCore
 import SweeperConventions
 import SweeperCrypto
 import Synchronization
@@ -12,12 +13,23 @@ public final class WebAccess: Sendable {
     struct Login {
         var expiresMillis: Int64
         var game: String?
+        var player: String?
+    }
+
+    /// A browser logged in.
+    struct Session {
+        /// When it was last used (for eviction).
+        var lastUsedMillis: Int64
+        /// The hosted player it plays as (nil: the device's own player).
+        var player: String?
     }
 
     private struct State {
         var logins: [String: Login] = [:]
-        /// Session cookie values, with when each was last used (for eviction).
-        var sessions: [String: Int64] = [:]
+        /// Sessions by cookie value.
+        var sessions: [String: Session] = [:]
+        /// The WebSockets open for each hosted player, closed when it is logged out.
+        var channels: [String: [ObjectIdentifier: any Channel]] = [:]
     }
 
     /// How long a login secret works, in milliseconds.
@@ -43,8 +55,9 @@ public final class WebAccess: Sendable {
     }
 
     /// A new login secret (256 random bits, hex) and when it expires.
-    /// `game` is what the page opens after logging in.
-    public func issueLogin(game: String? = nil) -> (secret: String, expiresMillis: Int64) {
+    /// `game` is what the page opens after logging in; `player` (a hosted
+    /// player's id) whom the browser plays as (nil: the device's own player).
+    public func issueLogin(game: String? = nil, player: String? = nil) -> (secret: String, expiresMillis: Int64) {
         let secret = Self.randomToken()
         let now = clock()
         let expires = now + Self.loginLifetimeMillis
@@ -53,7 +66,7 @@ public final class WebAccess: Sendable {
             while s.logins.count >= Self.loginLimit, let oldest = s.logins.min(by: { $0.value.expiresMillis < $1.value.expiresMillis }) {
                 s.logins[oldest.key] = nil
             }
-            s.logins[secret] = Login(expiresMillis: expires, game: game)
+            s.logins[secret] = Login(expiresMillis: expires, game: game, player: player)
         }
         return (secret, expires)
     }
@@ -65,27 +78,61 @@ public final class WebAccess: Sendable {
         return state.withLock { s -> (String, String?)? in
             guard let login = s.logins.removeValue(forKey: secret), login.expiresMillis > now else { return nil }
             let session = Self.randomToken()
-            while s.sessions.count >= Self.sessionLimit, let oldest = s.sessions.min(by: { $0.value < $1.value }) {
+            while s.sessions.count >= Self.sessionLimit, let oldest = s.sessions.min(by: { $0.value.lastUsedMillis < $1.value.lastUsedMillis }) {
                 s.sessions[oldest.key] = nil
             }
-            s.sessions[session] = now
+            s.sessions[session] = Session(lastUsedMillis: now, player: login.player)
             return (session, login.game)
         }
     }
 
     /// Whether `cookie` is a live session (and marks it used).
     public func admits(session cookie: String) -> Bool {
+        player(ofSession: cookie) != nil
+    }
+
+    /// The player a live session plays as (`.some(nil)`: the device's own),
+    /// nil when `cookie` is no session; marks it used.
+    public func player(ofSession cookie: String) -> String?? {
         let now = clock()
-        return state.withLock { s in
-            guard s.sessions[cookie] != nil else { return false }
-            s.sessions[cookie] = now
-            return true
+        return state.withLock { s -> String?? in
+            guard var session = s.sessions[cookie] else { return nil }
+            session.lastUsedMillis = now
+            s.sessions[cookie] = session
+            return .some(session.player)
         }
     }
 
     /// Logs every browser out.
     public func endSessions() {
         state.withLock { $0.sessions = [:] }
+    }
+
+    /// Logs out every browser of a hosted player (`player`, its id): its
+    /// sessions end, its login secrets stop working, and its WebSockets
+    /// close. Returns how many sessions and WebSockets ended.
+    @discardableResult
+    public func logOut(player: String) -> Int {
+        let (ended, channels) = state.withLock { s -> (Int, [any Channel]) in
+            let before = s.sessions.count
+            s.sessions = s.sessions.filter { $0.value.player != player }
+            s.logins = s.logins.filter { $0.value.player != player }
+            return (before - s.sessions.count, Array((s.channels.removeValue(forKey: player) ?? [:]).values))
+        }
+        for channel in channels { channel.close(promise: nil) }
+        return ended + channels.count
+    }
+
+    /// Notes a WebSocket of a hosted player, closed when it is logged out.
+    func track(_ channel: any Channel, player: String) {
+        let key = ObjectIdentifier(channel)
+        state.withLock { $0.channels[player, default: [:]][key] = channel }
+        channel.closeFuture.whenComplete { _ in
+            self.state.withLock { s in
+                s.channels[player]?[key] = nil
+                if s.channels[player]?.isEmpty == true { s.channels[player] = nil }
+            }
+        }
     }
 
     /// 32 random bytes (libsodium's generator) as hex.

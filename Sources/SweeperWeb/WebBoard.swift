@@ -88,12 +88,21 @@ public final class WebBoard: Sendable {
     }
 
     /// A login address for one browser: the board's address with a new
-    /// one-time secret, opening `game` (an id) when given. Nil while the
-    /// board is not served.
-    public func login(game: String? = nil) -> (url: String, address: String, expiresMillis: Int64)? {
+    /// one-time secret, opening `game` (an id) when given, as the hosted
+    /// `player` (its id) when given. Nil while the board is not served.
+    public func login(game: String? = nil, player: String? = nil) -> (url: String, address: String, expiresMillis: Int64)? {
         guard let address else { return nil }
-        let (secret, expires) = access.issueLogin(game: game)
+        let (secret, expires) = access.issueLogin(game: game, player: player)
         return (address + "?key=" + secret, address, expires)
+    }
+
+    /// Logs out every browser of the hosted player `player` (its id): its
+    /// paired devices are revoked, its sessions end, its pages close.
+    /// Returns the devices revoked.
+    @discardableResult
+    public func logOut(player: String) throws -> [WebDevice] {
+        access.logOut(player: player)
+        return try pairing.revoke(player: player)
     }
 
     /// The home network's certificate fingerprint, once it was made.

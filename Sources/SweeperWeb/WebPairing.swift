@@ -4,8 +4,9 @@ import SweeperConventions
 import SweeperCrypto
 import Synchronization
 
-/// A browser paired on the home network: it plays as this daemon's player
-/// until it is revoked. Only a hash of its cookie is kept.
+/// A browser paired on the home network: it plays as this daemon's player,
+/// or as a player it hosts, until it is revoked. Only a hash of its cookie
+/// is kept.
 public struct WebDevice: Codable, Sendable, Equatable {
     /// A short id to name it by (`sweeper web revoke ID`).
     public var id: String
@@ -17,14 +18,17 @@ public struct WebDevice: Codable, Sendable, Equatable {
     public var pairedMillis: Int64
     /// When it last asked for anything, in milliseconds since 1970.
     public var lastUsedMillis: Int64
+    /// The hosted player it plays as, by id (nil: the device's own player).
+    public var player: String?
 
     /// Creates a device record.
-    public init(id: String, name: String, tokenHash: String, pairedMillis: Int64, lastUsedMillis: Int64) {
+    public init(id: String, name: String, tokenHash: String, pairedMillis: Int64, lastUsedMillis: Int64, player: String? = nil) {
         self.id = id
         self.name = name
         self.tokenHash = tokenHash
         self.pairedMillis = pairedMillis
         self.lastUsedMillis = lastUsedMillis
+        self.player = player
     }
 }
 
@@ -49,7 +53,8 @@ public final class WebPairing: Sendable {
     }
 
     private struct State {
-        var codes: [String: Int64] = [:]
+        /// Codes handed out, with when each expires and the hosted player it pairs to.
+        var codes: [String: (expires: Int64, player: String?)] = [:]
         var failures: [Int64] = []
         var devices: [WebDevice]
         var channels: [String: [ObjectIdentifier: any Channel]] = [:]
@@ -82,15 +87,17 @@ public final class WebPairing: Sendable {
     }
 
     /// A new one-time code (8 symbols, shown as two groups of four) and when it expires.
-    public func issueCode() -> (code: String, expiresMillis: Int64) {
+    /// `player` (a hosted player's id) is whom the browser will play as
+    /// (nil: the device's own player).
+    public func issueCode(player: String? = nil) -> (code: String, expiresMillis: Int64) {
         var generator = SystemRandomNumberGenerator()
         let symbols = String((0..<8).map { _ in Self.alphabet[Int.random(in: 0..<32, using: &generator)] })
         let now = clock()
         let expires = now + Self.codeLifetimeMillis
         state.withLock { s in
-            s.codes = s.codes.filter { $0.value > now }
-            while s.codes.count >= Self.codeLimit, let oldest = s.codes.min(by: { $0.value < $1.value }) { s.codes[oldest.key] = nil }
-            s.codes[symbols] = expires
+            s.codes = s.codes.filter { $0.value.expires > now }
+            while s.codes.count >= Self.codeLimit, let oldest = s.codes.min(by: { $0.value.expires < $1.value.expires }) { s.codes[oldest.key] = nil }
+            s.codes[symbols] = (expires, player)
         }
         return (String(symbols.prefix(4)) + "-" + String(symbols.suffix(4)), expires)
     }
@@ -120,14 +127,14 @@ public final class WebPairing: Sendable {
                 let wait = ((s.failures.first ?? now) + Self.failureWindowMillis - now + 999) / 1000
                 return .failure(.rateLimited(seconds: Int(max(1, wait))))
             }
-            guard let expires = s.codes.removeValue(forKey: code), expires > now else {
+            guard let issued = s.codes.removeValue(forKey: code), issued.expires > now else {
                 s.failures.append(now)
                 return .failure(.badCode)
             }
             var generator = SystemRandomNumberGenerator()
             let id = String((0..<6).map { _ in Self.alphabet[Int.random(in: 0..<32, using: &generator)] })
             let device = WebDevice(
-                id: id, name: String(name.prefix(64)), tokenHash: Self.hash(token), pairedMillis: now, lastUsedMillis: now)
+                id: id, name: String(name.prefix(64)), tokenHash: Self.hash(token), pairedMillis: now, lastUsedMillis: now, player: issued.player)
             s.devices.append(device)
             while s.devices.count > Self.deviceLimit, let oldest = s.devices.min(by: { $0.lastUsedMillis < $1.lastUsedMillis }) {
                 s.devices.removeAll { $0.id == oldest.id }
@@ -174,6 +181,23 @@ public final class WebPairing: Sendable {
         guard let removed else { return nil }
         try keeper.keep(devices)
         for channel in channels { channel.close(promise: nil) }
+        return removed
+    }
+
+    /// Revokes every device paired to the hosted player `player` (its id):
+    /// they are forgotten, their WebSockets close at once, and the codes
+    /// handed out for it stop working. Returns the devices revoked.
+    @discardableResult
+    public func revoke(player: String) throws -> [WebDevice] {
+        let (removed, channels) = state.withLock { s -> ([WebDevice], [any Channel]) in
+            s.codes = s.codes.filter { $0.value.player != player }
+            let removed = s.devices.filter { $0.player == player }
+            s.devices.removeAll { $0.player == player }
+            let open = removed.flatMap { Array((s.channels.removeValue(forKey: $0.id) ?? [:]).values) }
+            return (removed, open)
+        }
+        for channel in channels { channel.close(promise: nil) }
+        if !removed.isEmpty { try keeper.keep(devices) }
         return removed
     }
 

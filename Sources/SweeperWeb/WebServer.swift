@@ -65,11 +65,12 @@ public struct WebServer: Service {
             },
             upgradePipelineHandler: { channel, head in
                 channel.eventLoop.makeCompletedFuture {
-                    if case let .device(id)? = rules.session(cookie: head.headers.first(name: "cookie")) {
-                        rules.pairing.track(channel, device: id)
-                    }
+                    let session = rules.session(cookie: head.headers.first(name: "cookie"))
+                    if case let .device(id, _)? = session { rules.pairing.track(channel, device: id) }
+                    let player = session?.player
+                    if let player { rules.access.track(channel, player: player) }
                     let sync = channel.pipeline.syncOperations
-                    try sync.addHandler(WebSocketBridge(channel: channel, responder: responder))
+                    try sync.addHandler(WebSocketBridge(channel: channel, responder: { line in await responder(line, player) }))
                     try sync.addHandler(WebSocketLineWriter())
                 }
             })
@@ -98,10 +99,17 @@ public struct WebServer: Service {
 struct WebRules: Sendable {
     /// A session a request carries.
     enum Session: Equatable {
-        /// A browser logged in on loopback.
-        case loopback
-        /// A paired device on the home network, by id.
-        case device(String)
+        /// A browser logged in on loopback, as a hosted player (by id) or the device's own.
+        case loopback(player: String?)
+        /// A paired device on the home network, by id, and the hosted player it plays as.
+        case device(String, player: String?)
+
+        /// The hosted player the browser plays as (nil: the device's own).
+        var player: String? {
+            switch self {
+            case let .loopback(player), let .device(_, player): player
+            }
+        }
     }
 
     var origin: WebOrigin
@@ -114,9 +122,9 @@ struct WebRules: Sendable {
     func session(cookie header: String?) -> Session? {
         if origin.lan {
             guard let token = WebOrigin.cookie(WebPairing.cookieName, in: header), let device = pairing.device(for: token) else { return nil }
-            return .device(device.id)
+            return .device(device.id, player: device.player)
         }
-        guard let token = WebOrigin.cookie(WebAccess.cookieName, in: header), access.admits(session: token) else { return nil }
-        return .loopback
+        guard let token = WebOrigin.cookie(WebAccess.cookieName, in: header), let player = access.player(ofSession: token) else { return nil }
+        return .loopback(player: player)
     }
 }

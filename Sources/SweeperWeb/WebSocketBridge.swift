@@ -16,8 +16,13 @@ public enum WebReply: Sendable {
         answer: Data, attach: @Sendable (any Channel) -> Void, received: @Sendable (Data) async -> Void, end: @Sendable () -> Void)
 }
 
-/// Answers one request line (without its newline), as the control socket does.
-public typealias WebResponder = @Sendable (Data) async -> WebReply
+/// Answers one request line (without its newline), as the control socket
+/// does, for the player the browser plays as (a hosted player's id; nil:
+/// the device's own player).
+public typealias WebResponder = @Sendable (Data, String?) async -> WebReply
+
+/// Answers one request line of one browser, whose player is known already.
+typealias WebLineResponder = @Sendable (Data) async -> WebReply
 
 /// One WebSocket of the board: each text message is a control-protocol
 /// request line, each answer and event goes back as one text message.
@@ -37,19 +42,19 @@ final class WebSocketBridge: ChannelInboundHandler {
     private var message: ByteBuffer?
     private var closing = false
 
-    init(channel: any Channel, responder: @escaping WebResponder) {
+    init(channel: any Channel, responder: @escaping WebLineResponder) {
         let (stream, continuation) = AsyncStream.makeStream(of: Data.self, bufferingPolicy: .bufferingOldest(Self.waitingLimit))
         lines = continuation
         Self.start(stream, channel: channel, responder: responder)
     }
 
-    private static func start(_ stream: AsyncStream<Data>, channel: any Channel, responder: @escaping WebResponder) {
+    private static func start(_ stream: AsyncStream<Data>, channel: any Channel, responder: @escaping WebLineResponder) {
         Task(executorPreference: EventLoopTaskExecutor(channel.eventLoop)) {
             await serve(stream, channel: channel, responder: responder)
         }
     }
 
-    private static func serve(_ stream: AsyncStream<Data>, channel: any Channel, responder: WebResponder) async {
+    private static func serve(_ stream: AsyncStream<Data>, channel: any Channel, responder: WebLineResponder) async {
         var subscription: (received: @Sendable (Data) async -> Void, end: @Sendable () -> Void)?
         for await line in stream {
             if let subscription {

@@ -27,6 +27,8 @@ struct WebOpenCommand: AsyncParsableCommand {
     @OptionGroup var options: ClientOptions
     @Option(help: "A game id or unique prefix to open (default: the most recent game in progress).")
     var game: String?
+    @Option(help: "A player this computer hosts (name or id) whom the browser plays as (default: your own player).")
+    var player: String?
     @Flag(name: .customLong("no-open"), help: "Only print the address; do not start a browser.")
     var noOpen = false
     @Flag(
@@ -40,7 +42,7 @@ struct WebOpenCommand: AsyncParsableCommand {
             return
         }
         let opened = Box()
-        try await callDaemon(options, Commands.Web.self, .init(game: game)) { result in
+        try await callDaemon(options, Commands.Web.self, .init(game: game, player: player)) { result in
             if !noOpen, !options.json, let how = WebLauncher.open(result.url, socketPath: options.socketPath) {
                 opened.text = how
             }

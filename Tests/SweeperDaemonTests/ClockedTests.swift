@@ -57,16 +57,16 @@ import Testing
         let (clock, f, game, spot) = try await Self.daemonWithGame(seed: 6)
         let viewer = Viewer()
         f.core.presence.setCursor(spot, viewer: ObjectIdentifier(viewer))
-        #expect(f.core.presence.everyone.first?.own == true)
+        #expect(f.core.presence.everyone().first?.own == true)
 
         Self.pass(PlayLedger.idleLimit + 60, clock, f)
         #expect(try await Self.played(f, game) == Int(PlayLedger.idleLimit))
-        #expect(f.core.presence.everyone.isEmpty, "an idle player still shows as looking at the game")
+        #expect(f.core.presence.everyone().isEmpty, "an idle player still shows as looking at the game")
 
         f.core.presence.setCursor(spot, viewer: ObjectIdentifier(viewer))
         Self.pass(10, clock, f)
         #expect(try await Self.played(f, game) == Int(PlayLedger.idleLimit) + 10)
-        #expect(f.core.presence.everyone.first?.own == true)
+        #expect(f.core.presence.everyone().first?.own == true)
         await f.cleanup()
     }
 }

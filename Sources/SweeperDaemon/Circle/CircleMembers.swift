@@ -249,6 +249,36 @@ final class CircleMembers: Sendable {
         return (secret, expires)
     }
 
+    /// Admits `player`, a key this device holds and hosts (a person who
+    /// plays from a browser paired to it): an invitation whose key is the
+    /// player's own, and its admission, both by this device, under the
+    /// circle's rules for any admission (a member whose invitations are
+    /// off hosts nobody; the author's budget counts both records). Every
+    /// member then takes the player's moves; one that reads the two
+    /// records shows the player as hosted by this device
+    /// (``SweeperMembership/MembershipView/Member/hostedBy``).
+    ///
+    /// The observer is not called: the caller runs ``CircleChanges`` with
+    /// the records, so that they reach the peers (and the games take the
+    /// player's moves) before anything the player signs.
+    func host(_ player: PeerID, name: String) throws -> [MembershipRecord] {
+        let now = Date().millis
+        let me = identity.peerID
+        let made = try state.withLock { membership throws(MembershipError) -> [MembershipRecord] in
+            guard let member = membership.view.members[me] else { throw .removedHere }
+            if let off = member.invitationsOffBy { throw .invitationsOff(by: off) }
+            do throws(CircleMembership.Refusal) {
+                let invite = try membership.record(.invite(key: player, expiresMillis: now + 10 * 60 * 1000), by: identity, atMillis: now)
+                let admit = try membership.record(.admit(subject: player, invitation: player, name: name, through: 0), by: identity, atMillis: now)
+                return [invite, admit]
+            } catch {
+                throw .refused(error)
+            }
+        }
+        save(made)
+        return made
+    }
+
     /// Revokes an open invitation.
     func revoke(_ key: PeerID) throws(MembershipError) {
         let me = identity.peerID
@@ -355,6 +385,7 @@ final class CircleMembers: Sendable {
             if let why = membership.view.removalRefusal(by: me, of: peer) { throw .refused(why) }
             let now = Date().millis
             let through = membership.chainHead(of: peer)?.seq ?? 0
+            let hosted = membership.view.members[peer]?.hostedBy.map { membership.view.isMember($0) } ?? false
             var made: [MembershipRecord]
             do throws(CircleMembership.Refusal) {
                 made = [try membership.record(.remove(subject: peer, through: through, kept: kept), by: identity, atMillis: now)]
@@ -362,6 +393,9 @@ final class CircleMembers: Sendable {
                 throw .record(error)
             }
             guard membership.view.isRemoved(peer) else { throw .refused(.subjectNotAMember) }
+            // A hosted player's key never left its host, which stays a member:
+            // the circle key it could read is held by members only still.
+            if hosted { return made }
             if let rekey = Self.rekey(&membership, identity: identity, now: now) { made.append(rekey) }
             return made
         }

@@ -21,7 +21,12 @@ extension ControlRouter {
             case let .unavailable(why): throw ControlError.webUnavailable(why)
             case .serving, .off: break
             }
-            guard let login = web.login(game: game) else { throw ControlError.webUnavailable("it stopped") }
+            var player: String?
+            if let named = a.player {
+                guard let found = hosted.player(named: named) else { throw ControlError.unknownPlayer(named) }
+                player = found.id.description
+            }
+            guard let login = web.login(game: game, player: player) else { throw ControlError.webUnavailable("it stopped") }
             return try answer(id, Commands.Web.Result(url: login.url, address: login.address, expiresMillis: login.expiresMillis))
         case Commands.WebLAN.name:
             let a: Commands.WebLAN.Arguments = try args(line)

@@ -18,10 +18,14 @@ import SweeperWeb
 /// The daemon's request router: the one place that reads a control
 /// request, calls the game service or the peer network for it, and words
 /// every failure as a ``ControlError``. It holds no state of its own.
+///
+/// It answers for one player: this daemon's own (the control socket, and
+/// a browser of the device's owner), or a player it hosts (a browser
+/// paired to them: ``acting(as:)``), whose key signs what they do.
 struct ControlRouter: ControlResponder {
     let service: GameService
-    /// How games are shown in answers.
-    let views: ReplyViews
+    /// How games are shown in answers (to the player answered for).
+    var views: ReplyViews
     let network: PeerNetwork
     let events: EventHub
     let presence: PresenceService
@@ -32,6 +36,12 @@ struct ControlRouter: ControlResponder {
     let circleChanges: CircleChanges
     /// This daemon's identity, which signs its player's profile.
     let signer: SigningIdentity
+    /// The players this daemon hosts.
+    let hosted: HostedPlayers
+    /// The player answered for: this daemon's own (``signer``) or a hosted one.
+    var player: SigningIdentity
+    /// The hosted player answered for, to give the game service (nil: this daemon's own).
+    var hostedPlayer: SigningIdentity? { player.peerID == signer.peerID ? nil : player }
     /// This device's defaults for what a `new` request leaves out.
     let newGameDefaults: Commands.New.Arguments
     let store: Store
@@ -78,17 +88,17 @@ struct ControlRouter: ControlResponder {
             return try answer(id, await status())
         case Commands.Games.name:
             let a: Commands.Games.Arguments = try args(line)
-            let available = a.available == true ? await service.available(from: network.inbox.peerHoldings()).map(views.available) : nil
+            let available = a.available == true && hostedPlayer == nil ? await service.available(from: network.inbox.peerHoldings()).map(views.available) : nil
             let games = try await service.overviews(archived: a.archived == true).map(views.summary)
             return try answer(id, Commands.Games.Result(games: games, available: available))
         case Commands.AddPlayers.name:
             let a: Commands.AddPlayers.Arguments = try args(line)
-            let (after, added) = try await service.addPlayers(try players(named: a.players), to: a.game)
+            let (after, added) = try await service.addPlayers(try players(named: a.players), to: a.game, as: hostedPlayer)
             return try answer(
                 id, Commands.AddPlayers.Result(game: after.gameID.description, chosenPlayers: views.chosenPlayers(after) ?? [], added: added))
         case Commands.Archive.name:
             let a: Commands.Archive.Arguments = try args(line)
-            let (after, changed) = try await service.archive(a.game, archived: a.archived ?? true)
+            let (after, changed) = try await service.archive(a.game, archived: a.archived ?? true, as: hostedPlayer)
             return try answer(id, Commands.Archive.Result(game: after.gameID.description, archived: after.isArchived, changed: changed))
         case Commands.Forget.name:
             let a: Commands.Forget.Arguments = try args(line)
@@ -126,7 +136,7 @@ struct ControlRouter: ControlResponder {
             if race {
                 guard !isPrivate else { throw ControlError.badArguments("a race is an open game: leave out privateGame") }
                 // Without players, every member of the circle races.
-                let rivals = (players ?? Set(members.view.members.keys)).subtracting([signer.peerID])
+                let rivals = (players ?? Set(members.view.members.keys)).subtracting([player.peerID])
                 guard !rivals.isEmpty else {
                     throw ControlError.badArguments("a race needs another racer: name players, or invite someone to the circle first")
                 }
@@ -135,28 +145,28 @@ struct ControlRouter: ControlResponder {
             // A seed the player chose lets them print the layout first: practice.
             let (replica, state) = try await service.newGame(
                 parameters, seed: seed, questionMarks: questionMarks, players: players, isPrivate: isPrivate, seedChosen: request.seed != nil,
-                race: race)
+                race: race, as: hostedPlayer)
             return try answer(id, views.view(replica, state))
         case Commands.Show.name:
             let a: Commands.GameArguments = try args(line)
-            let (replica, state) = try await service.game(a.game, assist: a.cheat == true)
+            let (replica, state) = try await service.game(a.game, assist: a.cheat == true, as: hostedPlayer)
             let racer = try self.racer(a.racer, in: state)
             // A finished game's ending says whether it set a record: that needs the others.
-            let games = state.shown(to: racer ?? signer.peerID).status == .playing ? nil : try await rivals(of: state)
+            let games = state.shown(to: racer ?? player.peerID).status == .playing ? nil : try await rivals(of: state)
             var view = views.view(replica, state, cheat: a.cheat == true, games: games, racer: racer)
             view.daily = try await dailyTable(of: state)
             return try answer(id, view)
         case Commands.Daily.name:
             try refuseIfRemoved()
-            let (replica, state, _) = try await service.dailyGame(day: Self.today, keys: members.dailyKeys)
+            let (replica, state, _) = try await service.dailyGame(day: Self.today, keys: members.dailyKeys, as: hostedPlayer)
             var view = views.view(replica, state)
             view.daily = try await dailyTable(of: state)
             return try answer(id, view)
         case Commands.Resign.name:
             try refuseIfRemoved()
             let a: Commands.GameArguments = try args(line)
-            let (replica, state) = try await service.resign(a.game)
-            let games = state.shown(to: signer.peerID).status == .playing ? nil : try await rivals(of: state)
+            let (replica, state) = try await service.resign(a.game, as: hostedPlayer)
+            let games = state.shown(to: player.peerID).status == .playing ? nil : try await rivals(of: state)
             return try answer(id, views.view(replica, state, games: games))
         case Commands.Reveal.name:
             return try answer(id, try await move(.reveal, try moveArgs(line, fields)))
@@ -171,7 +181,7 @@ struct ControlRouter: ControlResponder {
             let game = try await service.pointable(a.game, x: a.x, y: a.y)
             // On the board, so a spot: boards are at most 500 wide.
             guard let spot = PresenceSpot(game: game.bytes, x: a.x, y: a.y) else { throw ControlError.badArguments("no cell \(a.x),\(a.y)") }
-            guard presence.point(at: spot) else {
+            guard presence.point(at: spot, as: hostedPlayer) else {
                 throw ControlError(
                     code: "rate-limited",
                     message: "you pointed \(PointTable.burst) times in \(Int(PointTable.burstWindow)) seconds; wait a moment")
@@ -179,7 +189,7 @@ struct ControlRouter: ControlResponder {
             return try answer(id, Commands.Point.Result(game: game.description, x: a.x, y: a.y))
         case Commands.Hint.name:
             let a: Commands.GameArguments = try args(line)
-            let (state, cell) = try await service.hint(a.game)
+            let (state, cell) = try await service.hint(a.game, as: hostedPlayer)
             let game = state.gameID.description
             guard let cell else {
                 return try answer(
@@ -239,11 +249,11 @@ struct ControlRouter: ControlResponder {
                     // A removed device leaves the list (`--all` still shows it).
                     peers: await network.peers(all: all).filter { all || !removed.contains($0.snapshot.id) }.map { views.peer($0) },
                     unreached: all ? await network.unreached().map { ReplyViews.unreached($0) } : nil, mdns: network.mdnsStatus,
-                    presence: views.presence(presence.everyone)))
+                    presence: views.presence(presence.everyone(as: player.peerID))))
         case Commands.Profile.name:
             return try answer(id, try profile(try args(line)))
         case Commands.Presence.name:
-            return try answer(id, Commands.Presence.Result(presence: views.presence(presence.everyone)))
+            return try answer(id, Commands.Presence.Result(presence: views.presence(presence.everyone(as: player.peerID))))
         case Commands.Cursor.name:
             throw ControlError.badArguments("cursor is sent on a subscribed connection (after subscribe), where it sets this viewer's presence")
         case Commands.Connect.name:
@@ -255,6 +265,8 @@ struct ControlRouter: ControlResponder {
             return try answer(id, Empty())
         case Commands.Web.name, Commands.WebLAN.name, Commands.WebPair.name, Commands.WebDevices.name, Commands.WebRevoke.name:
             return try await webCommand(command, id, line)
+        case Commands.PlayerAdd.name, Commands.PlayerPair.name, Commands.PlayerList.name, Commands.PlayerRemove.name:
+            return try await playerCommand(command, id, line)
         case Commands.Subscribe.name:
             let a: Commands.Subscribe.Arguments = try args(line)
             var game: String?
@@ -270,7 +282,7 @@ struct ControlRouter: ControlResponder {
 
     private func move(_ move: LocalMove, _ a: Commands.MoveArguments) async throws -> Commands.MoveResult {
         try refuseIfRemoved()
-        return views.moveResult(try await service.move(move, game: a.game, x: a.x, y: a.y))
+        return views.moveResult(try await service.move(move, game: a.game, x: a.x, y: a.y, as: hostedPlayer))
     }
 
     /// Shows, or sets and sends, this player's profile.
@@ -330,9 +342,9 @@ struct ControlRouter: ControlResponder {
 
     private func status() async throws -> Commands.Status.Result {
         Commands.Status.Result(
-            peerID: service.identity.description, name: book.name(of: signer.peerID) ?? name, circleTag: members.keys.current.tag,
+            peerID: player.peerID.description, name: book.name(of: player.peerID) ?? views.ownName, circleTag: members.keys.current.tag,
             listening: network.listening, mdns: network.mdnsStatus, peers: await network.connectedCount(),
-            games: await service.gameCount, version: SweeperVersion.current, pid: getpid(), presence: views.presence(presence.everyone),
+            games: await service.gameCount, version: SweeperVersion.current, pid: getpid(), presence: views.presence(presence.everyone(as: player.peerID)),
             removed: removedHere)
     }
 
@@ -372,8 +384,12 @@ struct ControlRouter: ControlResponder {
         return views.dailyTable(day: day, games: games, streaks: streaks)
     }
 
-    /// When this device was removed: who removed it, when, and what to do.
+    /// When this device (or the hosted player answered for) was removed:
+    /// who removed it, when, and what to do.
     var removedHere: String? {
+        if hostedPlayer != nil, !members.view.isMember(player.peerID) {
+            return "this player is not a member of the circle (removed, or no longer hosted here)"
+        }
         guard let removal = members.view.removed[signer.peerID] else { return nil }
         let by = book.name(of: removal.removedBy) ?? members.view.members[removal.removedBy]?.name.nonEmpty ?? removal.removedBy.shortDescription
         let when = ControlFormatting.date(millis: removal.removedMillis)
@@ -411,7 +427,7 @@ struct ControlRouter: ControlResponder {
         if let game = a.game, let x = a.x, let y = a.y, let id = try? await service.resolve(game) {
             spot = PresenceSpot(game: id.bytes, x: x, y: y)
         }
-        presence.setCursor(spot, viewer: viewer)
+        presence.setCursor(spot, viewer: viewer, player: player.peerID)
     }
 
     // MARK: Reading arguments
@@ -521,9 +537,6 @@ struct ControlRouter: ControlResponder {
     private static func failure(_ id: RequestID?, _ error: ControlError) -> Data {
         (try? ControlCoding.line(Answer<Empty>.failure(id, error))) ?? Data("{\"ok\":false}\n".utf8)
     }
-}
-
-extension ControlRouter {
 }
 
 extension ControlRouter {

@@ -16,10 +16,10 @@ import SweeperSync
 /// after a loss, and the cells a change touched. Pure functions of a game's
 /// replica and state, with players' names from the peer book.
 struct ReplyViews: Sendable {
-    /// This daemon's identity, shown by its own name.
-    let ownID: PeerID
-    /// This daemon's player name.
-    let ownName: String
+    /// The player answered for (this daemon's own, or one it hosts), shown by its own name.
+    var ownID: PeerID
+    /// That player's name.
+    var ownName: String
     /// Other players' names.
     let peers: PeerBook
     /// The circle's members: two of one name are told apart.
@@ -267,13 +267,18 @@ extension ControlRouter {
         let listed = view.members.values.map { m in
             let info = peers[m.peer.description]
             let invitedBy = m.invitation.flatMap { view.invitations[$0]?.madeBy } ?? m.admittedBy
-            return CircleMember(
+            var member = CircleMember(
                 peerID: m.peer.description, name: named(m.peer) ?? m.name, thisDevice: m.peer == me, founder: m.role == .founder,
                 role: m.role.description, admittedBy: m.admittedBy?.description, admittedByName: m.admittedBy.flatMap(named),
                 invitedBy: invitedBy?.description, invitedByName: invitedBy.flatMap(named), equivocatedAt: view.equivocations[m.peer],
                 invitationsOffBy: m.invitationsOffBy?.description, invitationsOffByName: m.invitationsOffBy.flatMap(named),
                 joinedMillis: m.joinedMillis,
                 linked: info?.state == .connected, lastSeenSecondsAgo: m.peer == me ? nil : info?.lastSeenSecondsAgo ?? stored[m.peer.description])
+            member.hostedBy = m.hostedBy?.description
+            member.hostedByName = m.hostedBy.flatMap(named)
+            // A player hosted here is seen whenever this device is.
+            if m.hostedBy == me { member.lastSeenSecondsAgo = nil }
+            return member
         }.sorted { a, b in a.thisDevice != b.thisDevice ? a.thisDevice : (a.name, a.peerID) < (b.name, b.peerID) }
         func removal(_ r: MembershipView.Removal) -> RemovedDevice {
             RemovedDevice(

@@ -430,9 +430,9 @@ actor GameService {
 
     /// A game; with `assist`, the game is marked assisted (a signed op)
     /// for every player, since its mines are about to be shown.
-    func game(_ game: String?, assist: Bool) throws -> (GameReplica, GameState) {
+    func game(_ game: String?, assist: Bool, as player: SigningIdentity? = nil) throws -> (GameReplica, GameState) {
         var (circle, replica, state) = try lookup(game)
-        if assist, let op = try madeOp({ try engine.circles[circle].author.assist(in: replica, atMillis: Date().millis) }, geometry: nil) {
+        if assist, let op = try madeOp({ try author(circle, player).assist(in: replica, atMillis: Date().millis) }, geometry: nil) {
             (replica, state) = try commit(op, circle: circle)
         }
         return (replica, state)
@@ -443,15 +443,16 @@ actor GameService {
     /// Every hint given is a signed hint op of this player (the game is
     /// assisted from then on, and who asked how often is known everywhere);
     /// a spectator, who cannot make ops, is shown the cell all the same.
-    func hint(_ game: String?) throws -> (GameState, Cell?) {
+    func hint(_ game: String?, as player: SigningIdentity? = nil) throws -> (GameState, Cell?) {
         let (circle, replica, state) = try lookup(game)
+        let author = author(circle, player)
         // In a race, a hint is of this player's own board.
-        let board = state.shown(to: engine.circles[circle].author.identity.peerID)
+        let board = state.shown(to: author.identity.peerID)
         guard board.status == .playing else { throw GameServiceError.gameOver(board.status) }
         guard let cell = Solver.hint(for: board.board) else { return (state, nil) }
         let geometry = state.genesis.geometry
-        guard state.mayMove(engine.circles[circle].author.identity.peerID) else { return (state, geometry.cell(at: cell)) }
-        let op = try madeOp({ try engine.circles[circle].author.hint(cell, in: replica, atMillis: Date().millis) }, geometry: geometry)
+        guard state.mayMove(author.identity.peerID) else { return (state, geometry.cell(at: cell)) }
+        let op = try madeOp({ try author.hint(cell, in: replica, atMillis: Date().millis) }, geometry: geometry)
         guard let op else { return (state, geometry.cell(at: cell)) }
         let (_, after) = try commit(op, circle: circle)
         listingChanged(after)
@@ -482,7 +483,7 @@ actor GameService {
     /// on a board of their own.
     func newGame(
         _ parameters: GameParameters, seed: UInt64, questionMarks: Bool, players: Set<PeerID>? = nil, isPrivate: Bool = false,
-        seedChosen: Bool = false, daily: Int? = nil, race: Bool = false
+        seedChosen: Bool = false, daily: Int? = nil, race: Bool = false, as player: SigningIdentity? = nil
     ) throws -> (GameReplica, GameState) {
         try reloadIfPending()
         let now = Date()
@@ -492,7 +493,7 @@ actor GameService {
         } catch {
             throw GameServiceError.generationFailed("\(error)")
         }
-        let author = engine.circles[0].author
+        let author = author(0, player)
         let genesis: Op
         if isPrivate, let players {
             genesis = try author.privateGenesis(
@@ -538,8 +539,8 @@ actor GameService {
     /// the one it began (the first, if a device apart began another), else
     /// a new one, derived from the key in force that day and the day
     /// (``DailyBoard``). Returns the game and whether it was made now.
-    func dailyGame(day: Int, keys: DailyKeys) throws -> (GameReplica, GameState, made: Bool) {
-        let me = engine.circles[0].author.identity.peerID
+    func dailyGame(day: Int, keys: DailyKeys, as player: SigningIdentity? = nil) throws -> (GameReplica, GameState, made: Bool) {
+        let me = author(0, player).identity.peerID
         if let own = try dailyGames(of: day, keys: keys).first(where: { $0.state.creator == me }),
             let (_, replica) = engine.game(own.state.gameID)
         {
@@ -549,7 +550,7 @@ actor GameService {
             throw GameServiceError.generationFailed(
                 "the board of \(DailyBoard.date(of: day)) is made with a circle key this device does not hold; link with a member to get it")
         }
-        let (replica, state) = try newGame(board.parameters, seed: board.seed, questionMarks: false, daily: day)
+        let (replica, state) = try newGame(board.parameters, seed: board.seed, questionMarks: false, daily: day, as: player)
         return (replica, state, true)
     }
 
@@ -620,11 +621,11 @@ actor GameService {
     /// Lets `added` move in `game` (this device made it and chose its
     /// players): a signed op every replica applies. Returns the game after
     /// it, and how many players it gained.
-    func addPlayers(_ added: Set<PeerID>, to game: String) throws -> (state: GameState, added: Int) {
+    func addPlayers(_ added: Set<PeerID>, to game: String, as player: SigningIdentity? = nil) throws -> (state: GameState, added: Int) {
         let (circle, replica, state) = try lookup(game)
         var after = state
         let before = state.players?.count ?? 0
-        if let op = try madeOp({ try engine.circles[circle].author.addPlayers(added, in: replica, atMillis: Date().millis) }, geometry: nil) {
+        if let op = try madeOp({ try author(circle, player).addPlayers(added, in: replica, atMillis: Date().millis) }, geometry: nil) {
             (_, after) = try commit(op, circle: circle)
             listingChanged(after)
         }
@@ -634,10 +635,10 @@ actor GameService {
     /// Archives `game` (hidden from every device's list) or shows it again:
     /// a signed op every replica applies. Returns the game after it, and
     /// whether it changed.
-    func archive(_ game: String, archived: Bool) throws -> (state: GameState, changed: Bool) {
+    func archive(_ game: String, archived: Bool, as player: SigningIdentity? = nil) throws -> (state: GameState, changed: Bool) {
         let (circle, replica, state) = try lookup(game)
         var after = state
-        let op = try madeOp({ try engine.circles[circle].author.archive(archived, in: replica, atMillis: Date().millis) }, geometry: nil)
+        let op = try madeOp({ try author(circle, player).archive(archived, in: replica, atMillis: Date().millis) }, geometry: nil)
         if let op {
             (_, after) = try commit(op, circle: circle)
             listingChanged(after)
@@ -663,9 +664,9 @@ actor GameService {
     /// This player gives up its board in the race `game`: a signed resign
     /// op every replica applies (its board ends, lost). Returns the game
     /// after it.
-    func resign(_ game: String?) throws -> (GameReplica, GameState) {
+    func resign(_ game: String?, as player: SigningIdentity? = nil) throws -> (GameReplica, GameState) {
         let (circle, replica, state) = try lookup(game)
-        let author = engine.circles[circle].author
+        let author = author(circle, player)
         // No op: this racer's board ended already.
         guard let op = try madeOp({ try author.resign(in: replica, atMillis: Date().millis) }, geometry: nil) else {
             throw GameServiceError.gameOver(state.shown(to: author.identity.peerID).status)
@@ -679,16 +680,16 @@ actor GameService {
 
     /// Makes a player's move on cell (`x`, `y`) of `game`: commits its op,
     /// pushes it to the peers, reports the change, and returns it.
-    func move(_ move: LocalMove, game: String?, x: Int, y: Int) throws -> MoveOutcome {
+    func move(_ move: LocalMove, game: String?, x: Int, y: Int, as player: SigningIdentity? = nil) throws -> MoveOutcome {
         // The op is made from a copy of the game, dropped before the op goes
         // in: a copy still held would make the insertion copy the game whole.
         let (circle, op, before): (Int, Op, GameStatus)
-        switch try makeOp(move, game: game, x: x, y: y) {
+        switch try makeOp(move, game: game, x: x, y: y, as: player) {
         case .unchanged(let state): return MoveOutcome(state: state, cells: [])
         case .made(let c, let o, let b): (circle, op, before) = (c, o, b)
         }
         let (_, after) = try commit(op, circle: circle)
-        sinks.play.activity(in: after.gameID)
+        sinks.play.activity(in: after.gameID, by: op.author)
         if after.status != .playing { sinks.play.gameEnded(after.gameID) }
         guard let changed = engine.game(after.gameID)?.game.changes(by: [op], state: after, before: before, clicked: Cell(x: x, y: y)).first
         else { return MoveOutcome(state: after.shown(to: op.author), cells: []) }
@@ -706,7 +707,7 @@ actor GameService {
 
     /// The op for a move, from a copy of the game that is gone when this
     /// returns (unless the move changes nothing).
-    private func makeOp(_ move: LocalMove, game: String?, x: Int, y: Int) throws -> MadeMove {
+    private func makeOp(_ move: LocalMove, game: String?, x: Int, y: Int, as player: SigningIdentity?) throws -> MadeMove {
         let (circle, replica, state) = try lookup(game)
         let geometry = state.genesis.geometry
         let cell = Cell(x: x, y: y)
@@ -714,7 +715,7 @@ actor GameService {
             throw GameServiceError.outsideBoard(x: x, y: y, width: geometry.width, height: geometry.height)
         }
         let index = geometry.index(of: cell)
-        let author = engine.circles[circle].author
+        let author = author(circle, player)
         let now = Date().millis
         if case .mark(.question) = move, !state.genesis.questionMarks { throw GameServiceError.noQuestionMarks }
         let op = try madeOp({
@@ -727,6 +728,13 @@ actor GameService {
         }, geometry: geometry, x: x, y: y)
         guard let op else { return .unchanged(state.shown(to: author.identity.peerID)) }
         return .made(circle: circle, op: op, before: state.status)
+    }
+
+    /// The author of `player`'s ops in `circle`: this daemon's own player
+    /// when `player` is nil, else a player it hosts.
+    private func author(_ circle: Int, _ player: SigningIdentity?) -> OpAuthor {
+        guard let player, player.peerID != identity else { return engine.circles[circle].author }
+        return OpAuthor(identity: player, circle: engine.circles[circle].circle)
     }
 
     /// Runs an op author's call, turning why it refused into the service's error.

@@ -249,8 +249,27 @@ struct PlayLedger: Sendable {
 /// peer that understands it, and keeps the shares peers send. The game
 /// service asks it for each game's time.
 final class PlayClock: Sendable {
-    private let ledger: Mutex<PlayLedger>
+    /// One ledger per player of this daemon: its own (which keeps every
+    /// share, and answers for played time) and each hosted player's.
+    private struct Ledgers {
+        var main: PlayLedger
+        var hosted: [PeerID: PlayLedger] = [:]
+
+        /// Takes a share into every ledger; whether the main one took it.
+        mutating func take(_ note: PlayNote) -> Bool {
+            guard main.take(note) else { return false }
+            for (key, var ledger) in hosted {
+                ledger.take(note)
+                hosted[key] = ledger
+            }
+            return true
+        }
+    }
+
+    private let ledgers: Mutex<Ledgers>
     private let identity: SigningIdentity
+    /// The players this daemon hosts: each counts and signs a share of its own.
+    private let players: HostedPlayers?
     private let store: Store
     private let gossip: NoteGossip
     private let links: LinkRegistry
@@ -263,11 +282,12 @@ final class PlayClock: Sendable {
     /// A clock over the shares kept in `store`; the games of `forgotten`
     /// (forgotten on this device) keep none.
     init(
-        identity: SigningIdentity, store: Store, links: LinkRegistry, gossip: NoteGossip, forgotten: Set<GameID> = [],
+        identity: SigningIdentity, hosted: HostedPlayers? = nil, store: Store, links: LinkRegistry, gossip: NoteGossip, forgotten: Set<GameID> = [],
         clock: any DaemonClock = SystemClock(), logger: Logger
     ) {
         self.clock = clock
         self.identity = identity
+        self.players = hosted
         self.store = store
         self.links = links
         self.gossip = gossip
@@ -278,7 +298,7 @@ final class PlayClock: Sendable {
             // A stored share was checked when it came; one that no longer reads is passed over.
             if let note = try? PlayNote(decoding: bytes[...]), note.isAuthentic { ledger.take(note) }
         }
-        self.ledger = Mutex(ledger)
+        self.ledgers = Mutex(Ledgers(main: ledger))
         countedSince = ((try? store.setting(Store.playTimeSinceSetting)) ?? nil).flatMap(UInt64.init) ?? 0
     }
 
@@ -287,52 +307,106 @@ final class PlayClock: Sendable {
 
     private var wall: UInt64 { clock.wallMillis }
 
-    /// This player moved in `game` or used a viewer of it. Nothing is
-    /// signed or written here, on a move's way: the next tick does it.
-    func activity(in game: GameID) {
-        ledger.withLock { $0.activity(in: game, now: now, wall: wall) }
+    /// Runs `body` on `player`'s ledger (nil: this daemon's own), made for
+    /// a hosted player on first use from what the main ledger holds.
+    private func withLedger<T>(of player: PeerID?, _ body: (inout PlayLedger) -> T) -> T {
+        ledgers.withLock { l in
+            guard let player, player != identity.peerID else { return body(&l.main) }
+            if l.hosted[player] == nil {
+                var made = PlayLedger(ownID: player)
+                for game in l.main.forgotten { made.forget(game) }
+                for note in l.main.shares.values.flatMap(\.values) { made.take(note) }
+                for (game, chosen) in l.main.chosenPlayers { made.setPlayers(chosen, of: game) }
+                for game in l.main.over { made.gameEnded(game, now: now) }
+                l.hosted[player] = made
+            }
+            // Present: made above.
+            var ledger = l.hosted.removeValue(forKey: player) ?? PlayLedger(ownID: player)
+            defer { l.hosted[player] = ledger }
+            return body(&ledger)
+        }
     }
 
-    /// Whether this player used a viewer of (or moved in) `game` lately.
-    func isActive(_ game: GameID) -> Bool {
-        ledger.withLock { $0.isActive(game, now: now) }
+    /// Runs `body` on every ledger.
+    private func withEveryLedger(_ body: (inout PlayLedger) -> Void) {
+        ledgers.withLock { l in
+            body(&l.main)
+            for (key, var ledger) in l.hosted {
+                body(&ledger)
+                l.hosted[key] = ledger
+            }
+        }
+    }
+
+    /// A player of this daemon (`by`; nil: its own) moved in `game` or used
+    /// a viewer of it. Nothing is signed or written here, on a move's way:
+    /// the next tick does it.
+    func activity(in game: GameID, by player: PeerID? = nil) {
+        withLedger(of: player) { $0.activity(in: game, now: now, wall: wall) }
+    }
+
+    /// Whether the player (nil: this daemon's own) used a viewer of (or moved in) `game` lately.
+    func isActive(_ game: GameID, by player: PeerID? = nil) -> Bool {
+        withLedger(of: player) { $0.isActive(game, now: now) }
     }
 
     /// The game is over (won or lost, here or at a peer).
     func gameEnded(_ game: GameID) {
-        ledger.withLock { $0.gameEnded(game, now: now) }
+        withEveryLedger { $0.gameEnded(game, now: now) }
     }
 
     /// Who may move in `game` (`nil`: every member): only their viewing counts.
     func setPlayers(_ players: Set<PeerID>?, of game: GameID) {
-        ledger.withLock { $0.setPlayers(players, of: game) }
+        withEveryLedger { $0.setPlayers(players, of: game) }
     }
 
-    /// Counts with where this player's active viewer is and where the
+    /// Counts with where this daemon's players' active viewers are
+    /// (`local`: the game of each one's newest active viewer) and where the
     /// others are, and signs, keeps and sends the shares that are due. The
     /// presence service calls it every 250 ms and at each change.
-    func tick(ownGame: GameID?, others: [PeerID: GameID]) {
-        ledger.withLock { $0.tick(ownGame: ownGame, others: others, now: now, wall: wall) }
+    func tick(local: [PeerID: GameID], others: [PeerID: GameID]) {
+        let (now, wall) = (now, wall)
+        ledgers.withLock { l in
+            // Each player sees the others, this daemon's other players among them.
+            func seen(by player: PeerID) -> [PeerID: GameID] { others.merging(local.filter { $0.key != player }) { a, _ in a } }
+            l.main.tick(ownGame: local[identity.peerID], others: seen(by: identity.peerID), now: now, wall: wall)
+            for (key, var ledger) in l.hosted {
+                ledger.tick(ownGame: local[key], others: seen(by: key), now: now, wall: wall)
+                l.hosted[key] = ledger
+            }
+        }
         signDue()
     }
 
-    /// Closes this player's open period and signs every changed share now
-    /// (when the daemon stops).
+    /// Closes every open period and signs every changed share now (when
+    /// the daemon stops).
     func stop() {
-        ledger.withLock { $0.tick(ownGame: nil, others: [:], now: now, wall: wall) }
+        let (now, wall) = (now, wall)
+        withEveryLedger { $0.tick(ownGame: nil, others: [:], now: now, wall: wall) }
         signDue(all: true)
     }
 
-    /// Signs, keeps and sends this player's shares that are due.
+    /// Signs, keeps and sends the shares that are due, each with its player's key.
     private func signDue(all: Bool = false) {
-        let notes: [PlayNote] = ledger.withLock { l in
-            l.due(now: now, wall: wall, all: all).compactMap { due in
-                guard let note = PlayNote(
-                    signing: identity, game: due.game.bytes, serial: due.serial, earlier: due.own.earlier, periods: due.own.periods)
-                else { return nil }
-                l.take(note)
-                return note
+        let (now, wall) = (now, wall)
+        let notes: [PlayNote] = ledgers.withLock { l in
+            func signed(_ ledger: inout PlayLedger, by signer: SigningIdentity) -> [PlayNote] {
+                ledger.due(now: now, wall: wall, all: all).compactMap { due in
+                    PlayNote(signing: signer, game: due.game.bytes, serial: due.serial, earlier: due.own.earlier, periods: due.own.periods)
+                }
             }
+            var out = signed(&l.main, by: identity)
+            for (key, var ledger) in l.hosted {
+                // A player no longer hosted signs nothing more.
+                guard let signer = players?.player(key)?.identity else {
+                    l.hosted[key] = nil
+                    continue
+                }
+                out += signed(&ledger, by: signer)
+                l.hosted[key] = ledger
+            }
+            for note in out { _ = l.take(note) }
+            return out
         }
         for note in notes {
             keep(note)
@@ -352,7 +426,10 @@ final class PlayClock: Sendable {
     /// than the one held. Returns whether it was.
     @discardableResult
     func take(_ note: PlayNote) -> Bool {
-        guard ledger.withLock({ $0.take(note) }) else { return false }
+        let taken = ledgers.withLock { l in
+            l.take(note)
+        }
+        guard taken else { return false }
         keep(note)
         return true
     }
@@ -360,22 +437,22 @@ final class PlayClock: Sendable {
     /// Forgets a game's played time (this device forgets the game; the
     /// store deletes its shares), until ``follow(_:)``.
     func forget(_ game: GameID) {
-        ledger.withLock { $0.forget(game) }
+        withEveryLedger { $0.forget(game) }
     }
 
     /// Takes a game's shares again.
     func follow(_ game: GameID) {
-        ledger.withLock { $0.follow(game) }
+        withEveryLedger { $0.follow(game) }
     }
 
     /// Every share held.
     var allNotes: [PlayNote] {
-        ledger.withLock { l in l.shares.keys.sorted().flatMap { g in (l.shares[g] ?? [:]).values.sorted { $0.author < $1.author } } }
+        ledgers.withLock { l in l.main.shares.keys.sorted().flatMap { g in (l.main.shares[g] ?? [:]).values.sorted { $0.author < $1.author } } }
     }
 
-    /// Whether this player counts `game` now.
+    /// Whether this daemon's own player counts `game` now.
     func isCounting(_ game: GameID) -> Bool {
-        ledger.withLock { $0.counting == game }
+        ledgers.withLock { $0.main.counting == game }
     }
 
     /// A game's played time in seconds: the sum of the players' shares;
@@ -388,7 +465,7 @@ final class PlayClock: Sendable {
     /// ``playedSeconds(_:)`` of a game that began at `startMillis` and
     /// ended at `endMillis` (or not yet).
     func playedSeconds(_ game: GameID, startMillis: UInt64, endMillis: UInt64?) -> Int {
-        if let ms = ledger.withLock({ $0.playedMillis(game, now: now) }) { return Int(ms / 1000) }
+        if let ms = ledgers.withLock({ $0.main.playedMillis(game, now: now) }) { return Int(ms / 1000) }
         guard startMillis < countedSince else { return 0 }
         let end = endMillis ?? wall
         return end > startMillis ? Int((end - startMillis) / 1000) : 0

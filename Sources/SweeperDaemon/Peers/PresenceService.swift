@@ -30,27 +30,37 @@ final class PresenceService: Sendable {
         /// When it last set its cursor, in the order of all viewers' settings.
         var order: Int
         var spot: PresenceSpot?
+        /// Whose viewer it is: this daemon's player or one it hosts.
+        var player: PeerID
+    }
+
+    /// What one player of this daemon announced.
+    private struct Announced {
+        /// What was last announced (nil: nothing, or that the player left).
+        var spot: PresenceSpot?
+        var lastSerial: UInt64 = 0
+        /// When the last move of the player's cursor was sent (steady
+        /// seconds); renewals do not count, so a move right after one is
+        /// not held back.
+        var lastSent = -Double.infinity
+        /// Whether a coalesced send is scheduled.
+        var sendScheduled = false
+        var lastPointSerial: UInt64 = 0
     }
 
     private struct State {
         var table = PresenceTable()
         var viewers: [ObjectIdentifier: Viewer] = [:]
         var order = 0
-        /// What this daemon last announced (nil: nothing, or that its player left).
-        var announced: PresenceSpot?
-        var lastSerial: UInt64 = 0
-        /// When the last move of this daemon's player's cursor was sent
-        /// (steady seconds); renewals do not count, so a move right after
-        /// one is not held back.
-        var lastSent = -Double.infinity
-        /// Whether a coalesced send is scheduled.
-        var sendScheduled = false
-        /// Which points at a cell were taken (others' and this player's own).
+        /// Per player of this daemon (its own and those it hosts).
+        var announced: [PeerID: Announced] = [:]
+        /// Which points at a cell were taken (others' and this daemon's players').
         var points = PointTable()
-        var lastPointSerial: UInt64 = 0
     }
 
     private let identity: SigningIdentity
+    /// The players this daemon hosts: their keys sign their presence and points.
+    private let hosted: HostedPlayers
     private let links: LinkRegistry
     private let gossip: NoteGossip
     private let changes: any PeerChangeSink
@@ -63,10 +73,11 @@ final class PresenceService: Sendable {
     private let lastRenewal = Mutex(0.0)
 
     init(
-        identity: SigningIdentity, links: LinkRegistry, gossip: NoteGossip, changes: any PeerChangeSink, play: PlayClock, eventLoop: any EventLoop,
-        clock: any DaemonClock = SystemClock(), logger: Logger
+        identity: SigningIdentity, hosted: HostedPlayers, links: LinkRegistry, gossip: NoteGossip, changes: any PeerChangeSink, play: PlayClock,
+        eventLoop: any EventLoop, clock: any DaemonClock = SystemClock(), logger: Logger
     ) {
         self.clock = clock
+        self.hosted = hosted
         self.play = play
         self.identity = identity
         self.links = links
@@ -80,99 +91,129 @@ final class PresenceService: Sendable {
 
     // MARK: This daemon's viewers
 
-    /// A viewer (one event subscription) put its cursor on `spot`, or shows
-    /// no game (nil). A cursor line is a key pressed in the game: it counts
-    /// as play (``PlayClock``).
-    func setCursor(_ spot: PresenceSpot?, viewer: ObjectIdentifier) {
-        if let game = spot.flatMap({ GameID(bytes: $0.game) }) { play.activity(in: game) }
+    /// The key that signs `player`'s notes: this daemon's, or a hosted
+    /// player's (nil once that player is gone).
+    private func signer(of player: PeerID) -> SigningIdentity? {
+        player == identity.peerID ? identity : hosted.player(player)?.identity
+    }
+
+    /// Whether `peer` is a player of this daemon (its own or a hosted one).
+    private func isLocal(_ peer: PeerID) -> Bool {
+        peer == identity.peerID || hosted.player(peer) != nil
+    }
+
+    /// A viewer (one event subscription) of `player` (nil: this daemon's
+    /// own) put its cursor on `spot`, or shows no game (nil). A cursor line
+    /// is a key pressed in the game: it counts as play (``PlayClock``).
+    func setCursor(_ spot: PresenceSpot?, viewer: ObjectIdentifier, player: PeerID? = nil) {
+        let player = player ?? identity.peerID
+        if let game = spot.flatMap({ GameID(bytes: $0.game) }) { play.activity(in: game, by: player) }
         state.withLock { s in
             s.order += 1
-            s.viewers[viewer] = Viewer(order: s.order, spot: spot)
+            s.viewers[viewer] = Viewer(order: s.order, spot: spot, player: player)
         }
-        announce()
+        announce(player)
         count()
     }
 
     /// A viewer's subscription ended.
     func viewerClosed(_ viewer: ObjectIdentifier) {
-        let had = state.withLock { $0.viewers.removeValue(forKey: viewer) != nil }
-        if had {
-            announce()
+        let player = state.withLock { $0.viewers.removeValue(forKey: viewer)?.player }
+        if let player {
+            announce(player)
             count()
         }
     }
 
-    /// This daemon's player's spot: the newest cursor of its open viewers
-    /// that show a game, unless that game's viewer has been idle for
+    /// `player`'s spot: the newest cursor of its open viewers that show a
+    /// game, unless that game's viewer has been idle for
     /// ``PlayLedger/idleLimit``: an idle player is away until their next key.
-    private func ownSpot(_ s: State) -> PresenceSpot? {
-        guard let spot = s.viewers.values.filter({ $0.spot != nil }).max(by: { $0.order < $1.order })?.spot,
-            let game = GameID(bytes: spot.game), play.isActive(game)
+    private func spot(of player: PeerID, _ s: State) -> PresenceSpot? {
+        guard let spot = s.viewers.values.filter({ $0.player == player && $0.spot != nil }).max(by: { $0.order < $1.order })?.spot,
+            let game = GameID(bytes: spot.game), play.isActive(game, by: player)
         else { return nil }
         return spot
     }
 
-    /// Tells the play clock where this player and the others are now.
-    private func count() {
-        let (own, others) = state.withLock { s in (ownSpot(s), s.table.spots) }
-        play.tick(ownGame: own.flatMap { GameID(bytes: $0.game) }, others: others.compactMapValues { GameID(bytes: $0.game) })
+    /// The players of this daemon with a viewer open or a spot announced.
+    private func localPlayers(_ s: State) -> Set<PeerID> {
+        Set(s.viewers.values.map(\.player)).union(s.announced.keys).union([identity.peerID])
     }
 
-    /// Sends this daemon's player's presence now, or once the interval since
-    /// the last note has passed (the moves in between are coalesced).
-    private func announce() {
+    /// Tells the play clock where this daemon's players and the others are now.
+    private func count() {
+        let (local, others) = state.withLock { s in
+            (Dictionary(uniqueKeysWithValues: localPlayers(s).map { ($0, spot(of: $0, s)) }), s.table.spots)
+        }
+        play.tick(local: local.compactMapValues { $0.flatMap { GameID(bytes: $0.game) } }, others: others.compactMapValues { GameID(bytes: $0.game) })
+    }
+
+    /// Sends `player`'s presence now, or once the interval since its last
+    /// note has passed (the moves in between are coalesced).
+    private func announce(_ player: PeerID) {
         let wait: Double? = state.withLock { s in
-            guard ownSpot(s) != s.announced, !s.sendScheduled else { return nil }
-            let due = s.lastSent + PresenceTable.minimumInterval - now
+            let held = s.announced[player] ?? Announced()
+            guard spot(of: player, s) != held.spot, !held.sendScheduled else { return nil }
+            let due = held.lastSent + PresenceTable.minimumInterval - now
             if due > 0 {
-                s.sendScheduled = true
+                s.announced[player, default: Announced()].sendScheduled = true
                 return due
             }
             return 0
         }
         guard let wait else { return }
         if wait <= 0 {
-            send()
+            send(player)
         } else {
             eventLoop.scheduleTask(in: .nanoseconds(Int64(wait * 1e9))) { [self] in
-                state.withLock { $0.sendScheduled = false }
-                send()
+                state.withLock { $0.announced[player]?.sendScheduled = false }
+                send(player)
             }
         }
     }
 
-    /// Signs and sends a note of this daemon's player's current spot (or
-    /// that it left) to every link that understands presence.
-    private func send(renewing: Bool = false) {
+    /// Signs and sends a note of `player`'s current spot (or that it left)
+    /// to every link that understands presence; a hosted player's spot is
+    /// shown to this daemon's other viewers too.
+    private func send(_ player: PeerID, renewing: Bool = false) {
+        guard let signer = signer(of: player) else {
+            state.withLock { $0.announced[player] = nil }
+            return
+        }
         let note: PresenceNote? = state.withLock { s in
-            let spot = ownSpot(s)
+            let spot = spot(of: player, s)
+            var held = s.announced[player] ?? Announced()
             // A renewal repeats where the player is; otherwise only a change is sent.
-            guard renewing ? spot != nil : spot != s.announced else { return nil }
+            guard renewing ? spot != nil : spot != held.spot else { return nil }
             let wall = clock.wallMillis
-            s.lastSerial = max(wall, s.lastSerial + 1)
-            s.announced = spot
-            if !renewing { s.lastSent = now }
-            return PresenceNote(signing: identity, serial: s.lastSerial, spot: spot)
+            held.lastSerial = max(wall, held.lastSerial + 1)
+            held.spot = spot
+            if !renewing { held.lastSent = now }
+            s.announced[player] = held
+            return PresenceNote(signing: signer, serial: held.lastSerial, spot: spot)
         }
         guard let note else { return }
         gossip.broadcast(.presence(note), where: mayHear(of: note))
+        if !renewing { publish(player, note.spot) }
     }
 
     // MARK: Peers
 
-    /// A link came up and its peer said hello: it gets this player's presence now.
+    /// A link came up and its peer said hello: it gets the presence of
+    /// this daemon's players now.
     func helloReceived(on link: PeerLink) {
-        let note: PresenceNote? = state.withLock { s in
-            guard let spot = s.announced else { return nil }
-            return PresenceNote(signing: identity, serial: s.lastSerial, spot: spot)
+        let held = state.withLock { s in s.announced.compactMap { p, a in a.spot.map { (p, a.lastSerial, $0) } } }
+        for (player, serial, spot) in held {
+            guard let signer = signer(of: player) else { continue }
+            let note = PresenceNote(signing: signer, serial: serial, spot: spot)
+            if mayHear(of: note)(link) { link.send(.presence(note)) }
         }
-        if let note, mayHear(of: note)(link) { link.send(.presence(note)) }
     }
 
     /// A note arrived on `link`: checked, taken, relayed once when it came
     /// from its author, and shown.
     func received(_ note: PresenceNote, on link: PeerLink) {
-        guard note.author != identity.peerID else { return }
+        guard !isLocal(note.author) else { return }
         guard note.isAuthentic else {
             logger.debug("dropped a presence note with a bad signature", metadata: ["peer": "\(link.peer.shortDescription)"])
             return
@@ -199,25 +240,26 @@ final class PresenceService: Sendable {
 
     // MARK: Points at a cell
 
-    /// This daemon's player points at `spot`: a signed ``PointNote`` goes
-    /// to every link that may hear of its game, and this daemon's viewers
-    /// are shown it too. Returns false when this player pointed too often
-    /// (``PointTable/burst`` in ``PointTable/burstWindow``), as the other
-    /// daemons would drop the note.
+    /// A player of this daemon (nil: its own) points at `spot`: a signed
+    /// ``PointNote`` goes to every link that may hear of its game, and this
+    /// daemon's viewers are shown it too. Returns false when the player
+    /// pointed too often (``PointTable/burst`` in ``PointTable/burstWindow``),
+    /// as the other daemons would drop the note.
     @discardableResult
-    func point(at spot: PresenceSpot) -> Bool {
-        if let game = GameID(bytes: spot.game) { play.activity(in: game) }
+    func point(at spot: PresenceSpot, as player: SigningIdentity? = nil) -> Bool {
+        let signer = player ?? identity
+        if let game = GameID(bytes: spot.game) { play.activity(in: game, by: signer.peerID) }
         let note: PointNote? = state.withLock { s in
             let wall = clock.wallMillis
-            let serial = max(wall, s.lastPointSerial + 1)
-            let note = PointNote(signing: identity, serial: serial, spot: spot)
+            let serial = max(wall, (s.announced[signer.peerID]?.lastPointSerial ?? 0) + 1)
+            let note = PointNote(signing: signer, serial: serial, spot: spot)
             guard s.points.take(note, now: now, wallMillis: wall) else { return nil }
-            s.lastPointSerial = serial
+            s.announced[signer.peerID, default: Announced()].lastPointSerial = serial
             return note
         }
         guard let note else { return false }
         gossip.broadcast(.point(note)) { [links] in links.sends(game: spot.game, on: $0) }
-        changes.pointed(by: identity.peerID, at: spot, own: true)
+        changes.pointed(by: signer.peerID, at: spot, own: signer.peerID == identity.peerID)
         return true
     }
 
@@ -227,7 +269,7 @@ final class PresenceService: Sendable {
     /// newer than its author's last, fresh and within its author's rate;
     /// else relayed once when it came from its author, and shown.
     func received(_ note: PointNote, on link: PeerLink, isMember: Bool) {
-        guard note.author != identity.peerID, isMember, links.hears(from: note.author, about: note.spot.game) else { return }
+        guard !isLocal(note.author), isMember, links.hears(from: note.author, about: note.spot.game) else { return }
         guard gossip.isAuthentic(note, as: .point(note), from: link) else { return }
         let taken = state.withLock { $0.points.take(note, now: now, wallMillis: clock.wallMillis) }
         guard taken else { return }
@@ -261,23 +303,29 @@ final class PresenceService: Sendable {
         let gone = state.withLock { $0.table.expire(now: now) }
         for author in gone { publish(author, nil) }
         // A viewer gone idle withdraws its player's presence.
-        announce()
+        let players = state.withLock { localPlayers($0) }
+        for player in players { announce(player) }
         count()
         let renew = lastRenewal.withLock { last in
             guard now - last >= PresenceTable.heartbeat else { return false }
             last = now
             return true
         }
-        if renew { send(renewing: true) }
+        if renew { for player in players { send(player, renewing: true) } }
     }
 
     // MARK: Inspection
 
-    /// Everyone whose viewer shows a game now, this daemon's player first.
-    var everyone: [PlayerSpot] {
-        let (own, others) = state.withLock { s in (ownSpot(s), s.table.spots) }
+    /// Everyone whose viewer shows a game now, `player` (nil: this
+    /// daemon's own) first, then this daemon's other players, then the others.
+    func everyone(as player: PeerID? = nil) -> [PlayerSpot] {
+        let me = player ?? identity.peerID
+        let (local, others) = state.withLock { s in
+            (localPlayers(s).sorted().compactMap { p in spot(of: p, s).map { (p, $0) } }, s.table.spots)
+        }
         var out: [PlayerSpot] = []
-        if let own { out.append(PlayerSpot(author: identity.peerID, spot: own, own: true)) }
+        for (author, spot) in local where author == me { out.append(PlayerSpot(author: author, spot: spot, own: true)) }
+        for (author, spot) in local where author != me { out.append(PlayerSpot(author: author, spot: spot, own: false)) }
         for (author, spot) in others.sorted(by: { $0.key < $1.key }) { out.append(PlayerSpot(author: author, spot: spot, own: false)) }
         return out
     }

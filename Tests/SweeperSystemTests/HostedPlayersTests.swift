@@ -1,0 +1,181 @@
+import Foundation
+import SweeperTestSupport
+import Testing
+
+/// Players hosted by one daemon, with real daemons linked on loopback: each
+/// plays from a browser (the web board's WebSocket) as themselves, every
+/// device attributes their moves to them, a removed player's browser is
+/// logged out, and the host keeps its players across a restart.
+@Suite(.serialized) struct HostedPlayersTests {
+    /// A browser logged in as the hosted player of `url` (a login address
+    /// from `player add` or `player pair`): its session cookie and a
+    /// WebSocket on the board.
+    struct Browser {
+        let cookie: String
+        let socket: WebTestClient
+        let port: Int
+        var next = 1
+
+        init(url: String) throws {
+            port = try #require(WebTestClient.port(of: url))
+            let login = try WebTestClient(port: port).request("GET", WebTestClient.target(of: url), headers: [("Host", "127.0.0.1:\(port)")])
+            #expect(login.status == 303, "the login address: \(login.status)")
+            cookie = try #require(login.headers["set-cookie"]?.split(separator: ";").first.map(String.init))
+            socket = try WebTestClient(port: port)
+            let host = "127.0.0.1:\(port)"
+            #expect(try socket.upgrade(host: host, origin: "http://" + host, cookie: cookie).status == 101)
+        }
+
+        /// Sends a request and reads its answer (skipping events).
+        mutating func ask(_ command: String, _ fields: String = "") throws -> [String: Any] {
+            let id = next
+            next += 1
+            try socket.sendText(#"{"id": \#(id), "command": "\#(command)"\#(fields.isEmpty ? "" : ", " + fields)}"#)
+            for _ in 0..<50 {
+                guard let answer = try socket.readJSON() else { break }
+                if answer["id"] as? Int == id { return answer }
+            }
+            throw HarnessError.socket("no answer to \(command)")
+        }
+    }
+
+    static func covered(_ h: DaemonHarness, _ game: String) throws -> [(x: Int, y: Int)] {
+        let rows = try #require(try h.json(["show", game])["board"] as? [String])
+        return rows.enumerated().flatMap { y, row in row.enumerated().filter { $0.element == "#" }.map { (x: $0.offset, y: y) } }
+    }
+
+    @Test func twoPlayersOfOneHostAndAPlayerOfAnotherPlayOneGameEachAsThemselves() throws {
+        let host = try DaemonHarness()
+        let dad = try DaemonHarness()
+        defer {
+            host.cleanup()
+            dad.cleanup()
+        }
+        try host.start(name: "Laptop")
+        try dad.start(name: "Dad")
+        #expect(try dad.join(host).status == 0)
+
+        // Two players hosted by the laptop, each with a key of their own.
+        let ann = try host.json(["player", "add", "Ann", "--colour", "green"])
+        let ben = try host.json(["player", "add", "Ben"])
+        let annID = try #require((ann["player"] as? [String: Any])?["peer"] as? String)
+        let benID = try #require((ben["player"] as? [String: Any])?["peer"] as? String)
+        #expect(annID != benID)
+        #expect(try host.cli(["player", "add", "ann"]).status != 0, "a second player of one name")
+        let hostID = try #require(try host.json(["status"])["peerID"] as? String)
+        #expect(![annID, benID].contains(hostID))
+
+        // Dad's daemon sees them as devices of the circle, hosted by the laptop.
+        var dadsCircle: [[String: Any]] = []
+        for _ in 0..<100 {
+            dadsCircle = (try dad.json(["circle"])["members"] as? [[String: Any]]) ?? []
+            if dadsCircle.contains(where: { $0["peerID"] as? String == benID && $0["name"] as? String == "Ben" }) { break }
+            usleep(100_000)
+        }
+        let annThere = try #require(dadsCircle.first { $0["peerID"] as? String == annID })
+        #expect(annThere["hostedBy"] as? String == hostID)
+        #expect(annThere["hostedByName"] as? String == "Laptop")
+        #expect(try dad.cli(["circle"]).stdout.contains("Ann (hosted by Laptop)"))
+
+        // Each browser plays as its player: status says who.
+        let annURL = try #require(ann["url"] as? String)
+        var annBrowser = try Browser(url: annURL)
+        var benBrowser = try Browser(url: try #require(ben["url"] as? String))
+        #expect(((try annBrowser.ask("status"))["result"] as? [String: Any])?["peerID"] as? String == annID)
+        #expect(((try benBrowser.ask("status"))["result"] as? [String: Any])?["name"] as? String == "Ben")
+        // A pairing works once.
+        #expect(try WebTestClient(port: annBrowser.port).request("GET", WebTestClient.target(of: annURL), headers: [("Host", "127.0.0.1:\(annBrowser.port)")]).status == 403)
+
+        // Ann starts a game from her phone; Ann, Ben and Dad each flag a cell.
+        let made = try annBrowser.ask("new", #""preset": "beginner", "seed": 11"#)
+        let game = try #require((made["result"] as? [String: Any])?["id"] as? String)
+        for _ in 0..<100 where (try? dad.cli(["show", game]).status) != 0 { usleep(50_000) }
+        let cells = try Self.covered(host, game)
+        #expect(cells.count >= 3)
+        #expect((try annBrowser.ask("flag", #""game": "\#(game)", "x": \#(cells[0].x), "y": \#(cells[0].y)"#))["ok"] as? Bool == true)
+        #expect((try benBrowser.ask("flag", #""game": "\#(game)", "x": \#(cells[1].x), "y": \#(cells[1].y)"#))["ok"] as? Bool == true)
+        #expect(try dad.cli(["flag", game, "\(cells[2].x)", "\(cells[2].y)"]).status == 0)
+
+        // Every device attributes each move to its player.
+        func authors(_ h: DaemonHarness) throws -> [String: String] {
+            let moves = (try h.json(["replay", game])["moves"] as? [[String: Any]]) ?? []
+            return Dictionary(moves.compactMap { m in (m["author"] as? String).map { ($0, m["name"] as? String ?? "") } }, uniquingKeysWith: { a, _ in a })
+        }
+        let dadID = try #require(try dad.json(["status"])["peerID"] as? String)
+        var seen: [String: String] = [:]
+        for _ in 0..<100 {
+            seen = try authors(dad)
+            if seen.count >= 3 { break }
+            usleep(100_000)
+        }
+        #expect(seen[annID] == "Ann" && seen[benID] == "Ben" && seen[dadID] == "Dad", "Dad's replay: \(seen)")
+        #expect(seen[hostID] == nil, "a move of a hosted player was signed as the host")
+        let onHost = try authors(host)
+        #expect(onHost[annID] == "Ann" && onHost[benID] == "Ben" && onHost[dadID] == "Dad", "the host's replay: \(onHost)")
+        let players = (try dad.json(["show", game])["players"] as? [[String: Any]]) ?? []
+        #expect(Set(players.compactMap { $0["name"] as? String }).isSuperset(of: ["Ann", "Ben", "Dad"]))
+
+        // Ben reveals until a mine goes off: the ending names him everywhere.
+        var tripped: String?
+        var ended = false
+        for cell in try Self.covered(host, game).dropFirst(3).prefix(81) {
+            let answer = try benBrowser.ask("reveal", #""game": "\#(game)", "x": \#(cell.x), "y": \#(cell.y)"#)
+            let result = answer["result"] as? [String: Any]
+            if result?["status"] as? String == "lost" {
+                tripped = result?["trippedByName"] as? String
+                ended = true
+                break
+            }
+            if result?["status"] as? String == "won" {
+                ended = true
+                break
+            }
+        }
+        #expect(ended, "Ben's reveals never ended the game")
+        if let tripped {
+            #expect(tripped == "Ben")
+            var there: String?
+            for _ in 0..<100 {
+                there = try dad.json(["show", game])["trippedBy"] as? String
+                if there != nil { break }
+                usleep(100_000)
+            }
+            #expect(there == benID, "Dad's daemon names who tripped the mine")
+        }
+
+        // Removing Ben logs his browser out at once and takes him out of the circle.
+        let removed = try host.json(["player", "remove", "Ben"])
+        #expect(removed["removedFromCircle"] as? Bool == true)
+        let closed = try? benBrowser.socket.readFrame()
+        #expect(closed == nil || closed?.opcode == 0x8, "Ben's page stayed open")
+        let again = try WebTestClient(port: benBrowser.port)
+        let hostPort = "127.0.0.1:\(benBrowser.port)"
+        #expect(try again.upgrade(host: hostPort, origin: "http://" + hostPort, cookie: benBrowser.cookie).status == 403, "Ben's cookie still opens a page")
+        var dadSaw = false
+        for _ in 0..<100 {
+            let gone = (try dad.json(["circle"])["removed"] as? [[String: Any]]) ?? []
+            if gone.contains(where: { $0["peerID"] as? String == benID }) {
+                dadSaw = true
+                break
+            }
+            usleep(100_000)
+        }
+        #expect(dadSaw, "Dad's daemon never heard that Ben was removed")
+        #expect((try host.json(["player", "list"])["players"] as? [[String: Any]])?.count == 1)
+
+        // The host restarts: Ann keeps her key, name and a browser that logs in again as her.
+        host.stop()
+        try host.start(name: "Laptop")
+        let list = try #require(try host.json(["player", "list"])["players"] as? [[String: Any]])
+        #expect(list.count == 1 && list.first?["peer"] as? String == annID && list.first?["name"] as? String == "Ann")
+        let relogin = try host.json(["web", "--no-open", "--player", "Ann"])
+        var annAgain = try Browser(url: try #require(relogin["url"] as? String))
+        #expect(((try annAgain.ask("status"))["result"] as? [String: Any])?["peerID"] as? String == annID)
+        let left = try #require(try Self.covered(host, game).first)
+        let status = try host.json(["show", game])["status"] as? String
+        if status == "playing" {
+            #expect((try annAgain.ask("flag", #""game": "\#(game)", "x": \#(left.x), "y": \#(left.y)"#))["ok"] as? Bool == true)
+            #expect(try authors(host)[annID] == "Ann")
+        }
+    }
+}
