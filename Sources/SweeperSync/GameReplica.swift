@@ -113,8 +113,11 @@ public struct GameReplica: Sendable {
     /// A private game's creator, players and (for a player) key, once its
     /// genesis is known; `nil` for an open game.
     public private(set) var privateHeader: PrivateGameHeader?
-    /// Who reads private games here: their keys are opened with its identity.
-    let reader: SigningIdentity?
+    /// Who reads private games here: a game's key is opened with the first
+    /// of them it is sealed to (this device's player, then the players it hosts).
+    let readers: [SigningIdentity]
+    /// The first reader: this device's player.
+    var reader: SigningIdentity? { readers.first }
     /// Accepted ops per author.
     private(set) var chains: [PeerID: OpChain] = [:]
     /// Where ops that left memory are read back; `nil` keeps every op.
@@ -165,9 +168,9 @@ public struct GameReplica: Sendable {
         var accepted: [Op] = []
     }
 
-    init(gameID: GameID, reader: SigningIdentity? = nil, archive: (any OpArchive)? = nil, recentOpsKept: Int = Replica.defaultRecentOpsKept) {
+    init(gameID: GameID, readers: [SigningIdentity] = [], archive: (any OpArchive)? = nil, recentOpsKept: Int = Replica.defaultRecentOpsKept) {
         self.gameID = gameID
-        self.reader = reader
+        self.readers = readers
         self.archive = archive
         self.recentOpsKept = recentOpsKept
     }
@@ -378,19 +381,24 @@ public struct GameReplica: Sendable {
 
     private mutating func admitPrivateGenesis(_ op: Op, _ g: PrivateGenesis, _ outcome: inout InsertOutcome) {
         guard admitsGenesis(op, id: g.gameID(creator: op.author), &outcome) else { return }
-        privateHeader = Self.header(of: op, g, reader: reader)
+        privateHeader = Self.header(of: op, g, readers: readers)
         state = readableState(genesisOp: op)
         acceptGenesis(op, &outcome)
     }
 
-    /// A private game's header from its genesis: a player's reader opens its key.
-    static func header(of genesisOp: Op, _ g: PrivateGenesis, reader: SigningIdentity?) -> PrivateGameHeader {
-        var key: GameKey?
-        if let reader, let mine = g.readers.first(where: { $0.player == reader.peerID }) {
-            key = GameKey(opening: mine.sealed, with: reader)
-        }
-        return PrivateGameHeader(creator: genesisOp.author, players: g.players.union([genesisOp.author]), key: key)
+    /// A private game's header from its genesis: a player among `readers` opens its key.
+    static func header(of genesisOp: Op, _ g: PrivateGenesis, readers: [SigningIdentity]) -> PrivateGameHeader {
+        PrivateGameHeader(creator: genesisOp.author, players: g.players.union([genesisOp.author]), key: key(in: g.readers, for: readers))
     }
+
+    /// The game key sealed to the first of `readers` that `sealed` names, opened.
+    static func key(in sealed: [SealedKey], for readers: [SigningIdentity]) -> GameKey? {
+        for reader in readers {
+            if let mine = sealed.first(where: { $0.player == reader.peerID }), let key = GameKey(opening: mine.sealed, with: reader) { return key }
+        }
+        return nil
+    }
+
 
     /// A private game's state from its genesis op, when the header holds
     /// the key and the genesis opens (else the game stays unread here).
@@ -539,8 +547,8 @@ public struct GameReplica: Sendable {
         switch op.payload {
         case .privatePlayers(let added):
             header.players.formUnion(added.map(\.player))
-            if header.key == nil, let reader, let mine = added.first(where: { $0.player == reader.peerID }) {
-                header.key = GameKey(opening: mine.sealed, with: reader)
+            if header.key == nil, let opened = Self.key(in: added, for: readers) {
+                header.key = opened
                 privateHeader = header
                 if header.key != nil { readFromTheStart() }
                 return
@@ -611,7 +619,7 @@ public struct GameReplica: Sendable {
         case .privateGenesis(let g):
             // As the ops first went in: players ops add players, and the one
             // that gives this reader the key makes the game read from its start.
-            privateHeader = Self.header(of: genesisOp, g, reader: reader)
+            privateHeader = Self.header(of: genesisOp, g, readers: readers)
             state = readableState(genesisOp: genesisOp)
             for op in rest where op.hash != genesisOp.hash { applyEffect(op) }
         default:

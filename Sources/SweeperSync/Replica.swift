@@ -47,8 +47,12 @@ public struct Replica: Sendable {
     public private(set) var authors: Set<PeerID>?
 
     /// Who reads private games here (their players' keys are sealed to
-    /// identities); `nil` reads none.
-    public let reader: SigningIdentity?
+    /// identities): this device's player, then the players it hosts; none
+    /// reads no private game. A game's replica takes the readers as they
+    /// are when it is made (or woken).
+    public var readers: [SigningIdentity]
+    /// The first reader: this device's player.
+    public var reader: SigningIdentity? { readers.first }
 
     /// Where ops that left memory are read back (see ``noteStored(_:)``);
     /// `nil` keeps every op in memory.
@@ -65,11 +69,11 @@ public struct Replica: Sendable {
     /// `reader` plays in, and reading ops that left memory from `archive`
     /// (each chain's newest `recentOpsKept` ops stay).
     public init(
-        circle: CircleKey, reader: SigningIdentity? = nil, archive: (any OpArchive)? = nil, recentOpsKept: Int = Replica.defaultRecentOpsKept,
-        pendingLimit: Int = Replica.defaultPendingLimit
+        circle: CircleKey, reader: SigningIdentity? = nil, alsoReading: [SigningIdentity] = [], archive: (any OpArchive)? = nil,
+        recentOpsKept: Int = Replica.defaultRecentOpsKept, pendingLimit: Int = Replica.defaultPendingLimit
     ) {
         self.circle = circle
-        self.reader = reader
+        self.readers = (reader.map { [$0] } ?? []) + alsoReading
         self.archive = archive
         self.recentOpsKept = recentOpsKept
         self.pendingLimit = pendingLimit
@@ -77,7 +81,7 @@ public struct Replica: Sendable {
 
     /// A new game's replica.
     private func newGame(_ id: GameID) -> GameReplica {
-        GameReplica(gameID: id, reader: reader, archive: archive, recentOpsKept: recentOpsKept)
+        GameReplica(gameID: id, readers: readers, archive: archive, recentOpsKept: recentOpsKept)
     }
 
     /// Notes that the store holds `ops` (and, per chain, every op before

@@ -181,7 +181,8 @@ extension Replica {
         // to its newest signed op, vouched for by that op's signature (as in
         // a catch-up), and the ops after it as they came from their author's
         // link (as after a restart), under the rules that admitted them then.
-        var rebuilt = Replica(circle: circle, reader: reader, archive: archive, recentOpsKept: recentOpsKept, pendingLimit: Int.max)
+        var rebuilt = Replica(circle: circle, archive: archive, recentOpsKept: recentOpsKept, pendingLimit: Int.max)
+        rebuilt.readers = readers
         for chain in Self.chains(of: ops) {
             let signed = chain.lastIndex { $0.signature != nil }.map { $0 + 1 } ?? 0
             if signed > 0 {

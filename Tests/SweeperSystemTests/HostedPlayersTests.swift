@@ -178,4 +178,71 @@ import Testing
             #expect(try authors(host)[annID] == "Ann")
         }
     }
+    @Test func hostedPlayersRaceEachOnTheirOwnBoardAndReadOnlyTheirPrivateGames() throws {
+        let host = try DaemonHarness()
+        let dad = try DaemonHarness()
+        defer {
+            host.cleanup()
+            dad.cleanup()
+        }
+        try host.start(name: "Laptop")
+        try dad.start(name: "Dad")
+        #expect(try dad.join(host).status == 0)
+        let ann = try host.json(["player", "add", "Ann"])
+        let ben = try host.json(["player", "add", "Ben"])
+        let annID = try #require((ann["player"] as? [String: Any])?["peer"] as? String)
+        let benID = try #require((ben["player"] as? [String: Any])?["peer"] as? String)
+        var annBrowser = try Browser(url: try #require(ann["url"] as? String))
+        var benBrowser = try Browser(url: try #require(ben["url"] as? String))
+        for _ in 0..<100 {
+            let members = (try dad.json(["circle"])["members"] as? [[String: Any]]) ?? []
+            if members.contains(where: { $0["peerID"] as? String == benID }) { break }
+            usleep(100_000)
+        }
+
+        // Ann races Ben: the race names both, each moves on a board of their own.
+        let made = try annBrowser.ask("new", #""preset": "beginner", "seed": 5, "race": true, "players": ["Ben"]"#)
+        let race = try #require((made["result"] as? [String: Any])?["id"] as? String, "\(made)")
+        let shownToBen = try #require((try benBrowser.ask("show", #""game": "\#(race)""#))["result"] as? [String: Any])
+        #expect((shownToBen["race"] as? [String: Any])?["shown"] as? String == benID, "Ben's page shows Ben's board")
+        let racers = (((shownToBen["race"] as? [String: Any])?["racers"] as? [[String: Any]]) ?? []).compactMap { $0["id"] as? String ?? $0["peer"] as? String }
+        #expect(Set(racers) == [annID, benID], "racers: \(shownToBen["race"] ?? "none")")
+        let rows = try #require(shownToBen["board"] as? [String])
+        let cell = try #require(rows.enumerated().lazy.flatMap { y, row in row.enumerated().filter { $0.element == "#" }.map { (x: $0.offset, y: y) } }.first)
+        #expect((try benBrowser.ask("flag", #""game": "\#(race)", "x": \#(cell.x), "y": \#(cell.y)"#))["ok"] as? Bool == true)
+        let annBoard = try #require(((try annBrowser.ask("show", #""game": "\#(race)""#))["result"] as? [String: Any])?["board"] as? [String])
+        #expect(Array(annBoard[cell.y])[cell.x] != "F", "Ben's flag landed on Ann's board")
+        // Both give up: the race ends with one table on every device.
+        #expect((try annBrowser.ask("resign", #""game": "\#(race)""#))["ok"] as? Bool == true)
+        #expect((try benBrowser.ask("resign", #""game": "\#(race)""#))["ok"] as? Bool == true)
+        func table(_ h: DaemonHarness) throws -> [String: Any]? { try h.json(["show", race])["race"] as? [String: Any] }
+        var there: [String: Any]?
+        for _ in 0..<100 {
+            there = try table(dad)
+            if there?["over"] as? Bool == true { break }
+            usleep(100_000)
+        }
+        let here = try #require(try table(host))
+        #expect(here["over"] as? Bool == true && there?["over"] as? Bool == true)
+        func standings(_ t: [String: Any]?) -> String {
+            ((t?["racers"] as? [[String: Any]]) ?? []).map { r in r.keys.sorted().filter { $0 != "shown" }.map { "\($0)=\(r[$0] ?? "")" }.joined(separator: ",") }.sorted().joined(separator: ";")
+        }
+        #expect(!standings(here).isEmpty && standings(here) == standings(there), "the host's table \(standings(here)) against Dad's \(standings(there))")
+
+        // A private game of Ann and Dad: Ann and Dad read it; Ben and the host's own player do not.
+        let secret = try annBrowser.ask("new", #""preset": "beginner", "seed": 6, "privateGame": true, "players": ["Dad"]"#)
+        let hidden = try #require((secret["result"] as? [String: Any])?["id"] as? String, "\(secret)")
+        #expect((try annBrowser.ask("show", #""game": "\#(hidden)""#))["ok"] as? Bool == true)
+        #expect((try benBrowser.ask("show", #""game": "\#(hidden)""#))["ok"] as? Bool == false, "Ben read a private game of Ann and Dad")
+        #expect(try host.cli(["show", hidden]).status != 0, "the host's own player read a private game of Ann and Dad")
+        var dadReads = false
+        for _ in 0..<100 {
+            if (try? dad.cli(["show", hidden]).status) == 0 {
+                dadReads = true
+                break
+            }
+            usleep(100_000)
+        }
+        #expect(dadReads, "Dad cannot read the private game Ann made with him")
+    }
 }

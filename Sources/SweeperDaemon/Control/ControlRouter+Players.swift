@@ -101,6 +101,7 @@ extension ControlRouter {
         // The admission reaches the peers before the profile, which they
         // take only from a member.
         await circleChanges.membershipChanged(made: records.map(\.encoded))
+        await service.host(hosted.all.map(\.identity))
         gossip.broadcast(.profile(book.ownProfile(identity: identity, name: clean, colour: colour)))
         return try pairing(for: player)
     }
@@ -142,6 +143,7 @@ extension ControlRouter {
         } catch {
             throw ControlError(code: "storage", message: "could not forget the player's key: \(error)")
         }
+        await service.host(hosted.all.map(\.identity))
         let message =
             removed
             ? "\(name) is removed from the circle and their key deleted; their browsers are logged out. No new circle key is needed: their key never left this device."

@@ -178,7 +178,7 @@ struct ControlRouter: ControlResponder {
         case Commands.Point.name:
             let a: Commands.MoveArguments = try args(line)
             try refuseIfRemoved()
-            let game = try await service.pointable(a.game, x: a.x, y: a.y)
+            let game = try await service.pointable(a.game, x: a.x, y: a.y, as: hostedPlayer)
             // On the board, so a spot: boards are at most 500 wide.
             guard let spot = PresenceSpot(game: game.bytes, x: a.x, y: a.y) else { throw ControlError.badArguments("no cell \(a.x),\(a.y)") }
             guard presence.point(at: spot, as: hostedPlayer) else {
@@ -199,7 +199,7 @@ struct ControlRouter: ControlResponder {
             return try answer(id, Commands.Hint.Result(game: game, x: cell.x, y: cell.y, kind: .safe, message: "\(cell.x),\(cell.y) is safe"))
         case Commands.Replay.name:
             let a: Commands.GameArguments = try args(line)
-            let (replica, state) = try await service.game(a.game, assist: false)
+            let (replica, state) = try await service.game(a.game, assist: false, as: hostedPlayer)
             let racer = try self.racer(a.racer, in: state)
             guard let replay = try views.replay(replica, state, racer: racer) else {
                 throw ControlError.badArguments("this device cannot read that game: a private game replays for its players only")

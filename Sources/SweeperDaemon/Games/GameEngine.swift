@@ -82,7 +82,9 @@ struct GameEngine: Sendable {
             }
         }
         let archive = StoredOps(store: store)
-        var replicas = keys.map { Replica(circle: $0, reader: identity, archive: archive) }
+        // The players this device hosts read the private games that name them.
+        let hosted = HostedPlayers(store: store).all.map(\.identity)
+        var replicas = keys.map { Replica(circle: $0, reader: identity, alsoReading: hosted, archive: archive) }
         var malformed = 0
         for game in try store.games() {
             var ops: [Op] = []
@@ -238,6 +240,12 @@ struct GameEngine: Sendable {
         try body(&circles[index].replica)
     }
 
+    /// The players this device hosts now: the games made or woken from now
+    /// on open the private games that name them too.
+    mutating func host(_ players: [SigningIdentity]) {
+        for i in circles.indices { circles[i].replica.readers = [identity] + players }
+    }
+
     /// The status of each of `ids` that is held, to compare with after ops
     /// of those games are inserted (a game not held yet has none).
     func statuses(of ids: some Sequence<GameID>) -> [GameID: GameStatus] {
@@ -262,7 +270,8 @@ struct GameEngine: Sendable {
         } else {
             next.circles.insert(
                 CircleGames(
-                    circle: key, author: OpAuthor(identity: identity, circle: key), replica: Replica(circle: key, reader: identity, archive: archive)),
+                    circle: key, author: OpAuthor(identity: identity, circle: key),
+                    replica: Replica(circle: key, reader: identity, alsoReading: Array(circles[0].replica.readers.dropFirst()), archive: archive)),
                 at: 0)
         }
         return next

@@ -402,9 +402,13 @@ actor GameService {
         }
     }
 
-    private func lookup(_ game: String?) throws -> (circle: Int, replica: GameReplica, state: GameState) {
+    /// A game `player` (nil: this daemon's own) may read: a private game
+    /// only for its players, though this device opens it for any player it hosts.
+    private func lookup(_ game: String?, as player: SigningIdentity? = nil) throws -> (circle: Int, replica: GameReplica, state: GameState) {
         let id = try resolve(game)
-        guard let (circle, replica) = engine.game(id), let state = replica.state else {
+        guard let (circle, replica) = engine.game(id), let state = replica.state,
+            !state.isPrivate || state.players?.contains(player?.peerID ?? identity) == true
+        else {
             throw GameServiceError.unknownGame(id.description)
         }
         return (circle, replica, state)
@@ -431,7 +435,7 @@ actor GameService {
     /// A game; with `assist`, the game is marked assisted (a signed op)
     /// for every player, since its mines are about to be shown.
     func game(_ game: String?, assist: Bool, as player: SigningIdentity? = nil) throws -> (GameReplica, GameState) {
-        var (circle, replica, state) = try lookup(game)
+        var (circle, replica, state) = try lookup(game, as: player)
         if assist, let op = try madeOp({ try author(circle, player).assist(in: replica, atMillis: Date().millis) }, geometry: nil) {
             (replica, state) = try commit(op, circle: circle)
         }
@@ -444,7 +448,7 @@ actor GameService {
     /// assisted from then on, and who asked how often is known everywhere);
     /// a spectator, who cannot make ops, is shown the cell all the same.
     func hint(_ game: String?, as player: SigningIdentity? = nil) throws -> (GameState, Cell?) {
-        let (circle, replica, state) = try lookup(game)
+        let (circle, replica, state) = try lookup(game, as: player)
         let author = author(circle, player)
         // In a race, a hint is of this player's own board.
         let board = state.shown(to: author.identity.peerID)
@@ -462,8 +466,8 @@ actor GameService {
     /// The game and cell a player points at: a game this device reads (a
     /// private game only for its players) and a cell of its board. Nothing
     /// is committed: a point is ephemeral (``PresenceService/point(at:)``).
-    func pointable(_ game: String?, x: Int, y: Int) throws -> GameID {
-        let (_, _, state) = try lookup(game)
+    func pointable(_ game: String?, x: Int, y: Int, as player: SigningIdentity? = nil) throws -> GameID {
+        let (_, _, state) = try lookup(game, as: player)
         let geometry = state.genesis.geometry
         guard geometry.contains(Cell(x: x, y: y)) else {
             throw GameServiceError.outsideBoard(x: x, y: y, width: geometry.width, height: geometry.height)
@@ -622,7 +626,7 @@ actor GameService {
     /// players): a signed op every replica applies. Returns the game after
     /// it, and how many players it gained.
     func addPlayers(_ added: Set<PeerID>, to game: String, as player: SigningIdentity? = nil) throws -> (state: GameState, added: Int) {
-        let (circle, replica, state) = try lookup(game)
+        let (circle, replica, state) = try lookup(game, as: player)
         var after = state
         let before = state.players?.count ?? 0
         if let op = try madeOp({ try author(circle, player).addPlayers(added, in: replica, atMillis: Date().millis) }, geometry: nil) {
@@ -636,7 +640,7 @@ actor GameService {
     /// a signed op every replica applies. Returns the game after it, and
     /// whether it changed.
     func archive(_ game: String, archived: Bool, as player: SigningIdentity? = nil) throws -> (state: GameState, changed: Bool) {
-        let (circle, replica, state) = try lookup(game)
+        let (circle, replica, state) = try lookup(game, as: player)
         var after = state
         let op = try madeOp({ try author(circle, player).archive(archived, in: replica, atMillis: Date().millis) }, geometry: nil)
         if let op {
@@ -665,7 +669,7 @@ actor GameService {
     /// op every replica applies (its board ends, lost). Returns the game
     /// after it.
     func resign(_ game: String?, as player: SigningIdentity? = nil) throws -> (GameReplica, GameState) {
-        let (circle, replica, state) = try lookup(game)
+        let (circle, replica, state) = try lookup(game, as: player)
         let author = author(circle, player)
         // No op: this racer's board ended already.
         guard let op = try madeOp({ try author.resign(in: replica, atMillis: Date().millis) }, geometry: nil) else {
@@ -708,7 +712,7 @@ actor GameService {
     /// The op for a move, from a copy of the game that is gone when this
     /// returns (unless the move changes nothing).
     private func makeOp(_ move: LocalMove, game: String?, x: Int, y: Int, as player: SigningIdentity?) throws -> MadeMove {
-        let (circle, replica, state) = try lookup(game)
+        let (circle, replica, state) = try lookup(game, as: player)
         let geometry = state.genesis.geometry
         let cell = Cell(x: x, y: y)
         guard geometry.contains(cell) else {
@@ -728,6 +732,12 @@ actor GameService {
         }, geometry: geometry, x: x, y: y)
         guard let op else { return .unchanged(state.shown(to: author.identity.peerID)) }
         return .made(circle: circle, op: op, before: state.status)
+    }
+
+    /// The players this device hosts changed: the private games that name
+    /// them are read from now on.
+    func host(_ players: [SigningIdentity]) {
+        engine.host(players)
     }
 
     /// The author of `player`'s ops in `circle`: this daemon's own player
