@@ -29,6 +29,23 @@ import Testing
         #expect(!access.admits(session: ""))
     }
 
+    @Test func aLoginForAHostedPlayerStartsASessionOfThatPlayerUntilItIsLoggedOut() throws {
+        let access = WebAccess()
+        let own = try #require(access.redeem(access.issueLogin().secret)).session
+        let ann = try #require(access.redeem(access.issueLogin(player: "ANN").secret)).session
+        let ben = try #require(access.redeem(access.issueLogin(player: "BEN").secret)).session
+        let benLater = access.issueLogin(player: "BEN").secret
+        #expect(access.player(ofSession: own) == .some(nil))
+        #expect(access.player(ofSession: ann) == .some("ANN"))
+        #expect(access.player(ofSession: ben) == .some("BEN"))
+        #expect(access.player(ofSession: "nobody") == nil)
+        // Ben is logged out: his session and his unused login end; the others stay.
+        #expect(access.logOut(player: "BEN") == 1)
+        #expect(!access.admits(session: ben))
+        #expect(access.redeem(benLater) == nil)
+        #expect(access.admits(session: ann) && access.admits(session: own))
+    }
+
     @Test func sessionsAreBoundedAndTheLeastRecentlyUsedGoesFirst() throws {
         let clock = FakeClock()
         let access = WebAccess(clock: clock.read)

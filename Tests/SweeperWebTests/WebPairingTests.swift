@@ -53,6 +53,28 @@ import Testing
         #expect(try restarted.revoke("nobody") == nil)
     }
 
+    @Test func aCodeOfAHostedPlayerPairsABrowserToThatPlayerUntilThePlayerGoes() throws {
+        let kept = Kept()
+        let pairing = WebPairing(keeper: kept, clock: Clock().read)
+        let (own, ownToken) = try pairing.pair(code: pairing.issueCode().code, name: "Firefox on Linux")
+        let (ann, annToken) = try pairing.pair(code: pairing.issueCode(player: "ANN").code, name: "Chrome on Android")
+        let (ben, benToken) = try pairing.pair(code: pairing.issueCode(player: "BEN").code, name: "Safari on iPhone")
+        #expect(own.player == nil && ann.player == "ANN" && ben.player == "BEN")
+        // The player outlives a restart with the device.
+        let restarted = WebPairing(keeper: kept, clock: Clock().read)
+        #expect(restarted.device(for: annToken)?.player == "ANN")
+        // Ben goes: his devices and the codes made for him, nobody else's.
+        let waiting = restarted.issueCode(player: "BEN").code
+        let other = restarted.issueCode(player: "ANN").code
+        #expect(try restarted.revoke(player: "BEN").map(\.id) == [ben.id])
+        #expect(restarted.device(for: benToken) == nil)
+        #expect(throws: WebPairing.Refusal.badCode) { try restarted.pair(code: waiting, name: "late") }
+        #expect(restarted.device(for: annToken)?.id == ann.id)
+        #expect(restarted.device(for: ownToken)?.id == own.id)
+        #expect(try restarted.pair(code: other, name: "Ann's tablet").device.player == "ANN")
+        #expect(kept.devices().allSatisfy { $0.player != "BEN" })
+    }
+
     @Test func guessesAreLimitedEvenForTheRightCode() throws {
         let clock = Clock()
         let pairing = WebPairing(keeper: Kept(), clock: clock.read)
