@@ -19,6 +19,7 @@ struct CircleChanges: Sendable {
         // while linked hears of it before its link closes.
         if !made.isEmpty { network.inbox.send(membership: made) }
         await network.membershipChanged(members.linkPolicy)
+        network.inbox.membersChanged()
         await service.applyRemovals(members.removals, readmitted: members.readmitted)
         await service.admitAuthors { [members] in members.opAuthors(holding: $0) }
     }

@@ -43,6 +43,13 @@ final class PeerInbox: PeerNodeDelegate, Sendable {
     private let logger: Logger
     /// Complaints about peers, at most once a minute per peer and kind.
     private let complaints = Mutex(RateLimitedLog())
+    /// Profiles whose author no admission names yet, kept (unchecked) until
+    /// the records that admit it are taken: a host sends a new player's
+    /// admission and profile one after the other, and records are taken
+    /// off the event loop. At most ``waitingProfileLimit``, one per author.
+    private let waitingProfiles = Mutex<[PeerID: (note: ProfileNote, message: PeerMessage, link: PeerLink)]>([:])
+    /// The most profiles kept waiting for their author's admission.
+    static let waitingProfileLimit = 16
 
     /// How often summaries are exchanged with every peer.
     static let antiEntropyInterval: Duration = .seconds(5)
@@ -192,7 +199,14 @@ final class PeerInbox: PeerNodeDelegate, Sendable {
             // Names of the members and of the removed devices (their old moves still show): nobody else's.
             let view = members.view
             guard view.isMember(note.author) || view.isRemoved(note.author) else {
-                return refuse(decoded, by: note.author, on: link, "its author is not a member")
+                let kept = waitingProfiles.withLock { waiting in
+                    if let held = waiting[note.author], held.note.serial >= note.serial { return true }
+                    guard waiting[note.author] != nil || waiting.count < Self.waitingProfileLimit else { return false }
+                    waiting[note.author] = (note, decoded, link)
+                    return true
+                }
+                if !kept { refuse(decoded, by: note.author, on: link, "its author is not a member") }
+                return
             }
             gossip.spread(note, as: decoded, from: link, take: peers.take)
         case .play(let note):
@@ -202,6 +216,19 @@ final class PeerInbox: PeerNodeDelegate, Sendable {
             if taken, let game = GameID(bytes: note.game) { service.playedTimeChanged(game) }
         case .membership(let records): received(membership: records, on: link)
         }
+    }
+
+    /// The circle's members changed: the profiles kept waiting for their
+    /// author's admission are taken now if it came (checked as any
+    /// profile is); the others wait for the next change.
+    func membersChanged() {
+        let view = members.view
+        let ready = waitingProfiles.withLock { waiting in
+            let admitted = waiting.filter { view.isMember($0.key) || view.isRemoved($0.key) }
+            for author in admitted.keys { waiting[author] = nil }
+            return Array(admitted.values)
+        }
+        for (note, message, link) in ready { gossip.spread(note, as: message, from: link, take: peers.take) }
     }
 
     /// Why a share of played time is not taken, or `nil`: only a member's

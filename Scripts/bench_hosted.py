@@ -1,0 +1,592 @@
+#!/usr/bin/env python3
+"""Hosted players: eight people playing one game from their phones, hosted by one daemon.
+
+    sudo /usr/bin/python3 Scripts/bench_hosted.py --bindir .build/release --lab [--quick]
+    /usr/bin/python3 Scripts/bench_hosted.py --bindir .build/release      # on loopback, without root
+
+One daemon hosts eight players (`sweeper player add P1` … `P8`), each playing
+from a phone of their own. With `--lab` the daemon runs in host h1 of the lab
+(network namespaces on one bridge, Scripts/netns-lab.sh) and serves its board
+to the home network over TLS (`sweeper web --lan`); every phone is in h2 and
+pairs with the code `player add` hands out, as a phone does. Without `--lab`,
+everything is on loopback and the phones log in with `player add`'s
+one-time login addresses.
+
+Each player's load is a WebSocket client of its own (a request socket and a
+subscribed one, as the page opens), flagging and unflagging mines of a 50x50
+game with 500 mines (a flag never loses) five times a second for 60 s (10 s
+with `--quick`). Meanwhile a real Chromium, phone-sized with touch and
+logged in as P1 (a second browser of P1's), taps covered safe cells five
+times a second, and a second Chromium logged in as P2 shows the same game.
+It prints `result: hosted.KEY VALUE` lines (Scripts/bench.py renders them):
+
+  hosted.tap_to_draw_*   a tap by touch in P1's browser (the page's touchend)
+                         to the first frame in P2's browser whose board has
+                         the cell (a requestAnimationFrame): what a player
+                         sees of another's move, under the eight players' load
+  hosted.moves_*         the load's moves: sent, answered ok, refused, unanswered
+  hosted.events_*        cells events each player's subscribed socket should
+                         have had (every move of the game, from the replay),
+                         missing, and `events-dropped` counted
+  hosted.move_answer_*, hosted.move_to_event_*  the load clients' view: a
+                         move's answer, and its cells event on the other
+                         seven players' sockets
+  hosted.cpu_percent     the host daemon's CPU over the load (utime+stime of
+                         /proc/PID/stat), in % of one core
+  hosted.rss_*, hosted.hwm_kb  its VmRSS before any player, with eight
+                         players added, with their sockets connected, at the
+                         end, and its VmHWM; per player: (connected − none) ÷ 8
+
+Every process started is stopped by its pid; traffic stays on loopback and
+on the lab's own 198.18.0.0/24.
+"""
+
+import argparse
+import base64
+import http.client
+import json
+import os
+import select
+import shutil
+import socket
+import ssl
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.parse
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_web import Daemon, percentile, result, rss_kb  # noqa: E402
+
+PLAYERS, RATE, WIDTH, HEIGHT, MINES, SEED = 8, 5, 50, 50, 500, 31
+CELLS_EACH = 12  # mines each player flags and unflags in turn
+MOVE_KINDS = {"reveal", "chord", "flag", "question", "unmark"}
+
+
+def log(message):
+    print(f"bench-hosted: {message}", file=sys.stderr, flush=True)
+
+
+# MARK: A phone's side: login and a minimal WebSocket client
+
+
+def tls_context():
+    ctx = ssl.create_default_context()
+    ctx.check_hostname = False
+    ctx.verify_mode = ssl.CERT_NONE  # the daemon's own certificate, as a phone accepts it
+    return ctx
+
+
+def login(url):
+    """Opens a login or pairing address once, as a browser does: the board's origin and the cookie it set."""
+    u = urllib.parse.urlsplit(url)
+    conn = (http.client.HTTPSConnection(u.hostname, u.port, context=tls_context(), timeout=30) if u.scheme == "https"
+            else http.client.HTTPConnection(u.hostname, u.port, timeout=30))
+    conn.request("GET", u.path + ("?" + u.query if u.query else ""))
+    r = conn.getresponse()
+    r.read()
+    cookie = r.getheader("Set-Cookie")
+    conn.close()
+    if r.status != 303 or not cookie:
+        raise RuntimeError(f"{u.scheme}://{u.netloc}{u.path}: {r.status}, no session")
+    return f"{u.scheme}://{u.netloc}", cookie.split(";", 1)[0]
+
+
+class WebSocket:
+    """The board's /ws, as a page opens it: its Origin, its cookie; text messages only. Non-blocking reads."""
+
+    def __init__(self, origin, cookie):
+        u = urllib.parse.urlsplit(origin)
+        raw = socket.create_connection((u.hostname, u.port), timeout=30)
+        raw.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.sock = tls_context().wrap_socket(raw) if u.scheme == "https" else raw
+        key = base64.b64encode(os.urandom(16)).decode()
+        self.sock.sendall((f"GET /ws HTTP/1.1\r\nHost: {u.netloc}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                           f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\nOrigin: {origin}\r\n"
+                           f"Cookie: {cookie}\r\n\r\n").encode())
+        head = b""
+        while b"\r\n\r\n" not in head:
+            chunk = self.sock.recv(4096)
+            if not chunk:
+                raise RuntimeError("the WebSocket closed in its handshake")
+            head += chunk
+        head, self.buf = head.split(b"\r\n\r\n", 1)
+        status = head.split(b"\r\n", 1)[0]
+        if b" 101 " not in status:
+            raise RuntimeError(f"WebSocket refused: {status.decode()}")
+        self.sock.setblocking(False)
+        self.parts, self.closed = [], False
+
+    def fileno(self):
+        return self.sock.fileno()
+
+    def _write(self, data):
+        while data:
+            try:
+                n = self.sock.send(data)
+                data = data[n:]
+            except (ssl.SSLWantWriteError, ssl.SSLWantReadError, BlockingIOError):
+                select.select([], [self.sock], [], 1)
+
+    def send(self, text, opcode=1):
+        payload = text.encode() if isinstance(text, str) else text
+        mask = os.urandom(4)
+        n = len(payload)
+        head = bytes([0x80 | opcode]) + (bytes([0x80 | n]) if n < 126 else bytes([0x80 | 126]) + n.to_bytes(2, "big"))
+        self._write(head + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload)))
+
+    def messages(self):
+        """The text messages that arrived (reads what is there, never waits)."""
+        while True:
+            try:
+                chunk = self.sock.recv(262144)
+                if not chunk:
+                    self.closed = True
+                    break
+                self.buf += chunk
+            except (ssl.SSLWantReadError, ssl.SSLWantWriteError, BlockingIOError):
+                break
+        out = []
+        while len(self.buf) >= 2:
+            b0, b1 = self.buf[0], self.buf[1]
+            n, at = b1 & 0x7F, 2
+            if n == 126:
+                if len(self.buf) < 4:
+                    break
+                n, at = int.from_bytes(self.buf[2:4], "big"), 4
+            elif n == 127:
+                if len(self.buf) < 10:
+                    break
+                n, at = int.from_bytes(self.buf[2:10], "big"), 10
+            if len(self.buf) < at + n:
+                break
+            payload, self.buf = self.buf[at:at + n], self.buf[at + n:]
+            opcode = b0 & 0x0F
+            if opcode == 9:
+                self.send(payload, opcode=10)
+            elif opcode == 8:
+                self.closed = True
+            elif opcode in (0, 1):
+                self.parts.append(payload)
+                if b0 & 0x80:
+                    out.append(b"".join(self.parts).decode())
+                    self.parts = []
+        return out
+
+    def close(self):
+        try:
+            self.send(b"\x03\xe8", opcode=8)
+        except OSError:
+            pass
+        self.sock.close()
+
+
+class Player:
+    """A hosted player's phone: a request socket and a subscribed one; its moves and what it received."""
+
+    def __init__(self, name, peer, url, game, cells):
+        self.name, self.peer, self.game, self.cells = name, peer, game, cells
+        origin, cookie = login(url)
+        self.req, self.ev = WebSocket(origin, cookie), WebSocket(origin, cookie)
+        self.next_id, self.moves = 1, 0
+        self.answers, self.answered, self.refused = {}, {}, []
+        self.events, self.dropped, self.subscribed = [], 0, False
+        self.ask_id = None
+        self.ev.send(json.dumps({"id": "events", "command": "subscribe", "game": game}))
+
+    def request(self, command, **fields):
+        i = self.next_id
+        self.next_id += 1
+        self.req.send(json.dumps({"id": i, "command": command, **fields}))
+        return i
+
+    def move(self):
+        """The next flag: each of its mines flagged in turn, then unflagged in turn."""
+        j = self.moves
+        self.moves += 1
+        x, y = self.cells[j % len(self.cells)]
+        return self.request("flag", game=self.game, x=x, y=y, mark="flag" if j // len(self.cells) % 2 == 0 else "none"), x, y
+
+    def read(self, now):
+        for text in self.req.messages():
+            a = json.loads(text)
+            i = a.get("id")
+            self.answers[i], self.answered[i] = a, now
+            if not a.get("ok"):
+                self.refused.append(a.get("error"))
+        for text in self.ev.messages():
+            e = json.loads(text)
+            if e.get("id") == "events":
+                self.subscribed = bool(e.get("ok"))
+            elif e.get("event") == "cells" and e.get("game") == self.game:
+                self.events.append((now, e.get("by"), e.get("x"), e.get("y"), e.get("cells")))
+            elif e.get("event") == "events-dropped":
+                self.dropped += e.get("dropped", 0)
+
+
+class Load(threading.Thread):
+    """Every player's moves at RATE a second, staggered, and everything they receive: one thread, one select."""
+
+    def __init__(self, players):
+        super().__init__(daemon=True)
+        self.players, self.stop_at, self.sends = players, None, []
+        self.running, self.error = True, None
+
+    def pump(self, timeout):
+        socks = [s for p in self.players for s in (p.req, p.ev) if not s.closed]
+        ready = [s for s in socks if isinstance(s.sock, ssl.SSLSocket) and s.sock.pending()]
+        if not ready:
+            ready, _, _ = select.select(socks, [], [], max(0.0, timeout))
+        now = time.monotonic()
+        for p in self.players:
+            if p.req in ready or p.ev in ready:
+                p.read(now)
+
+    def run(self):
+        try:
+            period = 1.0 / RATE
+            due = [self.start_at + k * period / len(self.players) for k in range(len(self.players))]
+            while self.running:
+                k = min(range(len(due)), key=due.__getitem__)
+                if due[k] >= self.stop_at:
+                    self.running = False
+                    break
+                now = time.monotonic()
+                if now < due[k]:
+                    self.pump(due[k] - now)
+                    continue
+                p = self.players[k]
+                t = time.monotonic()
+                i, x, y = p.move()
+                self.sends.append((p, i, x, y, t))
+                due[k] += period
+        except Exception as e:  # reported by the driver
+            self.error = e
+
+    def drain(self, seconds, done):
+        end = time.monotonic() + seconds
+        while time.monotonic() < end and not done():
+            self.pump(0.05)
+
+
+# MARK: Real browsers
+
+
+def phone(root, tls):
+    from selenium import webdriver
+    from selenium.webdriver.chrome.options import Options
+    from selenium.webdriver.chrome.service import Service
+    o = Options()
+    o.binary_location = "/usr/bin/chromium"
+    for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
+              "--disable-background-networking", "--window-size=390,844", f"--user-data-dir={tempfile.mkdtemp(prefix='chromium-', dir=root)}"):
+        o.add_argument(a)
+    if tls:
+        o.add_argument("--ignore-certificate-errors")  # the daemon's own certificate, which a player accepts by its fingerprint
+    o.add_experimental_option("mobileEmulation", {"deviceMetrics": {"width": 390, "height": 844, "pixelRatio": 2.0, "touch": True}})
+    d = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=o)
+    d.set_script_timeout(15)
+    return d
+
+
+def open_as(d, url, game):
+    """Logs the browser in by a pairing or login address, then shows `game`."""
+    d.get(url)
+    u = urllib.parse.urlsplit(url)
+    d.get(f"{u.scheme}://{u.netloc}/?game={game}")
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if d.execute_script("return window.sweeper && window.sweeper.ready ? window.sweeper.game : null") == game:
+            return
+        time.sleep(0.05)
+    raise RuntimeError(f"the page at {u.netloc} did not show {game}")
+
+
+ARM = """const [x, y] = arguments, w = window.benchWant = { x, y, at: null };
+const look = () => { if (window.benchWant !== w) return;
+  const rows = window.sweeper.board; if (rows[y] && rows[y][x] !== "#") { w.at = performance.timeOrigin + performance.now(); return; }
+  requestAnimationFrame(look); };
+requestAnimationFrame(look);"""
+AWAIT = """const done = arguments[arguments.length - 1], end = performance.now() + 5000;
+const poll = () => { const w = window.benchWant; if (w && w.at) return done(w.at); if (performance.now() > end) return done(null); setTimeout(poll, 5); };
+poll();"""
+
+
+def taps(tapper, watcher, mines, until):
+    """Taps a covered safe cell in the tapper's page every 1/RATE s until `until`; the draw time of each in the watcher's."""
+    latencies, missed, k = [], 0, 0
+    while time.monotonic() < until:
+        begun = time.monotonic()
+        rows = tapper.execute_script("return window.sweeper.board")
+        covered = [(x, y) for y in range(HEIGHT) for x in range(WIDTH) if rows[y][x] == "#" and (x, y) not in mines]
+        if not covered:
+            break
+        x, y = covered[(k * 7919) % len(covered)]
+        k += 1
+        watcher.execute_script(ARM, x, y)
+        r = tapper.execute_script("const r = document.getElementById('board').getBoundingClientRect(); return [r.left, r.top, r.width, r.height];")
+        px, py = r[0] + (x + 0.5) * r[2] / WIDTH, r[1] + (y + 0.5) * r[3] / HEIGHT
+        tapper.execute_cdp_cmd("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": px, "y": py}]})
+        tapper.execute_cdp_cmd("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+        drawn = watcher.execute_async_script(AWAIT)
+        tapped = tapper.execute_script("return window.sweeper.lastInputAt")
+        if drawn and tapped and drawn >= tapped:
+            latencies.append(drawn - tapped)
+        else:
+            missed += 1
+            log(f"tap at {x},{y} not drawn in the other browser within 5 s")
+        time.sleep(max(0.0, begun + 1.0 / RATE - time.monotonic()))
+    return latencies, missed
+
+
+# MARK: The phones (a process in the lab's h2, or on loopback)
+
+
+def phones(config_path):
+    cfg = json.load(open(config_path))
+    game, mines = cfg["game"], {tuple(c) for c in cfg["mines"]}
+    players = [Player(p["name"], p["peer"], p["url"], game, [tuple(c) for c in p["cells"]]) for p in cfg["players"]]
+    load = Load(players)
+    for p in players:
+        p.request("status")
+    load.drain(20, lambda: all(p.subscribed and len(p.answers) == 1 for p in players))
+    for p in players:
+        me = p.answers.get(1, {}).get("result", {}).get("peerID")
+        if not p.subscribed or me != p.peer:
+            raise RuntimeError(f"{p.name}'s socket plays as {me}, subscribed {p.subscribed}")
+    print("connected", flush=True)
+    sys.stdin.readline()
+    root = tempfile.mkdtemp(prefix="sweeper-bench-hosted-phones-")
+    tapper = watcher = None
+    try:
+        tapper, watcher = phone(root, cfg["tls"]), phone(root, cfg["tls"])
+        open_as(tapper, cfg["tapper_url"], game)
+        open_as(watcher, cfg["watcher_url"], game)
+        load.drain(2, lambda: False)
+        print("browsers", flush=True)
+        sys.stdin.readline()
+        load.start_at = time.monotonic() + 0.2
+        load.stop_at = load.start_at + cfg["seconds"]
+        print("start", flush=True)
+        load.start()
+        latencies, missed = taps(tapper, watcher, mines, load.stop_at)
+        load.join()
+        print("end", flush=True)
+        if load.error:
+            raise load.error
+        load.drain(15, lambda: all(len(p.answers) == p.next_id - 1 for p in players))
+        asker = players[0]
+        replay_id = asker.request("replay", game=game)
+        load.drain(30, lambda: replay_id in asker.answers)
+        load.drain(2, lambda: False)  # the last events
+    finally:
+        for d in (tapper, watcher):
+            if d:
+                d.quit()
+        shutil.rmtree(root, ignore_errors=True)
+    moves = [m for m in asker.answers[replay_id]["result"]["moves"] if m.get("kind") in MOVE_KINDS]
+    print("report " + json.dumps(check(players, load, moves, latencies, missed)), flush=True)
+    for p in players:
+        p.req.close()
+        p.ev.close()
+
+
+def check(players, load, moves, latencies, missed):
+    """What was sent, answered, refused and delivered, and how fast."""
+    by_peer = {p.peer: p for p in players}
+    sent_at = {}  # (peer, x, y) → the send times of its moves, in order
+    for p, i, x, y, t in load.sends:
+        a = p.answers.get(i)
+        if a and a.get("ok"):
+            sent_at.setdefault((p.peer, x, y), []).append(t)
+    expected = {}
+    for m in moves:
+        key = (m.get("author"), m.get("x"), m.get("y"))
+        expected[key] = expected.get(key, 0) + 1
+    missing, extra, to_event = 0, 0, []
+    for p in players:
+        got = {}
+        for now, by, x, y, cells in p.events:
+            if x is None and cells and len(cells) == 1:
+                x, y = cells[0]["x"], cells[0]["y"]
+            key = (by, x, y)
+            n = got.get(key, 0)
+            got[key] = n + 1
+            times = sent_at.get(key)
+            if by != p.peer and by in by_peer and times and n < len(times):
+                to_event.append((now - times[n]) * 1000)
+        missing += sum(max(0, n - got.get(k, 0)) for k, n in expected.items())
+        extra += sum(max(0, n - expected.get(k, 0)) for k, n in got.items())
+    refused = [e for p in players for e in p.refused]
+    load_moves = sum(1 for m in moves if m.get("author") in by_peer and m.get("kind") in ("flag", "unmark"))
+    return {"sent": len(load.sends), "ok": sum(1 for p, i, *_ in load.sends if p.answers.get(i, {}).get("ok")),
+            "refused": len(refused), "refusals": refused[:5], "unanswered": sum(1 for p, i, *_ in load.sends if i not in p.answers),
+            "replay_moves": len(moves), "replay_load_moves": load_moves, "expected": len(moves) * len(players),
+            "missing": missing, "extra": extra, "dropped": sum(p.dropped for p in players),
+            "answer_ms": [(p.answered[i] - t) * 1000 for p, i, x, y, t in load.sends if i in p.answered], "to_event_ms": to_event,
+            "taps": latencies, "taps_missed": missed}
+
+
+# MARK: The host
+
+
+def cpu_ticks(pid):
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return int(fields[11]) + int(fields[12])  # utime, stime
+
+
+def bench(host, pid, tls, spawn, seconds, root):
+    """Adds the players, runs the phones (`spawn` starts the phones' process), measures the host; returns results."""
+    game = host.cli("new", "--width", str(WIDTH), "--height", str(HEIGHT), "--mines", str(MINES), "--seed", str(SEED))["id"]
+    layout = host.cli("show", game, "--cheat")["mineLayout"]
+    mines = [(x, y) for y, row in enumerate(layout) for x, c in enumerate(row) if c == "*"]
+    time.sleep(2)
+    figures = {"rss_no_players_kb": rss_kb(pid)}
+    added = [host.cli("player", "add", f"P{k}") for k in range(1, PLAYERS + 1)]
+    tapper_url = host.cli("player", "pair", "P1")["url"]
+    watcher_url = host.cli("player", "pair", "P2")["url"]
+    time.sleep(2)
+    figures["rss_players_kb"] = rss_kb(pid)
+    config = {"game": game, "tls": tls, "seconds": seconds, "mines": mines, "tapper_url": tapper_url, "watcher_url": watcher_url,
+              "players": [{"name": a["player"]["name"], "peer": a["player"]["peer"], "url": a["url"],
+                           "cells": mines[k * CELLS_EACH:(k + 1) * CELLS_EACH]} for k, a in enumerate(added)]}
+    path = os.path.join(root, "phones.json")
+    with open(path, "w") as f:
+        json.dump(config, f)
+    proc = spawn(["/usr/bin/python3", os.path.abspath(__file__), "--phones", path])
+    report = None
+    try:
+        for line in iter(proc.stdout.readline, ""):
+            word = line.strip()
+            if word == "connected":
+                time.sleep(3)
+                figures["rss_connected_kb"] = rss_kb(pid)
+                proc.stdin.write("go\n")
+                proc.stdin.flush()
+            elif word == "browsers":
+                figures["rss_browsers_kb"] = rss_kb(pid)
+                proc.stdin.write("go\n")
+                proc.stdin.flush()
+            elif word == "start":
+                t0, c0 = time.monotonic(), cpu_ticks(pid)
+                log(f"8 players × {RATE} moves/s for {seconds} s, and taps in a browser")
+            elif word == "end":
+                t1, c1 = time.monotonic(), cpu_ticks(pid)
+                figures["cpu_percent"] = 100.0 * (c1 - c0) / os.sysconf("SC_CLK_TCK") / (t1 - t0)
+                figures["rss_end_kb"], figures["hwm_kb"] = rss_kb(pid), rss_kb(pid, "VmHWM")
+            elif word.startswith("report "):
+                report = json.loads(word[7:])
+        proc.wait(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    if report is None or proc.returncode != 0:
+        raise RuntimeError(f"the phones' process failed ({proc.returncode})")
+    return figures, report
+
+
+def emit(figures, report, lab, seconds):
+    result("hosted.lab", 1 if lab else 0)
+    result("hosted.players", PLAYERS)
+    result("hosted.rate_per_player", RATE)
+    result("hosted.seconds", seconds)
+    taps = report["taps"]
+    result("hosted.tap_to_draw_samples", len(taps))
+    result("hosted.taps_not_drawn", report["taps_missed"])
+    if taps:
+        for p in (50, 90, 99):
+            result(f"hosted.tap_to_draw_p{p}_ms", f"{percentile(taps, p):.3f}")
+        result("hosted.tap_to_draw_max_ms", f"{max(taps):.3f}")
+    for key in ("sent", "ok", "refused", "unanswered"):
+        result(f"hosted.moves_{key}", report[key])
+    result("hosted.replay_moves", report["replay_moves"])
+    result("hosted.replay_load_moves", report["replay_load_moves"])
+    for key in ("expected", "missing", "extra", "dropped"):
+        result(f"hosted.events_{key}", report[key])
+    for name, values in (("move_answer", report["answer_ms"]), ("move_to_event", report["to_event_ms"])):
+        if values:
+            result(f"hosted.{name}_samples", len(values))
+            result(f"hosted.{name}_p50_ms", f"{percentile(values, 50):.3f}")
+            result(f"hosted.{name}_p99_ms", f"{percentile(values, 99):.3f}")
+    result("hosted.cpu_percent", f"{figures['cpu_percent']:.1f}")
+    for key in ("rss_no_players_kb", "rss_players_kb", "rss_connected_kb", "rss_browsers_kb", "rss_end_kb", "hwm_kb"):
+        result(f"hosted.{key}", figures[key])
+    result("hosted.rss_per_player_kb", f"{(figures['rss_connected_kb'] - figures['rss_no_players_kb']) / PLAYERS:.0f}")
+    for e in report["refusals"]:
+        log(f"a move refused: {json.dumps(e)}")
+
+
+def run_lab(bindir, seconds):
+    from bench import Lab, Daemon as LabDaemon
+
+    class Host(LabDaemon):
+        def launch(self):
+            with open(f"{self.root}/log", "ab") as log_file:
+                self.proc = self.lab.spawn(self.i, [f"{self.bindir}/sweeperd", "--state-dir", f"{self.root}/state", "--socket", self.socket,
+                                                    "--listen", "0.0.0.0:7455", "--no-mdns", "--name", "host", "--web-port", "8391",
+                                                    "--web-lan-port", "8392", "--log-level", "warning"], env=self.env, stdout=log_file)
+
+    lab = Lab(2)
+    try:
+        host = Host(lab, 1, bindir)
+        host.start()
+        deadline = time.monotonic() + 60
+        while not host.cli("web", "--lan").get("port"):
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the board is not served to the lab's network: {host.cli('web', '--lan')}")
+            time.sleep(0.5)
+
+        def spawn(argv):
+            p = subprocess.Popen(lab.argv(2, argv), stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+            lab.procs.append(p)
+            return p
+
+        figures, report = bench(host, host.pid, True, spawn, seconds, lab.dir)
+        emit(figures, report, True, seconds)
+    finally:
+        lab.down()
+
+
+def run_loopback(bindir, seconds):
+    root = tempfile.mkdtemp(prefix="sweeper-bench-hosted-")
+    host = None
+    try:
+        host = Daemon(bindir, f"{root}/host", "host")
+        figures, report = bench(host, host.proc.pid, False,
+                                lambda argv: subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True), seconds, root)
+        emit(figures, report, False, seconds)
+    finally:
+        if host:
+            host.stop()
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--bindir")
+    parser.add_argument("--quick", action="store_true", help="10 s of load, not 60")
+    parser.add_argument("--lab", action="store_true", help="the host in a lab namespace, the phones in another (needs root)")
+    parser.add_argument("--phones", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.phones:
+        return phones(args.phones)
+    if not args.bindir:
+        parser.error("--bindir is required")
+    for tool in ("/usr/bin/chromium", "/usr/bin/chromedriver"):
+        if not os.path.exists(tool):
+            sys.exit(f"bench-hosted: needs {tool} (Scripts/install-deps.sh)")
+    bindir = os.path.abspath(args.bindir)
+    seconds = 10 if args.quick else 60
+    if args.lab:
+        run_lab(bindir, seconds)
+    else:
+        log("on loopback (--lab puts the host and the phones in two lab hosts; it needs root)")
+        run_loopback(bindir, seconds)
+
+
+if __name__ == "__main__":
+    main()

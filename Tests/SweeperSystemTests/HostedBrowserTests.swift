@@ -1,0 +1,131 @@
+import Foundation
+import SweeperTestSupport
+import Testing
+
+private typealias Kit = WebPageKit
+
+/// Players hosted by one daemon, in real browsers: two phones paired on
+/// the home network as Ann and Ben to the family laptop's daemon, and Dad
+/// at a daemon of his own, play one game to its end; each move is
+/// attributed to its player on every device; removing Ben logs his phone
+/// out, and what it sends afterwards changes nothing.
+@Suite(.serialized) struct HostedBrowserTests {
+    /// A phone paired by opening `url` (a pairing address of `player add`),
+    /// showing `game`.
+    static func pairedPhone(_ url: String, _ h: DaemonHarness, game: String) throws -> Browser {
+        let phone = try Browser(.phone, root: h.root, insecure: true)
+        do {
+            try phone.open(url)
+            let ready = try phone.wait(15, for: "return window.sweeper && window.sweeper.ready ? window.sweeper.game : null") {
+                ($0 as? String) == game
+            }
+            guard (ready as? String) == game else { throw ProcessError("the paired phone did not show \(game): \(String(describing: ready))") }
+        } catch {
+            phone.quit()
+            throw error
+        }
+        return phone
+    }
+
+    @Test func twoPhonesOfOneHostAndADaemonOfItsOwnPlayOneGameEachAsThemselves() throws {
+        let laptop = try DaemonHarness()
+        let dad = try DaemonHarness()
+        defer {
+            laptop.cleanup()
+            dad.cleanup()
+        }
+        try laptop.start(name: "Laptop")
+        try dad.start(name: "Dad")
+        #expect(try dad.join(laptop).status == 0)
+        #expect(try laptop.json(["web", "--lan"])["enabled"] as? Bool == true)
+        let ann = try laptop.json(["player", "add", "Ann", "--colour", "green"])
+        let ben = try laptop.json(["player", "add", "Ben", "--colour", "red"])
+        let annURL = try #require(ann["url"] as? String)
+        let benURL = try #require(ben["url"] as? String)
+        #expect(annURL.hasPrefix("https://") && annURL.contains("?pair="), "not a pairing address: \(annURL)")
+        let annID = try #require((ann["player"] as? [String: Any])?["peer"] as? String)
+        let benID = try #require((ben["player"] as? [String: Any])?["peer"] as? String)
+        let dadID = try #require(try dad.json(["status"])["peerID"] as? String)
+
+        let game = try #require(try laptop.json(["new", "--preset", "beginner", "--seed", "11"])["id"] as? String)
+        #expect(eventually(20) { (try? dad.json(["show", game]))?["id"] as? String == game }, "Dad never got the game")
+        let mines = try Kit.mines(laptop, game)
+        let annPhone = try Self.pairedPhone(annURL, laptop, game: game)
+        defer { annPhone.quit() }
+        let benPhone = try Self.pairedPhone(benURL, laptop, game: game)
+        defer { benPhone.quit() }
+        // A pairing code works once.
+        #expect(try WebLANTests.curl(annURL).status == 403, "Ann's pairing code paired a second browser")
+        // Each phone says whom it plays as.
+        #expect(try annPhone.run("return window.sweeper.me") as? String == annID)
+        #expect(try benPhone.run("return window.sweeper.me") as? String == benID)
+
+        // Ann taps, Ben taps, Dad types, in turn, each a safe cell, to the end.
+        var turn = 0
+        for _ in 0..<81 {
+            guard try laptop.json(["show", game])["status"] as? String == "playing" else { break }
+            let rows = try Kit.rows(laptop, game)
+            guard let target = Kit.covered(rows).first(where: { !mines.contains($0) }) else { break }
+            switch turn % 3 {
+            case 0, 1:
+                let phone = turn % 3 == 0 ? annPhone : benPhone
+                let (x, y) = try Kit.centre(phone, target[0], target[1], width: 9, height: 9)
+                try phone.touch(x, y, holding: 0.05)
+            default:
+                #expect(try dad.cli(["reveal", game, "\(target[0])", "\(target[1])"]).status == 0)
+            }
+            turn += 1
+            for phone in [annPhone, benPhone] {
+                #expect(try Kit.waitForCell(phone, target[0], target[1]) { $0 != "#" } != "#", "\(target) not shown open")
+            }
+            #expect(eventually(5) { Kit.cell(try Kit.rows(dad, game), target[0], target[1]) != "#" }, "\(target) not open at Dad's")
+        }
+        #expect(turn >= 3, "the game ended before each had a move")
+        #expect(try laptop.json(["show", game])["status"] as? String == "won")
+
+        // Every device attributes the moves alike: the replays and the endings'
+        // parts (the laptop's own player looked at the mines, for the test).
+        func authors(_ h: DaemonHarness, _ game: String = game) throws -> Set<String> {
+            let moves = ((try h.json(["replay", game])["moves"] as? [[String: Any]]) ?? []).filter { $0["kind"] as? String != "peek" }
+            return Set(moves.compactMap { $0["author"] as? String })
+        }
+        #expect(eventually(10) { try authors(dad) == [annID, benID, dadID] }, "Dad's replay: \((try? authors(dad)) ?? [])")
+        #expect(try authors(laptop) == [annID, benID, dadID])
+        func parts(_ h: DaemonHarness) throws -> [String] {
+            (((try h.json(["show", game])["ending"] as? [String: Any])?["parts"] as? [[String: Any]]) ?? []).compactMap { $0["name"] as? String }.sorted()
+        }
+        #expect(eventually(10) { try parts(dad) == ["Ann", "Ben", "Dad", "Laptop"] }, "Dad's ending: \((try? parts(dad)) ?? [])")
+        #expect(try parts(laptop) == ["Ann", "Ben", "Dad", "Laptop"])
+        let script = "const e = document.getElementById('ending'); return e ? e.innerText : ''"
+        for phone in [annPhone, benPhone] {
+            let ending = try phone.wait(10, for: script) { text in ["Ann", "Ben", "Dad"].allSatisfy { (text as? String ?? "").contains($0) } }
+            #expect(["Ann", "Ben", "Dad"].allSatisfy { (ending as? String ?? "").contains($0) }, "a phone's ending: \(ending ?? "")")
+        }
+
+        // Ben is removed: his phone is logged out, and its taps change nothing anywhere.
+        let next = try #require(try laptop.json(["new", "--preset", "beginner", "--seed", "12"])["id"] as? String)
+        #expect(eventually(20) { (try? dad.json(["show", next]))?["id"] as? String == next })
+        let removed = try laptop.json(["player", "remove", "Ben"])
+        #expect(removed["removedFromCircle"] as? Bool == true)
+        #expect(eventually(10) { ((try dad.json(["circle"])["removed"] as? [[String: Any]]) ?? []).contains { $0["peerID"] as? String == benID } })
+        // Ben's page, left open, says it is logged out; its tap goes nowhere.
+        let target = try #require(Kit.covered(try Kit.rows(laptop, next)).first)
+        let notice = try benPhone.wait(10, for: "const c = document.getElementById('conn'); return c && !c.hidden ? c.textContent : ''") {
+            ($0 as? String ?? "").contains("no longer logged in")
+        }
+        #expect((notice as? String ?? "").contains("no longer logged in"), "Ben's page does not say it was logged out: \(notice ?? "")")
+        let (x, y) = try Kit.centre(benPhone, target[0], target[1], width: 9, height: 9)
+        try benPhone.touch(x, y, holding: 0.05)
+        // Ann's tap on the same game does count: the attempt reaches the daemon when it may.
+        let annTarget = try #require(Kit.covered(try Kit.rows(laptop, next)).last)
+        try annPhone.open(annURL.components(separatedBy: "?").first.map { $0 + "?game=" + next } ?? annURL)
+        _ = try annPhone.wait(15, for: "return window.sweeper && window.sweeper.ready ? window.sweeper.game : null") { ($0 as? String) == next }
+        let (ax, ay) = try Kit.centre(annPhone, annTarget[0], annTarget[1], width: 9, height: 9)
+        try annPhone.touch(ax, ay, holding: 0.8)
+        #expect(eventually(5) { Kit.cell(try Kit.rows(dad, next), annTarget[0], annTarget[1]) == "F" }, "Ann's flag did not reach Dad")
+        #expect(Kit.cell(try Kit.rows(laptop, next), target[0], target[1]) == "#", "Ben's tap after his removal changed the board")
+        #expect(Kit.cell(try Kit.rows(dad, next), target[0], target[1]) == "#")
+        let nextAuthors = try authors(dad, next)
+        #expect(nextAuthors == [annID], "the moves of the game after Ben's removal: \(nextAuthors)")
+    }
+}
