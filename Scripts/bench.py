@@ -6,7 +6,7 @@ Run it through Scripts/bench.sh, which builds the release binaries first:
     Scripts/bench.sh                    # everything: ~3 min after the release build
     Scripts/bench.sh --quick            # fewer moves and repeats, for trying it out
     Scripts/bench.sh --only boards,sync # some sections: boards, sync, lab (= latency,
-                                        # discovery, resources), latency (alone)
+                                        # discovery, resources), latency (alone), web, hosted
     Scripts/bench.sh --hosts 2,4        # the lab sizes for latency (default 2,4,8)
     Scripts/bench.sh --out FILE         # the report elsewhere (default BENCHMARKS.md)
 
@@ -20,6 +20,9 @@ Sections and their anchors:
              stored 500×500 games, and idle CPU.
   web        Scripts/bench_web.py: the web board in real browsers (Chromium): a tap to the other
              browser's frame, a 500×500 board's first draw, a remote move's script, memory per board.
+  hosted     Scripts/bench_hosted.py: eight hosted players on one host (in the lab when root), each
+             moving five times a second for a minute: a tap in one phone's browser to the frame
+             in another's, moves and events lost, the host's CPU and memory.
   package    (--package DEB) the .deb's size, what it installs, its daemon's idle memory.
 
 Every sub-benchmark prints `result: KEY VALUE` lines; this script gathers them, checks
@@ -972,6 +975,8 @@ def report(results, args, started, wall):
 
     import bench_web
     lines += bench_web.render(r, goals, fmt, verdict)
+    import bench_hosted
+    lines += bench_hosted.render(r, goals, fmt, verdict)
 
     met = [g for g in goals if g[1]]
     missed = [g for g in goals if not g[1]]
@@ -987,8 +992,8 @@ def report(results, args, started, wall):
 def main():
     parser = argparse.ArgumentParser(description="Runs every benchmark and writes BENCHMARKS.md.")
     parser.add_argument("--quick", action="store_true", help="fewer moves and repeats")
-    parser.add_argument("--only", default="boards,sync,lab,web",
-                        help="comma-separated: boards, sync, lab (latency, discovery, resources), latency (alone), web")
+    parser.add_argument("--only", default="boards,sync,lab,web,hosted",
+                        help="comma-separated: boards, sync, lab (latency, discovery, resources), latency (alone), web, hosted")
     parser.add_argument("--hosts", default="2,4,8", help="lab sizes for latency, comma-separated (2 to 9)")
     parser.add_argument("--out", default=os.path.join(ROOT, "BENCHMARKS.md"))
     parser.add_argument("--bindir", required=True, help="the release binaries")
@@ -997,9 +1002,9 @@ def main():
     parser.add_argument("--baseline", help="an earlier release's binaries (sweeperd, sweeper): two-host move latency beside ours")
     args = parser.parse_args()
     sections = set(args.only.split(","))
-    unknown = sections - {"boards", "sync", "lab", "latency", "web"}
+    unknown = sections - {"boards", "sync", "lab", "latency", "web", "hosted"}
     if unknown:
-        parser.error(f"unknown sections {sorted(unknown)}; allowed: boards, sync, lab, latency, web")
+        parser.error(f"unknown sections {sorted(unknown)}; allowed: boards, sync, lab, latency, web, hosted")
     try:
         args.hosts = [int(h) for h in args.hosts.split(",")]
         assert all(2 <= h <= 9 for h in args.hosts)
@@ -1023,6 +1028,10 @@ def main():
         log("web")
         import bench_web
         results.update(bench_web.section(args.bindir, args.quick))
+    if "hosted" in sections:
+        log("hosted")
+        import bench_hosted
+        results.update(bench_hosted.section(args.bindir, args.quick))
     if args.package:
         log("package")
         package_section(args, results)

@@ -58,7 +58,7 @@ import time
 import urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_web import Daemon, percentile, result, rss_kb  # noqa: E402
+from bench_web import Daemon, Handle, percentile, result, rss_kb  # noqa: E402
 
 PLAYERS, RATE, WIDTH, HEIGHT, MINES, SEED = 8, 5, 50, 50, 500, 31
 CELLS_EACH = 12  # mines each player flags and unflags in turn
@@ -287,7 +287,6 @@ def phone(root, tls):
         o.add_argument("--ignore-certificate-errors")  # the daemon's own certificate, which a player accepts by its fingerprint
     o.add_experimental_option("mobileEmulation", {"deviceMetrics": {"width": 390, "height": 844, "pixelRatio": 2.0, "touch": True}})
     d = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=o)
-    d.set_script_timeout(15)
     return d
 
 
@@ -304,40 +303,51 @@ def open_as(d, url, game):
     raise RuntimeError(f"the page at {u.netloc} did not show {game}")
 
 
-ARM = """const [x, y] = arguments, w = window.benchWant = { x, y, at: null };
-const look = () => { if (window.benchWant !== w) return;
-  const rows = window.sweeper.board; if (rows[y] && rows[y][x] !== "#") { w.at = performance.timeOrigin + performance.now(); return; }
-  requestAnimationFrame(look); };
-requestAnimationFrame(look);"""
-AWAIT = """const done = arguments[arguments.length - 1], end = performance.now() + 5000;
-const poll = () => { const w = window.benchWant; if (w && w.at) return done(w.at); if (performance.now() > end) return done(null); setTimeout(poll, 5); };
-poll();"""
+# In the watcher's page: a tap to wait for (its index k and cell), seen in the first frame
+# whose board has the cell; returns the taps seen since the last call, as [k, when].
+WATCH = """const [k, x, y] = arguments, W = window.benchWants || (window.benchWants = new Map());
+if (k >= 0) { const w = { x, y, at: 0 }; W.set(k, w);
+  const look = () => { const rows = window.sweeper.board;
+    if (rows[y] && rows[y][x] !== "#") w.at = performance.timeOrigin + performance.now(); else requestAnimationFrame(look); };
+  requestAnimationFrame(look); }
+const seen = []; for (const [j, w] of W) if (w.at) { seen.push([j, w.at]); W.delete(j); }
+return [seen, W.size];"""
 
 
 def taps(tapper, watcher, mines, until):
     """Taps a covered safe cell in the tapper's page every 1/RATE s until `until`; the draw time of each in the watcher's."""
-    latencies, missed, k = [], 0, 0
-    while time.monotonic() < until:
+    look = "const r = document.getElementById('board').getBoundingClientRect(); const s = window.sweeper;" \
+           "return [s.lastInputAt, s.board, [r.left, r.top, r.width, r.height]];"
+    last = tapper.execute_script(look)[0]
+    tapped, drawn, k = {}, {}, 0
+    while True:
         begun = time.monotonic()
-        rows = tapper.execute_script("return window.sweeper.board")
+        # The page as it is now (where the board is: the players' list above it grows), and the last tap's time.
+        at, rows, r = tapper.execute_script(look)
+        if at and at != last and k:
+            tapped[k - 1] = last = at
         covered = [(x, y) for y in range(HEIGHT) for x in range(WIDTH) if rows[y][x] == "#" and (x, y) not in mines]
-        if not covered:
+        if not covered or begun >= until:
             break
         x, y = covered[(k * 7919) % len(covered)]
-        k += 1
-        watcher.execute_script(ARM, x, y)
-        r = tapper.execute_script("const r = document.getElementById('board').getBoundingClientRect(); return [r.left, r.top, r.width, r.height];")
+        drawn.update(watcher.execute_script(WATCH, k, x, y)[0])
         px, py = r[0] + (x + 0.5) * r[2] / WIDTH, r[1] + (y + 0.5) * r[3] / HEIGHT
         tapper.execute_cdp_cmd("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": px, "y": py}]})
         tapper.execute_cdp_cmd("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
-        drawn = watcher.execute_async_script(AWAIT)
-        tapped = tapper.execute_script("return window.sweeper.lastInputAt")
-        if drawn and tapped and drawn >= tapped:
-            latencies.append(drawn - tapped)
-        else:
-            missed += 1
-            log(f"tap at {x},{y} not drawn in the other browser within 5 s")
+        k += 1
         time.sleep(max(0.0, begun + 1.0 / RATE - time.monotonic()))
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        seen, waiting = watcher.execute_script(WATCH, -1, 0, 0)
+        drawn.update(seen)
+        if not waiting:
+            break
+        time.sleep(0.05)
+    drawn = {int(j): t for j, t in drawn.items()}
+    latencies = [drawn[j] - t for j, t in tapped.items() if j in drawn and drawn[j] >= t]
+    missed = k - len(latencies)
+    if missed:
+        log(f"{missed} of {k} taps not drawn in the other browser within 5 s (or not taken by the page)")
     return latencies, missed
 
 
@@ -347,7 +357,11 @@ def taps(tapper, watcher, mines, until):
 def phones(config_path):
     cfg = json.load(open(config_path))
     game, mines = cfg["game"], {tuple(c) for c in cfg["mines"]}
-    players = [Player(p["name"], p["peer"], p["url"], game, [tuple(c) for c in p["cells"]]) for p in cfg["players"]]
+    # A code or login address for each phone as it comes to pair, as a host hands them out: the
+    # daemon keeps four pairing codes open at once, so eight made in a row leave the first four dead.
+    host = Handle(cfg["bindir"], cfg["socket"])
+    address = lambda name: host.cli("player", "pair", name)["url"]  # noqa: E731
+    players = [Player(p["name"], p["peer"], address(p["name"]), game, [tuple(c) for c in p["cells"]]) for p in cfg["players"]]
     load = Load(players)
     for p in players:
         p.request("status")
@@ -362,8 +376,8 @@ def phones(config_path):
     tapper = watcher = None
     try:
         tapper, watcher = phone(root, cfg["tls"]), phone(root, cfg["tls"])
-        open_as(tapper, cfg["tapper_url"], game)
-        open_as(watcher, cfg["watcher_url"], game)
+        open_as(tapper, address(players[0].name), game)
+        open_as(watcher, address(players[1].name), game)
         load.drain(2, lambda: False)
         print("browsers", flush=True)
         sys.stdin.readline()
@@ -371,6 +385,7 @@ def phones(config_path):
         load.stop_at = load.start_at + cfg["seconds"]
         print("start", flush=True)
         load.start()
+        time.sleep(1.2)  # every player has moved: the page's list of players, above the board, is whole
         latencies, missed = taps(tapper, watcher, mines, load.stop_at)
         load.join()
         print("end", flush=True)
@@ -446,12 +461,10 @@ def bench(host, pid, tls, spawn, seconds, root):
     time.sleep(2)
     figures = {"rss_no_players_kb": rss_kb(pid)}
     added = [host.cli("player", "add", f"P{k}") for k in range(1, PLAYERS + 1)]
-    tapper_url = host.cli("player", "pair", "P1")["url"]
-    watcher_url = host.cli("player", "pair", "P2")["url"]
     time.sleep(2)
     figures["rss_players_kb"] = rss_kb(pid)
-    config = {"game": game, "tls": tls, "seconds": seconds, "mines": mines, "tapper_url": tapper_url, "watcher_url": watcher_url,
-              "players": [{"name": a["player"]["name"], "peer": a["player"]["peer"], "url": a["url"],
+    config = {"game": game, "tls": tls, "seconds": seconds, "mines": mines, "bindir": host.bindir, "socket": host.socket,
+              "players": [{"name": a["player"]["name"], "peer": a["player"]["peer"],
                            "cells": mines[k * CELLS_EACH:(k + 1) * CELLS_EACH]} for k, a in enumerate(added)]}
     path = os.path.join(root, "phones.json")
     with open(path, "w") as f:
@@ -563,6 +576,58 @@ def run_loopback(bindir, seconds):
         if host:
             host.stop()
         shutil.rmtree(root, ignore_errors=True)
+
+
+def section(bindir, quick):
+    """Runs this benchmark as Scripts/bench.py's `hosted` section (in the lab when root); its results."""
+    python = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable  # Debian's, with selenium
+    argv = [python, os.path.abspath(__file__), "--bindir", bindir] + (["--lab"] if os.geteuid() == 0 else []) + (["--quick"] if quick else [])
+    out = subprocess.run(argv, capture_output=True, text=True, timeout=1800)
+    sys.stderr.write(out.stderr)
+    if out.returncode != 0:
+        raise RuntimeError(f"bench_hosted.py failed:\n{out.stderr[-3000:]}")
+    return {p[1]: float(p[2]) for p in (line.split() for line in out.stdout.splitlines()) if len(p) == 3 and p[0] == "result:"}
+
+
+def render(r, goals, fmt, verdict):
+    """The report's section for hosted players, and its goals appended to `goals`."""
+    p99 = r("hosted.tap_to_draw_p99_ms")
+    if p99 is None:
+        return []
+    mb = lambda key: r(key) / 1024 if r(key) is not None else None  # noqa: E731
+    lost = sum(r(f"hosted.{k}") or 0 for k in ("moves_refused", "moves_unanswered", "events_missing", "events_dropped", "taps_not_drawn"))
+    checks = [("a tap on a hosted player's phone drawn on another's, 8 players at 5 moves/s, p99 under 50 ms", p99 < 50),
+              ("8 hosted players at 5 moves/s: every move answered ok, every cells event delivered", lost == 0)]
+    goals.extend(checks)
+    where = ("the host in one lab host (a network namespace), every phone in another, over the bridge and TLS (the board served "
+             "to the home network, each phone paired by its code)" if r("hosted.lab") else "on loopback (not the lab: run it as root with --lab)")
+    return ["## Hosted players: eight phones on one host", "",
+            f"One daemon hosts eight players (`sweeper player add P1` … `P8`), {where}: `Scripts/bench_hosted.py`. Each player's "
+            f"phone is a WebSocket client of its own (a request socket and a subscribed one, as the page opens), flagging and "
+            f"unflagging mines of a 50×50 game (500 mines) {fmt(r('hosted.rate_per_player'))} times a second for "
+            f"{fmt(r('hosted.seconds'))} s. Meanwhile Debian's Chromium, phone-sized with touch and logged in as P1, taps a covered "
+            "safe cell five times a second, and a second Chromium, logged in as P2, shows the game: a tap is timed from the page's "
+            "`touchend` on P1's phone to the first frame (`requestAnimationFrame`) of P2's page whose board has the cell; both read "
+            "one clock. Every move of the game (its replay) should reach all eight subscribed sockets as a `cells` event. The "
+            "host's CPU is its utime+stime over the load, in % of one core; its memory VmRSS (and VmHWM, the peak).", "",
+            "| | figure | goal |", "|---|---:|---|",
+            f"| a tap on P1's phone to the frame on P2's, p99 ({fmt(r('hosted.tap_to_draw_samples'))} taps) | {fmt(p99, ' ms')} "
+            f"(p50 {fmt(r('hosted.tap_to_draw_p50_ms'), ' ms')}, p90 {fmt(r('hosted.tap_to_draw_p90_ms'), ' ms')}, "
+            f"max {fmt(r('hosted.tap_to_draw_max_ms'), ' ms')}) | under 50 ms: {verdict(checks[0][1])} |",
+            f"| the players' moves: sent / answered ok / refused / unanswered | {fmt(r('hosted.moves_sent'))} / {fmt(r('hosted.moves_ok'))} / "
+            f"{fmt(r('hosted.moves_refused'))} / {fmt(r('hosted.moves_unanswered'))} | all answered ok: {verdict(checks[1][1])} |",
+            f"| `cells` events on the eight subscribed sockets: expected ({fmt(r('hosted.replay_moves'))} moves × 8) / missing / "
+            f"dropped; taps not drawn | {fmt(r('hosted.events_expected'))} / {fmt(r('hosted.events_missing'))} / "
+            f"{fmt(r('hosted.events_dropped'))}; {fmt(r('hosted.taps_not_drawn'))} | none lost: {verdict(checks[1][1])} |",
+            f"| the phones' sockets: a move's answer, p50 / p99; its event on the other seven, p50 / p99 | "
+            f"{fmt(r('hosted.move_answer_p50_ms'), ' ms')} / {fmt(r('hosted.move_answer_p99_ms'), ' ms')}; "
+            f"{fmt(r('hosted.move_to_event_p50_ms'), ' ms')} / {fmt(r('hosted.move_to_event_p99_ms'), ' ms')} | – |",
+            f"| the host's CPU over the load | {fmt(r('hosted.cpu_percent'), '%')} of a core | – |",
+            f"| the host's memory: no player / 8 added / their 16 sockets connected / both browsers too / at the end; peak | "
+            f"{fmt(mb('hosted.rss_no_players_kb'), ' MB')} / {fmt(mb('hosted.rss_players_kb'), ' MB')} / "
+            f"{fmt(mb('hosted.rss_connected_kb'), ' MB')} / {fmt(mb('hosted.rss_browsers_kb'), ' MB')} / {fmt(mb('hosted.rss_end_kb'), ' MB')}; "
+            f"{fmt(mb('hosted.hwm_kb'), ' MB')} | – |",
+            f"| per hosted player: (connected − no player) ÷ 8 | {fmt(r('hosted.rss_per_player_kb'), ' KB')} | – |", ""]
 
 
 def main():

@@ -321,7 +321,8 @@ public enum ControlFormatting {
             let seen = p.lastSeenSecondsAgo.map { $0 < 1 ? "now" : "\(Int($0))s ago" } ?? "-"
             let rtt = p.roundTripMs.map { String(cFormat: "%.1f ms", $0) } ?? "-"
             let state = p.lackWords.map { "\(p.stateWords) (\($0))" } ?? p.stateWords
-            return [shortID(p.id), p.name, state, p.addresses.isEmpty ? "-" : p.addresses.joined(separator: " "), p.via.joined(separator: ","), seen, rtt]
+            let name = p.hosts.map { "\(p.name) (hosts \($0.joined(separator: ", ")))" } ?? p.name
+            return [shortID(p.id), name, state, p.addresses.isEmpty ? "-" : p.addresses.joined(separator: " "), p.via.joined(separator: ","), seen, rtt]
         })
     }
 }

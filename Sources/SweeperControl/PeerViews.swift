@@ -75,6 +75,9 @@ public struct PeerInfo: Codable, Equatable, Sendable {
     /// Seconds since it was last heard from over a link (an mDNS sighting
     /// is not hearing from it); absent when never.
     public var lastHeardSecondsAgo: Double?
+    /// The names of the players the peer hosts (members it admitted with
+    /// their own keys, who play from browsers paired to it); absent when none.
+    public var hosts: [String]?
 
     /// Creates a peer report.
     public init(

@@ -386,20 +386,6 @@ public struct GameReplica: Sendable {
         acceptGenesis(op, &outcome)
     }
 
-    /// A private game's header from its genesis: a player among `readers` opens its key.
-    static func header(of genesisOp: Op, _ g: PrivateGenesis, readers: [SigningIdentity]) -> PrivateGameHeader {
-        PrivateGameHeader(creator: genesisOp.author, players: g.players.union([genesisOp.author]), key: key(in: g.readers, for: readers))
-    }
-
-    /// The game key sealed to the first of `readers` that `sealed` names, opened.
-    static func key(in sealed: [SealedKey], for readers: [SigningIdentity]) -> GameKey? {
-        for reader in readers {
-            if let mine = sealed.first(where: { $0.player == reader.peerID }), let key = GameKey(opening: mine.sealed, with: reader) { return key }
-        }
-        return nil
-    }
-
-
     /// A private game's state from its genesis op, when the header holds
     /// the key and the genesis opens (else the game stays unread here).
     private func readableState(genesisOp: Op) -> GameState? {

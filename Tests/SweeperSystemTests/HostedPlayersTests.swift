@@ -76,6 +76,9 @@ import Testing
         #expect(annThere["hostedBy"] as? String == hostID)
         #expect(annThere["hostedByName"] as? String == "Laptop")
         #expect(try dad.cli(["circle"]).stdout.contains("Ann (hosted by Laptop)"))
+        let laptopThere = ((try dad.json(["peers"])["peers"] as? [[String: Any]]) ?? []).first { $0["id"] as? String == hostID }
+        #expect(laptopThere?["hosts"] as? [String] == ["Ann", "Ben"], "Dad's peers: \(laptopThere ?? [:])")
+        #expect(try dad.cli(["peers"]).stdout.contains("Laptop (hosts Ann, Ben)"))
 
         // Each browser plays as its player: status says who.
         let annURL = try #require(ann["url"] as? String)
@@ -228,6 +231,12 @@ import Testing
             ((t?["racers"] as? [[String: Any]]) ?? []).map { r in r.keys.sorted().filter { $0 != "shown" }.map { "\($0)=\(r[$0] ?? "")" }.joined(separator: ",") }.sorted().joined(separator: ";")
         }
         #expect(!standings(here).isEmpty && standings(here) == standings(there), "the host's table \(standings(here)) against Dad's \(standings(there))")
+
+        // The board of the day: one each, the same layout.
+        let annDaily = try #require((try annBrowser.ask("daily"))["result"] as? [String: Any])
+        let benDaily = try #require((try benBrowser.ask("daily"))["result"] as? [String: Any])
+        #expect(annDaily["id"] as? String != nil && annDaily["id"] as? String != benDaily["id"] as? String, "Ann and Ben share a board of the day")
+        #expect((try annBrowser.ask("daily"))["result"].flatMap { ($0 as? [String: Any])?["id"] as? String } == annDaily["id"] as? String)
 
         // A private game of Ann and Dad: Ann and Dad read it; Ben and the host's own player do not.
         let secret = try annBrowser.ask("new", #""preset": "beginner", "seed": 6, "privateGame": true, "players": ["Dad"]"#)

@@ -60,6 +60,10 @@ extension ReplyViews {
         if !p.otherCircle, let profile = peers.profile(of: p.id), !profile.name.isEmpty { info.name = profile.name }
         if let version = standing.protocolVersion { info.protocolVersion = Int(version) }
         info.lastHeardSecondsAgo = p.lastHeard.map { max(0, now.timeIntervalSince($0)) }
+        if !p.otherCircle {
+            let hosted = members.view.members.values.filter { $0.hostedBy == p.id }.map { name(of: $0.peer) }.sorted()
+            if !hosted.isEmpty { info.hosts = hosted }
+        }
         return info
     }
 

@@ -104,9 +104,11 @@ actor GameService {
     let eventLoop: any EventLoop
     /// Which games this device syncs.
     var selection: SyncSelection
+    /// Remote ops applied but not yet written (``GameService/Unwritten``).
+    var unwritten = Unwritten()
     /// The boards of the day made so far, by day (with the tag of the key
     /// they were made with), for the circle whose first key has the tag.
-    private var dailyBoards: (tag: String, boards: [Int: (key: String, boards: [GeneratedBoard])]) = ("", [:])
+    var dailyBoards: (tag: String, boards: [Int: (key: String, boards: [GeneratedBoard])]) = ("", [:])
 
     nonisolated var unownedExecutor: UnownedSerialExecutor { eventLoop.executor.asUnownedSerialExecutor() }
 
@@ -133,7 +135,7 @@ actor GameService {
     }
 
     /// Tells the links who plays each private game, when `ops` changed that.
-    private func notePrivatePlayers(_ ops: [Op]) {
+    func notePrivatePlayers(_ ops: [Op]) {
         guard ops.contains(where: { $0.payload.kind == .privateGenesis || $0.payload.kind == .privatePlayers }) else { return }
         sinks.links.setPrivatePlayers(engine.privateGamePlayers)
     }
@@ -153,13 +155,13 @@ actor GameService {
     // MARK: Failed commits
 
     /// Set when a failed commit could not be followed by a reload.
-    private var reloadPending = false
+    var reloadPending = false
 
     /// Reloads every game from the store after a failed commit, so memory
     /// holds exactly what is on disk. When the store cannot be read either,
     /// memory may hold an op that is not on disk: every request is then
     /// refused until a reload succeeds (see ``reloadIfPending()``).
-    private func reloadAfterFailedCommit(_ error: any Error) {
+    func reloadAfterFailedCommit(_ error: any Error) {
         logger.error("a commit failed; reloading the games from the store", metadata: ["error": "\(error)"])
         // Remote ops not yet written are dropped with the engine; peers offer them again.
         unwritten = Unwritten()
@@ -180,195 +182,6 @@ actor GameService {
         reloadPending = false
         logger.notice("reloaded the games from the store")
     }
-
-    // MARK: Ops from peers
-
-    /// Handles one sync message from a peer of the current circle in its
-    /// link's session: the session inserts the ops (the replica verifies
-    /// each), then viewers are told, the ops are relayed and queued for
-    /// writing (see ``commitRemote(_:before:)``).
-    func receive(_ message: SyncMessage, in session: SharedSyncSession) throws -> RemoteIntake {
-        try reloadIfPending()
-        // Only ops bring changes to show, and only to the games they belong to.
-        var touched: [GameID] = []
-        switch message {
-        case .ops(let segments): touched = segments.compactMap { $0.ops.last?.gameID }
-        // Live pushes and chains name games by the link's numbers, which the session reads.
-        case .live, .chains: touched = Array(session.withSession { $0.games(in: message) })
-        case .summary, .summaryPart, .interest, .heads, .unsigned, .describe, .descriptions: break
-        }
-        let before = engine.statuses(of: touched)
-        let interest = self.interest
-        let done = engine.withReplica(circle: 0) { replica in
-            session.withSession { $0.receive(message, replica: &replica, taking: interest) }
-        }
-        commitRemote(done.outcome, before: before)
-        engine.sleepIdleGames()
-        return RemoteIntake(
-            replies: done.replies, accepted: done.outcome.accepted, rejected: done.outcome.rejected.map(OpRefusal.init),
-            violation: done.violation)
-    }
-
-    /// Keeps, across restarts, the authors shown to have signed two
-    /// different ops at one place of a game (the second op is refused, so
-    /// only this note remembers it), and says so once in the log: `show`
-    /// names them (`equivocatedBy`).
-    private func noteEquivocations(_ pairs: [(GameID, PeerID)]) {
-        guard !pairs.isEmpty else { return }
-        var lines = (((try? store.setting(GameEngine.equivocatorsKey)) ?? nil) ?? "").split(separator: "\n").map(String.init)
-        var added = false
-        for (game, author) in pairs where !lines.contains("\(game) \(author)") {
-            lines.append("\(game) \(author)")
-            added = true
-            logger.warning(
-                "a player signed two different moves at one place of a game: devices that got them in other orders differ",
-                metadata: ["game": "\(game)", "author": "\(author.shortDescription)"])
-        }
-        guard added else { return }
-        do {
-            try store.setSetting(GameEngine.equivocatorsKey, lines.joined(separator: "\n"))
-        } catch {
-            logger.error("could not keep a note of a player's conflicting moves", metadata: ["error": "\(error)"])
-        }
-    }
-
-    /// Shows, relays and queues for writing accepted remote ops (new games
-    /// with their genesis) that are already in the engine. Viewers are told
-    /// and peers are sent the ops first, and the write comes in a job of its
-    /// own after the viewers' event jobs on the loop: a peer's op was
-    /// committed by its author before the author answered the move, so our
-    /// disk is not the only copy, and the disk has no place on a move's way
-    /// to the other screens. When the write fails, the engine is reloaded
-    /// from the store and the ops come back with the next summary exchange.
-    private func commitRemote(_ outcome: InsertOutcome, before: [GameID: GameStatus]) {
-        noteEquivocations(outcome.rejected.filter { $0.reason == .conflictingOp }.map { ($0.gameID, $0.author) })
-        forgetDroppedFromDaily(outcome.dropped, before: before)
-        // Ops held unsigned that a signature vouches for now: stored so, and relayed with the new ones.
-        unwritten.signed += outcome.signed
-        defer {
-            sinks.sessions.push(outcome.accepted + outcome.signed, replica: replica)
-            if !outcome.accepted.isEmpty || !outcome.signed.isEmpty { scheduleWrite() }
-        }
-        guard !outcome.accepted.isEmpty else { return }  // waiting ops are kept in memory only
-        let byGame = Dictionary(grouping: outcome.accepted, by: \.gameID).sorted { $0.key < $1.key }
-        var added = false
-        notePrivatePlayers(outcome.accepted)
-        for (gameID, ops) in byGame {
-            guard let (_, replica) = engine.game(gameID), let state = replica.state else {
-                // A private game this device does not play: kept and relayed, never shown.
-                if engine.circles[0].replica.isKnown(gameID) {
-                    unwritten.ops[gameID, default: []] += ops
-                    unwritten.newGames.insert(gameID)
-                }
-                continue
-            }
-            if state.status != .playing { sinks.play.gameEnded(gameID) }
-            unwritten.ops[gameID, default: []] += ops
-            if before[gameID] == nil {
-                unwritten.newGames.insert(gameID)
-                added = true
-                sinks.changes.gameChanged(.added(replica, state))
-                continue
-            }
-            for changed in replica.changes(by: ops, state: state, before: before[gameID]) {
-                sinks.changes.gameChanged(.cells(changed))
-            }
-            if ops.contains(where: \.changesListing) {
-                sinks.play.setPlayers(state.players, of: gameID)
-                sinks.changes.gameChanged(.listing(replica, state))
-            }
-        }
-        if added { sinks.status.gamesChanged(to: engine.gameIDs.count) }
-    }
-
-    /// Queues a write of the remote ops and signatures not yet written.
-    private func scheduleWrite() {
-        guard !unwritten.scheduled else { return }
-        unwritten.scheduled = true
-        // Queued on the loop behind the jobs the events and pushes woke.
-        Task { self.writeRemoteOps() }
-    }
-
-    /// Remote ops applied but not yet written.
-    struct Unwritten {
-        /// The ops, by game.
-        var ops: [GameID: [Op]] = [:]
-        /// The games they create.
-        var newGames: Set<GameID> = []
-        /// Ops held unsigned (stored or not yet) that got their signature.
-        var signed: [Op] = []
-        /// Whether a write is queued.
-        var scheduled = false
-    }
-
-    var unwritten = Unwritten()
-
-    /// Writes the remote ops applied since the last write, game by game,
-    /// with each game's status, without waiting for an fsync (their
-    /// authors hold them; a later synced write or checkpoint makes them
-    /// durable here). A failed write reloads the engine from the store.
-    /// The daemon calls it once more when it stops.
-    func writeRemoteOps() {
-        let games = Set(unwritten.ops.keys).union(unwritten.signed.map(\.gameID)).count
-        writeUnwritten()
-        // Many games' ops written at once (a catch-up, or the head
-        // signatures of many games pushed live): their games went back to
-        // sleep, and the ops held here until now are gone too.
-        if games > GameEngine.gamesKeptAwake { GameEngine.returnFreedMemory() }
-    }
-
-    /// ``writeRemoteOps()``'s write, in a function of its own so that the
-    /// ops it wrote are let go of when it returns.
-    private func writeUnwritten() {
-        let pending = unwritten
-        unwritten = Unwritten()
-        guard !pending.ops.isEmpty || !pending.signed.isEmpty else { return }
-        do {
-            for (gameID, ops) in pending.ops.sorted(by: { $0.key < $1.key }) {
-                guard let (_, replica) = engine.game(gameID), let state = replica.state else {
-                    try writeUnread(gameID, ops, isNew: pending.newGames.contains(gameID))
-                    continue
-                }
-                let stored = ops.map { StoredOps.row($0, vouched: replica.isVouchedOnly($0)) }
-                if pending.newGames.contains(gameID) {
-                    let record = StoredGame(
-                        id: gameID.description, params: try JSONEncoder().encode(state.genesis.parameters),
-                        created: Date(timeIntervalSince1970: Double(state.startMillis) / 1000), lastActivity: Date(),
-                        status: state.status.rawValue)
-                    if try store.createGame(record, ops: stored, durability: .deferred) { continue }
-                }
-                try store.append(stored, updating: gameID.description, status: state.status.rawValue, durability: .deferred)
-            }
-            // After the ops they sign, which this write may have just stored.
-            try store.saveSignatures(pending.signed.map { StoredOps.row($0) })
-            // In the store now: their games may let go of the older ones.
-            engine.withReplica(circle: 0) { replica in
-                replica.noteStored(pending.ops.values.joined())
-                replica.noteStored(pending.signed)
-            }
-            engine.sleepIdleGames()
-        } catch {
-            reloadAfterFailedCommit(error)
-        }
-    }
-
-    /// Writes the ops of a private game this device holds without reading
-    /// it: a row with nothing but its id and when it came (no parameters:
-    /// this device does not know them), and the sealed ops.
-    private func writeUnread(_ gameID: GameID, _ ops: [Op], isNew: Bool) throws {
-        guard let game = engine.circles[0].replica.games[gameID], game.isKnown else { return }
-        let stored = ops.map { StoredOps.row($0, vouched: game.isVouchedOnly($0)) }
-        let empty = Data("{}".utf8)
-        if isNew {
-            let record = StoredGame(
-                id: gameID.description, params: empty, created: Date(), lastActivity: Date(), status: Self.unreadStatus)
-            if try store.createGame(record, ops: stored, durability: .deferred) { return }
-        }
-        try store.append(stored, updating: gameID.description, status: Self.unreadStatus, durability: .deferred)
-    }
-
-    /// The status stored for a private game this device does not read.
-    static let unreadStatus = "unread"
 
     // MARK: Finding games
 
@@ -404,7 +217,7 @@ actor GameService {
 
     /// A game `player` (nil: this daemon's own) may read: a private game
     /// only for its players, though this device opens it for any player it hosts.
-    private func lookup(_ game: String?, as player: SigningIdentity? = nil) throws -> (circle: Int, replica: GameReplica, state: GameState) {
+    func lookup(_ game: String?, as player: SigningIdentity? = nil) throws -> (circle: Int, replica: GameReplica, state: GameState) {
         let id = try resolve(game)
         guard let (circle, replica) = engine.game(id), let state = replica.state,
             !state.isPrivate || state.players?.contains(player?.peerID ?? identity) == true
@@ -539,89 +352,6 @@ actor GameService {
         return (replica, state)
     }
 
-    /// This player's board of `day` in the circle whose keys are `keys`:
-    /// the one it began (the first, if a device apart began another), else
-    /// a new one, derived from the key in force that day and the day
-    /// (``DailyBoard``). Returns the game and whether it was made now.
-    func dailyGame(day: Int, keys: DailyKeys, as player: SigningIdentity? = nil) throws -> (GameReplica, GameState, made: Bool) {
-        let me = author(0, player).identity.peerID
-        if let own = try dailyGames(of: day, keys: keys).first(where: { $0.state.creator == me }),
-            let (_, replica) = engine.game(own.state.gameID)
-        {
-            return (replica, own.state, false)
-        }
-        guard let board = dailyBoards(day: day, keys: keys).first, keys.key(for: day) != nil else {
-            throw GameServiceError.generationFailed(
-                "the board of \(DailyBoard.date(of: day)) is made with a circle key this device does not hold; link with a member to get it")
-        }
-        let (replica, state) = try newGame(board.parameters, seed: board.seed, questionMarks: false, daily: day, as: player)
-        return (replica, state, true)
-    }
-
-    /// The boards that count as `day`'s (``DailyBoard/boards(day:keys:)``),
-    /// the one made with that day's key first; made once per key.
-    private func dailyBoards(day: Int, keys: DailyKeys) -> [GeneratedBoard] {
-        let tag = keys.first.tag
-        if dailyBoards.tag != tag { dailyBoards = (tag, [:]) }
-        // A key learnt later (or a rekey that came late) makes them again.
-        let key = keys.key(for: day)?.tag ?? "none \(keys.epoch(for: day))"
-        if let held = dailyBoards.boards[day], held.key == key { return held.boards }
-        let boards = (try? DailyBoard.boards(day: day, keys: keys)) ?? []
-        dailyBoards.boards[day] = (key, boards)
-        return boards
-    }
-
-    /// The boards of `day` held here, one per player (the first each began,
-    /// by start time then id): the games whose creator said they are that
-    /// day's board and whose layout is it.
-    func dailyGames(of day: Int, keys: DailyKeys) throws -> [(replica: GameReplica, state: GameState)] {
-        try reloadIfPending()
-        var firsts: [PeerID: (replica: GameReplica, state: GameState)] = [:]
-        let candidates = engine.games.filter { $0.circle == 0 && $0.state.dailyDay == day && !$0.state.isPrivate }
-        guard !candidates.isEmpty else { return [] }
-        let boards = dailyBoards(day: day, keys: keys)
-        guard !boards.isEmpty else { return [] }
-        for g in candidates {
-            // Read without waking it: a streak looks at many days' boards.
-            guard let (_, replica) = engine.awakened(g.state.gameID), let state = replica.state,
-                  boards.contains(where: { DailyBoard.matches(state.genesis, $0) }) else { continue }
-            let creator = state.creator
-            if let held = firsts[creator], (held.state.startMillis, held.state.gameID) <= (state.startMillis, state.gameID) { continue }
-            firsts[creator] = (replica, state)
-        }
-        return firsts.values.sorted { ($0.state.startMillis, $0.state.gameID) < ($1.state.startMillis, $1.state.gameID) }
-    }
-
-    /// The longest streak counted, in days (ten years).
-    static let longestStreak = 3_660
-
-    /// Each player's run of days with the board of the day won, up to
-    /// `day`: from `day` back, or from the day before while `day`'s is not
-    /// won yet (a streak lasts until a whole day passes without a win).
-    func dailyStreaks(to day: Int, keys: DailyKeys) throws -> [PeerID: Int] {
-        var winners: [Int: Set<PeerID>] = [:]
-        func won(_ d: Int) throws -> Set<PeerID> {
-            if let held = winners[d] { return held }
-            let set = Set(try dailyGames(of: d, keys: keys).filter { $0.state.status == .won }.map(\.state.creator))
-            winners[d] = set
-            return set
-        }
-        // Only days with a board of the day held are looked at.
-        let days = Set(engine.games.compactMap { $0.circle == 0 ? $0.state.dailyDay : nil })
-        var out: [PeerID: Int] = [:]
-        let today = try won(day)
-        for peer in today.union(try won(day - 1)) {
-            var d = today.contains(peer) ? day : day - 1
-            var n = 0
-            while n < Self.longestStreak, days.contains(d), try won(d).contains(peer) {
-                n += 1
-                d -= 1
-            }
-            out[peer] = n
-        }
-        return out
-    }
-
     /// Lets `added` move in `game` (this device made it and chose its
     /// players): a signed op every replica applies. Returns the game after
     /// it, and how many players it gained.
@@ -659,7 +389,7 @@ actor GameService {
     }
 
     /// Reports that how a game is listed changed (its players or its archive flag).
-    private func listingChanged(_ state: GameState) {
+    func listingChanged(_ state: GameState) {
         guard let replica = engine.game(state.gameID)?.game else { return }
         sinks.play.setPlayers(state.players, of: state.gameID)
         sinks.changes.gameChanged(.listing(replica, state))
@@ -682,112 +412,6 @@ actor GameService {
         return (after, afterState)
     }
 
-    /// Makes a player's move on cell (`x`, `y`) of `game`: commits its op,
-    /// pushes it to the peers, reports the change, and returns it.
-    func move(_ move: LocalMove, game: String?, x: Int, y: Int, as player: SigningIdentity? = nil) throws -> MoveOutcome {
-        // The op is made from a copy of the game, dropped before the op goes
-        // in: a copy still held would make the insertion copy the game whole.
-        let (circle, op, before): (Int, Op, GameStatus)
-        switch try makeOp(move, game: game, x: x, y: y, as: player) {
-        case .unchanged(let state): return MoveOutcome(state: state, cells: [])
-        case .made(let c, let o, let b): (circle, op, before) = (c, o, b)
-        }
-        let (_, after) = try commit(op, circle: circle)
-        sinks.play.activity(in: after.gameID, by: op.author)
-        if after.status != .playing { sinks.play.gameEnded(after.gameID) }
-        guard let changed = engine.game(after.gameID)?.game.changes(by: [op], state: after, before: before, clicked: Cell(x: x, y: y)).first
-        else { return MoveOutcome(state: after.shown(to: op.author), cells: []) }
-        sinks.changes.gameChanged(.cells(changed))
-        return MoveOutcome(state: after, cells: changed.cells)
-    }
-
-    /// What a move makes: its op, or nothing when it changes nothing.
-    private enum MadeMove {
-        /// The move changes nothing: the game as it is.
-        case unchanged(GameState)
-        /// The op, its game's circle, and the game's status before it.
-        case made(circle: Int, op: Op, before: GameStatus)
-    }
-
-    /// The op for a move, from a copy of the game that is gone when this
-    /// returns (unless the move changes nothing).
-    private func makeOp(_ move: LocalMove, game: String?, x: Int, y: Int, as player: SigningIdentity?) throws -> MadeMove {
-        let (circle, replica, state) = try lookup(game, as: player)
-        let geometry = state.genesis.geometry
-        let cell = Cell(x: x, y: y)
-        guard geometry.contains(cell) else {
-            throw GameServiceError.outsideBoard(x: x, y: y, width: geometry.width, height: geometry.height)
-        }
-        let index = geometry.index(of: cell)
-        let author = author(circle, player)
-        let now = Date().millis
-        if case .mark(.question) = move, !state.genesis.questionMarks { throw GameServiceError.noQuestionMarks }
-        let op = try madeOp({
-            switch move {
-            case .reveal: try author.reveal(index, in: replica, atMillis: now)
-            case .chord: try author.chord(index, in: replica, atMillis: now)
-            case .mark(let mark?): try author.setMark(mark, on: index, in: replica, atMillis: now)
-            case .mark(nil): try author.cycleMark(index, in: replica, atMillis: now)
-            }
-        }, geometry: geometry, x: x, y: y)
-        guard let op else { return .unchanged(state.shown(to: author.identity.peerID)) }
-        return .made(circle: circle, op: op, before: state.status)
-    }
-
-    /// The players this device hosts changed: the private games that name
-    /// them are read from now on.
-    func host(_ players: [SigningIdentity]) {
-        engine.host(players)
-    }
-
-    /// The author of `player`'s ops in `circle`: this daemon's own player
-    /// when `player` is nil, else a player it hosts.
-    private func author(_ circle: Int, _ player: SigningIdentity?) -> OpAuthor {
-        guard let player, player.peerID != identity else { return engine.circles[circle].author }
-        return OpAuthor(identity: player, circle: engine.circles[circle].circle)
-    }
-
-    /// Runs an op author's call, turning why it refused into the service's error.
-    private func madeOp(_ make: () throws -> Op?, geometry: BoardGeometry?, x: Int = 0, y: Int = 0) throws -> Op? {
-        do {
-            return try make()
-        } catch let error as MoveError {
-            switch error {
-            case .unknownGame: throw GameServiceError.unknownGame("\(error)")
-            case .gameOver(let status): throw GameServiceError.gameOver(status)
-            case .cellOffBoard:
-                throw GameServiceError.outsideBoard(x: x, y: y, width: geometry?.width ?? 0, height: geometry?.height ?? 0)
-            case .notAPlayer: throw GameServiceError.notAPlayer
-            case .notTheCreator: throw GameServiceError.notTheCreator
-            case .everyoneMayPlay: throw GameServiceError.everyoneMayPlay
-            case .notSealable(let p): throw GameServiceError.cannotSeal(p.description)
-            case .notARace: throw GameServiceError.notARacer
-            case .racersAreFixed: throw GameServiceError.racersAreFixed
-            case .anothersDaily(let creator): throw GameServiceError.anothersDaily(creator: creator)
-            }
-        }
-    }
-
-    /// Applies a local op in place, commits the op (and the game's status)
-    /// to the store before anyone is answered, and pushes it to the peers; a
-    /// failed commit reloads the engine from the store, so nothing
-    /// uncommitted is kept.
-    private func commit(_ op: Op, circle: Int) throws -> (GameReplica, GameState) {
-        try engine.insert(op, circle: circle)
-        do {
-            guard let (_, replica) = engine.game(op.gameID), let state = replica.state else {
-                throw GameServiceError.engine(.gameVanished)
-            }
-            try store.append([StoredOps.row(op)], updating: op.gameID.description, status: state.status.rawValue)
-            sinks.sessions.push([op], replica: self.replica)
-            notePrivatePlayers([op])
-            engine.withReplica(circle: circle) { $0.noteStored([op]) }
-            return (replica, state)
-        } catch {
-            reloadAfterFailedCommit(error)
-            throw error
-        }
-    }
 }
 
 /// An op a peer sent that the replica refused, and why.

@@ -205,8 +205,8 @@ final class PeerInbox: PeerNodeDelegate, Sendable {
                     waiting[note.author] = (note, decoded, link)
                     return true
                 }
-                if !kept { refuse(decoded, by: note.author, on: link, "its author is not a member") }
-                return
+                return refuse(
+                    decoded, by: note.author, on: link, kept ? "its author is not a member (kept until the circle next changes)" : "its author is not a member")
             }
             gossip.spread(note, as: decoded, from: link, take: peers.take)
         case .play(let note):
