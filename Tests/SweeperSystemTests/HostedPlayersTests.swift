@@ -238,9 +238,23 @@ import Testing
         #expect(annDaily["id"] as? String != nil && annDaily["id"] as? String != benDaily["id"] as? String, "Ann and Ben share a board of the day")
         #expect((try annBrowser.ask("daily"))["result"].flatMap { ($0 as? [String: Any])?["id"] as? String } == annDaily["id"] as? String)
 
-        // A private game of Ann and Dad: Ann and Dad read it; Ben and the host's own player do not.
+        // A private game of Ann and Dad: Ann and Dad read it; Ben and the host's own player do not,
+        // nor does Ben's page hear of it.
+        var benEvents = try Browser(url: try #require(try host.json(["web", "--no-open", "--player", "Ben"])["url"] as? String))
+        #expect((try benEvents.ask("subscribe"))["ok"] as? Bool == true)
         let secret = try annBrowser.ask("new", #""preset": "beginner", "seed": 6, "privateGame": true, "players": ["Dad"]"#)
         let hidden = try #require((secret["result"] as? [String: Any])?["id"] as? String, "\(secret)")
+        // An open game after it: once Ben's page has its event, it had every event before it.
+        let marker = try annBrowser.ask("new", #""preset": "beginner", "seed": 7"#)
+        let open = try #require((marker["result"] as? [String: Any])?["id"] as? String)
+        var heard: [String] = []
+        for _ in 0..<50 {
+            guard let event = try benEvents.socket.readJSON() else { break }
+            if let game = event["game"] as? String { heard.append(game) }
+            if heard.contains(open) { break }
+        }
+        #expect(heard.contains(open), "Ben's page heard nothing of the open game after it: \(heard)")
+        #expect(!heard.contains(hidden), "Ben's page heard of a private game of Ann and Dad")
         #expect((try annBrowser.ask("show", #""game": "\#(hidden)""#))["ok"] as? Bool == true)
         #expect((try benBrowser.ask("show", #""game": "\#(hidden)""#))["ok"] as? Bool == false, "Ben read a private game of Ann and Dad")
         #expect(try host.cli(["show", hidden]).status != 0, "the host's own player read a private game of Ann and Dad")

@@ -271,7 +271,7 @@ struct ControlRouter: ControlResponder {
             let a: Commands.Subscribe.Arguments = try args(line)
             var game: String?
             if let named = a.game { game = try await service.resolve(named).description }
-            let subscription = events.subscribe(game: game)
+            let subscription = events.subscribe(game: game, player: player.peerID.description)
             let viewer = ObjectIdentifier(subscription)
             subscription.onEnd { [presence] in presence.viewerClosed(viewer) }
             return .subscribe(answer: try Self.success(id, Commands.Subscribe.Result(game: game)), events: subscription)

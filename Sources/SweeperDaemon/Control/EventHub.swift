@@ -16,6 +16,8 @@ final class EventHub: Sendable {
     private struct Subscriber {
         /// The game it follows, or nil for every game.
         var game: String?
+        /// The player whose viewer it is (this daemon's own, or one it hosts), by id.
+        var player: String?
         var connection: EventConnection
     }
 
@@ -24,11 +26,13 @@ final class EventHub: Sendable {
     /// A new subscription of a control connection, of one game or all: the
     /// events are held until ``EventConnection/attach(_:)``, then written
     /// to the connection as they are published.
-    func subscribe(game: String?) -> EventConnection {
+    /// `player` is whose viewer it is (by id): it gets the events of a
+    /// private game only when it plays in it (without one, every event).
+    func subscribe(game: String?, player: String? = nil) -> EventConnection {
         let connection = EventConnection()
         let (key, finished) = subscribers.withLock { s in
             s.next += 1
-            if !s.finished { s.all[s.next] = Subscriber(game: game, connection: connection) }
+            if !s.finished { s.all[s.next] = Subscriber(game: game, player: player, connection: connection) }
             return (s.next, s.finished)
         }
         if finished {
@@ -43,10 +47,13 @@ final class EventHub: Sendable {
         _ = subscribers.withLock { $0.all.removeValue(forKey: key) }
     }
 
-    /// Sends an event to every interested subscriber, encoded once.
-    func publish(_ event: ControlEvent) {
+    /// Sends an event to every interested subscriber, encoded once; with
+    /// `readers` (a private game's players, by id), only to their viewers.
+    func publish(_ event: ControlEvent, readers: Set<String>? = nil) {
         let targets = subscribers.withLock { s in
-            s.all.values.filter { $0.game == nil || event.game == nil || $0.game == event.game }.map(\.connection)
+            s.all.values.filter { sub in
+                (sub.game == nil || event.game == nil || sub.game == event.game) && (readers.map { r in sub.player.map(r.contains) ?? true } ?? true)
+            }.map(\.connection)
         }
         guard !targets.isEmpty, let line = try? event.jsonLine() else { return }
         for target in targets { target.deliver(event, line: line) }

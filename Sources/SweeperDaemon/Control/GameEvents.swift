@@ -22,19 +22,27 @@ final class GameEvents: GameChangeSink {
     func gameChanged(_ change: GameChange) {
         switch change {
         case .added(let replica, let state):
-            events.publish(ControlEvent(event: .gameAdded, game: state.gameID.description, summary: views.summary(replica, state)))
+            events.publish(ControlEvent(event: .gameAdded, game: state.gameID.description, summary: views.summary(replica, state)), readers: readers(of: state))
         case .cells(let changed):
             let state = changed.state
-            events.publish(ControlEvent(
+            events.publish(
+                ControlEvent(
                 event: .cells, game: state.gameID.description, cells: ReplyViews.cellChanges(changed.cells, in: state),
                 status: state.status.shown, minesLeft: state.board.minesLeft, by: text(of: changed.author),
                 x: changed.clicked?.x, y: changed.clicked?.y, progress: state.board.progress, trippedBy: state.trippedBy?.description,
-                racer: changed.racer.map { views.standing(of: $0, on: state) }))
+                racer: changed.racer.map { views.standing(of: $0, on: state) }),
+                readers: readers(of: state))
         case .listing(let replica, let state):
-            events.publish(ControlEvent(event: .gameChanged, game: state.gameID.description, summary: views.summary(replica, state)))
+            events.publish(ControlEvent(event: .gameChanged, game: state.gameID.description, summary: views.summary(replica, state)), readers: readers(of: state))
         case .gone(let id):
             events.publish(ControlEvent(event: .gameForgotten, game: id.description))
         }
+    }
+
+    /// Who may hear of `state`'s changes: a private game's players (this
+    /// device reads one that names any player it hosts), else everyone.
+    private func readers(of state: GameState) -> Set<String>? {
+        state.isPrivate ? Set((state.players ?? [state.creator]).map(\.description)) : nil
     }
 
     private func text(of peer: PeerID) -> String {
