@@ -5,6 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="/opt/swift/usr/bin:$PATH"
 
+# The house rules a script checks, first: a broken one fails in seconds.
+bash Scripts/check.sh
 swift build --build-tests
 # One test at a time: the lab and tmux suites start real daemons and
 # avahi-daemons, and on 2 cores parallel suites starve each other's timeouts.

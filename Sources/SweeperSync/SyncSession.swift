@@ -91,14 +91,14 @@ public struct SyncSession: Sendable {
     /// leaves out the membership proof and the hash the peer holds.
     public var peerTakesChains = false
     /// What this side said of live pushes, and what the peer said.
-    private var liveOut = LiveLinkState()
-    private var liveIn = LiveLinkState()
+    var liveOut = LiveLinkState()
+    var liveIn = LiveLinkState()
     /// The circle's membership proofs of the authors of ops sent or taken
     /// in the compact form, once worked out.
     private var proofs: [PeerID: [UInt8]] = [:]
     /// Per game, this side's own ops pushed live that no signature sent on
     /// this link covers yet: how many, and the newest.
-    public private(set) var unsignedOnLink: [GameID: (count: Int, seq: UInt64)] = [:]
+    public internal(set) var unsignedOnLink: [GameID: (count: Int, seq: UInt64)] = [:]
 
     /// A session that has exchanged nothing yet.
     public init() {}
@@ -465,37 +465,6 @@ public struct SyncSession: Sendable {
         return proof
     }
 
-    /// Signatures of this side's chain heads that its live pushes on this
-    /// link left unsigned: what a side sends when its player pauses, so that
-    /// the peer may relay the ops and serve them in catch-ups.
-    public mutating func signHeads(replica: Replica) -> [SyncMessage] {
-        guard let me = liveAuthor else { return [] }
-        var heads: [HeadSignature] = []
-        for (game, unsigned) in unsignedOnLink.sorted(by: { $0.key < $1.key }) {
-            guard let signature = replica.op(in: game, author: me, seq: unsigned.seq)?.signature,
-                  let head = head(of: ChainHead(game: game, author: me, seq: unsigned.seq), signature: signature) else { continue }
-            heads.append(head)
-        }
-        unsignedOnLink = [:]
-        return heads.isEmpty ? [] : [.heads(heads)]
-    }
-
-    /// A signature of `chain` as this side sends it on the link: the game
-    /// named as the link knows it (numbered when new), and no author key
-    /// for this side's own chain; `nil` once the link numbered all the
-    /// games it may.
-    mutating func head(of chain: ChainHead, signature: Signature) -> HeadSignature? {
-        guard let ref = liveOut.reference(to: chain.game, reverse: liveIn) else { return nil }
-        return HeadSignature(game: ref, author: chain.author == liveAuthor ? nil : chain.author, seq: chain.seq, signature: signature)
-    }
-
-    /// Asks the peer for signatures of the chains this replica holds
-    /// without one (in the games the peer is sent): the start of a link.
-    public func askForSignatures(replica: Replica) -> [SyncMessage] {
-        let chains = replica.unsignedHeads.filter { sends($0.game, of: replica) }
-        return chains.isEmpty ? [] : [.unsigned(chains)]
-    }
-
     /// Decodes and handles one message from the peer. Bytes that do not
     /// decode are counted in the replica (``OpRejection/malformed``) and
     /// rethrown, so that the transport can drop and log the peer.
@@ -580,7 +549,7 @@ public struct SyncSession: Sendable {
     }
 
     /// Whether the peer is sent `game`: it takes it, and can read it.
-    private func sends(_ game: GameID, of replica: Replica) -> Bool {
+    func sends(_ game: GameID, of replica: Replica) -> Bool {
         guard peerInterest.contains(game) else { return false }
         return reads(replica.features(of: game))
     }

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# The house rules that a script can check, run first by Scripts/test.sh (so
+# by CI). Each broken rule prints one line naming the file and the rule,
+# and the script exits 1; it prints nothing else when every rule holds.
+#
+#   bash Scripts/check.sh [ROOT]     (ROOT: the repository, by default this one)
+#
+# The rules:
+#   - no source file under Sources/ is over 600 lines (split a big type by
+#     aspect, Type+Aspect.swift, as swift-nio does);
+#   - in the daemon, only the control part (Sources/SweeperDaemon/Control/)
+#     and the composition root (Daemon.swift, DaemonCore.swift,
+#     Configuration.swift) import SweeperControl: the games, the peers and
+#     the circle know nothing of the control protocol;
+#   - the daemon reads the time only through its clock (System/DaemonClock):
+#     Date(), Task.sleep and ContinuousClock elsewhere may not grow past
+#     the counts in Scripts/check-budgets.txt (they are being moved to the
+#     clock: lower a count when a file needs fewer);
+#   - nothing stops processes by name: no `pkill -f` or `killall` in
+#     Scripts/, Tests/ or .ci/ (a process started is stopped by its pid);
+#   - no `fatalError(` or `try!` in Sources/: input never crashes the daemon.
+set -uo pipefail
+root=${1:-$(cd "$(dirname "$0")/.." && pwd)}
+cd "$root" || exit 2
+failed=0
+fail() {
+    echo "check: $1" >&2
+    failed=1
+}
+
+# Files over 600 lines.
+while IFS= read -r file; do
+    lines=$(wc -l <"$file")
+    if ((lines > 600)); then fail "$file has $lines lines (at most 600: split it by aspect, Type+Aspect.swift)"; fi
+done < <(find Sources -name '*.swift' | sort)
+
+# The control protocol stays at the daemon's edge.
+while IFS= read -r file; do
+    case "$file" in
+    Sources/SweeperDaemon/Control/* | Sources/SweeperDaemon/Daemon.swift | Sources/SweeperDaemon/DaemonCore.swift | Sources/SweeperDaemon/Configuration.swift) ;;
+    *) fail "$file imports SweeperControl (only the daemon's Control/ and its composition root may)" ;;
+    esac
+done < <(grep -rl --include='*.swift' '^import SweeperControl' Sources/SweeperDaemon 2>/dev/null | sort)
+
+# The daemon's time, through its clock, within the budgets.
+budgets=Scripts/check-budgets.txt
+while IFS= read -r file; do
+    [[ "$file" == Sources/SweeperDaemon/System/DaemonClock.swift ]] && continue
+    count=$(grep -c -E 'Date\(\)|Task\.sleep|ContinuousClock' "$file")
+    allowed=0
+    if [[ -f "$budgets" ]]; then
+        allowed=$(awk -v f="$file" '$1 == "clock" && $2 == f { print $3 }' "$budgets")
+        allowed=${allowed:-0}
+    fi
+    if ((count > allowed)); then
+        fail "$file reads the time directly $count times (Date(), Task.sleep, ContinuousClock; budget $allowed): use the daemon's clock (DaemonClock)"
+    fi
+done < <(grep -rl --include='*.swift' -E 'Date\(\)|Task\.sleep|ContinuousClock' Sources/SweeperDaemon 2>/dev/null | sort)
+
+# Processes are stopped by pid.
+while IFS=: read -r file line _; do
+    fail "$file:$line stops processes by name (pkill -f or killall): stop what you start by its pid"
+done < <(grep -rn -E '(^|[^[:alnum:]_-])(pkill[[:space:]]+-f|killall)([[:space:]]|$)' Scripts Tests .ci 2>/dev/null | grep -v '^Scripts/check.sh:' | grep -v '^Tests/SweeperPackagingTests/HouseRulesTests.swift:')
+
+# No crash on input.
+while IFS=: read -r file line _; do
+    fail "$file:$line crashes instead of failing (fatalError or try!): throw, or answer with an error"
+done < <(grep -rn --include='*.swift' -E 'fatalError\(|try!' Sources 2>/dev/null | grep -v -E '^[^:]+:[0-9]+:[[:space:]]*///?')
+
+exit $failed

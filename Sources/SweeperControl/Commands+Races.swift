@@ -1,0 +1,146 @@
+import FoundationEssentials
+
+/// Races (each racer on a board of their own) and replays.
+extension Commands {
+    /// `resign GAME`: this player gives up its board in a race. Its part
+    /// ends, lost; the others race on. The result is the game as `show`
+    /// gives it.
+    public enum Resign: ControlCommand {
+        public static let name = "resign"
+        public typealias Arguments = GameArguments
+        public typealias Result = GameView
+    }
+
+    /// A race as it stands: each racer's own board, the same layout for all.
+    public struct RaceTable: Codable, Equatable, Sendable {
+        /// The peer id of the racer whose board the view shows.
+        public var shown: String
+        /// Every racer: those who won (fastest first), then those still
+        /// playing (furthest first), then those who lost or gave up.
+        public var racers: [RacerStanding]
+        /// Once every racer finished: the winner's name (the fastest of
+        /// those who cleared their board), absent when nobody did.
+        public var winner: String?
+        /// True once every racer's board ended; absent while racing.
+        public var over: Bool?
+        /// Creates a table.
+        public init(shown: String, racers: [RacerStanding], winner: String? = nil, over: Bool? = nil) {
+            self.shown = shown
+            self.racers = racers
+            self.winner = winner
+            self.over = over
+        }
+
+        /// `racers` in the table's order: won (fastest first), playing
+        /// (furthest first), then lost or given up; by name within each.
+        public static func ordered(_ racers: [RacerStanding]) -> [RacerStanding] {
+            let rank = { (r: RacerStanding) -> Int in r.status == .won ? 0 : r.status == .playing ? 1 : 2 }
+            let key = { (r: RacerStanding) in (rank(r), r.status == .won ? Double(r.seconds ?? 0) : -r.progress, r.name) }
+            return racers.sorted { key($0) < key($1) }
+        }
+    }
+
+    /// One racer's board in a race.
+    public struct RacerStanding: Codable, Equatable, Sendable {
+        /// The racer's peer id.
+        public var id: String
+        /// The racer's name.
+        public var name: String
+        /// The colour the racer chose (1–8), when it chose one.
+        public var colour: Int?
+        /// How the racer's board stands.
+        public var status: PlayStatus
+        /// True when the racer gave up (its status is then `lost`).
+        public var gaveUp: Bool?
+        /// Share of safe cells the racer revealed.
+        public var progress: Double
+        /// Flags on the racer's board.
+        public var flags: Int
+        /// Seconds from the race's start to the racer's end, once it ended
+        /// (by the racer's clock).
+        public var seconds: Int?
+        /// True when the racer asked for a hint or looked at the mines.
+        public var assisted: Bool?
+        /// Creates a standing.
+        public init(id: String, name: String, colour: Int? = nil, status: PlayStatus, gaveUp: Bool? = nil, progress: Double, flags: Int,
+                    seconds: Int? = nil, assisted: Bool? = nil) {
+            self.id = id
+            self.name = name
+            self.colour = colour
+            self.status = status
+            self.gaveUp = gaveUp
+            self.progress = progress
+            self.flags = flags
+            self.seconds = seconds
+            self.assisted = assisted
+        }
+    }
+
+    /// `replay GAME`: a game's moves in the order every device ranks them,
+    /// each with what it changed, to play the game again.
+    public enum Replay: ControlCommand {
+        public static let name = "replay"
+        public typealias Arguments = GameArguments
+        /// The game from its opening, and its moves.
+        public struct Result: Codable, Equatable, Sendable {
+            /// The full game id.
+            public var game: String
+            /// Columns, rows and mines.
+            public var width: Int, height: Int, mines: Int
+            /// The board right after the opening: rows as `show` gives them.
+            public var opening: [String]
+            /// When the game began, seconds since 1970.
+            public var started: Double
+            /// The moves, in order.
+            public var moves: [ReplayMove]
+            /// Where the game stands now.
+            public var status: PlayStatus
+            /// Creates a replay.
+            public init(game: String, width: Int, height: Int, mines: Int, opening: [String], started: Double, moves: [ReplayMove], status: PlayStatus) {
+                self.game = game
+                self.width = width
+                self.height = height
+                self.mines = mines
+                self.opening = opening
+                self.started = started
+                self.moves = moves
+                self.status = status
+            }
+        }
+    }
+
+    /// One move of a replay.
+    public struct ReplayMove: Codable, Equatable, Sendable {
+        /// Its place, from 1.
+        public var index: Int
+        /// Who made it: name and peer id.
+        public var name: String, author: String
+        /// `reveal`, `chord`, `flag`, `question`, `unmark`, `hint`, `peek`,
+        /// `resign` (a racer gave up) or `other`.
+        public var kind: String
+        /// The cell acted on; absent for a move that names none.
+        public var x: Int?, y: Int?
+        /// The cells whose look changed, with their look after it.
+        public var changed: [CellChange]
+        /// Seconds from the game's start to the move, by its author's clock.
+        public var seconds: Double
+        /// When it was made, seconds since 1970 (its author's clock).
+        public var wall: Double
+        /// Where the game stood after it.
+        public var status: PlayStatus
+        /// Creates a move.
+        public init(index: Int, name: String, author: String, kind: String, x: Int?, y: Int?, changed: [CellChange], seconds: Double, wall: Double,
+                    status: PlayStatus) {
+            self.index = index
+            self.name = name
+            self.author = author
+            self.kind = kind
+            self.x = x
+            self.y = y
+            self.changed = changed
+            self.seconds = seconds
+            self.wall = wall
+            self.status = status
+        }
+    }
+}

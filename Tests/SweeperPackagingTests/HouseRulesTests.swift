@@ -1,0 +1,48 @@
+import Foundation
+import SweeperTestSupport
+import Testing
+
+/// `Scripts/check.sh`, the house rules a script checks: this repository
+/// keeps them, and a tree that breaks each one is refused with a line
+/// naming the file and the rule.
+@Suite struct HouseRulesTests {
+    static let script = "\(repositoryRoot)/Scripts/check.sh"
+
+    @Test func thisRepositoryKeepsTheHouseRules() throws {
+        let outcome = try runProcess(["/bin/bash", Self.script, repositoryRoot])
+        #expect(outcome.status == 0, "Scripts/check.sh found broken rules:\n\(outcome.stderr)")
+    }
+
+    @Test func aTreeThatBreaksEachRuleIsRefusedWithALineForEach() throws {
+        let root = NSTemporaryDirectory() + "sweeper-house-rules-\(UInt32.random(in: 0...UInt32.max))"
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        func write(_ path: String, _ text: String) throws {
+            let full = root + "/" + path
+            try FileManager.default.createDirectory(atPath: (full as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try text.write(toFile: full, atomically: true, encoding: .utf8)
+        }
+        // Within every rule first: the script passes.
+        try write("Sources/SweeperGame/Small.swift", String(repeating: "let a = 1\n", count: 600))
+        try write("Sources/SweeperDaemon/Control/Router.swift", "import SweeperControl\n")
+        try write("Sources/SweeperDaemon/System/DaemonClock.swift", "let now = Date()\n")
+        try write("Tests/Fine.swift", "stopProcess(pid)\n")
+        let clean = try runProcess(["/bin/bash", Self.script, root])
+        #expect(clean.status == 0, "a tree within the rules was refused:\n\(clean.stderr)")
+        // Then one break of each rule.
+        try write("Sources/SweeperGame/Big.swift", String(repeating: "let a = 1\n", count: 601))
+        try write("Sources/SweeperDaemon/Games/Service.swift", "import SweeperControl\nlet t = Date()\n")
+        try write("Tests/Lab.sh", "pkill -f sweeperd\n")
+        try write("Sources/SweeperNet/Frame.swift", "let n = try! decode()\n")
+        let broken = try runProcess(["/bin/bash", Self.script, root])
+        #expect(broken.status == 1)
+        let lines = broken.stderr.split(separator: "\n").map(String.init)
+        for (file, rule) in [
+            ("Sources/SweeperGame/Big.swift", "601 lines"), ("Sources/SweeperDaemon/Games/Service.swift", "imports SweeperControl"),
+            ("Sources/SweeperDaemon/Games/Service.swift", "reads the time directly"), ("Tests/Lab.sh", "by name"),
+            ("Sources/SweeperNet/Frame.swift", "crashes"),
+        ] {
+            #expect(lines.contains { $0.contains(file) && $0.contains(rule) }, "no line for \(file) (\(rule)):\n\(broken.stderr)")
+        }
+        #expect(!lines.contains { $0.contains("Small.swift") || $0.contains("Router.swift") || $0.contains("System/DaemonClock.swift") || $0.contains("Fine.swift") })
+    }
+}
