@@ -2,40 +2,20 @@
 """Hosted players: eight people playing one game from their phones, hosted by one daemon.
 
     sudo /usr/bin/python3 Scripts/bench_hosted.py --bindir .build/release --lab [--quick]
-    /usr/bin/python3 Scripts/bench_hosted.py --bindir .build/release      # on loopback, without root
+    /usr/bin/python3 Scripts/bench_hosted.py --bindir .build/release   # loopback, no root
 
-One daemon hosts eight players (`sweeper player add P1` … `P8`), each playing
-from a phone of their own. With `--lab` the daemon runs in host h1 of the lab
-(network namespaces on one bridge, Scripts/netns-lab.sh) and serves its board
-to the home network over TLS (`sweeper web --lan`); every phone is in h2 and
-pairs with the code `player add` hands out, as a phone does. Without `--lab`,
-everything is on loopback and the phones log in with `player add`'s
-one-time login addresses.
-
-Each player's load is a WebSocket client of its own (a request socket and a
-subscribed one, as the page opens), flagging and unflagging mines of a 50x50
-game with 500 mines (a flag never loses) five times a second for 60 s (10 s
-with `--quick`). Meanwhile a real Chromium, phone-sized with touch and
-logged in as P1 (a second browser of P1's), taps covered safe cells five
-times a second, and a second Chromium logged in as P2 shows the same game.
-It prints `result: hosted.KEY VALUE` lines (Scripts/bench.py renders them):
-
-  hosted.tap_to_draw_*   a tap by touch in P1's browser (the page's touchend)
-                         to the first frame in P2's browser whose board has
-                         the cell (a requestAnimationFrame): what a player
-                         sees of another's move, under the eight players' load
-  hosted.moves_*         the load's moves: sent, answered ok, refused, unanswered
-  hosted.events_*        cells events each player's subscribed socket should
-                         have had (every move of the game, from the replay),
-                         missing, and `events-dropped` counted
-  hosted.move_answer_*, hosted.move_to_event_*  the load clients' view: a
-                         move's answer, and its cells event on the other
-                         seven players' sockets
-  hosted.cpu_percent     the host daemon's CPU over the load (utime+stime of
-                         /proc/PID/stat), in % of one core
-  hosted.rss_*, hosted.hwm_kb  its VmRSS before any player, with eight
-                         players added, with their sockets connected, at the
-                         end, and its VmHWM; per player: (connected − none) ÷ 8
+One daemon hosts eight players (`sweeper player add P1` … `P8`): with `--lab`
+in lab host h1 (Scripts/netns-lab.sh), its board served to that network over
+TLS (`sweeper web --lan`), every phone in h2, paired by a code of `player
+pair`; else all on loopback, logged in by one-time addresses. Each player's
+phone is a WebSocket client (a request socket and a subscribed one, as the
+page opens) flagging and unflagging mines of a 50x50 game five times a second
+for 60 s (10 s with --quick), while Chromium, phone-sized with touch, logged
+in as P1, taps covered safe cells, and a second Chromium, logged in as P2,
+shows the game. It prints `result: hosted.KEY VALUE` lines: a tap to P2's
+frame that draws it (tap_to_draw_*), the moves and events sent, answered and
+lost (moves_*, events_*), the host daemon's CPU (/proc/PID/stat) and memory
+(rss_*, hwm_kb); render() below says what each is, for Scripts/bench.py.
 
 Every process started is stopped by its pid; traffic stays on loopback and
 on the lab's own 198.18.0.0/24.
@@ -48,6 +28,7 @@ import json
 import os
 import select
 import shutil
+import signal
 import socket
 import ssl
 import subprocess
@@ -63,26 +44,18 @@ from bench_web import Daemon, Handle, percentile, result, rss_kb  # noqa: E402
 PLAYERS, RATE, WIDTH, HEIGHT, MINES, SEED = 8, 5, 50, 50, 500, 31
 CELLS_EACH = 12  # mines each player flags and unflags in turn
 MOVE_KINDS = {"reveal", "chord", "flag", "question", "unmark"}
+TLS = ssl.create_default_context()
+TLS.check_hostname, TLS.verify_mode = False, ssl.CERT_NONE  # the daemon's own certificate, as a phone accepts it
 
 
 def log(message):
     print(f"bench-hosted: {message}", file=sys.stderr, flush=True)
 
 
-# MARK: A phone's side: login and a minimal WebSocket client
-
-
-def tls_context():
-    ctx = ssl.create_default_context()
-    ctx.check_hostname = False
-    ctx.verify_mode = ssl.CERT_NONE  # the daemon's own certificate, as a phone accepts it
-    return ctx
-
-
 def login(url):
     """Opens a login or pairing address once, as a browser does: the board's origin and the cookie it set."""
     u = urllib.parse.urlsplit(url)
-    conn = (http.client.HTTPSConnection(u.hostname, u.port, context=tls_context(), timeout=30) if u.scheme == "https"
+    conn = (http.client.HTTPSConnection(u.hostname, u.port, context=TLS, timeout=30) if u.scheme == "https"
             else http.client.HTTPConnection(u.hostname, u.port, timeout=30))
     conn.request("GET", u.path + ("?" + u.query if u.query else ""))
     r = conn.getresponse()
@@ -101,7 +74,7 @@ class WebSocket:
         u = urllib.parse.urlsplit(origin)
         raw = socket.create_connection((u.hostname, u.port), timeout=30)
         raw.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        self.sock = tls_context().wrap_socket(raw) if u.scheme == "https" else raw
+        self.sock = TLS.wrap_socket(raw) if u.scheme == "https" else raw
         key = base64.b64encode(os.urandom(16)).decode()
         self.sock.sendall((f"GET /ws HTTP/1.1\r\nHost: {u.netloc}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
                            f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\nOrigin: {origin}\r\n"
@@ -152,14 +125,11 @@ class WebSocket:
         while len(self.buf) >= 2:
             b0, b1 = self.buf[0], self.buf[1]
             n, at = b1 & 0x7F, 2
-            if n == 126:
-                if len(self.buf) < 4:
+            if n >= 126:
+                at = 4 if n == 126 else 10
+                if len(self.buf) < at:
                     break
-                n, at = int.from_bytes(self.buf[2:4], "big"), 4
-            elif n == 127:
-                if len(self.buf) < 10:
-                    break
-                n, at = int.from_bytes(self.buf[2:10], "big"), 10
+                n = int.from_bytes(self.buf[2:at], "big")
             if len(self.buf) < at + n:
                 break
             payload, self.buf = self.buf[at:at + n], self.buf[at + n:]
@@ -175,13 +145,6 @@ class WebSocket:
                     self.parts = []
         return out
 
-    def close(self):
-        try:
-            self.send(b"\x03\xe8", opcode=8)
-        except OSError:
-            pass
-        self.sock.close()
-
 
 class Player:
     """A hosted player's phone: a request socket and a subscribed one; its moves and what it received."""
@@ -193,7 +156,6 @@ class Player:
         self.next_id, self.moves = 1, 0
         self.answers, self.answered, self.refused = {}, {}, []
         self.events, self.dropped, self.subscribed = [], 0, False
-        self.ask_id = None
         self.ev.send(json.dumps({"id": "events", "command": "subscribe", "game": game}))
 
     def request(self, command, **fields):
@@ -231,8 +193,7 @@ class Load(threading.Thread):
 
     def __init__(self, players):
         super().__init__(daemon=True)
-        self.players, self.stop_at, self.sends = players, None, []
-        self.running, self.error = True, None
+        self.players, self.start_at, self.stop_at, self.sends, self.error = players, None, None, [], None
 
     def pump(self, timeout):
         socks = [s for p in self.players for s in (p.req, p.ev) if not s.closed]
@@ -248,19 +209,16 @@ class Load(threading.Thread):
         try:
             period = 1.0 / RATE
             due = [self.start_at + k * period / len(self.players) for k in range(len(self.players))]
-            while self.running:
+            while True:
                 k = min(range(len(due)), key=due.__getitem__)
                 if due[k] >= self.stop_at:
-                    self.running = False
                     break
                 now = time.monotonic()
                 if now < due[k]:
                     self.pump(due[k] - now)
                     continue
-                p = self.players[k]
                 t = time.monotonic()
-                i, x, y = p.move()
-                self.sends.append((p, i, x, y, t))
+                self.sends.append((self.players[k], *self.players[k].move(), t))
                 due[k] += period
         except Exception as e:  # reported by the driver
             self.error = e
@@ -269,9 +227,6 @@ class Load(threading.Thread):
         end = time.monotonic() + seconds
         while time.monotonic() < end and not done():
             self.pump(0.05)
-
-
-# MARK: Real browsers
 
 
 def phone(root, tls):
@@ -286,8 +241,7 @@ def phone(root, tls):
     if tls:
         o.add_argument("--ignore-certificate-errors")  # the daemon's own certificate, which a player accepts by its fingerprint
     o.add_experimental_option("mobileEmulation", {"deviceMetrics": {"width": 390, "height": 844, "pixelRatio": 2.0, "touch": True}})
-    d = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=o)
-    return d
+    return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=o)
 
 
 def open_as(d, url, game):
@@ -351,10 +305,8 @@ def taps(tapper, watcher, mines, until):
     return latencies, missed
 
 
-# MARK: The phones (a process in the lab's h2, or on loopback)
-
-
 def phones(config_path):
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # stopped: the browsers quit all the same
     cfg = json.load(open(config_path))
     game, mines = cfg["game"], {tuple(c) for c in cfg["mines"]}
     # A code or login address for each phone as it comes to pair, as a host hands them out: the
@@ -366,10 +318,8 @@ def phones(config_path):
     for p in players:
         p.request("status")
     load.drain(20, lambda: all(p.subscribed and len(p.answers) == 1 for p in players))
-    for p in players:
-        me = p.answers.get(1, {}).get("result", {}).get("peerID")
-        if not p.subscribed or me != p.peer:
-            raise RuntimeError(f"{p.name}'s socket plays as {me}, subscribed {p.subscribed}")
+    for p in (p for p in players if not p.subscribed or p.answers.get(1, {}).get("result", {}).get("peerID") != p.peer):
+        raise RuntimeError(f"{p.name}'s sockets: not subscribed, or playing as another: {p.answers.get(1)}")
     print("connected", flush=True)
     sys.stdin.readline()
     root = tempfile.mkdtemp(prefix="sweeper-bench-hosted-phones-")
@@ -397,15 +347,11 @@ def phones(config_path):
         load.drain(30, lambda: replay_id in asker.answers)
         load.drain(2, lambda: False)  # the last events
     finally:
-        for d in (tapper, watcher):
-            if d:
-                d.quit()
+        for d in filter(None, (tapper, watcher)):
+            d.quit()
         shutil.rmtree(root, ignore_errors=True)
     moves = [m for m in asker.answers[replay_id]["result"]["moves"] if m.get("kind") in MOVE_KINDS]
     print("report " + json.dumps(check(players, load, moves, latencies, missed)), flush=True)
-    for p in players:
-        p.req.close()
-        p.ev.close()
 
 
 def check(players, load, moves, latencies, missed):
@@ -444,20 +390,21 @@ def check(players, load, moves, latencies, missed):
             "taps": latencies, "taps_missed": missed}
 
 
-# MARK: The host
-
-
-def cpu_ticks(pid):
+def cpu_ticks(pid=None):
+    """A process's utime+stime, or (no pid) every CPU's busy time, in clock ticks."""
+    if pid is None:
+        with open("/proc/stat") as f:
+            t = [int(v) for v in f.readline().split()[1:]]
+        return sum(t[:8]) - t[3] - t[4]  # all but idle and iowait
     with open(f"/proc/{pid}/stat") as f:
         fields = f.read().rsplit(")", 1)[1].split()
-    return int(fields[11]) + int(fields[12])  # utime, stime
+    return int(fields[11]) + int(fields[12])
 
 
 def bench(host, pid, tls, spawn, seconds, root):
     """Adds the players, runs the phones (`spawn` starts the phones' process), measures the host; returns results."""
     game = host.cli("new", "--width", str(WIDTH), "--height", str(HEIGHT), "--mines", str(MINES), "--seed", str(SEED))["id"]
-    layout = host.cli("show", game, "--cheat")["mineLayout"]
-    mines = [(x, y) for y, row in enumerate(layout) for x, c in enumerate(row) if c == "*"]
+    mines = [(x, y) for y, row in enumerate(host.cli("show", game, "--cheat")["mineLayout"]) for x, c in enumerate(row) if c == "*"]
     time.sleep(2)
     figures = {"rss_no_players_kb": rss_kb(pid)}
     added = [host.cli("player", "add", f"P{k}") for k in range(1, PLAYERS + 1)]
@@ -474,60 +421,51 @@ def bench(host, pid, tls, spawn, seconds, root):
     try:
         for line in iter(proc.stdout.readline, ""):
             word = line.strip()
-            if word == "connected":
-                time.sleep(3)
-                figures["rss_connected_kb"] = rss_kb(pid)
-                proc.stdin.write("go\n")
-                proc.stdin.flush()
-            elif word == "browsers":
-                figures["rss_browsers_kb"] = rss_kb(pid)
+            if word in ("connected", "browsers"):  # the players' sockets, then both browsers too
+                time.sleep(3 if word == "connected" else 0)
+                figures[f"rss_{word}_kb"] = rss_kb(pid)
                 proc.stdin.write("go\n")
                 proc.stdin.flush()
             elif word == "start":
-                t0, c0 = time.monotonic(), cpu_ticks(pid)
+                t0, c0, m0 = time.monotonic(), cpu_ticks(pid), cpu_ticks()
                 log(f"8 players × {RATE} moves/s for {seconds} s, and taps in a browser")
             elif word == "end":
-                t1, c1 = time.monotonic(), cpu_ticks(pid)
+                t1, c1, m1 = time.monotonic(), cpu_ticks(pid), cpu_ticks()
                 figures["cpu_percent"] = 100.0 * (c1 - c0) / os.sysconf("SC_CLK_TCK") / (t1 - t0)
+                figures["machine_cpu_percent"] = 100.0 * (m1 - m0) / os.sysconf("SC_CLK_TCK") / (t1 - t0)
                 figures["rss_end_kb"], figures["hwm_kb"] = rss_kb(pid), rss_kb(pid, "VmHWM")
             elif word.startswith("report "):
                 report = json.loads(word[7:])
         proc.wait(timeout=60)
     finally:
         if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+            proc.terminate()  # its browsers quit, then it ends
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
     if report is None or proc.returncode != 0:
         raise RuntimeError(f"the phones' process failed ({proc.returncode})")
     return figures, report
 
 
 def emit(figures, report, lab, seconds):
-    result("hosted.lab", 1 if lab else 0)
-    result("hosted.players", PLAYERS)
-    result("hosted.rate_per_player", RATE)
-    result("hosted.seconds", seconds)
-    taps = report["taps"]
-    result("hosted.tap_to_draw_samples", len(taps))
-    result("hosted.taps_not_drawn", report["taps_missed"])
-    if taps:
-        for p in (50, 90, 99):
-            result(f"hosted.tap_to_draw_p{p}_ms", f"{percentile(taps, p):.3f}")
-        result("hosted.tap_to_draw_max_ms", f"{max(taps):.3f}")
-    for key in ("sent", "ok", "refused", "unanswered"):
-        result(f"hosted.moves_{key}", report[key])
-    result("hosted.replay_moves", report["replay_moves"])
-    result("hosted.replay_load_moves", report["replay_load_moves"])
-    for key in ("expected", "missing", "extra", "dropped"):
-        result(f"hosted.events_{key}", report[key])
-    for name, values in (("move_answer", report["answer_ms"]), ("move_to_event", report["to_event_ms"])):
+    for key, value in [("lab", int(lab)), ("players", PLAYERS), ("rate_per_player", RATE), ("seconds", seconds),
+                       ("tap_to_draw_samples", len(report["taps"])), ("taps_not_drawn", report["taps_missed"])] + \
+            [(f"moves_{k}", report[k]) for k in ("sent", "ok", "refused", "unanswered")] + \
+            [(k, report[k]) for k in ("replay_moves", "replay_load_moves")] + \
+            [(f"events_{k}", report[k]) for k in ("expected", "missing", "extra", "dropped")]:
+        result(f"hosted.{key}", value)
+    for name, values in (("tap_to_draw", report["taps"]), ("move_answer", report["answer_ms"]), ("move_to_event", report["to_event_ms"])):
         if values:
-            result(f"hosted.{name}_samples", len(values))
-            result(f"hosted.{name}_p50_ms", f"{percentile(values, 50):.3f}")
-            result(f"hosted.{name}_p99_ms", f"{percentile(values, 99):.3f}")
-    result("hosted.cpu_percent", f"{figures['cpu_percent']:.1f}")
-    for key in ("rss_no_players_kb", "rss_players_kb", "rss_connected_kb", "rss_browsers_kb", "rss_end_kb", "hwm_kb"):
-        result(f"hosted.{key}", figures[key])
+            if name != "tap_to_draw":
+                result(f"hosted.{name}_samples", len(values))
+            for q in (50, 90, 99):
+                result(f"hosted.{name}_p{q}_ms", f"{percentile(values, q):.3f}")
+            result(f"hosted.{name}_max_ms", f"{max(values):.3f}")
+    for key, value in sorted(figures.items()):
+        result(f"hosted.{key}", f"{value:.1f}" if isinstance(value, float) else value)
     result("hosted.rss_per_player_kb", f"{(figures['rss_connected_kb'] - figures['rss_no_players_kb']) / PLAYERS:.0f}")
     for e in report["refusals"]:
         log(f"a move refused: {json.dumps(e)}")
@@ -606,10 +544,12 @@ def render(r, goals, fmt, verdict):
             f"phone is a WebSocket client of its own (a request socket and a subscribed one, as the page opens), flagging and "
             f"unflagging mines of a 50×50 game (500 mines) {fmt(r('hosted.rate_per_player'))} times a second for "
             f"{fmt(r('hosted.seconds'))} s. Meanwhile Debian's Chromium, phone-sized with touch and logged in as P1, taps a covered "
-            "safe cell five times a second, and a second Chromium, logged in as P2, shows the game: a tap is timed from the page's "
-            "`touchend` on P1's phone to the first frame (`requestAnimationFrame`) of P2's page whose board has the cell; both read "
-            "one clock. Every move of the game (its replay) should reach all eight subscribed sockets as a `cells` event. The "
-            "host's CPU is its utime+stime over the load, in % of one core; its memory VmRSS (and VmHWM, the peak).", "",
+            "safe cell (every 200 ms, or as soon after as its driver can), and a second Chromium, logged in as P2, shows the game: a "
+            "tap is timed from the page's `touchend` on P1's phone to the first frame (`requestAnimationFrame`) of P2's page whose "
+            "board has the cell; both read one clock. Every move of the game (its replay) should reach all eight subscribed sockets "
+            "as a `cells` event. The host's CPU is its utime+stime over the load, in % of one core; its memory VmRSS (and VmHWM, "
+            "the peak). The phones run on the host's machine (the lab's hosts are namespaces, not computers): the whole machine's "
+            "CPU over the load is beside the host's.", "",
             "| | figure | goal |", "|---|---:|---|",
             f"| a tap on P1's phone to the frame on P2's, p99 ({fmt(r('hosted.tap_to_draw_samples'))} taps) | {fmt(p99, ' ms')} "
             f"(p50 {fmt(r('hosted.tap_to_draw_p50_ms'), ' ms')}, p90 {fmt(r('hosted.tap_to_draw_p90_ms'), ' ms')}, "
@@ -622,7 +562,8 @@ def render(r, goals, fmt, verdict):
             f"| the phones' sockets: a move's answer, p50 / p99; its event on the other seven, p50 / p99 | "
             f"{fmt(r('hosted.move_answer_p50_ms'), ' ms')} / {fmt(r('hosted.move_answer_p99_ms'), ' ms')}; "
             f"{fmt(r('hosted.move_to_event_p50_ms'), ' ms')} / {fmt(r('hosted.move_to_event_p99_ms'), ' ms')} | – |",
-            f"| the host's CPU over the load | {fmt(r('hosted.cpu_percent'), '%')} of a core | – |",
+            f"| the host's CPU over the load (the whole machine's, phones and browsers too) | {fmt(r('hosted.cpu_percent'), '%')} of a core "
+            f"({fmt(r('hosted.machine_cpu_percent'), '%')}) | – |",
             f"| the host's memory: no player / 8 added / their 16 sockets connected / both browsers too / at the end; peak | "
             f"{fmt(mb('hosted.rss_no_players_kb'), ' MB')} / {fmt(mb('hosted.rss_players_kb'), ' MB')} / "
             f"{fmt(mb('hosted.rss_connected_kb'), ' MB')} / {fmt(mb('hosted.rss_browsers_kb'), ' MB')} / {fmt(mb('hosted.rss_end_kb'), ' MB')}; "

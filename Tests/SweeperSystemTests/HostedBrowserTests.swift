@@ -59,6 +59,7 @@ private typealias Kit = WebPageKit
         // Each phone says whom it plays as.
         #expect(try annPhone.run("return window.sweeper.me") as? String == annID)
         #expect(try benPhone.run("return window.sweeper.me") as? String == benID)
+        #expect(try annPhone.run("return document.title") as? String == "Sweeper · Ann")
 
         // Ann taps, Ben taps, Dad types, in turn, each a safe cell, to the end.
         var turn = 0

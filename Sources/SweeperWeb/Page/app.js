@@ -287,6 +287,8 @@ function toast(text, action) {
 async function sync() {
   const st = await rpc("status");
   S.me = { peerID: st.peerID, name: st.name };
+  // Whom this browser plays as (a phone may be paired to a player the computer hosts).
+  document.title = "Sweeper · " + st.name;
   S.status = st;
   setPresence(st.presence);
   const first = !S.booted;
