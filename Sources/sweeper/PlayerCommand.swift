@@ -73,9 +73,7 @@ struct PlayerListCommand: AsyncParsableCommand {
                 text += "\(p.name)  \(p.colour)  peer \(ControlFormatting.shortID(p.peer))  added \(WebLauncher.when(p.addedMillis))"
                 text += p.member ? "\n" : "  (not a member of the circle)\n"
                 if p.devices.isEmpty { text += "  no browser paired (sweeper player pair \(p.name))\n" }
-                for d in p.devices {
-                    text += "  \(d.id)  \(d.name)  paired \(WebLauncher.when(d.pairedMillis)), last used \(WebLauncher.when(d.lastUsedMillis))\n"
-                }
+                for d in p.devices { text += WebLauncher.line(of: d, indent: "  ") }
             }
             return text
         }

@@ -82,9 +82,7 @@ struct WebDevicesCommand: AsyncParsableCommand {
     func run() async throws {
         try await callDaemon(options, Commands.WebDevices.self, Empty()) { r in
             guard !r.devices.isEmpty else { return "No browser is paired. `sweeper web pair` pairs one.\n" }
-            return r.devices.map { d in
-                "\(d.id)  \(d.name)  paired \(WebLauncher.when(d.pairedMillis)), last used \(WebLauncher.when(d.lastUsedMillis))\n"
-            }.joined()
+            return r.devices.map { WebLauncher.line(of: $0) }.joined()
         }
     }
 }
@@ -124,6 +122,11 @@ extension WebLauncher {
         guard Glyphs.localeIsUTF8(environment) else { return code.asciiText(quietZone: 2) + "\n" }
         let lines = code.terminalText(quietZone: 2).split(separator: "\n", omittingEmptySubsequences: false)
         return lines.map { "\u{1B}[30;107m" + $0 + "\u{1B}[0m\n" }.joined()
+    }
+
+    /// A paired browser as a line: id, what it is, when paired and last used.
+    static func line(of d: WebDeviceInfo, indent: String = "") -> String {
+        "\(indent)\(d.id)  \(d.name)  paired \(when(d.pairedMillis)), last used \(when(d.lastUsedMillis))\n"
     }
 
     /// A time in milliseconds since 1970, in local time.

@@ -28,15 +28,11 @@ private typealias Kit = WebPageKit
     }
 
     @Test func twoPhonesOfOneHostAndADaemonOfItsOwnPlayOneGameEachAsThemselves() throws {
-        let laptop = try DaemonHarness()
-        let dad = try DaemonHarness()
+        let (laptop, dad) = try HostedPlayersTests.laptopAndDad()
         defer {
             laptop.cleanup()
             dad.cleanup()
         }
-        try laptop.start(name: "Laptop")
-        try dad.start(name: "Dad")
-        #expect(try dad.join(laptop).status == 0)
         #expect(try laptop.json(["web", "--lan"])["enabled"] as? Bool == true)
         let ann = try laptop.json(["player", "add", "Ann", "--colour", "green"])
         let ben = try laptop.json(["player", "add", "Ben", "--colour", "red"])

@@ -44,16 +44,28 @@ import Testing
         return rows.enumerated().flatMap { y, row in row.enumerated().filter { $0.element == "#" }.map { (x: $0.offset, y: y) } }
     }
 
-    @Test func twoPlayersOfOneHostAndAPlayerOfAnotherPlayOneGameEachAsThemselves() throws {
+    /// The family laptop's daemon and Dad's, in one circle, linked on loopback.
+    static func laptopAndDad() throws -> (host: DaemonHarness, dad: DaemonHarness) {
         let host = try DaemonHarness()
         let dad = try DaemonHarness()
+        do {
+            try host.start(name: "Laptop")
+            try dad.start(name: "Dad")
+            #expect(try dad.join(host).status == 0)
+            return (host, dad)
+        } catch {
+            host.cleanup()
+            dad.cleanup()
+            throw error
+        }
+    }
+
+    @Test func twoPlayersOfOneHostAndAPlayerOfAnotherPlayOneGameEachAsThemselves() throws {
+        let (host, dad) = try Self.laptopAndDad()
         defer {
             host.cleanup()
             dad.cleanup()
         }
-        try host.start(name: "Laptop")
-        try dad.start(name: "Dad")
-        #expect(try dad.join(host).status == 0)
 
         // Two players hosted by the laptop, each with a key of their own.
         let ann = try host.json(["player", "add", "Ann", "--colour", "green"])
@@ -182,15 +194,11 @@ import Testing
         }
     }
     @Test func hostedPlayersRaceEachOnTheirOwnBoardAndReadOnlyTheirPrivateGames() throws {
-        let host = try DaemonHarness()
-        let dad = try DaemonHarness()
+        let (host, dad) = try Self.laptopAndDad()
         defer {
             host.cleanup()
             dad.cleanup()
         }
-        try host.start(name: "Laptop")
-        try dad.start(name: "Dad")
-        #expect(try dad.join(host).status == 0)
         let ann = try host.json(["player", "add", "Ann"])
         let ben = try host.json(["player", "add", "Ben"])
         let annID = try #require((ann["player"] as? [String: Any])?["peer"] as? String)
