@@ -96,12 +96,16 @@ extension Commands {
             public var keptOps: Int
             /// The circle's new tag (its key changed).
             public var circleTag: String
+            /// The names of the players the device hosted, removed with it
+            /// (it kept their keys); absent when none.
+            public var hostedRemoved: [String]?
             /// Creates the result.
-            public init(peerID: String, name: String, keptOps: Int, circleTag: String) {
+            public init(peerID: String, name: String, keptOps: Int, circleTag: String, hostedRemoved: [String]? = nil) {
                 self.peerID = peerID
                 self.name = name
                 self.keptOps = keptOps
                 self.circleTag = circleTag
+                self.hostedRemoved = hostedRemoved
             }
         }
     }

@@ -181,20 +181,26 @@ struct CircleRemoveCommand: AsyncParsableCommand {
     @Flag(help: "Remove without asking (needed when not on a terminal).")
     var yes = false
     func run() async throws {
-        if !yes {
-            guard isatty(STDIN_FILENO) == 1, !options.json else {
-                throw ValidationError("removing a device cannot be undone: add --yes to remove '\(device)' without asking")
-            }
-            Output.write(
-                "Remove '\(device)' from the circle? It can no longer link, its later moves are refused, and the circle gets a new key. [y/N] ".utf8,
-                to: STDERR_FILENO)
-            guard let line = readLine(), ["y", "yes"].contains(line.trimmedOfWhitespace.lowercased()) else {
-                Output.write("Nothing removed.\n".utf8, to: STDERR_FILENO)
-                throw ExitCode(1)
-            }
-        }
+        try confirmRemoval(
+            of: device, "Remove '\(device)' from the circle? It can no longer link, its later moves are refused, and the circle gets a new key.",
+            yes: yes, json: options.json)
         try await callDaemon(options, Commands.CircleRemove.self, .init(device: device)) { r in
-            "Removed \(ControlFormatting.device(name: r.name, peerID: r.peerID)); \(r.keptOps) of its moves stay. The circle's new tag is \(r.circleTag).\n"
+            let hosted = r.hostedRemoved.map { " The players it hosted are removed with it: \($0.joined(separator: ", "))." } ?? ""
+            return "Removed \(ControlFormatting.device(name: r.name, peerID: r.peerID)); \(r.keptOps) of its moves stay.\(hosted) The circle's new tag is \(r.circleTag).\n"
         }
+    }
+}
+
+/// Asks on the terminal before a removal that cannot be undone (`question`,
+/// then y/N); without a terminal, or with `--json`, only `--yes` goes on.
+func confirmRemoval(of what: String, _ question: String, yes: Bool, json: Bool) throws {
+    guard !yes else { return }
+    guard isatty(STDIN_FILENO) == 1, !json else {
+        throw ValidationError("removing cannot be undone: add --yes to remove '\(what)' without asking")
+    }
+    Output.write((question + " [y/N] ").utf8, to: STDERR_FILENO)
+    guard let line = readLine(), ["y", "yes"].contains(line.trimmedOfWhitespace.lowercased()) else {
+        Output.write("Nothing removed.\n".utf8, to: STDERR_FILENO)
+        throw ExitCode(1)
     }
 }

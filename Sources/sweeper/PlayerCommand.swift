@@ -87,7 +87,12 @@ struct PlayerRemoveCommand: AsyncParsableCommand {
         abstract: "Stop hosting a player: their browsers are logged out at once, their key is deleted, and they leave the circle.")
     @OptionGroup var options: ClientOptions
     @Argument(help: "The hosted player's name or id.") var player: String
+    @Flag(help: "Remove without asking (needed when not on a terminal).")
+    var yes = false
     func run() async throws {
+        try confirmRemoval(
+            of: player, "Remove '\(player)'? Their browsers are logged out, their key is deleted, and they leave the circle.", yes: yes,
+            json: options.json)
         try await callDaemon(options, Commands.PlayerRemove.self, .init(player: player)) { r in r.message + "\n" }
     }
 }

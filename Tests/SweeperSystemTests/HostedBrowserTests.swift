@@ -102,7 +102,7 @@ private typealias Kit = WebPageKit
         // Ben is removed: his phone is logged out, and its taps change nothing anywhere.
         let next = try #require(try laptop.json(["new", "--preset", "beginner", "--seed", "12"])["id"] as? String)
         #expect(eventually(20) { (try? dad.json(["show", next]))?["id"] as? String == next })
-        let removed = try laptop.json(["player", "remove", "Ben"])
+        let removed = try laptop.json(["player", "remove", "Ben", "--yes"])
         #expect(removed["removedFromCircle"] as? Bool == true)
         #expect(eventually(10) { ((try dad.json(["circle"])["removed"] as? [[String: Any]]) ?? []).contains { $0["peerID"] as? String == benID } })
         // Ben's page, left open, says it is logged out; its tap goes nowhere.

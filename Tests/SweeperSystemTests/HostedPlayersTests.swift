@@ -159,7 +159,9 @@ import Testing
         }
 
         // Removing Ben logs his browser out at once and takes him out of the circle.
-        let removed = try host.json(["player", "remove", "Ben"])
+        let unasked = try host.cli(["player", "remove", "Ben"])
+        #expect(unasked.status == 2 && unasked.stderr.contains("--yes"), "removed without asking: \(unasked.stderr)")
+        let removed = try host.json(["player", "remove", "Ben", "--yes"])
         #expect(removed["removedFromCircle"] as? Bool == true)
         let closed = try? benBrowser.socket.readFrame()
         #expect(closed == nil || closed?.opcode == 0x8, "Ben's page stayed open")
@@ -275,5 +277,27 @@ import Testing
             usleep(100_000)
         }
         #expect(dadReads, "Dad cannot read the private game Ann made with him")
+    }
+
+    @Test func removingAHostRemovesThePlayersItHostsWithIt() throws {
+        // Dad founds the circle; the laptop joins and hosts Ann.
+        let dad = try DaemonHarness()
+        let laptop = try DaemonHarness()
+        defer {
+            dad.cleanup()
+            laptop.cleanup()
+        }
+        try dad.start(name: "Dad")
+        try laptop.start(name: "Laptop")
+        #expect(try laptop.join(dad).status == 0)
+        let ann = try laptop.json(["player", "add", "Ann"])
+        let annID = try #require((ann["player"] as? [String: Any])?["peer"] as? String)
+        #expect(eventually(10) { ((try dad.json(["circle"])["members"] as? [[String: Any]]) ?? []).contains { $0["peerID"] as? String == annID } })
+        // Dad removes the laptop: Ann, whose key it keeps, goes with it.
+        let removed = try dad.json(["circle", "remove", "Laptop", "--yes"])
+        #expect(removed["hostedRemoved"] as? [String] == ["Ann"], "\(removed)")
+        let gone = Set(((try dad.json(["circle"])["removed"] as? [[String: Any]]) ?? []).compactMap { $0["peerID"] as? String })
+        #expect(gone.contains(annID))
+        #expect(!((try dad.json(["circle"])["members"] as? [[String: Any]]) ?? []).contains { $0["peerID"] as? String == annID })
     }
 }

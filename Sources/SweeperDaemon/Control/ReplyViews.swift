@@ -303,6 +303,14 @@ extension ControlRouter {
             if view.isRemoved(signer.peerID) { throw ControlError(code: "not-a-member", message: Self.notAMember) }
             throw error
         }
+        // The players the device hosts go with it: it keeps their keys. They
+        // go first, while their host is a member (no new key for each).
+        var hostedRemoved: [String] = []
+        for hostedPlayer in view.members.values.filter({ $0.hostedBy == peer }).map(\.peer).sorted() {
+            if (try? members.remove(hostedPlayer, kept: await service.heldOps(of: hostedPlayer))) != nil {
+                hostedRemoved.append(book.name(of: hostedPlayer) ?? hostedPlayer.shortDescription)
+            }
+        }
         let kept = await service.heldOps(of: peer)
         do {
             _ = try members.remove(peer, kept: kept)
@@ -311,7 +319,8 @@ extension ControlRouter {
         }
         return Commands.CircleRemove.Result(
             peerID: peer.description, name: book.name(of: peer) ?? view.members[peer]?.name ?? "",
-            keptOps: kept.values.reduce(0) { $0 + Int($1) }, circleTag: members.keys.current.tag)
+            keptOps: kept.values.reduce(0) { $0 + Int($1) }, circleTag: members.keys.current.tag,
+            hostedRemoved: hostedRemoved.isEmpty ? nil : hostedRemoved.sorted())
     }
 
     /// Names a member (by player name or peer id) an admin.
