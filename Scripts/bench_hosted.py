@@ -220,6 +220,9 @@ class Load(threading.Thread):
                 t = time.monotonic()
                 self.sends.append((self.players[k], *self.players[k].move(), t))
                 due[k] += period
+            # The last answers and events, read as they come (not stamped when the taps end).
+            self.drain(15, lambda: all(len(p.answers) == p.next_id - 1 for p in self.players))
+            self.drain(0.5, lambda: False)
         except Exception as e:  # reported by the driver
             self.error = e
 
@@ -231,9 +234,8 @@ class Load(threading.Thread):
 
 def phone(root, tls):
     from selenium import webdriver
-    from selenium.webdriver.chrome.options import Options
     from selenium.webdriver.chrome.service import Service
-    o = Options()
+    o = webdriver.ChromeOptions()
     o.binary_location = "/usr/bin/chromium"
     for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
               "--disable-background-networking", "--window-size=390,844", f"--user-data-dir={tempfile.mkdtemp(prefix='chromium-', dir=root)}"):
@@ -341,7 +343,6 @@ def phones(config_path):
         print("end", flush=True)
         if load.error:
             raise load.error
-        load.drain(15, lambda: all(len(p.answers) == p.next_id - 1 for p in players))
         asker = players[0]
         replay_id = asker.request("replay", game=game)
         load.drain(30, lambda: replay_id in asker.answers)
