@@ -62,8 +62,11 @@ public final class WebPairing: Sendable {
 
     /// How long a pairing code works, in milliseconds.
     public static let codeLifetimeMillis: Int64 = 5 * 60 * 1000
-    /// The most codes open at once; the oldest goes first.
-    public static let codeLimit = 4
+    /// The most codes open at once; the oldest goes first. A host adding a
+    /// table's worth of players (a code each) keeps every one working;
+    /// 24 open codes among 2^40, at ten guesses a minute for five minutes,
+    /// leave a guess one chance in about 10^9.
+    public static let codeLimit = 24
     /// The most wrong codes in ``failureWindowMillis`` before every code is refused for that long.
     public static let failureLimit = 10
     /// The window of ``failureLimit``.

@@ -75,6 +75,23 @@ import Testing
         #expect(kept.devices().allSatisfy { $0.player != "BEN" })
     }
 
+    @Test func aHostAddingATablesWorthOfPlayersKeepsEveryCodeWorking() throws {
+        let pairing = WebPairing(keeper: Kept(), clock: Clock().read)
+        let codes = (1...8).map { pairing.issueCode(player: "P\($0)").code }
+        for (i, code) in codes.enumerated() {
+            #expect((try? pairing.pair(code: code, name: "phone \(i + 1)"))?.device.player == "P\(i + 1)", "the code of player \(i + 1) stopped working")
+        }
+        // Past the limit, the oldest open code goes first.
+        let clock = Clock()
+        let later = WebPairing(keeper: Kept(), clock: clock.read)
+        let many = (0..<WebPairing.codeLimit + 1).map { _ in
+            clock.advance(1)
+            return later.issueCode().code
+        }
+        #expect(throws: WebPairing.Refusal.badCode) { try later.pair(code: many[0], name: "oldest") }
+        #expect((try? later.pair(code: many[1], name: "next")) != nil)
+    }
+
     @Test func guessesAreLimitedEvenForTheRightCode() throws {
         let clock = Clock()
         let pairing = WebPairing(keeper: Kept(), clock: clock.read)
