@@ -125,4 +125,59 @@ private typealias Kit = WebPageKit
         let nextAuthors = try authors(dad, next)
         #expect(nextAuthors == [annID], "the moves of the game after Ben's removal: \(nextAuthors)")
     }
+
+    @Test func twoPhonesOfOneHostRaceEachOnTheirOwnBoardToOneTable() throws {
+        let (laptop, dad) = try HostedPlayersTests.laptopAndDad()
+        defer {
+            laptop.cleanup()
+            dad.cleanup()
+        }
+        #expect(try laptop.json(["web", "--lan"])["enabled"] as? Bool == true)
+        let ann = try laptop.json(["player", "add", "Ann"])
+        let ben = try laptop.json(["player", "add", "Ben"])
+        let annID = try #require((ann["player"] as? [String: Any])?["peer"] as? String)
+        let benID = try #require((ben["player"] as? [String: Any])?["peer"] as? String)
+        // Ann makes the race against Ben (from a page of hers), and looks at her mines, for the test.
+        var annSocket = try HostedPlayersTests.Browser(url: try #require(try laptop.json(["web", "--no-open", "--player", "Ann"])["url"] as? String))
+        let made = try annSocket.ask("new", #""preset": "beginner", "seed": 21, "race": true, "players": ["Ben"]"#)
+        let race = try #require((made["result"] as? [String: Any])?["id"] as? String, "\(made)")
+        let layout = try #require(((try annSocket.ask("show", #""game": "\#(race)", "cheat": true"#))["result"] as? [String: Any])?["mineLayout"] as? [String])
+        let mines = Set(layout.enumerated().flatMap { y, row in row.enumerated().filter { $0.element == "*" }.map { [$0.offset, y] } })
+        #expect(mines.count == 10)
+        let annPhone = try Self.pairedPhone(try #require(ann["url"] as? String), laptop, game: race)
+        defer { annPhone.quit() }
+        let benPhone = try Self.pairedPhone(try #require(ben["url"] as? String), laptop, game: race)
+        defer { benPhone.quit() }
+        #expect(try annPhone.run("return window.sweeper.me") as? String == annID)
+        // Ben taps a mine: his board ends; Ann's does not.
+        let mine = try #require(mines.sorted { ($0[1], $0[0]) < ($1[1], $1[0]) }.first)
+        let (mx, my) = try Kit.centre(benPhone, mine[0], mine[1], width: 9, height: 9)
+        try benPhone.touch(mx, my, holding: 0.05)
+        #expect(try benPhone.wait(5, for: "return window.sweeper.status") { ($0 as? String) == "lost" } as? String == "lost", "Ben's board did not end")
+        #expect(try annPhone.run("return window.sweeper.status") as? String == "playing")
+        // Ann opens every safe cell of her own board by touch.
+        for _ in 0..<81 {
+            guard try annPhone.run("return window.sweeper.status") as? String == "playing" else { break }
+            guard let target = Kit.covered(try Kit.rows(annPhone)).first(where: { !mines.contains($0) }) else { break }
+            let (x, y) = try Kit.centre(annPhone, target[0], target[1], width: 9, height: 9)
+            try annPhone.touch(x, y, holding: 0.05)
+            try Kit.waitForCell(annPhone, target[0], target[1]) { $0 != "#" }
+        }
+        #expect(try annPhone.wait(5, for: "return window.sweeper.status") { ($0 as? String) == "won" } as? String == "won")
+        // One table everywhere: both daemons and both phones.
+        func table(_ h: DaemonHarness) throws -> [String: Any]? { try h.json(["show", race])["race"] as? [String: Any] }
+        #expect(eventually(10) { try table(dad)?["over"] as? Bool == true }, "Dad's daemon never saw the race end")
+        let here = try #require(try table(laptop))
+        let there = try #require(try table(dad))
+        #expect(here["winner"] as? String == "Ann" && there["winner"] as? String == "Ann", "winners: \(here["winner"] ?? "none") / \(there["winner"] ?? "none")")
+        func standings(_ t: [String: Any]) -> [String] {
+            ((t["racers"] as? [[String: Any]]) ?? []).map { "\($0["id"] ?? "")=\($0["status"] ?? "")" }.sorted()
+        }
+        #expect(standings(here) == ["\(annID)=won", "\(benID)=lost"].sorted() && standings(here) == standings(there), "\(standings(here)) / \(standings(there))")
+        let script = "return document.getElementById('race-head').innerText"
+        for phone in [annPhone, benPhone] {
+            let head = try phone.wait(10, for: script) { ($0 as? String ?? "").contains("Ann won") }
+            #expect((head as? String ?? "").contains("Ann won"), "a phone's race: \(head ?? "")")
+        }
+    }
 }

@@ -380,6 +380,8 @@ function onCells(ev) {
     const rs = g.race.racers || (g.race.racers = []), i = rs.findIndex((r) => r.id === ev.racer.id);
     if (i >= 0) rs[i] = ev.racer; else rs.push(ev.racer);
     renderRace();
+    // A board that ended may end the race or name its winner: the daemon says.
+    if (ev.racer.status && ev.racer.status !== "playing" && !g.race.over) openGame(g.id, { keep: true, quiet: true });
     // Another racer's board: its standing alone.
     if (ev.racer.id !== g.race.shown) return;
   }
