@@ -58,31 +58,14 @@ extension ControlRouter {
     private func addPlayer(_ a: Commands.PlayerAdd.Arguments) async throws -> PlayerPairing {
         try refuseIfRemoved()
         guard hostedPlayer == nil else { throw ControlError.notFromTheWeb(Commands.PlayerAdd.name) }
-        let clean = PlayerName.cleaned(a.name)
-        guard !clean.isEmpty, clean == a.name else {
-            throw ControlError.badArguments(
-                "a name is 1 to \(PlayerName.byteLimit) bytes of UTF-8, without control characters or invisible format characters (bidi or zero-width)")
-        }
         guard hosted.all.count < HostedPlayers.limit else {
             throw ControlError.badArguments("this daemon hosts \(HostedPlayers.limit) players already; remove one first (sweeper player remove)")
         }
-        let others = Array(members.view.members.keys)
-        if let other = book.others(named: clean, than: signer.peerID, among: others).first ?? (book.name(of: signer.peerID)?.equalsIgnoringCase(clean) == true ? signer.peerID : nil) {
-            throw ControlError(
-                code: "name-taken", message: "'\(clean)' is the name of a device of the circle (\(other.shortDescription)); choose another")
-        }
-        var colour: UInt8 = 0
-        if let wanted = a.colour {
-            guard let index = PlayerColours.index(of: wanted) else {
-                throw ControlError.badArguments("colour must be one of: \(PlayerColours.choices.joined(separator: ", "))")
-            }
-            let taken = Set(others.compactMap { book.profile(of: $0)?.colour }.filter { $0 != 0 }.map(Int.init))
-            if index != 0, taken.contains(index) {
-                throw ControlError(code: "colour-taken", message: "another device of the circle shows \(wanted); choose another")
-            }
-            colour = UInt8(index)
-        }
+        // Every member is another device to the new player, this one included.
         let identity = SigningIdentity()
+        let others = Array(members.view.members.keys)
+        let clean = try checkedName(a.name, for: identity.peerID, among: others)
+        let colour = try a.colour.map { try checkedColour($0, among: others) } ?? 0
         let player = HostedPlayer(identity: identity, name: clean, colour: colour, addedMillis: Date().millis)
         // The key is kept before the circle hears of it: a player admitted
         // but not kept would be a member nobody can act as.

@@ -285,6 +285,44 @@ struct ControlRouter: ControlResponder {
         return views.moveResult(try await service.move(move, game: a.game, x: a.x, y: a.y, as: hostedPlayer))
     }
 
+    /// A name `player` may take: cleaned as every name is, and no other
+    /// member's of `others` (nor one that looks like it: names are people).
+    func checkedName(_ wanted: String, for player: PeerID, among others: [PeerID]) throws -> String {
+        let clean = PlayerName.cleaned(wanted)
+        guard !clean.isEmpty, clean == wanted else {
+            throw ControlError.badArguments(
+                "a name is 1 to \(PlayerName.byteLimit) bytes of UTF-8, without control characters or invisible format characters (bidi or zero-width)")
+        }
+        if let other = book.others(named: clean, than: player, among: others).first {
+            let theirs = book.name(of: other) ?? clean
+            throw ControlError(
+                code: "name-taken",
+                message: theirs.equalsIgnoringCase(clean)
+                    ? "'\(clean)' is the name of another device of the circle (\(other.shortDescription)); choose another"
+                    : "'\(clean)' looks like '\(theirs)', the name of another device of the circle (\(other.shortDescription)); choose another")
+        }
+        return clean
+    }
+
+    /// The palette number of a colour no member of `others` shows (a
+    /// colour tells players apart; `auto` is always free), naming the free
+    /// ones when it is taken.
+    func checkedColour(_ wanted: String, among others: [PeerID]) throws -> UInt8 {
+        guard let index = PlayerColours.index(of: wanted) else {
+            throw ControlError.badArguments("colour must be one of: \(PlayerColours.choices.joined(separator: ", "))")
+        }
+        if index != 0 {
+            let taken = Set(others.compactMap { book.profile(of: $0)?.colour }.filter { $0 != 0 }.map(Int.init))
+            if taken.contains(index) {
+                let free = PlayerColours.choices.enumerated().filter { $0.offset != 0 && !taken.contains($0.offset) }.map(\.element)
+                throw ControlError(
+                    code: "colour-taken",
+                    message: "another device of the circle shows \(wanted); free colours: \(free.isEmpty ? "none (use auto)" : free.joined(separator: ", "))")
+            }
+        }
+        return UInt8(index)
+    }
+
     /// Shows, or sets and sends, this player's profile.
     private func profile(_ a: Commands.Profile.Arguments) throws -> Commands.Profile.Result {
         let identity = signer
@@ -293,39 +331,8 @@ struct ControlRouter: ControlResponder {
             let others = members.view.members.keys.filter { $0 != identity.peerID }
             var name = held?.name ?? self.name
             var colour = held?.colour ?? 0
-            if let wanted = a.name {
-                let clean = PlayerName.cleaned(wanted)
-                guard !clean.isEmpty, clean == wanted else {
-                    throw ControlError.badArguments(
-                        "a name is 1 to \(PlayerName.byteLimit) bytes of UTF-8, without control characters or invisible format characters (bidi or zero-width)")
-                }
-                // Names are people: one taken by another member, or one that looks like it, is refused, saying whose it is.
-                if let other = book.others(named: clean, than: identity.peerID, among: others).first {
-                    let theirs = book.name(of: other) ?? clean
-                    throw ControlError(
-                        code: "name-taken",
-                        message: theirs.equalsIgnoringCase(clean)
-                            ? "'\(clean)' is the name of another device of the circle (\(other.shortDescription)); choose another"
-                            : "'\(clean)' looks like '\(theirs)', the name of another device of the circle (\(other.shortDescription)); choose another")
-                }
-                name = clean
-            }
-            if let wanted = a.colour {
-                guard let index = PlayerColours.index(of: wanted) else {
-                    throw ControlError.badArguments("colour must be one of: \(PlayerColours.choices.joined(separator: ", "))")
-                }
-                // A colour tells players apart: one another member shows is refused, naming the free ones.
-                if index != 0 {
-                    let taken = Set(others.compactMap { book.profile(of: $0)?.colour }.filter { $0 != 0 }.map(Int.init))
-                    if taken.contains(index) {
-                        let free = PlayerColours.choices.enumerated().filter { $0.offset != 0 && !taken.contains($0.offset) }.map(\.element)
-                        throw ControlError(
-                            code: "colour-taken",
-                            message: "another device of the circle shows \(wanted); free colours: \(free.isEmpty ? "none (use auto)" : free.joined(separator: ", "))")
-                    }
-                }
-                colour = UInt8(index)
-            }
+            if let wanted = a.name { name = try checkedName(wanted, for: identity.peerID, among: others) }
+            if let wanted = a.colour { colour = try checkedColour(wanted, among: others) }
             do {
                 try store.setSetting(PeerBook.profileNameSetting, name)
                 try store.setSetting(PeerBook.profileColourSetting, "\(colour)")
