@@ -160,6 +160,10 @@ public struct CircleMember: Codable, Equatable, Sendable {
     public var hostedBy: String?
     /// That device's name.
     public var hostedByName: String?
+    /// Whether its ops taken here in the last day reached what one device
+    /// may fill in a day (250,000 ops or 64 MiB): its new ones are refused
+    /// until its day is over. Absent when not.
+    public var overDailyQuota: Bool?
 
     /// Creates a member.
     public init(
@@ -278,6 +282,10 @@ extension ControlFormatting {
                 out += "\(m.thisDevice ? "This device's" : "\(m.name.isEmpty ? shortID(m.peerID) : m.name)'s") invitations are off (turned off by \(m.invitationsOffByName ?? shortID(off))).\n"
             }
             if let places = m.equivocatedAt, !places.isEmpty { out += forkWarning(name: m.name, peerID: m.peerID, places: places) }
+            if m.overDailyQuota == true {
+                let who = m.name.isEmpty ? "Device \(shortID(m.peerID))" : "\(m.name)'s device"
+                out += "Warning: \(who) sent more moves in a day than a family's play makes; the rest are refused until its day is over.\n"
+            }
         }
         if !r.removed.isEmpty {
             out += "Removed:\n"

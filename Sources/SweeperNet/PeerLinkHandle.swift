@@ -39,6 +39,18 @@ public struct PeerLinkHandle: Sendable, Hashable {
     /// ``PeerNodeConfiguration/sendBufferLimit`` bytes wait to be sent.
     public var isWritable: Bool { channel.isWritable }
 
+    /// Stops reading the peer's messages until ``resumeReading()``: what it
+    /// sends waits in the socket's buffers, and its sending slows down as
+    /// they fill. Messages already read still come.
+    public func pauseReading() {
+        channel.setOption(ChannelOptions.autoRead, value: false).whenComplete { _ in }
+    }
+
+    /// Reads the peer's messages again after ``pauseReading()``.
+    public func resumeReading() {
+        channel.setOption(ChannelOptions.autoRead, value: true).whenComplete { _ in }
+    }
+
     /// Sends a transport message.
     func send(_ message: LinkMessage) {
         channel.writeAndFlush(message, promise: nil)

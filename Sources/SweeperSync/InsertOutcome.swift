@@ -41,6 +41,14 @@ public enum OpRejection: String, Sendable, CaseIterable, CustomStringConvertible
     /// Its author has written as many ops in this game as a game can take
     /// (``GameReplica/opQuota``): what no player's hands make.
     case overQuota
+    /// The op's game sleeps and the message that brought it had read back
+    /// as many ops as one message may (``Replica/wakeBudget``): the game is
+    /// woken elsewhere and the sender asked again; nothing changed.
+    case wakeDeferred
+    /// Its author's ops taken here lately reached what one author may fill
+    /// in a day (``Replica/overDailyQuota``): what no family's play makes.
+    /// Refused, never relayed; a later sync brings them once the day passed.
+    case overDailyQuota
 
     public var description: String { rawValue }
 }

@@ -1,3 +1,4 @@
+import Synchronization
 import SweeperConventions
 import SweeperCrypto
 import SweeperGame
@@ -246,6 +247,10 @@ public struct Op: Hashable, Sendable {
         let payload: OpPayload
         let signature: Signature?
         let hash: OpHash
+        /// Whether the signature was found the author's: 0 not checked yet,
+        /// 1 yes, 2 no. Kept so that a check made on another thread (a big
+        /// message checked before its turn) is not made again.
+        let verdict = Atomic<UInt8>(0)
 
         init(gameID: GameID, author: PeerID, seq: UInt64, lamport: UInt64, previous: OpHash, wallClockMillis: UInt64,
              membershipProof: [UInt8], payload: OpPayload, signature: Signature?, hash: OpHash) {
@@ -350,7 +355,14 @@ public struct Op: Hashable, Sendable {
     /// Whether the op carries a valid signature by its author.
     public var hasValidSignature: Bool {
         guard let signature else { return false }
-        return author.isValidSignature(signature, of: Self.signatureDomain + canonicalBytes)
+        switch storage.verdict.load(ordering: .relaxed) {
+        case 1: return true
+        case 2: return false
+        default:
+            let valid = author.isValidSignature(signature, of: Self.signatureDomain + canonicalBytes)
+            storage.verdict.store(valid ? 1 : 2, ordering: .relaxed)
+            return valid
+        }
     }
 
     /// Ops are equal when their canonical bytes are (the signature aside).

@@ -46,6 +46,12 @@ public struct Replica: Sendable {
     /// already held stay.
     public private(set) var authors: Set<PeerID>?
 
+    /// Authors whose ops taken here lately reached what the owner lets one
+    /// author fill in a day (the daemon's per-author quota): their new ops
+    /// are refused (``OpRejection/overDailyQuota``) until the owner takes
+    /// them out; those held stay.
+    public var overDailyQuota: Set<PeerID> = []
+
     /// Who reads private games here (their players' keys are sealed to
     /// identities): this device's player, then the players it hosts; none
     /// reads no private game. A game's replica takes the readers as they
@@ -64,6 +70,22 @@ public struct Replica: Sendable {
 
     /// How many of each chain's newest ops stay in memory when an archive holds the rest.
     public let recentOpsKept: Int
+
+    /// How many ops may still be read back to wake sleeping games here
+    /// (what one peer message may cost the thread that handles it); `nil`
+    /// bounds nothing. A game past it stays asleep, its ops are refused
+    /// (``OpRejection/wakeDeferred``) and it joins ``deferredWakes``.
+    public var wakeBudget: Int?
+    /// The ``wakeBudget`` the daemon gives one peer message: some 10 ms of
+    /// reading back and rebuilding.
+    public static let wakeBudgetPerMessage = 4_096
+    /// What reading one op back to check a signature costs of ``wakeBudget``:
+    /// a lone read costs what reading some 32 ops of a chain in a row does.
+    static let opReadBackCost = 32
+    /// The sleeping games that ops passing every check needed awake past
+    /// ``wakeBudget``: the owner wakes them elsewhere (``wakeJob(for:)``),
+    /// then asks their sender for the ops again.
+    public internal(set) var deferredWakes: Set<GameID> = []
 
     /// An empty replica for `circle`, reading the private games that
     /// `reader` plays in, and reading ops that left memory from `archive`
@@ -124,10 +146,13 @@ public struct Replica: Sendable {
         return out
     }
 
-    /// `ops` refused because their game sleeps and could not be read back.
+    /// `ops` refused because their game sleeps and could not be read back,
+    /// or may not be here now (``wakeBudget``).
     private mutating func refused(_ ops: [Op]) -> InsertOutcome {
         var outcome = InsertOutcome()
-        for op in ops { outcome.rejected.append((op.gameID, op.author, op.seq, .storageFault)) }
+        for op in ops {
+            outcome.rejected.append((op.gameID, op.author, op.seq, deferredWakes.contains(op.gameID) ? .wakeDeferred : .storageFault))
+        }
         count(outcome)
         return outcome
     }
@@ -263,6 +288,8 @@ public struct Replica: Sendable {
             reason = .notMember
         } else if isRemoved(op) {
             reason = .removedAuthor
+        } else if overDailyQuota.contains(op.author) {
+            reason = .overDailyQuota
         } else if signed && !op.hasValidSignature {
             reason = .badSignature
         } else if let cells = sleeping[op.gameID]?.overview?.parameters.geometry.cellCount, op.seq > GameReplica.opQuota(cells: cells) {
@@ -284,6 +311,8 @@ public struct Replica: Sendable {
             outcome.rejected.append((op.gameID, op.author, op.seq, .notMember))
         } else if isRemoved(op) {
             outcome.rejected.append((op.gameID, op.author, op.seq, .removedAuthor))
+        } else if overDailyQuota.contains(op.author) {
+            outcome.rejected.append((op.gameID, op.author, op.seq, .overDailyQuota))
         } else if signed && !op.hasValidSignature {
             outcome.rejected.append((op.gameID, op.author, op.seq, .badSignature))
         } else {
@@ -329,7 +358,12 @@ public struct Replica: Sendable {
                 return outcome
             }
             guard let unsigned = asleep.unsignedHeads[chain.author], chain.seq <= unsigned else {
-                // Signed already: checked against the one op read back, as an awake game would check it.
+                // Signed already: checked against the one op read back, as an awake game would check it,
+                // while the message's budget lasts (reading one op back costs what reading a few dozen in a row does).
+                if let budget = wakeBudget {
+                    guard budget >= Self.opReadBackCost else { return outcome }
+                    wakeBudget = budget - Self.opReadBackCost
+                }
                 if let held = op(in: chain.game, author: chain.author, seq: chain.seq), !held.with(signature: signature).hasValidSignature {
                     outcome.rejected.append((chain.game, chain.author, chain.seq, .badSignature))
                     count(outcome)
@@ -369,6 +403,7 @@ public struct Replica: Sendable {
             let reason: OpRejection? =
                 !isAuthorized(last.author, proof: last.membershipProof) ? .notMember
                 : isRemoved(last) ? .removedAuthor
+                : overDailyQuota.contains(last.author) ? .overDailyQuota
                 : !segment.isChained || !last.hasValidSignature ? .badSignature : nil
             if let reason {
                 for op in segment.ops { outcome.rejected.append((op.gameID, op.author, op.seq, reason)) }
@@ -390,6 +425,8 @@ public struct Replica: Sendable {
             // A segment that runs past the cut goes in whole or not at all,
             // like any other: its signature is on an op that may not stay.
             for op in segment.ops { outcome.rejected.append((op.gameID, op.author, op.seq, .removedAuthor)) }
+        } else if overDailyQuota.contains(last.author) {
+            for op in segment.ops { outcome.rejected.append((op.gameID, op.author, op.seq, .overDailyQuota)) }
         } else if !segment.isChained || !last.hasValidSignature {
             for op in segment.ops { outcome.rejected.append((op.gameID, op.author, op.seq, .badSignature)) }
         } else {

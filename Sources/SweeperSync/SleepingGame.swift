@@ -152,6 +152,14 @@ extension Replica {
             return true
         }
         use(game)
+        if let budget = wakeBudget, let asleep = sleeping[game] {
+            // Past what one message may read back here: woken elsewhere (``wakeJob(for:)``).
+            guard asleep.opCount <= budget else {
+                deferredWakes.insert(game)
+                return false
+            }
+            wakeBudget = budget - asleep.opCount
+        }
         guard let woken = awakened(game) else {
             archiveFaults += 1
             return false
@@ -166,7 +174,13 @@ extension Replica {
     /// awake; `nil` when it is not held or cannot be read back.
     public func awakened(_ game: GameID) -> GameReplica? {
         if let held = games[game] { return held }
-        guard let asleep = sleeping[game], let archive else { return nil }
+        return wakeJob(for: game)?.run()
+    }
+
+    /// `asleep` (`game`) rebuilt from `archive`; `nil` when it cannot be read back.
+    static func rebuild(
+        _ game: GameID, _ asleep: SleepingGame, circle: CircleKey, archive: any OpArchive, readers: [SigningIdentity], recentOpsKept: Int
+    ) -> GameReplica? {
         var ops: [Op] = []
         do {
             for author in asleep.authors {

@@ -257,3 +257,22 @@ public enum SyncMessage: Sendable, Hashable {
         }
     }
 }
+
+extension SyncMessage {
+    /// A message of at least this many bytes is worth decoding and checking
+    /// (``checkSignatures()``) on another thread before its turn: some 80
+    /// ops' worth. A catch-up of thousands of segments, or a summary part
+    /// of 100,000 games, would otherwise hold its handler for hundreds of
+    /// milliseconds.
+    public static let offLoopBytes = 16_384
+
+    /// Checks now the signatures that handling this message checks (each
+    /// segment's newest op, which vouches for those before it), so that a
+    /// big message checked on another thread before its turn finds them
+    /// checked when the replica takes it (``Op/hasValidSignature`` keeps
+    /// the verdict).
+    public func checkSignatures() {
+        guard case .ops(let segments) = self else { return }
+        for segment in segments { _ = segment.ops.last?.hasValidSignature }
+    }
+}

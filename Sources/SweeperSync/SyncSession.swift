@@ -147,6 +147,11 @@ public struct SyncSession: Sendable {
         public var outcome = InsertOutcome()
         /// Ops dropped unread because their game is outside this side's interest.
         public var unwanted = 0
+        /// Sleeping games the peer lacks ops of, past what this message
+        /// may read back (``Replica/wakeBudget``): the owner reads them
+        /// elsewhere (``Replica/wakeJob(for:)``) and sends them with
+        /// ``SyncSession/carrying(_:replica:)``.
+        public var catchUps: [CatchUp] = []
         /// What the peer did that no honest peer does (a live push naming a
         /// game number never given, a head signature that is not its
         /// author's): the owner drops the link.
@@ -176,6 +181,14 @@ public struct SyncSession: Sendable {
             var segments: [OpSegment] = []
             for game in replica.summary.keys.sorted() where sends(game, of: replica) {
                 let theirs = games[game] ?? VersionVector()
+                // A sleeping game read back past the message's budget is read elsewhere (``Step/catchUps``).
+                if let asleep = replica.sleeping[game], let budget = replica.wakeBudget, !theirs.dominates(asleep.vector) {
+                    guard asleep.opCount <= budget else {
+                        step.catchUps.append(CatchUp(game: game, after: theirs))
+                        continue
+                    }
+                    replica.wakeBudget = budget - asleep.opCount
+                }
                 segments += replica.segments(for: game, after: theirs)
             }
             step.replies += messages(carrying: segments, replica: replica)
@@ -248,15 +261,19 @@ public struct SyncSession: Sendable {
     static func bounded(_ games: [GameID: VersionVector], given: [GameID: VersionVector], replica: Replica) -> [GameID: VersionVector] {
         var room = unheldLimit - given.keys.reduce(0) { $0 + (replica.isKnown($1) ? 0 : 1) }
         if games.count <= room { return games }
+        // Looked up from this side (the games held, those kept already), then
+        // the part read only until the room is full: a part of 100,000
+        // made-up games costs what the games held here and the room cost.
         var out: [GameID: VersionVector] = [:]
-        out.reserveCapacity(min(games.count, room + 1_024))
-        for (id, vector) in games {
-            if replica.isKnown(id) || given[id] != nil {
-                out[id] = vector
-            } else if room > 0 {
-                room -= 1
-                out[id] = vector
-            }
+        out.reserveCapacity(room + 1_024)
+        for id in replica.games.keys where replica.games[id]?.isKnown == true { if let v = games[id] { out[id] = v } }
+        for id in replica.sleeping.keys { if let v = games[id] { out[id] = v } }
+        for id in given.keys { if let v = games[id] { out[id] = v } }
+        guard room > 0 else { return out }
+        for (id, vector) in games where out[id] == nil && given[id] == nil {
+            out[id] = vector
+            room -= 1
+            if room == 0 { break }
         }
         return out
     }
@@ -367,7 +384,7 @@ public struct SyncSession: Sendable {
     /// link's compact form to a peer that takes it, else (and for a
     /// segment whose ops carry another proof than the circle's for their
     /// author, which no op accepted here does) as ``SyncMessage/ops(_:)``.
-    private mutating func messages(carrying segments: [OpSegment], replica: Replica) -> [SyncMessage] {
+    mutating func messages(carrying segments: [OpSegment], replica: Replica) -> [SyncMessage] {
         guard !segments.isEmpty else { return [] }
         defer { note(sent: segments) }
         guard peerTakesChains else { return [.ops(segments)] }

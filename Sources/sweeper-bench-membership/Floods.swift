@@ -62,6 +62,7 @@ func measureFloods() {
     var ids: [GameID] = []
     var heads: [GameID: Op] = [:]
     var outsiderOps: [Op] = []
+    var bobNext: [Op] = []
     let bobAuthor = OpAuthor(identity: bob, circle: firstKey), outsiderAuthor = OpAuthor(identity: outsider, circle: firstKey)
     for seed in 1...200 {
         guard let parameters = try? GameParameters(width: 100, height: 100, mines: 1_000),
@@ -79,6 +80,8 @@ func measureFloods() {
             ops.append(op)
         }
         if let game = replica.games[id], let op = try? outsiderAuthor.assist(in: game, atMillis: 1) { outsiderOps.append(op) }
+        if let game = replica.games[id], let cell = covered.dropFirst(400).first,
+            let op = try? bobAuthor.setMark(.flag, on: cell, in: game, atMillis: 1_790_000_000_001) { bobNext.append(op) }
         archive.keep(ops)
         replica.noteEverythingStored()
         ids.append(id)
@@ -89,6 +92,16 @@ func measureFloods() {
     replica.sleep(ids[0])
     print("  (waking one of these games, as before this release each named game was: \(ms(wake)))")
     print("result: floods.wake_one_ms \(wake)")
+
+    /// A message handled as the daemon handles a peer's: a big one decoded
+    /// and its signatures checked off the loop first, then on the loop
+    /// within one message's budget of ops read back.
+    func handled(_ message: SyncMessage, by session: inout SyncSession) -> Double {
+        if message.encoded.count >= SyncMessage.offLoopBytes { message.checkSignatures() }
+        replica.wakeBudget = Replica.wakeBudgetPerMessage
+        defer { replica.wakeBudget = nil }
+        return timed { _ = session.receive(message, replica: &replica) }
+    }
 
     func report(_ key: String, _ what: String, _ t: Double, _ mb: Double? = nil) {
         print("  \(what): \(ms(t))" + (mb.map { ", memory +\(($0 * 10).rounded() / 10) MB" } ?? ""))
@@ -101,19 +114,28 @@ func measureFloods() {
     var session = SyncSession()
     session.peer = outsider.peerID
     let forged = ids.map { HeadSignature(game: .new($0), author: bob.peerID, seq: heads[$0]?.seq ?? 1, signature: outsider.sign([1])) }
-    report("heads_outsider", "a heads message naming 200 sleeping games, forged", timed { _ = session.receive(.heads(forged), replica: &replica) })
+    report("heads_outsider", "a heads message naming 200 sleeping games, forged", handled(.heads(forged), by: &session))
     var member = SyncSession()
     member.peer = bob.peerID
     let valid = ids.compactMap { id in heads[id].flatMap { op in op.signature.map { HeadSignature(game: .new(id), author: nil, seq: op.seq, signature: $0) } } }
-    report("heads_member", "the same, valid signatures of chains signed already", timed { _ = member.receive(.heads(valid), replica: &replica) })
+    report("heads_member", "the same, valid signatures of chains signed already", handled(.heads(valid), by: &member))
     // A describe request of the most games one names (256).
-    report("describe", "describe 200 sleeping games", timed { _ = member.receive(.describe(ids), replica: &replica) })
+    report("describe", "describe 200 sleeping games", handled(.describe(ids), by: &member))
     // Ops of a non-member for every game, in one message.
     let segments = outsiderOps.compactMap { OpSegment(verifiedOps: [$0]) }
-    report("ops_outsider", "a non-member's op for each of 200 sleeping games", timed { _ = session.receive(.ops(segments), replica: &replica) })
+    report("ops_outsider", "a non-member's op for each of 200 sleeping games", handled(.ops(segments), by: &session))
     let awake = replica.games.count
     print("  games woken by all of the above: \(awake)")
     print("result: floods.woken \(awake)")
+    // A member's valid next op in each game, in one message: games woken on
+    // the loop while the message's budget lasts, the others left to wake off it.
+    let bobOps = bobNext.compactMap { OpSegment(verifiedOps: [$0]) }
+    report("ops_member", "a member's next op in each of 200 sleeping games", handled(.ops(bobOps), by: &member))
+    let deferred = replica.takeDeferredWakes().count
+    print("  games woken on the loop: \(replica.games.count), left to wake off it: \(deferred)")
+    print("result: floods.ops_member_woken \(replica.games.count)")
+    print("result: floods.ops_member_deferred \(deferred)")
+    for id in ids { replica.sleep(id) }
 
     // A summary of 1,000,000 made-up games in parts of 100,000.
     var summaryLongest = 0.0
@@ -129,7 +151,7 @@ func measureFloods() {
             if let id = GameID(bytes: bytes) { games[id] = vector }
         }
         let message: SyncMessage = part == 9 ? .summary(games, wantsReply: true) : .summaryPart(games)
-        summaryLongest = max(summaryLongest, timed { _ = peer.receive(message, replica: &replica) })
+        summaryLongest = max(summaryLongest, handled(message, by: &peer))
     }
     report("summary", "a summary of 1,000,000 made-up games in 10 parts: longest part", summaryLongest, residentMB() - before)
     print("  games of it kept: \(peer.peerHolds.count)")

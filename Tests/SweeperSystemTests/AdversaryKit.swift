@@ -465,12 +465,13 @@ final class AdversaryPeer {
         return try? receiver.open(frame)
     }
 
-    /// The next sync message from the daemon that `wanted` accepts (others,
-    /// pings and hellos skipped), within ~`seconds`.
+    /// The next sync message from the daemon that `wanted` accepts (others
+    /// and hellos skipped, pings answered), within ~`seconds`.
     func nextSync(seconds: Double = 15, where wanted: (SyncMessage) -> Bool = { _ in true }) -> SyncMessage? {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             guard let m = next() else { return nil }
+            if m.first == 2 { send(message: [3] + m.dropFirst()) }
             if m.first == 1, let s = try? SyncMessage(decoding: Array(m.dropFirst())), wanted(s) { return s }
         }
         return nil

@@ -264,6 +264,7 @@ extension ControlRouter {
         let stored = Dictionary(((try? store.peers()) ?? []).map { ($0.peerID, max(0, now.timeIntervalSince($0.lastSeen))) },
                                 uniquingKeysWith: { a, _ in a })
         func named(_ peer: PeerID) -> String? { peer == me ? book.name(of: me) ?? name : book.name(of: peer) }
+        let overQuota = await service.replica.overDailyQuota
         let listed = view.members.values.map { m in
             let info = peers[m.peer.description]
             let invitedBy = m.invitation.flatMap { view.invitations[$0]?.madeBy } ?? m.admittedBy
@@ -276,6 +277,7 @@ extension ControlRouter {
                 linked: info?.state == .connected, lastSeenSecondsAgo: m.peer == me ? nil : info?.lastSeenSecondsAgo ?? stored[m.peer.description])
             member.hostedBy = m.hostedBy?.description
             member.hostedByName = m.hostedBy.flatMap(named)
+            if overQuota.contains(m.peer) { member.overDailyQuota = true }
             // A player hosted here is seen whenever this device is.
             if m.hostedBy == me { member.lastSeenSecondsAgo = nil }
             return member

@@ -19,7 +19,14 @@ extension GameService {
     /// link's session: the session inserts the ops (the replica verifies
     /// each), then viewers are told, the ops are relayed and queued for
     /// writing (see ``commitRemote(_:before:)``).
-    func receive(_ message: SyncMessage, in session: SharedSyncSession) throws -> RemoteIntake {
+    ///
+    /// Waking the sleeping games it needs reads back at most `wakeBudget`
+    /// ops here (`nil`: no bound); the games past it come back in
+    /// ``RemoteIntake/deferredWakes``, their ops refused for now.
+    ///
+    /// With `now` (the steady clock, in seconds), the ops taken count
+    /// against their authors' ``AuthorQuota``.
+    func receive(_ message: SyncMessage, in session: SharedSyncSession, wakeBudget: Int? = nil, now: Double? = nil) throws -> RemoteIntake {
         try reloadIfPending()
         // Only ops bring changes to show, and only to the games they belong to.
         var touched: [GameID] = []
@@ -31,14 +38,45 @@ extension GameService {
         }
         let before = engine.statuses(of: touched)
         let interest = self.interest
-        let done = engine.withReplica(circle: 0) { replica in
-            session.withSession { $0.receive(message, replica: &replica, taking: interest) }
+        // Authors whose day ended write again from this message on.
+        if let now { countAgainstQuota([], now: now) }
+        let (done, woken, deferred) = engine.withReplica(circle: 0) { replica in
+            replica.wakeBudget = wakeBudget
+            defer { replica.wakeBudget = nil }
+            let step = session.withSession { $0.receive(message, replica: &replica, taking: interest) }
+            let jobs = replica.takeDeferredWakes().sorted()
+            return (step, (wakeBudget ?? 0) - (replica.wakeBudget ?? 0), jobs)
         }
+        let catchUps = done.catchUps.compactMap { c in replica.wakeJob(for: c.game).map { (job: $0, catchUp: c) } }
         commitRemote(done.outcome, before: before)
+        if let now { countAgainstQuota(done.outcome.accepted, now: now) }
         engine.sleepIdleGames()
         return RemoteIntake(
             replies: done.replies, accepted: done.outcome.accepted, rejected: done.outcome.rejected.map(OpRefusal.init),
-            violation: done.violation)
+            violation: done.violation, wokenOps: woken, deferredWakes: deferred, catchUps: catchUps)
+    }
+
+    /// Counts ops taken from peers against their authors' ``AuthorQuota``;
+    /// an author newly over it is refused from now on, and said so once in
+    /// the log; one whose day ended is taken again.
+    func countAgainstQuota(_ ops: [Op], now: Double) {
+        let local = Set(replica.readers.map(\.peerID))
+        let over = authorQuota.count(ops, exempt: local, now: now)
+        let before = replica.overDailyQuota
+        guard over != before else { return }
+        engine.withReplica(circle: 0) { $0.overDailyQuota = over }
+        for author in over.subtracting(before).sorted() {
+            logger.warning(
+                "a member's device sent more moves in a day than a family's play makes: the rest are refused until its day is over",
+                metadata: ["author": "\(author.shortDescription)", "ops": "\(authorQuota.used[author]?.ops ?? 0)",
+                           "bytes": "\(authorQuota.used[author]?.bytes ?? 0)"])
+        }
+    }
+
+    /// Puts in a game woken off the loop (``WakeJob``), when it still
+    /// sleeps as it did; returns whether it is awake now.
+    func install(_ woken: GameReplica, from job: WakeJob) -> Bool {
+        engine.withReplica(circle: 0) { $0.install(woken, from: job) }
     }
 
     /// Keeps, across restarts, the authors shown to have signed two

@@ -38,6 +38,14 @@ struct RemoteIntake: Sendable {
     var rejected: [OpRefusal]
     /// What the peer did that no honest peer does, if it did: drop the link.
     var violation: String? = nil
+    /// How many ops the message read back to wake games on the loop.
+    var wokenOps = 0
+    /// The sleeping games it needed awake past its budget: to wake off
+    /// the loop, then ask the peer again.
+    var deferredWakes: [GameID] = []
+    /// Sleeping games the peer lacks ops of, past what the message may
+    /// read back on the loop: to read off it, then send.
+    var catchUps: [(job: WakeJob, catchUp: CatchUp)] = []
 }
 
 /// What a move of this daemon's player did.
@@ -106,6 +114,8 @@ actor GameService {
     var selection: SyncSelection
     /// Remote ops applied but not yet written (``GameService/Unwritten``).
     var unwritten = Unwritten()
+    /// What each author's ops filled here lately, and who is over the quota.
+    var authorQuota = AuthorQuota()
     /// The boards of the day made so far, by day (with the tag of the key
     /// they were made with), for the circle whose first key has the tag.
     var dailyBoards: (tag: String, boards: [Int: (key: String, boards: [GeneratedBoard])]) = ("", [:])

@@ -43,6 +43,8 @@ final class PeerInbox: PeerNodeDelegate, Sendable {
     private let logger: Logger
     /// Complaints about peers, at most once a minute per peer and kind.
     private let complaints = Mutex(RateLimitedLog())
+    /// What peers' messages may cost the loop in waking games, and the games woken off it.
+    private let wakes = PeerWakes()
     /// Profiles whose author no admission names yet, kept (unchecked) until
     /// the records that admit it are taken: a host sends a new player's
     /// admission and profile one after the other, and records are taken
@@ -254,27 +256,118 @@ final class PeerInbox: PeerNodeDelegate, Sendable {
         }
     }
 
+    /// Handles a link's sync message in its turn: at once, or after the
+    /// messages before it that are handled off the loop.
     private func received(sync bytes: [UInt8], on link: PeerLink, service: isolated GameService) {
+        guard link.intake.enter(bytes) else { return }
+        handle(from: bytes, on: link, service: service)
+    }
+
+    /// Handles `first` and then every message of the link that waited
+    /// behind it, until one goes off the loop (which goes on from there
+    /// when it comes back) or none waits.
+    private func handle(from first: [UInt8], on link: PeerLink, service: isolated GameService) {
+        var next: [UInt8]? = first
+        while let bytes = next {
+            // A link dropped meanwhile (for what an earlier message did): what waited behind it goes.
+            guard links.link(id: link.id) != nil else {
+                while link.intake.next() != nil {}
+                return
+            }
+            guard bytes.count < SyncMessage.offLoopBytes else {
+                link.handle.pauseReading()
+                Task.detached {
+                    let prepared = Result<SyncMessage, any Error> {
+                        let message = try SyncMessage(decoding: bytes)
+                        message.checkSignatures()
+                        return message
+                    }
+                    self.onService { service in
+                        link.handle.resumeReading()
+                        self.handle(prepared, on: link, service: service)
+                        if let more = link.intake.next() { self.handle(from: more, on: link, service: service) }
+                    }
+                }
+                return
+            }
+            handle(Result { try SyncMessage(decoding: bytes) }, on: link, service: service)
+            next = link.intake.next()
+        }
+    }
+
+    private func handle(_ decoded: Result<SyncMessage, any Error>, on link: PeerLink, service: isolated GameService) {
         let message: SyncMessage
         do {
-            message = try SyncMessage(decoding: bytes)
+            message = try decoded.get()
         } catch {
             drop(link, sent: "sync message", error)
             return
         }
         do {
-            let intake = try service.receive(message, in: link.session)
+            let now = clock.seconds
+            let intake = try service.receive(message, in: link.session, wakeBudget: wakes.budget(for: link.peer, now: now), now: now)
+            wakes.spent(intake.wokenOps, by: link.peer)
             if let violation = intake.violation {
                 drop(link, sent: "sync message", SyncViolation(description: violation))
                 return
             }
+            if !intake.deferredWakes.isEmpty {
+                _ = complaints.withLock {
+                    $0.log(
+                        logger, level: .info, key: "\(link.peer) deferred wakes", "waking games off the event loop for a peer's moves",
+                        metadata: ["peer": "\(link.peer.shortDescription)", "games": "\(intake.deferredWakes.count)"])
+                }
+                wakes.queue(intake.deferredWakes, for: link.peer)
+                wakeNext(service: service)
+            }
             link.send(intake.replies)
+            if !intake.catchUps.isEmpty { catchUp(intake.catchUps, on: link) }
             logRefusals(intake.rejected, from: link.peer)
             // A peer that changed what it takes needs the played time of what it now takes.
             if case .interest = message { sendPlayNotes(on: link) }
         } catch {
             // Storage failed: nothing was kept, the peer will offer the ops again.
             logger.error("could not commit ops from a peer", metadata: ["peer": "\(link.peer.shortDescription)", "error": "\(error)"])
+        }
+    }
+
+    /// Reads a catch-up of sleeping games off the loop and sends it: one at
+    /// a time per link (a summary that comes meanwhile and needs one more
+    /// leaves it to the next anti-entropy round).
+    private func catchUp(_ catchUps: [(job: WakeJob, catchUp: CatchUp)], on link: PeerLink) {
+        guard link.intake.startCatchUp() else { return }
+        Task.detached {
+            let segments = catchUps.flatMap { job, catchUp in job.run().map { catchUp.segments(of: $0) } ?? [] }
+            self.onService { service in
+                link.intake.catchUpSent()
+                guard self.links.link(id: link.id) != nil else { return }
+                link.send(link.session.withSession { $0.carrying(segments, replica: service.replica) })
+            }
+        }
+    }
+
+    /// Wakes the next game a peer's message needed awake past what it may
+    /// cost the loop: rebuilt on another thread, put in on the loop (when
+    /// it still sleeps as it did), then each peer that needed it is asked
+    /// for its summary, which brings the ops refused meanwhile.
+    private func wakeNext(service: isolated GameService) {
+        guard let game = wakes.next() else { return }
+        guard let job = service.replica.wakeJob(for: game) else {
+            _ = wakes.finished(game)
+            return wakeNext(service: service)
+        }
+        Task.detached {
+            let woken = job.run()
+            self.onService { service in
+                let installed = woken.map { service.install($0, from: job) } ?? false
+                let askers = self.wakes.finished(game)
+                if installed {
+                    for link in self.links.all where askers.contains(link.peer) {
+                        link.send(link.session.withSession { $0.tick(replica: service.replica) })
+                    }
+                }
+                self.wakeNext(service: service)
+            }
         }
     }
 
@@ -343,7 +436,8 @@ final class PeerInbox: PeerNodeDelegate, Sendable {
     /// reason a minute, with the count and the first op refused.
     private func logRefusals(_ refused: [OpRefusal], from peer: PeerID) {
         for (reason, ops) in Dictionary(grouping: refused, by: \.reason).sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
-            guard let first = ops.first else { continue }
+            // Ops whose game wakes off the loop come again: nothing is wrong with them.
+            guard reason != .wakeDeferred, let first = ops.first else { continue }
             _ = complaints.withLock {
                 $0.log(
                     logger, key: "\(peer) refused \(reason)", "refused ops from a peer",

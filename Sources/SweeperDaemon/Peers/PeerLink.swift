@@ -22,6 +22,58 @@ final class SharedSyncSession: Sendable {
     }
 }
 
+/// A link's sync messages in the order they came, while one of them is
+/// handled: a big one is decoded and its signatures checked on another
+/// thread before its turn on the event loop, and the link's later
+/// messages wait for it here (the link stops reading meanwhile).
+///
+/// It also notes whether a catch-up for the peer is being read off the
+/// loop: one at a time per link, so that a peer that keeps saying it lacks
+/// everything makes one read at a time, not one per summary.
+final class SyncIntake: Sendable {
+    private let state = Mutex<(busy: Bool, waiting: [[UInt8]])>((false, []))
+    private let catchingUp = Mutex(false)
+
+    /// Whether a catch-up may start now (none is being read): it is then noted as started.
+    func startCatchUp() -> Bool {
+        catchingUp.withLock { running in
+            defer { running = true }
+            return !running
+        }
+    }
+
+    /// The catch-up being read is sent.
+    func catchUpSent() {
+        catchingUp.withLock { $0 = false }
+    }
+
+    init() {}
+
+    /// Takes `bytes` for handling now (`true`), or keeps them behind the
+    /// message being handled (`false`).
+    func enter(_ bytes: [UInt8]) -> Bool {
+        state.withLock { s in
+            if s.busy {
+                s.waiting.append(bytes)
+                return false
+            }
+            s.busy = true
+            return true
+        }
+    }
+
+    /// The next message kept waiting, or `nil` (and nothing is handled any more).
+    func next() -> [UInt8]? {
+        state.withLock { s in
+            if s.waiting.isEmpty {
+                s.busy = false
+                return nil
+            }
+            return s.waiting.removeFirst()
+        }
+    }
+}
+
 /// One link to a peer of the circle as the daemon holds it: the
 /// transport's handle, the link's sync session, and what the peer
 /// understands (from its hello). Every message the daemon sends a peer
@@ -31,6 +83,8 @@ struct PeerLink: Sendable {
     let handle: PeerLinkHandle
     /// The link's sync session.
     let session: SharedSyncSession
+    /// Its sync messages waiting behind one handled off the loop.
+    let intake = SyncIntake()
 
     /// Unique for the life of the node.
     var id: UInt64 { handle.id }
