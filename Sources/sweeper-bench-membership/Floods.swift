@@ -80,8 +80,10 @@ func measureFloods() {
             ops.append(op)
         }
         if let game = replica.games[id], let op = try? outsiderAuthor.assist(in: game, atMillis: 1) { outsiderOps.append(op) }
-        if let game = replica.games[id], let cell = covered.dropFirst(400).first,
-            let op = try? bobAuthor.setMark(.flag, on: cell, in: game, atMillis: 1_790_000_000_001) { bobNext.append(op) }
+        if let game = replica.games[id],
+            let op = covered.dropFirst(400).lazy.compactMap({ try? bobAuthor.setMark(.flag, on: $0, in: game, atMillis: 1_790_000_000_001) }).first {
+            bobNext.append(op)
+        }
         archive.keep(ops)
         replica.noteEverythingStored()
         ids.append(id)
@@ -132,7 +134,8 @@ func measureFloods() {
     let bobOps = bobNext.compactMap { OpSegment(verifiedOps: [$0]) }
     report("ops_member", "a member's next op in each of 200 sleeping games", handled(.ops(bobOps), by: &member))
     let deferred = replica.takeDeferredWakes().count
-    print("  games woken on the loop: \(replica.games.count), left to wake off it: \(deferred)")
+    print("  of \(bobOps.count) games, woken on the loop: \(replica.games.count), left to wake off it: \(deferred)")
+    print("result: floods.ops_member_sent \(bobOps.count)")
     print("result: floods.ops_member_woken \(replica.games.count)")
     print("result: floods.ops_member_deferred \(deferred)")
     for id in ids { replica.sleep(id) }
