@@ -71,6 +71,9 @@ import Testing
         #expect(scores.practice?.map(\.game) == [seeded.id])
         let record = try #require(scores.player)
         #expect(record.played == 4 && record.won == 4 && record.lost == 0 && record.records.count == 2)
+        // Names are unique regardless of case: `ADA` is Ada, named as she names herself.
+        let shouted: Commands.Scores.Result = try await result(f.router, #"{"id":8,"command":"scores","player":"ADA"}"#)
+        #expect(shouted.player?.name == "ada" && shouted.player?.played == 4 && shouted.player?.records.count == 2)
         // An unknown player is a clear error naming who played.
         await #expect(throws: ControlError.self) {
             let _: Commands.Scores.Result = try await result(f.router, #"{"id":9,"command":"scores","player":"nobody"}"#)

@@ -148,13 +148,16 @@ extension ReplyViews {
     }
 
     /// A player's totals over every game held here, and their best ranked time per class.
-    func record(of player: String, in games: [Played], ranked: [RecordClass: [Commands.BestTime]]) throws -> Commands.PlayerRecord {
-        let authors = Set(games.flatMap { players($0) }).filter { name(of: $0) == player }
-        guard !authors.isEmpty else {
+    func record(of asked: String, in games: [Played], ranked: [RecordClass: [Commands.BestTime]]) throws -> Commands.PlayerRecord {
+        // Names are unique regardless of case: `max` finds Max.
+        let authors = Set(games.flatMap { players($0) }).filter { name(of: $0).equalsIgnoringCase(asked) }
+        guard let named = authors.first.map(name(of:)) else {
+            let player = asked
             let known = Set(games.flatMap { players($0).map(name(of:)) }).sorted()
             throw ControlError.badArguments(
                 "no player named \(player) has made a move here" + (known.isEmpty ? "" : " (players: \(known.joined(separator: ", ")))"))
         }
+        let player = named
         var played = 0, won = 0, lost = 0, tripped = 0
         for g in games where Self.wasPlayed(g) {
             // A game played together counts for whoever moved in it; a racer's board for its racer.
