@@ -14,6 +14,11 @@ public enum ControlFormatting {
         return String(cFormat: "%ld:%02ld:%02ld", s / 3600, (s / 60) % 60, s % 60)
     }
 
+    /// `1 mine`, `2 mines`: a count and its noun, plural unless one.
+    public static func count(_ n: Int, _ noun: String, plural: String? = nil) -> String {
+        "\(n) " + (n == 1 ? noun : plural ?? noun + "s")
+    }
+
     /// `30×16 (99)`.
     public static func size(width: Int, height: Int, mines: Int) -> String { "\(width)×\(height) (\(mines))" }
 
@@ -174,7 +179,7 @@ public enum ControlFormatting {
         } else if r.changed.count <= 12 {
             out = "Changed: " + r.changed.map { "\($0.x),\($0.y)=\($0.value)" }.joined(separator: " ")
         } else {
-            out = "Changed \(r.changed.count) cells."
+            out = "Changed \(count(r.changed.count, "cell"))."
         }
         out += "\n" + "Status: " + status(r.status, progress: r.progress)
         if r.status == .lost, let t = r.trippedBy { out += " (mine tripped by \(r.trippedByName ?? shortID(t)))" }
@@ -274,7 +279,7 @@ public enum ControlFormatting {
             out += "\n" + daily(d).joined(separator: "\n") + "\n"
         }
         if let p = r.player {
-            out += "\n\(p.name): \(p.played) played, \(p.won) won, \(p.lost) lost, \(p.minesTripped) mines tripped"
+            out += "\n\(p.name): \(p.played) played, \(p.won) won, \(p.lost) lost, \(count(p.minesTripped, "mine")) tripped"
             out += p.bestThreeBVPerSecond.map { String(cFormat: ", best 3BV/s %.2f", $0) } ?? ""
             out += "\n"
             if !p.records.isEmpty {
@@ -293,7 +298,7 @@ public enum ControlFormatting {
         var lines: [String] = []
         let rate = e.threeBVPerSecond.map { String(cFormat: "%.2f", $0) } ?? "-"
         lines.append((e.status == .won ? "Won" : "Lost") + " in \(duration(e.seconds)): 3BV \(e.solvedThreeBV)/\(e.threeBV), 3BV/s \(rate), "
-            + "\(e.clicks) clicks, efficiency \(Int((e.efficiency * 100).rounded()))%")
+            + "\(count(e.clicks, "click")), efficiency \(Int((e.efficiency * 100).rounded()))%")
         if let who = e.trippedBy {
             var line = "\(who) tripped the mine" + (e.trippedAt.map { " at \($0.x),\($0.y)" } ?? "")
             line += e.trippedAfterSeconds.map { " after \(duration($0))" } ?? ""
@@ -303,9 +308,9 @@ public enum ControlFormatting {
             lines.append(line + ".")
         }
         for p in e.parts {
-            var line = "  \(p.name): \(p.cellsOpened) cells, 3BV \(p.threeBV), flags \(p.flagsRight) right"
+            var line = "  \(p.name): \(count(p.cellsOpened, "cell")), 3BV \(p.threeBV), flags \(p.flagsRight) right"
             if p.flagsWrong > 0 { line += ", \(p.flagsWrong) wrong" }
-            if p.hints > 0 { line += ", \(p.hints) hint" + (p.hints == 1 ? "" : "s") }
+            if p.hints > 0 { line += ", " + count(p.hints, "hint") }
             if let at = p.peekedAt { line += ", looked at the mines \(date(at))" }
             lines.append(line)
         }

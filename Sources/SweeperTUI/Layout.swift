@@ -149,7 +149,7 @@ public struct ViewerRenderer: Sendable {
         var text = " Sweeper"
         if let g = viewer.game {
             text += glyphs.separator + "game " + ControlFormatting.shortID(g.id) + glyphs.separator
-                + "\(g.width)×\(g.height), \(g.mines) mines"
+                + "\(g.width)×\(g.height), " + ControlFormatting.count(g.mines, "mine")
             if g.assisted { text += glyphs.separator + "assisted" }
             if g.onlyHere == true { text += glyphs.separator + "only on this device" }
             if let daily = g.daily { text += glyphs.separator + "board of the day " + daily.date }

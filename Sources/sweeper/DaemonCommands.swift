@@ -92,7 +92,7 @@ struct FollowCommand: AsyncParsableCommand {
     @Argument(help: "A game id or unique prefix.") var game: String
     func run() async throws {
         try await callDaemon(options, Commands.Follow.self, .init(game: game)) { r in
-            r.held ? "Following \(r.game) (held here, \(r.ops) ops).\n" : "Following \(r.game): it comes from the peers that have it.\n"
+            r.held ? "Following \(r.game) (held here, \(ControlFormatting.count(r.ops, "op"))).\n" : "Following \(r.game): it comes from the peers that have it.\n"
         }
     }
 }
@@ -112,7 +112,7 @@ struct ForgetCommand: AsyncParsableCommand {
     var game: String { named.game }
     func run() async throws {
         try await callDaemon(options, Commands.Forget.self, .init(game: game)) { r in
-            "Forgot \(r.game) (\(r.ops) ops deleted). `sweeper follow \(ControlFormatting.shortID(r.game))` brings it back.\n"
+            "Forgot \(r.game) (\(ControlFormatting.count(r.ops, "op")) deleted). `sweeper follow \(ControlFormatting.shortID(r.game))` brings it back.\n"
         }
     }
 }
@@ -138,7 +138,7 @@ struct NewGameOptions: ParsableArguments {
     @Option(help: "Height in cells (2–500).") var height: Int?
     @Option(help: "Number of mines.") var mines: Int?
     @Flag(name: .customLong("no-guess"), help: "Only boards solvable without guessing.") var noGuess = false
-    @Option(help: "The generator's seed.") var seed: UInt64?
+    @Option(help: "The generator's seed: a board chosen so is practice, never a record.") var seed: UInt64?
     @Option(help: "The start cell X,Y (default: the centre).") var start: Cell?
     @Flag(name: .customLong("question-marks"), help: "Let marks cycle through question marks.") var questionMarks = false
     @Option(

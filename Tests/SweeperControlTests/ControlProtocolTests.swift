@@ -90,6 +90,19 @@ import Testing
 }
 
 @Suite struct FormattingTests {
+    /// One of a thing is never "1 things": counts in endings, records and moves.
+    @Test func oneOfAThingIsSingular() {
+        #expect(ControlFormatting.count(1, "mine") == "1 mine" && ControlFormatting.count(0, "mine") == "0 mines")
+        #expect(ControlFormatting.count(2, "mine") == "2 mines")
+        let ending = GameEnding(
+            status: .lost, seconds: 6, threeBV: 10, solvedThreeBV: 1, threeBVPerSecond: nil, clicks: 1, efficiency: 1,
+            parts: [.init(name: "Sam", cellsOpened: 1, threeBV: 1, flagsRight: 0, flagsWrong: 0, clicks: 1, hints: 1, peekedAt: nil)],
+            ranked: false)
+        let lines = ControlFormatting.ending(ending).joined(separator: "\n")
+        #expect(lines.contains("1 click,") && lines.contains("Sam: 1 cell,") && lines.contains("1 hint"), "\(lines)")
+        #expect(!lines.contains("1 clicks") && !lines.contains("1 cells") && !lines.contains("1 hints"))
+    }
+
     /// A lost move names who set off the mine by name, not by a peer id.
     @Test func aLostMoveNamesWhoTrippedTheMine() {
         let lost = Commands.MoveResult(

@@ -106,6 +106,48 @@ import Testing
         }
     }
 
+    /// Words of prose are never rendered as options: every option here has
+    /// two dashes, so a word shown with one (`-or -every -member`, from an
+    /// `Fl` that ran on into the sentence) is a slip of the markup.
+    @Test(
+        .enabled(if: systemTool("mandoc") != nil, "mandoc is not installed"),
+        arguments: ["sweeper.1", "sweeperd.1", "sweeper-protocol.7"])
+    func pageRendersNoWordAsAnOption(_ name: String) throws {
+        let mandoc = try #require(systemTool("mandoc"))
+        let outcome = try runProcess([mandoc, "-Tutf8", "-O", "width=200", "\(repositoryRoot)/Man/\(name)"])
+        #expect(outcome.status == 0)
+        // Bold and underline come as overstrikes: the letters alone are read.
+        let text = String(String.UnicodeScalarView(outcome.stdout.unicodeScalars.reduce(into: [Unicode.Scalar]()) { out, c in
+            if c == "\u{8}" { _ = out.popLast() } else { out.append(c) }
+        }))
+        let words = text.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "(" || $0 == "[" })
+        // A one-letter option (`-h`) is one; a longer word after one dash is a slip.
+        let slips = words.map { $0.trimmingCharacters(in: .punctuationCharacters.subtracting(CharacterSet(charactersIn: "-"))) }.filter { w in
+            w.count > 2 && w.first == "-" && w.dropFirst().first.map { $0.isLetter } == true
+        }
+        #expect(slips.isEmpty, "\(name) renders words as options: \(slips.prefix(10))")
+    }
+
+    /// The pages agree with the README on what an invite code holds: a
+    /// one-time secret; only a code of an earlier release carries the
+    /// circle key, and a page that says so says which.
+    @Test func onlyAnOldInviteCodeCarriesTheCircleKey() throws {
+        for name in ["sweeper.1", "sweeperd.1", "sweeper-protocol.7"] {
+            let source = try ManPage(path: "\(repositoryRoot)/Man/\(name)").source
+            let pieces = source.components(separatedBy: "carries the circle key").dropLast()
+            for piece in pieces {
+                let before = String(piece.suffix(120))
+                #expect(before.contains("release"), "\(name) says a code carries the circle key: …\(before)carries the circle key")
+            }
+        }
+    }
+
+    /// `sweeper new --help` says what a chosen seed makes of a game.
+    @Test func seedHelpSaysItMakesPractice() throws {
+        let help = try runProcess([builtProgram("sweeper"), "new", "--help"])
+        #expect(help.stdout.contains("practice"), "\(help.stdout)")
+    }
+
     /// Every page is clean under `mandoc -Tlint` at level warning (style
     /// notes such as "referenced manual not found" depend on the machine).
     @Test(

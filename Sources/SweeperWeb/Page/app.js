@@ -42,7 +42,7 @@ export function on(id, f, ev) { $(id).addEventListener(ev || "click", f); }
 
 const PRESETS = { "9x9x10": "Beginner", "16x16x40": "Intermediate", "30x16x99": "Expert" };
 export const sizeName = (w, h, m) => PRESETS[w + "x" + h + "x" + m] || "Custom";
-export const size = (w, h, m) => w + "×" + h + (m !== undefined ? " · " + m + " mines" : "");
+export const size = (w, h, m) => w + "×" + h + (m !== undefined ? " · " + plural(m, "mine") : "");
 export const pct = (p) => Math.floor((Number(p) || 0) * 100) + "%";
 export const num = (v, d) => (typeof v === "number" && isFinite(v) ? v.toFixed(d) : "–");
 export const short = (id) => String(id || "").slice(0, 8);
