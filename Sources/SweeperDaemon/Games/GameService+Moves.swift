@@ -31,7 +31,8 @@ extension GameService {
         guard let changed = engine.game(after.gameID)?.game.changes(by: [op], state: after, before: before, clicked: Cell(x: x, y: y)).first
         else { return MoveOutcome(state: after.shown(to: op.author), cells: []) }
         sinks.changes.gameChanged(.cells(changed))
-        return MoveOutcome(state: after, cells: changed.cells)
+        // In a race the answer speaks of the mover's own board.
+        return MoveOutcome(state: after.shown(to: op.author), cells: changed.cells)
     }
 
     /// What a move makes: its op, or nothing when it changes nothing.
