@@ -184,8 +184,15 @@ extension GameService {
     /// still waiting to be written are dropped.
     /// Returns the game and how many of its ops were deleted. The file is
     /// rebuilt off the event loop (``compactOffTheLoop()``).
+    ///
+    /// First every link is sent the signatures of the heads this player's
+    /// live pushes left unsigned (as after a pause): a peer holds those ops
+    /// unsigned until then, can relay none of them, and this device, its
+    /// copy of them gone, could sign them no more; so a game made here and
+    /// followed again would never come back whole.
     func forget(_ game: String) async throws -> (id: GameID, deleted: Int) {
         let id = try resolve(game)
+        sinks.sessions.signHeads(replica: replica)
         unwritten.ops[id] = nil
         unwritten.newGames.remove(id)
         let deleted = try store.forgetGame(id: id.description, gameBytes: id.bytes, compacting: false)

@@ -52,6 +52,12 @@ final class PeerInbox: PeerNodeDelegate, Sendable {
     private let waitingProfiles = Mutex<[PeerID: (note: ProfileNote, message: PeerMessage, link: PeerLink)]>([:])
     /// The most profiles kept waiting for their author's admission.
     static let waitingProfileLimit = 16
+    /// Shares of played time of games taken here but not held yet, kept
+    /// until their game comes: a game followed again (or forgotten and
+    /// followed) gets its peers' shares when it tells them what it takes,
+    /// before the game itself comes. At most this many, of members only.
+    private let waitingShares = Mutex<[GameID: [(note: PlayNote, message: PeerMessage, link: PeerLink)]]>([:])
+    static let waitingShareLimit = 256
 
     /// How often summaries are exchanged with every peer.
     static let antiEntropyInterval: Duration = .seconds(5)
@@ -212,12 +218,36 @@ final class PeerInbox: PeerNodeDelegate, Sendable {
             }
             gossip.spread(note, as: decoded, from: link, take: peers.take)
         case .play(let note):
-            if let why = shareRefusal(note, service: service) { return refuse(decoded, by: note.author, on: link, why) }
-            let taken = gossip.spread(note, as: decoded, from: link, take: play.take) { self.links.sends(game: note.game, on: $0) }
-            // A share of a finished game settles its time: viewers fetch the ending again.
-            if taken, let game = GameID(bytes: note.game) { service.playedTimeChanged(game) }
+            if let game = GameID(bytes: note.game), members.view.isMember(note.author) || members.view.isRemoved(note.author),
+               !service.replica.isKnown(game), service.interest.contains(game) {
+                // A game taken here but not held yet (followed again: its shares come before its catch-up).
+                let kept = waitingShares.withLock { waiting in
+                    guard waiting.values.reduce(0, { $0 + $1.count }) < Self.waitingShareLimit else { return false }
+                    waiting[game, default: []].append((note, decoded, link))
+                    return true
+                }
+                return refuse(decoded, by: note.author, on: link, kept ? "its game is not held yet (kept until it comes)" : "its game is not held")
+            }
+            take(note, as: decoded, from: link, service: service)
         case .membership(let records): received(membership: records, on: link)
         }
+    }
+
+    /// Takes a share of played time that passes the checks, and passes it on.
+    private func take(_ note: PlayNote, as message: PeerMessage, from link: PeerLink, service: isolated GameService) {
+        if let why = shareRefusal(note, service: service) { return refuse(message, by: note.author, on: link, why) }
+        let taken = gossip.spread(note, as: message, from: link, take: play.take) { self.links.sends(game: note.game, on: $0) }
+        // A share of a finished game settles its time: viewers fetch the ending again.
+        if taken, let game = GameID(bytes: note.game) { service.playedTimeChanged(game) }
+    }
+
+    /// Games came (their genesis among `accepted`): the shares of played
+    /// time kept waiting for them are taken now, checked as any share is.
+    private func gamesCame(_ accepted: [Op], service: isolated GameService) {
+        let games = Set(accepted.filter(\.payload.isGenesis).map(\.gameID))
+        guard !games.isEmpty else { return }
+        let ready = waitingShares.withLock { waiting in games.flatMap { waiting.removeValue(forKey: $0) ?? [] } }
+        for (note, message, link) in ready { take(note, as: message, from: link, service: service) }
     }
 
     /// The circle's members changed: the profiles kept waiting for their
@@ -321,10 +351,11 @@ final class PeerInbox: PeerNodeDelegate, Sendable {
                 wakeNext(service: service)
             }
             link.send(intake.replies)
+            gamesCame(intake.accepted, service: service)
             if !intake.catchUps.isEmpty { catchUp(intake.catchUps, on: link) }
             logRefusals(intake.rejected, from: link.peer)
             // A peer that changed what it takes needs the played time of what it now takes.
-            if case .interest = message { sendPlayNotes(on: link) }
+            if case .interest = message { sendPlayNotes(on: link, includingTheirs: true) }
         } catch {
             // Storage failed: nothing was kept, the peer will offer the ops again.
             logger.error("could not commit ops from a peer", metadata: ["peer": "\(link.peer.shortDescription)", "error": "\(error)"])
@@ -371,12 +402,15 @@ final class PeerInbox: PeerNodeDelegate, Sendable {
         }
     }
 
-    /// Sends a link every share of played time held (but its own) of the
-    /// games its peer takes: when its hello comes, and again when it
-    /// changes what it takes (a game followed needs its time too).
-    private func sendPlayNotes(on link: PeerLink) {
+    /// Sends a link every share of played time held of the games its peer
+    /// takes: when its hello comes (but the peer's own shares), and again
+    /// when it changes what it takes, its own too (a game it forgot and
+    /// follows again needs its time back, its own share included).
+    private func sendPlayNotes(on link: PeerLink, includingTheirs: Bool = false) {
         guard link.capabilities.reads(.play) else { return }
-        for note in play.allNotes where note.author != link.peer && links.sends(game: note.game, on: link) { link.send(.play(note)) }
+        for note in play.allNotes where (includingTheirs || note.author != link.peer) && links.sends(game: note.game, on: link) {
+            link.send(.play(note))
+        }
     }
 
     /// Takes a peer's membership records off the event loop (checking a
