@@ -73,11 +73,13 @@ public enum ControlFormatting {
                 if g.privateGame == true { state += " (private)" }
                 if g.onlyHere == true { state += " (only on this device)" }
                 if g.race == true { state += " (race)" }
+                if let day = g.daily { state += " (day \(day))" }
+                if g.seeded == true { state += " (practice)" }
                 let ended: String = g.ended.map { date($0) } ?? "-"
                 let players: String = g.chosenPlayers.map { "only " + $0.joined(separator: ", ") } ?? g.players.joined(separator: ", ")
                 return [
-                    shortID(g.id) + (g.archived == true ? " (archived)" : ""), size(width: g.width, height: g.height, mines: g.mines),
-                    state, duration(g.elapsedSeconds), date(g.created), ended, players,
+                    shortID(g.id) + (g.archived == true ? " (archived)" : ""),
+                    size(width: g.width, height: g.height, mines: g.mines) + (g.noGuess == true ? " no-guess" : ""), state, duration(g.elapsedSeconds), date(g.created), ended, players,
                 ]
             })
     }

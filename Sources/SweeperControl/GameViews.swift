@@ -85,6 +85,12 @@ public struct GameSummary: Codable, Equatable, Sendable {
     public var onlyHere: Bool?
     /// True for a race (each racer on a board of its own); absent otherwise.
     public var race: Bool?
+    /// True for a no-guess board; absent otherwise.
+    public var noGuess: Bool?
+    /// For a board of the day: its day (`YYYY-MM-DD`); absent otherwise.
+    public var daily: String?
+    /// True when its seed was chosen: practice, never a record; absent otherwise.
+    public var seeded: Bool?
 
     /// Creates a summary.
     public init(

@@ -25,6 +25,8 @@ public struct GameOverview: Sendable, Equatable {
     public let isPrivate: Bool
     /// Whether it is a race.
     public let isRace: Bool
+    /// Whether its seed was chosen (practice: never a record).
+    public let isSeeded: Bool
     /// What a peer must read to be sent it.
     public let features: GameFeatures
     /// Every author of an op in it, in order.
@@ -70,6 +72,7 @@ public struct GameOverview: Sendable, Equatable {
         dailyDay = state.dailyDay
         isPrivate = state.isPrivate
         isRace = state.isRace
+        isSeeded = state.isSeeded
         features = state.features
     }
 }

@@ -39,6 +39,9 @@ import Testing
         #expect(intake.accepted.count == 2)
         let cell = board.parameters.geometry.cell(at: try Self.safeCell(board, genesis: genesis, circle: f.circle))
         let id = genesis.gameID.description
+        // `games` marks it with its day.
+        let listed: Commands.Games.Result = try await result(f.router, #"{"id":1,"command":"games"}"#)
+        #expect(listed.games.first { $0.id == id }?.daily == DailyBoard.date(of: 20_417))
         for command in ["reveal", "flag", "chord"] {
             do {
                 let _: Commands.MoveResult = try await result(f.router, #"{"id":1,"command":"\#(command)","game":"\#(id)","x":\#(cell.x),"y":\#(cell.y)}"#)

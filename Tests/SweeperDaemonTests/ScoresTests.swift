@@ -79,6 +79,10 @@ import Testing
             let _: Commands.Scores.Result = try await result(f.router, #"{"id":9,"command":"scores","player":"nobody"}"#)
         }
         let listed: Commands.Games.Result = try await result(f.router, #"{"id":10,"command":"games"}"#)
+        // `games` says which board is no-guess and which is practice.
+        #expect(listed.games.first { $0.id == noGuess.id }?.noGuess == true && listed.games.first { $0.id == game.id }?.noGuess == nil)
+        #expect(listed.games.first { $0.id == seeded.id }?.seeded == true && listed.games.first { $0.id == game.id }?.seeded == nil)
+        #expect(listed.games.allSatisfy { $0.daily == nil })
         #expect(listed.games.first { $0.id == game.id }?.ended == won.ended)
 
         // After a restart every game sleeps: records, endings and the list

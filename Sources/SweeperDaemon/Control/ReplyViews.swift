@@ -79,7 +79,7 @@ struct ReplyViews: Sendable {
     /// sleeping game without waking it, the same as of one awake.
     func summary(_ game: GameOverview) -> GameSummary {
         let p = game.parameters
-        return GameSummary(
+        var summary = GameSummary(
             id: game.gameID.description, width: p.width, height: p.height, mines: p.mines, status: game.status.shown,
             // A race lists this device's own board's progress (or the creator's).
             progress: game.progress, elapsedSeconds: play.playedSeconds(game.gameID, startMillis: game.startMillis, endMillis: game.endMillis),
@@ -88,6 +88,10 @@ struct ReplyViews: Sendable {
             chosenPlayers: chosenPlayers(game.players, creator: game.creator),
             watching: game.mayMove(ownID) ? nil : true, archived: game.isArchived ? true : nil,
             privateGame: game.isPrivate ? true : nil, onlyHere: links.withholds(game.gameID) ? true : nil, race: game.isRace ? true : nil)
+        summary.noGuess = p.noGuess ? true : nil
+        summary.daily = game.dailyDay.map(DailyBoard.date(of:))
+        summary.seeded = game.isSeeded ? true : nil
+        return summary
     }
 
     /// The names of the devices the creator chose to move (creator first,
