@@ -303,7 +303,8 @@ public enum ControlFormatting {
             + "\(count(e.clicks, "click")), efficiency \(Int((e.efficiency * 100).rounded()))%")
         if let who = e.trippedBy {
             var line = "\(who) tripped the mine" + (e.trippedAt.map { " at \($0.x),\($0.y)" } ?? "")
-            line += e.trippedAfterSeconds.map { " after \(duration($0))" } ?? ""
+            // The ending's own time, said once: only a different figure (an older daemon's) is added.
+            if let after = e.trippedAfterSeconds, after != e.seconds { line += " after \(duration(after))" }
             if let apart = e.winThatDidNotStand, apart != who {
                 line += " while apart from \(apart), whose win on the other side does not stand"
             }

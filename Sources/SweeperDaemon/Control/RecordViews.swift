@@ -204,7 +204,8 @@ extension ReplyViews {
             }
         }
         let trippedAt = state.trippedMine.map { geometry.cell(at: $0) }.map { CellPosition(x: $0.x, y: $0.y) }
-        let trippedAfter = state.status == .lost ? state.endMillis.map { Int(($0 - min($0, state.startMillis)) / 1000) } : nil
+        // One time for a game: the mine was tripped when the game ended, after its played time.
+        let trippedAfter = state.status == .lost ? seconds : nil
         return GameEnding(
             status: state.status.shown, seconds: seconds, threeBV: figures.threeBV, solvedThreeBV: figures.solvedThreeBV,
             threeBVPerSecond: seconds > 0 ? Double(figures.solvedThreeBV) / Double(seconds) : nil, clicks: figures.clicks,

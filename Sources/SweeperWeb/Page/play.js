@@ -257,7 +257,7 @@ function renderEnding() {
   box.append(h("h2", { id: "ending-title", class: won ? "won" : "lost", text: won ? "Cleared! Well done." : me && me.gaveUp ? me.name + " gave up." : "Boom: a mine went off." }),
     dl([["Time", dur(e.seconds)], ["3BV", (e.solvedThreeBV !== undefined && e.solvedThreeBV !== e.threeBV ? e.solvedThreeBV + " of " : "") + e.threeBV],
       ["3BV/s", num(e.threeBVPerSecond, 2)], ["Clicks", e.clicks], ["Efficiency", typeof e.efficiency === "number" ? Math.round(e.efficiency * 100) + "%" : "–"]]));
-  if (e.trippedBy) box.append(h("p", { class: "note lost", text: e.trippedBy + " tripped the mine" + (e.trippedAt ? " at " + e.trippedAt.x + "," + e.trippedAt.y : "") + (typeof e.trippedAfterSeconds === "number" ? " after " + dur(e.trippedAfterSeconds) : "") + "." }));
+  if (e.trippedBy) box.append(h("p", { class: "note lost", text: e.trippedBy + " tripped the mine" + (e.trippedAt ? " at " + e.trippedAt.x + "," + e.trippedAt.y : "") + (typeof e.trippedAfterSeconds === "number" && e.trippedAfterSeconds !== e.seconds ? " after " + dur(e.trippedAfterSeconds) : "") + "." }));
   if (e.winThatDidNotStand) box.append(h("p", { class: "note", text: e.winThatDidNotStand + "'s win on a device apart did not stand: the mine came first." }));
   if ((e.parts || []).length) {
     box.append(h("div", { class: "table-wrap" }, h("table", { class: "parts" },
