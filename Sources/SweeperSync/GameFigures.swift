@@ -40,11 +40,11 @@ public struct GameFigures: Sendable, Equatable {
         public var cellsOpened = 0
         /// Units of 3BV this player opened.
         public var threeBV = 0
-        /// Flags this player set on mines.
+        /// Flags standing at the end on mines, that this player set.
         public var flagsRight = 0
-        /// Flags this player set on safe cells.
+        /// Flags standing at the end on safe cells, that this player set.
         public var flagsWrong = 0
-        /// Moves this player made.
+        /// Moves this player made (the opening is its board's player's).
         public var clicks = 0
         /// Hints this player asked for.
         public var hints = 0
@@ -74,22 +74,24 @@ extension GameReplica {
         let geometry = state.genesis.geometry
         let n = geometry.cellCount
         var parts: [PeerID: GameFigures.PlayerPart] = [:]
-        var clicks = 1  // the opening
+        // The opening is a click, its board's player's (the creator's, or in a race the racer's): the parts add up to the whole.
+        var clicks = 1
+        parts[racer ?? state.creator, default: .init()].clicks += 1
         for op in ops where !whole.isRace || op.author == racer {
             guard let payload = readablePayload(of: op) else { continue }
             switch payload {
-            case .reveal, .flood:
+            case .reveal, .flood, .mark:
                 clicks += 1
                 parts[op.author, default: .init()].clicks += 1
-            case .mark(let cell, let mark):
-                clicks += 1
-                parts[op.author, default: .init()].clicks += 1
-                if mark == .flag {
-                    if layout.isMine(cell) { parts[op.author, default: .init()].flagsRight += 1 } else { parts[op.author, default: .init()].flagsWrong += 1 }
-                }
             default:
                 break
             }
+        }
+        // Flags as they stand at the end, each its setter's: a flag set,
+        // cleared and set again is one flag, and they add up to the board's.
+        for c in 0..<n where state.board.mark(at: c) == .flag {
+            guard let who = state.markAuthor(of: c) else { continue }
+            if layout.isMine(c) { parts[who, default: .init()].flagsRight += 1 } else { parts[who, default: .init()].flagsWrong += 1 }
         }
         for (author, count) in state.hintsBy { parts[author, default: .init()].hints = count }
         for (author, wall) in state.peeks { parts[author, default: .init()].peekedAtMillis = wall }

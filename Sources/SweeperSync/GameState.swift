@@ -407,6 +407,12 @@ public struct GameState: Sendable {
         return authors[Int(firstReveal(of: cell).author)]
     }
 
+    /// Who set `cell`'s standing mark (the mark op with the greatest
+    /// stamp), or `nil` when no mark op named it.
+    public func markAuthor(of cell: Int) -> PeerID? {
+        markRegisters[Int32(truncatingIfNeeded: cell)].map { authors[Int($0.author)] }
+    }
+
     /// The stamp of `cell`'s first reveal, or `nil` when covered.
     public func firstRevealStamp(of cell: Int) -> Stamp? {
         guard let who = firstRevealer(of: cell) else { return nil }

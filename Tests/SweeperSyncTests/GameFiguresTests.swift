@@ -36,8 +36,10 @@ import Testing
         var replica = start
         var figures = try #require(replica.games[id]?.figures())
         #expect(figures.threeBV == 2 && replica.state(of: id)?.genesis.layout.threeBV == 2)
-        // The opening clicked the zeros: one unit solved, by nobody.
-        #expect(figures.solvedThreeBV == 1 && figures.clicks == 1 && figures.parts.isEmpty)
+        // The opening clicked the zeros: one unit solved, by nobody; its click is the creator's.
+        #expect(figures.solvedThreeBV == 1 && figures.clicks == 1)
+        #expect(figures.parts.keys.sorted() == [ann.identity.peerID] && figures.parts[ann.identity.peerID]?.clicks == 1)
+        #expect(figures.parts[ann.identity.peerID]?.threeBV == 0 && figures.parts[ann.identity.peerID]?.cellsOpened == 0)
 
         // Bob flags the top mine and, wrongly, nothing else; Ann opens the lone 2.
         let before = try #require(replica.games[id])
@@ -53,6 +55,27 @@ import Testing
         #expect(figures.parts[ann.identity.peerID]?.threeBV == 1 && figures.parts[ann.identity.peerID]?.cellsOpened == 1)
         #expect(figures.parts[bob.identity.peerID]?.flagsRight == 1 && figures.parts[bob.identity.peerID]?.threeBV == 0)
         #expect(figures.winThatDidNotStand == nil)
+        #expect(figures.parts.values.reduce(0) { $0 + $1.clicks } == figures.clicks, "the parts' clicks do not add up")
+    }
+
+    /// Flags count as they stand at the end: a flag set, cleared and set
+    /// again is one, its last setter's; a flag cleared for good is none.
+    @Test func flagsCountAsTheyStandAndAddUp() throws {
+        let (ann, bob, start, id) = try Self.game()
+        var replica = start
+        // Bob flags the top mine, clears it and flags it again.
+        for mark in [Mark.flag, .none, .flag] {
+            let game = try #require(replica.games[id])
+            let op = try #require(try bob.setMark(mark, on: 4, in: game, atMillis: 2_000))
+            replica.insert(op)
+        }
+        let figures = try #require(replica.games[id]?.figures())
+        let state = try #require(replica.state(of: id))
+        let standing = (0..<15).filter { state.board.mark(at: $0) == .flag }
+        let counted = figures.parts.values.reduce(0) { $0 + $1.flagsRight + $1.flagsWrong }
+        #expect(counted == standing.count && standing == [4], "\(counted) flags counted, \(standing) on the board")
+        #expect(figures.parts[bob.identity.peerID]?.flagsRight == 1 && figures.parts[ann.identity.peerID]?.flagsRight ?? 0 == 0)
+        #expect(figures.parts.values.reduce(0) { $0 + $1.clicks } == figures.clicks)
     }
 
     /// The game played again: its moves in stamp order, each with the cell
