@@ -1,4 +1,7 @@
+import Foundation
 import SweeperControl
+import SweeperCrypto
+import SweeperGame
 import SweeperMessages
 import SweeperSync
 import Testing
@@ -48,6 +51,37 @@ import Testing
         #expect(try await Self.played(f, game) == 3)
         Self.pass(2, clock, f)
         #expect(try await Self.played(f, game) == 3, "the time went on after the viewer closed")
+        await f.cleanup()
+    }
+
+    /// A game whose creator (another device) chose its players, this
+    /// device not among them: watching it alone adds no time, from the
+    /// moment it arrives (not only after a restart).
+    @Test func watchingAnotherPlayersGameAloneAddsNoTime() async throws {
+        let clock = ManualClock()
+        let f = try await DaemonFixture(clock: clock)
+        let bob = OpAuthor(identity: SigningIdentity(), circle: f.circle)
+        try await f.admit(bob.identity.peerID)
+        let board = try Generator.generate(try GameParameters(preset: .beginner), seed: 8)
+        let genesis = try bob.genesis(
+            parameters: board.parameters, layout: board.layout, seed: 8, questionMarks: false,
+            // Made after this store began counting played time (a game from before falls back to its wall-clock age).
+            createdAtMillis: UInt64(Date().timeIntervalSince1970 * 1000) + 60_000,
+            players: [bob.identity.peerID, SigningIdentity().peerID])
+        let taken = try await f.service.receive(.ops([try #require(OpSegment(verifiedOps: [genesis]))]), in: SharedSyncSession(SyncSession()))
+        #expect(taken.accepted.count == 1)
+        let viewer = Viewer()
+        f.core.presence.setCursor(PresenceSpot(game: genesis.gameID.bytes, x: 2, y: 3), viewer: ObjectIdentifier(viewer))
+        Self.pass(5, clock, f)
+        f.core.presence.viewerClosed(ObjectIdentifier(viewer))
+        let watched = try await Self.played(f, genesis.gameID.description)
+        #expect(watched == 0, "a spectator watching alone added \(watched) s")
+        // The attempt happens: the same viewer on a game of its own counts.
+        let (ownClock, g, own, spot) = try await Self.daemonWithGame(seed: 9)
+        g.core.presence.setCursor(spot, viewer: ObjectIdentifier(viewer))
+        Self.pass(3, ownClock, g)
+        #expect(try await Self.played(g, own) == 3)
+        await g.cleanup()
         await f.cleanup()
     }
 

@@ -137,6 +137,8 @@ extension GameService {
             if before[gameID] == nil {
                 unwritten.newGames.insert(gameID)
                 added = true
+                // Who plays it decides whose watching counts its time, from now on.
+                sinks.play.setPlayers(state.players, of: gameID)
                 sinks.changes.gameChanged(.added(replica, state))
                 continue
             }
