@@ -84,9 +84,21 @@ extension Commands {
     /// `circle-remove`: remove a device from the circle.
     public enum CircleRemove: ControlCommand {
         public static let name = "circle-remove"
-        /// The device.
-        public typealias Arguments = DeviceArguments
-        /// What the removal did.
+        /// The device, and whether only to check.
+        public struct Arguments: Codable, Equatable, Sendable {
+            /// Its player name, or its peer id or a unique start of it.
+            public var device: String
+            /// Only say whether this device may remove it, and what would
+            /// go (its name, the players it hosts), changing nothing.
+            public var check: Bool?
+            /// Creates arguments.
+            public init(device: String, check: Bool? = nil) {
+                self.device = device
+                self.check = check
+            }
+        }
+        /// What the removal did (with `check`: what it would do; `keptOps`
+        /// and `circleTag` are then as now).
         public struct Result: Codable, Equatable, Sendable {
             /// The removed device's peer id.
             public var peerID: String

@@ -181,9 +181,15 @@ struct CircleRemoveCommand: AsyncParsableCommand {
     @Flag(help: "Remove without asking (needed when not on a terminal).")
     var yes = false
     func run() async throws {
-        try confirmRemoval(
-            of: device, "Remove '\(device)' from the circle? It can no longer link, its later moves are refused, and the circle gets a new key.",
-            yes: yes, json: options.json)
+        if !yes {
+            // Whether this device may, before anyone is asked (or told to add --yes).
+            let would = try await askDaemon(options, Commands.CircleRemove.self, .init(device: device, check: true))
+            let hosted = would.hostedRemoved.map { " The players it hosts go with it: \($0.joined(separator: ", "))." } ?? ""
+            try confirmRemoval(
+                of: device,
+                "Remove \(ControlFormatting.device(name: would.name, peerID: would.peerID)) from the circle? It can no longer link, its later moves are refused, and the circle gets a new key.\(hosted)",
+                yes: yes, json: options.json)
+        }
         try await callDaemon(options, Commands.CircleRemove.self, .init(device: device)) { r in
             let hosted = r.hostedRemoved.map { " The players it hosted are removed with it: \($0.joined(separator: ", "))." } ?? ""
             return "Removed \(ControlFormatting.device(name: r.name, peerID: r.peerID)); \(r.keptOps) of its moves stay.\(hosted) The circle's new tag is \(r.circleTag).\n"

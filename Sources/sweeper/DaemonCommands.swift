@@ -25,9 +25,19 @@ struct ClientOptions: ParsableArguments {
 func callDaemon<C: ControlCommand>(
     _ options: ClientOptions, _ command: C.Type, _ arguments: C.Arguments, text: (C.Result) -> String
 ) async throws {
-    let result: C.Result
+    let result = try await askDaemon(options, command, arguments)
+    if options.json {
+        printJSON(result)
+    } else {
+        Output.write(text(result))
+    }
+}
+
+/// Sends one command to the daemon and returns its answer, printing what
+/// went wrong (and exiting) as ``callDaemon(_:_:_:text:)`` does.
+func askDaemon<C: ControlCommand>(_ options: ClientOptions, _ command: C.Type, _ arguments: C.Arguments) async throws -> C.Result {
     do {
-        result = try await ControlClient.withConnection(socketPath: options.socketPath) { client in
+        return try await ControlClient.withConnection(socketPath: options.socketPath) { client in
             try await client.call(command, arguments)
         }
     } catch let error as ControlError {
@@ -43,11 +53,6 @@ func callDaemon<C: ControlCommand>(
     } catch {
         Output.write("sweeper: \(error)\n".utf8, to: STDERR_FILENO)
         throw ExitCode(1)
-    }
-    if options.json {
-        printJSON(result)
-    } else {
-        Output.write(text(result))
     }
 }
 

@@ -375,6 +375,11 @@ final class CircleMembers: Sendable {
         case record(CircleMembership.Refusal)
     }
 
+    /// Why this device may not remove `peer` now, or `nil` when it may.
+    func removalRefusal(of peer: PeerID) -> AuthorityRefusal? {
+        state.withLock { $0.view.removalRefusal(by: identity.peerID, of: peer) }
+    }
+
     /// Removes `peer`, keeping the ops of it this device holds (`kept`),
     /// and makes a new circle key sealed to every other member. Returns the
     /// records made. Only the founder and admins remove, and never a device

@@ -232,7 +232,7 @@ struct ControlRouter: ControlResponder {
             return try answer(id, await circle())
         case Commands.CircleRemove.name:
             let a: Commands.CircleRemove.Arguments = try args(line)
-            return try answer(id, try await removeDevice(a.device))
+            return try answer(id, try await removeDevice(a.device, check: a.check == true))
         case Commands.CircleAdmin.name:
             let a: Commands.CircleAdmin.Arguments = try args(line)
             return try answer(id, try await promoteDevice(a.device))

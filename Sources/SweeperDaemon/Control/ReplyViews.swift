@@ -300,7 +300,9 @@ extension ControlRouter {
     /// Removes a member named by player name or peer id (or a unique start
     /// of it), keeping the moves of it this device holds; the circle gets a
     /// new key, sealed to every other member.
-    func removeDevice(_ text: String) async throws -> Commands.CircleRemove.Result {
+    ///
+    /// With `check`, only says whether this device may, and what would go.
+    func removeDevice(_ text: String, check: Bool = false) async throws -> Commands.CircleRemove.Result {
         let view = members.view
         let peer: PeerID
         do {
@@ -309,10 +311,20 @@ extension ControlRouter {
             if view.isRemoved(signer.peerID) { throw ControlError(code: "not-a-member", message: Self.notAMember) }
             throw error
         }
+        // Whether this device may, before anything goes (the players it hosts first).
+        if let why = members.removalRefusal(of: peer) { throw Self.authorityError(.refused(why)) }
+        let hosting = view.members.values.filter({ $0.hostedBy == peer }).map(\.peer).sorted()
+        if check {
+            let kept = await service.heldOps(of: peer)
+            let names = hosting.map { book.name(of: $0) ?? $0.shortDescription }.sorted()
+            return Commands.CircleRemove.Result(
+                peerID: peer.description, name: book.name(of: peer) ?? view.members[peer]?.name ?? "",
+                keptOps: kept.values.reduce(0) { $0 + Int($1) }, circleTag: members.keys.current.tag, hostedRemoved: names.isEmpty ? nil : names)
+        }
         // The players the device hosts go with it: it keeps their keys. They
         // go first, while their host is a member (no new key for each).
         var hostedRemoved: [String] = []
-        for hostedPlayer in view.members.values.filter({ $0.hostedBy == peer }).map(\.peer).sorted() {
+        for hostedPlayer in hosting {
             if (try? members.remove(hostedPlayer, kept: await service.heldOps(of: hostedPlayer))) != nil {
                 hostedRemoved.append(book.name(of: hostedPlayer) ?? hostedPlayer.shortDescription)
             }
