@@ -45,8 +45,14 @@ public enum ControlFormatting {
         date(Double(millis) / 1000, near: near)
     }
 
-    /// The first 8 characters of an id.
-    public static func shortID(_ id: String) -> String { String(id.prefix(8)) }
+    /// An id as tables and messages show it: a peer id (or an invitation's,
+    /// written the same way, in hyphenated groups) by its first group, five
+    /// characters, as the daemon's own messages name a device; a game id
+    /// by its first 8 characters.
+    public static func shortID(_ id: String) -> String {
+        if let hyphen = id.firstIndex(of: "-") { return String(id[..<hyphen]) }
+        return String(id.prefix(8))
+    }
 
     /// Lays out rows as left-aligned columns separated by two spaces.
     public static func table(_ header: [String], _ rows: [[String]]) -> String {

@@ -336,7 +336,7 @@ public struct Viewer: Sendable {
     public func name(of peerID: String) -> String {
         if let p = game?.players.first(where: { $0.id == peerID }) { return p.name }
         if let p = peers.first(where: { $0.id == peerID }) { return p.name }
-        return String(peerID.prefix(8))
+        return ControlFormatting.shortID(peerID)
     }
 
     // MARK: News from the daemon

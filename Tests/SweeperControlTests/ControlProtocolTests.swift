@@ -110,7 +110,9 @@ import Testing
         #expect(ControlFormatting.move(lost).contains("(mine tripped by Max)"))
         var unnamed = lost
         unnamed.trippedByName = nil
-        #expect(ControlFormatting.move(unnamed).contains("(mine tripped by YZ0RK-B3)"))
+        #expect(ControlFormatting.move(unnamed).contains("(mine tripped by YZ0RK)"))
+        // One length for a device's short id, as the daemon's messages give it (PeerID.shortDescription).
+        #expect(ControlFormatting.shortID("YZ0RK-B3QWE") == "YZ0RK" && ControlFormatting.shortID("ff475975b5e28dce") == "ff475975")
     }
 
     /// One date format everywhere: 24-hour, minutes; seconds when the time
@@ -309,7 +311,7 @@ import Testing
         #expect(lines.contains { $0.hasPrefix("2 ") && $0.contains("Max") })
         #expect(text.contains("Assisted (not ranked)") && text.contains("Max 3") && text.contains("Sam " + ControlFormatting.date(date + 5)))
         #expect(!text.contains("Practice"))
-        #expect(text.contains("Sam: 4 played, 2 won, 2 lost, 1 mines tripped, best 3BV/s 0.42"))
+        #expect(text.contains("Sam: 4 played, 2 won, 2 lost, 1 mine tripped, best 3BV/s 0.42"), "\(text)")
         #expect(ControlFormatting.scores(Commands.Scores.Result(scores: [], classes: [])).hasPrefix("No ranked wins yet."))
         #expect(ControlFormatting.date(date).count == 16)
     }

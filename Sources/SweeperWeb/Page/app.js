@@ -45,7 +45,8 @@ export const sizeName = (w, h, m) => PRESETS[w + "x" + h + "x" + m] || "Custom";
 export const size = (w, h, m) => w + "×" + h + (m !== undefined ? " · " + plural(m, "mine") : "");
 export const pct = (p) => Math.floor((Number(p) || 0) * 100) + "%";
 export const num = (v, d) => (typeof v === "number" && isFinite(v) ? v.toFixed(d) : "–");
-export const short = (id) => String(id || "").slice(0, 8);
+// A peer id by its first group (as the daemon names a device), a game id by 8 characters.
+export const short = (id) => { const s = String(id || ""); const i = s.indexOf("-"); return i > 0 ? s.slice(0, i) : s.slice(0, 8); };
 export const plural = (n, w) => n + " " + w + (n === 1 ? "" : "s");
 export function dur(sec) {
   sec = Math.max(0, Math.floor(Number(sec) || 0));
