@@ -40,8 +40,6 @@ public actor PeerNode: Service {
     /// What the node knows of peers and sightings.
     private(set) var directory: PeerDirectory
     private(set) var staticTargets: [String: PeerID?] = [:]
-    /// Whether any peer is dialled by address (`--peer`, `connect`).
-    public var dialsByAddress: Bool { !staticTargets.isEmpty }
     private var nextLinkID: UInt64 = 1
     private var servers: [any Channel] = []
     private var failureLog = RateLimitedLog()

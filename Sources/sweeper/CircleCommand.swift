@@ -86,8 +86,16 @@ struct JoinCommand: AsyncParsableCommand {
     func run() async throws {
         var choice = oldGames
         if choice == nil { choice = try await askAboutOldGames() }
-        if address == nil, timeout > 0, isatty(STDERR_FILENO) == 1, !options.json {
-            Output.write("Looking for the member that made the code (up to \(Int(timeout)) s)…\n".utf8, to: STDERR_FILENO)
+        if address == nil {
+            // A daemon with mDNS off and no peer linked finds a member only by a `connect` made meanwhile: said at once.
+            let status = try? await ControlClient.withConnection(socketPath: options.socketPath) { try await $0.call(Commands.Status.self, Empty()) }
+            if let status, status.mdns == "disabled", status.peers == 0 {
+                Output.write(
+                    "This daemon has mDNS off and no peer linked: give the address of the member that made the code with --address HOST:PORT\(timeout > 0 ? " (waiting \(Int(timeout)) s for one to be connected meanwhile)" : "").\n".utf8,
+                    to: STDERR_FILENO)
+            } else if timeout > 0, isatty(STDERR_FILENO) == 1, !options.json {
+                Output.write("Looking for the member that made the code (up to \(Int(timeout)) s)…\n".utf8, to: STDERR_FILENO)
+            }
         }
         try await callDaemon(options, Commands.Join.self, .init(code: code, address: address, oldGames: choice, waitSeconds: timeout)) { r in
             var out = "Joined circle \(r.circleTag)."

@@ -184,6 +184,9 @@ public struct StartedProcess {
         pid = try spawn(argv, actions: &actions, environment: environment)
     }
 
+    /// What it wrote to its standard error so far, while it runs.
+    public var stderrSoFar: String { (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "" }
+
     /// Waits (at most `seconds`, then SIGKILL) for the end; returns what it left.
     public func wait(seconds: Double = 60) -> Outcome {
         var status: Int32 = -1

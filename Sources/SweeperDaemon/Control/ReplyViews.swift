@@ -539,12 +539,6 @@ extension ControlRouter {
             if members.view.invitations[secret.identity.peerID] != nil {
                 throw ControlError(code: "already-member", message: "this device made that invitation: it is in that circle already")
             }
-            // Nowhere to look: said at once, not after the wait.
-            if address == nil, await !network.canFindMembers() {
-                throw ControlError(
-                    code: "no-member",
-                    message: "mDNS is off on this daemon (--no-mdns) and it dials no peer: give the address of the member that made the code with --address HOST:PORT")
-            }
             switch await network.redeem(secret, address: address, waiting: .milliseconds(Int(wait * 1000))) {
             case .admitted(let member, let messages, let keys):
                 let first: CircleKey

@@ -139,13 +139,6 @@ final class PeerNetwork: Sendable {
         return discovery.status.description
     }
 
-    /// Whether an invitation given no address has anywhere to be tried:
-    /// mDNS finds members, or peers are dialled by address (`--peer`, `connect`).
-    func canFindMembers() async -> Bool {
-        if discovery != nil { return true }
-        return await node.dialsByAddress
-    }
-
     /// The number of peers linked now.
     func connectedCount() async -> Int { await node.connectedCount }
 
