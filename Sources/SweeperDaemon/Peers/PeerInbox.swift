@@ -295,8 +295,10 @@ final class PeerInbox: PeerNodeDelegate, Sendable {
 
     /// Handles `first` and then every message of the link that waited
     /// behind it, until one goes off the loop (which goes on from there
-    /// when it comes back) or none waits.
-    private func handle(from first: [UInt8], on link: PeerLink, service: isolated GameService) {
+    /// when it comes back) or none waits. From the first message that goes
+    /// off the loop until none waits, the link is not read (`paused`): what
+    /// the peer sends meanwhile waits in the socket, so nothing piles up here.
+    private func handle(from first: [UInt8], on link: PeerLink, service: isolated GameService, paused: Bool = false) {
         var next: [UInt8]? = first
         while let bytes = next {
             // A link dropped meanwhile (for what an earlier message did): what waited behind it goes.
@@ -305,7 +307,7 @@ final class PeerInbox: PeerNodeDelegate, Sendable {
                 return
             }
             guard bytes.count < SyncMessage.offLoopBytes else {
-                link.handle.pauseReading()
+                if !paused { link.handle.pauseReading() }
                 Task.detached {
                     let prepared = Result<SyncMessage, any Error> {
                         let message = try SyncMessage(decoding: bytes)
@@ -313,9 +315,12 @@ final class PeerInbox: PeerNodeDelegate, Sendable {
                         return message
                     }
                     self.onService { service in
-                        link.handle.resumeReading()
                         self.handle(prepared, on: link, service: service)
-                        if let more = link.intake.next() { self.handle(from: more, on: link, service: service) }
+                        if let more = link.intake.next() {
+                            self.handle(from: more, on: link, service: service, paused: true)
+                        } else {
+                            link.handle.resumeReading()
+                        }
                     }
                 }
                 return
@@ -323,6 +328,7 @@ final class PeerInbox: PeerNodeDelegate, Sendable {
             handle(Result { try SyncMessage(decoding: bytes) }, on: link, service: service)
             next = link.intake.next()
         }
+        if paused { link.handle.resumeReading() }
     }
 
     private func handle(_ decoded: Result<SyncMessage, any Error>, on link: PeerLink, service: isolated GameService) {
