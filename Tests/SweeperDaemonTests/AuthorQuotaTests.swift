@@ -67,22 +67,20 @@ extension GameService {
         #expect(quota.over(now: AuthorQuota.day).isEmpty && quota.used.isEmpty)
         // This device's own players never count; a quota of bytes counts bytes.
         #expect(quota.count(run + run, exempt: [author], now: 5).isEmpty && quota.used.isEmpty)
-        var bytes = AuthorQuota(bytesLimit: 300)
-        #expect(bytes.count([genesis], exempt: [], now: 0).isEmpty || genesis.canonicalBytes.count + 65 >= 300)
-        #expect(bytes.count(run.prefix(2), exempt: [], now: 0) == [author])
+        // Room for the genesis as stored and one byte more: the next op goes past it.
+        var bytes = AuthorQuota(bytesLimit: genesis.canonicalBytes.count + 65 + 1)
+        #expect(bytes.count([genesis], exempt: [], now: 0).isEmpty)
+        #expect(bytes.count(run.prefix(1), exempt: [], now: 0) == [author])
     }
 
-    /// A genesis and three flags by one author.
+    /// A genesis and three flags by one author (Bob's game of the remote-ops tests).
     static func ops(in circle: CircleKey) throws -> (Op, [Op]) {
-        let author = OpAuthor(identity: SigningIdentity(), circle: circle)
-        let generated = try Generator.generate(try GameParameters(preset: .beginner), seed: 3)
-        let genesis = try author.genesis(
-            parameters: generated.parameters, layout: generated.layout, seed: 3, questionMarks: false, createdAtMillis: 1_000)
-        var replica = Replica(circle: circle)
-        replica.insert(genesis)
+        let (author, _, bobs, id) = try RemoteOpsTests.bobsGame(in: circle)
+        var replica = bobs
+        let genesis = try #require(replica.op(in: id, author: author.identity.peerID, seq: 1))
         var run: [Op] = []
         for i in 0..<3 {
-            let game = try #require(replica.games[genesis.gameID])
+            let game = try #require(replica.games[id])
             let cell = try #require((0..<81).first { !(game.state?.board.isRevealed($0) ?? true) })
             let op = try #require(try author.setMark(i % 2 == 0 ? .flag : .none, on: cell, in: game, atMillis: 2_000 + UInt64(i)))
             replica.insert(op)

@@ -12,19 +12,10 @@ import Testing
     let alice = Fixtures.identity(1)
     let bob = Fixtures.identity(2)
 
-    /// Six games of five ops each (Alice's genesis, Bob's four flags), all asleep.
+    /// Six games of five ops each (Alice's genesis, Bob's four flags), all
+    /// asleep, as the check-before-waking tests hold them.
     func sleepingGames() throws -> (Replica, Simulation.SimulatedDisk, [GameID]) {
-        var ops: [Op] = []
-        for seed in 1...6 {
-            let (genesis, run) = try Fixtures.flagRun(in: circle, seed: UInt64(seed), moves: 4)
-            ops += [genesis] + run
-        }
-        var (replica, disk) = Simulation.SimulatedDisk.replica(of: ops, circle: circle, keepingRecent: 2)
-        replica.admitAuthors([alice.peerID, bob.peerID])
-        let ids = replica.knownGames.sorted()
-        for id in ids { replica.sleep(id) }
-        #expect(replica.sleeping.count == 6 && replica.games.isEmpty)
-        return (replica, disk, ids)
+        try CheckBeforeWakingTests().sleepingGames()
     }
 
     /// Bob's fifth op of each game, validly signed.
