@@ -12,6 +12,9 @@ extension Commands {
         public var mines: Int
         /// The best time in seconds (played time).
         public var seconds: Int
+        /// The same time in milliseconds, which ranks it: a win in under a
+        /// second keeps its real time. Absent from older daemons.
+        public var millis: Int?
         /// The game that set it.
         public var game: String
         /// Its players.
@@ -123,6 +126,8 @@ extension Commands {
         public var status: PlayStatus
         /// Its played time, in seconds.
         public var seconds: Int
+        /// The same in milliseconds, which ranks wins. Absent from older daemons.
+        public var millis: Int?
         /// Share of safe cells revealed.
         public var progress: Double
         /// 3BV per second, once won.

@@ -14,6 +14,13 @@ public enum ControlFormatting {
         return String(cFormat: "%ld:%02ld:%02ld", s / 3600, (s / 60) % 60, s % 60)
     }
 
+    /// A played time as records give it: `H:MM:SS.hh` when known to the
+    /// millisecond (so a win in under a second shows its time), else `H:MM:SS`.
+    public static func duration(_ seconds: Int, millis: Int?) -> String {
+        guard let millis, millis >= 0 else { return duration(seconds) }
+        return duration(millis / 1000) + String(cFormat: ".%02ld", (millis % 1000) / 10)
+    }
+
     /// `1 mine`, `2 mines`: a count and its noun, plural unless one.
     public static func count(_ n: Int, _ noun: String, plural: String? = nil) -> String {
         "\(n) " + (n == 1 ? noun : plural ?? noun + "s")
@@ -245,7 +252,8 @@ public enum ControlFormatting {
                 case .lost: "lost"
                 case .playing: "playing \(Int((r.progress * 100).rounded(.down)))%"
                 }
-                return [r.status == .won ? "\(i + 1)" : "-", r.name, how + (r.assisted == true ? ", assisted" : ""), duration(r.seconds),
+                return [r.status == .won ? "\(i + 1)" : "-", r.name, how + (r.assisted == true ? ", assisted" : ""),
+                        r.status == .won ? duration(r.seconds, millis: r.millis) : duration(r.seconds),
                         r.threeBVPerSecond.map { String(cFormat: "%.2f", $0) } ?? "-"]
             }
             lines += table(["#", "PLAYER", "RESULT", "TIME", "3BV/S"], rows).split(separator: "\n").map(String.init)
@@ -263,7 +271,7 @@ public enum ControlFormatting {
         for c in classes {
             out += "\n" + c.name + "\n"
             out += table(["#", "TIME", "3BV/S", "PLAYERS", "DATE", "GAME"], c.best.enumerated().map { i, b in
-                ["\(i + 1)", duration(b.seconds), b.threeBVPerSecond.map { String(cFormat: "%.2f", $0) } ?? "-", b.players.joined(separator: ", "),
+                ["\(i + 1)", duration(b.seconds, millis: b.millis), b.threeBVPerSecond.map { String(cFormat: "%.2f", $0) } ?? "-", b.players.joined(separator: ", "),
                  date(b.date), shortID(b.game)]
             })
         }
@@ -292,7 +300,7 @@ public enum ControlFormatting {
             out += "\n"
             if !p.records.isEmpty {
                 out += table(["SIZE", "BEST", "3BV/S", "WITH", "DATE"], p.records.map { b in
-                    [size(width: b.width, height: b.height, mines: b.mines) + (b.noGuess == true ? " no-guess" : ""), duration(b.seconds),
+                    [size(width: b.width, height: b.height, mines: b.mines) + (b.noGuess == true ? " no-guess" : ""), duration(b.seconds, millis: b.millis),
                      b.threeBVPerSecond.map { String(cFormat: "%.2f", $0) } ?? "-",
                      b.players.count > 1 ? b.players.filter { $0 != p.name }.joined(separator: ", ") : "alone", date(b.date)]
                 })
@@ -305,7 +313,7 @@ public enum ControlFormatting {
     public static func ending(_ e: GameEnding) -> [String] {
         var lines: [String] = []
         let rate = e.threeBVPerSecond.map { String(cFormat: "%.2f", $0) } ?? "-"
-        lines.append((e.status == .won ? "Won" : "Lost") + " in \(duration(e.seconds)): 3BV \(e.solvedThreeBV)/\(e.threeBV), 3BV/s \(rate), "
+        lines.append((e.status == .won ? "Won" : "Lost") + " in \(duration(e.seconds, millis: e.millis)): 3BV \(e.solvedThreeBV)/\(e.threeBV), 3BV/s \(rate), "
             + "\(count(e.clicks, "click")), efficiency \(Int((e.efficiency * 100).rounded()))%")
         if let who = e.trippedBy {
             var line = "\(who) tripped the mine" + (e.trippedAt.map { " at \($0.x),\($0.y)" } ?? "")

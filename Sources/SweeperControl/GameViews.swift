@@ -361,6 +361,8 @@ public struct GameEnding: Codable, Equatable, Sendable {
     public var status: PlayStatus
     /// Played time in seconds.
     public var seconds: Int
+    /// The same in milliseconds (3BV/s is reckoned from it). Absent from older daemons.
+    public var millis: Int?
     /// The board's 3BV (Bechtel's Board Benchmark Value).
     public var threeBV: Int
     /// The 3BV revealed (all of it after a win).

@@ -86,7 +86,9 @@ import Testing
         #expect(listed.games.first { $0.id == game.id }?.ended == won.ended)
 
         // After a restart every game sleeps: records, endings and the list
-        // read them from the store, and say the same.
+        // read them from the store, and say the same (to the millisecond:
+        // the daemon signs its shares of time as it stops).
+        f.core.play.stop()
         let restarted = try await DaemonFixture.daemon(store: f.store, directory: f.directory, loop: f.loop)
         #expect(await restarted.service.engine.circles[0].replica.games.isEmpty)
         let again: Commands.Scores.Result = try await result(restarted.router, #"{"id":11,"command":"scores","player":"ada"}"#)

@@ -68,10 +68,15 @@ extension ReplyViews {
     /// Who a played game credits: the racer, or every player who moved.
     func players(_ g: Played) -> [PeerID] { g.racer.map { [$0] } ?? players(g.replica, g.state) }
 
-    /// A played game's time: a racer's from the race's start to its end;
-    /// a game played together, its played time.
-    func seconds(_ g: Played) -> Int {
-        g.racer != nil ? g.state.elapsedSeconds(nowMillis: Date().millis) : play.playedSeconds(g.state)
+    /// A played game's time in milliseconds: a racer's from the race's
+    /// start to its end; a game played together, its played time.
+    func millis(_ g: Played) -> UInt64 {
+        g.racer != nil ? g.state.elapsedMillis(nowMillis: Date().millis) : play.playedMillis(g.state)
+    }
+
+    /// 3BV per second of `millis`, absent for no time.
+    static func rate(_ threeBV: Int, millis: UInt64) -> Double? {
+        millis > 0 ? Double(threeBV) * 1000 / Double(millis) : nil
     }
 
     /// Whether a game is won by playing (a move made, not only the opening):
@@ -85,12 +90,13 @@ extension ReplyViews {
     func bestTime(_ g: Played, figures: GameFigures?) -> Commands.BestTime {
         let state = g.state
         let p = state.genesis.parameters
-        let seconds = seconds(g)
+        let ms = millis(g)
         var entry = Commands.BestTime(
-            width: p.width, height: p.height, mines: p.mines, seconds: seconds, game: state.gameID.description,
+            width: p.width, height: p.height, mines: p.mines, seconds: Int(ms / 1000), game: state.gameID.description,
             players: players(g).map(name(of:)), date: Double(state.startMillis) / 1000, ended: state.endMillis.map { Double($0) / 1000 })
+        entry.millis = Int(ms)
         entry.noGuess = p.noGuess
-        if let figures, seconds > 0 { entry.threeBVPerSecond = Double(figures.solvedThreeBV) / Double(seconds) }
+        if let figures { entry.threeBVPerSecond = Self.rate(figures.solvedThreeBV, millis: ms) }
         return entry
     }
 
@@ -109,7 +115,7 @@ extension ReplyViews {
             guard only.map({ $0 == c }) ?? true else { continue }
             classes[c, default: []].append(bestTime(g, figures: figures ? g.replica.figures(of: g.racer) : nil))
         }
-        return classes.mapValues { $0.sorted { ($0.seconds, $0.date, $0.game, $0.players.joined(separator: ",")) < ($1.seconds, $1.date, $1.game, $1.players.joined(separator: ",")) } }
+        return classes.mapValues { $0.sorted { ($0.millis ?? $0.seconds * 1000, $0.date, $0.game, $0.players.joined(separator: ",")) < ($1.millis ?? $1.seconds * 1000, $1.date, $1.game, $1.players.joined(separator: ",")) } }
     }
 
     /// Who asked for hints in a game, most first.
@@ -180,7 +186,8 @@ extension ReplyViews {
     func ending(_ replica: GameReplica, _ state: GameState, racer: PeerID? = nil, games: [(GameReplica, GameState)]?) -> GameEnding? {
         let g = Played(replica: replica, state: state, racer: racer)
         guard state.status != .playing, let figures = replica.figures(of: racer) else { return nil }
-        let seconds = seconds(g)
+        let ms = millis(g)
+        let seconds = Int(ms / 1000)
         let geometry = state.genesis.geometry
         let parts = figures.parts.map { author, p in
             GameEnding.PlayerPart(
@@ -200,18 +207,20 @@ extension ReplyViews {
             let names = players(g).map(name(of:))
             if let best = rankedWins(Self.played(games), only: c, figures: false)[c]?.first,
                best.game == state.gameID.description, best.players == names {
-                record = "Best \(c.name) time: \(best.players.joined(separator: " & ")), \(ControlFormatting.duration(best.seconds))"
+                record = "Best \(c.name) time: \(best.players.joined(separator: " & ")), \(ControlFormatting.duration(best.seconds, millis: best.millis))"
             }
         }
         let trippedAt = state.trippedMine.map { geometry.cell(at: $0) }.map { CellPosition(x: $0.x, y: $0.y) }
         // One time for a game: the mine was tripped when the game ended, after its played time.
         let trippedAfter = state.status == .lost ? seconds : nil
-        return GameEnding(
+        var ending = GameEnding(
             status: state.status.shown, seconds: seconds, threeBV: figures.threeBV, solvedThreeBV: figures.solvedThreeBV,
-            threeBVPerSecond: seconds > 0 ? Double(figures.solvedThreeBV) / Double(seconds) : nil, clicks: figures.clicks,
+            threeBVPerSecond: Self.rate(figures.solvedThreeBV, millis: ms), clicks: figures.clicks,
             efficiency: figures.efficiency, parts: parts, trippedBy: state.trippedBy.map(name(of:)), trippedAt: trippedAt,
             trippedAfterSeconds: trippedAfter, winThatDidNotStand: figures.winThatDidNotStand.map(name(of:)), ranked: ranked,
             notRanked: state.status == .won && !ranked ? why.joined(separator: "; ") : nil, record: record)
+        ending.millis = Int(ms)
+        return ending
     }
 }
 
@@ -223,17 +232,18 @@ extension ReplyViews {
     /// run of days won (``GameService/dailyStreaks(to:keys:)``).
     func dailyTable(day: Int, games: [(replica: GameReplica, state: GameState)], streaks: [PeerID: Int]) -> Commands.DailyTable {
         let results = games.map { replica, state -> Commands.DailyResult in
-            let seconds = play.playedSeconds(state)
+            let ms = play.playedMillis(state)
             var result = Commands.DailyResult(
                 name: name(of: state.creator), peer: state.creator.description, game: state.gameID.description, status: state.status.shown,
-                seconds: seconds, progress: state.board.progress, assisted: state.isAssisted ? true : nil)
-            if state.status == .won, seconds > 0, let figures = replica.figures(of: nil) {
-                result.threeBVPerSecond = Double(figures.solvedThreeBV) / Double(seconds)
+                seconds: Int(ms / 1000), progress: state.board.progress, assisted: state.isAssisted ? true : nil)
+            result.millis = Int(ms)
+            if state.status == .won, let figures = replica.figures(of: nil) {
+                result.threeBVPerSecond = Self.rate(figures.solvedThreeBV, millis: ms)
             }
             return result
         }
         let rank = { (r: Commands.DailyResult) -> Int in r.status == .won ? 0 : r.status == .playing ? 1 : 2 }
-        let key = { (r: Commands.DailyResult) in (rank(r), r.status == .won ? Double(r.seconds) : -r.progress, r.name) }
+        let key = { (r: Commands.DailyResult) in (rank(r), r.status == .won ? Double(r.millis ?? r.seconds * 1000) : -r.progress, r.name) }
         let ordered = results.sorted { key($0) < key($1) }
         let runs = streaks.filter { $0.value > 0 }.map { Commands.DailyStreak(name: name(of: $0.key), peer: $0.key.description, days: $0.value) }
         return Commands.DailyTable(date: DailyBoard.date(of: day), results: ordered, streaks: runs.sorted { ($1.days, $0.name) < ($0.days, $1.name) })

@@ -231,9 +231,12 @@ extension GameState {
 
     /// Seconds from the start to the end, or to `now` while playing: the
     /// time of a game made before played time was kept.
-    func elapsedSeconds(nowMillis: UInt64) -> Int {
+    func elapsedSeconds(nowMillis: UInt64) -> Int { Int(elapsedMillis(nowMillis: nowMillis) / 1000) }
+
+    /// ``elapsedSeconds(nowMillis:)`` to the millisecond.
+    func elapsedMillis(nowMillis: UInt64) -> UInt64 {
         let end = endMillis ?? nowMillis
-        return end > startMillis ? Int((end - startMillis) / 1000) : 0
+        return end > startMillis ? end - startMillis : 0
     }
 
     /// The digest as hex.

@@ -465,9 +465,21 @@ final class PlayClock: Sendable {
     /// ``playedSeconds(_:)`` of a game that began at `startMillis` and
     /// ended at `endMillis` (or not yet).
     func playedSeconds(_ game: GameID, startMillis: UInt64, endMillis: UInt64?) -> Int {
-        if let ms = ledgers.withLock({ $0.main.playedMillis(game, now: now) }) { return Int(ms / 1000) }
+        Int(playedMillis(game, startMillis: startMillis, endMillis: endMillis) / 1000)
+    }
+
+    /// ``playedSeconds(_:)`` to the millisecond: what records rank by, so
+    /// that a win in under a second keeps its real time and 3BV/s.
+    func playedMillis(_ state: GameState) -> UInt64 {
+        playedMillis(state.gameID, startMillis: state.startMillis, endMillis: state.endMillis)
+    }
+
+    /// ``playedMillis(_:)`` of a game that began at `startMillis` and
+    /// ended at `endMillis` (or not yet).
+    func playedMillis(_ game: GameID, startMillis: UInt64, endMillis: UInt64?) -> UInt64 {
+        if let ms = ledgers.withLock({ $0.main.playedMillis(game, now: now) }) { return ms }
         guard startMillis < countedSince else { return 0 }
         let end = endMillis ?? wall
-        return end > startMillis ? Int((end - startMillis) / 1000) : 0
+        return end > startMillis ? end - startMillis : 0
     }
 }

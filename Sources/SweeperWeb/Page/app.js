@@ -53,6 +53,8 @@ export function dur(sec) {
   const hh = Math.floor(sec / 3600), mm = Math.floor(sec / 60) % 60, ss = String(sec % 60).padStart(2, "0");
   return hh ? hh + ":" + String(mm).padStart(2, "0") + ":" + ss : mm + ":" + ss;
 }
+// A record's time: to the hundredth when the daemon gives its milliseconds, so a win in under a second keeps its time.
+export const recordTime = (r) => typeof r.millis === "number" ? dur(r.millis / 1000) + "." + String(Math.floor((r.millis % 1000) / 10)).padStart(2, "0") : dur(r.seconds);
 export function when(t) {
   if (!t) return "";
   const d = new Date(t * 1000), now = new Date(), y = new Date(now - 864e5);

@@ -1,6 +1,6 @@
 // The panels (games, new game, scores, board of the day, family devices,
 // help), the More menu and the questions it asks, and the tap modes.
-import { $, S, ago, aim, all, badge, board, clear, dur, failed, forget, h, nameBadge, num, on, pct, plural, rpc, say, sendCursor, setPresence, short, size, sizeName, when } from "./app.js";
+import { $, S, ago, aim, all, badge, board, clear, dur, failed, forget, h, nameBadge, num, on, pct, plural, recordTime, rpc, say, sendCursor, setPresence, short, size, sizeName, when } from "./app.js";
 import { bar, canMove, dailyTable, dl, mayMove, newGame, noteDaily, openGame, racer, renderGame, renderInfo, renderOthers, renderToolbar, sameSize, showEnding, showGame, startReplay } from "./play.js";
 
 // ----- panels -----
@@ -159,7 +159,7 @@ export async function loadScores() {
 function scoreLine(s, label, extra) {
   return h("li", null, h("button", { type: "button", class: "score-row", onclick: () => { closePanel(); openGame(s.game); } },
     label ? h("span", { class: "tag", text: size(s.width, s.height, s.mines) }) : null,
-    h("b", { class: "time", text: dur(s.seconds) }), h("span", { text: (s.players || []).join(", ") }),
+    h("b", { class: "time", text: recordTime(s) }), h("span", { text: (s.players || []).join(", ") }),
     h("small", { text: [when(s.date), typeof s.threeBVPerSecond === "number" ? num(s.threeBVPerSecond, 2) + " 3BV/s" : "", s.noGuess ? "no-guess" : "", extra].filter(Boolean).join(" · ") })));
 }
 function renderScores(r, body) {

@@ -1,7 +1,7 @@
 // The game shown (app.js holds the state and the connection): opening and
 // showing it, the moves, the status line and the game's frame, the ending,
 // new games, and the replay.
-import { $, S, aim, badge, board, clear, dur, failed, forget, h, isNum, markOf, nameBadge, net, num, pct, plural, rpc, say, sendCursor, size, sizeName, when } from "./app.js";
+import { $, S, aim, badge, board, clear, dur, failed, forget, h, isNum, markOf, nameBadge, net, num, pct, plural, recordTime, rpc, say, sendCursor, size, sizeName, when } from "./app.js";
 import { closeMenu, closePanel, openPanel, setPointMode } from "./panels.js";
 
 // ----- the game shown -----
@@ -255,7 +255,7 @@ function renderEnding() {
   if (!e) return;
   const won = e.status === "won", me = g.race && (g.race.racers || []).find((x) => x.id === g.race.shown);
   box.append(h("h2", { id: "ending-title", class: won ? "won" : "lost", text: won ? "Cleared! Well done." : me && me.gaveUp ? me.name + " gave up." : "Boom: a mine went off." }),
-    dl([["Time", dur(e.seconds)], ["3BV", (e.solvedThreeBV !== undefined && e.solvedThreeBV !== e.threeBV ? e.solvedThreeBV + " of " : "") + e.threeBV],
+    dl([["Time", recordTime(e)], ["3BV", (e.solvedThreeBV !== undefined && e.solvedThreeBV !== e.threeBV ? e.solvedThreeBV + " of " : "") + e.threeBV],
       ["3BV/s", num(e.threeBVPerSecond, 2)], ["Clicks", e.clicks], ["Efficiency", typeof e.efficiency === "number" ? Math.round(e.efficiency * 100) + "%" : "–"]]));
   if (e.trippedBy) box.append(h("p", { class: "note lost", text: e.trippedBy + " tripped the mine" + (e.trippedAt ? " at " + e.trippedAt.x + "," + e.trippedAt.y : "") + (typeof e.trippedAfterSeconds === "number" && e.trippedAfterSeconds !== e.seconds ? " after " + dur(e.trippedAfterSeconds) : "") + "." }));
   if (e.winThatDidNotStand) box.append(h("p", { class: "note", text: e.winThatDidNotStand + "'s win on a device apart did not stand: the mine came first." }));
@@ -286,7 +286,7 @@ export function dailyTable(d, compact) {
   const res = d.results || [];
   return h("div", { class: "subtable" }, h("h3", { text: "Board of the day" + (d.date ? " · " + d.date : "") }),
     res.length ? h("ol", { class: "standings" }, res.map((x) => h("li", null, badge(x.peer, x.name),
-      " " + x.name + " — " + (x.status === "won" ? dur(x.seconds) + (typeof x.threeBVPerSecond === "number" ? " · " + num(x.threeBVPerSecond, 2) + " 3BV/s" : "") : x.status === "lost" ? "hit a mine" : "playing, " + pct(x.progress)) + (x.assisted ? " · assisted" : ""),
+      " " + x.name + " — " + (x.status === "won" ? recordTime(x) + (typeof x.threeBVPerSecond === "number" ? " · " + num(x.threeBVPerSecond, 2) + " 3BV/s" : "") : x.status === "lost" ? "hit a mine" : "playing, " + pct(x.progress)) + (x.assisted ? " · assisted" : ""),
       !compact && x.game ? [" ", h("button", { type: "button", class: "link", text: "View", onclick: () => { closePanel(); openGame(x.game); } })] : null)))
       : h("p", { class: "note", text: "Nobody has played today's board yet." }),
     (d.streaks || []).length ? h("p", { class: "note", text: "Streaks: " + d.streaks.map((s) => s.name + " " + plural(s.days, "day")).join(" · ") }) : null);
