@@ -199,10 +199,8 @@ struct PeerDirectory: Sendable {
     /// without the interface it was reached on.
     static func dialBack(ip: String?, listenPort: UInt16) -> String? {
         guard listenPort != 0, let ip, !LinkLocalAddress.isUnscoped(ip) else { return nil }
-        return ip.contains(":") ? "[\(ip)]:\(listenPort)" : "\(ip):\(listenPort)"
+        return hostPortText(host: ip, port: Int(listenPort))
     }
-
-
 
     /// Records that `peer` was heard from.
     mutating func seen(_ peer: PeerID, now: Date = Date()) {

@@ -165,7 +165,13 @@ extension LinkChannel {
 /// `host:port`, or `[host]:port` for an IPv6 address: how peers'
 /// addresses are written, shown and logged.
 public func hostPortText(host: String, port: Int) -> String {
-    host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+    // An IPv4 peer reached on a dual-stack socket shows as `::ffff:a.b.c.d`:
+    // one peer, one address, so it is written as the IPv4 address it is.
+    let lower = host.lowercased()
+    if lower.hasPrefix("::ffff:"), lower.dropFirst(7).allSatisfy({ $0.isNumber || $0 == "." }), lower.dropFirst(7).split(separator: ".").count == 4 {
+        return "\(lower.dropFirst(7)):\(port)"
+    }
+    return host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
 }
 
 extension SocketAddress {

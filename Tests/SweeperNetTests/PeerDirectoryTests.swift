@@ -31,6 +31,21 @@ import Testing
         #expect(d.snapshot(links: [:]).count == 1)
     }
 
+    @Test func anIPv4PeerOnADualStackSocketHasOneAddress() throws {
+        var d = PeerDirectory(ownID: me)
+        let bob = SigningIdentity().peerID
+        #expect(d.sighted(try sighting(bob, "bob", circle: circle), circleTag: circle))
+        // It dialled in on a dual-stack socket, which names it `::ffff:198.18.0.2`; its dial-back is the address mDNS gave.
+        let mapped = try SocketAddress(ipAddress: "::ffff:198.18.0.2", port: 50_000)
+        #expect(mapped.ipAddress?.hasPrefix("::ffff:") == true, "the socket address is v4-mapped: \(mapped)")
+        let back = try #require(PeerDirectory.dialBack(ip: mapped.ipAddress, listenPort: 7455))
+        d.linked(bob, origin: .static, remote: back)
+        d.linked(bob, origin: .mdns, remote: try SocketAddress(ipAddress: "::ffff:198.18.0.2", port: 7455).hostPortText)
+        #expect(d.snapshot(links: [:]).first?.addresses == ["198.18.0.2:7455"])
+        // A real IPv6 address keeps its brackets.
+        #expect(try SocketAddress(ipAddress: "fd00::2", port: 7455).hostPortText == "[fd00::2]:7455")
+    }
+
     @Test func anotherCirclesDaemonIsListedOnlyWhenAskedAndNeverDialled() throws {
         var d = PeerDirectory(ownID: me)
         let eve = SigningIdentity().peerID
