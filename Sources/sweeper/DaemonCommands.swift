@@ -233,7 +233,19 @@ struct ArchiveCommand: AsyncParsableCommand {
     @OptionGroup var named: GameOperand
     var game: String { named.game }
     @Flag(help: "Show the archived game in the lists again.") var undo = false
+    @Flag(help: "Archive without asking (on a terminal it asks first: archiving hides the game on every device).") var yes = false
     func run() async throws {
+        if !undo, !yes, isatty(STDIN_FILENO) == 1, !options.json {
+            // Which game the id names, before anyone is asked.
+            let view = try await askDaemon(options, Commands.Show.self, .init(game: game))
+            let what = "\(ControlFormatting.shortID(view.id)) (\(ControlFormatting.size(width: view.width, height: view.height, mines: view.mines)), "
+                + "\(ControlFormatting.status(view.status, progress: view.progress)))"
+            Output.write("Archive \(what) on every device? [y/N] ".utf8, to: STDERR_FILENO)
+            guard let line = readLine(), ["y", "yes"].contains(line.trimmedOfWhitespace.lowercased()) else {
+                Output.write("Nothing archived.\n".utf8, to: STDERR_FILENO)
+                throw ExitCode(1)
+            }
+        }
         try await callDaemon(options, Commands.Archive.self, .init(game: game, archived: !undo)) { r in
             let id = ControlFormatting.shortID(r.game)
             if !r.changed { return "\(id) is \(r.archived ? "archived" : "listed") already.\n" }
