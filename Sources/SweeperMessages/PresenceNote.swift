@@ -131,6 +131,8 @@ public struct PresenceTable: Sendable {
         var serial: UInt64
         var spot: PresenceSpot?
         var heard: Double
+        /// The peer whose link brought it last.
+        var via: PeerID?
     }
 
     private(set) var entries: [PeerID: Entry] = [:]
@@ -148,15 +150,15 @@ public struct PresenceTable: Sendable {
         case renewed
     }
 
-    /// Takes an authentic note heard at `now`.
-    public mutating func take(_ note: PresenceNote, now: Double) -> Change {
+    /// Takes an authentic note heard at `now`, on the link to `via`.
+    public mutating func take(_ note: PresenceNote, now: Double, via: PeerID? = nil) -> Change {
         if let held = entries[note.author], now - held.heard < Self.lifetime {
             guard note.serial > held.serial else { return .none }
-            entries[note.author] = Entry(serial: note.serial, spot: note.spot, heard: now)
+            entries[note.author] = Entry(serial: note.serial, spot: note.spot, heard: now, via: via)
             return held.spot == note.spot ? .renewed : .moved(note.spot)
         }
         let wasShown = entries[note.author]?.spot != nil
-        entries[note.author] = Entry(serial: note.serial, spot: note.spot, heard: now)
+        entries[note.author] = Entry(serial: note.serial, spot: note.spot, heard: now, via: via)
         if note.spot == nil && !wasShown { return .renewed }
         return .moved(note.spot)
     }
@@ -172,9 +174,18 @@ public struct PresenceTable: Sendable {
         return gone.sorted()
     }
 
-    /// Forgets an author at once (its link closed and it was heard directly); returns whether it was shown.
-    public mutating func forget(_ author: PeerID) -> Bool {
-        entries.removeValue(forKey: author)?.spot != nil
+    /// Forgets at once every note last brought by the link to `peer`, now
+    /// that no link to it is left (the peer shows offline: neither it nor
+    /// the players it carried look anywhere any more); returns the authors
+    /// who were shown somewhere. A note that comes again by another path
+    /// shows them again.
+    public mutating func linkLost(to peer: PeerID) -> [PeerID] {
+        var gone: [PeerID] = []
+        for (author, entry) in entries where entry.via == peer {
+            entries[author] = nil
+            if entry.spot != nil { gone.append(author) }
+        }
+        return gone.sorted()
     }
 
     /// Where each author is looking now, by author.

@@ -80,7 +80,21 @@ import Testing
         #expect(table.spots.keys.sorted() == [bob.peerID])
         // Once expired, any serial is taken: a daemon restarted with its clock set back is seen again.
         #expect(table.take(note(alice, 5, 3), now: 6) == .moved(PresenceSpot(game: game, x: 3, y: 0)))
-        let first = table.forget(bob.peerID), second = table.forget(bob.peerID)
-        #expect(first && !second)
+    }
+
+    @Test func whenTheLastLinkToAPeerClosesEveryoneItBroughtLooksNowhere() {
+        var table = PresenceTable()
+        let carol = SigningIdentity()
+        // Alice heard from Alice, Bob relayed by Alice, Carol heard from Carol.
+        _ = table.take(note(alice, 100, 1), now: 0, via: alice.peerID)
+        _ = table.take(note(bob, 100, 2), now: 0, via: alice.peerID)
+        _ = table.take(note(carol, 100, 3), now: 0, via: carol.peerID)
+        #expect(table.spots.count == 3)
+        // Alice's link closes, long before the notes would expire: both go at once; Carol stays.
+        #expect(table.linkLost(to: alice.peerID) == [alice.peerID, bob.peerID].sorted())
+        #expect(table.spots.keys.sorted() == [carol.peerID] && table.expire(now: 1).isEmpty)
+        #expect(table.linkLost(to: alice.peerID).isEmpty)
+        // Bob heard again by another path shows again.
+        #expect(table.take(note(bob, 101, 2), now: 1, via: carol.peerID) == .moved(PresenceSpot(game: game, x: 2, y: 0)))
     }
 }

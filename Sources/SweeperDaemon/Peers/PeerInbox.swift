@@ -162,7 +162,11 @@ final class PeerInbox: PeerNodeDelegate, Sendable {
     }
 
     func linkClosed(_ handle: PeerLinkHandle) {
-        onService { _ in self.links.remove(id: handle.id) }
+        onService { _ in
+            self.links.remove(id: handle.id)
+            // The last link to that peer: whoever it carried looks nowhere now.
+            if !self.links.all.contains(where: { $0.peer == handle.peer }) { self.presence.linkLost(to: handle.peer) }
+        }
     }
 
     func helloReceived(_ hello: PeerHello, dialBack: String?, on handle: PeerLinkHandle) {

@@ -210,6 +210,15 @@ final class PresenceService: Sendable {
         }
     }
 
+    /// No link to `peer` is left: whoever was heard through it looks
+    /// nowhere now, at once (not when their notes expire), so no viewer
+    /// lists a device as looking while `peers` says it is offline.
+    func linkLost(to peer: PeerID) {
+        let gone = state.withLock { $0.table.linkLost(to: peer) }
+        for author in gone { publish(author, nil) }
+        if !gone.isEmpty { count() }
+    }
+
     /// A note arrived on `link`: checked, taken, relayed once when it came
     /// from its author, and shown.
     func received(_ note: PresenceNote, on link: PeerLink) {
@@ -218,7 +227,7 @@ final class PresenceService: Sendable {
             logger.debug("dropped a presence note with a bad signature", metadata: ["peer": "\(link.peer.shortDescription)"])
             return
         }
-        let change = state.withLock { $0.table.take(note, now: now) }
+        let change = state.withLock { $0.table.take(note, now: now, via: link.peer) }
         if change == .none { return }
         if note.author == link.peer {
             let scope = mayHear(of: note)
