@@ -145,6 +145,45 @@ public struct ViewerRenderer: Sendable {
         return s.replacing("×", with: "x").replacing("…", with: "...").replacing("–", with: "-")
     }
 
+    /// `s` (in the glyphs' character set) cut to `width` columns: whole when
+    /// it fits, else after its last whole word that leaves room for an
+    /// ellipsis, with no separator left dangling, and the ellipsis. So a
+    /// narrow terminal loses the end of a line, never half a word.
+    /// A message (`words` false) keeps every character that fits: what it
+    /// names, such as a path, shows as far as it can.
+    func fit(_ s: String, _ width: Int, words: Bool = true) -> String {
+        let s = text(s)
+        guard DisplayWidth.of(s) > width else { return s }
+        let ellipsis = glyphs == .ascii ? "..." : "…"
+        // The kept words, a space, the ellipsis.
+        let room = width - DisplayWidth.of(ellipsis) - 1
+        guard room > 0 else { return String(ellipsis.prefix(max(0, width))) }
+        var kept = Substring(s)
+        var used = 0
+        for i in s.indices {
+            used += DisplayWidth.of(s[i])
+            if used > room {
+                kept = s[..<i]
+                break
+            }
+        }
+        // Back to the last separator (a key and its action, a player and
+        // their score, stay together), else the last word's end, unless
+        // that leaves too little.
+        let enough = { (end: Substring.Index) in DisplayWidth.of(String(kept[..<end])) >= room / 2 }
+        while kept.last == " " { kept = kept.dropLast() }
+        if !words { return String(kept) + ellipsis }
+        if !s[kept.endIndex...].hasPrefix(glyphs.separator) {
+            if let sep = kept.ranges(of: glyphs.separator).last?.lowerBound, enough(sep) {
+                kept = kept[..<sep]
+            } else if s[kept.endIndex] != " ", let space = kept.lastIndex(of: " "), enough(space) {
+                kept = kept[..<space]
+            }
+        }
+        while let last = kept.last, " ,·|:".contains(last) { kept = kept.dropLast() }
+        return String(kept) + (kept.isEmpty ? "" : " ") + ellipsis
+    }
+
     private func title(_ screen: inout Screen, _ viewer: Viewer) {
         var text = " Sweeper"
         if let g = viewer.game {
@@ -161,7 +200,7 @@ public struct ViewerRenderer: Sendable {
             // Where the cursor is: on a board bigger than the screen, the only way to know.
             text += glyphs.separator + "at \(viewer.cursor.x),\(viewer.cursor.y)"
         }
-        screen.put(0, 0, self.text(text), Style(bold: true))
+        screen.put(0, 0, fit(text, screen.width), Style(bold: true))
         let help = "? help "
         if screen.width - help.count > text.count + 1 { screen.put(screen.width - help.count, 0, help, Style(dim: true)) }
     }
@@ -362,13 +401,13 @@ public struct ViewerRenderer: Sendable {
         let sep = glyphs.separator
         if let timeline = viewer.replayTimeline {
             // A replay: where in the game, who did what; and its keys.
-            screen.put(0, y, text(" " + timeline), Style(bold: true))
+            screen.put(0, y, fit(" " + timeline, screen.width), Style(bold: true))
             if let m = viewer.replay?.current, let mark = Self.playerMarks(viewer)[m.author] {
                 let look = color ? Style(foreground: mark.colour.foreground, background: mark.colour.background, bold: true) : Style(bold: true, underline: true)
                 screen.put(0, y + 1, " " + String(mark.letter), look)
                 screen.put(2, y + 1, text(" \(m.name): \(m.changed.count) cell" + (m.changed.count == 1 ? "" : "s") + " changed"))
             }
-            screen.put(0, y + 2, text(viewer.message.map { " " + $0 } ?? " space play/pause\(sep)←/→ step\(sep)+/- speed\(sep)Home/End\(sep)esc the game now\(sep)q quit"),
+            screen.put(0, y + 2, fit(viewer.message.map { " " + $0 } ?? " space play/pause\(sep)←/→ step\(sep)+/- speed\(sep)Home/End\(sep)esc the game now\(sep)q quit", screen.width, words: viewer.message == nil),
                        Style(dim: viewer.message == nil))
             return
         }
@@ -396,6 +435,11 @@ public struct ViewerRenderer: Sendable {
                 let withPlaces = next + full <= screen.width
                 next = screen.put(next, y, "\(sep)looking: ")
                 for (i, p) in watching.enumerated() {
+                    // A name that would be cut (with its mark and a comma) is left out whole, with an ellipsis.
+                    if next + (i > 0 ? 2 : 0) + 2 + DisplayWidth.of(p.name) > screen.width {
+                        next = screen.put(next, y, i > 0 ? text(", …") : text("…"))
+                        break
+                    }
                     if i > 0 { next = screen.put(next, y, ", ") }
                     if let mark = marks[p.peer] {
                         let look = color ? Style(foreground: mark.colour.foreground, background: mark.colour.background, bold: true)
@@ -425,7 +469,7 @@ public struct ViewerRenderer: Sendable {
             } else if !circle.isEmpty {
                 who += sep + "Peers: " + circle.map { "\($0.name) \($0.stateWords)" }.joined(separator: ", ")
             }
-            screen.put(0, y + 1, text(who))
+            screen.put(0, y + 1, fit(who, screen.width))
         }
         let bottom: String
         let bottomStyle: Style
@@ -435,16 +479,16 @@ public struct ViewerRenderer: Sendable {
             // The banner takes the last line; a message goes above it.
             if let message = viewer.message {
                 screen.fill(0, y + 1, count: screen.width)
-                screen.put(0, y + 1, text(" " + message), Style(bold: true))
+                screen.put(0, y + 1, fit(" " + message, screen.width, words: false), Style(bold: true))
             }
         } else if let message = viewer.message {
-            bottom = " " + message
-            bottomStyle = Style(bold: true)
+            screen.put(0, y + 2, fit(" " + message, screen.width, words: false), Style(bold: true))
+            return
         } else {
             bottom = " arrows/hjkl move\(sep)space reveal\(sep)f flag\(sep)H hint\(sep)? help\(sep)q quit"
             bottomStyle = Style(dim: true)
         }
-        screen.put(0, y + 2, text(bottom), bottomStyle)
+        screen.put(0, y + 2, fit(bottom, screen.width), bottomStyle)
     }
 
     /// `text` in lines of at most `width` characters, broken at spaces.

@@ -676,7 +676,7 @@ final class TmuxPane {
         }
         pane.waitFor("Started sweeperd")
         let screen = pane.waitFor("Mines left 10")
-        #expect(screen.joined().contains("in the background; its log is \(h.root)/xdg-state/sw"))
+        #expect(screen.joined().contains("in the background; its log is \(h.root)/xdg-state/"))
         // The locale is not UTF-8: ASCII only.
         #expect(screen[1].hasPrefix("+-"))
         #expect(screen.allSatisfy { $0.unicodeScalars.allSatisfy(\.isASCII) })

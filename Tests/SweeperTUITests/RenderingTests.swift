@@ -31,7 +31,7 @@ func viewer(_ view: GameView) -> Viewer {
         v.cursor = BoardPosition(x: 0, y: 0)
         let screen = ascii.render(&v, width: 44, height: 10)
         let expected = [
-            " Sweeper | game abcdef12 | 4x3, 3 mines | at",
+            " Sweeper | game abcdef12 | 4x3, 3 mines ... ",
             "+--------+                                  ",
             "|# F 1   |                                  ",
             "|# ? 2   |                                  ",
@@ -40,7 +40,7 @@ func viewer(_ view: GameView) -> Viewer {
             "                                            ",
             " Mines left 2 | Flags 1 | 0:00:42 | playing ",
             " Players: ann 3                             ",
-            " arrows/hjkl move | space reveal | f flag | ",
+            " arrows/hjkl move | space reveal ...        ",
         ]
         #expect(screen.text == expected.joined(separator: "\n"))
         // The cursor is shown in reverse video over both columns of its cell.
