@@ -74,20 +74,41 @@ public enum ControlFormatting {
         }.joined(separator: "\n") + "\n"
     }
 
+    /// What sets a game apart, in words: `assisted`, `watching`, `private`,
+    /// `only on this device`, `race`, `day 2026-11-28`, `practice`. The
+    /// `games` table and the viewer's list say the same.
+    public static func marks(_ g: GameSummary) -> [String] {
+        var marks: [String] = []
+        if g.assisted { marks.append("assisted") }
+        if g.watching == true { marks.append("watching") }
+        if g.privateGame == true { marks.append("private") }
+        if g.onlyHere == true { marks.append("only on this device") }
+        if g.race == true { marks.append("race") }
+        if let day = g.daily { marks.append("day \(day)") }
+        if g.seeded == true { marks.append("practice") }
+        return marks
+    }
+
+    /// Rows of cells aligned in columns (by the columns a terminal draws),
+    /// two spaces apart, with no header: the viewer's lists.
+    public static func columns(_ rows: [[String]]) -> [String] {
+        let count = rows.map(\.count).max() ?? 0
+        var widths = [Int](repeating: 0, count: count)
+        for row in rows { for (i, cell) in row.enumerated() { widths[i] = max(widths[i], DisplayWidth.of(cell)) } }
+        return rows.map { row in
+            var line = row.enumerated().map { i, cell in i == row.count - 1 ? cell : DisplayWidth.padded(cell, to: widths[i]) }.joined(separator: "  ")
+            while line.last == " " { line.removeLast() }
+            return line
+        }
+    }
+
     /// The `games` table.
     public static func games(_ games: [GameSummary]) -> String {
         if games.isEmpty { return "No games yet. Start one with `sweeper new`.\n" }
         return table(
             ["GAME", "SIZE", "STATUS", "ELAPSED", "STARTED", "ENDED", "PLAYERS"],
             games.map { g -> [String] in
-                var state = status(g.status, progress: g.progress)
-                if g.assisted { state += " (assisted)" }
-                if g.watching == true { state += " (watching)" }
-                if g.privateGame == true { state += " (private)" }
-                if g.onlyHere == true { state += " (only on this device)" }
-                if g.race == true { state += " (race)" }
-                if let day = g.daily { state += " (day \(day))" }
-                if g.seeded == true { state += " (practice)" }
+                let state = ([status(g.status, progress: g.progress)] + marks(g).map { "(\($0))" }).joined(separator: " ")
                 let ended: String = g.ended.map { date($0) } ?? "-"
                 let players: String = g.chosenPlayers.map { "only " + $0.joined(separator: ", ") } ?? g.players.joined(separator: ", ")
                 return [

@@ -407,7 +407,7 @@ public struct ViewerRenderer: Sendable {
                 screen.put(0, y + 1, " " + String(mark.letter), look)
                 screen.put(2, y + 1, text(" \(m.name): \(m.changed.count) cell" + (m.changed.count == 1 ? "" : "s") + " changed"))
             }
-            screen.put(0, y + 2, fit(viewer.message.map { " " + $0 } ?? " space play/pause\(sep)←/→ step\(sep)+/- speed\(sep)Home/End\(sep)esc the game now\(sep)q quit", screen.width, words: viewer.message == nil),
+            screen.put(0, y + 2, fit(viewer.message.map { " " + $0 } ?? " space play/pause\(sep)←/→ step\(sep)+/- speed\(sep)Home/End\(sep)q back to the game", screen.width, words: viewer.message == nil),
                        Style(dim: viewer.message == nil))
             return
         }
@@ -485,7 +485,10 @@ public struct ViewerRenderer: Sendable {
             screen.put(0, y + 2, fit(" " + message, screen.width, words: false), Style(bold: true))
             return
         } else {
-            bottom = " arrows/hjkl move\(sep)space reveal\(sep)f flag\(sep)H hint\(sep)? help\(sep)q quit"
+            // A finished game: what there is to do with it first.
+            bottom = viewer.game.map { $0.status != .playing } == true
+                ? " r replay\(sep)n new game\(sep)g games\(sep)? help\(sep)q quit"
+                : " arrows/hjkl move\(sep)space reveal\(sep)f flag\(sep)H hint\(sep)? help\(sep)q quit"
             bottomStyle = Style(dim: true)
         }
         screen.put(0, y + 2, fit(bottom, screen.width), bottomStyle)
@@ -518,6 +521,8 @@ public struct ViewerRenderer: Sendable {
         "'                 point here: the cell flashes on every screen",
         "g                 game list     p  peers",
         "n                 new game",
+        "r                 replay the game, move by move",
+        "  in a replay     space play/pause, left/right step, +/- speed, q back",
         "c                 show or hide the mines",
         "G                 give up your board (a race)",
         "A (beside a cell) another player's cursor (looking: says who)",
@@ -539,11 +544,13 @@ public struct ViewerRenderer: Sendable {
             lines = Self.helpLines
         case let .games(list, sel):
             title = "Games (enter opens, esc closes)"
-            lines = list.prefix(max(1, screen.height - 6)).map { g in
-                "\(ControlFormatting.shortID(g.id))  \(ControlFormatting.size(width: g.width, height: g.height, mines: g.mines))  "
-                    + "\(ControlFormatting.status(g.status, progress: g.progress))  \(ControlFormatting.duration(g.elapsedSeconds))  "
-                    + g.players.joined(separator: ", ")
-            }
+            // In columns: id, size, how it stands, time, what sets it apart, who played.
+            lines = ControlFormatting.columns(list.prefix(max(1, screen.height - 6)).map { g in
+                [ControlFormatting.shortID(g.id),
+                 ControlFormatting.size(width: g.width, height: g.height, mines: g.mines) + (g.noGuess == true ? " no-guess" : ""),
+                 ControlFormatting.status(g.status, progress: g.progress), ControlFormatting.duration(g.elapsedSeconds),
+                 ControlFormatting.marks(g).joined(separator: ", "), g.players.joined(separator: ", ")]
+            })
             if lines.isEmpty { lines = ["no games"] }
             selected = sel
         case .peers:

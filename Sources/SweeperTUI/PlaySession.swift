@@ -99,7 +99,7 @@ public enum PlaySession {
         if options.startDaemon {
             do {
                 if case let .started(pid, log) = try await DaemonStarter(socketPath: options.socketPath, environment: options.environment).ensureRunning() {
-                    startedMessage = "Started sweeperd (pid \(pid)) in the background; its log is \(log)."
+                    startedMessage = "Started sweeperd (pid \(pid)); its log is \(log)."
                 }
             } catch {
                 return .failed("\(error)", exitCode: 3)

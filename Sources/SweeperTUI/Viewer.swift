@@ -374,6 +374,9 @@ public struct Viewer: Sendable {
         } else if let ending = view.ending, same, case .ending? = overlay {
             // Still shown: the figures as they are now (a late share of time).
             overlay = .ending(ending)
+        } else if let ending = view.ending, !same, overlay == nil {
+            // A finished game opened again: how it ended, and `r` to replay it.
+            overlay = .ending(ending)
         }
         if !same {
             hiddenCheatLayout = nil

@@ -41,6 +41,10 @@ extension Viewer {
             guard let id = game?.id else { return [] }
             return [.point(game: id, x: cursor.x, y: cursor.y)]
         case .character("g"): return [.listGames]
+        case .character("r"):
+            // The game shown, move by move (q or esc comes back to it).
+            guard let id = game?.id else { return [] }
+            return [.replay(game: id)]
         case .character("p"):
             overlay = .peers
             return [.listPeers]
@@ -74,8 +78,16 @@ extension Viewer {
             overlay = .confirm("Show the mines? The game will be marked assisted for everyone. (y/n)", .cheat(game: game.id))
         case .character("G"):
             // Give up one's own board in a race (asked first).
-            guard let game, let race = game.race, race.shown == selfID else {
-                message = "G gives up your board in a race; this is not your race."
+            guard let game else { return [] }
+            guard let race = game.race else {
+                message = "This game is no race: G gives up only your own board in a race."
+                return []
+            }
+            guard race.shown == selfID else {
+                let whose = race.racers.first { $0.id == race.shown }?.name
+                message = race.racers.contains { $0.id == selfID }
+                    ? "This is \(whose ?? "another racer")'s board: G gives up only your own (press G on yours)."
+                    : "You do not race in this game: G gives up only your own board in a race."
                 return []
             }
             guard game.status == .playing else {

@@ -147,15 +147,16 @@ extension Viewer {
         case .character("-"), .down:
             mode.speed = max(1, mode.speed / 2)
             replay = mode
-        case .escape:
+        case .escape, .character("q"):
+            // Back to the game as it is now; ctrl-c still leaves the viewer.
             return leaveReplay(live: false)
-        case .character("q"), .control("c"), .control("d"):
+        case .control("c"), .control("d"):
             quitting = true
             return [.quit]
         case .character("?"):
             overlay = .help
         default:
-            message = "Replay: space plays or pauses, ←/→ step, +/- speed, Home/End, esc the game now, q quits."
+            message = "Replay: space plays or pauses, ←/→ step, +/- speed, Home/End, q or esc back to the game."
         }
         return []
     }

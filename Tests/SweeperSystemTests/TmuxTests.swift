@@ -463,6 +463,9 @@ final class TmuxPane {
             }
             #expect(screen.joined(separator: "\n").contains("\(who) flag at \(cell.x),\(cell.y)"))
         }
+        // q leaves the replay for the game as it is now; q there quits.
+        pane.send("q", literal: true)
+        pane.waitFor("the live game") { s in !(s.first ?? "").contains("replay") && s.joined().contains("Mines left") }
         pane.send("q", literal: true)
         pane.waitFor("play exited 0")
     }
@@ -676,7 +679,7 @@ final class TmuxPane {
         }
         pane.waitFor("Started sweeperd")
         let screen = pane.waitFor("Mines left 10")
-        #expect(screen.joined().contains("in the background; its log is \(h.root)/xdg-state/"))
+        #expect(screen.joined().contains("Started sweeperd (pid ") && screen.joined().contains("); its log is \(h.root)/xdg-state/"))
         // The locale is not UTF-8: ASCII only.
         #expect(screen[1].hasPrefix("+-"))
         #expect(screen.allSatisfy { $0.unicodeScalars.allSatisfy(\.isASCII) })

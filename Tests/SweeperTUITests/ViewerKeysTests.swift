@@ -1,0 +1,80 @@
+import SweeperControl
+import Testing
+
+@testable import SweeperTUI
+
+/// Keys a family reached for: `r` replays any game, `q` in a replay comes
+/// back to the board, a finished game opened again shows how it ended,
+/// `G` says plainly why it does nothing, and `g` lists games in columns.
+@Suite struct ViewerKeysTests {
+    @Test func rReplaysAndQInAReplayComesBackToTheBoard() {
+        var v = viewer(gameView(["##", "##"], mines: 1))
+        #expect(v.handle(.character("r")) == [.replay(game: "abcdef1234567890")])
+        v.startReplay(ReplayViewerTests.result)
+        #expect(v.replay != nil)
+        // q leaves the replay, not the viewer: the game as it is now is fetched again.
+        #expect(v.handle(.character("q")) == [.refresh(game: ReplayViewerTests.result.game)])
+        #expect(v.replay == nil && !v.quitting)
+        // On the board, q still quits.
+        #expect(v.handle(.character("q")) == [.quit])
+    }
+
+    @Test func theHelpAndTheReplayLineSayHowToReplayAndComeBack() {
+        var v = viewer(gameView(["##", "##"], mines: 1))
+        _ = v.handle(.character("?"))
+        let help = ViewerRenderer(glyphs: .ascii, color: false).render(&v, width: 100, height: 40).text
+        #expect(help.contains("r                 replay the game, move by move") && help.contains("q back"), "\(help)")
+        var r = Viewer()
+        r.startReplay(ReplayViewerTests.result)
+        let screen = ViewerRenderer(glyphs: .ascii, color: false).render(&r, width: 100, height: 12).text
+        #expect(screen.contains("q back to the game") && !screen.contains("q quit"), "\(screen)")
+    }
+
+    @Test func aFinishedGameOpenedAgainShowsItsEndingAndOffersR() {
+        var v = viewer(gameView(["##", "##"], mines: 1))
+        var done = gameView(["F1", "11"], mines: 1, status: .won, id: "0123456789abcdef")
+        done.ending = EndingOverlayTests.ending(.won)
+        v.load(done)
+        guard case .ending? = v.overlay else {
+            Issue.record("no ending on a finished game opened: \(String(describing: v.overlay))")
+            return
+        }
+        let text = ViewerRenderer(glyphs: .ascii, color: false).render(&v, width: 100, height: 24).text
+        #expect(text.contains("r plays the game again"))
+        #expect(v.handle(.character("r")) == [.replay(game: "0123456789abcdef")])
+        // Closed, the keys line offers the replay first.
+        v.load(done)
+        let board = ViewerRenderer(glyphs: .ascii, color: false).render(&v, width: 80, height: 12)
+        #expect(board.line(11).hasPrefix(" r replay | n new game"), "\(board.text)")
+    }
+
+    @Test func gOnAGameThatIsNoRaceSaysSo() {
+        var v = viewer(gameView(["##", "##"], mines: 1))
+        #expect(v.handle(.character("G")).isEmpty && v.overlay == nil)
+        #expect(v.message == "This game is no race: G gives up only your own board in a race.")
+    }
+
+    @Test func theGameListIsInColumnsWithItsMarks() {
+        var v = viewer(gameView(["##", "##"], mines: 1))
+        var race = GameSummary(
+            id: "1111111111111111", width: 30, height: 16, mines: 99, status: .playing, progress: 0.5, elapsedSeconds: 65, players: ["Mum", "Sam"],
+            created: 0, assisted: false)
+        race.race = true
+        var daily = GameSummary(
+            id: "2222222222222222", width: 9, height: 9, mines: 10, status: .won, progress: 1, elapsedSeconds: 7, players: ["Max"], created: 0,
+            assisted: true)
+        daily.daily = "2026-11-28"
+        daily.noGuess = true
+        _ = v.handle(.character("g"))
+        v.showGames([race, daily])
+        let screen = ViewerRenderer(glyphs: .unicode, color: false).render(&v, width: 120, height: 24)
+        let rows = (0..<24).map(screen.line)
+        let raceRow = rows.first { $0.contains("11111111") } ?? "", dailyRow = rows.first { $0.contains("22222222") } ?? ""
+        #expect(raceRow.contains("race") && dailyRow.contains("assisted, day 2026-11-28") && dailyRow.contains("9×9 (10) no-guess"), "\(rows)")
+        // Each column starts at the same place on both rows.
+        let timeAt = { (row: String) in row.distance(from: row.startIndex, to: row.range(of: "0:0")?.lowerBound ?? row.startIndex) }
+        #expect(timeAt(raceRow) == timeAt(dailyRow) && timeAt(raceRow) > 0, "\(raceRow)\n\(dailyRow)")
+        let playersAt = { (row: String, name: String) in row.distance(from: row.startIndex, to: row.range(of: name)?.lowerBound ?? row.startIndex) }
+        #expect(playersAt(raceRow, "Mum") == playersAt(dailyRow, "Max"), "\(raceRow)\n\(dailyRow)")
+    }
+}
