@@ -34,8 +34,15 @@ extension Viewer {
         case .character("f"): return mark(cursor)
         case .character("?"): overlay = .help
         case .character("H"):
-            guard let id = game?.id else { return [] }
-            return [.hint(game: id)]
+            guard let game else { return [] }
+            guard game.status == .playing else {
+                message = "The game is over: there is no hint to give."
+                return []
+            }
+            if refusedAsSpectator() { return [] }
+            // Asked first, as c is: a hint marks the game assisted for everyone. Once it is, no need.
+            if game.assisted { return [.hint(game: game.id)] }
+            overlay = .confirm("Ask for a hint? The game will be marked assisted for everyone (no record). (y/n)", .hint(game: game.id))
         case .character("'"):
             // Point at the cell under the cursor: it flashes on every screen that shows the game.
             guard let id = game?.id else { return [] }

@@ -366,7 +366,9 @@ struct PointCommand: AsyncParsableCommand {
 
 /// `sweeper hint GAME`.
 struct HintCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "hint", abstract: "Name a cell that can be proven safe.")
+    static let configuration = CommandConfiguration(
+        commandName: "hint", abstract: "Name a cell that can be proven safe.",
+        discussion: "A hint is a signed move of the player who asks: the game is marked assisted for everyone and can set no record. Only its players may ask.")
     @OptionGroup var options: ClientOptions
     @OptionGroup var named: GameOperand
     var game: String { named.game }

@@ -51,8 +51,13 @@ import Testing
                 #expect(error.message == "that is \(bob.identity.peerID.shortDescription)'s board of the day: only they play it")
             }
         }
-        // A hint shows a watcher the cell, and makes no op.
-        let _: Commands.Hint.Result = try await result(f.router, #"{"id":2,"command":"hint","game":"\#(id)"}"#)
+        // A hint is refused too, for the same reason: nothing could show it was given.
+        do {
+            let _: Commands.Hint.Result = try await result(f.router, #"{"id":2,"command":"hint","game":"\#(id)"}"#)
+            Issue.record("a hint on Bob's board of the day was given")
+        } catch let error as ControlError {
+            #expect(error.code == "not-a-player" && error.message.contains("board of the day"), "\(error)")
+        }
         // The game shows as watched, and holds Bob's two ops alone.
         #expect(try await show(f.router, id).watching == true)
         await f.service.writeRemoteOps()

@@ -35,3 +35,29 @@ import Testing
         await f.cleanup()
     }
 }
+
+/// A spectator's hint is refused: nothing could show it was given.
+@Suite struct SpectatorHintTests {
+    @Test func aPlayerWhoWatchesIsRefusedAHint() async throws {
+        let f = try await DaemonFixture()
+        for name in ["Ann", "Bob"] { _ = await f.router.reply(to: Data(#"{"id":1,"command":"player-add","name":"\#(name)"}"#.utf8)) }
+        let listed: Commands.PlayerList.Result = try await result(f.router, #"{"id":1,"command":"player-list"}"#)
+        let bobID = try #require(listed.players.first { $0.name == "Bob" }).peer
+        let annID = try #require(listed.players.first { $0.name == "Ann" }).peer
+        let bob = try #require(f.router.acting(as: bobID))
+        let ann = try #require(f.router.acting(as: annID))
+        // Only Ann (and this device) may move: Bob watches.
+        let game: GameView = try await result(f.router, #"{"id":2,"command":"new","preset":"beginner","players":["Ann"]}"#)
+        #expect(try await show(bob, game.id).watching == true)
+        await #expect(throws: ControlError.self) {
+            let _: Commands.Hint.Result = try await result(bob, #"{"id":3,"command":"hint","game":"\#(game.id)"}"#)
+        }
+        #expect(try await show(f.router, game.id).assisted == false)
+        // Ann, a player, is given one, and it is recorded.
+        let given: Commands.Hint.Result = try await result(ann, #"{"id":4,"command":"hint","game":"\#(game.id)"}"#)
+        #expect(given.x != nil)
+        let after = try await show(f.router, game.id)
+        #expect(after.assisted && after.hints?.first?.name == "Ann", "\(String(describing: after.hints))")
+        await f.cleanup()
+    }
+}

@@ -286,6 +286,16 @@ func viewer(_ view: GameView) -> Viewer {
         _ = v.handle(.right)
         #expect(v.handle(.enter).isEmpty)  // a flag is not revealed
         #expect(v.message != nil)
+        // H asks first (a hint marks the game assisted for everyone); n asks nothing.
+        #expect(v.handle(.character("H")).isEmpty)
+        #expect(v.overlay == .confirm("Ask for a hint? The game will be marked assisted for everyone (no record). (y/n)", .hint(game: id)))
+        #expect(v.handle(.character("n")).isEmpty && v.overlay == nil)
+        _ = v.handle(.character("H"))
+        #expect(v.handle(.character("y")) == [.hint(game: id)])
+        // Assisted already: no question.
+        var assisted = gameView(["#1F", "###", "###"], mines: 2)
+        assisted.assisted = true
+        v.load(assisted)
         #expect(v.handle(.character("H")) == [.hint(game: id)])
         #expect(v.handle(.character("q")) == [.quit])
         #expect(v.quitting)
@@ -297,7 +307,7 @@ func viewer(_ view: GameView) -> Viewer {
         view.chosenPlayers = ["bob", "cat"]
         var v = viewer(view)
         v.cursor = BoardPosition(x: 0, y: 0)
-        for key in [Key.character(" "), .character("f"), .enter, .character("c")] {
+        for key in [Key.character(" "), .character("f"), .enter, .character("c"), .character("H")] {
             #expect(v.handle(key).isEmpty, "\(key) sent a move from a device that watches")
             #expect(v.message?.contains("You watch this game") == true)
         }

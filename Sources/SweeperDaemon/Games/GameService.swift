@@ -269,16 +269,19 @@ actor GameService {
     /// what is shown, if any.
     /// Every hint given is a signed hint op of this player (the game is
     /// assisted from then on, and who asked how often is known everywhere);
-    /// a spectator, who cannot make ops, is shown the cell all the same.
+    /// a spectator, who cannot make ops, is refused (a hint nobody could
+    /// see given would help a player unrecorded).
     func hint(_ game: String?, as player: SigningIdentity? = nil) throws -> (GameState, Cell?) {
         let (circle, replica, state) = try lookup(game, as: player)
         let author = author(circle, player)
+        guard state.mayMove(author.identity.peerID) else {
+            throw state.isDaily ? GameServiceError.anothersDaily(creator: state.creator) : GameServiceError.notAPlayer
+        }
         // In a race, a hint is of this player's own board.
         let board = state.shown(to: author.identity.peerID)
         guard board.status == .playing else { throw GameServiceError.gameOver(board.status) }
         guard let cell = Solver.hint(for: board.board) else { return (state, nil) }
         let geometry = state.genesis.geometry
-        guard state.mayMove(author.identity.peerID) else { return (state, geometry.cell(at: cell)) }
         let op = try madeOp({ try author.hint(cell, in: replica, atMillis: Date().millis) }, geometry: geometry)
         guard let op else { return (state, geometry.cell(at: cell)) }
         let (_, after) = try commit(op, circle: circle)
