@@ -286,11 +286,17 @@ public enum Commands {
         /// With `show` and `replay` of a race: whose board (a racer's name
         /// or peer id); this device's own, or the creator's, when absent.
         public var racer: String?
+        /// With `show` and `replay` of another player's board of today,
+        /// while this player's own has not ended: go on, and mark this
+        /// player's board of the day as having looked at the mines (it is
+        /// refused as `makes-practice` without it).
+        public var look: Bool?
         /// Creates arguments.
-        public init(game: String?, cheat: Bool? = nil, racer: String? = nil) {
+        public init(game: String?, cheat: Bool? = nil, racer: String? = nil, look: Bool? = nil) {
             self.game = game
             self.cheat = cheat
             self.racer = racer
+            self.look = look
         }
     }
 

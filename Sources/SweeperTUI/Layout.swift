@@ -562,7 +562,7 @@ public struct ViewerRenderer: Sendable {
             if let note = ControlFormatting.mdnsNote(viewer.mdns) { lines += [""] + Self.wrap(note, width: max(20, screen.width - 8)) }
         case let .confirm(question, _):
             title = "Confirm"
-            lines = [question]
+            lines = Self.wrap(question, width: max(20, min(72, screen.width - 8)))
         case let .newGame(form):
             title = "New game"
             lines = form.lines

@@ -77,6 +77,8 @@ enum SessionMessage: Sendable {
     case replayed(Commands.Replay.Result)
     case replayTick
     case failed(String)
+    /// Opening `game` would give this player's board of the day away: ask.
+    case askToLook(game: String, why: String)
 }
 
 /// `sweeper play`: the live viewer on a terminal. Reads keys on a thread of
@@ -260,6 +262,8 @@ public enum PlaySession {
             case let .failed(text):
                 viewer.message = text
                 if viewer.game == nil { viewer.noGame = true }
+            case let .askToLook(game, why):
+                viewer.askToLook(game: game, why: why)
             }
             if viewer.replay == nil, let clock = replayClock {
                 clock.cancel()
@@ -298,7 +302,17 @@ public enum PlaySession {
             ViewerMemory(environment: options.environment).rememberNewGame(arguments)
             Task { await answer(out) { .loaded(try await request(socket, Commands.New.self, arguments)) } }
         case let .open(game):
-            Task { await answer(out) { .loaded(try await request(socket, Commands.Show.self, .init(game: game))) } }
+            Task {
+                await answer(out) {
+                    do {
+                        return .loaded(try await request(socket, Commands.Show.self, .init(game: game)))
+                    } catch let error as ControlError where error.code == "makes-practice" {
+                        return .askToLook(game: game, why: error.message)
+                    }
+                }
+            }
+        case let .look(game):
+            Task { await answer(out) { .loaded(try await request(socket, Commands.Show.self, .init(game: game, look: true))) } }
         case .listGames:
             Task { await answer(out) { .games(try await request(socket, Commands.Games.self, .init()).games) } }
         case .listPeers:

@@ -42,6 +42,9 @@ public enum ViewerAction: Equatable, Sendable {
     case point(game: String, x: Int, y: Int)
     /// Give up this player's board in a race.
     case resign(game: String)
+    /// Open another player's board of today although it marks this
+    /// player's own as having looked at the mines (asked first).
+    case look(game: String)
     /// Leave.
     case quit
 }

@@ -189,6 +189,13 @@ extension Viewer {
 
     /// Whether this device only watches the game (its creator chose the
     /// players): said, and no move is sent.
+    /// The daemon refused to open `game` (another player's board of
+    /// today, which would give this player's own away) for `why`: asked,
+    /// as `c` is, before it opens with the look recorded.
+    public mutating func askToLook(game: String, why: String) {
+        overlay = .confirm(why.prefix(1).uppercased() + why.dropFirst() + ". Open it? (y/n)", .look(game: game))
+    }
+
     private mutating func refusedAsSpectator() -> Bool {
         guard game?.watching == true else { return false }
         message = "You watch this game: the creator chose who plays it."

@@ -23,9 +23,10 @@ struct ClientOptions: ParsableArguments {
 /// 2 a bad value (`ControlError.isBadValue`), 1 refused otherwise by the
 /// game or the daemon, 3 no daemon answering.
 func callDaemon<C: ControlCommand>(
-    _ options: ClientOptions, _ command: C.Type, _ arguments: C.Arguments, text: (C.Result) -> String
+    _ options: ClientOptions, _ command: C.Type, _ arguments: C.Arguments, again: ((ControlError) throws -> C.Arguments?)? = nil,
+    text: (C.Result) -> String
 ) async throws {
-    let result = try await askDaemon(options, command, arguments)
+    let result = try await askDaemon(options, command, arguments, again: again)
     if options.json {
         printJSON(result)
     } else {
@@ -34,13 +35,18 @@ func callDaemon<C: ControlCommand>(
 }
 
 /// Sends one command to the daemon and returns its answer, printing what
-/// went wrong (and exiting) as ``callDaemon(_:_:_:text:)`` does.
-func askDaemon<C: ControlCommand>(_ options: ClientOptions, _ command: C.Type, _ arguments: C.Arguments) async throws -> C.Result {
+/// went wrong (and exiting) as ``callDaemon(_:_:_:again:text:)`` does.
+/// `again` may turn a refusal into other arguments to send once more
+/// (after asking the person at the terminal).
+func askDaemon<C: ControlCommand>(
+    _ options: ClientOptions, _ command: C.Type, _ arguments: C.Arguments, again: ((ControlError) throws -> C.Arguments?)? = nil
+) async throws -> C.Result {
     do {
         return try await ControlClient.withConnection(socketPath: options.socketPath) { client in
             try await client.call(command, arguments)
         }
     } catch let error as ControlError {
+        if let again, let retried = try again(error) { return try await askDaemon(options, command, retried) }
         if options.json {
             printJSON(["error": error])
         }
@@ -275,8 +281,27 @@ struct ShowCommand: AsyncParsableCommand {
     var game: String?
     @Flag(help: "Also show the mines; marks the game as assisted for everyone.") var cheat = false
     @Option(help: "In a race, whose board (a racer's name or peer id; default: yours).") var racer: String?
+    @Flag(help: "Show another player's board of today although yours has not ended: marks yours as having looked at the mines (on a terminal it asks).")
+    var look = false
     func run() async throws {
-        try await callDaemon(options, Commands.Show.self, .init(game: game, cheat: cheat ? true : nil, racer: racer), text: ControlFormatting.show)
+        let arguments = Commands.GameArguments(game: game, cheat: cheat ? true : nil, racer: racer, look: look ? true : nil)
+        let json = options.json
+        try await callDaemon(options, Commands.Show.self, arguments, again: { error in
+            // Another's board of today gives yours away: asked on a terminal, as the daemon says why.
+            guard error.code == "makes-practice", !json else { return nil }
+            guard isatty(STDIN_FILENO) == 1 else {
+                Output.write("sweeper: \(error.message); add --look to show it all the same\n".utf8, to: STDERR_FILENO)
+                throw ExitCode(1)
+            }
+            Output.write("\(error.message.prefix(1).uppercased() + error.message.dropFirst()). Show it? [y/N] ".utf8, to: STDERR_FILENO)
+            guard let line = readLine(), ["y", "yes"].contains(line.trimmedOfWhitespace.lowercased()) else {
+                Output.write("Not shown.\n".utf8, to: STDERR_FILENO)
+                throw ExitCode(1)
+            }
+            var looking = arguments
+            looking.look = true
+            return looking
+        }, text: ControlFormatting.show)
     }
 }
 

@@ -48,6 +48,23 @@ import Testing
         #expect(board.line(11).hasPrefix(" r replay | n new game"), "\(board.text)")
     }
 
+    @Test func openingAnothersBoardOfTodayAsksFirst() {
+        var v = viewer(gameView(["##", "##"], mines: 1))
+        v.askToLook(game: "fedcba9876543210", why: "that is Max's board of the day, the same board as yours: looking at it before yours has ended "
+            + "marks yours as having looked at the mines (not ranked), for everyone to see")
+        guard case let .confirm(question, action)? = v.overlay else {
+            Issue.record("nothing asked: \(String(describing: v.overlay))")
+            return
+        }
+        #expect(question.hasPrefix("That is Max's board of the day") && question.hasSuffix("Open it? (y/n)") && action == .look(game: "fedcba9876543210"))
+        // The question is wrapped in its box: every word shows at 80 columns.
+        let text = ViewerRenderer(glyphs: .ascii, color: false).render(&v, width: 80, height: 24).text
+        #expect(text.contains("for everyone to see. Open it? (y/n)") && text.contains("| That is Max's board of the day"), "\(text)")
+        #expect(v.handle(.character("n")).isEmpty && v.overlay == nil)
+        v.askToLook(game: "fedcba9876543210", why: "that is Max's board of the day")
+        #expect(v.handle(.character("y")) == [.look(game: "fedcba9876543210")])
+    }
+
     @Test func gOnAGameThatIsNoRaceSaysSo() {
         var v = viewer(gameView(["##", "##"], mines: 1))
         #expect(v.handle(.character("G")).isEmpty && v.overlay == nil)

@@ -150,6 +150,7 @@ struct ControlRouter: ControlResponder {
         case Commands.Show.name:
             let a: Commands.GameArguments = try args(line)
             let (replica, state) = try await service.game(a.game, assist: a.cheat == true, as: hostedPlayer)
+            _ = try await lookAtAnothersDaily(state, look: a.look == true)
             let racer = try self.racer(a.racer, in: state)
             // A finished game's ending says whether it set a record: that needs the others.
             let games = state.shown(to: racer ?? player.peerID).status == .playing ? nil : try await rivals(of: state)
@@ -200,6 +201,7 @@ struct ControlRouter: ControlResponder {
         case Commands.Replay.name:
             let a: Commands.GameArguments = try args(line)
             let (replica, state) = try await service.game(a.game, assist: false, as: hostedPlayer)
+            _ = try await lookAtAnothersDaily(state, look: a.look == true)
             let racer = try self.racer(a.racer, in: state)
             guard let replay = try views.replay(replica, state, racer: racer) else {
                 throw ControlError.badArguments("this device cannot read that game: a private game replays for its players only")
@@ -210,7 +212,7 @@ struct ControlRouter: ControlResponder {
             // Without a player, only wins count: the other games are not read.
             let wins: @Sendable (GameOverview) -> Bool = { a.player != nil || $0.isRace || $0.status == .won }
             var result = try views.scores(try await service.games(archived: true, where: wins), player: a.player)
-            if a.daily == true { result.daily = try await dailyTable(day: Self.today) }
+            if a.daily == true { result.daily = try await dailyTable(day: Self.today).0 }
             return try answer(id, result)
         case Commands.Invite.name:
             let a: Commands.Invite.Arguments = try args(line)
@@ -379,16 +381,17 @@ struct ControlRouter: ControlResponder {
     /// The table of the day whose board `state` is, when it is one.
     private func dailyTable(of state: GameState) async throws -> Commands.DailyTable? {
         guard let day = state.dailyDay else { return nil }
-        let table = try await dailyTable(day: day)
-        return table.results.contains { $0.game == state.gameID.description } ? table : nil
+        let (table, games) = try await dailyTable(day: day)
+        return games.contains { $0.state.gameID == state.gameID } ? table : nil
     }
 
-    /// `day`'s results and each player's streak, from the boards of the day held here.
-    private func dailyTable(day: Int) async throws -> Commands.DailyTable {
+    /// `day`'s results and each player's streak, from the boards of the
+    /// day held here; and those boards (the table lists only those played).
+    private func dailyTable(day: Int) async throws -> (Commands.DailyTable, [(replica: GameReplica, state: GameState)]) {
         let keys = members.dailyKeys
         let games = try await service.dailyGames(of: day, keys: keys)
         let streaks = try await service.dailyStreaks(to: day, keys: keys)
-        return views.dailyTable(day: day, games: games, streaks: streaks)
+        return (views.dailyTable(day: day, games: games, streaks: streaks), games)
     }
 
     /// When this device (or the hosted player answered for) was removed:

@@ -230,8 +230,14 @@ extension ReplyViews {
     /// A day's table: `games` are the day's boards, one per player
     /// (``GameService/dailyGames(of:keys:)``), `streaks` each player's
     /// run of days won (``GameService/dailyStreaks(to:keys:)``).
+    ///
+    /// A board only made (`daily --json` makes it, a look at another's
+    /// marks it) is not in the table until its player moves: looking does
+    /// not enter anyone.
     func dailyTable(day: Int, games: [(replica: GameReplica, state: GameState)], streaks: [PeerID: Int]) -> Commands.DailyTable {
-        let results = games.map { replica, state -> Commands.DailyResult in
+        // Played: a click beyond the opening (only its player moves in it), or over.
+        let played = games.filter { $0.state.status != .playing || ($0.replica.figures(of: nil)?.clicks ?? 0) > 1 }
+        let results = played.map { replica, state -> Commands.DailyResult in
             let ms = play.playedMillis(state)
             var result = Commands.DailyResult(
                 name: name(of: state.creator), peer: state.creator.description, game: state.gameID.description, status: state.status.shown,

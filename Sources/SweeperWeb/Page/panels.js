@@ -245,7 +245,7 @@ function peerRow(p) {
 
 // ----- the menu and questions -----
 
-function ask(text, ok) {
+export function ask(text, ok) {
   return new Promise((resolve) => {
     $("confirm-text").textContent = text;
     $("confirm-yes").textContent = ok || "OK";

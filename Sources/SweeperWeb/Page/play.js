@@ -2,7 +2,7 @@
 // showing it, the moves, the status line and the game's frame, the ending,
 // new games, and the replay.
 import { $, S, aim, badge, board, clear, dur, failed, forget, h, isNum, markOf, nameBadge, net, num, pct, plural, recordTime, rpc, say, sendCursor, size, sizeName, when } from "./app.js";
-import { closeMenu, closePanel, openPanel, setPointMode } from "./panels.js";
+import { ask, closeMenu, closePanel, openPanel, setPointMode } from "./panels.js";
 
 // ----- the game shown -----
 
@@ -16,8 +16,16 @@ export async function openGame(id, o) {
   o = o || {};
   const same = S.gid && id && S.gid.startsWith(id);
   if (!same) S.ready = false;
+  const args = { game: id, racer: "racer" in o ? o.racer : same ? racer() : undefined };
   try {
-    showGame(await rpc("show", { game: id, racer: "racer" in o ? o.racer : same ? racer() : undefined }), o);
+    try {
+      showGame(await rpc("show", args), o);
+    } catch (e) {
+      // Another player's board of today gives yours away: asked first, as the daemon says why.
+      if (e.code !== "makes-practice") throw e;
+      if (!await ask(e.message.charAt(0).toUpperCase() + e.message.slice(1) + ".", "Look anyway")) { say("Not opened."); return false; }
+      showGame(await rpc("show", Object.assign({}, args, { look: true })), o);
+    }
     return true;
   } catch (e) {
     if (!o.quiet) failed(e);
