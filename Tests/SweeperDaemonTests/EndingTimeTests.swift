@@ -1,5 +1,8 @@
 import Foundation
 import SweeperControl
+import SweeperCrypto
+import SweeperGame
+import SweeperSync
 import Testing
 @testable import SweeperDaemon
 
@@ -20,6 +23,41 @@ import Testing
         #expect(ending.status == .lost && ending.trippedAfterSeconds == ending.seconds, "lost in \(ending.seconds) s, tripped after \(ending.trippedAfterSeconds ?? -1) s")
         let text = ControlFormatting.ending(ending).joined(separator: "\n")
         #expect(text.contains("Lost in \(ControlFormatting.duration(ending.seconds))") && !text.contains(" after "), "\(text)")
+        await f.cleanup()
+    }
+}
+
+/// A game that ended elsewhere, whose players' shares of time have not come
+/// (a game followed again after `forget`): its time is from its start to
+/// its end, never nothing, so it claims no record it did not set.
+@Suite struct UnsharedTimeTests {
+    @Test func aGameWonElsewhereWithNoShareYetTakesItsWallTimeAndNoRecord() async throws {
+        let f = try await DaemonFixture()
+        let bob = OpAuthor(identity: SigningIdentity(), circle: f.circle)
+        try await f.admit(bob.identity.peerID)
+        // Bob's game, made after this store began counting, won by Bob a second a move.
+        let board = try Generator.generate(try GameParameters(preset: .beginner), seed: 12)
+        let start = UInt64(Date().timeIntervalSince1970 * 1000) + 60_000
+        let genesis = try bob.genesis(parameters: board.parameters, layout: board.layout, seed: 12, questionMarks: false, createdAtMillis: start)
+        var replica = Replica(circle: f.circle)
+        replica.insert(genesis)
+        var ops = [genesis]
+        var t = start
+        while let game = replica.games[genesis.gameID], let state = game.state, state.status == .playing {
+            guard let cell = (0..<81).first(where: { !board.layout.isMine($0) && !state.board.isRevealed($0) }) else { break }
+            t += 1_000
+            guard let op = try bob.reveal(cell, in: game, atMillis: t) else { break }
+            replica.insert(op)
+            ops.append(op)
+        }
+        #expect(ops.count > 2 && replica.games[genesis.gameID]?.state?.status == .won)
+        let taken = try await f.service.receive(.ops([try #require(OpSegment(verifiedOps: ops))]), in: SharedSyncSession(SyncSession()))
+        #expect(taken.accepted.count == ops.count)
+        let view = try await show(f.router, genesis.gameID.description)
+        let ending = try #require(view.ending)
+        // Start to end, to the millisecond: not 0:00:00, which would top every table.
+        #expect(ending.status == .won && ending.millis == Int(t - start) && ending.seconds == Int((t - start) / 1000), "\(ending)")
+        #expect(view.elapsedSeconds == ending.seconds)
         await f.cleanup()
     }
 }

@@ -476,9 +476,14 @@ final class PlayClock: Sendable {
 
     /// ``playedMillis(_:)`` of a game that began at `startMillis` and
     /// ended at `endMillis` (or not yet).
+    ///
+    /// A game that ended with no share known here (its players' shares
+    /// have not come yet, as after `follow` of a game forgotten) counts
+    /// from its start to its end: never less than it took, so it claims
+    /// no record it did not set, until the shares come.
     func playedMillis(_ game: GameID, startMillis: UInt64, endMillis: UInt64?) -> UInt64 {
         if let ms = ledgers.withLock({ $0.main.playedMillis(game, now: now) }) { return ms }
-        guard startMillis < countedSince else { return 0 }
+        guard startMillis < countedSince || endMillis != nil else { return 0 }
         let end = endMillis ?? wall
         return end > startMillis ? end - startMillis : 0
     }
