@@ -130,9 +130,6 @@ public struct MineLayout: Hashable, Sendable {
     /// The indices of all mines, ascending.
     public var mineIndices: [Int] { (0..<geometry.cellCount).filter { isMine($0) } }
 
-    /// The score for first revealing cell `index`: 1 for a zero, N for a number N.
-    @inlinable public func score(of index: Int) -> Int { max(1, adjacentMines(index)) }
-
     /// The board's 3BV: the least number of clicks that clears it without
     /// flags — one per connected region of zeros (with its border) plus one
     /// per numbered cell that borders no zero.

@@ -419,8 +419,8 @@ public struct GameState: Sendable {
         return Stamp(lamport: firstReveal(of: cell).lamport, author: who)
     }
 
-    /// Points per player: for each safe cell a player revealed first, 1 for
-    /// a zero and N for a number N. The opening scores for nobody. (Only
+    /// Each player's score: the safe cells they revealed first, the figure
+    /// an ending calls their cells. The opening scores for nobody. (Only
     /// the genesis has the genesis's stamp: every other op of its author
     /// comes later in its chain.)
     public var scores: [PeerID: Int] {
@@ -434,7 +434,7 @@ public struct GameState: Sendable {
         let layout = genesis.layout
         firstReveals.forEach { cell, entry in
             guard entry != 0, !layout.isMine(Int(cell)) else { return }
-            totals[Int(revealStamps[Int(entry)].author)] += layout.score(of: Int(cell))
+            totals[Int(revealStamps[Int(entry)].author)] += 1
         }
         var out: [PeerID: Int] = [:]
         for (i, t) in totals.enumerated() where t > 0 { out[authors[i]] = t }

@@ -490,8 +490,8 @@ public struct Viewer: Sendable {
 
     /// Applies changed cells as they came (a move's answer, or an event):
     /// the board, the counts, and the score of the player `by`, who first
-    /// revealed each covered cell that now shows a number or a zero (1 for
-    /// a zero, N for N, as the daemon scores). Applying the same change
+    /// revealed each covered cell that now shows a number or a zero (one
+    /// a cell, as the daemon scores). Applying the same change
     /// twice (the answer and the event of one move) changes nothing more.
     /// Returns the fetch it needs: the whole game only when it just ended,
     /// for its ending; else nothing, so a move costs its cells alone.
@@ -508,7 +508,7 @@ public struct Viewer: Sendable {
             let i = c.y * view.width + c.x
             let before = cells[i]
             if before == "#" || before == "F" || before == "?" {
-                if look == "." { scored += 1 } else if let n = look.wholeNumberValue, (1...8).contains(n) { scored += n }
+                if look == "." || look.wholeNumberValue.map({ (1...8).contains($0) }) == true { scored += 1 }
             }
             count(cells[i], -1)
             cells[i] = look

@@ -267,11 +267,6 @@ import Testing
         #expect(rebuilt.flagCount == 1)
     }
 
-    @Test func scoreIsOneForAZeroAndNForANumber() {
-        #expect(field.score(of: at(field, 0, 2)) == 1)
-        #expect(field.score(of: at(field, 1, 0)) == 2)
-    }
-
     @Test func threeBVCountsZeroRegionsAndIsolatedNumbers() {
         // One zero, (0,2), whose click opens its border; six numbers border no zero.
         #expect(field.threeBV == 7)

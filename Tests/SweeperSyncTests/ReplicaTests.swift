@@ -153,7 +153,8 @@ struct Forge {
             for op in order { copy.insert(op) }
             let s = try #require(copy.state(of: g.gameID))
             #expect(s.firstRevealer(of: cell) == winner)
-            #expect(s.scores[winner] == state.genesis.layout.adjacentMines(cell))
+            // One cell, one point: the figure the ending calls their cells.
+            #expect(s.scores[winner] == 1)
             #expect(s.scores.count == 1)
         }
         // A mark loses to nothing on a revealed cell.
@@ -230,8 +231,10 @@ struct Forge {
         #expect(ws.status == .won)
         #expect(ws.endMillis == 77)
         #expect(ws.trippedBy == nil)
-        let expected = safe.filter { !opening.contains($0) }.map { layout.score(of: $0) }.reduce(0, +)
+        // Bob's score is the cells he opened, as his part of the ending says.
+        let expected = safe.filter { !opening.contains($0) }.count
         #expect(ws.scores == [bob.identity.peerID: expected])
+        #expect(won.games[g.gameID]?.figures(of: nil)?.parts[bob.identity.peerID]?.cellsOpened == expected)
         // Alice reveals a mine: lost, and Alice tripped it.
         let mine = try #require((0..<81).first { layout.isMine($0) })
         let playing = try #require(r.games[g.gameID])

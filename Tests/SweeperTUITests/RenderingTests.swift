@@ -176,11 +176,11 @@ func viewer(_ view: GameView) -> Viewer {
         v.selfID = "me"
         let opened = [CellChange(x: 0, y: 0, value: "."), CellChange(x: 1, y: 0, value: "1"), CellChange(x: 0, y: 1, value: "2")]
         #expect(v.apply(ControlEvent(event: .cells, game: v.game?.id, cells: opened, status: .playing, by: "p2", x: 0, y: 0)) == [])
-        // Bob (unknown until now) scores 1 for the zero, 1 and 2 for the numbers.
-        #expect(v.game?.players.first?.id == "p2" && v.game?.players.first?.score == 4)
+        // Bob (unknown until now) scores one for each cell he opened: his cells, as his ending part says.
+        #expect(v.game?.players.first?.id == "p2" && v.game?.players.first?.score == 3)
         // The same cells again (an answer and its event) score nothing more.
         _ = v.apply(ControlEvent(event: .cells, game: v.game?.id, cells: opened, status: .playing, by: "p2"))
-        #expect(v.game?.players.first?.score == 4)
+        #expect(v.game?.players.first?.score == 3)
         #expect(v.look(1, 0) == "1" && abs(v.progress - 3.0 / 8.0) < 1e-9)
         // My move answers with its cells; it did not end the game: no fetch.
         let mine = Commands.MoveResult(game: v.game?.id ?? "", changed: [CellChange(x: 2, y: 0, value: "1")], status: .playing, progress: 0.5, trippedBy: nil)
