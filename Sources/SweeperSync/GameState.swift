@@ -420,21 +420,23 @@ public struct GameState: Sendable {
     }
 
     /// Each player's score: the safe cells they revealed first, the figure
-    /// an ending calls their cells. The opening scores for nobody. (Only
-    /// the genesis has the genesis's stamp: every other op of its author
-    /// comes later in its chain.)
-    public var scores: [PeerID: Int] {
+    /// an ending calls their cells. The opening scores for nobody.
+    public var scores: [PeerID: Int] { points(byNumber: false) }
+
+    /// Per player, 1 for each safe cell revealed first (the genesis's stamp is its alone);
+    /// with `byNumber` (what the digest hashes, as every release did) 1 for a zero, N for N.
+    func points(byNumber: Bool) -> [PeerID: Int] {
         if let lanes {
             // Each racer's points on its own board.
             var out: [PeerID: Int] = [:]
-            for (racer, lane) in lanes { if let s = lane.scores[racer] { out[racer] = s } }
+            for (racer, lane) in lanes { if let s = lane.points(byNumber: byNumber)[racer] { out[racer] = s } }
             return out
         }
         var totals = [Int](repeating: 0, count: authors.count)
         let layout = genesis.layout
         firstReveals.forEach { cell, entry in
             guard entry != 0, !layout.isMine(Int(cell)) else { return }
-            totals[Int(revealStamps[Int(entry)].author)] += 1
+            totals[Int(revealStamps[Int(entry)].author)] += byNumber ? max(1, layout.adjacentMines(Int(cell))) : 1
         }
         var out: [PeerID: Int] = [:]
         for (i, t) in totals.enumerated() where t > 0 { out[authors[i]] = t }
@@ -545,7 +547,7 @@ public struct GameState: Sendable {
                 w.byte(board.mark(at: c) == .none ? 0 : 1 + board.mark(at: c).rawValue)
             }
         }
-        let s = scores
+        let s = points(byNumber: true)
         for a in sorted { w.varint(s[a] ?? 0) }
         if let t = trippedBy { w.byte(1); w.append(t.bytes) } else { w.byte(0) }
         w.varint(startMillis)

@@ -79,3 +79,28 @@ import Testing
         await f.cleanup()
     }
 }
+
+/// This device's own player is told apart too: a member who took its name
+/// while apart shows with its short id, and so does this device's player,
+/// in the players of a game and in who looks where.
+@Suite struct OwnNameClashTests {
+    @Test func aMemberOfThisDevicesNameIsToldApartEverywhere() async throws {
+        let f = try await DaemonFixture()
+        let twin = SigningIdentity()
+        try await f.admit(twin.peerID)
+        let own = f.core.router.signer.peerID
+        f.core.router.book.take(ProfileNote(signing: twin, serial: 1, name: "Ada", colour: 0))
+        #expect(f.core.router.views.name(of: twin.peerID) == "Ada (\(twin.peerID.shortDescription))")
+        #expect(f.core.router.views.name(of: own) == "ada (\(own.shortDescription))")
+        // A game's players and who looks where say the same.
+        let game: GameView = try await result(f.router, #"{"id":1,"command":"new","preset":"beginner"}"#)
+        #expect(game.players.first?.name == "ada (\(own.shortDescription))", "\(game.players)")
+        let looking = f.core.router.views.presence(twin.peerID, nil, own: false)
+        #expect(looking.name == "Ada (\(twin.peerID.shortDescription))")
+        #expect(f.core.router.views.presence(own, nil, own: true).name == "ada (\(own.shortDescription))")
+        // Once the twin is named otherwise, both are just their names.
+        f.core.router.book.take(ProfileNote(signing: twin, serial: 2, name: "Bea", colour: 0))
+        #expect(f.core.router.views.name(of: own) == "ada" && f.core.router.views.name(of: twin.peerID) == "Bea")
+        await f.cleanup()
+    }
+}

@@ -33,10 +33,10 @@ struct PeerEvents: PeerChangeSink {
 
 extension ReplyViews {
     /// Where a player looks, as `presence` events and lists show it: named
-    /// by its profile, else by this daemon's name (its own player) or the
-    /// short form of its id.
+    /// as every view names a player (``name(of:)``: with the short id when
+    /// two members share a name).
     func presence(_ author: PeerID, _ spot: PresenceSpot?, own: Bool) -> PresenceInfo {
-        let name = peers.name(of: author) ?? (own ? ownName : author.shortDescription)
+        let name = name(of: author)
         let colour = peers.profile(of: author)?.colour ?? 0
         return PresenceInfo(
             peer: author.description, name: name, game: spot.flatMap { GameID(bytes: $0.game)?.description },
@@ -57,7 +57,8 @@ extension ReplyViews {
             via: p.origins.map(\.rawValue), lastSeenSecondsAgo: p.lastSeen.map { max(0, now.timeIntervalSince($0)) },
             roundTripMs: p.roundTrip.map { Double($0.components.seconds) * 1000 + Double($0.components.attoseconds) / 1e15 },
             sync: standing.lag.map { PeerInfo.Sync(theyLack: $0.theyLack, weLack: $0.weLack) }, otherCircle: p.otherCircle)
-        if !p.otherCircle, let profile = peers.profile(of: p.id), !profile.name.isEmpty { info.name = profile.name }
+        // Named by its profile, told apart from a member of the same name.
+        if !p.otherCircle, let profile = peers.profile(of: p.id), !profile.name.isEmpty { info.name = name(of: p.id) }
         if let version = standing.protocolVersion { info.protocolVersion = Int(version) }
         info.lastHeardSecondsAgo = p.lastHeard.map { max(0, now.timeIntervalSince($0)) }
         if !p.otherCircle {

@@ -33,8 +33,7 @@ struct ReplyViews: Sendable {
     /// short form of its id; with the short id beside it when another
     /// member has the same name (`Mum (AB12C)`).
     func name(of author: PeerID) -> String {
-        if let name = peers.distinctName(of: author, among: members.view.members.keys) { return name }
-        return author == ownID ? ownName : author.shortDescription
+        peers.distinctName(of: author, among: members.view.members.keys, own: (ownID, ownName)) ?? author.shortDescription
     }
 
     /// Players: every author of an op in the game, creator first.

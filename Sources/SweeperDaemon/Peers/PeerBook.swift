@@ -57,17 +57,22 @@ final class PeerBook: Sendable {
     /// The players other than `peer` whose name is `name` or looks like it
     /// (case aside, and Cyrillic or Greek look-alike letters aside: see
     /// ``PlayerName/skeleton(_:)``), among `among`.
-    func others(named name: String, than peer: PeerID, among: some Sequence<PeerID>) -> [PeerID] {
+    /// `own` names this device's player, whose name this book may not hold.
+    func others(named name: String, than peer: PeerID, among: some Sequence<PeerID>, own: (id: PeerID, name: String)? = nil) -> [PeerID] {
         let skeleton = PlayerName.skeleton(name)
-        return among.filter { $0 != peer && self.name(of: $0).map { PlayerName.skeleton($0) == skeleton } == true }
+        func named(_ p: PeerID) -> String? { self.name(of: p) ?? (p == own?.id ? own?.name : nil) }
+        let everyone = own.map { o in Array(among) + (among.contains(o.id) ? [] : [o.id]) } ?? Array(among)
+        return everyone.filter { $0 != peer && named($0).map { PlayerName.skeleton($0) == skeleton } == true }
     }
 
     /// A player's name told apart from another member's of the same name,
     /// or one that looks like it (two devices that chose one name while
     /// apart, or a peer's profile that mimics another's): `Mum (AB12C)`.
-    func distinctName(of peer: PeerID, among members: some Sequence<PeerID>) -> String? {
-        guard let name = name(of: peer) else { return nil }
-        return others(named: name, than: peer, among: members).isEmpty ? name : "\(name) (\(peer.shortDescription))"
+    /// `own` names this device's player (whose name this book may not
+    /// hold): it is told apart too, and tells others apart.
+    func distinctName(of peer: PeerID, among members: some Sequence<PeerID>, own: (id: PeerID, name: String)? = nil) -> String? {
+        guard let name = name(of: peer) ?? (peer == own?.id ? own?.name : nil) else { return nil }
+        return others(named: name, than: peer, among: members, own: own).isEmpty ? name : "\(name) (\(peer.shortDescription))"
     }
 
     /// A player's profile, when one came.
