@@ -6,6 +6,7 @@ import Glibc
 import Darwin
 #endif
 import SweeperControl
+import Synchronization
 import SweeperConventions
 
 /// Starts `sweeperd` in the background when no daemon answers, so one
@@ -66,6 +67,7 @@ public struct DaemonStarter: Sendable {
     /// its output appended to `sweeperd.log` in the state directory) and waits
     /// a bounded time for its socket.
     public func ensureRunning() async throws -> Outcome {
+        Self.reapStarted()
         if await answers() { return .running }
         guard let executable = daemonExecutable() else {
             throw Failure(description: "no daemon answers on \(socketPath) and no sweeperd was found beside sweeper or on PATH")
@@ -73,15 +75,32 @@ public struct DaemonStarter: Sendable {
         try PrivateDirectory.make(stateDirectory)
         let log = stateDirectory + "/sweeperd.log"
         let pid = try spawn(executable, ["--socket", socketPath], log: log)
+        Self.started.withLock { _ = $0.insert(pid) }
         for _ in 0..<attempts {
             if await answers() { return .started(pid: pid, log: log) }
             var status: Int32 = 0
             if waitpid(pid, &status, WNOHANG) == pid {
+                Self.started.withLock { _ = $0.remove(pid) }
                 throw Failure(description: "sweeperd stopped right after starting; see \(log)")
             }
             try? await Task.sleep(for: .milliseconds(100))
         }
         throw Failure(description: "started sweeperd (pid \(pid)) but its socket \(socketPath) did not answer; see \(log)")
+    }
+
+    /// The daemons this process started: its children until it reaps them.
+    private static let started = Mutex<Set<pid_t>>([])
+
+    /// Reaps the daemons this process started that have ended (one killed
+    /// while the viewer ran stays a zombie until then): the next start, or
+    /// the viewer's next try to reach one, collects them. Never waits.
+    public static func reapStarted() {
+        started.withLock { pids in
+            for pid in pids {
+                var status: Int32 = 0
+                if waitpid(pid, &status, WNOHANG) == pid { pids.remove(pid) }
+            }
+        }
     }
 
     /// glibc's `POSIX_SPAWN_SETSID` (hidden behind `_GNU_SOURCE`, so not imported): the child gets a

@@ -293,6 +293,10 @@ final class TmuxPane {
         #expect(second != first)
         #expect(screen.contains("Restarted sweeperd (pid \(second))"), "\(screen)")
         #expect(pane.capture().joined(separator: "\n").contains("Mines left 10"))
+        // The killed daemon was the viewer's child: reaped, not left a zombie while the viewer runs on.
+        let stat = (try? String(contentsOfFile: "/proc/\(first)/stat", encoding: .utf8)) ?? ""
+        let state = stat.split(separator: ")").last?.split(separator: " ").first
+        #expect(state != "Z", "the first daemon is a zombie: \(stat)")
     }
 
     @Test func aCrashOrHangupRestoresTheTerminal() throws {
