@@ -31,6 +31,10 @@ public struct ControlEvent: Codable, Equatable, Sendable {
         /// `presence` say who): a viewer of the game flashes it in their
         /// colour for a few seconds. This player's own points come too.
         case point
+        /// A player's profile changed (a rename, a colour): `presence`
+        /// names them (`peer`, `name` as every view shows it, `colour`; no
+        /// game). A viewer shows the new name wherever it shows theirs.
+        case profileChanged = "profile-changed"
     }
 
     /// The kind.

@@ -233,7 +233,7 @@ public struct Viewer: Sendable {
     /// Peers as the daemon reports them.
     public var peers: [PeerInfo] = []
     /// Where the other players look, by peer id (from `presence` events and answers).
-    public private(set) var presence: [String: PresenceInfo] = [:]
+    public internal(set) var presence: [String: PresenceInfo] = [:]
     /// The daemon's mDNS state, as `peers` last said.
     public var mdns: String?
     /// The daemon connection.
@@ -339,6 +339,7 @@ public struct Viewer: Sendable {
     public func name(of peerID: String) -> String {
         if let p = game?.players.first(where: { $0.id == peerID }) { return p.name }
         if let p = peers.first(where: { $0.id == peerID }) { return p.name }
+        if peerID == selfID, let selfName { return selfName }
         return ControlFormatting.shortID(peerID)
     }
 
@@ -461,6 +462,9 @@ public struct Viewer: Sendable {
         case .peerChanged:
             guard let peer = event.peer else { return [] }
             if let i = peers.firstIndex(where: { $0.id == peer.id }) { peers[i] = peer } else { peers.append(peer) }
+            return []
+        case .profileChanged:
+            if let p = event.presence { rename(p.peer, to: p.name, colour: p.colour) }
             return []
         }
     }

@@ -6,7 +6,7 @@ import SweeperControl
 @testable import SweeperDaemon
 
 /// The lines written to an embedded channel, decoded.
-private func lines(_ channel: EmbeddedChannel) throws -> [[String: Any]] {
+func lines(_ channel: EmbeddedChannel) throws -> [[String: Any]] {
     var out: [[String: Any]] = []
     while let buffer = try channel.readOutbound(as: ByteBuffer.self) {
         for line in Data(buffer.readableBytesView).split(separator: 0x0A) {

@@ -65,6 +65,23 @@ import Testing
         #expect(v.handle(.character("y")) == [.look(game: "fedcba9876543210")])
     }
 
+    @Test func aRenameShowsAtOnceWhereverThePlayerIsNamed() {
+        var v = viewer(gameView(["##", "##"], mines: 1, players: [PlayerScore(id: "p2", name: "Mum", score: 3), PlayerScore(id: "me", name: "ann", score: 1)]))
+        v.selfID = "me"
+        _ = v.apply(ControlEvent(event: .presence, presence: PresenceInfo(peer: "p2", name: "Mum", game: "abcdef1234567890", x: 0, y: 0)))
+        _ = v.apply(ControlEvent(event: .profileChanged, presence: PresenceInfo(peer: "p2", name: "Grandma", game: nil, x: nil, y: nil, colour: 3)))
+        #expect(v.game?.players.first { $0.id == "p2" }?.name == "Grandma" && v.presence["p2"]?.name == "Grandma" && v.name(of: "p2") == "Grandma")
+        let screen = ViewerRenderer(glyphs: .ascii, color: false).render(&v, width: 100, height: 12).text
+        #expect(screen.contains("Players: Grandma 3") && screen.contains("looking: ") && screen.contains("Grandma 0,0") && !screen.contains("Mum"), "\(screen)")
+        // This player's own name, before any view names it, is its name, not a raw id.
+        v.selfName = "ann"
+        #expect(Viewer().name(of: "me") == ControlFormatting.shortID("me"))
+        var fresh = Viewer()
+        fresh.selfID = "me"
+        fresh.selfName = "ann"
+        #expect(fresh.name(of: "me") == "ann")
+    }
+
     @Test func gOnAGameThatIsNoRaceSaysSo() {
         var v = viewer(gameView(["##", "##"], mines: 1))
         #expect(v.handle(.character("G")).isEmpty && v.overlay == nil)

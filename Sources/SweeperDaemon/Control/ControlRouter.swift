@@ -343,6 +343,8 @@ struct ControlRouter: ControlResponder {
             }
             let note = book.ownProfile(identity: identity, name: name, colour: colour)
             gossip.broadcast(.profile(note))
+            // This device's own viewers rename its player at once too.
+            events.publish(ControlEvent(event: .profileChanged, presence: views.presence(identity.peerID, nil, own: identity.peerID == player.peerID)))
         }
         let note = book.profile(of: identity.peerID)
         return Commands.Profile.Result(

@@ -29,6 +29,10 @@ struct PeerEvents: PeerChangeSink {
     func peerChanged(_ standing: PeerStanding) {
         events.publish(ControlEvent(event: .peerChanged, peer: views.peer(standing)))
     }
+
+    func profileChanged(of author: PeerID) {
+        events.publish(ControlEvent(event: .profileChanged, presence: views.presence(author, nil, own: false)))
+    }
 }
 
 extension ReplyViews {

@@ -31,6 +31,8 @@ protocol PeerChangeSink: Sendable {
     func pointed(by author: PeerID, at spot: PresenceSpot, own: Bool)
     /// How a peer stands changed (a link came up or closed, a hello gave its name).
     func peerChanged(_ standing: PeerStanding)
+    /// A player's profile (name, colour) changed: viewers rename them at once.
+    func profileChanged(of author: PeerID)
 }
 
 /// Where a player looks, as `peers`, `presence` and `status` list it.

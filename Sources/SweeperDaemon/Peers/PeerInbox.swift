@@ -220,7 +220,7 @@ final class PeerInbox: PeerNodeDelegate, Sendable {
                 return refuse(
                     decoded, by: note.author, on: link, kept ? "its author is not a member (kept until the circle next changes)" : "its author is not a member")
             }
-            gossip.spread(note, as: decoded, from: link, take: peers.take)
+            gossip.spread(note, as: decoded, from: link, take: takeProfile)
         case .play(let note):
             if let game = GameID(bytes: note.game), members.view.isMember(note.author) || members.view.isRemoved(note.author),
                !service.replica.isKnown(game), service.interest.contains(game) {
@@ -264,7 +264,15 @@ final class PeerInbox: PeerNodeDelegate, Sendable {
             for author in admitted.keys { waiting[author] = nil }
             return Array(admitted.values)
         }
-        for (note, message, link) in ready { gossip.spread(note, as: message, from: link, take: peers.take) }
+        for (note, message, link) in ready { gossip.spread(note, as: message, from: link, take: takeProfile) }
+    }
+
+    /// Keeps a profile when it is newer than the one held, and then has
+    /// every viewer rename its author at once.
+    private func takeProfile(_ note: ProfileNote) -> Bool {
+        guard peers.take(note) else { return false }
+        changes.profileChanged(of: note.author)
+        return true
     }
 
     /// Why a share of played time is not taken, or `nil`: only a member's

@@ -363,6 +363,20 @@ function onEvent(ev) {
         if (S.panel === "peers") renderPeers();
       }
       return;
+    case "profile-changed": {
+      // A rename (or a colour): every place the page names the player says it at once.
+      const p = ev.presence;
+      if (!p || !p.peer || !p.name) return;
+      S.names.set(p.peer, p.name);
+      const held = S.presence.get(p.peer);
+      if (held) S.presence.set(p.peer, Object.assign({}, held, { name: p.name, colour: p.colour }));
+      for (const x of (g && g.players) || []) if (x.id === p.peer) { x.name = p.name; x.colour = p.colour; }
+      for (const r of (g && g.race && g.race.racers) || []) if (r.id === p.peer) r.name = p.name;
+      if (S.me && S.me.peerID === p.peer) S.me.name = p.name;
+      forget(); renderOthers(); renderPlayers();
+      if (S.panel === "peers") renderPeers();
+      return;
+    }
     case "events-dropped":
       if (S.gid && !S.replay) openGame(S.gid, { keep: true, quiet: true });
       if (S.panel) refreshPanel();
