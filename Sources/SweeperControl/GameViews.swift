@@ -31,11 +31,14 @@ public struct PlayerScore: Codable, Equatable, Sendable {
     public var id: String
     /// The player's name.
     public var name: String
-    /// Points: 1 per first-revealed zero, N per first-revealed N.
+    /// The safe cells they opened first (the opening is nobody's).
     public var score: Int
     /// The colour the player chose (1–8, see ``PlayerColours``); absent
     /// for the one derived from their id.
     public var colour: Int?
+    /// Their letter beside a cell, the same on every screen
+    /// (``PlayerLetters``); absent from older daemons.
+    public var letter: String?
 
     /// Creates a player score.
     public init(id: String, name: String, score: Int, colour: Int? = nil) {

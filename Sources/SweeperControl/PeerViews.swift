@@ -225,6 +225,9 @@ public struct PresenceInfo: Codable, Equatable, Sendable {
     public var colour: Int?
     /// True for this daemon's own player; absent otherwise.
     public var own: Bool?
+    /// Their letter beside a cell, the same on every screen
+    /// (``PlayerLetters``); absent from older daemons.
+    public var letter: String?
 
     /// Creates a presence.
     public init(peer: String, name: String, game: String? = nil, x: Int? = nil, y: Int? = nil, colour: Int? = nil, own: Bool? = nil) {

@@ -323,7 +323,11 @@ public struct ViewerRenderer: Sendable {
         for p in viewer.watching { if let c = p.colour { chosen[p.peer] = c } }
         for point in viewer.points.values { if let c = point.colour { chosen[point.peer] = c } }
         let colours = Self.playerColours(Array(names.keys), chosen: chosen)
-        let letters = Self.playerLetters(names)
+        // Each player's letter as the daemon hands it out over the whole
+        // circle (the same on every screen), else as this screen would.
+        var letters = PlayerLetters.assign(names)
+        for p in viewer.game?.players ?? [] { if let l = p.letter?.first, names[p.id] != nil { letters[p.id] = l } }
+        for (peer, p) in viewer.presence where names[peer] != nil { if let l = p.letter?.first { letters[peer] = l } }
         var marks: [String: PlayerMark] = [:]
         for (peer, letter) in letters { if let colour = colours[peer] { marks[peer] = PlayerMark(letter: letter, colour: colour) } }
         return marks
@@ -373,25 +377,6 @@ public struct ViewerRenderer: Sendable {
             }
             taken.insert(index)
             out[peer] = playerPalette[index]
-        }
-        return out
-    }
-
-    /// One letter (upper case) for each player, different for each while
-    /// letters last: the first letter of their name that no player before
-    /// them (by name, then id) took, else a digit of their name, else the
-    /// first free letter of the alphabet. Fits the one column beside a
-    /// cell, where the letter never covers the next cell.
-    static func playerLetters(_ names: [String: String]) -> [String: Character] {
-        var taken = Set<Character>()
-        var out: [String: Character] = [:]
-        let order = names.sorted { ($0.value.lowercased(), $0.key) < ($1.value.lowercased(), $1.key) }
-        for (peer, name) in order {
-            let ascii = name.uppercased().filter(\.isASCII)
-            let candidates = ascii.filter(\.isLetter) + ascii.filter(\.isNumber) + "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-            let letter = candidates.first { !taken.contains($0) } ?? "'"
-            taken.insert(letter)
-            out[peer] = letter
         }
         return out
     }

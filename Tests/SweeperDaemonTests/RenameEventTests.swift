@@ -41,3 +41,23 @@ import Testing
         await f.cleanup()
     }
 }
+
+/// Each player's letter is handed out over the whole circle, so it is the
+/// same whoever looks: Mum is U beside Max and beside nobody.
+@Suite struct PlayerLetterTests {
+    @Test func lettersComeFromTheWholeCircleNotFromWhoIsLooking() async throws {
+        let f = try await DaemonFixture()
+        let mum = SigningIdentity(), max = SigningIdentity()
+        for p in [mum, max] { try await f.admit(p.peerID) }
+        f.core.router.book.take(ProfileNote(signing: mum, serial: 1, name: "Mum", colour: 0))
+        f.core.router.book.take(ProfileNote(signing: max, serial: 1, name: "Max", colour: 0))
+        let views = f.core.router.views
+        // ada, Max, Mum by name: A, M, then U for Mum (M is Max's).
+        #expect(views.presence(mum.peerID, nil, own: false).letter == "U" && views.presence(max.peerID, nil, own: false).letter == "M")
+        #expect(views.presence(f.core.router.signer.peerID, nil, own: true).letter == "A")
+        // A game's players carry the same letters.
+        let game: GameView = try await result(f.router, #"{"id":1,"command":"new","preset":"beginner"}"#)
+        #expect(game.players.first?.letter == "A")
+        await f.cleanup()
+    }
+}

@@ -510,11 +510,11 @@ func viewer(_ view: GameView) -> Viewer {
     }
 
     @Test func eachPlayerHasALetterOfTheirOwn() {
-        let letters = ViewerRenderer.playerLetters(["p1": "h1", "p2": "h2", "p3": "h3", "p4": "Mum", "p5": "Max"])
+        let letters = PlayerLetters.assign(["p1": "h1", "p2": "h2", "p3": "h3", "p4": "Mum", "p5": "Max"])
         #expect(letters == ["p1": "H", "p2": "2", "p3": "3", "p4": "U", "p5": "M"])
-        #expect(ViewerRenderer.playerLetters(["p1": "ann", "p2": "bob"]) == ["p1": "A", "p2": "B"])
-        #expect(ViewerRenderer.playerLetters(["p1": "h", "p2": "h"]) == ["p1": "H", "p2": "A"])
-        #expect(ViewerRenderer.playerLetters(["p1": "🦊"]) == ["p1": "A"])
+        #expect(PlayerLetters.assign(["p1": "ann", "p2": "bob"]) == ["p1": "A", "p2": "B"])
+        #expect(PlayerLetters.assign(["p1": "h", "p2": "h"]) == ["p1": "H", "p2": "A"])
+        #expect(PlayerLetters.assign(["p1": "🦊"]) == ["p1": "A"])
         // A last move: the letter in the cell's second column; the next cell keeps its own.
         var v = viewer(gameView(["....", "...."], mines: 1))
         v.selfID = "me"

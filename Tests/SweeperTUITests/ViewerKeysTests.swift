@@ -82,6 +82,26 @@ import Testing
         #expect(fresh.name(of: "me") == "ann")
     }
 
+    @Test func theDaemonsLetterIsTheSameOnEveryScreen() {
+        // Sam's screen shows Max and Mum; Max's shows Mum alone. Alone, Mum would be M; the daemon says U.
+        func screen(of others: [(String, String)]) -> Viewer {
+            var v = viewer(gameView(["##", "##"], mines: 1))
+            for (peer, name) in others {
+                var p = PresenceInfo(peer: peer, name: name, game: "abcdef1234567890", x: 0, y: 0)
+                p.letter = name == "Mum" ? "U" : "M"
+                _ = v.apply(ControlEvent(event: .presence, presence: p))
+            }
+            return v
+        }
+        let sams = ViewerRenderer.playerMarks(screen(of: [("pmax", "Max"), ("pmum", "Mum")]))
+        let maxs = ViewerRenderer.playerMarks(screen(of: [("pmum", "Mum")]))
+        #expect(sams["pmum"]?.letter == "U" && maxs["pmum"]?.letter == "U" && sams["pmax"]?.letter == "M")
+        // Without the daemon's letter (an older daemon), the screen hands them out itself.
+        var old = viewer(gameView(["##", "##"], mines: 1))
+        _ = old.apply(ControlEvent(event: .presence, presence: PresenceInfo(peer: "pmum", name: "Mum", game: "abcdef1234567890", x: 0, y: 0)))
+        #expect(ViewerRenderer.playerMarks(old)["pmum"]?.letter == "M")
+    }
+
     @Test func gOnAGameThatIsNoRaceSaysSo() {
         var v = viewer(gameView(["##", "##"], mines: 1))
         #expect(v.handle(.character("G")).isEmpty && v.overlay == nil)

@@ -42,9 +42,11 @@ extension ReplyViews {
     func presence(_ author: PeerID, _ spot: PresenceSpot?, own: Bool) -> PresenceInfo {
         let name = name(of: author)
         let colour = peers.profile(of: author)?.colour ?? 0
-        return PresenceInfo(
+        var info = PresenceInfo(
             peer: author.description, name: name, game: spot.flatMap { GameID(bytes: $0.game)?.description },
             x: spot?.x, y: spot?.y, colour: colour > 0 ? Int(colour) : nil, own: own ? true : nil)
+        info.letter = letters()[author].map(String.init)
+        return info
     }
 
     /// Everyone who looks at a game, as `peers`, `presence` and `status` list them.

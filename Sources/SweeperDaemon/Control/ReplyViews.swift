@@ -29,13 +29,6 @@ struct ReplyViews: Sendable {
     /// The games' played time.
     let play: PlayClock
 
-    /// A player's name: this daemon's, a peer's as last heard, else the
-    /// short form of its id; with the short id beside it when another
-    /// member has the same name (`Mum (AB12C)`).
-    func name(of author: PeerID) -> String {
-        peers.distinctName(of: author, among: members.view.members.keys, own: (ownID, ownName)) ?? author.shortDescription
-    }
-
     /// Players: every author of an op in the game, creator first.
     func players(_ replica: GameReplica, _ state: GameState) -> [PeerID] {
         players(creator: state.creator, authors: replica.authors)
@@ -115,10 +108,14 @@ struct ReplyViews: Sendable {
         let shownRacer = whole.racerShown(to: racer ?? ownID)
         let state = whole.shown(to: racer ?? ownID)
         let scores = whole.scores
-        let players = players(replica, whole).map { PlayerScore(
-            id: $0.description, name: name(of: $0), score: scores[$0] ?? 0,
-            colour: peers.profile(of: $0).flatMap { $0.colour > 0 ? Int($0.colour) : nil }) }
-            .sorted { ($1.score, $0.name) < ($0.score, $1.name) }
+        let letters = letters()
+        let players = players(replica, whole).map { p -> PlayerScore in
+            var score = PlayerScore(
+                id: p.description, name: name(of: p), score: scores[p] ?? 0,
+                colour: peers.profile(of: p).flatMap { $0.colour > 0 ? Int($0.colour) : nil })
+            score.letter = letters[p].map(String.init)
+            return score
+        }.sorted { ($1.score, $0.name) < ($0.score, $1.name) }
         let p = state.genesis.parameters
         var view = GameView(
             id: state.gameID.description, width: p.width, height: p.height, mines: p.mines, status: state.status.shown,

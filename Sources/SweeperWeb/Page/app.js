@@ -74,18 +74,20 @@ export const forget = () => { marksCache = null; };
 /// Every known player's colour and letter, by peer id.
 function marks() {
   if (marksCache) return marksCache;
-  const names = new Map(), chosen = new Map();
-  const note = (peer, name, colour) => {
+  const names = new Map(), chosen = new Map(), given = new Map();
+  const note = (peer, name, colour, letter) => {
     if (!peer) return;
     if (name || !names.has(peer)) names.set(peer, name || "?");
     if (colour >= 1 && colour <= 8) chosen.set(peer, colour - 1);
+    // The daemon's letter, handed out over the whole circle: the same on every screen.
+    if (typeof letter === "string" && letter) given.set(peer, letter);
   };
   for (const [peer, n] of S.names) note(peer, n);
   if (S.me) note(S.me.peerID, S.me.name);
   const g = S.game;
-  for (const p of (g && g.players) || []) note(p.id, p.name, p.colour);
+  for (const p of (g && g.players) || []) note(p.id, p.name, p.colour, p.letter);
   for (const r of (g && g.race && g.race.racers) || []) note(r.id, r.name, r.colour);
-  for (const p of S.presence.values()) note(p.peer, p.name, p.colour);
+  for (const p of S.presence.values()) note(p.peer, p.name, p.colour, p.letter);
   const peers = [...names.keys()].sort(), taken = new Set(chosen.values()), colours = new Map(chosen);
   for (const peer of peers) {
     if (colours.has(peer)) continue;
@@ -93,11 +95,11 @@ function marks() {
     if (taken.size < 8) while (taken.has(i)) i = (i + 1) % 8;
     taken.add(i); colours.set(peer, i);
   }
-  const used = new Set(), out = new Map();
+  const used = new Set(given.values()), out = new Map();
   const order = [...names].sort((a, b) => a[1].toLowerCase().localeCompare(b[1].toLowerCase()) || (a[0] < b[0] ? -1 : 1));
   for (const [peer, name] of order) {
     const up = name.toUpperCase();
-    const letter = [...up.replace(/[^A-Z]/g, "") + up.replace(/[^0-9]/g, "") + "ABCDEFGHIJKLMNOPQRSTUVWXYZ"].find((ch) => !used.has(ch)) || "'";
+    const letter = given.get(peer) || [...up.replace(/[^A-Z]/g, "") + up.replace(/[^0-9]/g, "") + "ABCDEFGHIJKLMNOPQRSTUVWXYZ"].find((ch) => !used.has(ch)) || "'";
     used.add(letter);
     const [bg, fg] = PALETTE[colours.get(peer)];
     out.set(peer, { colour: bg, fg, letter, name });

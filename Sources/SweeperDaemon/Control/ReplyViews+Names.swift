@@ -1,0 +1,32 @@
+import SweeperControl
+import SweeperCrypto
+
+/// How every view names a player and marks them beside a cell.
+extension ReplyViews {
+    /// A player's name: this daemon's, a peer's as last heard, else the
+    /// short form of its id; with the short id beside it when another
+    /// member has the same name (`Mum (AB12C)`).
+    func name(of author: PeerID) -> String {
+        peers.distinctName(of: author, among: members.view.members.keys, own: (ownID, ownName)) ?? author.shortDescription
+    }
+
+    /// Every member's letter beside a cell (``PlayerLetters``), handed out
+    /// over the whole circle by the names its members go by (profile, else
+    /// as admitted): the same on every device that knows the same members.
+    func letters() -> [PeerID: Character] {
+        let view = members.view
+        var names: [String: String] = [:]
+        var ids: [String: PeerID] = [:]
+        for m in view.members.keys {
+            names[m.description] = peers.name(of: m) ?? view.members[m]?.name ?? m.shortDescription
+            ids[m.description] = m
+        }
+        if names[ownID.description] == nil {
+            names[ownID.description] = peers.name(of: ownID) ?? ownName
+            ids[ownID.description] = ownID
+        }
+        var out: [PeerID: Character] = [:]
+        for (key, letter) in PlayerLetters.assign(names) { if let id = ids[key] { out[id] = letter } }
+        return out
+    }
+}
