@@ -595,6 +595,13 @@ import Testing
         #expect(entry["height"] as? Int == 12 && entry["mines"] as? Int == 30 && entry["noGuess"] as? Bool == true)
         #expect(entry["creator"] as? String == "bob" && entry["status"] as? String == "playing")
         #expect(entry["playerNames"] as? [String] == ["bob"])
+        // Neither side counts bob's game, which cat does not take, as lacking: both read in sync, not catching up for ever.
+        func lag(_ h: DaemonHarness, _ name: String) -> [Int]? {
+            let peer = ((try? h.json(["peers"]))?["peers"] as? [[String: Any]])?.first { $0["name"] as? String == name }
+            let sync = peer?["sync"] as? [String: Any]
+            return sync.flatMap { s in (s["theyLack"] as? Int).flatMap { a in (s["weLack"] as? Int).map { [a, $0] } } }
+        }
+        #expect(eventually(20) { lag(cat, "bob") == [0, 0] && lag(bob, "cat") == [0, 0] }, "cat sees bob \(String(describing: lag(cat, "bob"))), bob sees cat \(String(describing: lag(bob, "cat")))")
         let created = try #require(entry["created"] as? Double)
         #expect(abs(created - Date().timeIntervalSince1970) < 60)
         let text = try cat.cli(["games", "--available"]).stdout

@@ -531,17 +531,22 @@ final class PeerInbox: PeerNodeDelegate, Sendable {
         await Self.lags(links.all, service: service)
     }
 
+    /// Only what each side takes counts (`sync mine` takes only its own
+    /// games): ops of a game the peer does not take are nothing it lacks,
+    /// and ops of one this device does not take nothing this device lacks.
     private static func lags(_ links: [PeerLink], service: GameService) async -> [UInt64: SyncLag] {
         guard !links.isEmpty else { return [:] }
-        let ours = await service.replica.summary
+        let (ours, interest) = await (service.replica.summary, service.interest)
         var out: [UInt64: SyncLag] = [:]
         for link in links {
-            guard let theirs = link.session.withSession({ $0.hasPeerSummary ? $0.peerHolds : nil }) else { continue }
+            guard let (theirs, takes) = link.session.withSession({ $0.hasPeerSummary ? ($0.peerHolds, $0.peerInterest) : nil }) else { continue }
             var theyLack = 0
             var weLack = 0
             for game in Set(ours.keys).union(theirs.keys) {
                 // The peer's summary may claim any sequence numbers: lag(against:) saturates instead of trapping.
-                let (ahead, behind) = (ours[game] ?? VersionVector()).lag(against: theirs[game] ?? VersionVector())
+                var (ahead, behind) = (ours[game] ?? VersionVector()).lag(against: theirs[game] ?? VersionVector())
+                if !takes.contains(game) { ahead = 0 }
+                if !interest.contains(game) { behind = 0 }
                 theyLack = theyLack.addingReportingOverflow(ahead).overflow ? .max : theyLack + ahead
                 weLack = weLack.addingReportingOverflow(behind).overflow ? .max : weLack + behind
             }
