@@ -61,6 +61,9 @@ extension Commands {
         public var seconds: Int?
         /// True when the racer asked for a hint or looked at the mines.
         public var assisted: Bool?
+        /// True when the race ended without the racer: every racer that
+        /// moved ended while it had not moved (absent, or an unused tablet).
+        public var didNotStart: Bool?
         /// Creates a standing.
         public init(id: String, name: String, colour: Int? = nil, status: PlayStatus, gaveUp: Bool? = nil, progress: Double, flags: Int,
                     seconds: Int? = nil, assisted: Bool? = nil) {

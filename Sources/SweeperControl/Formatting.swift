@@ -251,7 +251,7 @@ public enum ControlFormatting {
             let how: String = switch racer.status {
             case .won: "won"
             case .lost: racer.gaveUp == true ? "gave up" : "lost"
-            case .playing: "playing"
+            case .playing: racer.didNotStart == true ? "did not start" : "playing"
             }
             if racer.status == .won { place += 1 }
             let shown = racer.id == r.shown ? " (shown)" : ""

@@ -442,6 +442,7 @@ public struct ViewerRenderer: Sendable {
                     let how: String = switch r.status {
                     case .won: "won " + ControlFormatting.duration(r.seconds ?? 0)
                     case .lost: r.gaveUp == true ? "gave up" : "lost"
+                    case .playing where r.didNotStart == true: "did not start"
                     case .playing: "\(Int((r.progress * 100).rounded(.down)))%" + (r.flags > 0 ? " \(glyphs.flag)\(r.flags)" : "")
                     }
                     return "\(r.name) \(how)"

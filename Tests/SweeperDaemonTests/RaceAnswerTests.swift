@@ -1,6 +1,7 @@
 import Foundation
 import SweeperControl
 import SweeperCrypto
+import SweeperSync
 import Testing
 @testable import SweeperDaemon
 
@@ -58,6 +59,36 @@ import Testing
         #expect(given.x != nil)
         let after = try await show(f.router, game.id)
         #expect(after.assisted && after.hints?.first?.name == "Ann", "\(String(describing: after.hints))")
+        await f.cleanup()
+    }
+}
+
+/// A plain race enrols the members here, not every member; and a race
+/// whose absent racers never moved ends once the others have.
+@Suite struct RaceEnrolmentTests {
+    @Test func aPlainRaceEnrolsThoseHereAndEndsWithoutThoseWhoNeverStarted() async throws {
+        let f = try await DaemonFixture()
+        // Bob is a member, away (no link); Ann is a player hosted here.
+        let bob = SigningIdentity()
+        try await f.admit(bob.peerID)
+        _ = await f.router.reply(to: Data(#"{"id":1,"command":"player-add","name":"Ann"}"#.utf8))
+        let listed: Commands.PlayerList.Result = try await result(f.router, #"{"id":1,"command":"player-list"}"#)
+        let annID = try #require(listed.players.first { $0.name == "Ann" }).peer
+        let race: GameView = try await result(f.router, #"{"id":2,"command":"new","preset":"beginner","race":true}"#)
+        let racers = Set(race.race?.racers.map(\.id) ?? [])
+        let own = f.core.router.signer.peerID.description
+        #expect(racers == [own, annID], "racers \(racers); Bob, away, should not race")
+
+        // This player trips a mine at once; Ann never moves: the race is over, Ann did not start.
+        let id = try #require(GameID(hex: race.id))
+        let layout = try #require(await f.service.replica.state(of: id)?.genesis.layout)
+        let mine = try #require((0..<81).first { layout.isMine($0) })
+        let _: Commands.MoveResult = try await result(f.router, #"{"id":3,"command":"reveal","game":"\#(race.id)","x":\#(mine % 9),"y":\#(mine / 9)}"#)
+        let after = try await show(f.router, race.id)
+        let table = try #require(after.race)
+        #expect(table.over == true, "\(table)")
+        #expect(table.racers.first { $0.id == annID }?.didNotStart == true && table.racers.first { $0.id == own }?.didNotStart == nil)
+        #expect(ControlFormatting.race(table).contains { $0.contains("did not start") })
         await f.cleanup()
     }
 }

@@ -552,7 +552,7 @@ final class TmuxPane {
         try a.start(name: "ann")
         try b.start(name: "bob")
         #expect(try b.join(a).status == 0)
-        // Without --players every member races.
+        // Without --players the members here (linked now) race.
         let race = try a.json(["new", "--race", "--preset", "beginner"])
         let game = try #require(race["id"] as? String)
         for _ in 0..<200 where (try? b.cli(["show", game]).status) != 0 { usleep(50_000) }

@@ -135,10 +135,11 @@ struct ControlRouter: ControlResponder {
             let race = request.race == true
             if race {
                 guard !isPrivate else { throw ControlError.badArguments("a race is an open game: leave out privateGame") }
-                // Without players, every member of the circle races.
-                let rivals = (players ?? Set(members.view.members.keys)).subtracting([player.peerID])
+                // Without players, the members here race: the devices linked now and this one, with the players they host.
+                let rivals = (players ?? membersHere()).subtracting([player.peerID])
                 guard !rivals.isEmpty else {
-                    throw ControlError.badArguments("a race needs another racer: name players, or invite someone to the circle first")
+                    throw ControlError.badArguments(
+                        "a race needs another racer: nobody else is here (linked now); name players, or invite someone to the circle first")
                 }
                 players = rivals
             }

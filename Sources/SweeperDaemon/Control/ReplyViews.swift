@@ -144,11 +144,21 @@ struct ReplyViews: Sendable {
 
     /// A race as it stands, showing `shown`'s board. A racer that is no
     /// member of the circle (removed since, or a key a creator in bad faith
-    /// named) moves no more: the race is over without it.
+    /// named) moves no more: the race is over without it. So is a racer
+    /// that never moved once every racer that did has ended (one at
+    /// least): it did not start, and the race does not wait for it.
     func raceTable(_ race: GameState, shown: PeerID) -> Commands.RaceTable {
         let members = members.view.members
-        let racers = race.racers.compactMap { r in race.lane(of: r).map { standing(of: r, on: $0) } }
-        let over = race.racers.allSatisfy { r in race.lane(of: r).map { $0.status != .playing } ?? true || members[r] == nil }
+        let ended = { (r: PeerID) in race.lane(of: r).map { $0.status != .playing } ?? true || members[r] == nil }
+        let unmoved = { (r: PeerID) in race.lane(of: r).map { $0.status == .playing && $0.scores[r] == nil && $0.board.flagCount == 0 } ?? false }
+        let over = race.racers.allSatisfy { ended($0) || unmoved($0) } && race.racers.contains { r in race.lane(of: r).map { $0.status != .playing } ?? false }
+        let racers = race.racers.compactMap { r in
+            race.lane(of: r).map { lane in
+                var s = standing(of: r, on: lane)
+                s.didNotStart = over && unmoved(r) ? true : nil
+                return s
+            }
+        }
         return Commands.RaceTable(
             shown: shown.description, racers: Commands.RaceTable.ordered(racers),
             winner: over ? race.raceWinner.map(name(of:)) : nil, over: over ? true : nil)

@@ -223,7 +223,7 @@ export function renderOthers() {
   board.setOthers(list);
 }
 
-const standing = (x) => x.status === "won" ? "cleared" + (typeof x.seconds === "number" ? " in " + dur(x.seconds) : "") : x.status === "lost" ? (x.gaveUp ? "gave up" : "hit a mine") : pct(x.progress);
+const standing = (x) => x.status === "won" ? "cleared" + (typeof x.seconds === "number" ? " in " + dur(x.seconds) : "") : x.status === "lost" ? (x.gaveUp ? "gave up" : "hit a mine") : x.didNotStart ? "did not start" : pct(x.progress);
 export function bar(p) { const b = h("span", { class: "bar-track" }, h("span", { class: "bar-fill" })); b.firstChild.style.width = Math.round((p || 0) * 100) + "%"; return b; }
 export function renderRace() {
   const g = S.game, r = g && g.race;
