@@ -251,7 +251,9 @@ public struct ViewerRenderer: Sendable {
         let marks = Self.playerMarks(viewer)
         var cursors: [BoardPosition: [String]] = [:]
         for p in viewer.watching {
-            guard let x = p.x, let y = p.y else { continue }
+            // In a race each racer's cursor is on a board of their own: only the shown board's racer's is drawn
+            // (the others' places are in the race line).
+            guard let x = p.x, let y = p.y, game.race.map({ $0.shown == p.peer }) ?? true else { continue }
             cursors[BoardPosition(x: x, y: y), default: []].append(p.peer)
         }
         var points: [BoardPosition: ShownPoint] = [:]
@@ -445,7 +447,11 @@ public struct ViewerRenderer: Sendable {
                     case .playing where r.didNotStart == true: "did not start"
                     case .playing: "\(Int((r.progress * 100).rounded(.down)))%" + (r.flags > 0 ? " \(glyphs.flag)\(r.flags)" : "")
                     }
-                    return "\(r.name) \(how)"
+                    // Where another racer's cursor is, on their own board.
+                    let at = r.status == .playing && r.id != race.shown
+                        ? viewer.watching.first { $0.peer == r.id }.flatMap { p in p.x.flatMap { x in p.y.map { " at \(x),\($0)" } } } ?? ""
+                        : ""
+                    return "\(r.name) \(how)\(at)"
                 }.joined(separator: ", ") + (race.over == true ? sep + (race.winner.map { "\($0) wins" } ?? "nobody cleared it") : "")
             }
             let circle = viewer.peers.filter { !$0.otherCircle }

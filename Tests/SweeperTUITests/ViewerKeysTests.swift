@@ -102,6 +102,28 @@ import Testing
         #expect(ViewerRenderer.playerMarks(old)["pmum"]?.letter == "M")
     }
 
+    @Test func anotherRacersCursorIsInTheRaceLineNotOnYourBoard() {
+        var view = gameView(["####", "1234", "####"], mines: 3)
+        view.race = Commands.RaceTable(shown: "me", racers: [
+            Commands.RacerStanding(id: "me", name: "ann", status: .playing, progress: 0.2, flags: 0),
+            Commands.RacerStanding(id: "p2", name: "Sam", status: .playing, progress: 0.4, flags: 0),
+        ])
+        var v = viewer(view)
+        v.selfID = "me"
+        v.cursor = BoardPosition(x: 0, y: 0)
+        _ = v.apply(ControlEvent(event: .presence, presence: PresenceInfo(peer: "p2", name: "Sam", game: "abcdef1234567890", x: 2, y: 1)))
+        let screen = ViewerRenderer(glyphs: .ascii, color: false).render(&v, width: 100, height: 12)
+        let layout = BoardLayout(width: 100, height: 12, boardWidth: 4, boardHeight: 3)
+        // No mark beside Sam's cell on this board: his cursor is on his own board.
+        #expect(screen[layout.left + 2 * 2 + 1, layout.top + 1].character != "S", "\(screen.text)")
+        #expect(screen.text.contains("Race: ann 20%, Sam 40% at 2,1"), "\(screen.text)")
+        // Showing Sam's board, his cursor is drawn on it.
+        view.race?.shown = "p2"
+        v.load(view)
+        let his = ViewerRenderer(glyphs: .ascii, color: false).render(&v, width: 100, height: 12)
+        #expect(his[layout.left + 2 * 2 + 1, layout.top + 1].character == "S", "\(his.text)")
+    }
+
     @Test func gOnAGameThatIsNoRaceSaysSo() {
         var v = viewer(gameView(["##", "##"], mines: 1))
         #expect(v.handle(.character("G")).isEmpty && v.overlay == nil)

@@ -344,6 +344,7 @@ function onEvent(ev) {
       if (p.game) S.presence.set(p.peer, p); else S.presence.delete(p.peer);
       if (p.name) S.names.set(p.peer, p.name);
       forget(); renderOthers(); renderPlayers();
+      if (g && g.race) renderRace();
       if (S.panel === "peers") renderPeers();
       return;
     }

@@ -217,6 +217,8 @@ export function renderOthers() {
   const g = S.game, list = [];
   if (g && !S.replay && S.showOthers) for (const p of S.presence.values()) {
     if (p.own || (S.me && p.peer === S.me.peerID) || p.game !== g.id || typeof p.x !== "number") continue;
+    // In a race each racer's cursor is on a board of their own: only the shown board's racer's is drawn.
+    if (g.race && g.race.shown !== p.peer) continue;
     const m = markOf(p.peer, p.name);
     list.push({ x: p.x, y: p.y, colour: m.colour, fg: m.fg, letter: m.letter });
   }
@@ -231,9 +233,11 @@ export function renderRace() {
   if (!r) return;
   clear($("race-head")).append(h("b", { text: "Race" }), r.winner ? " · " + r.winner + " won" + (r.over ? " · over" : "") : r.over ? " · over" : " · first to clear the board wins");
   clear($("racers")).append(...(r.racers || []).map((x) => {
-    const mine = S.me && x.id === S.me.peerID;
+    const mine = S.me && x.id === S.me.peerID, at = S.presence.get(x.id);
+    // Where another racer's cursor is, on their own board.
+    const where = !mine && x.status === "playing" && x.id !== r.shown && at && at.game === g.id && typeof at.x === "number" ? " · at " + at.x + "," + at.y : "";
     return h("button", { type: "button", class: "racer " + x.status, "aria-pressed": String(x.id === r.shown), title: "Show " + x.name + "'s board", onclick: () => openGame(g.id, { racer: mine ? undefined : x.id }) },
-      badge(x.id, x.name), h("span", { class: "racer-name", text: x.name + (mine ? " (you)" : "") }), bar(x.progress), h("small", { text: standing(x) }));
+      badge(x.id, x.name), h("span", { class: "racer-name", text: x.name + (mine ? " (you)" : "") }), bar(x.progress), h("small", { text: standing(x) + where }));
   }));
 }
 
