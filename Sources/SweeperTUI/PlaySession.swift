@@ -260,8 +260,7 @@ public enum PlaySession {
                     perform([.refresh(game: id)])
                 }
             case let .failed(text):
-                viewer.message = text
-                if viewer.game == nil { viewer.noGame = true }
+                viewer.failed(text)
             case let .askToLook(game, why):
                 viewer.askToLook(game: game, why: why)
             }

@@ -122,6 +122,7 @@ extension Viewer {
             self.overlay = done ? nil : .newGame(form)
             if let start {
                 lastNewGame = start
+                pendingForm = form
                 return [.startGame(start)]
             }
             if key == .enter && !done { message = "Type the custom width, height and mines first." }
@@ -189,6 +190,19 @@ extension Viewer {
 
     /// Whether this device only watches the game (its creator chose the
     /// players): said, and no move is sent.
+    /// A request failed, saying `why`. A new game refused (a width too big,
+    /// a name that is no player) opens its form again as it was filled in,
+    /// so nothing typed is lost.
+    public mutating func failed(_ why: String) {
+        message = why
+        if let form = pendingForm {
+            pendingForm = nil
+            overlay = .newGame(form)
+        } else if game == nil {
+            noGame = true
+        }
+    }
+
     /// The daemon refused to open `game` (another player's board of
     /// today, which would give this player's own away) for `why`: asked,
     /// as `c` is, before it opens with the look recorded.

@@ -124,6 +124,40 @@ import Testing
         #expect(his[layout.left + 2 * 2 + 1, layout.top + 1].character == "S", "\(his.text)")
     }
 
+    @Test func theNewGameFormKeepsItsValuesWhenRefusedAndOffersPlayersPrivateAndRace() {
+        var v = viewer(gameView(["##", "##"], mines: 1))
+        _ = v.handle(.character("n"))
+        for _ in 0..<4 { _ = v.handle(.down) }  // custom
+        for _ in 0..<3 { _ = v.handle(.backspace) }
+        for key in ["5", "0", "0"] { _ = v.handle(.character(Character(key))) }
+        // Players typed (keys that are toggles elsewhere type here), a race, private.
+        _ = v.handle(.character("a"))
+        for c in "Mum, Max" { _ = v.handle(.character(c)) }
+        _ = v.handle(.enter)
+        _ = v.handle(.character("r"))
+        _ = v.handle(.character("p"))
+        let screen = ViewerRenderer(glyphs: .ascii, color: false).render(&v, width: 100, height: 24).text
+        #expect(screen.contains("race: on") && screen.contains("private: on") && screen.contains("players: Mum, Max"), "\(screen)")
+        let start = v.handle(.enter)
+        guard case let .startGame(asked)? = start.first else {
+            Issue.record("no game asked for: \(start)")
+            return
+        }
+        #expect(asked.width == 500 && asked.players == ["Mum", "Max"] && asked.race == true && asked.privateGame == true)
+        // The daemon refuses the width: the form comes back as it was, saying why.
+        v.failed("width must be 5 to 4096")
+        guard case let .newGame(form)? = v.overlay else {
+            Issue.record("the form did not come back: \(String(describing: v.overlay))")
+            return
+        }
+        #expect(form.custom[0] == "500" && form.playerNames == ["Mum", "Max"] && form.race && form.privateGame)
+        #expect(v.message == "width must be 5 to 4096")
+        // Another failure later (no form pending) only says so.
+        _ = v.handle(.escape)
+        v.failed("the daemon went away")
+        #expect(v.overlay == nil)
+    }
+
     @Test func gOnAGameThatIsNoRaceSaysSo() {
         var v = viewer(gameView(["##", "##"], mines: 1))
         #expect(v.handle(.character("G")).isEmpty && v.overlay == nil)
