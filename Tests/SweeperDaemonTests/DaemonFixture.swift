@@ -6,6 +6,7 @@ import SweeperControl
 import SweeperCrypto
 import SweeperNet
 import SweeperStore
+import Testing
 @testable import SweeperDaemon
 
 /// A daemon's parts over a store in a temporary directory, assembled as
@@ -52,6 +53,20 @@ struct DaemonFixture {
         let request = AdmissionRequest(secret: made.secret, joining: peer, member: core.router.signer.peerID)
         guard case .admitted = members.admit(request, from: peer) else { throw ControlError.internal("not admitted") }
         await core.router.circleChanges.membershipChanged()
+    }
+
+    /// Hosts players named `names` here, as `player-add` does (the fixture
+    /// serves no web board, so no pairing comes with them); returns each
+    /// one's peer id and a router that answers as them, by name.
+    func host(_ names: [String]) async throws -> [String: (id: String, router: ControlRouter)] {
+        for name in names { _ = await router.reply(to: Data(#"{"id":1,"command":"player-add","name":"\#(name)"}"#.utf8)) }
+        let listed: Commands.PlayerList.Result = try await result(router, #"{"id":1,"command":"player-list"}"#)
+        var out: [String: (id: String, router: ControlRouter)] = [:]
+        for name in names {
+            let id = try #require(listed.players.first { $0.name == name }).peer
+            out[name] = (id, try #require(router.acting(as: id)))
+        }
+        return out
     }
 
     func cleanup() async {

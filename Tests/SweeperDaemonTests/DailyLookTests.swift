@@ -22,12 +22,8 @@ import Testing
 
     @Test func lookingAtAnothersBoardOfTodayIsAskedAndMarksOnesOwn() async throws {
         let f = try await DaemonFixture()
-        for name in ["Max", "Sam"] { _ = await f.router.reply(to: Data(#"{"id":1,"command":"player-add","name":"\#(name)"}"#.utf8)) }
-        let listed: Commands.PlayerList.Result = try await result(f.router, #"{"id":1,"command":"player-list"}"#)
-        let maxID = try #require(listed.players.first { $0.name == "Max" }).peer
-        let samID = try #require(listed.players.first { $0.name == "Sam" }).peer
-        let max = try #require(f.router.acting(as: maxID))
-        let sam = try #require(f.router.acting(as: samID))
+        let hosted = try await f.host(["Max", "Sam"])
+        let (max, sam) = (try #require(hosted["Max"]).router, try #require(hosted["Sam"]).router)
 
         // Max plays his board of today: he is in the table.
         let maxs: GameView = try await result(max, #"{"id":2,"command":"daily"}"#)

@@ -11,11 +11,8 @@ import Testing
 @Suite struct RaceAnswerTests {
     @Test func aRacersRevealAnswersWithTheirOwnBoard() async throws {
         let f = try await DaemonFixture()
-        // Ann, hosted here (the fixture serves no web board, so no pairing comes with her).
-        _ = await f.router.reply(to: Data(#"{"id":1,"command":"player-add","name":"Ann"}"#.utf8))
-        let listed: Commands.PlayerList.Result = try await result(f.router, #"{"id":1,"command":"player-list"}"#)
-        let annID = try #require(listed.players.first { $0.name == "Ann" }).peer
-        let ann = try #require(f.router.acting(as: annID))
+        // Ann, hosted here.
+        let ann = try #require(try await f.host(["Ann"])["Ann"]).router
         let race: GameView = try await result(f.router, #"{"id":2,"command":"new","preset":"expert","race":true,"players":["Ann"]}"#)
         // Ann opens cells of her own board until one opens more than itself.
         let board = try await show(ann, race.id)
@@ -41,12 +38,8 @@ import Testing
 @Suite struct SpectatorHintTests {
     @Test func aPlayerWhoWatchesIsRefusedAHint() async throws {
         let f = try await DaemonFixture()
-        for name in ["Ann", "Bob"] { _ = await f.router.reply(to: Data(#"{"id":1,"command":"player-add","name":"\#(name)"}"#.utf8)) }
-        let listed: Commands.PlayerList.Result = try await result(f.router, #"{"id":1,"command":"player-list"}"#)
-        let bobID = try #require(listed.players.first { $0.name == "Bob" }).peer
-        let annID = try #require(listed.players.first { $0.name == "Ann" }).peer
-        let bob = try #require(f.router.acting(as: bobID))
-        let ann = try #require(f.router.acting(as: annID))
+        let hosted = try await f.host(["Ann", "Bob"])
+        let (ann, bob) = (try #require(hosted["Ann"]).router, try #require(hosted["Bob"]).router)
         // Only Ann (and this device) may move: Bob watches.
         let game: GameView = try await result(f.router, #"{"id":2,"command":"new","preset":"beginner","players":["Ann"]}"#)
         #expect(try await show(bob, game.id).watching == true)
@@ -71,9 +64,7 @@ import Testing
         // Bob is a member, away (no link); Ann is a player hosted here.
         let bob = SigningIdentity()
         try await f.admit(bob.peerID)
-        _ = await f.router.reply(to: Data(#"{"id":1,"command":"player-add","name":"Ann"}"#.utf8))
-        let listed: Commands.PlayerList.Result = try await result(f.router, #"{"id":1,"command":"player-list"}"#)
-        let annID = try #require(listed.players.first { $0.name == "Ann" }).peer
+        let annID = try #require(try await f.host(["Ann"])["Ann"]).id
         let race: GameView = try await result(f.router, #"{"id":2,"command":"new","preset":"beginner","race":true}"#)
         let racers = Set(race.race?.racers.map(\.id) ?? [])
         let own = f.core.router.signer.peerID.description
