@@ -145,13 +145,16 @@ struct ReplyViews: Sendable {
     /// A race as it stands, showing `shown`'s board. A racer that is no
     /// member of the circle (removed since, or a key a creator in bad faith
     /// named) moves no more: the race is over without it. So is a racer
-    /// that never moved once every racer that did has ended (one at
-    /// least): it did not start, and the race does not wait for it.
+    /// that never moved once every racer that did has ended and one of
+    /// them cleared the board: it did not start, and it could no longer
+    /// win (its clock runs from the race's start, past the winner's end),
+    /// so the race does not wait for it.
     func raceTable(_ race: GameState, shown: PeerID) -> Commands.RaceTable {
         let members = members.view.members
         let ended = { (r: PeerID) in race.lane(of: r).map { $0.status != .playing } ?? true || members[r] == nil }
         let unmoved = { (r: PeerID) in race.lane(of: r).map { $0.status == .playing && $0.scores[r] == nil && $0.board.flagCount == 0 } ?? false }
-        let over = race.racers.allSatisfy { ended($0) || unmoved($0) } && race.racers.contains { r in race.lane(of: r).map { $0.status != .playing } ?? false }
+        let cleared = race.racers.contains { r in race.lane(of: r)?.status == .won }
+        let over = race.racers.allSatisfy(ended) || (cleared && race.racers.allSatisfy { ended($0) || unmoved($0) })
         let racers = race.racers.compactMap { r in
             race.lane(of: r).map { lane in
                 var s = standing(of: r, on: lane)
