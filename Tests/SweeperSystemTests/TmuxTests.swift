@@ -562,11 +562,16 @@ final class TmuxPane {
         defer { annPane.kill() }
         let bobPane = try TmuxPane(width: 80, height: 24, command: playCommand(b, game), environment: environment(b))
         defer { bobPane.kill() }
-        // Both boards begin with the opening: the same share opened.
-        let begun = #"Race: ann ([0-9]+)%, bob ([0-9]+)%"#
+        // Both boards begin with the opening: the same share opened. (Where
+        // the other racer's cursor is follows their share: "bob 74% at 4,4".)
+        let begun = #"Race: ann ([0-9]+)%( at [0-9]+,[0-9]+)?, bob ([0-9]+)%"#
         let first = annPane.waitFor("the race line") { $0.joined().range(of: begun, options: .regularExpression) != nil }.joined()
-        let startShare = try #require(first.range(of: begun, options: .regularExpression).map { String(first[$0]) })
-        bobPane.waitFor(startShare)
+        let startLine = try #require(first.range(of: begun, options: .regularExpression).map { String(first[$0]) })
+        let shares = startLine.split(separator: " ").filter { $0.hasSuffix("%") || $0.hasSuffix("%,") }.map { $0.filter(\.isNumber) }
+        #expect(shares.count == 2 && shares[0] == shares[1], "\(startLine)")
+        let startShare = "Race: ann \(shares.first ?? "")%"
+        let sameShares = "Race: ann \(shares.first ?? "")%( at [0-9]+,[0-9]+)?, bob \(shares.last ?? "")%"
+        bobPane.waitFor(startLine) { $0.joined().range(of: sameShares, options: .regularExpression) != nil }
         // The mines, as Bob's cheat shows them: his board is assisted, not Ann's.
         let mines = try #require(try b.json(["show", game, "--cheat"])["mineLayout"] as? [String])
         let opening = try board(b, game)
