@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import NIOEmbedded
 import SweeperControl
 import SweeperCrypto
@@ -6,21 +7,28 @@ import SweeperMessages
 import Testing
 @testable import SweeperDaemon
 
+/// The events a subscription holds, delivered to a channel made, attached
+/// and read on one thread (an embedded channel is used from the thread
+/// that made it, and an async test may move between threads).
+private func drained(_ subscription: EventConnection) throws -> [[String: Any]] {
+    let channel = EmbeddedChannel()
+    subscription.attach(channel)
+    defer { subscription.end() }
+    return try lines(channel)
+}
+
 /// A rename reaches every open viewer at once: a `profile-changed` event
 /// names the player as every view does.
 @Suite struct RenameEventTests {
     @Test func aRenameHereIsAnEventForEveryViewer() async throws {
         let f = try await DaemonFixture()
-        let channel = EmbeddedChannel()
         let subscription = f.events.subscribe(game: nil)
-        subscription.attach(channel)
         let _: Commands.Profile.Result = try await result(f.router, #"{"id":1,"command":"profile","name":"Grandma"}"#)
-        let renamed = try lines(channel).filter { $0["event"] as? String == "profile-changed" }
+        let renamed = try drained(subscription).filter { $0["event"] as? String == "profile-changed" }
         let presence = renamed.first?["presence"] as? [String: Any]
         #expect(renamed.count == 1 && presence?["name"] as? String == "Grandma"
             && presence?["peer"] as? String == f.core.router.signer.peerID.description, "\(renamed)")
         #expect(presence?["game"] == nil)
-        subscription.end()
         await f.cleanup()
     }
 
@@ -28,16 +36,13 @@ import Testing
         let f = try await DaemonFixture()
         let sam = SigningIdentity()
         try await f.admit(sam.peerID)
-        let channel = EmbeddedChannel()
         let subscription = f.events.subscribe(game: nil)
-        subscription.attach(channel)
         // As the inbox takes a newer profile: kept, then every viewer told.
         let sink = PeerEvents(events: f.events, views: f.core.router.views)
         #expect(f.core.router.book.take(ProfileNote(signing: sam, serial: 1, name: "Sam", colour: 2)))
         sink.profileChanged(of: sam.peerID)
-        let presence = try lines(channel).first { $0["event"] as? String == "profile-changed" }?["presence"] as? [String: Any]
+        let presence = try drained(subscription).first { $0["event"] as? String == "profile-changed" }?["presence"] as? [String: Any]
         #expect(presence?["name"] as? String == "Sam" && presence?["colour"] as? Int == 2)
-        subscription.end()
         await f.cleanup()
     }
 }
