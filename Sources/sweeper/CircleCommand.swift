@@ -212,9 +212,15 @@ func confirmRemoval(of what: String, _ question: String, yes: Bool, json: Bool) 
     guard isatty(STDIN_FILENO) == 1, !json else {
         throw ValidationError("removing cannot be undone: add --yes to remove '\(what)' without asking")
     }
+    try askYes(question, or: "Nothing removed.")
+}
+
+/// Asks `question` on the terminal (y/N); anything but yes says `refused`
+/// and exits 1.
+func askYes(_ question: String, or refused: String) throws {
     Output.write((question + " [y/N] ").utf8, to: STDERR_FILENO)
     guard let line = readLine(), ["y", "yes"].contains(line.trimmedOfWhitespace.lowercased()) else {
-        Output.write("Nothing removed.\n".utf8, to: STDERR_FILENO)
+        Output.write((refused + "\n").utf8, to: STDERR_FILENO)
         throw ExitCode(1)
     }
 }

@@ -246,11 +246,7 @@ struct ArchiveCommand: AsyncParsableCommand {
             let view = try await askDaemon(options, Commands.Show.self, .init(game: game))
             let what = "\(ControlFormatting.shortID(view.id)) (\(ControlFormatting.size(width: view.width, height: view.height, mines: view.mines)), "
                 + "\(ControlFormatting.status(view.status, progress: view.progress)))"
-            Output.write("Archive \(what) on every device? [y/N] ".utf8, to: STDERR_FILENO)
-            guard let line = readLine(), ["y", "yes"].contains(line.trimmedOfWhitespace.lowercased()) else {
-                Output.write("Nothing archived.\n".utf8, to: STDERR_FILENO)
-                throw ExitCode(1)
-            }
+            try askYes("Archive \(what) on every device?", or: "Nothing archived.")
         }
         try await callDaemon(options, Commands.Archive.self, .init(game: game, archived: !undo)) { r in
             let id = ControlFormatting.shortID(r.game)
@@ -293,11 +289,7 @@ struct ShowCommand: AsyncParsableCommand {
                 Output.write("sweeper: \(error.message); add --look to show it all the same\n".utf8, to: STDERR_FILENO)
                 throw ExitCode(1)
             }
-            Output.write("\(error.message.prefix(1).uppercased() + error.message.dropFirst()). Show it? [y/N] ".utf8, to: STDERR_FILENO)
-            guard let line = readLine(), ["y", "yes"].contains(line.trimmedOfWhitespace.lowercased()) else {
-                Output.write("Not shown.\n".utf8, to: STDERR_FILENO)
-                throw ExitCode(1)
-            }
+            try askYes("\(error.message.prefix(1).uppercased() + error.message.dropFirst()). Show it?", or: "Not shown.")
             var looking = arguments
             looking.look = true
             return looking
