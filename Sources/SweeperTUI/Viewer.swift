@@ -365,8 +365,11 @@ public struct Viewer: Sendable {
             if let i = peers.firstIndex(where: { $0.id == peer.id }) { peers[i] = peer } else { peers.append(peer) }
             return []
         case .profileChanged:
-            if let p = event.presence { rename(p.peer, to: p.name, colour: p.colour) }
-            return []
+            guard let p = event.presence else { return [] }
+            rename(p.peer, to: p.name, colour: p.colour, letter: p.letter)
+            // A new name may move others' letters too (they go by name): the daemon's, fetched again.
+            guard replay == nil, let id = game?.id else { return [] }
+            return [.refresh(game: id)]
         }
     }
 

@@ -69,8 +69,14 @@ import Testing
         var v = viewer(gameView(["##", "##"], mines: 1, players: [PlayerScore(id: "p2", name: "Mum", score: 3), PlayerScore(id: "me", name: "ann", score: 1)]))
         v.selfID = "me"
         _ = v.apply(ControlEvent(event: .presence, presence: PresenceInfo(peer: "p2", name: "Mum", game: "abcdef1234567890", x: 0, y: 0)))
-        _ = v.apply(ControlEvent(event: .profileChanged, presence: PresenceInfo(peer: "p2", name: "Grandma", game: nil, x: nil, y: nil, colour: 3)))
+        var renamed = PresenceInfo(peer: "p2", name: "Grandma", game: nil, x: nil, y: nil, colour: 3)
+        renamed.letter = "G"
+        // The daemon's letter goes by name: the new one is taken, and the view fetched again for the others'.
+        let actions = v.apply(ControlEvent(event: .profileChanged, presence: renamed))
+        #expect(actions == [.refresh(game: v.game?.id ?? "")], "\(actions)")
         #expect(v.game?.players.first { $0.id == "p2" }?.name == "Grandma" && v.presence["p2"]?.name == "Grandma" && v.name(of: "p2") == "Grandma")
+        #expect(v.game?.players.first { $0.id == "p2" }?.letter == "G" && v.presence["p2"]?.letter == "G")
+        #expect(ViewerRenderer.playerMarks(v)["p2"]?.letter == "G")
         let screen = ViewerRenderer(glyphs: .ascii, color: false).render(&v, width: 100, height: 12).text
         #expect(screen.contains("Players: Grandma 3") && screen.contains("looking: ") && screen.contains("Grandma 0,0") && !screen.contains("Mum"), "\(screen)")
         // This player's own name, before any view names it, is its name, not a raw id.

@@ -371,13 +371,15 @@ function onEvent(ev) {
       const p = ev.presence;
       if (!p || !p.peer || !p.name) return;
       S.names.set(p.peer, p.name);
-      const held = S.presence.get(p.peer);
-      if (held) S.presence.set(p.peer, Object.assign({}, held, { name: p.name, colour: p.colour }));
-      for (const x of (g && g.players) || []) if (x.id === p.peer) { x.name = p.name; x.colour = p.colour; }
+      const held = S.presence.get(p.peer), letter = p.letter ? { letter: p.letter } : {};
+      if (held) S.presence.set(p.peer, Object.assign({}, held, { name: p.name, colour: p.colour }, letter));
+      for (const x of (g && g.players) || []) if (x.id === p.peer) Object.assign(x, { name: p.name, colour: p.colour }, letter);
       for (const r of (g && g.race && g.race.racers) || []) if (r.id === p.peer) r.name = p.name;
       if (S.me && S.me.peerID === p.peer) S.me.name = p.name;
       forget(); renderOthers(); renderPlayers();
       if (S.panel === "peers") renderPeers();
+      // A new name may move others' letters too (they go by name): the daemon's, fetched again.
+      if (S.gid && !S.replay) openGame(S.gid, { keep: true, quiet: true });
       return;
     }
     case "events-dropped":
