@@ -5,7 +5,9 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import SweeperControl
 import SweeperDaemon
+import SweeperMessages
 import SweeperConventions
 
 /// `sweeperd`: the Sweeper daemon's command line. Parses its arguments and
@@ -27,7 +29,13 @@ public struct SweeperdCommand: AsyncParsableCommand {
         commandName: programName,
         abstract: "The Sweeper daemon: keeps games, serves the sweeper CLI, syncs with the family's daemons.",
         discussion: "Settings also come from $XDG_CONFIG_HOME/sweeper/config.toml (keys: state_dir, socket, listen, peers, name, mdns, log_level, web_port, …); flags win.",
-        version: SweeperVersion.current)
+        version: versionText)
+
+    /// What `--version` prints, for both programs: the release and the
+    /// versions of the two protocols it speaks (a peer speaks with other
+    /// daemons, a client with this one).
+    public static let versionText =
+        "\(SweeperVersion.current) (peer protocol \(PeerCapabilities.currentVersion), control protocol \(ControlProtocol.version))"
 
     @Option(name: .customLong("state-dir"), help: "Where games are kept (default $XDG_STATE_HOME/sweeper).")
     var stateDirectory: String?
@@ -63,6 +71,11 @@ public struct SweeperdCommand: AsyncParsableCommand {
         help: "The port of the web board on the home network, when served there (sweeper web --lan; default 8392).")
     var webLANPort: Int?
 
+    /// The exit status of a configuration that cannot be used (EX_CONFIG):
+    /// the unit's `RestartPreventExitStatus=` names it, since starting
+    /// again would fail again.
+    public static let configurationExitStatus: Int32 = 78
+
     /// An empty command, as ArgumentParser makes it before parsing.
     public init() {}
 
@@ -83,7 +96,11 @@ public struct SweeperdCommand: AsyncParsableCommand {
         do {
             settings = try DaemonSettings.resolve(overrides: overrides)
         } catch {
-            throw ValidationError("\(error)")
+            // A value given on the command line: a usage error, with the usage.
+            guard error.file != nil else { throw ValidationError("\(error)") }
+            // The file and line say what to fix; the usage would only bury it.
+            FileDescriptorWriter.writeAll(Array("sweeperd: \(error)\n".utf8), to: STDERR_FILENO)
+            throw ExitCode(Self.configurationExitStatus)
         }
         Daemon.bootstrapLogging(level: settings.logLevel)
         let status = await Daemon.run(settings: settings)

@@ -171,11 +171,17 @@ public final class AvahiDiscovery: Sendable {
     /// new client whenever the old one has failed; stops on cancellation.
     public func run() async {
         start()
+        var backoff = ReconnectBackoff()
         while !Task.isCancelled {
-            try? await Task.sleep(for: .seconds(3))
+            try? await Task.sleep(for: backoff.wait)
             if Task.isCancelled { break }
-            if needsRestart() {
-                logger.info("mdns: reconnecting to avahi")
+            let failed = needsRestart()
+            switch backoff.look(failed: failed) {
+            case .none: break
+            case .lost, .retrying: logger.debug("mdns: trying avahi again", metadata: ["attempt": "\(backoff.failures)"])
+            case .back: logger.notice("mdns: reached avahi-daemon again")
+            }
+            if failed {
                 stop(finishing: false)
                 start()
             }
@@ -280,7 +286,8 @@ public final class AvahiDiscovery: Sendable {
         }
         guard changed else { return }
         switch status {
-        case .unavailable(let why): logger.warning("mdns: unavailable (\(why)); peers given with --peer still work")
+        // Once per reason: ``run()`` tries again quietly, less and less often.
+        case .unavailable(let why): logger.warning("\(ReconnectBackoff.remedy(why))")
         case .running(let name): logger.info("mdns: published", metadata: ["name": "\(name)"])
         case .stopped: break
         }

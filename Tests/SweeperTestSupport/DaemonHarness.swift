@@ -168,13 +168,14 @@ public final class DaemonHarness {
     }
 
     /// The arguments `start` gives `sweeperd`.
-    public func arguments(name: String = "tester", logLevel: String = "debug") -> [String] {
-        ["--state-dir", stateDirectory, "--socket", socketPath, "--no-mdns", "--name", name, "--log-level", logLevel, "--web-port", "\(webPort)",
-         "--web-lan-port", "0"]
+    public func arguments(name: String = "tester", logLevel: String = "debug", mdns: Bool = false) -> [String] {
+        ["--state-dir", stateDirectory, "--socket", socketPath] + (mdns ? [] : ["--no-mdns"])
+            + ["--name", name, "--log-level", logLevel, "--web-port", "\(webPort)", "--web-lan-port", "0"]
     }
 
     /// Starts the daemon and waits for `READY=1` on a notify socket of our own.
-    public func start(name: String = "tester", environment extra: [String: String] = [:], journal: Bool = false) throws {
+    /// With `mdns`, the daemon looks for avahi as a user's does.
+    public func start(name: String = "tester", environment extra: [String: String] = [:], journal: Bool = false, mdns: Bool = false) throws {
         let listener = try NotifyListener(path: root + "/notify-\(UUID().uuidString.prefix(6)).sock")
         notify = listener
         if !FileManager.default.fileExists(atPath: logPath) {
@@ -189,7 +190,7 @@ public final class DaemonHarness {
             env["JOURNAL_STREAM"] = "\(st.st_dev):\(st.st_ino)"
         }
         var seen: [String] = []
-        pid = try TestDaemons.launch(arguments(name: name), environment: environment(extra: env), log: logPath) {
+        pid = try TestDaemons.launch(arguments(name: name, mdns: mdns), environment: environment(extra: env), log: logPath) {
             seen += listener.drain()
             return seen.contains { $0.split(separator: "\n").contains("READY=1") }
         }
