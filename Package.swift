@@ -201,7 +201,7 @@ let package = Package(
         .target(
             name: "SweeperDaemonCommand",
             dependencies: [
-                "SweeperDaemon", "SweeperConventions",
+                "SweeperDaemon", "SweeperControl", "SweeperMessages", "SweeperConventions",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict

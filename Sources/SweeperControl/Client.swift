@@ -22,6 +22,18 @@ public enum ControlClientError: Error, Equatable, Sendable, CustomStringConverti
     /// it is): nothing was sent to it.
     case foreignServer(socket: String, uid: UInt32?)
 
+    /// A stable code for scripts, as a daemon's refusals have
+    /// (``ControlError/code``): `no-daemon`, `connection-closed`,
+    /// `bad-answer`, `foreign-server`.
+    public var code: String {
+        switch self {
+        case .noDaemon: "no-daemon"
+        case .connectionClosed: "connection-closed"
+        case .badAnswer: "bad-answer"
+        case .foreignServer: "foreign-server"
+        }
+    }
+
     public var description: String {
         switch self {
         case let .noDaemon(socket, detail):

@@ -88,6 +88,10 @@ public struct ControlError: Error, Codable, Equatable, Sendable, CustomStringCon
 
 /// Constants of the control protocol.
 public enum ControlProtocol {
+    /// The control protocol's version, as `Docs/control-protocol.md`
+    /// describes it: `--version` and `status` report it, and a change in
+    /// what a request or answer means gives it a new one.
+    public static let version = 1
     /// The longest request line the daemon reads (bytes, newline excluded);
     /// longer lines are discarded with a `line-too-long` answer.
     public static let maximumLineLength = 64 * 1024

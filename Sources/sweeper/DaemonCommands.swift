@@ -53,16 +53,19 @@ func askDaemon<C: ControlCommand>(
         Output.write("sweeper: \(error.message)\n".utf8, to: STDERR_FILENO)
         throw ExitCode(error.isBadValue ? 2 : 1)
     } catch let error as ControlClientError {
+        // A script asked for JSON: it gets JSON, whatever went wrong.
+        if options.json { printJSON(["error": ControlError(code: error.code, message: error.description)]) }
         Output.write("sweeper: \(error)\n".utf8, to: STDERR_FILENO)
         if case .noDaemon = error { throw ExitCode(3) }
         throw ExitCode(1)
     } catch {
+        if options.json { printJSON(["error": ControlError(code: "client", message: "\(error)")]) }
         Output.write("sweeper: \(error)\n".utf8, to: STDERR_FILENO)
         throw ExitCode(1)
     }
 }
 
-private func printJSON(_ value: some Encodable) {
+func printJSON(_ value: some Encodable) {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
     if var data = try? encoder.encode(value) {
@@ -428,37 +431,63 @@ struct PeersCommand: AsyncParsableCommand {
 
 /// `sweeper connect HOST:PORT`.
 struct ConnectCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "connect", abstract: "Dial a peer by address.")
+    static let configuration = CommandConfiguration(
+        commandName: "connect", abstract: "Dial a peer by address, and say whether it linked (exits 1 when it did not).")
     @OptionGroup var options: ClientOptions
     @Argument(help: "HOST:PORT of the peer.") var address: String
-    @Option(help: "How long to wait to say whether it linked, in seconds (0 to 60).") var wait: Double = 3
+    @Option(help: "How long to wait for the link, in seconds (0 to 60; 0 looks once).") var wait: Double = 3
 
     func validate() throws {
         guard wait.isFinite, (0...60).contains(wait) else { throw ValidationError("--wait must be 0 to 60 seconds, not \(wait)") }
     }
 
+    /// What `connect` says of the dial: `--json` prints it as it is.
+    struct Outcome: Encodable {
+        /// The address dialled.
+        var address: String
+        /// Whether a peer at it is linked now.
+        var linked: Bool
+        /// The linked peer's id and name.
+        var peerID: String?
+        var name: String?
+        /// Why the last dial failed, when it did.
+        var reason: String?
+
+        var text: String {
+            if linked, let peerID {
+                return "Linked to \(ControlFormatting.device(name: name ?? "", peerID: peerID)) at \(address).\n"
+            }
+            return "Not linked to \(address) yet\(reason.map { ": \($0)" } ?? ""). The daemon keeps trying (see sweeper peers --all).\n"
+        }
+    }
+
     func run() async throws {
-        try await callDaemon(options, Commands.Connect.self, .init(address: address)) { _ in "" }
-        guard !options.json else { return }
-        Output.write(await outcome())
+        _ = try await askDaemon(options, Commands.Connect.self, .init(address: address))
+        let outcome = await self.outcome()
+        if options.json {
+            printJSON(outcome)
+        } else {
+            Output.write(outcome.text, to: outcome.linked ? STDOUT_FILENO : STDERR_FILENO)
+        }
+        if !outcome.linked { throw ExitCode(1) }
     }
 
     /// Whether the dial linked within `wait` seconds, or why not yet: the
     /// daemon keeps dialling either way.
-    private func outcome() async -> String {
+    private func outcome() async -> Outcome {
         let deadline = ContinuousClock.now + .milliseconds(Int(wait * 1000))
-        var why: String?
-        repeat {
+        var out = Outcome(address: address, linked: false)
+        while true {
             if let r = try? await ControlClient.withConnection(socketPath: options.socketPath, { try await $0.call(Commands.Peers.self, .init(all: true)) }) {
                 if let peer = r.peers.first(where: { $0.state == .connected && $0.addresses.contains(address) }) {
-                    return "Linked to \(ControlFormatting.device(name: peer.name, peerID: peer.id)) at \(address).\n"
+                    return Outcome(address: address, linked: true, peerID: peer.id, name: peer.name)
                 }
-                why = r.unreached?.first { $0.address == address }?.reason
-                if why != nil { break }
+                out.reason = r.unreached?.first { $0.address == address }?.reason
+                if out.reason != nil { return out }
             }
+            guard ContinuousClock.now < deadline else { return out }
             try? await Task.sleep(for: .milliseconds(200))
-        } while ContinuousClock.now < deadline
-        return "Not linked to \(address) yet\(why.map { ": \($0)" } ?? ""). The daemon keeps trying (see sweeper peers --all).\n"
+        }
     }
 }
 

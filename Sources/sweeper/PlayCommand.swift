@@ -28,6 +28,9 @@ struct PlayCommand: AsyncParsableCommand {
 
     func validate() throws {
         if game != nil && !newGame.isEmpty { throw ValidationError("give a GAME or new-game options, not both") }
+        if options.json {
+            throw ValidationError("play draws the board on a terminal and has no JSON; a script uses the other commands (sweeper --json show GAME)")
+        }
     }
 
     func run() async throws {

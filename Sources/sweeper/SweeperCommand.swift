@@ -15,7 +15,7 @@ struct SweeperCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sweeper",
         abstract: "Co-operative Minesweeper for a family on one network.",
-        version: SweeperVersion.current,
+        version: SweeperdCommand.versionText,
         subcommands: [BoardCommand.self] + daemonCommands + [PlayCommand.self, DailyCommand.self, ReplayCommand.self]
     )
 

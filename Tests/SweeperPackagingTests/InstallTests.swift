@@ -140,6 +140,8 @@ import Testing
         #expect(version.status == 0)
         let expected = try runProcess([builtProgram("sweeper"), "--version"]).stdout
         #expect(version.stdout == expected && !expected.isEmpty, "installed sweeper says \(version.stdout)")
+        // The release and both protocols: what a bug report needs to say.
+        #expect(expected.range(of: #"^\d+\.\d+\.\d+ \(peer protocol \d+, control protocol \d+\)\n$"#, options: .regularExpression) != nil, "\(expected)")
         let help = try runProcess([bin + "/sweeper", "--help"])
         #expect(help.status == 0 && help.stdout.contains("USAGE: sweeper") && help.stdout.contains("play"))
         let daemonHelp = try runProcess([bin + "/sweeperd", "--help"])

@@ -101,6 +101,11 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: h.socketPath))
         let noDaemon = try h.cli(["status"])
         #expect(noDaemon.status == 3 && noDaemon.stderr.contains("sweeperd"))
+        // A script that asked for JSON gets JSON then too.
+        let noDaemonJSON = try h.cli(["--json", "status"])
+        let error = (try? JSONSerialization.jsonObject(with: Data(noDaemonJSON.stdout.utf8)) as? [String: Any])?["error"] as? [String: Any]
+        #expect(noDaemonJSON.status == 3 && error?["code"] as? String == "no-daemon" && (error?["message"] as? String ?? "").contains("sweeperd"),
+                "\(noDaemonJSON.stdout)")
         try h.start()
         #expect(try [won, lostGame].map { try h.json(["show", $0])["digest"] as? String } == digests)
         #expect(try h.json(["status"])["peerID"] as? String == me)
@@ -205,7 +210,9 @@ import Testing
         #expect(revoked.status == 0, "\(revoked.stderr)")
         let states = (try h.json(["invite", "--list"])["invitations"] as? [[String: Any]] ?? []).compactMap { $0["state"] as? String }
         #expect(states == ["revoked"])
-        #expect(try h.cli(["connect", "[fe80::1]:7455"]).status == 0)
+        // Taken, dialled, and not linked: connect says so and exits 1.
+        let linkLocal = try h.cli(["connect", "[fe80::1]:7455"])
+        #expect(linkLocal.status == 1 && linkLocal.stderr.contains("Not linked to [fe80::1]:7455"), "\(linkLocal.stderr)")
         #expect(eventually(15) {
             ((try? h.json(["peers", "--all"]))?["unreached"] as? [[String: Any]] ?? []).contains {
                 $0["address"] as? String == "[fe80::1]:7455" && ($0["reason"] as? String ?? "").contains("needs its interface")
@@ -318,7 +325,9 @@ import Testing
         let started = Date()
         let join = try StartedProcess([DaemonHarness.sweeper, "--socket", ann.socketPath, "join", code, "--timeout", "20"], environment: ann.environment())
         usleep(2_000_000)
-        #expect(try ann.cli(["connect", try bob.peerAddress()]).status == 0)
+        // Bob is of another circle until the join: dialled, not linked (exit 1), and found by the join.
+        let dialled = try ann.cli(["connect", try bob.peerAddress(), "--wait", "0"])
+        #expect(dialled.status == 1 && dialled.stderr.contains("Not linked"), "\(dialled.stderr)")
         let joined = join.wait(seconds: 30)
         #expect(joined.status == 0, "\(joined.stdout)\(joined.stderr)")
         #expect(Date().timeIntervalSince(started) >= 2, "the join did not wait for the member")
@@ -346,8 +355,10 @@ import Testing
         defer { carl.cleanup() }
         try carl.start(name: "carl")
         #expect(try carl.join(bob).status == 0)
-        let linked = try carl.cli(["connect", try ann.peerAddress()])
-        #expect(linked.status == 0 && linked.stdout.contains("Linked to ann"), "\(linked.stdout)")
+        let linked = try carl.cli(["--json", "connect", try ann.peerAddress()])
+        let said = try JSONSerialization.jsonObject(with: Data(linked.stdout.utf8)) as? [String: Any]
+        #expect(linked.status == 0 && said?["linked"] as? Bool == true && said?["name"] as? String == "ann", "\(linked.stdout)")
+        #expect(said?["peerID"] as? String == (try ann.json(["status"])["peerID"] as? String))
     }
 
     @Test func membershipRecordsReachEveryDevicePastARelayAndOutliveARestart() throws {
@@ -752,9 +763,17 @@ import Testing
         // then on (with backoff) and listed as a static peer once reached.
         let bad = try h.cli(["connect", "no-port-here"])
         #expect(bad.status == 2 && bad.stderr.contains("HOST:PORT"))
-        // Nothing listens there: connect says so plainly, and that the daemon keeps trying.
+        // `play` has no JSON to give: asked for it, it says so rather than ignore it.
+        let playJSON = try h.cli(["--json", "play"])
+        #expect(playJSON.status == 2 && playJSON.stderr.contains("has no JSON"), "\(playJSON.stderr)")
+        // Nothing listens there: connect says so plainly, that the daemon keeps trying, and fails.
         let nobody = try h.cli(["connect", "127.0.0.1:9"])
-        #expect(nobody.status == 0 && nobody.stdout.contains("Not linked to 127.0.0.1:9 yet: ") && nobody.stdout.contains("keeps trying"), "\(nobody.stdout)")
+        #expect(nobody.status == 1 && nobody.stderr.contains("Not linked to 127.0.0.1:9 yet: ") && nobody.stderr.contains("keeps trying"), "\(nobody.stderr)")
+        // A script is told the same as JSON, and the exit says it did not link.
+        let nobodyJSON = try h.cli(["--json", "connect", "127.0.0.1:9", "--wait", "1"])
+        let told = try JSONSerialization.jsonObject(with: Data(nobodyJSON.stdout.utf8)) as? [String: Any]
+        #expect(nobodyJSON.status == 1 && told?["linked"] as? Bool == false && told?["address"] as? String == "127.0.0.1:9"
+                && (told?["reason"] as? String ?? "").contains("refused"), "\(nobodyJSON.stdout)")
         #expect(try h.json(["peers"])["peers"] as? [Any] != nil)
         // Nothing listens there: `peers --all` says so, with why and when.
         #expect(eventually(10) {
