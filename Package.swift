@@ -293,6 +293,7 @@ let package = Package(
                 "SweeperControl",
                 "SweeperConventions",
                 "SweeperTUI",
+                "SweeperDaemon",
                 "SweeperDaemonCommand",
                 "SweeperQR",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

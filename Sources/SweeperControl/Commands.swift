@@ -466,6 +466,6 @@ public enum Commands {
         Status.name, Games.name, New.name, Show.name, Reveal.name, Flag.name, Chord.name, Point.name, Hint.name, Scores.name, Daily.name, Replay.name,
         Invite.name, Join.name, Connect.name, Peers.name, Profile.name, Presence.name, Subscribe.name, Cursor.name,
         AddPlayers.name, Archive.name, Web.name, WebLAN.name, WebPair.name, WebDevices.name, WebRevoke.name,
-        PlayerAdd.name, PlayerPair.name, PlayerList.name, PlayerRemove.name,
+        PlayerAdd.name, PlayerPair.name, PlayerList.name, PlayerRemove.name, Backup.name,
     ]
 }

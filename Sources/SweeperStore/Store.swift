@@ -114,7 +114,7 @@ public final class Store: Sendable {
     }
 
     /// Looks at an existing file without writing to it: header, integrity, schema version.
-    private static func inspectExisting(path: String) throws(StoreError) {
+    static func inspectExisting(path: String) throws(StoreError) {
         guard let header = try? FileDescriptorReader.readAll(path: path, limit: 99) else {
             throw .corrupt(path: path, detail: "cannot be read")
         }

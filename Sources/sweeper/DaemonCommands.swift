@@ -514,5 +514,5 @@ let daemonCommands: [any ParsableCommand.Type] = [
     StatusCommand.self, PeersCommand.self, GamesCommand.self, NewCommand.self, ShowCommand.self, RevealCommand.self,
     FlagCommand.self, ChordCommand.self, PointCommand.self, HintCommand.self, InviteCommand.self, JoinCommand.self, ConnectCommand.self,
     ScoresCommand.self, ProfileCommand.self, FollowCommand.self, ForgetCommand.self, SyncCommand.self, CircleCommand.self,
-    AddPlayersCommand.self, ArchiveCommand.self, ResignCommand.self, WebCommand.self, PlayerCommand.self,
+    AddPlayersCommand.self, ArchiveCommand.self, ResignCommand.self, WebCommand.self, PlayerCommand.self, BackupCommand.self,
 ]

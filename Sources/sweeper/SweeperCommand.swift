@@ -16,7 +16,7 @@ struct SweeperCommand: AsyncParsableCommand {
         commandName: "sweeper",
         abstract: "Co-operative Minesweeper for a family on one network.",
         version: SweeperdCommand.versionText,
-        subcommands: [BoardCommand.self] + daemonCommands + [PlayCommand.self, DailyCommand.self, ReplayCommand.self]
+        subcommands: [BoardCommand.self] + daemonCommands + [RestoreCommand.self, PlayCommand.self, DailyCommand.self, ReplayCommand.self]
     )
 
     @OptionGroup var options: ClientOptions  // `sweeper --socket PATH --json COMMAND`; daemon commands read the same group

@@ -133,6 +133,8 @@ import Testing
         for (line, code) in [
             (#"{"id": 3, "command": "invite"}"#, "not-from-the-web"), (#"{"id": 4, "command": "circle-remove", "device": "x"}"#, "not-from-the-web"),
             (#"{"id": 5, "command": "web"}"#, "not-from-the-web"), (#"{"id": 6, "command": "forget", "game": "a"}"#, "not-from-the-web"),
+            // A page of the board must never write files on this computer, nor copy its secret key.
+            (#"{"id": 8, "command": "backup", "path": "/tmp/x"}"#, "not-from-the-web"),
             ("not json", "malformed-request"), (#"{"id": 7, "command": 3}"#, "malformed-request"),
         ] {
             let answer = try #require(WebSocketBridge.refusal(of: Data(line.utf8)), "\(line)")

@@ -259,6 +259,16 @@ struct ControlRouter: ControlResponder {
             return try answer(id, Commands.Presence.Result(presence: views.presence(presence.everyone(as: player.peerID))))
         case Commands.Cursor.name:
             throw ControlError.badArguments("cursor is sent on a subscribed connection (after subscribe), where it sets this viewer's presence")
+        case Commands.Backup.name:
+            let a: Commands.Backup.Arguments = try args(line)
+            do {
+                let copy = try await service.backUp(to: a.path)
+                return try answer(id, Commands.Backup.Result(path: a.path, bytes: copy.bytes, games: copy.games, peerID: service.identity.description))
+            } catch let refused as Store.BackupError {
+                throw ControlError(code: "backup-refused", message: refused.description)
+            } catch let failure as StoreError {
+                throw ControlError.store(failure)
+            }
         case Commands.Connect.name:
             let a: Commands.Connect.Arguments = try args(line)
             guard let endpoint = HostPort(a.address) else {

@@ -206,6 +206,17 @@ extension GameService {
         return (id, deleted)
     }
 
+    /// Writes a consistent copy of the whole database to the new file
+    /// `path` (``Store/backUp(to:)``) on a thread of NIO's pool, so the
+    /// event loop goes on serving viewers and links meanwhile; moves made
+    /// while it runs are in the next backup.
+    func backUp(to path: String) async throws -> Store.BackupSummary {
+        let store = self.store
+        let copy = try await NIOThreadPool.singleton.runIfActive { try store.backUp(to: path) }
+        logger.notice("backed up this device", metadata: ["file": "\(path)", "bytes": "\(copy.bytes)", "games": "\(copy.games)"])
+        return copy
+    }
+
     /// Rebuilds the database file (`VACUUM`, which rewrites all of it) on a
     /// thread of NIO's pool, so the event loop goes on serving viewers and
     /// links meanwhile; a write that comes in the meantime waits for it.
