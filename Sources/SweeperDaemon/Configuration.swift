@@ -316,19 +316,29 @@ extension DaemonSettings {
         let fileName = try string("name")
         let fileState = try string("state_dir")
         let fileSocket = try string("socket")
+        // A value from the file is named by its file and line; one from the command line is not.
+        func origin(_ key: String, given: Bool) -> (file: String?, line: Int?) {
+            given ? (nil, nil) : (configPath, file[key]?.1)
+        }
         let levelText = overrides.logLevel ?? fileLevel ?? "info"
         guard let level = Logger.Level(rawValue: levelText.lowercased()) else {
+            let at = origin("log_level", given: overrides.logLevel != nil)
             throw ConfigurationError(
+                file: at.file, line: at.line,
                 message: "unknown log level '\(levelText)' (one of: \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")))")
         }
         let listen = overrides.listen.isEmpty ? try list("listen") : overrides.listen
         let peers = overrides.peers.isEmpty ? try list("peers") : overrides.peers
-        for address in listen + peers where HostPort(address) == nil {
-            throw ConfigurationError(message: "'\(address)' is not HOST:PORT (IPv6 as [addr]:port)")
+        for (key, addresses, given) in [("listen", listen, !overrides.listen.isEmpty), ("peers", peers, !overrides.peers.isEmpty)] {
+            for address in addresses where HostPort(address) == nil {
+                let at = origin(key, given: given)
+                throw ConfigurationError(file: at.file, line: at.line, message: "'\(key)': '\(address)' is not HOST:PORT (IPv6 as [addr]:port)")
+            }
         }
         let name = overrides.name ?? fileName ?? Self.loginName(environment)
         guard !name.isEmpty, name.utf8.count <= PlayerName.byteLimit else {
-            throw ConfigurationError(message: "the player name must be 1 to \(PlayerName.byteLimit) bytes of UTF-8")
+            let at = origin("name", given: overrides.name != nil || fileName == nil)
+            throw ConfigurationError(file: at.file, line: at.line, message: "the player name must be 1 to \(PlayerName.byteLimit) bytes of UTF-8")
         }
         let newGame = Commands.New.Arguments(
             preset: try string("new_preset"), width: try integer("new_width"), height: try integer("new_height"),
@@ -350,7 +360,8 @@ extension DaemonSettings {
         let lanPort = overrides.webLANPort ?? fileLANPort
         for (key, port) in [("web_port", webPort), ("web_lan_port", lanPort)] {
             if let port, !(0...65535).contains(port) {
-                throw ConfigurationError(file: configPath, message: "'\(key)' must be 0 (any free port) to 65535, not \(port)")
+                let at = origin(key, given: (key == "web_port" ? overrides.webPort : overrides.webLANPort) != nil)
+                throw ConfigurationError(file: at.file, line: at.line, message: "'\(key)' must be 0 (any free port) to 65535, not \(port)")
             }
         }
         var settings = DaemonSettings(

@@ -123,6 +123,32 @@ import Testing
         #expect(HostPort("[::1]:70") == HostPort("[::1]:70"))
     }
 
+    /// A bad value read from the file names its file, line and key (what
+    /// sweeperd prints, alone, before it exits 78); the same value given
+    /// on the command line names no file (a usage error).
+    @Test func aBadValueFromTheFileNamesItsLineAndKey() throws {
+        let file = try tempFile("name = \"ann\"\nlog_level = \"loud\"\npeers = [\"10.0.0.2:7455\", \"no-port\"]\nweb_port = 70000\n")
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        var o = DaemonOverrides()
+        o.configFile = file
+        func failure(_ o: DaemonOverrides) -> ConfigurationError? {
+            do {
+                _ = try DaemonSettings.resolve(overrides: o, environment: ["HOME": "/home/u", "USER": "u"])
+                return nil
+            } catch {
+                return error
+            }
+        }
+        #expect(failure(o).map { "\($0.file ?? ""):\($0.line ?? 0)" } == "\(file):2" && failure(o)?.message.contains("loud") == true, "\(String(describing: failure(o)))")
+        o.logLevel = "debug"
+        #expect(failure(o).map { "\($0.file ?? ""):\($0.line ?? 0)" } == "\(file):3" && failure(o)?.description.contains("'peers': 'no-port'") == true,
+                "\(String(describing: failure(o)))")
+        o.peers = ["10.0.0.3:7455"]
+        #expect(failure(o).map { "\($0.file ?? ""):\($0.line ?? 0)" } == "\(file):4" && failure(o)?.message.contains("web_port") == true, "\(String(describing: failure(o)))")
+        o.webPort = 70000
+        #expect(failure(o)?.file == nil, "a value given on the command line is named as the file's")
+    }
+
     @Test func newGameDefaultsOfThisDeviceComeFromTheFileAndFillWhatARequestLeavesOut() throws {
         let file = try tempFile("new_preset = \"expert\"\nnew_no_guess = true\nnew_question_marks = true\n")
         defer { try? FileManager.default.removeItem(atPath: file) }

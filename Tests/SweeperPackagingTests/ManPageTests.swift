@@ -1,5 +1,6 @@
 import Foundation
 import SweeperControl
+import SweeperDaemon
 import SweeperTestSupport
 import Testing
 
@@ -93,6 +94,19 @@ import Testing
         #expect(page.commands["flag"]?.arguments.isSuperset(of: ["game", "x", "y", "mark"]) == true)
         #expect(page.commands["board generate"]?.options == ["--count"])
         #expect(page.rest.options == ["--socket"])
+    }
+
+    /// sweeperd(1) describes every key config.toml may hold: the daemon
+    /// refuses any other, so an undocumented one is a key nobody can learn.
+    @Test func daemonPageListsEveryConfigKey() throws {
+        let page = try String(contentsOfFile: "\(repositoryRoot)/Man/sweeperd.1", encoding: .utf8)
+        let items = page.split(separator: "\n").filter { $0.hasPrefix(".It Cm ") }.flatMap {
+            $0.dropFirst(7).split(separator: " ").filter { $0 != "Cm" && $0 != "," }.map(String.init)
+        }
+        #expect(DaemonSettings.configKeys.count >= 17)
+        for key in DaemonSettings.configKeys {
+            #expect(items.contains(key), "sweeperd(1) has no `.It Cm \(key)` among the config keys")
+        }
     }
 
     /// sweeper-protocol(7) describes every command of the control protocol.
