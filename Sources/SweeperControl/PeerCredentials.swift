@@ -26,4 +26,15 @@ public struct PeerCredentials: Sendable, Equatable {
             level: .socket, name: NIOBSDSocket.Option(rawValue: SO_PEERCRED)
         ).get()
     }
+
+    /// The credentials of the process at the other end of the connected
+    /// Unix socket `descriptor`, nil when the kernel would not say: for a
+    /// blocking client that has no channel (shell completion).
+    public static func of(descriptor: Int32) -> PeerCredentials? {
+        // Laid out as the kernel's `struct ucred` (pid, uid, gid), as ``of(_:)`` reads it too.
+        var out = PeerCredentials()
+        var size = socklen_t(MemoryLayout<PeerCredentials>.size)
+        guard getsockopt(descriptor, SOL_SOCKET, SO_PEERCRED, &out, &size) == 0, size == MemoryLayout<PeerCredentials>.size else { return nil }
+        return out
+    }
 }

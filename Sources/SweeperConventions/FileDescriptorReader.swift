@@ -27,7 +27,12 @@ public enum FileDescriptorReader {
             let wanted = room < chunk.count ? room + 1 : chunk.count
             let n = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, wanted) }
             if n < 0 {
-                if errno == EINTR || errno == EAGAIN { continue }
+                if errno == EINTR { continue }
+                // A non-blocking descriptor with nothing yet: wait for it, never spin.
+                if errno == EAGAIN || errno == EWOULDBLOCK {
+                    FileDescriptorWait.until(descriptor, is: Int16(POLLIN))
+                    continue
+                }
                 throw Failure(action: "read", reason: String(cString: strerror(errno)))
             }
             if n == 0 { break }
@@ -42,5 +47,15 @@ public enum FileDescriptorReader {
         guard descriptor >= 0 else { throw Failure(action: "opened", reason: String(cString: strerror(errno))) }
         defer { close(descriptor) }
         return try readAll(from: descriptor, limit: limit)
+    }
+}
+
+/// Waits, without spinning, until a non-blocking descriptor is ready.
+enum FileDescriptorWait {
+    /// Blocks in `poll(2)` until `descriptor` has `events` (or an error or
+    /// hang-up, which the next read or write reports).
+    static func until(_ descriptor: Int32, is events: Int16) {
+        var entry = pollfd(fd: descriptor, events: events, revents: 0)
+        while poll(&entry, 1, -1) < 0 && errno == EINTR {}
     }
 }

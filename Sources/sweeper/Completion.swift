@@ -46,7 +46,8 @@ enum GameIDCompletion {
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
-        guard connected == 0 else { return nil }
+        // As every client does: nothing goes to a socket another user's process serves.
+        guard connected == 0, PeerCredentials.of(descriptor: fd)?.uid == getuid() else { return nil }
         let request = Array((line + "\n").utf8)
         guard request.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == request.count else { return nil }
         var answer = Data()
