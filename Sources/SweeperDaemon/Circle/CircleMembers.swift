@@ -184,7 +184,8 @@ final class CircleMembers: Sendable {
         /// Once the circle's key has changed, only its members are linked
         /// (holding an old key makes nobody a member); `nil` before.
         var members: Set<PeerID>?
-        /// The circle's invitations (the newest 64) and the key a joining
+        /// The circle's invitations (of each maker its newest
+        /// ``CircleMembers/invitationsPerMaker``) and the key a joining
         /// device's handshake proves for each.
         var invitations: [PeerID: CircleKey]
     }
@@ -194,12 +195,27 @@ final class CircleMembers: Sendable {
         let (current, earlier) = keys
         let view = view
         var invitations: [PeerID: CircleKey] = [:]
-        for invitation in view.invitations.values.sorted(by: { $0.madeMillis > $1.madeMillis }).prefix(64) {
-            invitations[invitation.key] = InvitationSecret.handshakeKey(for: invitation.key)
+        for key in Self.accepted(view.invitations.values.map { ($0.key, $0.madeBy, $0.madeMillis) }) {
+            invitations[key] = InvitationSecret.handshakeKey(for: key)
         }
         return LinkPolicy(
             current: current, earlier: earlier, refused: Set(view.removed.keys), members: view.epochs.isEmpty ? nil : Set(view.members.keys),
             invitations: invitations)
+    }
+
+    /// How many invitations of one maker a member accepts the handshake of.
+    static let invitationsPerMaker = 16
+
+    /// The invitations whose handshake this member accepts: of each maker,
+    /// its newest ``invitationsPerMaker`` by the time it gave them. A
+    /// maker's clock orders only its own invitations, so a member in bad
+    /// faith that dates its invitations far ahead crowds out nobody
+    /// else's (ordered over the whole circle, it would push every other
+    /// member's out of reach).
+    static func accepted(_ invitations: [(key: PeerID, madeBy: PeerID, madeMillis: UInt64)]) -> [PeerID] {
+        Dictionary(grouping: invitations, by: \.madeBy).values.flatMap { own in
+            own.sorted { ($0.madeMillis, $0.key) > ($1.madeMillis, $1.key) }.prefix(invitationsPerMaker).map(\.key)
+        }.sorted()
     }
 
     /// The removed devices, with per game how many of their ops stay.
