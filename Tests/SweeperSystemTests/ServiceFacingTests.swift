@@ -42,5 +42,7 @@ import Testing
         #expect(!out.stderr.contains("USAGE"), "\(out.stderr)")
         let unit = try String(contentsOf: repositoryRoot.appendingPathComponent("Packaging/systemd/sweeperd.service"), encoding: .utf8)
         #expect(unit.split(separator: "\n").contains("RestartPreventExitStatus=78"))
+        // A unit that stops (or fails beside a daemon `sweeper play` started) keeps the socket's directory.
+        #expect(unit.split(separator: "\n").contains("RuntimeDirectoryPreserve=yes"))
     }
 }
