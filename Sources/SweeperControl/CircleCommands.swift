@@ -119,17 +119,41 @@ extension Commands {
         }
     }
 
-    /// `connect HOST:PORT`: dial a peer.
+    /// `connect HOST:PORT`: dial a peer, from now on; the answer says how
+    /// the address stands now (a client that waits asks again with `check`).
     public enum Connect: ControlCommand {
         public static let name = "connect"
         /// The address.
         public struct Arguments: Codable, Equatable, Sendable {
             /// `host:port`.
             public var address: String
+            /// Only say how the address stands: dial nothing new.
+            public var check: Bool?
             /// Creates arguments.
-            public init(address: String) { self.address = address }
+            public init(address: String, check: Bool? = nil) {
+                self.address = address
+                self.check = check
+            }
         }
-        public typealias Result = Empty
+        /// How the address stands.
+        public struct Result: Codable, Equatable, Sendable {
+            /// Whether a peer at it is linked now (by this dial or by a
+            /// link the peer made).
+            public var linked: Bool?
+            /// The peer it reached, once it did.
+            public var peerID: String?
+            /// That peer's name.
+            public var name: String?
+            /// Why the last dial failed, while it is not linked.
+            public var reason: String?
+            /// Creates a result.
+            public init(linked: Bool? = nil, peerID: String? = nil, name: String? = nil, reason: String? = nil) {
+                self.linked = linked
+                self.peerID = peerID
+                self.name = name
+                self.reason = reason
+            }
+        }
     }
 
     /// `peers`: known and connected peers.

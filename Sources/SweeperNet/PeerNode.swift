@@ -46,7 +46,9 @@ public actor PeerNode: Service {
     /// Incoming connections in their handshake.
     private var handshakes: HandshakeSlots<any Channel>
     /// Static targets' last failed dial, by `host:port`.
-    private var unreached: [String: (reason: String, at: Date)] = [:]
+    var unreached: [String: (reason: String, at: Date)] = [:]
+    /// Static peers `connect` asked for again: their dial loops dial now.
+    var dialNow: Set<String> = []
     private let work: AsyncStream<Work>.Continuation
     private let workStream: AsyncStream<Work>
     /// The addresses the node listens on, once bound.
@@ -149,7 +151,8 @@ public actor PeerNode: Service {
     /// until the node stops. The peer's identity is learnt in the handshake.
     public func addStaticPeer(host: String, port: Int) {
         let key = hostPortText(host: host, port: port)
-        guard staticTargets[key] == nil else { return }
+        // Known already (and backing off, or linked): dial now, its last failure forgotten.
+        guard staticTargets[key] == nil else { return dialAgainNow(key) }
         staticTargets[key] = .some(nil)
         work.yield(.dialStatic(host: host, port: port))
     }
@@ -301,7 +304,7 @@ public actor PeerNode: Service {
             }
             if let established { await setStaticPeer(key, established) }
             failures = established == nil ? failures + 1 : 0
-            try? await Task.sleep(for: await backoff(failures))
+            await sleep(for: await backoff(failures), orUntilAskedAgain: key)
         }
     }
 
@@ -320,7 +323,7 @@ public actor PeerNode: Service {
             return UnreachedPeer(address: key, reason: failure.reason, since: failure.at)
         }.sorted { $0.address < $1.address }
     }
-    private func isConnected(_ peer: PeerID) -> Bool { links.values.contains { $0.handle.peer == peer } }
+    func isConnected(_ peer: PeerID) -> Bool { links.values.contains { $0.handle.peer == peer } }
 
     /// The key to dial `peer` with: the one whose tag it announces (a member
     /// that missed a new key announces an earlier one), else the current one.

@@ -462,8 +462,8 @@ struct ConnectCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        _ = try await askDaemon(options, Commands.Connect.self, .init(address: address))
-        let outcome = await self.outcome()
+        let first = try await askDaemon(options, Commands.Connect.self, .init(address: address))
+        let outcome = await self.outcome(first)
         if options.json {
             printJSON(outcome)
         } else {
@@ -472,21 +472,33 @@ struct ConnectCommand: AsyncParsableCommand {
         if !outcome.linked { throw ExitCode(1) }
     }
 
-    /// Whether the dial linked within `wait` seconds, or why not yet: the
-    /// daemon keeps dialling either way.
-    private func outcome() async -> Outcome {
+    /// Whether the dial linked within `wait` seconds, or why not yet, as
+    /// the daemon says (asked again with `check`): it keeps dialling either way.
+    private func outcome(_ first: Commands.Connect.Result) async -> Outcome {
         let deadline = ContinuousClock.now + .milliseconds(Int(wait * 1000))
-        var out = Outcome(address: address, linked: false)
+        var answer = first
+        // A link the far side refuses (a device removed from the circle) closes at once:
+        // linked is said once the link has held half a second (or at the end of the wait).
+        var linkedSince: ContinuousClock.Instant?
         while true {
-            if let r = try? await ControlClient.withConnection(socketPath: options.socketPath, { try await $0.call(Commands.Peers.self, .init(all: true)) }) {
-                if let peer = r.peers.first(where: { $0.state == .connected && $0.addresses.contains(address) }) {
-                    return Outcome(address: address, linked: true, peerID: peer.id, name: peer.name)
+            if answer.linked == true, let peer = answer.peerID {
+                let since = linkedSince ?? .now
+                linkedSince = since
+                if ContinuousClock.now - since >= .milliseconds(500) || ContinuousClock.now >= deadline {
+                    return Outcome(address: address, linked: true, peerID: peer, name: answer.name)
                 }
-                out.reason = r.unreached?.first { $0.address == address }?.reason
-                if out.reason != nil { return out }
+            } else {
+                linkedSince = nil
+                // A dial that failed is said at once: the daemon goes on trying, with backoff.
+                if answer.reason != nil || ContinuousClock.now >= deadline {
+                    return Outcome(address: address, linked: false, reason: answer.reason)
+                }
             }
-            guard ContinuousClock.now < deadline else { return out }
-            try? await Task.sleep(for: .milliseconds(200))
+            try? await Task.sleep(for: .milliseconds(100))
+            let check = Commands.Connect.Arguments(address: address, check: true)
+            if let next = try? await ControlClient.withConnection(socketPath: options.socketPath, { try await $0.call(Commands.Connect.self, check) }) {
+                answer = next
+            }
         }
     }
 }

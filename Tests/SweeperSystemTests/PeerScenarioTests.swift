@@ -553,7 +553,9 @@ struct PeerScenarioTests {
         // to them as removed: nobody dials. So h3 dials h1 by its address,
         // as a removed device that remembers it would: h1 refuses it (the
         // attempt happened), and neither links a removed host.
-        #expect(try c[3].cli(["connect", "\(c.lab.address(1)):7455"]).status == 0)
+        // (What h3's connect says is h3's own view, which may still hold a link
+        // h1 closed while h3 was cut off; h1 and h2 are checked below.)
+        _ = try c[3].cli(["connect", "\(c.lab.address(1)):7455"])
         let refusedH3 = "refused a device that is not in the circle (\(c.ids[2].prefix(5)))"
         #expect(eventually(20) { c[1].log().contains(refusedH3) }, "h1 never refused h3\n\(c.diagnostics())")
         for h in [1, 2] {
@@ -668,8 +670,10 @@ struct PeerScenarioTests {
         let c = try Circle(hosts: 3, members: 3, mdns: false)
         defer { c.down() }
         #expect(try c[1].status()["mdns"] as? String == "disabled")
-        #expect(try c[1].cli(["connect", "198.18.0.2:7455"]).status == 0)
-        #expect(try c[3].cli(["connect", "198.18.0.2:7455"]).status == 0)
+        for h in [1, 3] {
+            let linked = try c[h].cli(["connect", "198.18.0.2:7455", "--wait", "20"])
+            #expect(linked.status == 0, "h\(h) did not link to h2: \(linked.stdout)\(linked.stderr)")
+        }
         guard c.waitConnected([1, 2]), c.waitConnected([2, 3]) else { return }
         let via12 = c[1].peer(c.ids[1])?["via"] as? [String] ?? []
         let via21 = c[2].peer(c.ids[0])?["via"] as? [String] ?? []

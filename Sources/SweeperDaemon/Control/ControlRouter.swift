@@ -274,8 +274,11 @@ struct ControlRouter: ControlResponder {
             guard let endpoint = HostPort(a.address) else {
                 throw ControlError.badArguments("'\(a.address)' is not HOST:PORT (use [v6]:PORT for IPv6)")
             }
-            await network.connect(endpoint)
-            return try answer(id, Empty())
+            if a.check != true { await network.connect(endpoint) }
+            let dial = await network.staticDial(endpoint)
+            return try answer(id, Commands.Connect.Result(
+                linked: dial?.linked ?? false, peerID: dial?.peer?.description, name: dial?.peer.map { views.name(of: $0) },
+                reason: dial?.failure))
         case Commands.Web.name, Commands.WebLAN.name, Commands.WebPair.name, Commands.WebDevices.name, Commands.WebRevoke.name:
             return try await webCommand(command, id, line)
         case Commands.PlayerAdd.name, Commands.PlayerPair.name, Commands.PlayerList.name, Commands.PlayerRemove.name:

@@ -154,6 +154,11 @@ final class PeerNetwork: Sendable {
         return await node.snapshot(includeOtherCircles: all).map { p in inbox.standing(p, lag: p.linkID.flatMap { lags[$0] }) }
     }
 
+    /// How `endpoint`, dialled by address, stands now; nil when it is not.
+    func staticDial(_ endpoint: HostPort) async -> StaticDial? {
+        await node.staticDial(host: endpoint.host, port: endpoint.port)
+    }
+
     /// Static peers whose last dial failed, for `peers --all`.
     func unreached() async -> [UnreachedPeer] {
         await node.unreachedStaticPeers()
