@@ -72,6 +72,10 @@ public struct PeerInfo: Codable, Equatable, Sendable {
     public var otherCircle: Bool
     /// The peer protocol version its hello gave, while linked.
     public var protocolVersion: Int?
+    /// For a linked peer whose Sweeper is older than the daemon's: what it
+    /// misses and what to do, as the daemon (which knows what each peer
+    /// protocol version carries) words it; absent otherwise.
+    public var versionNote: String?
     /// Seconds since it was last heard from over a link (an mDNS sighting
     /// is not hearing from it); absent when never.
     public var lastHeardSecondsAgo: Double?
@@ -123,25 +127,6 @@ extension PeerInfo {
         return String(localTime: then.timeIntervalSince1970, format: "%H:%M")
     }
 
-    /// The first peer protocol version whose daemons exchange cursors and
-    /// profiles (link message types 5 and 6).
-    public static let presenceProtocolVersion = 3
-    /// The first peer protocol version whose daemons exchange shares of
-    /// played time (link message type 7).
-    public static let playProtocolVersion = 4
-
-    /// For a linked peer whose Sweeper is older than this one's: what it
-    /// misses and what to do; nil otherwise.
-    public var versionNote: String? {
-        guard let v = protocolVersion, v < Self.playProtocolVersion else { return nil }
-        let who = name.isEmpty ? "this peer" : name
-        if v >= Self.presenceProtocolVersion {
-            return "\(who) runs an older Sweeper (peer protocol \(v)): games, cursors and names sync, "
-                + "but its played time is not added to the games' time. Upgrade it."
-        }
-        return "\(who) runs an older Sweeper (peer protocol \(v)): games sync, "
-            + "but cursors, chosen names and played time do not reach it. Upgrade it."
-    }
 
     /// What each side lacks, while linked and not in sync (`they lack 3, we lack 0`).
     public var lackWords: String? {

@@ -115,10 +115,13 @@ import Testing
         await f.cleanup()
     }
 
-    @Test func theControlLibraryKnowsThePeerProtocolVersionOfPresence() {
-        // SweeperControl words an older peer without depending on SweeperMessages: the numbers must agree.
-        #expect(PeerInfo.presenceProtocolVersion == Int(PeerCapabilities.presenceVersion))
-        #expect(PeerInfo.playProtocolVersion == Int(PeerCapabilities.playVersion))
+    @Test func aPeerRunningAnOlderSweeperIsSaidWithWhatItMisses() {
+        // The daemon words it, from the peer protocol's own versions; clients show what it says.
+        let presence = PeerCapabilities.presenceVersion, play = PeerCapabilities.playVersion
+        #expect(ReplyViews.versionNote(of: "gran", speaking: presence - 1)?.contains("gran runs an older Sweeper (peer protocol \(presence - 1))") == true)
+        #expect(ReplyViews.versionNote(of: "gran", speaking: presence - 1)?.contains("played time do not reach it") == true)
+        #expect(ReplyViews.versionNote(of: "aunt", speaking: presence)?.contains("its played time is not added") == true)
+        #expect(ReplyViews.versionNote(of: "mum", speaking: play) == nil && ReplyViews.versionNote(of: "", speaking: 1)?.hasPrefix("this peer") == true)
     }
 
     @Test func theMatcherRefusesWhatDiffers() throws {

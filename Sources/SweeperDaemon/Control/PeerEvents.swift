@@ -54,6 +54,19 @@ extension ReplyViews {
         spots.map { presence($0.author, $0.spot, own: $0.own) }
     }
 
+    /// What a linked peer of an older peer protocol misses, and what to
+    /// do; nil for a peer that misses nothing a player sees.
+    static func versionNote(of name: String, speaking version: UInt8) -> String? {
+        guard version < PeerCapabilities.playVersion else { return nil }
+        let who = name.isEmpty ? "this peer" : name
+        if version >= PeerCapabilities.presenceVersion {
+            return "\(who) runs an older Sweeper (peer protocol \(version)): games, cursors and names sync, "
+                + "but its played time is not added to the games' time. Upgrade it."
+        }
+        return "\(who) runs an older Sweeper (peer protocol \(version)): games sync, "
+            + "but cursors, chosen names and played time do not reach it. Upgrade it."
+    }
+
     /// How `peers` and `peer-changed` events show a peer: named by its
     /// profile when one came (a daemon of this circle), else as it said.
     func peer(_ standing: PeerStanding, now: Date = Date()) -> PeerInfo {
@@ -65,7 +78,10 @@ extension ReplyViews {
             sync: standing.lag.map { PeerInfo.Sync(theyLack: $0.theyLack, weLack: $0.weLack) }, otherCircle: p.otherCircle)
         // Named by its profile, told apart from a member of the same name.
         if !p.otherCircle, let profile = peers.profile(of: p.id), !profile.name.isEmpty { info.name = name(of: p.id) }
-        if let version = standing.protocolVersion { info.protocolVersion = Int(version) }
+        if let version = standing.protocolVersion {
+            info.protocolVersion = Int(version)
+            info.versionNote = Self.versionNote(of: info.name, speaking: version)
+        }
         info.lastHeardSecondsAgo = p.lastHeard.map { max(0, now.timeIntervalSince($0)) }
         if !p.otherCircle {
             let hosted = members.view.members.values.filter { $0.hostedBy == p.id }.map { name(of: $0.peer) }.sorted()

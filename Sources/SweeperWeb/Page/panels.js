@@ -240,7 +240,7 @@ function peerRow(p) {
   const sync = !p.sync ? "sync: not compared yet" : p.sync.inSync ? "in sync ✓" : "syncing: they lack " + p.sync.theyLack + ", we lack " + p.sync.weLack;
   return person(p.id, p.name || short(p.id), null, [h("small", null, h("span", { class: "dot " + p.state }), " " + state),
     sync + ((p.via || []).length ? " · via " + p.via.join(", ") : "") + ((p.addresses || []).length ? " · " + p.addresses[0] : ""),
-    typeof p.protocolVersion === "number" && p.protocolVersion < 3 ? "an old version: cursors do not reach it" : ""]);
+    p.versionNote || ""]);
 }
 
 // ----- the menu and questions -----
