@@ -18,7 +18,14 @@
 #     clock: lower a count when a file needs fewer);
 #   - nothing stops processes by name: no `pkill -f` or `killall` in
 #     Scripts/, Tests/ or .ci/ (a process started is stopped by its pid);
-#   - no `fatalError(` or `try!` in Sources/: input never crashes the daemon.
+#   - no `fatalError(` or `try!` in Sources/: input never crashes the daemon;
+#   - no peer protocol version written as a number outside PeerCapabilities
+#     (Sources/SweeperMessages/PeerMessage.swift): a comparison with a
+#     literal drifts when the protocol moves on;
+#   - the fixed sleeps of a test file (Thread.sleep, usleep, Task.sleep with
+#     a literal) add up to no more than its budget in
+#     Scripts/check-budgets.txt, 0.1 s for a file not listed (a poll's
+#     interval): wait for what a test waits for instead.
 set -uo pipefail
 root=${1:-$(cd "$(dirname "$0")/.." && pwd)}
 cd "$root" || exit 2
@@ -66,5 +73,27 @@ done < <(grep -rn -E '(^|[^[:alnum:]_-])(pkill[[:space:]]+-f|killall)([[:space:]
 while IFS=: read -r file line _; do
     fail "$file:$line crashes instead of failing (fatalError or try!): throw, or answer with an error"
 done < <(grep -rn --include='*.swift' -E 'fatalError\(|try!' Sources 2>/dev/null | grep -v -E '^[^:]+:[0-9]+:[[:space:]]*///?')
+
+# Peer protocol versions by name.
+while IFS=: read -r file line _; do
+    fail "$file:$line writes a peer protocol version as a number: name it in PeerCapabilities"
+done < <(grep -rn --include='*.swift' --include='*.js' -E '[pP]rotocolVersion[A-Za-z]*[[:space:]]*(==|!=|<=|>=|<|>|=)[[:space:]]*[0-9]' Sources 2>/dev/null |
+    grep -v '^Sources/SweeperMessages/PeerMessage.swift:' | grep -v -E '^[^:]+:[0-9]+:[[:space:]]*///?')
+
+# Fixed sleeps in the tests, within the budgets (seconds).
+while IFS= read -r file; do
+    total=$(grep -ohE 'Thread\.sleep\(forTimeInterval: *[0-9._]+\)|usleep\([0-9_]+\)|Task\.sleep\(for: *\.(seconds|milliseconds)\([0-9_.]+\)\)' "$file" |
+        awk '{ gsub(/_/, ""); v = $0; sub(/^.*[(:] */, "", v); sub(/\).*$/, "", v)
+               if ($0 ~ /usleep/) v /= 1000000; else if ($0 ~ /milliseconds/) v /= 1000
+               t += v } END { printf "%.3f", t }')
+    allowed=0.1
+    if [[ -f "$budgets" ]]; then
+        listed=$(awk -v f="$file" '$1 == "sleep" && $2 == f { print $3 }' "$budgets")
+        allowed=${listed:-0.1}
+    fi
+    if awk -v t="$total" -v a="$allowed" 'BEGIN { exit !(t > a + 0.0005) }'; then
+        fail "$file sleeps $total s in fixed sleeps (budget $allowed s): wait for what the test waits for"
+    fi
+done < <(grep -rl --include='*.swift' -E 'Thread\.sleep\(|usleep\(|Task\.sleep\(' Tests 2>/dev/null | grep -v '^Tests/SweeperPackagingTests/HouseRulesTests.swift$' | sort)
 
 exit $failed

@@ -25,7 +25,8 @@ import Testing
         try write("Sources/SweeperGame/Small.swift", String(repeating: "let a = 1\n", count: 600))
         try write("Sources/SweeperDaemon/Control/Router.swift", "import SweeperControl\n")
         try write("Sources/SweeperDaemon/System/DaemonClock.swift", "let now = Date()\n")
-        try write("Tests/Fine.swift", "stopProcess(pid)\n")
+        try write("Tests/Fine.swift", "stopProcess(pid)\nwhile !ready() { usleep(50_000) }\n")
+        try write("Sources/SweeperMessages/PeerMessage.swift", "public static let presenceVersion: UInt8 = 3\nlet ok = protocolVersion >= 3\n")
         let clean = try runProcess(["/bin/bash", Self.script, root])
         #expect(clean.status == 0, "a tree within the rules was refused:\n\(clean.stderr)")
         // Then one break of each rule.
@@ -33,16 +34,22 @@ import Testing
         try write("Sources/SweeperDaemon/Games/Service.swift", "import SweeperControl\nlet t = Date()\n")
         try write("Tests/Lab.sh", "pkill -f sweeperd\n")
         try write("Sources/SweeperNet/Frame.swift", "let n = try! decode()\n")
+        try write("Sources/SweeperControl/Views.swift", "if protocolVersion < 3 { old() }\n")
+        try write("Tests/Slow.swift", "Thread.sleep(forTimeInterval: 1.5)\nusleep(200_000)\n")
         let broken = try runProcess(["/bin/bash", Self.script, root])
         #expect(broken.status == 1)
         let lines = broken.stderr.split(separator: "\n").map(String.init)
         for (file, rule) in [
             ("Sources/SweeperGame/Big.swift", "601 lines"), ("Sources/SweeperDaemon/Games/Service.swift", "imports SweeperControl"),
             ("Sources/SweeperDaemon/Games/Service.swift", "reads the time directly"), ("Tests/Lab.sh", "by name"),
-            ("Sources/SweeperNet/Frame.swift", "crashes"),
+            ("Sources/SweeperNet/Frame.swift", "crashes"), ("Sources/SweeperControl/Views.swift", "peer protocol version"),
+            ("Tests/Slow.swift", "sleeps 1.700 s"),
         ] {
             #expect(lines.contains { $0.contains(file) && $0.contains(rule) }, "no line for \(file) (\(rule)):\n\(broken.stderr)")
         }
-        #expect(!lines.contains { $0.contains("Small.swift") || $0.contains("Router.swift") || $0.contains("System/DaemonClock.swift") || $0.contains("Fine.swift") })
+        #expect(!lines.contains {
+            $0.contains("Small.swift") || $0.contains("Router.swift") || $0.contains("System/DaemonClock.swift") || $0.contains("Fine.swift")
+                || $0.contains("PeerMessage.swift")
+        })
     }
 }
