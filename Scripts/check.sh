@@ -22,6 +22,9 @@
 #   - no peer protocol version written as a number outside PeerCapabilities
 #     (Sources/SweeperMessages/PeerMessage.swift): a comparison with a
 #     literal drifts when the protocol moves on;
+#   - the DocC catalogue of SweeperSync names every op kind (each case of
+#     OpPayload as a ``OpPayload/case`` link), and no catalogue page holds
+#     Swift code outside a code block (an `import` line);
 #   - the fixed sleeps of a test file (Thread.sleep, usleep, Task.sleep with
 #     a literal) add up to no more than its budget in
 #     Scripts/check-budgets.txt, 0.1 s for a file not listed (a poll's
@@ -79,6 +82,18 @@ while IFS=: read -r file line _; do
     fail "$file:$line writes a peer protocol version as a number: name it in PeerCapabilities"
 done < <(grep -rn --include='*.swift' --include='*.js' -E '[pP]rotocolVersion[A-Za-z]*[[:space:]]*(==|!=|<=|>=|<|>|=)[[:space:]]*[0-9]' Sources 2>/dev/null |
     grep -v '^Sources/SweeperMessages/PeerMessage.swift:' | grep -v -E '^[^:]+:[0-9]+:[[:space:]]*///?')
+
+# The DocC catalogues keep up with the code.
+catalogue=Sources/SweeperSync/SweeperSync.docc/SweeperSync.md
+if [[ -f Sources/SweeperSync/Op.swift && -f "$catalogue" ]]; then
+    while IFS= read -r kind; do
+        grep -q "\`\`OpPayload/$kind" "$catalogue" || fail "$catalogue does not name the op kind $kind (\`\`OpPayload/$kind…\`\`)"
+    done < <(awk '/public (indirect )?enum OpPayload/,/^}/' Sources/SweeperSync/Op.swift |
+        grep -oE '^    (indirect )?case [a-zA-Z]+' | awk '{ print $NF }')
+fi
+while IFS=: read -r file line _; do
+    fail "$file:$line holds a Swift line outside a code block"
+done < <(find Sources -path '*.docc/*' -name '*.md' -exec grep -Hn -E '^import [A-Z]' {} + 2>/dev/null)
 
 # Fixed sleeps in the tests, within the budgets (seconds).
 while IFS= read -r file; do

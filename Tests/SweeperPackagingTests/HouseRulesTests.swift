@@ -26,6 +26,8 @@ import Testing
         try write("Sources/SweeperDaemon/Control/Router.swift", "import SweeperControl\n")
         try write("Sources/SweeperDaemon/System/DaemonClock.swift", "let now = Date()\n")
         try write("Tests/Fine.swift", "stopProcess(pid)\nwhile !ready() { usleep(50_000) }\n")
+        try write("Sources/SweeperSync/Op.swift", "public enum OpPayload {\n    case reveal(Int)\n}\n")
+        try write("Sources/SweeperSync/SweeperSync.docc/SweeperSync.md", "# Ops\n\n- ``OpPayload/reveal(_:)``: opens cells.\n")
         try write("Sources/SweeperMessages/PeerMessage.swift", "public static let presenceVersion: UInt8 = 3\nlet ok = protocolVersion >= 3\n")
         let clean = try runProcess(["/bin/bash", Self.script, root])
         #expect(clean.status == 0, "a tree within the rules was refused:\n\(clean.stderr)")
@@ -35,6 +37,8 @@ import Testing
         try write("Tests/Lab.sh", "pkill -f sweeperd\n")
         try write("Sources/SweeperNet/Frame.swift", "let n = try! decode()\n")
         try write("Sources/SweeperControl/Views.swift", "if protocolVersion < 3 { old() }\n")
+        try write("Sources/SweeperSync/Op.swift", "public enum OpPayload {\n    case reveal(Int)\n    indirect case flood(Int)\n}\n")
+        try write("Sources/SweeperGame/SweeperGame.docc/SweeperGame.md", "import SweeperConventions\n\n# ``SweeperGame``\n")
         try write("Tests/Slow.swift", "Thread.sleep(forTimeInterval: 1.5)\nusleep(200_000)\n")
         let broken = try runProcess(["/bin/bash", Self.script, root])
         #expect(broken.status == 1)
@@ -43,7 +47,8 @@ import Testing
             ("Sources/SweeperGame/Big.swift", "601 lines"), ("Sources/SweeperDaemon/Games/Service.swift", "imports SweeperControl"),
             ("Sources/SweeperDaemon/Games/Service.swift", "reads the time directly"), ("Tests/Lab.sh", "by name"),
             ("Sources/SweeperNet/Frame.swift", "crashes"), ("Sources/SweeperControl/Views.swift", "peer protocol version"),
-            ("Tests/Slow.swift", "sleeps 1.700 s"),
+            ("Tests/Slow.swift", "sleeps 1.700 s"), ("SweeperSync.docc/SweeperSync.md", "op kind flood"),
+            ("Sources/SweeperGame/SweeperGame.docc/SweeperGame.md:1", "outside a code block"),
         ] {
             #expect(lines.contains { $0.contains(file) && $0.contains(rule) }, "no line for \(file) (\(rule)):\n\(broken.stderr)")
         }
