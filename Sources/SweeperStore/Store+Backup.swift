@@ -37,16 +37,14 @@ extension Store {
             throw BackupError(description: "\(destination) exists already: choose a new name (a backup never overwrites a file)")
         }
         let partial = destination + ".partial-\(getpid())"
-        unlink(partial)
-        do {
-            let old = umask(0o077)
-            defer { umask(old) }
-            let connection = try SQLiteConnection(path: path, readOnly: true)
-            defer { connection.close() }
-            _ = try connection.run("VACUUM INTO ?", [partial])
-        } catch {
-            unlink(partial)
-            throw Self.classify(error, path: destination)
+        try Self.writeNew(partial) {
+            do {
+                let connection = try SQLiteConnection(path: path, readOnly: true)
+                defer { connection.close() }
+                _ = try connection.run("VACUUM INTO ?", [partial])
+            } catch {
+                throw Self.classify(error, path: destination)
+            }
         }
         do {
             chmod(partial, 0o600)
@@ -114,16 +112,10 @@ extension Store {
             movedAside = aside
         }
         let partial = target + ".restoring"
-        unlink(partial)
-        do {
-            let old = umask(0o077)
-            defer { umask(old) }
+        try writeNew(partial) {
             let bytes = try copy(from: source, to: partial)
             guard bytes == summary.bytes else { throw BackupError(description: "\(source) changed while it was copied; try again") }
             try sync(partial)
-        } catch {
-            unlink(partial)
-            throw error
         }
         // A log left beside the old name would be replayed onto the restored file.
         unlink(target + "-wal")
@@ -134,6 +126,20 @@ extension Store {
         chmod(target, 0o600)
         try? sync(directory)
         return (summary, movedAside)
+    }
+
+    /// Writes a new file at `partial` (mode 0600, whatever the umask) with
+    /// `body`; a file that failed half-way is removed.
+    private static func writeNew(_ partial: String, _ body: () throws -> Void) throws {
+        unlink(partial)
+        let old = umask(0o077)
+        defer { umask(old) }
+        do {
+            try body()
+        } catch {
+            unlink(partial)
+            throw error
+        }
     }
 
     private static func prepareBackupDirectory(_ directory: String) throws {

@@ -6,11 +6,8 @@ import Testing
 /// device (peer id), the same games and scores, and its circle takes it back.
 @Suite(.serialized) struct BackupRestoreTests {
     @Test func aBackupMadeWhilePlayingRestoresTheSameDeviceAndItsCircleTakesItBack() throws {
-        let ann = try DaemonHarness(), bob = try DaemonHarness()
+        let (ann, bob) = try twoDaemonsInOneCircle()
         defer { ann.cleanup(); bob.cleanup() }
-        try ann.start(name: "ann")
-        try bob.start(name: "bob")
-        #expect(try bob.join(ann).status == 0)
         let game = try #require(try ann.json(["new", "--preset", "beginner", "--seed", "31"])["id"] as? String)
         #expect(eventually(20) { (try? bob.json(["show", game]))?["id"] as? String == game }, "bob never got the game")
         for (h, n) in [(ann, 0), (ann, 1), (bob, 2)] {

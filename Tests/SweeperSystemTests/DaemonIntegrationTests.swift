@@ -935,6 +935,21 @@ func threeDaemons() throws -> (DaemonHarness, DaemonHarness, DaemonHarness) {
     return daemons
 }
 
+/// Two daemons in one circle, linked: bob joined ann's.
+func twoDaemonsInOneCircle() throws -> (DaemonHarness, DaemonHarness) {
+    let ann = try DaemonHarness(), bob = try DaemonHarness()
+    do {
+        try ann.start(name: "ann")
+        try bob.start(name: "bob")
+        guard try bob.join(ann).status == 0 else { throw HarnessError.socket("bob could not join ann's circle") }
+    } catch {
+        ann.cleanup()
+        bob.cleanup()
+        throw error
+    }
+    return (ann, bob)
+}
+
 /// Three daemons in one circle: ann and cat joined bob's, every one linked
 /// to every other, and ann knowing every name.
 func threeDaemonsInOneCircle() throws -> (DaemonHarness, DaemonHarness, DaemonHarness) {

@@ -8,15 +8,8 @@ import Testing
 /// by its short id.
 @Suite(.serialized) struct SyncMineRaceTests {
     @Test func aGameStartedAsSyncMineIsSwitchedOnIsListedAndFollowedByItsShortID() throws {
-        let ann = try DaemonHarness()
-        let bob = try DaemonHarness()
-        defer {
-            ann.cleanup()
-            bob.cleanup()
-        }
-        try ann.start(name: "ann")
-        try bob.start(name: "bob")
-        #expect(try bob.join(ann).status == 0)
+        let (ann, bob) = try twoDaemonsInOneCircle()
+        defer { ann.cleanup(); bob.cleanup() }
         func ids(_ answer: [String: Any]?, _ key: String) -> Set<String> {
             Set((answer?[key] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String })
         }

@@ -11,21 +11,6 @@ import Testing
 struct WebFamilyTests {
     typealias Kit = WebPageKit
 
-    /// Ann and Bob in one circle, linked.
-    static func family() throws -> (DaemonHarness, DaemonHarness) {
-        let ann = try DaemonHarness(), bob = try DaemonHarness()
-        do {
-            try ann.start(name: "ann")
-            try bob.start(name: "bob")
-            guard try bob.join(ann).status == 0 else { throw ProcessError("bob could not join ann's circle") }
-        } catch {
-            ann.cleanup()
-            bob.cleanup()
-            throw error
-        }
-        return (ann, bob)
-    }
-
     /// Each chip of the players line: its name and its letter.
     static func chips(_ b: Browser) throws -> [String: String] {
         let script = """
@@ -46,7 +31,7 @@ struct WebFamilyTests {
     }
 
     @Test func eachPlayersLetterIsTheDaemonsAndARenameShowsAtOnce() throws {
-        let (ann, bob) = try Self.family()
+        let (ann, bob) = try twoDaemonsInOneCircle()
         defer { ann.cleanup(); bob.cleanup() }
         let game = try #require(try ann.json(["new", "--preset", "beginner", "--seed", "21"])["id"] as? String)
         #expect(eventually(20) { (try? bob.json(["show", game]))?["id"] as? String == game }, "bob never got the game")
@@ -77,7 +62,7 @@ struct WebFamilyTests {
     }
 
     @Test func anotherPlayersBoardOfTodayIsAskedAboutAndItsWinShowsToTheHundredth() throws {
-        let (ann, bob) = try Self.family()
+        let (ann, bob) = try twoDaemonsInOneCircle()
         defer { ann.cleanup(); bob.cleanup() }
         // Bob wins his board of the day (looking at its mines: assisted, and still in the table with its time).
         let bobs = try #require(try bob.json(["daily"])["id"] as? String)
@@ -130,7 +115,7 @@ struct WebFamilyTests {
     }
 
     @Test func anotherRacersPlaceIsInTheRaceLine() throws {
-        let (ann, bob) = try Self.family()
+        let (ann, bob) = try twoDaemonsInOneCircle()
         defer { ann.cleanup(); bob.cleanup() }
         let race = try ann.json(["new", "--race", "--preset", "beginner"])
         let game = try #require(race["id"] as? String)
