@@ -77,7 +77,7 @@ struct DaemonCore: Sendable {
         let hosted = HostedPlayers(store: store)
         let play = PlayClock(
             identity: engine.identity, hosted: hosted, store: store, links: links, gossip: gossip, forgotten: selection.forgotten, clock: clock, logger: logger)
-        let members = CircleMembers(store: store, identity: engine.identity, firstKey: engine.circle, logger: logger)
+        let members = CircleMembers(store: store, identity: engine.identity, firstKey: engine.circle, clock: clock, logger: logger)
         let views = ReplyViews(ownID: engine.identity.peerID, ownName: settings.name, peers: book, members: members, links: links, play: play)
         let service = GameService(
             store: store, engine: engine,

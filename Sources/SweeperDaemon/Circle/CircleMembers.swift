@@ -29,9 +29,14 @@ final class CircleMembers: Sendable {
 
     /// The membership of the circle whose first key is `firstKey`, as kept
     /// in `store`; this device founds it when it is not a member.
-    init(store: Store, identity: SigningIdentity, firstKey: CircleKey, logger: Logger) {
+    /// The daemon's clock: the wall time records are signed with and
+    /// invitations expire by.
+    private let clock: any DaemonClock
+
+    init(store: Store, identity: SigningIdentity, firstKey: CircleKey, clock: any DaemonClock = SystemClock(), logger: Logger) {
         self.store = store
         self.identity = identity
+        self.clock = clock
         self.logger = logger
         let membership = Self.load(store, firstKey: firstKey, logger: logger)
         state = Mutex(membership)
@@ -79,7 +84,7 @@ final class CircleMembers: Sendable {
         let me = identity.peerID
         let made: MembershipRecord? = state.withLock { membership in
             guard !membership.isFounded, membership.records.isEmpty else { return nil }
-            return try? membership.record(.found(proof: membership.firstKey.membershipProof(for: me)), by: identity, atMillis: Date().millis)
+            return try? membership.record(.found(proof: membership.firstKey.membershipProof(for: me)), by: identity, atMillis: clock.wallMillis)
         }
         if let made { save([made]) }
     }
@@ -246,7 +251,7 @@ final class CircleMembers: Sendable {
     /// Returns the secret and when it expires.
     func invite(for lifetime: Duration) throws -> (secret: InvitationSecret, expiresMillis: UInt64) {
         let secret = InvitationSecret()
-        let now = Date().millis
+        let now = clock.wallMillis
         let expires = now + UInt64(max(0, lifetime.components.seconds)) * 1000
         let me = identity.peerID
         let key = secret.identity.peerID
@@ -278,7 +283,7 @@ final class CircleMembers: Sendable {
     /// the records, so that they reach the peers (and the games take the
     /// player's moves) before anything the player signs.
     func host(_ player: PeerID, name: String) throws -> [MembershipRecord] {
-        let now = Date().millis
+        let now = clock.wallMillis
         let me = identity.peerID
         let made = try state.withLock { membership throws(MembershipError) -> [MembershipRecord] in
             guard let member = membership.view.members[me] else { throw .removedHere }
@@ -304,7 +309,7 @@ final class CircleMembers: Sendable {
             guard invitation.state == .open else { throw .invitationClosed(invitation.state) }
             guard invitation.madeBy == me || (membership.view.role(of: me) ?? .member) <= .admin else { throw .notYours }
             do throws(CircleMembership.Refusal) {
-                return try membership.record(.revoke(key: key), by: identity, atMillis: Date().millis)
+                return try membership.record(.revoke(key: key), by: identity, atMillis: clock.wallMillis)
             } catch {
                 throw .refused(error)
             }
@@ -332,7 +337,7 @@ final class CircleMembers: Sendable {
     /// removed device comes back only with an admin's invitation.
     func admit(_ request: AdmissionRequest, from peer: PeerID) -> AdmissionReply {
         let me = identity.peerID
-        let now = Date().millis
+        let now = clock.wallMillis
         let outcome: Result<MembershipRecord?, AdmissionRefusal> = state.withLock { membership in
             let view = membership.view
             guard view.isMember(me) else { return .failure(.unavailable) }
@@ -404,7 +409,7 @@ final class CircleMembers: Sendable {
         let me = identity.peerID
         let made = try state.withLock { membership throws(AuthorityError) -> [MembershipRecord] in
             if let why = membership.view.removalRefusal(by: me, of: peer) { throw .refused(why) }
-            let now = Date().millis
+            let now = clock.wallMillis
             let through = membership.chainHead(of: peer)?.seq ?? 0
             let hosted = membership.view.members[peer]?.hostedBy.map { membership.view.isMember($0) } ?? false
             var made: [MembershipRecord]
@@ -451,7 +456,7 @@ final class CircleMembers: Sendable {
             if let why = refusal(membership.view, me) { throw .refused(why) }
             let through = membership.chainHead(of: peer)?.seq ?? 0
             do throws(CircleMembership.Refusal) {
-                return try membership.record(change(through), by: identity, atMillis: Date().millis)
+                return try membership.record(change(through), by: identity, atMillis: clock.wallMillis)
             } catch {
                 throw .record(error)
             }
@@ -496,10 +501,10 @@ final class CircleMembers: Sendable {
             }
         }
         let (outcome, rekey) = state.withLock { membership in
-            let outcome = membership.insert(records, arrivedMillis: Date().millis)
+            let outcome = membership.insert(records, arrivedMillis: clock.wallMillis)
             // A removal no rekey has followed (made elsewhere, or two at
             // once): this member makes the new key.
-            let rekey = outcome.added.isEmpty ? nil : Self.rekey(&membership, identity: identity, now: Date().millis)
+            let rekey = outcome.added.isEmpty ? nil : Self.rekey(&membership, identity: identity, now: clock.wallMillis)
             return (outcome, rekey)
         }
         // Peers hold what they sent, and a rekey lost here is made again: no fsync on the loop.
