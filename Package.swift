@@ -204,8 +204,11 @@ let package = Package(
                 "SweeperDaemon", "SweeperControl", "SweeperMessages", "SweeperConventions",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            swiftSettings: strict
+            swiftSettings: strict,
+            plugins: ["BuildCommit"]
         ),
+        // Notes the git commit a build is made from, for --version.
+        .plugin(name: "BuildCommit", capability: .buildTool()),
         .executableTarget(name: "sweeperd", dependencies: ["SweeperDaemonCommand"], swiftSettings: strict),
 
         // MARK: Terminal viewer.

@@ -25,7 +25,8 @@ if [[ "${SWEEPER_DEB_SKIP_BUILD:-0}" != 1 ]]; then
     make build SCRATCH="$SCRATCH" >&2
 fi
 BIN="$SCRATCH/release"
-VERSION=$("$BIN/sweeper" --version)
+# --version says more after the release (protocols, commit): the package is the release.
+VERSION=$("$BIN/sweeper" --version | cut -d" " -f1)
 [[ "$VERSION" =~ ^[0-9][0-9A-Za-z.+~]*$ ]] || { echo "build-deb: odd version '$VERSION'" >&2; exit 1; }
 DEBVERSION="$VERSION-1"
 ARCH=$(dpkg --print-architecture)

@@ -31,11 +31,11 @@ public struct SweeperdCommand: AsyncParsableCommand {
         discussion: "Settings also come from $XDG_CONFIG_HOME/sweeper/config.toml (keys: state_dir, socket, listen, peers, name, mdns, log_level, web_port, …); flags win.",
         version: versionText)
 
-    /// What `--version` prints, for both programs: the release and the
+    /// What `--version` prints, for both programs: the release, the
     /// versions of the two protocols it speaks (a peer speaks with other
-    /// daemons, a client with this one).
+    /// daemons, a client with this one) and the commit it was built from.
     public static let versionText =
-        "\(SweeperVersion.current) (peer protocol \(PeerCapabilities.currentVersion), control protocol \(ControlProtocol.version))"
+        "\(SweeperVersion.current) (peer protocol \(PeerCapabilities.currentVersion), control protocol \(ControlProtocol.version), commit \(BuildCommit.id))"
 
     @Option(name: .customLong("state-dir"), help: "Where games are kept (default $XDG_STATE_HOME/sweeper).")
     var stateDirectory: String?
