@@ -103,7 +103,13 @@ extension Store {
                 throw BackupError(
                     description: "\(target) holds a device already; restoring would replace it. To replace it, add --replace (it is kept aside, not deleted)")
             }
-            let aside = target + ".before-restore-" + stamp
+            // Never over an earlier one (two restores within a second).
+            var aside = target + ".before-restore-" + stamp
+            var n = 1
+            while FileManager.default.fileExists(atPath: aside) {
+                n += 1
+                aside = target + ".before-restore-" + stamp + "-\(n)"
+            }
             for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: target + suffix) {
                 guard rename(target + suffix, aside + suffix) == 0 else {
                     throw BackupError(description: "cannot move \(target + suffix) aside: \(String(cString: strerror(errno)))")

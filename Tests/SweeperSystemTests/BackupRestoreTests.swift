@@ -43,6 +43,10 @@ import Testing
         let report = try JSONSerialization.jsonObject(with: Data(replaced.stdout.utf8)) as? [String: Any]
         let aside = try #require(report?["movedAside"] as? String, "\(replaced.stdout)\(replaced.stderr)")
         #expect(FileManager.default.fileExists(atPath: aside) && report?["peerID"] as? String == me)
+        // Again at once: the first one kept aside is never overwritten.
+        let again2 = try ann.cli(["--json", "restore", file, "--state-dir", ann.stateDirectory, "--replace"])
+        let second = (try JSONSerialization.jsonObject(with: Data(again2.stdout.utf8)) as? [String: Any])?["movedAside"] as? String
+        #expect(second != nil && second != aside && FileManager.default.fileExists(atPath: aside), "\(again2.stdout)\(again2.stderr)")
         try ann.start(name: "ann")
         #expect(try ann.json(["status"])["peerID"] as? String == me, "the restored daemon is another device")
         #expect(try ann.json(["show", game])["digest"] as? String == digest)
