@@ -458,6 +458,8 @@ public actor PeerNode: Service {
         guard let peer, let up = handle.withLockedValue({ $0 }) else {
             // An invitation link lives until its answer is sent; anything else was refused.
             if !invitationLink.withLockedValue({ $0 }) { logger.debug("closing a duplicate link", metadata: ["remote": "\(remote)"]) }
+            // The address reached `peer`, linked another way (or refused): the static target is that peer.
+            if let staticTarget, let peer { await setStaticPeer(staticTarget, peer) }
             return nil
         }
         let failure = await withTaskCancellationHandler {

@@ -653,7 +653,8 @@ final class TmuxPane {
         #expect(try b.cli(["flag", bobGame, "\(first.x)", "\(first.y)"]).status == 0)
         // Linked again (no mDNS here: Bob names Ann's address): one table on both, Ann's win first, and her streak.
         try a.start(name: "ann")
-        #expect(try b.cli(["connect", try a.peerAddress()]).status == 0)
+        let linked = try b.cli(["connect", try a.peerAddress()])
+        #expect(linked.status == 0, "\(linked.stdout)\(linked.stderr)")
         func table(_ h: DaemonHarness) -> [String] {
             let daily = (try? h.json(["scores", "--daily"]))?["daily"] as? [String: Any]
             return (daily?["results"] as? [[String: Any]] ?? []).map { "\($0["name"] ?? "") \($0["status"] ?? "")" }
