@@ -73,8 +73,27 @@ final class Host: @unchecked Sendable {
     }
 }
 
+/// Whether a request would reach outside the scratch directory and
+/// loopback: a backup goes to any path it names, and `connect` dials any
+/// address. Such requests are answered here, never run, so that an input
+/// cannot write files on the machine that fuzzes or send traffic off it.
+/// Read as the router reads it (JSONDecoder), so that both agree on a key given twice.
+func reachesOutside(_ line: Data) -> Bool {
+    struct Head: Decodable { var command: String? }
+    guard let command = (try? JSONDecoder().decode(Head.self, from: line))?.command else { return false }
+    if command == Commands.Backup.name { return true }
+    guard command == Commands.Connect.name, let address = (try? JSONDecoder().decode(Commands.Connect.Arguments.self, from: line))?.address
+    else { return false }
+    let loopback = address.range(of: #"^(127\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}|\[::1\]):[0-9]{1,5}$"#, options: .regularExpression) != nil
+    return !loopback
+}
+
 /// The router's answer to one line, waited for.
 func answer(_ router: ControlRouter, _ line: Data) -> Data {
+    if reachesOutside(line) {
+        return Data(#"{"id":null,"ok":false,"error":{"code":"not-while-fuzzing","message":"reaches outside the scratch directory or loopback"}}"#.utf8)
+            + [0x0A]
+    }
     let done = DispatchSemaphore(value: 0)
     let box = AnswerBox()
     Task {
