@@ -177,9 +177,9 @@ public final class AvahiDiscovery: Sendable {
             if Task.isCancelled { break }
             let failed = needsRestart()
             switch backoff.look(failed: failed) {
-            case .none: break
+            // Reached again is said when it publishes (``setStatus(_:)``): a new client may still be connecting.
+            case .none, .back: break
             case .lost, .retrying: logger.debug("mdns: trying avahi again", metadata: ["attempt": "\(backoff.failures)"])
-            case .back: logger.notice("mdns: reached avahi-daemon again")
             }
             if failed {
                 stop(finishing: false)
@@ -279,19 +279,30 @@ public final class AvahiDiscovery: Sendable {
     }
 
     private func setStatus(_ status: DiscoveryStatus) {
-        let changed = state.withLock { s -> Bool in
-            guard s.status != status else { return false }
-            s.status = status
-            return true
+        let before = state.withLock { s -> DiscoveryStatus? in
+            guard s.status != status else { return nil }
+            defer { s.status = status }
+            return s.status
         }
-        guard changed else { return }
+        guard let before else { return }
         switch status {
         // Once per reason: ``run()`` tries again quietly, less and less often.
-        case .unavailable(let why): logger.warning("\(ReconnectBackoff.remedy(why))")
-        case .running(let name): logger.info("mdns: published", metadata: ["name": "\(name)"])
+        case .unavailable(let why) where Self.isOutOfReach(why): logger.warning("\(ReconnectBackoff.remedy(why))")
+        // Reached, but publishing or browsing failed: nothing to install.
+        case .unavailable(let why): logger.warning("mdns: unavailable (\(why)); peers given by address still work")
+        case .running(let name):
+            if case .unavailable = before { logger.notice("mdns: reached avahi-daemon again", metadata: ["name": "\(name)"]) }
+            logger.info("mdns: published", metadata: ["name": "\(name)"])
         case .stopped: break
         }
         continuation.yield(.status(status))
+    }
+
+    /// Whether `why` says avahi-daemon could not be reached (what the
+    /// remedy is for), not that publishing or browsing failed once reached.
+    private static func isOutOfReach(_ why: String) -> Bool {
+        !(why.hasPrefix("cannot make an entry group") || why.hasPrefix("cannot publish") || why.hasPrefix("publishing failed")
+            || why.hasPrefix("cannot browse") || why.hasPrefix("browsing failed"))
     }
 
     private static func message(_ error: Int32) -> String {

@@ -458,8 +458,9 @@ public actor PeerNode: Service {
         guard let peer, let up = handle.withLockedValue({ $0 }) else {
             // An invitation link lives until its answer is sent; anything else was refused.
             if !invitationLink.withLockedValue({ $0 }) { logger.debug("closing a duplicate link", metadata: ["remote": "\(remote)"]) }
-            // The address reached `peer`, linked another way (or refused): the static target is that peer.
-            if let staticTarget, let peer { await setStaticPeer(staticTarget, peer) }
+            // The address reached `peer`, linked (or linking) another way: the static target is that peer. A device refused is not.
+            if let staticTarget, let peer, !credentials.admits(peer) { await noteUnreached(staticTarget, "refused: not in this circle") }
+            else if let staticTarget, let peer { await setStaticPeer(staticTarget, peer) }
             return nil
         }
         let failure = await withTaskCancellationHandler {

@@ -28,37 +28,41 @@ extension Store {
     /// Writes a consistent copy of the whole database to `destination` (a
     /// new file, mode 0600) while the store goes on serving: SQLite's
     /// `VACUUM INTO` on a read-only connection of its own sees one snapshot,
-    /// and the copy has no write-ahead log beside it. It is written under
-    /// another name, synced, checked, then renamed into place, so a
-    /// destination that exists is always a whole backup.
+    /// and the copy has no write-ahead log beside it. It is written into a
+    /// file made here (exclusively, never through a link, so nobody else
+    /// can hold it open), synced, checked, then linked into place, which
+    /// fails rather than replace a file that appeared meanwhile: a
+    /// destination that exists is always a whole backup, and never one
+    /// overwritten.
     public func backUp(to destination: String) throws -> BackupSummary {
         guard destination.hasPrefix("/") else { throw BackupError(description: "the backup's path must be absolute, not \(destination)") }
-        guard !FileManager.default.fileExists(atPath: destination) else {
-            throw BackupError(description: "\(destination) exists already: choose a new name (a backup never overwrites a file)")
-        }
+        guard !FileManager.default.fileExists(atPath: destination) else { throw Self.taken(destination) }
         let partial = destination + ".partial-\(getpid())"
         try Self.writeNew(partial) {
             do {
                 let connection = try SQLiteConnection(path: path, readOnly: true)
                 defer { connection.close() }
+                // Into the empty file made above: SQLite writes into an empty file.
                 _ = try connection.run("VACUUM INTO ?", [partial])
             } catch {
-                throw Self.classify(error, path: destination)
+                // Said plainly: the store's classifier would probe the destination's folder.
+                throw BackupError(description: "cannot write the backup \(destination): \(error)")
             }
-        }
-        do {
-            chmod(partial, 0o600)
             try Self.sync(partial)
-            let summary = try Self.summary(ofBackup: partial)
-            guard rename(partial, destination) == 0 else {
-                throw BackupError(description: "cannot put the backup at \(destination): \(String(cString: strerror(errno)))")
-            }
-            try? Self.sync(SweeperPaths.folder(of: destination))
-            return summary
-        } catch {
-            unlink(partial)
-            throw error
         }
+        // The destination is a link of its own: the name written under goes, with any log checking it left.
+        defer { Self.removeWithLog(partial) }
+        let summary = try Self.summary(ofBackup: partial)
+        guard link(partial, destination) == 0 else {
+            if errno == EEXIST { throw Self.taken(destination) }
+            throw BackupError(description: "cannot put the backup at \(destination): \(String(cString: strerror(errno)))")
+        }
+        try? Self.sync(SweeperPaths.folder(of: destination))
+        return summary
+    }
+
+    private static func taken(_ destination: String) -> BackupError {
+        BackupError(description: "\(destination) exists already: choose a new name (a backup never overwrites a file)")
     }
 
     /// Reads what a backup file holds, checking first that it is a whole
@@ -88,21 +92,45 @@ extension Store {
     /// Puts the backup at `source` in place as the database of the state
     /// `directory` (made if missing, mode 0700), for a daemon not running.
     /// A database there already is refused, unless `replacing`: then it is
-    /// moved aside (with its write-ahead log) to a name ending in `.before-restore-` and
-    /// `stamp`, which is returned. The copy is written under another name,
-    /// synced and renamed into place.
+    /// moved aside (with its write-ahead log) to a name ending in
+    /// `.before-restore-` and `stamp`, which is returned. The copy is made
+    /// and checked first; only then is the old database moved aside and
+    /// the copy renamed in, and a failure then puts the old one back, so a
+    /// refused restore leaves the directory as it was.
     public static func restore(
         from source: String, intoDirectory directory: String, replacing: Bool, stamp: String
     ) throws -> (summary: BackupSummary, movedAside: String?) {
+        // A live database (a write-ahead log beside it) is not a backup: its copy would lack what the log holds.
+        var st = stat()
+        if stat(source + "-wal", &st) == 0, st.st_size > 0 {
+            throw BackupError(description: "\(source) has a write-ahead log beside it: it is a live database, not a backup (make one with sweeper backup)")
+        }
         let summary = try summary(ofBackup: source)
         try prepareBackupDirectory(directory)
         let target = directory + "/" + fileName
+        let replaces = FileManager.default.fileExists(atPath: target)
+        if replaces && !replacing {
+            throw BackupError(
+                description: "\(target) holds a device already; restoring would replace it. To replace it, add --replace (it is kept aside, not deleted)")
+        }
+        let partial = target + ".restoring"
+        try writeNew(partial) {
+            let bytes = try copy(from: source, to: partial)
+            guard bytes == summary.bytes else { throw BackupError(description: "\(source) changed while it was copied; try again") }
+            try sync(partial)
+        }
+        do {
+            let copied = try self.summary(ofBackup: partial)
+            guard copied == summary else { throw BackupError(description: "the copy of \(source) differs from it; nothing was changed") }
+        } catch {
+            removeWithLog(partial)
+            throw error
+        }
+        // Checking the copy may have left an empty log beside it.
+        removeLog(of: partial)
         var movedAside: String?
-        if FileManager.default.fileExists(atPath: target) {
-            guard replacing else {
-                throw BackupError(
-                    description: "\(target) holds a device already; restoring would replace it. To replace it, add --replace (it is kept aside, not deleted)")
-            }
+        var moved: [String] = []
+        if replaces {
             // Never over an earlier one (two restores within a second).
             var aside = target + ".before-restore-" + stamp
             var n = 1
@@ -112,38 +140,52 @@ extension Store {
             }
             for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: target + suffix) {
                 guard rename(target + suffix, aside + suffix) == 0 else {
-                    throw BackupError(description: "cannot move \(target + suffix) aside: \(String(cString: strerror(errno)))")
+                    let why = String(cString: strerror(errno))
+                    for done in moved { rename(aside + done, target + done) }
+                    removeWithLog(partial)
+                    throw BackupError(description: "cannot move \(target + suffix) aside: \(why); nothing was changed")
                 }
+                moved.append(suffix)
             }
             movedAside = aside
         }
-        let partial = target + ".restoring"
-        try writeNew(partial) {
-            let bytes = try copy(from: source, to: partial)
-            guard bytes == summary.bytes else { throw BackupError(description: "\(source) changed while it was copied; try again") }
-            try sync(partial)
-        }
         // A log left beside the old name would be replayed onto the restored file.
-        unlink(target + "-wal")
-        unlink(target + "-shm")
+        removeLog(of: target)
         guard rename(partial, target) == 0 else {
-            throw BackupError(description: "cannot put the restored database at \(target): \(String(cString: strerror(errno)))")
+            let why = String(cString: strerror(errno))
+            if let aside = movedAside { for done in moved { rename(aside + done, target + done) } }
+            removeWithLog(partial)
+            throw BackupError(description: "cannot put the restored database at \(target): \(why); nothing was changed")
         }
         chmod(target, 0o600)
         try? sync(directory)
         return (summary, movedAside)
     }
 
-    /// Writes a new file at `partial` (mode 0600, whatever the umask) with
-    /// `body`; a file that failed half-way is removed.
+    /// Removes a database's write-ahead log and its index.
+    private static func removeLog(of path: String) {
+        unlink(path + "-wal")
+        unlink(path + "-shm")
+    }
+
+    /// Removes a database file and its log.
+    private static func removeWithLog(_ path: String) {
+        unlink(path)
+        removeLog(of: path)
+    }
+
+    /// Makes the new, empty file `partial` (mode 0600, exclusively and
+    /// never through a link: a file someone else made there is refused, not
+    /// written into), then fills it with `body`; a file that failed
+    /// half-way is removed.
     private static func writeNew(_ partial: String, _ body: () throws -> Void) throws {
-        unlink(partial)
-        let old = umask(0o077)
-        defer { umask(old) }
+        let fd = open(partial, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard fd >= 0 else { throw BackupError(description: "cannot make \(partial): \(String(cString: strerror(errno)))") }
+        Glibc.close(fd)
         do {
             try body()
         } catch {
-            unlink(partial)
+            removeWithLog(partial)
             throw error
         }
     }
@@ -156,13 +198,14 @@ extension Store {
         }
     }
 
-    /// Copies the file at `source` to a new file at `destination` (mode
-    /// 0600); returns how many bytes.
+    /// Copies the file at `source` into the empty file at `destination`;
+    /// returns how many bytes.
     private static func copy(from source: String, to destination: String) throws -> Int {
         let input = open(source, O_RDONLY | O_CLOEXEC)
         guard input >= 0 else { throw BackupError(description: "cannot read \(source): \(String(cString: strerror(errno)))") }
         defer { Glibc.close(input) }
-        let output = open(destination, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        // The file ``writeNew(_:_:)`` made: opened again, never through a link.
+        let output = open(destination, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOFOLLOW)
         guard output >= 0 else { throw BackupError(description: "cannot write \(destination): \(String(cString: strerror(errno)))") }
         defer { Glibc.close(output) }
         var buffer = [UInt8](repeating: 0, count: 1 << 16)

@@ -27,6 +27,19 @@ import Testing
         // Never over a file.
         let again = try ann.cli(["backup", file])
         #expect(again.status == 1 && again.stderr.contains("exists already"), "\(again.stderr)")
+        // Never into a file someone else made first under the name it writes to (it holds the secret key).
+        let pid = try #require(try ann.json(["status"])["pid"] as? Int)
+        let planted = ann.root + "/planted.backup"
+        #expect(FileManager.default.createFile(atPath: planted + ".partial-\(pid)", contents: nil))
+        let refused = try ann.cli(["backup", planted])
+        #expect(refused.status == 1 && refused.stderr.contains("cannot make"), "\(refused.stderr)")
+        #expect(FileManager.default.contents(atPath: planted + ".partial-\(pid)")?.isEmpty == true && !FileManager.default.fileExists(atPath: planted))
+        // A live database (a log beside it) is no backup: refused, nothing changed.
+        let live = ann.root + "/live.sqlite"
+        try FileManager.default.copyItem(atPath: file, toPath: live)
+        try Data([1, 2, 3]).write(to: URL(fileURLWithPath: live + "-wal"))
+        let fromLive = try ann.cli(["restore", live, "--state-dir", ann.root + "/elsewhere"])
+        #expect(fromLive.status == 1 && fromLive.stderr.contains("write-ahead log"), "\(fromLive.stderr)")
         // Never under a running daemon.
         let busy = try ann.cli(["restore", file, "--state-dir", ann.stateDirectory])
         #expect(busy.status == 1 && busy.stderr.contains("stop it first"), "\(busy.stderr)")
