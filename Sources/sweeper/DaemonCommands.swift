@@ -432,7 +432,7 @@ struct PeersCommand: AsyncParsableCommand {
 /// `sweeper connect HOST:PORT`.
 struct ConnectCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "connect", abstract: "Dial a peer by address, and say whether it linked (exits 1 when it did not).")
+        commandName: "connect", abstract: "Dial a peer by address, and say whether it linked (exits 1 when a dial failed).")
     @OptionGroup var options: ClientOptions
     @Argument(help: "HOST:PORT of the peer.") var address: String
     @Option(help: "How long to wait for the link, in seconds (0 to 60; 0 looks once).") var wait: Double = 3
@@ -469,7 +469,8 @@ struct ConnectCommand: AsyncParsableCommand {
         } else {
             Output.write(outcome.text, to: outcome.linked ? STDOUT_FILENO : STDERR_FILENO)
         }
-        if !outcome.linked { throw ExitCode(1) }
+        // Could not: a dial failed (refused, unreachable, another circle). Still dialling is said, and is no failure.
+        if !outcome.linked && outcome.reason != nil { throw ExitCode(1) }
     }
 
     /// Whether the dial linked within `wait` seconds, or why not yet, as
