@@ -2,16 +2,20 @@
 # A LAN of test hosts on one machine: network namespaces on a bridge, each
 # with its own D-Bus system bus and avahi-daemon (Docs/testing.md explains the recipe).
 #
-#   Scripts/netns-lab.sh up DIR N      make hosts h1..hN (198.18.0.1..N/24)
+#   Scripts/netns-lab.sh up DIR N [B]  make hosts h1..hN (198.18.0.1..N/24); with B, hosts
+#                                      hB..hN are a second house (198.18.1.B..N/24) behind
+#                                      a router that mDNS does not cross
 #   Scripts/netns-lab.sh down DIR      stop what `up` started (by pid) and remove it
 #   Scripts/netns-lab.sh exec DIR I CMD…   run CMD in host I with its bus
 #   Scripts/netns-lab.sh cut DIR I / heal DIR I   take host I off the bridge and back
 #   Scripts/netns-lab.sh avahi-stop DIR I / avahi-start DIR I   stop and restart host I's avahi-daemon
 #   Scripts/netns-lab.sh rx-bytes DIR I   print the bytes host I's interface has received
+#   Scripts/netns-lab.sh block DIR I   (two houses) the router drops what it routes to host I, so no
+#                                      connection between the houses reaches it
 #
 # `up` writes DIR/prefix (the namespace prefix), DIR/pids (every process it
 # started) and DIR/hI/bus.sock. Needs root, iproute2, dbus and avahi-daemon.
-# Traffic stays on 198.18.0.0/24 inside the lab's own namespaces.
+# Traffic stays on 198.18.0.0/23 inside the lab's own namespaces.
 set -euo pipefail
 
 cmd=${1:?usage: netns-lab.sh up|down|exec|cut|heal DIR …}
@@ -47,18 +51,29 @@ wait_avahi() {
 
 case $cmd in
 up)
-    n=${3:?usage: netns-lab.sh up DIR N}
+    n=${3:?usage: netns-lab.sh up DIR N [B]}
+    b=${4:-0}
     mkdir -p "$dir" /run/avahi-daemon
     dir=$(cd "$dir" && pwd)
     # A short unique prefix keeps interface names under 15 characters.
     p="sw$(printf '%04x' $(( ($$ + RANDOM) % 65536 )))"
     echo "$p" >"$dir/prefix"
+    echo "$b" >"$dir/second-house"
     : >"$dir/pids"
     : >"$dir/netns"
     ip netns add "${p}sw"
     echo "${p}sw" >>"$dir/netns"
     ip -n "${p}sw" link add br0 type bridge
     ip -n "${p}sw" link set br0 up
+    if [[ $b -gt 0 ]]; then
+        # Two houses: the switch's namespace routes between two bridges and
+        # reflects no multicast, so mDNS stays in each house.
+        ip -n "${p}sw" link add br1 type bridge
+        ip -n "${p}sw" link set br1 up
+        ip -n "${p}sw" addr add 198.18.0.254/24 dev br0
+        ip -n "${p}sw" addr add 198.18.1.254/24 dev br1
+        ip netns exec "${p}sw" sysctl -q -w net.ipv4.ip_forward=1
+    fi
     for i in $(seq 1 "$n"); do
         h="${p}h$i"
         ip netns add "$h"
@@ -66,11 +81,14 @@ up)
         ip link add "${p}e$i" type veth peer name "${p}p$i"
         ip link set "${p}e$i" netns "$h"
         ip link set "${p}p$i" netns "${p}sw"
-        ip -n "${p}sw" link set "${p}p$i" master br0
+        house=0
+        [[ $b -gt 0 && $i -ge $b ]] && house=1
+        ip -n "${p}sw" link set "${p}p$i" master "br$house"
         ip -n "${p}sw" link set "${p}p$i" up
         ip -n "$h" link set lo up
-        ip -n "$h" addr add "198.18.0.$i/24" dev "${p}e$i"
+        ip -n "$h" addr add "198.18.$house.$i/24" dev "${p}e$i"
         ip -n "$h" link set "${p}e$i" up
+        [[ $b -gt 0 ]] && ip -n "$h" route add default via "198.18.$house.254"
         mkdir -p "$dir/h$i"
         cat >"$dir/h$i/dbus.conf" <<EOF
 <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
@@ -146,6 +164,13 @@ avahi-start)
 rx-bytes)
     i=${3:?host}
     ip netns exec "$(prefix)h$i" cat "/sys/class/net/$(prefix)e$i/statistics/rx_bytes"
+    ;;
+block)
+    i=${3:?host}
+    b=$(cat "$dir/second-house")
+    house=0
+    [[ $b -gt 0 && $i -ge $b ]] && house=1
+    ip -n "$(prefix)sw" route add blackhole "198.18.$house.$i/32"
     ;;
 cut)
     ip -n "$(prefix)sw" link set "$(prefix)p${3:?host}" down

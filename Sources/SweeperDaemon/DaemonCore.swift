@@ -88,9 +88,11 @@ struct DaemonCore: Sendable {
         let presence = PresenceService(
             identity: engine.identity, hosted: hosted, links: links, gossip: gossip, changes: peerEvents, play: play, eventLoop: eventLoop, clock: clock,
             logger: logger)
+        let addresses = AddressGossip(
+            identity: engine.identity, links: links, gossip: gossip, clock: clock, logger: logger, isMember: { [members] in members.view.isMember($0) })
         let inbox = PeerInbox(
             service: service, links: links, sessions: sessions, gossip: gossip, peers: book, changes: peerEvents, presence: presence, play: play,
-            members: members, clock: clock, logger: logger)
+            members: members, addresses: addresses, clock: clock, logger: logger)
         let network: PeerNetwork
         let previousPort = (try? store.setting(Self.portSetting)).flatMap { $0.flatMap(Int.init) }
         do {
@@ -100,6 +102,7 @@ struct DaemonCore: Sendable {
         } catch {
             throw .listen(error)
         }
+        addresses.attach(network.node, listening: await network.node.listeningAddresses)
         // The port chosen without --listen is kept, so it is the same after a restart.
         if settings.listen.isEmpty, let port = await network.node.listeningAddresses.first?.port, port != previousPort {
             do {

@@ -32,6 +32,8 @@ public enum PeerMessage: Sendable, Equatable {
     case membership([[UInt8]])
     /// A player pointing at a cell (their own, or relayed once from its author).
     case point(PointNote)
+    /// Where a member listens (peer protocol 17).
+    case addresses(AddressNote)
 
     /// The message types, as the type byte on the wire.
     public enum Kind: UInt8, Sendable, CaseIterable, CustomStringConvertible {
@@ -41,6 +43,7 @@ public enum PeerMessage: Sendable, Equatable {
         case play = 7
         case membership = 8
         case point = 12
+        case addresses = 13
 
         /// The first protocol version that understands this kind: a peer
         /// of an older version is never sent it.
@@ -51,6 +54,7 @@ public enum PeerMessage: Sendable, Equatable {
             case .play: PeerCapabilities.playVersion
             case .membership: PeerCapabilities.circleRolesVersion
             case .point: PeerCapabilities.pointVersion
+            case .addresses: PeerCapabilities.addressesVersion
             }
         }
 
@@ -62,6 +66,7 @@ public enum PeerMessage: Sendable, Equatable {
             case .play: "share of played time"
             case .membership: "membership message"
             case .point: "point at a cell"
+            case .addresses: "address note"
             }
         }
     }
@@ -78,6 +83,7 @@ public enum PeerMessage: Sendable, Equatable {
         case .play: .play
         case .membership: .membership
         case .point: .point
+        case .addresses: .addresses
         }
     }
 
@@ -89,6 +95,7 @@ public enum PeerMessage: Sendable, Equatable {
         case .profile(let note): return note.encoded
         case .play(let note): return note.encoded
         case .point(let note): return note.encoded
+        case .addresses(let note): return note.encoded
         case .membership(let records):
             let listed = records.prefix(Self.membershipLimit)
             var out: [UInt8] = [UInt8(listed.count >> 8), UInt8(listed.count & 0xFF)]
@@ -120,6 +127,7 @@ public enum PeerMessage: Sendable, Equatable {
         case .play: self = .play(try PlayNote(decoding: body))
         case .membership: self = .membership(try Self.records(body))
         case .point: self = .point(try PointNote(decoding: body))
+        case .addresses: self = .addresses(try AddressNote(decoding: body))
         }
     }
 
@@ -187,7 +195,7 @@ public enum PeerMessage: Sendable, Equatable {
 /// message changes).
 public struct PeerCapabilities: Sendable, Equatable {
     /// The peer protocol version this build speaks.
-    public static let currentVersion: UInt8 = 16
+    public static let currentVersion: UInt8 = 17
     /// The first version that understands presence notes and profiles.
     public static let presenceVersion: UInt8 = 3
     /// The first version that understands shares of played time.
@@ -237,6 +245,8 @@ public struct PeerCapabilities: Sendable, Equatable {
     /// and forks that void the forker: nothing on the wire changed, so it
     /// gates no message; older peers may count records this one voids.
     public static let cutsVersion: UInt8 = 16
+    /// Address notes: members' addresses spread in the circle.
+    public static let addressesVersion: UInt8 = 17
 
     /// The peer's protocol version (0 until its hello came).
     public let version: UInt8

@@ -41,6 +41,8 @@ struct PeerDirectory: Sendable {
         var lastHeard: Date?
         /// Whether the last dial to it failed (cleared when a link comes up).
         var dialFailed = false
+        /// Where its signed address note, relayed by members, says it listens.
+        var gossipAddresses: [SocketAddress] = []
     }
 
     /// A daemon of another circle that mDNS shows.
@@ -146,9 +148,41 @@ struct PeerDirectory: Sendable {
 
     /// Where to dial `peer` (its sighted addresses) and whether mDNS still
     /// sees it; nil for a peer not known.
-    func dialPlan(_ peer: PeerID) -> (addresses: [SocketAddress], sighted: Bool)? {
+    func dialPlan(_ peer: PeerID) -> (addresses: [SocketAddress], sighted: Bool, gossiped: [SocketAddress])? {
         guard let record = peers[peer] else { return nil }
-        return (record.sightedAddresses, record.sighted)
+        let gossiped = record.gossipAddresses.filter { !record.sightedAddresses.contains($0) }
+        return (record.sightedAddresses + gossiped, record.sighted || !gossiped.isEmpty, gossiped)
+    }
+
+    // MARK: Addresses members relay
+
+    /// Records where `peer`'s address note says it listens (a member's,
+    /// checked by the caller): it is dialled there as long as the note
+    /// lives. Returns true when a dial loop must start for it (none runs
+    /// yet). With `seen` (the note was signed just now) it counts as seen:
+    /// news of it came through the members that relayed it.
+    mutating func gossiped(_ peer: PeerID, addresses: [SocketAddress], refused: Set<PeerID> = [], seen: Bool, now: Date = Date()) -> Bool {
+        guard peer != ownID, !refused.contains(peer) else { return false }
+        var record = peers[peer] ?? Record()
+        record.gossipAddresses = addresses
+        if seen { record.lastSeen = now }
+        for a in addresses.map(\.hostPortText) where !record.addresses.contains(a) { record.addresses.append(a) }
+        if !addresses.isEmpty, !record.origins.contains(.gossip) { record.origins.append(.gossip) }
+        let startDialling = !record.dialing && !addresses.isEmpty
+        if startDialling { record.dialing = true }
+        peers[peer] = record
+        return startDialling
+    }
+
+    /// Forgets the addresses `peer`'s note gave (it expired, or its author
+    /// left the circle). A peer only known so, never linked, leaves the directory.
+    mutating func gossipExpired(_ peer: PeerID) {
+        guard let record = peers[peer] else { return }
+        if !record.everLinked && record.origins == [.gossip] {
+            peers[peer] = nil
+        } else {
+            peers[peer]?.gossipAddresses = []
+        }
     }
 
     /// Notes that a dial to `peer` is under way, or over.
@@ -252,6 +286,8 @@ public enum PeerOrigin: String, Sendable, Codable, Comparable {
     case `static`
     /// It connected to us.
     case incoming
+    /// Dialled where its signed address note, relayed by members, says it listens.
+    case gossip
 
     public static func < (a: PeerOrigin, b: PeerOrigin) -> Bool { a.rawValue < b.rawValue }
 }

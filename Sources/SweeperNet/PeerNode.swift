@@ -18,7 +18,7 @@ import SweeperCrypto
 /// exactly one link per pair of peers, and hands each link's sync messages
 /// to its delegate. Run it as a `Service`.
 public actor PeerNode: Service {
-    private var credentials: NodeCredentials
+    private(set) var credentials: NodeCredentials
     let identity: SigningIdentity
     private let configuration: PeerNodeConfiguration
     let logger: Logger
@@ -38,7 +38,7 @@ public actor PeerNode: Service {
 
     private var links: [UInt64: LinkRecord] = [:]
     /// What the node knows of peers and sightings.
-    private(set) var directory: PeerDirectory
+    var directory: PeerDirectory
     private(set) var staticTargets: [String: PeerID?] = [:]
     private var nextLinkID: UInt64 = 1
     private var servers: [any Channel] = []
@@ -54,7 +54,7 @@ public actor PeerNode: Service {
     /// The addresses the node listens on, once bound.
     public private(set) var listeningAddresses: [SocketAddress] = []
 
-    private enum Work: Sendable {
+    enum Work: Sendable {
         case accept(NIOAsyncChannel<LinkChannel, Never>)
         case inbound(LinkChannel)
         case dialStatic(host: String, port: Int)
@@ -180,7 +180,7 @@ public actor PeerNode: Service {
     }
 
     /// Tells the delegate how `peer` stands now.
-    private func tellChanged(_ peer: PeerID) {
+    func tellChanged(_ peer: PeerID) {
         if let snapshot = snapshot().first(where: { $0.id == peer }) { delegate.peerChanged(snapshot) }
     }
 
@@ -248,7 +248,7 @@ public actor PeerNode: Service {
         }
     }
 
-    private func enqueue(_ item: Work) { work.yield(item) }
+    func enqueue(_ item: Work) { work.yield(item) }
 
     private func backoff(_ failures: Int) -> Duration {
         let base = Double(configuration.backoffBase.components.seconds) + Double(configuration.backoffBase.components.attoseconds) / 1e18
@@ -331,7 +331,7 @@ public actor PeerNode: Service {
         directory.sightedTag(of: peer).flatMap(credentials.key(tagged:)) ?? credentials.circle
     }
 
-    private func dialPlan(_ peer: PeerID) -> (addresses: [SocketAddress], sighted: Bool)? { directory.dialPlan(peer) }
+    private func dialPlan(_ peer: PeerID) -> (addresses: [SocketAddress], sighted: Bool, gossiped: [SocketAddress])? { directory.dialPlan(peer) }
     private func setDialing(_ peer: PeerID, _ inFlight: Bool) { directory.setDialing(peer, inFlight: inFlight) }
     private func stopDialling(_ peer: PeerID) { directory.stopDialling(peer) }
 
@@ -353,7 +353,8 @@ public actor PeerNode: Service {
                 do {
                     let channel = try await dial(.address(address))
                     await setDialing(peer, false)
-                    if await runLink(channel, role: .client, key: await dialKey(for: peer), expected: peer, origin: .mdns) != nil {
+                    let origin: PeerOrigin = plan.gossiped.contains(address) ? .gossip : .mdns
+                    if await runLink(channel, role: .client, key: await dialKey(for: peer), expected: peer, origin: origin) != nil {
                         established = true
                         break
                     }

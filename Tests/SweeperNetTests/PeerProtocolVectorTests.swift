@@ -839,7 +839,7 @@ import SweeperGame
         let names = Set(try Self.vectors().keys)
         let checked: Set<String> = [
             "identities", "invite-code", "txt-record", "handshake", "secret-stream", "link-messages",
-            "game", "op-genesis", "op-reveal", "op-mark", "op-assisted", "game-players", "op-players", "op-archive", "private-game", "op-flood", "segment", "sync-messages", "live-push", "presence", "profile", "play", "membership", "membership-v2", "invitation-switch", "cut-and-fork", "summary-parts", "game-descriptions", "op-hint", "op-seeded", "op-daily", "daily-board", "invitation", "point", "game-race", "op-resign", "chains",
+            "game", "op-genesis", "op-reveal", "op-mark", "op-assisted", "game-players", "op-players", "op-archive", "private-game", "op-flood", "segment", "sync-messages", "live-push", "presence", "profile", "play", "membership", "membership-v2", "invitation-switch", "cut-and-fork", "summary-parts", "game-descriptions", "op-hint", "op-seeded", "op-daily", "daily-board", "invitation", "point", "game-race", "op-resign", "chains", "addresses",
         ]
         #expect(names == checked, "vectors nothing checks: \(names.subtracting(checked)); missing: \(checked.subtracting(names))")
     }

@@ -127,10 +127,17 @@ final class Circle {
     /// With `joinAfterSightings`, the join waits until every daemon has seen
     /// every other by mDNS (as when daemons have been running for a while).
     /// With `mdns` false, each joins at the one before it and the daemons
-    /// restart with `--no-mdns`: links only by address, in a line.
-    init(hosts: Int, members: Int, joinAfterSightings: Bool = false, mdns: Bool = true) throws {
-        lab = try Lab(hosts: hosts)
+    /// restart with `--no-mdns`: links only by address, in a line. With
+    /// `secondHouse`, hosts from that one on are another house, behind a
+    /// router mDNS does not cross; `prepare` works on the lab before any
+    /// daemon starts.
+    init(
+        hosts: Int, members: Int, joinAfterSightings: Bool = false, mdns: Bool = true, secondHouse: Int? = nil,
+        prepare: (Lab) throws -> Void = { _ in }
+    ) throws {
+        lab = try Lab(hosts: hosts, secondHouse: secondHouse)
         do {
+            try prepare(lab)
             for h in 1...hosts {
                 let d = try LabDaemon(lab: lab, host: h)
                 try d.start(mdns: joinAfterSightings)
@@ -664,10 +671,12 @@ struct PeerScenarioTests {
         #expect(c[3].show(game) == nil)
     }
 
-    /// Without mDNS, h1 and h3 are each given only h2's address: what h1
-    /// does reaches h3 through h2, and back.
+    /// Without mDNS, h1 and h3 are each given only h2's address, and h3,
+    /// in another house, cannot reach h1 (the router drops what it routes
+    /// to h1): what h1 does reaches h3 through h2, and back, and each
+    /// counts the other as seen from what h2 relays of it.
     @Test func staticLinksInALineRelayBothWays() throws {
-        let c = try Circle(hosts: 3, members: 3, mdns: false)
+        let c = try Circle(hosts: 3, members: 3, mdns: false, secondHouse: 3) { try $0.run(["block", "1"]) }
         defer { c.down() }
         #expect(try c[1].status()["mdns"] as? String == "disabled")
         for h in [1, 3] {
@@ -692,6 +701,20 @@ struct PeerScenarioTests {
         guard c.waitConverged(game, [1, 2, 3]) != nil else { return }
         #expect(cell(c[1].board(game), p.x, p.y) == "F" && cell(c[3].board(game), q.x, q.y) == "F")
 
+        // h3 never linked to h1, and it tried: h1's address note, relayed by
+        // h2, has h3 dial h1 in vain. Yet h3 counts h1 as seen, from the
+        // note h2 relayed, and so does h1 of h3.
+        #expect(c[3].peer(c.ids[0])?["state"] as? String != "connected")
+        let via31 = c[3].peer(c.ids[0])?["via"] as? [String] ?? []
+        #expect(via31.contains("gossip"), "h3 lists h1 as \(String(describing: c[3].peer(c.ids[0])))")
+        for (h, other) in [(3, 0), (1, 2)] {
+            let members = try c[h].json(["circle"])["members"] as? [[String: Any]] ?? []
+            let member = members.first { $0["peerID"] as? String == c.ids[other] }
+            #expect(member?["linked"] as? Bool == false, "h\(h) lists \(String(describing: member))")
+            let ago = member?["lastSeenSecondsAgo"] as? Double
+            #expect(ago.map { $0 < 300 } == true, "h\(h) last saw h\(other + 1): \(String(describing: ago))")
+        }
+
         // Names travel as profiles: h3 never links to h1 (nor h1 to h3), yet
         // each names the other in the game's players and in `games`, and a
         // new name chosen on h1 reaches h3 through h2.
@@ -706,6 +729,24 @@ struct PeerScenarioTests {
             return playerNames(3).contains("Mum") && games.contains("Mum")
         }
         #expect(renamed, "h3 names \(playerNames(3))")
+    }
+
+    /// Two houses that mDNS does not join: h3, in the second, joins at
+    /// h1's address and then links to h2 too, which nobody gave it: h2's
+    /// signed address note came through h1.
+    @Test func aDeviceInAnotherHouseLinksToEveryMemberItCanReach() throws {
+        let c = try Circle(hosts: 3, members: 3, secondHouse: 3)
+        defer { c.down() }
+        guard c.waitConnected([1, 2, 3], seconds: 90) else { return }
+        // mDNS did not cross: h3's avahi-daemon sees no daemon of the first house.
+        let browsed = try runProcess(c.lab.inHost(3, ["timeout", "5", "avahi-browse", "-rpt", "_sweeper._tcp"])).stdout
+        #expect(!browsed.contains("198.18.0."), "h3 browsed \(browsed)")
+        let via32 = c[3].peer(c.ids[1])?["via"] as? [String] ?? []
+        let via23 = c[2].peer(c.ids[2])?["via"] as? [String] ?? []
+        #expect(via32.contains("gossip") || via23.contains("gossip"), "h3→h2 via \(via32), h2→h3 via \(via23)")
+        // And they play: a game made in the second house reaches the first.
+        let game = try c.newGame(on: 3, seed: 18)
+        #expect(c.waitConverged(game, [1, 2, 3]) != nil)
     }
 
     /// avahi-daemon stops under a running daemon: it says so, keeps serving

@@ -27,12 +27,17 @@ public final class Lab {
     public let directory: String
     private var background: [pid_t] = []
     private var isDown = false
+    /// The first host of the second house, or nil for one house.
+    public let secondHouse: Int?
 
-    /// Makes hosts h1…hN (198.18.0.1…N/24). Cleans up after itself if that fails.
-    public init(hosts: Int) throws {
+    /// Makes hosts h1…hN (198.18.0.1…N/24); with `secondHouse` B, hosts
+    /// hB…hN are another house (198.18.1.B…N/24) behind a router that mDNS
+    /// does not cross. Cleans up after itself if that fails.
+    public init(hosts: Int, secondHouse: Int? = nil) throws {
         directory = "/tmp/sweeper-lab-\(getpid())-\(String(UInt32.random(in: 0...UInt32.max), radix: 36))"
+        self.secondHouse = secondHouse
         do {
-            try Self.script(["up", directory, "\(hosts)"])
+            try Self.script(["up", directory, "\(hosts)"] + (secondHouse.map { ["\($0)"] } ?? []))
         } catch {
             _ = try? Self.script(["down", directory])
             try? FileManager.default.removeItem(atPath: directory)
@@ -43,8 +48,8 @@ public final class Lab {
     /// The bus address of host `i`.
     public func bus(_ i: Int) -> String { "unix:path=\(directory)/h\(i)/bus.sock" }
 
-    /// The address of host `i` on the bridge.
-    public func address(_ i: Int) -> String { "198.18.0.\(i)" }
+    /// The address of host `i` on its house's bridge.
+    public func address(_ i: Int) -> String { secondHouse.map { i >= $0 } == true ? "198.18.1.\(i)" : "198.18.0.\(i)" }
 
     public static var scriptPath: String { repositoryRoot.appendingPathComponent("Scripts/netns-lab.sh").path }
 

@@ -23,6 +23,7 @@ import Synchronization
 /// | profile | the ``NoteGossip``, kept by the ``PeerBook`` |
 /// | play | the ``NoteGossip``, kept by the ``PlayClock`` |
 /// | membership | the ``CircleMembers``; records new here go on to the other links |
+/// | addresses | the ``AddressGossip`` |
 ///
 /// A peer's hello starts what waits for it: its sync session learns what
 /// it reads, and it is sent this player's presence, every profile, share
@@ -39,6 +40,7 @@ final class PeerInbox: PeerNodeDelegate, Sendable {
     private let presence: PresenceService
     private let play: PlayClock
     private let members: CircleMembers
+    private let addresses: AddressGossip
     private let clock: any DaemonClock
     private let logger: Logger
     /// Complaints about peers, at most once a minute per peer and kind.
@@ -64,9 +66,10 @@ final class PeerInbox: PeerNodeDelegate, Sendable {
 
     init(
         service: GameService, links: LinkRegistry, sessions: SyncSessions, gossip: NoteGossip, peers: PeerBook, changes: any PeerChangeSink,
-        presence: PresenceService, play: PlayClock, members: CircleMembers,
+        presence: PresenceService, play: PlayClock, members: CircleMembers, addresses: AddressGossip,
         clock: any DaemonClock = SystemClock(), logger: Logger
     ) {
+        self.addresses = addresses
         self.clock = clock
         self.service = service
         self.links = links
@@ -89,6 +92,7 @@ final class PeerInbox: PeerNodeDelegate, Sendable {
     func run() async {
         await withDiscardingTaskGroup { group in
             group.addTask { await self.presence.run() }
+            group.addTask { await self.addresses.run() }
             group.addTask {
                 while !Task.isCancelled {
                     try? await self.clock.sleep(for: Self.headCheckInterval)
@@ -182,6 +186,8 @@ final class PeerInbox: PeerNodeDelegate, Sendable {
             self.sendPlayNotes(on: link)
             // Every membership record held: both sides end with the union.
             link.send(membership: self.members.encodedRecords)
+            // Where every member listens, so this peer can reach them too.
+            self.addresses.helloReceived(on: link)
         }
     }
 
@@ -234,6 +240,8 @@ final class PeerInbox: PeerNodeDelegate, Sendable {
             }
             take(note, as: decoded, from: link, service: service)
         case .membership(let records): received(membership: records, on: link)
+        case .addresses(let note):
+            if let why = addresses.received(note, on: link) { refuse(decoded, by: note.author, on: link, why) }
         }
     }
 
@@ -258,6 +266,7 @@ final class PeerInbox: PeerNodeDelegate, Sendable {
     /// author's admission are taken now if it came (checked as any
     /// profile is); the others wait for the next change.
     func membersChanged() {
+        addresses.membersChanged()
         let view = members.view
         let ready = waitingProfiles.withLock { waiting in
             let admitted = waiting.filter { view.isMember($0.key) || view.isRemoved($0.key) }
