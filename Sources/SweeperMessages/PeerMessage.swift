@@ -66,7 +66,7 @@ public enum PeerMessage: Sendable, Equatable {
             case .play: "share of played time"
             case .membership: "membership message"
             case .point: "point at a cell"
-            case .addresses: "address note"
+            case .addresses: "note of addresses"
             }
         }
     }

@@ -163,6 +163,8 @@ struct PeerDirectory: Sendable {
     /// news of it came through the members that relayed it.
     mutating func gossiped(_ peer: PeerID, addresses: [SocketAddress], refused: Set<PeerID> = [], seen: Bool, now: Date = Date()) -> Bool {
         guard peer != ownID, !refused.contains(peer) else { return false }
+        // A note of no address makes no peer to list or dial; one known already is seen.
+        guard !addresses.isEmpty || peers[peer] != nil else { return false }
         var record = peers[peer] ?? Record()
         record.gossipAddresses = addresses
         if seen { record.lastSeen = now }

@@ -676,6 +676,39 @@ import Testing
         #expect(try scene.stillServes() == nil)
     }
 
+    /// Address notes (protocol 17): a stranger's is refused before anything
+    /// is dialled, logged once, its link kept; a member's naming its own
+    /// loopback (which would have every member dial itself) is malformed:
+    /// the link closes, saying why.
+    @Test func anAddressNoteIsTakenOnlyFromAMemberAndOnlyOfDialableAddresses() throws {
+        let scene = try AttackScene()
+        defer { scene.cleanup() }
+        let (target, port, circle) = (scene.target, scene.port, scene.circle)
+        let offset = target.log().utf8.count
+        let mallory = SigningIdentity()
+        let m = try AdversaryPeer(port: port, from: "127.0.0.43", circle: circle, identity: mallory)
+        m.sendHello(version: PeerCapabilities.currentVersion)
+        for serial in 1...3 { m.send(message: PeerMessage.addresses(AddressNote(signing: mallory, serial: UInt64(serial), addresses: [])).encoded) }
+        expectLoggedOnce(target, since: offset, ["refused a note of addresses", "its author is not a member", "author=\(mallory.peerID.shortDescription)"],
+                         what: "a stranger's address notes")
+        #expect(!m.isClosed(within: 1), "a stranger's well-formed note closed its link")
+
+        let mel = try scene.admit(from: "127.0.0.44")
+        let link = try AdversaryPeer(port: port, from: "127.0.0.44", circle: try target.circle(), identity: mel)
+        link.sendHello(version: PeerCapabilities.currentVersion)
+        // A note of one address, its four bytes turned into 127.0.0.1 (author, serial, count, family, then the address).
+        let honest = AddressNote(signing: mel, serial: 1, addresses: [try #require(ListenAddress(host: "198.18.0.250", port: 7455))])
+        var crafted = PeerMessage.addresses(honest).encoded
+        let at = 1 + 32 + 1 + 1 + 1
+        crafted.replaceSubrange(at..<(at + 4), with: [127, 0, 0, 1])
+        link.send(message: crafted)
+        #expect(link.isClosed(within: 10), "a note naming loopback kept the link up")
+        #expect(eventually(10) {
+            !target.logLines(since: offset, containing: "peer unlinked", "peer=\(mel.peerID.shortDescription)", "not a unicast address").isEmpty
+        }, "\(target.log(since: offset))")
+        #expect(try scene.stillServes() == nil)
+    }
+
     /// Mallory's device joins with an invitation, moves, and is removed. Its
     /// link closes; with the identity it keeps it is refused after the
     /// handshake, and so is a new identity holding the old key that signs a

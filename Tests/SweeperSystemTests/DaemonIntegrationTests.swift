@@ -280,8 +280,8 @@ import Testing
     }
 
     @Test func profilesGiveEveryNameAndColourPastARelay() throws {
-        // Three daemons in a line, no mDNS: ann – bob – cat. Cat never links to ann.
-        let (ann, bob, cat) = try threeDaemons()
+        // Three daemons in a line, no mDNS, on loopback alone: ann – bob – cat. Cat never links to ann.
+        let (ann, bob, cat) = try threeDaemons(loopbackOnly: true)
         defer { ann.cleanup(); bob.cleanup(); cat.cleanup() }
         // Each is admitted by bob, its only link (an admitted device dials its admitter).
         #expect(try ann.join(bob).status == 0)
@@ -920,8 +920,12 @@ import Testing
 }
 
 /// Three daemons, started as ann, bob and cat, each alone in a circle of its own.
-func threeDaemons() throws -> (DaemonHarness, DaemonHarness, DaemonHarness) {
+/// Three daemons, not yet in a circle. With `loopbackOnly` they listen on
+/// 127.0.0.1 alone, so a line of links stays a line: no address note names
+/// anywhere another can dial.
+func threeDaemons(loopbackOnly: Bool = false) throws -> (DaemonHarness, DaemonHarness, DaemonHarness) {
     let daemons = (try DaemonHarness(), try DaemonHarness(), try DaemonHarness())
+    if loopbackOnly { for d in [daemons.0, daemons.1, daemons.2] { d.listen = "127.0.0.1:0" } }
     do {
         try daemons.0.start(name: "ann")
         try daemons.1.start(name: "bob")

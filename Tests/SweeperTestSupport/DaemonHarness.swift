@@ -148,6 +148,9 @@ public final class DaemonHarness {
     public var logPath: String { root + "/sweeperd.log" }
     /// The web board's port `start` asks for (0: any free port).
     public var webPort = 0
+    /// `--listen`, when set: `127.0.0.1:0` keeps the daemon off every other
+    /// address, so its address notes name nothing another daemon can dial.
+    public var listen: String?
 
     public static var sweeperd: String { TestDaemons.sweeperd }
     public static var sweeper: String { TestDaemons.sweeper }
@@ -170,7 +173,7 @@ public final class DaemonHarness {
     /// The arguments `start` gives `sweeperd`.
     public func arguments(name: String = "tester", logLevel: String = "debug", mdns: Bool = false) -> [String] {
         ["--state-dir", stateDirectory, "--socket", socketPath] + (mdns ? [] : ["--no-mdns"])
-            + ["--name", name, "--log-level", logLevel, "--web-port", "\(webPort)", "--web-lan-port", "0"]
+            + ["--name", name, "--log-level", logLevel, "--web-port", "\(webPort)", "--web-lan-port", "0"] + (listen.map { ["--listen", $0] } ?? [])
     }
 
     /// Starts the daemon and waits for `READY=1` on a notify socket of our own.
