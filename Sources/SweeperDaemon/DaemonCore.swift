@@ -115,7 +115,7 @@ struct DaemonCore: Sendable {
         // take effect before any peer is heard; later ones as they come.
         await service.applyRemovals(members.removals, readmitted: members.readmitted)
         await service.admitAuthors { [members] in members.opAuthors(holding: $0) }
-        let circle = CircleChanges(members: members, service: service, network: network)
+        let circle = CircleChanges(members: members, service: service, network: network, logger: logger)
         members.observe { made in await circle.membershipChanged(made: made) }
         let devices = StoredWebDevices(store: store)
         let web = WebBoard(

@@ -236,13 +236,18 @@ final class AttackScene {
         let link = try AdversaryPeer(
             port: port, from: source, circle: InvitationSecret.handshakeKey(for: secret.identity.peerID), identity: identity)
         let signature = secret.identity.sign(InvitationSecret.admissionMessage(joining: identity.peerID, member: targetID))
+        let offset = target.log().utf8.count
+        let members = (try target.result(#"{"id":1,"command":"circle"}"#)["members"] as? [[String: Any]] ?? []).count
         link.send(message: [9] + secret.identity.peerID.bytes + signature.bytes)
         while let message = link.next() {
             if message.first == 10 {
                 // The target answers first and then, in a job of its own,
-                // opens its links and games to the new member: a link made
-                // at once can beat that job on a loaded machine.
-                Thread.sleep(forTimeInterval: 1)
+                // opens its links and games to the new member (a link made
+                // at once can beat that job on a loaded machine); it logs
+                // "circle changed" once every part has taken the admission.
+                guard eventually(20, { !target.logLines(since: offset, containing: "circle changed", "members=\(members + 1) ").isEmpty }) else {
+                    throw AdversaryError.setup("the target never logged the admission's circle change")
+                }
                 return identity
             }
             if message.first == 11 { throw AdversaryError.setup("the target refused the admission: \(message)") }

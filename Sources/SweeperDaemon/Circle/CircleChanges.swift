@@ -1,3 +1,4 @@
+import Logging
 import SweeperCrypto
 
 /// What a change of the circle's membership does to the rest of the
@@ -12,8 +13,10 @@ struct CircleChanges: Sendable {
     let members: CircleMembers
     let service: GameService
     let network: PeerNetwork
+    let logger: Logger
 
     /// The membership changed (records came, or were made here: `made`).
+    /// Once every part has taken it, the log says so ("circle changed").
     func membershipChanged(made: [[UInt8]] = []) async {
         // Records made here go out first, so that a device just removed
         // while linked hears of it before its link closes.
@@ -22,6 +25,8 @@ struct CircleChanges: Sendable {
         network.inbox.membersChanged()
         await service.applyRemovals(members.removals, readmitted: members.readmitted)
         await service.admitAuthors { [members] in members.opAuthors(holding: $0) }
+        let view = members.view
+        logger.info("circle changed", metadata: ["members": "\(view.members.count)", "removed": "\(view.removed.count)"])
     }
 
     /// This device joins the circle of `key`: the games move to it (those
