@@ -27,6 +27,15 @@ extension PeerNode {
         return StaticDial(peer: peer, linked: linked, failure: linked ? nil : unreached[key]?.reason)
     }
 
+    /// The static peers (`--peer`, `connect`, peers met before) whose last
+    /// dial failed and that are not linked now, with why and when.
+    public func unreachedStaticPeers() -> [UnreachedPeer] {
+        unreached.compactMap { key, failure in
+            if let peer = staticTargets[key] ?? nil, isConnected(peer) { return nil }
+            return UnreachedPeer(address: key, reason: failure.reason, since: failure.at)
+        }.sorted { $0.address < $1.address }
+    }
+
     /// `connect` named a static peer known already: its dial loop dials
     /// at once instead of waiting out its backoff.
     func dialAgainNow(_ key: String) {

@@ -315,14 +315,6 @@ public actor PeerNode: Service {
     }
     private func noteUnreached(_ key: String, _ reason: String) { unreached[key] = (reason, Date()) }
 
-    /// The static peers (`--peer`, `connect`, peers met before) whose last
-    /// dial failed and that are not linked now, with why and when.
-    public func unreachedStaticPeers() -> [UnreachedPeer] {
-        unreached.compactMap { key, failure in
-            if let peer = staticTargets[key] ?? nil, isConnected(peer) { return nil }
-            return UnreachedPeer(address: key, reason: failure.reason, since: failure.at)
-        }.sorted { $0.address < $1.address }
-    }
     func isConnected(_ peer: PeerID) -> Bool { links.values.contains { $0.handle.peer == peer } }
 
     /// The key to dial `peer` with: the one whose tag it announces (a member
@@ -416,6 +408,8 @@ public actor PeerNode: Service {
         let credentials = await self.credentials
         let handle = NIOLockedValueBox<PeerLinkHandle?>(nil)
         let invitationLink = NIOLockedValueBox(false)
+        // Who the handshake proved, also when the link is not taken (a duplicate, a device refused).
+        let proven = NIOLockedValueBox<PeerID?>(nil)
         let peer: PeerID?
         do {
             peer = try await withTaskCancellationHandler {
@@ -426,6 +420,7 @@ public actor PeerNode: Service {
                             alsoAccepting: credentials.earlierKeys + (role == .server ? Array(credentials.invitations.values) : []))
                     ) { [configuration = self.configuration] keys in
                         established.withLockedValue { $0 = true }
+                        proven.withLockedValue { $0 = keys.peer }
                         LinkChannel.watchSilence(raw, configuration)
                         if role == .server, let proven = keys.circle, let invitation = credentials.invitation(provenBy: proven) {
                             invitationLink.withLockedValue { $0 = true }
@@ -460,8 +455,9 @@ public actor PeerNode: Service {
             // An invitation link lives until its answer is sent; anything else was refused.
             if !invitationLink.withLockedValue({ $0 }) { logger.debug("closing a duplicate link", metadata: ["remote": "\(remote)"]) }
             // The address reached `peer`, linked (or linking) another way: the static target is that peer. A device refused is not.
-            if let staticTarget, let peer, !credentials.admits(peer) { await noteUnreached(staticTarget, "refused: not in this circle") }
-            else if let staticTarget, let peer { await setStaticPeer(staticTarget, peer) }
+            if let staticTarget, let peer = peer ?? proven.withLockedValue({ $0 }) {
+                if credentials.admits(peer) { await setStaticPeer(staticTarget, peer) } else { await noteUnreached(staticTarget, "refused: not in this circle") }
+            }
             return nil
         }
         let failure = await withTaskCancellationHandler {

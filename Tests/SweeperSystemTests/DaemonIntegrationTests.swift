@@ -357,7 +357,8 @@ import Testing
         #expect(try carl.join(bob).status == 0)
         let linked = try carl.cli(["--json", "connect", try ann.peerAddress()])
         let said = try JSONSerialization.jsonObject(with: Data(linked.stdout.utf8)) as? [String: Any]
-        #expect(linked.status == 0 && said?["linked"] as? Bool == true && said?["name"] as? String == "ann", "\(linked.stdout)")
+        #expect(linked.status == 0 && said?["linked"] as? Bool == true && said?["name"] as? String == "ann",
+                "\(linked.stdout)\n— carl's log:\n\((try? String(contentsOfFile: carl.logPath, encoding: .utf8)) ?? "")\n— ann's log:\n\((try? String(contentsOfFile: ann.logPath, encoding: .utf8))?.suffix(3000) ?? "")")
         #expect(said?["peerID"] as? String == (try ann.json(["status"])["peerID"] as? String))
     }
 
