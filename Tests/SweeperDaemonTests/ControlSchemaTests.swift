@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import NIOEmbedded
 import ServiceLifecycle
+import SweeperWeb
 import SweeperControl
 import SweeperCrypto
 import Testing
@@ -143,11 +144,14 @@ import Testing
 
     @Test func everyAnswerAndEventOfATwoDeviceCircleSpeaksTheRegistry() async throws {
         let fields = try Self.registry()
-        let ada = try await DaemonFixture()
+        let ada = try await DaemonFixture(webPort: 0)
         let bob = try await DaemonFixture()
         let loop = ada.loop
         // Their peer networks run as `Daemon.run` runs them: links, sync, admissions.
-        let running = (ada.core.network.services + bob.core.network.services).map { service in Task { try? await service.run() } }
+        // Ada serves her web board on a free loopback port, for `web` and `player-add`.
+        let webServer = WebServer(board: ada.core.web, lan: false)
+        let services: [any Service] = ada.core.network.services + bob.core.network.services + [webServer]
+        let running = services.map { service in Task { try? await service.run() } }
         defer { for task in running { task.cancel() } }
         // Ada's subscriber sees every event of the session.
         guard case .subscribe(_, let subscription) = await ada.router.reply(to: Data(#"{"id":"e","command":"subscribe"}"#.utf8)) else {
@@ -249,10 +253,12 @@ import Testing
         _ = await send(ada.router, #"{"id":1,"command":"invite-revoke","invitation":"\#(another["invitation"]?.string ?? "")"}"#)
         _ = await send(bob.router, #"{"id":1,"command":"invitations"}"#)
         _ = await send(bob.router, #"{"id":1,"command":"circle"}"#)
-        for line in [#"{"id":1,"command":"web"}"#, #"{"id":1,"command":"web-lan"}"#, #"{"id":1,"command":"web-pair"}"#,
-                     #"{"id":1,"command":"player-add","name":"Cat"}"#] {
-            _ = await send(ada.router, line, mayFail: true)
-        }
+        _ = await Self.until(10) { await Self.ask(ada.router, #"{"id":1,"command":"web"}"#)?["url"] != nil }
+        _ = await send(ada.router, #"{"id":1,"command":"web"}"#)
+        _ = await send(ada.router, #"{"id":1,"command":"web-lan"}"#)
+        _ = await send(ada.router, #"{"id":1,"command":"player-add","name":"Cat"}"#)
+        _ = await send(ada.router, #"{"id":1,"command":"player-pair","player":"Cat"}"#)
+        _ = await send(ada.router, #"{"id":1,"command":"web-pair"}"#, mayFail: true)
         _ = await send(ada.router, #"{"id":1,"command":"player-list"}"#)
         _ = await send(ada.router, #"{"id":1,"command":"circle-admin","device":"bob"}"#)
         _ = await send(ada.router, #"{"id":1,"command":"circle"}"#)
@@ -277,7 +283,8 @@ import Testing
         let answered = Set(answers.map(\.command))
         for command in ["status", "peers", "circle", "games", "new", "show", "reveal", "flag", "replay", "hint", "scores", "daily",
                         "invite", "invitations", "profile", "presence", "sync", "follow", "forget", "archive", "connect", "web-devices",
-                        "player-list", "backup", "join", "point", "resign", "invite-revoke", "circle-remove", "circle-admin"] {
+                        "player-list", "backup", "join", "point", "resign", "invite-revoke", "circle-remove", "circle-admin", "web", "player-add",
+                        "player-pair", "web-lan", "circle-invitations", "chord", "add-players"] {
             #expect(answered.contains(command), "\(command) was not answered (refused: \(refused))")
         }
         for kind in ["game-added", "cells", "game-changed", "game-forgotten", "peer-changed", "point", "profile-changed"] {
