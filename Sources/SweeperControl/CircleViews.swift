@@ -164,7 +164,7 @@ public struct CircleMember: Codable, Equatable, Sendable {
     public var joinedAt: UInt64
     /// Whether a link to it is up now.
     public var linked: Bool
-    /// Seconds since it was last heard from; absent when never (or this device).
+    /// When it was last heard from, ms since 1970; absent when never (or this device).
     public var lastSeenAt: Int64?
     /// The device that hosts this player (it keeps the player's key, and
     /// the player plays from a browser paired to it); absent for a device

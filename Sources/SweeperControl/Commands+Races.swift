@@ -56,7 +56,7 @@ extension Commands {
         public var progress: Double
         /// Flags on the racer's board.
         public var flags: Int
-        /// Seconds from the race's start to the racer's end, once it ended
+        /// Milliseconds from the race's start to the racer's end, once it ended
         /// (by the racer's clock).
         public var playedMillis: Int?
         /// True when the racer asked for a hint or looked at the mines.
@@ -92,7 +92,7 @@ extension Commands {
             public var width: Int, height: Int, mines: Int
             /// The board right after the opening: rows as `show` gives them.
             public var opening: [String]
-            /// When the game began, seconds since 1970.
+            /// When the game began, milliseconds since 1970.
             public var startedAt: Int64
             /// The moves, in order.
             public var moves: [ReplayMove]
@@ -125,9 +125,9 @@ extension Commands {
         public var x: Int?, y: Int?
         /// The cells whose look changed, with their look after it.
         public var changed: [CellChange]
-        /// Seconds from the game's start to the move, by its author's clock.
+        /// Milliseconds from the game's start to the move, by its author's clock.
         public var atMillis: Int
-        /// When it was made, seconds since 1970 (its author's clock).
+        /// When it was made, milliseconds since 1970 (its author's clock).
         public var madeAt: Int64
         /// Where the game stood after it.
         public var status: PlayStatus

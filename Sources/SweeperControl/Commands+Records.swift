@@ -122,7 +122,7 @@ extension Commands {
         public var game: String
         /// How it stands.
         public var status: PlayStatus
-        /// Its played time, in seconds.
+        /// Its played time, in milliseconds (times rank by it).
         public var playedMillis: Int
         /// Share of safe cells revealed.
         public var progress: Double
@@ -187,7 +187,7 @@ extension Commands {
         public var win: BestTime
         /// Who asked for hints, and how many.
         public var hints: [HintCount]
-        /// Who looked at the mines, and when (seconds since 1970).
+        /// Who looked at the mines, and when (ms since 1970).
         public var peeks: [Peek]
         /// Creates an entry.
         public init(win: BestTime, hints: [HintCount], peeks: [Peek]) {
@@ -240,7 +240,7 @@ extension Commands {
     public struct Peek: Codable, Equatable, Sendable {
         /// The player.
         public var name: String
-        /// When they first looked, seconds since 1970.
+        /// When they first looked, milliseconds since 1970.
         public var peekedAt: Int64
         /// Creates a peek.
         public init(name: String, peekedAt: Int64) {

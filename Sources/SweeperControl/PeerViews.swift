@@ -62,9 +62,9 @@ public struct PeerInfo: Codable, Equatable, Sendable {
     public var state: PeerState
     /// How it became known: `mdns`, `static`, `incoming`.
     public var via: [String]
-    /// Seconds since anything was heard from it, if ever.
+    /// When anything was last heard from it, ms since 1970, if ever.
     public var lastSeenAt: Int64?
-    /// The last keep-alive round trip, in milliseconds.
+    /// The last keep-alive round trip, in whole milliseconds.
     public var roundTripMillis: Int?
     /// The sync state, while linked.
     public var sync: Sync?
@@ -76,7 +76,7 @@ public struct PeerInfo: Codable, Equatable, Sendable {
     /// misses and what to do, as the daemon (which knows what each peer
     /// protocol version carries) words it; absent otherwise.
     public var versionNote: String?
-    /// Seconds since it was last heard from over a link (an mDNS sighting
+    /// When it was last heard from over a link, ms since 1970 (an mDNS sighting
     /// is not hearing from it); absent when never.
     public var lastHeardAt: Int64?
     /// The names of the players the peer hosts (members it admitted with
@@ -142,7 +142,7 @@ public struct UnreachedPeerInfo: Codable, Equatable, Sendable {
     public var address: String
     /// Why the last dial failed, in words.
     public var reason: String
-    /// Seconds since it failed.
+    /// When it failed, ms since 1970.
     public var failedAt: Int64
 
     /// Creates a report.
