@@ -722,9 +722,9 @@ struct PeerScenarioTests {
         #expect(via31.contains("gossip"), "h3 lists h1 as \(String(describing: c[3].peer(c.ids[0])))")
         for (h, other) in [(3, 0), (1, 2)] {
             let members = try c[h].json(["circle"])["members"] as? [[String: Any]] ?? []
-            let member = members.first { $0["peerID"] as? String == c.ids[other] }
+            let member = members.first { $0["peer"] as? String == c.ids[other] }
             #expect(member?["linked"] as? Bool == false, "h\(h) lists \(String(describing: member))")
-            let ago = member?["lastSeenSecondsAgo"] as? Double
+            let ago = (member?["lastSeenAt"] as? Int).map { Date().timeIntervalSince1970 - Double($0) / 1000 }
             #expect(ago.map { $0 < 300 } == true, "h\(h) last saw h\(other + 1): \(String(describing: ago))")
         }
 
