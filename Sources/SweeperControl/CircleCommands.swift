@@ -27,13 +27,13 @@ extension Commands {
             /// The invitation's id (its key, as `invitations` lists it).
             public var invitation: String
             /// When the code stops working, ms since 1970.
-            public var expiresMillis: UInt64
+            public var expiresAt: UInt64
             /// Creates the result.
-            public init(code: String, circleTag: String, invitation: String, expiresMillis: UInt64) {
+            public init(code: String, circleTag: String, invitation: String, expiresAt: UInt64) {
                 self.code = code
                 self.circleTag = circleTag
                 self.invitation = invitation
-                self.expiresMillis = expiresMillis
+                self.expiresAt = expiresAt
             }
         }
         /// The shortest and longest lifetimes, in seconds.
@@ -104,17 +104,17 @@ extension Commands {
             /// The new circle's tag.
             public var circleTag: String
             /// The member that admitted this device (peer id); absent for a code of an earlier release.
-            public var admittedBy: String?
+            public var admittedByPeer: String?
             /// How many games held before were kept (readable, never sent to the new circle).
-            public var keptGames: Int?
+            public var keptGameCount: Int?
             /// How many games held before were forgotten.
-            public var forgottenGames: Int?
+            public var forgottenGameCount: Int?
             /// Creates the result.
-            public init(circleTag: String, admittedBy: String? = nil, keptGames: Int? = nil, forgottenGames: Int? = nil) {
+            public init(circleTag: String, admittedByPeer: String? = nil, keptGameCount: Int? = nil, forgottenGameCount: Int? = nil) {
                 self.circleTag = circleTag
-                self.admittedBy = admittedBy
-                self.keptGames = keptGames
-                self.forgottenGames = forgottenGames
+                self.admittedByPeer = admittedByPeer
+                self.keptGameCount = keptGameCount
+                self.forgottenGameCount = forgottenGameCount
             }
         }
     }
@@ -141,15 +141,15 @@ extension Commands {
             /// link the peer made).
             public var linked: Bool?
             /// The peer it reached, once it did.
-            public var peerID: String?
+            public var peer: String?
             /// That peer's name.
             public var name: String?
             /// Why the last dial failed, while it is not linked.
             public var reason: String?
             /// Creates a result.
-            public init(linked: Bool? = nil, peerID: String? = nil, name: String? = nil, reason: String? = nil) {
+            public init(linked: Bool? = nil, peer: String? = nil, name: String? = nil, reason: String? = nil) {
                 self.linked = linked
-                self.peerID = peerID
+                self.peer = peer
                 self.name = name
                 self.reason = reason
             }
@@ -231,12 +231,12 @@ extension Commands {
             /// The player's name.
             public var name: String
             /// The colour: `auto` or a name of ``PlayerColours/names``.
-            public var colour: String
+            public var colourName: String
             /// Creates the result.
-            public init(peer: String, name: String, colour: String) {
+            public init(peer: String, name: String, colourName: String) {
                 self.peer = peer
                 self.name = name
-                self.colour = colour
+                self.colourName = colourName
             }
         }
     }

@@ -37,12 +37,12 @@ extension Commands {
         /// The new admin.
         public struct Result: Codable, Equatable, Sendable {
             /// Its peer id.
-            public var peerID: String
+            public var peer: String
             /// Its name, when known.
             public var name: String
             /// Creates the result.
-            public init(peerID: String, name: String) {
-                self.peerID = peerID
+            public init(peer: String, name: String) {
+                self.peer = peer
                 self.name = name
             }
         }
@@ -67,14 +67,14 @@ extension Commands {
         /// The member, as it now stands.
         public struct Result: Codable, Equatable, Sendable {
             /// Its peer id.
-            public var peerID: String
+            public var peer: String
             /// Its name, when known.
             public var name: String
             /// Whether it may invite now.
             public var allowed: Bool
             /// Creates the result.
-            public init(peerID: String, name: String, allowed: Bool) {
-                self.peerID = peerID
+            public init(peer: String, name: String, allowed: Bool) {
+                self.peer = peer
                 self.name = name
                 self.allowed = allowed
             }
@@ -101,7 +101,7 @@ extension Commands {
         /// and `circleTag` are then as now).
         public struct Result: Codable, Equatable, Sendable {
             /// The removed device's peer id.
-            public var peerID: String
+            public var peer: String
             /// Its name, when known.
             public var name: String
             /// Its moves that stay (the ones this device held), over all games.
@@ -110,14 +110,14 @@ extension Commands {
             public var circleTag: String
             /// The names of the players the device hosted, removed with it
             /// (it kept their keys); absent when none.
-            public var hostedRemoved: [String]?
+            public var hostedRemovedNames: [String]?
             /// Creates the result.
-            public init(peerID: String, name: String, keptOps: Int, circleTag: String, hostedRemoved: [String]? = nil) {
-                self.peerID = peerID
+            public init(peer: String, name: String, keptOps: Int, circleTag: String, hostedRemovedNames: [String]? = nil) {
+                self.peer = peer
                 self.name = name
                 self.keptOps = keptOps
                 self.circleTag = circleTag
-                self.hostedRemoved = hostedRemoved
+                self.hostedRemovedNames = hostedRemovedNames
             }
         }
     }
@@ -134,7 +134,7 @@ public struct DeviceArguments: Codable, Equatable, Sendable {
 /// A member of the circle, as `circle` shows it.
 public struct CircleMember: Codable, Equatable, Sendable {
     /// Its printable peer id.
-    public var peerID: String
+    public var peer: String
     /// Its player's name, as last heard (else the name it was admitted under; may be empty).
     public var name: String
     /// Whether it is this daemon's device.
@@ -144,32 +144,32 @@ public struct CircleMember: Codable, Equatable, Sendable {
     /// Its role: `founder`, `admin` or `member`.
     public var role: String
     /// Who admitted it (peer id), when it came by invitation.
-    public var admittedBy: String?
+    public var admittedByPeer: String?
     /// That member's name, when known.
     public var admittedByName: String?
     /// Who made the invitation it used (peer id): the admitting member,
     /// except in a circle made before roles.
-    public var invitedBy: String?
+    public var invitedByPeer: String?
     /// That member's name, when known.
     public var invitedByName: String?
     /// Places in its chain of membership records where it signed two
     /// different records (equivocation: a fault or an attack); absent when none.
-    public var equivocatedAt: [UInt64]?
+    public var equivocatedPlaces: [UInt64]?
     /// Who turned its invitations off (peer id), while they are off: it
     /// makes none, and those it made admit nobody. Absent when it may invite.
-    public var invitationsOffBy: String?
+    public var invitationsOffByPeer: String?
     /// That device's name, when known.
     public var invitationsOffByName: String?
     /// When it joined, ms since 1970 (the admitting device's clock).
-    public var joinedMillis: UInt64
+    public var joinedAt: UInt64
     /// Whether a link to it is up now.
     public var linked: Bool
-    /// Seconds since it was last heard from; absent when never (or this device).
-    public var lastSeenSecondsAgo: Double?
+    /// When it was last heard from, ms since 1970; absent when never (or this device).
+    public var lastSeenAt: Int64?
     /// The device that hosts this player (it keeps the player's key, and
     /// the player plays from a browser paired to it); absent for a device
     /// of its own.
-    public var hostedBy: String?
+    public var hostedByPeer: String?
     /// That device's name.
     public var hostedByName: String?
     /// Whether its ops taken here in the last day reached what one device
@@ -179,25 +179,25 @@ public struct CircleMember: Codable, Equatable, Sendable {
 
     /// Creates a member.
     public init(
-        peerID: String, name: String, thisDevice: Bool, founder: Bool, role: String = "member", admittedBy: String?, admittedByName: String?,
-        invitedBy: String? = nil, invitedByName: String? = nil, equivocatedAt: [UInt64]? = nil, invitationsOffBy: String? = nil,
-        invitationsOffByName: String? = nil, joinedMillis: UInt64, linked: Bool, lastSeenSecondsAgo: Double?
+        peer: String, name: String, thisDevice: Bool, founder: Bool, role: String = "member", admittedByPeer: String?, admittedByName: String?,
+        invitedByPeer: String? = nil, invitedByName: String? = nil, equivocatedPlaces: [UInt64]? = nil, invitationsOffByPeer: String? = nil,
+        invitationsOffByName: String? = nil, joinedAt: UInt64, linked: Bool, lastSeenAt: Int64?
     ) {
-        self.peerID = peerID
+        self.peer = peer
         self.name = name
         self.thisDevice = thisDevice
         self.founder = founder
         self.role = role
-        self.admittedBy = admittedBy
+        self.admittedByPeer = admittedByPeer
         self.admittedByName = admittedByName
-        self.invitedBy = invitedBy
+        self.invitedByPeer = invitedByPeer
         self.invitedByName = invitedByName
-        self.equivocatedAt = equivocatedAt
-        self.invitationsOffBy = invitationsOffBy
+        self.equivocatedPlaces = equivocatedPlaces
+        self.invitationsOffByPeer = invitationsOffByPeer
         self.invitationsOffByName = invitationsOffByName
-        self.joinedMillis = joinedMillis
+        self.joinedAt = joinedAt
         self.linked = linked
-        self.lastSeenSecondsAgo = lastSeenSecondsAgo
+        self.lastSeenAt = lastSeenAt
     }
 }
 
@@ -208,33 +208,33 @@ public struct InvitationInfo: Codable, Equatable, Sendable {
         case open, used, expired, revoked
     }
     /// Its id: the invitation's key, printed like a peer id.
-    public var id: String
+    public var invitation: String
     /// Who made it (peer id), and that member's name when known.
-    public var madeBy: String
+    public var madeByPeer: String
     public var madeByName: String?
     /// When it was made and when it expires, ms since 1970.
-    public var madeMillis: UInt64
-    public var expiresMillis: UInt64
+    public var madeAt: UInt64
+    public var expiresAt: UInt64
     /// What became of it.
     public var state: State
     /// The device it admitted (peer id), when used, and its name when known.
-    public var usedBy: String?
+    public var usedByPeer: String?
     public var usedByName: String?
     /// The code, for an open invitation made on this device.
     public var code: String?
 
     /// Creates an invitation's description.
     public init(
-        id: String, madeBy: String, madeByName: String?, madeMillis: UInt64, expiresMillis: UInt64, state: State, usedBy: String?,
+        invitation: String, madeByPeer: String, madeByName: String?, madeAt: UInt64, expiresAt: UInt64, state: State, usedByPeer: String?,
         usedByName: String?, code: String?
     ) {
-        self.id = id
-        self.madeBy = madeBy
+        self.invitation = invitation
+        self.madeByPeer = madeByPeer
         self.madeByName = madeByName
-        self.madeMillis = madeMillis
-        self.expiresMillis = expiresMillis
+        self.madeAt = madeAt
+        self.expiresAt = expiresAt
         self.state = state
-        self.usedBy = usedBy
+        self.usedByPeer = usedByPeer
         self.usedByName = usedByName
         self.code = code
     }
@@ -243,27 +243,27 @@ public struct InvitationInfo: Codable, Equatable, Sendable {
 /// A device removed from the circle.
 public struct RemovedDevice: Codable, Equatable, Sendable {
     /// Its printable peer id.
-    public var peerID: String
+    public var peer: String
     /// Its player's name, when known.
     public var name: String
     /// Who removed it (peer id).
-    public var removedBy: String
+    public var removedByPeer: String
     /// That member's name, when known.
     public var removedByName: String?
     /// When, ms since 1970 (the removing device's clock).
-    public var removedMillis: UInt64
+    public var removedAt: UInt64
     /// Places in its chain of membership records where it signed two
     /// different records (a removed device forking its chain); absent when none.
-    public var equivocatedAt: [UInt64]?
+    public var equivocatedPlaces: [UInt64]?
 
     /// Creates a removed device.
-    public init(peerID: String, name: String, removedBy: String, removedByName: String?, removedMillis: UInt64, equivocatedAt: [UInt64]? = nil) {
-        self.peerID = peerID
+    public init(peer: String, name: String, removedByPeer: String, removedByName: String?, removedAt: UInt64, equivocatedPlaces: [UInt64]? = nil) {
+        self.peer = peer
         self.name = name
-        self.removedBy = removedBy
+        self.removedByPeer = removedByPeer
         self.removedByName = removedByName
-        self.removedMillis = removedMillis
-        self.equivocatedAt = equivocatedAt
+        self.removedAt = removedAt
+        self.equivocatedPlaces = equivocatedPlaces
     }
 }
 
@@ -278,34 +278,34 @@ extension ControlFormatting {
         func when(_ ms: UInt64) -> String { date(millis: ms) }
         var out = ""
         if let gone = r.removedHere {
-            out += "This device was removed from the circle by \(gone.removedByName ?? shortID(gone.removedBy)) on \(when(gone.removedMillis)); ask an admin for a new invite.\n"
+            out += "This device was removed from the circle by \(gone.removedByName ?? shortID(gone.removedByPeer)) on \(when(gone.removedAt)); ask an admin for a new invite.\n"
         }
         out += table(["DEVICE", "NAME", "ROLE", "JOINED", "INVITED BY", "ADMITTED BY", "LAST SEEN"], r.members.map { m in
-            let admitted = m.founder ? "-" : (m.admittedByName ?? m.admittedBy.map(shortID) ?? "-")
-            let invited = m.founder ? "-" : (m.invitedByName ?? m.invitedBy.map(shortID) ?? "-")
-            let seen = m.thisDevice ? "this device" : m.linked ? "linked now" : m.lastSeenSecondsAgo.map(ago) ?? "never"
-            let role = m.invitationsOffBy == nil ? m.role : "\(m.role), no invites"
+            let admitted = m.founder ? "-" : (m.admittedByName ?? m.admittedByPeer.map(shortID) ?? "-")
+            let invited = m.founder ? "-" : (m.invitedByName ?? m.invitedByPeer.map(shortID) ?? "-")
+            let seen = m.thisDevice ? "this device" : m.linked ? "linked now" : m.lastSeenAt.map { ago(secondsSince($0, now: now)) } ?? "never"
+            let role = m.invitationsOffByPeer == nil ? m.role : "\(m.role), no invites"
             var name = m.name.isEmpty ? "-" : m.name
-            if let host = m.hostedBy { name += " (hosted by \(m.hostedByName ?? shortID(host)))" }
-            return [shortID(m.peerID), name, role, when(m.joinedMillis), invited, admitted, seen]
+            if let host = m.hostedByPeer { name += " (hosted by \(m.hostedByName ?? shortID(host)))" }
+            return [shortID(m.peer), name, role, when(m.joinedAt), invited, admitted, seen]
         })
         for m in r.members {
-            if let off = m.invitationsOffBy {
-                out += "\(m.thisDevice ? "This device's" : "\(m.name.isEmpty ? shortID(m.peerID) : m.name)'s") invitations are off (turned off by \(m.invitationsOffByName ?? shortID(off))).\n"
+            if let off = m.invitationsOffByPeer {
+                out += "\(m.thisDevice ? "This device's" : "\(m.name.isEmpty ? shortID(m.peer) : m.name)'s") invitations are off (turned off by \(m.invitationsOffByName ?? shortID(off))).\n"
             }
-            if let places = m.equivocatedAt, !places.isEmpty { out += forkWarning(name: m.name, peerID: m.peerID, places: places) }
+            if let places = m.equivocatedPlaces, !places.isEmpty { out += forkWarning(name: m.name, peerID: m.peer, places: places) }
             if m.overDailyQuota == true {
-                let who = m.name.isEmpty ? "Device \(shortID(m.peerID))" : "\(m.name)'s device"
+                let who = m.name.isEmpty ? "Device \(shortID(m.peer))" : "\(m.name)'s device"
                 out += "Warning: \(who) sent more moves in a day than a family's play makes; the rest are refused until its day is over.\n"
             }
         }
         if !r.removed.isEmpty {
             out += "Removed:\n"
             out += table(["DEVICE", "NAME", "REMOVED", "BY"], r.removed.map { d in
-                [shortID(d.peerID), d.name.isEmpty ? "-" : d.name, when(d.removedMillis), d.removedByName ?? shortID(d.removedBy)]
+                [shortID(d.peer), d.name.isEmpty ? "-" : d.name, when(d.removedAt), d.removedByName ?? shortID(d.removedByPeer)]
             })
             for d in r.removed {
-                if let places = d.equivocatedAt, !places.isEmpty { out += forkWarning(name: d.name, peerID: d.peerID, places: places) }
+                if let places = d.equivocatedPlaces, !places.isEmpty { out += forkWarning(name: d.name, peerID: d.peer, places: places) }
             }
         }
         return out
@@ -326,10 +326,10 @@ extension ControlFormatting {
         let now = Date()
         func when(_ ms: UInt64) -> String { date(millis: ms, near: now) }
         var out = table(["INVITATION", "MADE BY", "EXPIRES", "STATE"], r.invitations.map { i in
-            let state = i.state == .used ? "used by \(i.usedByName ?? i.usedBy.map(shortID) ?? "?")" : i.state.rawValue
-            return [shortID(i.id), i.madeByName ?? shortID(i.madeBy), when(i.expiresMillis), state]
+            let state = i.state == .used ? "used by \(i.usedByName ?? i.usedByPeer.map(shortID) ?? "?")" : i.state.rawValue
+            return [shortID(i.invitation), i.madeByName ?? shortID(i.madeByPeer), when(i.expiresAt), state]
         })
-        for i in r.invitations { if let code = i.code { out += "\(shortID(i.id)): \(code)\n" } }
+        for i in r.invitations { if let code = i.code { out += "\(shortID(i.invitation)): \(code)\n" } }
         return out
     }
 

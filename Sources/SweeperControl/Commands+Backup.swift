@@ -18,15 +18,15 @@ extension Commands {
             /// Its size in bytes.
             public var bytes: Int
             /// The games it holds.
-            public var games: Int
+            public var gameCount: Int
             /// The device it restores: this daemon's peer id.
-            public var peerID: String
+            public var peer: String
             /// Creates a result.
-            public init(path: String, bytes: Int, games: Int, peerID: String) {
+            public init(path: String, bytes: Int, gameCount: Int, peer: String) {
                 self.path = path
                 self.bytes = bytes
-                self.games = games
-                self.peerID = peerID
+                self.gameCount = gameCount
+                self.peer = peer
             }
         }
     }

@@ -10,33 +10,31 @@ extension Commands {
         public var height: Int
         /// Number of mines.
         public var mines: Int
-        /// The best time in seconds (played time).
-        public var seconds: Int
-        /// The same time in milliseconds, which ranks it: a win in under a
-        /// second keeps its real time. Absent from older daemons.
-        public var millis: Int?
+        /// The best time in milliseconds of played time, which ranks it: a
+        /// win in under a second keeps its real time.
+        public var playedMillis: Int
         /// The game that set it.
         public var game: String
         /// Its players.
-        public var players: [String]
-        /// When it was played (its start), seconds since 1970.
-        public var date: Double
-        /// When it was won, seconds since 1970.
-        public var ended: Double?
+        public var playerNames: [String]
+        /// When it was played (its start), milliseconds since 1970.
+        public var startedAt: Int64
+        /// When it was won, milliseconds since 1970.
+        public var endedAt: Int64?
         /// Whether the board was a no-guess one (ranked apart from classic boards).
         public var noGuess: Bool?
         /// The board's 3BV per second of played time (absent for no time).
         public var threeBVPerSecond: Double?
         /// Creates a best time.
-        public init(width: Int, height: Int, mines: Int, seconds: Int, game: String, players: [String], date: Double, ended: Double? = nil) {
-            self.ended = ended
+        public init(width: Int, height: Int, mines: Int, playedMillis: Int, game: String, playerNames: [String], startedAt: Int64, endedAt: Int64? = nil) {
+            self.endedAt = endedAt
             self.width = width
             self.height = height
             self.mines = mines
-            self.seconds = seconds
+            self.playedMillis = playedMillis
             self.game = game
-            self.players = players
-            self.date = date
+            self.playerNames = playerNames
+            self.startedAt = startedAt
         }
     }
 
@@ -65,7 +63,7 @@ extension Commands {
             /// its ten best times, fastest first; classes by size.
             public var classes: [ScoreClass]?
             /// Games won with help, not ranked: who asked for hints, who looked at the mines.
-            public var assisted: [AssistedWin]?
+            public var assistedWins: [AssistedWin]?
             /// Games won whose creator chose the seed (practice), not ranked.
             public var practice: [BestTime]?
             /// With `player`: that player's records and totals.
@@ -73,11 +71,11 @@ extension Commands {
             /// With `daily`: today's board of the day, its results and streaks.
             public var daily: DailyTable?
             /// Creates the list.
-            public init(scores: [BestTime], classes: [ScoreClass]? = nil, assisted: [AssistedWin]? = nil, practice: [BestTime]? = nil,
+            public init(scores: [BestTime], classes: [ScoreClass]? = nil, assistedWins: [AssistedWin]? = nil, practice: [BestTime]? = nil,
                         player: PlayerRecord? = nil, daily: DailyTable? = nil) {
                 self.scores = scores
                 self.classes = classes
-                self.assisted = assisted
+                self.assistedWins = assistedWins
                 self.practice = practice
                 self.player = player
                 self.daily = daily
@@ -124,10 +122,8 @@ extension Commands {
         public var game: String
         /// How it stands.
         public var status: PlayStatus
-        /// Its played time, in seconds.
-        public var seconds: Int
-        /// The same in milliseconds, which ranks wins. Absent from older daemons.
-        public var millis: Int?
+        /// Its played time, in milliseconds (times rank by it).
+        public var playedMillis: Int
         /// Share of safe cells revealed.
         public var progress: Double
         /// 3BV per second, once won.
@@ -135,13 +131,13 @@ extension Commands {
         /// Whether they asked for a hint or looked at the mines.
         public var assisted: Bool?
         /// Creates a result.
-        public init(name: String, peer: String, game: String, status: PlayStatus, seconds: Int, progress: Double,
+        public init(name: String, peer: String, game: String, status: PlayStatus, playedMillis: Int, progress: Double,
                     threeBVPerSecond: Double? = nil, assisted: Bool? = nil) {
             self.name = name
             self.peer = peer
             self.game = game
             self.status = status
-            self.seconds = seconds
+            self.playedMillis = playedMillis
             self.progress = progress
             self.threeBVPerSecond = threeBVPerSecond
             self.assisted = assisted
@@ -188,14 +184,14 @@ extension Commands {
     /// A game won with help: not a record.
     public struct AssistedWin: Codable, Equatable, Sendable {
         /// The win.
-        public var game: BestTime
+        public var win: BestTime
         /// Who asked for hints, and how many.
         public var hints: [HintCount]
-        /// Who looked at the mines, and when (seconds since 1970).
+        /// Who looked at the mines, and when (ms since 1970).
         public var peeks: [Peek]
         /// Creates an entry.
-        public init(game: BestTime, hints: [HintCount], peeks: [Peek]) {
-            self.game = game
+        public init(win: BestTime, hints: [HintCount], peeks: [Peek]) {
+            self.win = win
             self.hints = hints
             self.peeks = peeks
         }
@@ -232,11 +228,11 @@ extension Commands {
         /// The player.
         public var name: String
         /// Hints asked for.
-        public var hints: Int
+        public var hintCount: Int
         /// Creates a count.
-        public init(name: String, hints: Int) {
+        public init(name: String, hintCount: Int) {
             self.name = name
-            self.hints = hints
+            self.hintCount = hintCount
         }
     }
 
@@ -244,12 +240,12 @@ extension Commands {
     public struct Peek: Codable, Equatable, Sendable {
         /// The player.
         public var name: String
-        /// When they first looked, seconds since 1970.
-        public var at: Double
+        /// When they first looked, milliseconds since 1970.
+        public var peekedAt: Int64
         /// Creates a peek.
-        public init(name: String, at: Double) {
+        public init(name: String, peekedAt: Int64) {
             self.name = name
-            self.at = at
+            self.peekedAt = peekedAt
         }
     }
 }

@@ -14,7 +14,7 @@ public enum Commands {
         /// The daemon's status.
         public struct Result: Codable, Equatable, Sendable {
             /// This daemon's printable peer id.
-            public var peerID: String
+            public var peer: String
             /// The player's name.
             public var name: String
             /// A short tag derived from the circle key (not the key).
@@ -24,9 +24,9 @@ public enum Commands {
             /// The mDNS state (`disabled`, `running`, `unavailable: …`).
             public var mdns: String
             /// Connected peers.
-            public var peers: Int
+            public var peerCount: Int
             /// Stored games.
-            public var games: Int
+            public var gameCount: Int
             /// The daemon's version.
             public var version: String
             /// The daemon's process id.
@@ -36,21 +36,21 @@ public enum Commands {
             public var presence: [PresenceInfo]?
             /// When this device was removed from its circle: who removed it,
             /// when, and what to do (absent while it is a member).
-            public var removed: String?
+            public var removedNote: String?
             /// Creates a status result.
             public init(
-                peerID: String, name: String, circleTag: String, listening: [String], mdns: String, peers: Int,
-                games: Int, version: String, pid: Int32, presence: [PresenceInfo]? = nil, removed: String? = nil
+                peer: String, name: String, circleTag: String, listening: [String], mdns: String, peerCount: Int,
+                gameCount: Int, version: String, pid: Int32, presence: [PresenceInfo]? = nil, removedNote: String? = nil
             ) {
                 self.presence = presence
-                self.removed = removed
-                self.peerID = peerID
+                self.removedNote = removedNote
+                self.peer = peer
                 self.name = name
                 self.circleTag = circleTag
                 self.listening = listening
                 self.mdns = mdns
-                self.peers = peers
-                self.games = games
+                self.peerCount = peerCount
+                self.gameCount = gameCount
                 self.version = version
                 self.pid = pid
             }
@@ -123,13 +123,13 @@ public enum Commands {
             /// The full game id.
             public var game: String
             /// The names of the devices that may move, creator first.
-            public var chosenPlayers: [String]
+            public var chosenPlayerNames: [String]
             /// How many were added by this request (0 when all could move already).
             public var added: Int
             /// Creates the result.
-            public init(game: String, chosenPlayers: [String], added: Int) {
+            public init(game: String, chosenPlayerNames: [String], added: Int) {
                 self.game = game
-                self.chosenPlayers = chosenPlayers
+                self.chosenPlayerNames = chosenPlayerNames
                 self.added = added
             }
         }
@@ -158,12 +158,12 @@ public enum Commands {
             /// Whether it is archived now.
             public var archived: Bool
             /// Whether this request changed it (false when it already was so).
-            public var changed: Bool
+            public var didChange: Bool
             /// Creates the result.
-            public init(game: String, archived: Bool, changed: Bool) {
+            public init(game: String, archived: Bool, didChange: Bool) {
                 self.game = game
                 self.archived = archived
-                self.changed = changed
+                self.didChange = didChange
             }
         }
     }
@@ -209,14 +209,14 @@ public enum Commands {
             /// The mode in force.
             public var mode: SyncMode
             /// Games followed (full ids, sorted).
-            public var followed: [String]
+            public var followedGames: [String]
             /// Games forgotten (full ids, sorted).
-            public var forgotten: [String]
+            public var forgottenGames: [String]
             /// Creates the result.
-            public init(mode: SyncMode, followed: [String], forgotten: [String]) {
+            public init(mode: SyncMode, followedGames: [String], forgottenGames: [String]) {
                 self.mode = mode
-                self.followed = followed
-                self.forgotten = forgotten
+                self.followedGames = followedGames
+                self.forgottenGames = forgottenGames
             }
         }
     }
@@ -374,16 +374,16 @@ public enum Commands {
         /// Share of safe cells revealed after the move.
         public var progress: Double
         /// The player who tripped the mine (peer id), if the game is lost.
-        public var trippedBy: String?
+        public var trippedByPeer: String?
         /// That player's name, when known.
         public var trippedByName: String?
         /// Creates a move result.
-        public init(game: String, changed: [CellChange], status: PlayStatus, progress: Double, trippedBy: String?, trippedByName: String? = nil) {
+        public init(game: String, changed: [CellChange], status: PlayStatus, progress: Double, trippedByPeer: String?, trippedByName: String? = nil) {
             self.game = game
             self.changed = changed
             self.status = status
             self.progress = progress
-            self.trippedBy = trippedBy
+            self.trippedByPeer = trippedByPeer
             self.trippedByName = trippedByName
         }
     }

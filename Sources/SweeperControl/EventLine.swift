@@ -17,12 +17,13 @@ extension ControlEvent {
     /// finite number, go through `JSONEncoder`. Both give the same value
     /// when decoded, which the control protocol's tests check on many events.
     public func jsonLine() throws -> Data {
-        guard summary == nil, peer == nil, racer == nil, progress?.isFinite ?? true else {
+        guard summary == nil, peerInfo == nil, racer == nil, progress?.isFinite ?? true else {
             return try ControlCoding.line(self)
         }
         var out = JSONLineWriter()
         out.begin()
-        if let by { out.key("by"); out.string(by) }
+        if let byName { out.key("byName"); out.string(byName) }
+        if let byPeer { out.key("byPeer"); out.string(byPeer) }
         if let cells {
             out.key("cells")
             out.byte(UInt8(ascii: "["))
@@ -54,7 +55,7 @@ extension ControlEvent {
         }
         if let progress { out.key("progress"); out.ascii(progress.description) }
         if let status { out.key("status"); out.string(status.rawValue) }
-        if let trippedBy { out.key("trippedBy"); out.string(trippedBy) }
+        if let trippedByPeer { out.key("trippedByPeer"); out.string(trippedByPeer) }
         if let x { out.key("x"); out.int(x) }
         if let y { out.key("y"); out.int(y) }
         out.end()
@@ -77,8 +78,9 @@ extension ControlEvent {
             switch key {
             case "event": continue
             case "game": guard let v = value.string else { return nil }; game = v
-            case "by": guard let v = value.string else { return nil }; by = v
-            case "trippedBy": guard let v = value.string else { return nil }; trippedBy = v
+            case "byName": guard let v = value.string else { return nil }; byName = v
+            case "byPeer": guard let v = value.string else { return nil }; byPeer = v
+            case "trippedByPeer": guard let v = value.string else { return nil }; trippedByPeer = v
             case "status": guard let v = value.string.flatMap(PlayStatus.init(rawValue:)) else { return nil }; status = v
             case "minesLeft": guard let v = value.int else { return nil }; minesLeft = v
             case "x": guard let v = value.int else { return nil }; x = v
@@ -108,7 +110,7 @@ extension ControlEvent {
     /// The keys ``init(jsonLine:)`` reads: any other (an answer's `id`, a
     /// summary) ends the reading at once.
     static let fastLineKeys: Set<String> = [
-        "event", "game", "by", "trippedBy", "status", "minesLeft", "x", "y", "dropped", "progress", "cells", "presence",
+        "event", "game", "byName", "byPeer", "trippedByPeer", "status", "minesLeft", "x", "y", "dropped", "progress", "cells", "presence",
     ]
 }
 

@@ -47,20 +47,22 @@ public struct ControlEvent: Codable, Equatable, Sendable {
     public var status: PlayStatus?
     /// Mines minus flags after the change.
     public var minesLeft: Int?
-    /// The player who acted.
-    public var by: String?
+    /// The player who acted: their peer id (cells events).
+    public var byPeer: String?
+    /// The player who acted: their name (point events).
+    public var byName: String?
     /// The column of the cell the player acted on (cells events of a move).
     public var x: Int?
     /// The row of the cell the player acted on (cells events of a move).
     public var y: Int?
     /// Share of safe cells revealed after the change (cells events).
     public var progress: Double?
-    /// Who tripped the mine, once the game is lost (cells events).
-    public var trippedBy: String?
+    /// Who tripped the mine (peer id), once the game is lost (cells events).
+    public var trippedByPeer: String?
     /// The game added.
     public var summary: GameSummary?
-    /// The peer that changed.
-    public var peer: PeerInfo?
+    /// The peer that changed, as `peers` lists it.
+    public var peerInfo: PeerInfo?
     /// With `events-dropped`: how many events were dropped.
     public var dropped: Int?
     /// With `presence`: who, and where they look now.
@@ -73,8 +75,8 @@ public struct ControlEvent: Codable, Equatable, Sendable {
     /// Creates an event.
     public init(
         event: Kind, game: String? = nil, cells: [CellChange]? = nil, status: PlayStatus? = nil, minesLeft: Int? = nil,
-        by: String? = nil, summary: GameSummary? = nil, peer: PeerInfo? = nil, x: Int? = nil, y: Int? = nil,
-        progress: Double? = nil, trippedBy: String? = nil, dropped: Int? = nil, presence: PresenceInfo? = nil,
+        byPeer: String? = nil, byName: String? = nil, summary: GameSummary? = nil, peerInfo: PeerInfo? = nil, x: Int? = nil, y: Int? = nil,
+        progress: Double? = nil, trippedByPeer: String? = nil, dropped: Int? = nil, presence: PresenceInfo? = nil,
         racer: Commands.RacerStanding? = nil
     ) {
         self.racer = racer
@@ -85,12 +87,13 @@ public struct ControlEvent: Codable, Equatable, Sendable {
         self.cells = cells
         self.status = status
         self.minesLeft = minesLeft
-        self.by = by
+        self.byPeer = byPeer
+        self.byName = byName
         self.summary = summary
-        self.peer = peer
+        self.peerInfo = peerInfo
         self.x = x
         self.y = y
         self.progress = progress
-        self.trippedBy = trippedBy
+        self.trippedByPeer = trippedByPeer
     }
 }

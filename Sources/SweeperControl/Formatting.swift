@@ -21,6 +21,17 @@ public enum ControlFormatting {
         return duration(millis / 1000) + String(cFormat: ".%02ld", (millis % 1000) / 10)
     }
 
+    /// A played time in milliseconds as records give it: `H:MM:SS.hh`
+    /// (so a win in under a second shows its time).
+    public static func duration(millis: Int) -> String {
+        duration(max(0, millis) / 1000, millis: max(0, millis))
+    }
+
+    /// A played time in milliseconds to the whole second, `H:MM:SS`.
+    public static func duration(wholeSecondsOf millis: Int) -> String {
+        duration(max(0, millis) / 1000)
+    }
+
     /// `1 mine`, `2 mines`: a count and its noun, plural unless one.
     public static func count(_ n: Int, _ noun: String, plural: String? = nil) -> String {
         "\(n) " + (n == 1 ? noun : plural ?? noun + "s")
@@ -50,6 +61,16 @@ public enum ControlFormatting {
     /// ``date(_:near:)`` of a time in ms since 1970.
     public static func date(millis: UInt64, near: Date? = nil) -> String {
         date(Double(millis) / 1000, near: near)
+    }
+
+    /// ``date(_:near:)`` of an instant in ms since 1970, as answers give them (`…At`).
+    public static func date(at millis: Int64, near: Date? = nil) -> String {
+        date(Double(millis) / 1000, near: near)
+    }
+
+    /// Seconds from an instant (ms since 1970) to `now`, never below 0.
+    public static func secondsSince(_ millis: Int64, now: Date = Date()) -> Double {
+        max(0, now.timeIntervalSince1970 - Double(millis) / 1000)
     }
 
     /// An id as tables and messages show it: a peer id (or an invitation's,
@@ -84,7 +105,7 @@ public enum ControlFormatting {
         if g.privateGame == true { marks.append("private") }
         if g.onlyHere == true { marks.append("only on this device") }
         if g.race == true { marks.append("race") }
-        if let day = g.daily { marks.append("day \(day)") }
+        if let day = g.day { marks.append("day \(day)") }
         if g.seeded == true { marks.append("practice") }
         return marks
     }
@@ -109,11 +130,11 @@ public enum ControlFormatting {
             ["GAME", "SIZE", "STATUS", "ELAPSED", "STARTED", "ENDED", "PLAYERS"],
             games.map { g -> [String] in
                 let state = ([status(g.status, progress: g.progress)] + marks(g).map { "(\($0))" }).joined(separator: " ")
-                let ended: String = g.ended.map { date($0) } ?? "-"
-                let players: String = g.chosenPlayers.map { "only " + $0.joined(separator: ", ") } ?? g.players.joined(separator: ", ")
+                let ended: String = g.endedAt.map { date(at: $0) } ?? "-"
+                let players: String = g.chosenPlayerNames.map { "only " + $0.joined(separator: ", ") } ?? g.playerNames.joined(separator: ", ")
                 return [
-                    shortID(g.id) + (g.archived == true ? " (archived)" : ""),
-                    size(width: g.width, height: g.height, mines: g.mines) + (g.noGuess == true ? " no-guess" : ""), state, duration(g.elapsedSeconds), date(g.created), ended, players,
+                    shortID(g.game) + (g.archived == true ? " (archived)" : ""),
+                    size(width: g.width, height: g.height, mines: g.mines) + (g.noGuess == true ? " no-guess" : ""), state, duration(wholeSecondsOf: g.elapsedMillis), date(at: g.createdAt), ended, players,
                 ]
             })
     }
@@ -129,11 +150,11 @@ public enum ControlFormatting {
                     if let w = g.width, let h = g.height, let m = g.mines {
                         sized = size(width: w, height: h, mines: m) + (g.noGuess == true ? " no-guess" : "")
                     }
-                    let players = g.chosenPlayers.map { "only " + $0.joined(separator: ", ") }
-                        ?? g.playerNames.map { $0.joined(separator: ", ") } ?? "\(g.players)"
+                    let players = g.chosenPlayerNames.map { "only " + $0.joined(separator: ", ") }
+                        ?? g.playerNames.map { $0.joined(separator: ", ") } ?? "\(g.playerCount)"
                     return [
-                        shortID(g.id) + (g.forgotten ? " (forgotten)" : ""), sized, g.status.map { status($0, progress: g.progress ?? 0) } ?? "-",
-                        g.created.map { date($0) } ?? "-", g.creator ?? "-", players, "\(g.ops)", g.heldBy.joined(separator: ", "),
+                        shortID(g.game) + (g.forgotten ? " (forgotten)" : ""), sized, g.status.map { status($0, progress: g.progress ?? 0) } ?? "-",
+                        g.createdAt.map { date(at: $0) } ?? "-", g.creatorName ?? "-", players, "\(g.ops)", g.heldByNames.joined(separator: ", "),
                     ]
                 })
     }
@@ -142,14 +163,14 @@ public enum ControlFormatting {
     public static func sync(_ r: Commands.Sync.Result) -> String {
         var out = "Sync: \(r.mode.rawValue)"
         out += r.mode == .all ? " (every game of the circle but those forgotten)\n" : " (the games held here and those followed)\n"
-        if !r.followed.isEmpty { out += "Followed: \(r.followed.map(shortID).joined(separator: ", "))\n" }
-        if !r.forgotten.isEmpty { out += "Forgotten: \(r.forgotten.map(shortID).joined(separator: ", "))\n" }
+        if !r.followedGames.isEmpty { out += "Followed: \(r.followedGames.map(shortID).joined(separator: ", "))\n" }
+        if !r.forgottenGames.isEmpty { out += "Forgotten: \(r.forgottenGames.map(shortID).joined(separator: ", "))\n" }
         return out
     }
 
     /// The board and its status line, as `show` prints them.
     public static func show(_ v: GameView) -> String {
-        var out = "Game \(v.id)\n"
+        var out = "Game \(v.game)\n"
         let columnsHeader = "   " + (0..<v.width).map { String($0 % 10) }.joined()
         out += columnsHeader + "\n"
         // After a loss a flag on a safe cell is drawn `x`, as the viewer draws it ✗.
@@ -159,10 +180,10 @@ public enum ControlFormatting {
             out += String(cFormat: "%2ld ", y % 100) + drawn + "\n"
         }
         out += statusLine(v) + "\n"
-        if let over = v.overQuotaBy, !over.isEmpty {
+        if let over = v.overQuotaByNames, !over.isEmpty {
             out += "Warning: \(over.joined(separator: ", ")) sent more moves than a game can take; they were refused (a broken device, or an attack).\n"
         }
-        if let forked = v.equivocatedBy, !forked.isEmpty {
+        if let forked = v.equivocatedByNames, !forked.isEmpty {
             out += "Warning: \(forked.joined(separator: ", ")) signed two different moves at one place: devices may show different boards (a broken device, or an attack).\n"
         }
         if let layout = v.mineLayout {
@@ -177,33 +198,33 @@ public enum ControlFormatting {
     /// Mines left, flags, elapsed, status, progress, players, who tripped the mine.
     public static func statusLine(_ v: GameView) -> String {
         var parts = [
-            "mines left \(v.status == .won ? 0 : v.mines - v.flags)/\(v.mines)", "flags \(v.flags)", "time \(duration(v.elapsedSeconds))",
+            "mines left \(v.status == .won ? 0 : v.mines - v.flags)/\(v.mines)", "flags \(v.flags)", "time \(duration(wholeSecondsOf: v.elapsedMillis))",
             status(v.status, progress: v.progress),
         ]
         if v.assisted { parts.append("assisted") }
-        if let hints = v.hints { parts.append("hints " + hints.map { "\($0.name) \($0.hints)" }.joined(separator: ", ")) }
-        if let peeks = v.peeks { parts.append("looked at the mines " + peeks.map { "\($0.name) \(date($0.at))" }.joined(separator: ", ")) }
+        if let hints = v.hints { parts.append("hints " + hints.map { "\($0.name) \($0.hintCount)" }.joined(separator: ", ")) }
+        if let peeks = v.peeks { parts.append("looked at the mines " + peeks.map { "\($0.name) \(date(at: $0.peekedAt))" }.joined(separator: ", ")) }
         if v.seeded == true { parts.append("practice (seed chosen)") }
         if v.noGuess == true { parts.append("no-guess") }
         if v.archived == true { parts.append("archived") }
         if v.privateGame == true { parts.append("private") }
         if v.onlyHere == true { parts.append("only on this device (held before joining this circle)") }
         if let race = v.race {
-            let shown = race.racers.first { $0.id == race.shown }?.name ?? shortID(race.shown)
+            let shown = race.racers.first { $0.peer == race.shownPeer }?.name ?? shortID(race.shownPeer)
             parts.append("race: \(shown)'s board")
-        } else if let chosen = v.chosenPlayers {
+        } else if let chosen = v.chosenPlayerNames {
             parts.append("played by " + chosen.joined(separator: ", "))
         }
         if v.watching == true { parts.append("watching") }
         if !v.players.isEmpty {
             parts.append("scores " + v.players.map { "\($0.name) \($0.score)" }.joined(separator: ", "))
         }
-        if let tripped = v.trippedBy {
-            let name = v.players.first { $0.id == tripped }?.name ?? shortID(tripped)
+        if let tripped = v.trippedByPeer {
+            let name = v.players.first { $0.peer == tripped }?.name ?? shortID(tripped)
             parts.append("tripped by \(name)")
         }
-        if let created = v.created { parts.append("started \(date(created))") }
-        if let ended = v.ended { parts.append("ended \(date(ended))") }
+        if let created = v.createdAt { parts.append("started \(date(at: created))") }
+        if let ended = v.endedAt { parts.append("ended \(date(at: ended))") }
         return parts.joined(separator: " · ")
     }
 
@@ -218,18 +239,18 @@ public enum ControlFormatting {
             out = "Changed \(count(r.changed.count, "cell"))."
         }
         out += "\n" + "Status: " + status(r.status, progress: r.progress)
-        if r.status == .lost, let t = r.trippedBy { out += " (mine tripped by \(r.trippedByName ?? shortID(t)))" }
+        if r.status == .lost, let t = r.trippedByPeer { out += " (mine tripped by \(r.trippedByName ?? shortID(t)))" }
         return out + "\n"
     }
 
     /// The `status` report.
     public static func status(_ s: Commands.Status.Result) -> String {
-        (s.removed.map { "Removed: \($0)\n" } ?? "") + table(
+        (s.removedNote.map { "Removed: \($0)\n" } ?? "") + table(
             ["", ""],
             [
-                ["peer id", s.peerID], ["player", s.name], ["circle", s.circleTag],
+                ["peer id", s.peer], ["player", s.name], ["circle", s.circleTag],
                 ["listening", s.listening.isEmpty ? "-" : s.listening.joined(separator: ", ")], ["mdns", s.mdns],
-                ["peers", "\(s.peers)"], ["games", "\(s.games)"], ["version", s.version], ["pid", "\(s.pid)"],
+                ["peers", "\(s.peerCount)"], ["games", "\(s.gameCount)"], ["version", s.version], ["pid", "\(s.pid)"],
             ]
         ).split(separator: "\n", omittingEmptySubsequences: false).dropFirst().joined(separator: "\n")
             + (s.presence.map { $0.isEmpty ? "" : "\n" + watching($0) } ?? "")
@@ -242,7 +263,7 @@ public enum ControlFormatting {
     public static func race(_ r: Commands.RaceTable) -> [String] {
         var lines: [String]
         if r.over == true {
-            lines = [r.winner.map { "Race over: \($0) won." } ?? "Race over: nobody cleared the board."]
+            lines = [r.winnerName.map { "Race over: \($0) won." } ?? "Race over: nobody cleared the board."]
         } else {
             lines = ["Race"]
         }
@@ -254,9 +275,9 @@ public enum ControlFormatting {
             case .playing: racer.didNotStart == true ? "did not start" : "playing"
             }
             if racer.status == .won { place += 1 }
-            let shown = racer.id == r.shown ? " (shown)" : ""
+            let shown = racer.peer == r.shownPeer ? " (shown)" : ""
             return [racer.status == .won ? "\(place)" : "-", racer.name + shown, how + (racer.assisted == true ? ", assisted" : ""),
-                    "\(Int((racer.progress * 100).rounded(.down)))%", "\(racer.flags)", racer.seconds.map(duration) ?? "-"]
+                    "\(Int((racer.progress * 100).rounded(.down)))%", "\(racer.flags)", racer.playedMillis.map { duration(wholeSecondsOf: $0) } ?? "-"]
         }
         lines += table(["#", "RACER", "RESULT", "OPENED", "FLAGS", "TIME"], rows).split(separator: "\n").map(String.init)
         return lines
@@ -274,7 +295,7 @@ public enum ControlFormatting {
                 case .playing: "playing \(Int((r.progress * 100).rounded(.down)))%"
                 }
                 return [r.status == .won ? "\(i + 1)" : "-", r.name, how + (r.assisted == true ? ", assisted" : ""),
-                        r.status == .won ? duration(r.seconds, millis: r.millis) : duration(r.seconds),
+                        r.status == .won ? duration(millis: r.playedMillis) : duration(wholeSecondsOf: r.playedMillis),
                         r.threeBVPerSecond.map { String(cFormat: "%.2f", $0) } ?? "-"]
             }
             lines += table(["#", "PLAYER", "RESULT", "TIME", "3BV/S"], rows).split(separator: "\n").map(String.init)
@@ -292,24 +313,24 @@ public enum ControlFormatting {
         for c in classes {
             out += "\n" + c.name + "\n"
             out += table(["#", "TIME", "3BV/S", "PLAYERS", "DATE", "GAME"], c.best.enumerated().map { i, b in
-                ["\(i + 1)", duration(b.seconds, millis: b.millis), b.threeBVPerSecond.map { String(cFormat: "%.2f", $0) } ?? "-", b.players.joined(separator: ", "),
-                 date(b.date), shortID(b.game)]
+                ["\(i + 1)", duration(millis: b.playedMillis), b.threeBVPerSecond.map { String(cFormat: "%.2f", $0) } ?? "-", b.playerNames.joined(separator: ", "),
+                 date(at: b.startedAt), shortID(b.game)]
             })
         }
-        if let assisted = r.assisted, !assisted.isEmpty {
+        if let assisted = r.assistedWins, !assisted.isEmpty {
             out += "\nAssisted (not ranked)\n"
             out += table(["SIZE", "TIME", "PLAYERS", "HINTS", "LOOKED AT THE MINES", "GAME"], assisted.map { a in
-                [size(width: a.game.width, height: a.game.height, mines: a.game.mines) + (a.game.noGuess == true ? " no-guess" : ""),
-                 duration(a.game.seconds), a.game.players.joined(separator: ", "),
-                 a.hints.isEmpty ? "-" : a.hints.map { "\($0.name) \($0.hints)" }.joined(separator: ", "),
-                 a.peeks.isEmpty ? "-" : a.peeks.map { "\($0.name) \(date($0.at))" }.joined(separator: ", "), shortID(a.game.game)]
+                [size(width: a.win.width, height: a.win.height, mines: a.win.mines) + (a.win.noGuess == true ? " no-guess" : ""),
+                 duration(wholeSecondsOf: a.win.playedMillis), a.win.playerNames.joined(separator: ", "),
+                 a.hints.isEmpty ? "-" : a.hints.map { "\($0.name) \($0.hintCount)" }.joined(separator: ", "),
+                 a.peeks.isEmpty ? "-" : a.peeks.map { "\($0.name) \(date(at: $0.peekedAt))" }.joined(separator: ", "), shortID(a.win.game)]
             })
         }
         if let practice = r.practice, !practice.isEmpty {
             out += "\nPractice, seed chosen (not ranked)\n"
             out += table(["SIZE", "TIME", "PLAYERS", "DATE", "GAME"], practice.map { b in
-                [size(width: b.width, height: b.height, mines: b.mines) + (b.noGuess == true ? " no-guess" : ""), duration(b.seconds),
-                 b.players.joined(separator: ", "), date(b.date), shortID(b.game)]
+                [size(width: b.width, height: b.height, mines: b.mines) + (b.noGuess == true ? " no-guess" : ""), duration(wholeSecondsOf: b.playedMillis),
+                 b.playerNames.joined(separator: ", "), date(at: b.startedAt), shortID(b.game)]
             })
         }
         if let d = r.daily {
@@ -321,9 +342,9 @@ public enum ControlFormatting {
             out += "\n"
             if !p.records.isEmpty {
                 out += table(["SIZE", "BEST", "3BV/S", "WITH", "DATE"], p.records.map { b in
-                    [size(width: b.width, height: b.height, mines: b.mines) + (b.noGuess == true ? " no-guess" : ""), duration(b.seconds, millis: b.millis),
+                    [size(width: b.width, height: b.height, mines: b.mines) + (b.noGuess == true ? " no-guess" : ""), duration(millis: b.playedMillis),
                      b.threeBVPerSecond.map { String(cFormat: "%.2f", $0) } ?? "-",
-                     b.players.count > 1 ? b.players.filter { $0 != p.name }.joined(separator: ", ") : "alone", date(b.date)]
+                     b.playerNames.count > 1 ? b.playerNames.filter { $0 != p.name }.joined(separator: ", ") : "alone", date(at: b.startedAt)]
                 })
             }
         }
@@ -334,13 +355,13 @@ public enum ControlFormatting {
     public static func ending(_ e: GameEnding) -> [String] {
         var lines: [String] = []
         let rate = e.threeBVPerSecond.map { String(cFormat: "%.2f", $0) } ?? "-"
-        lines.append((e.status == .won ? "Won" : "Lost") + " in \(duration(e.seconds, millis: e.millis)): 3BV \(e.solvedThreeBV)/\(e.threeBV), 3BV/s \(rate), "
+        lines.append((e.status == .won ? "Won" : "Lost") + " in \(duration(millis: e.playedMillis)): 3BV \(e.solvedThreeBV)/\(e.threeBV), 3BV/s \(rate), "
             + "\(count(e.clicks, "click")), efficiency \(Int((e.efficiency * 100).rounded()))%")
-        if let who = e.trippedBy {
-            var line = "\(who) tripped the mine" + (e.trippedAt.map { " at \($0.x),\($0.y)" } ?? "")
+        if let who = e.trippedByName {
+            var line = "\(who) tripped the mine" + (e.trippedCell.map { " at \($0.x),\($0.y)" } ?? "")
             // The ending's own time, said once: only a different figure (an older daemon's) is added.
-            if let after = e.trippedAfterSeconds, after != e.seconds { line += " after \(duration(after))" }
-            if let apart = e.winThatDidNotStand, apart != who {
+            if let after = e.trippedAfterMillis, after / 1000 != e.playedMillis / 1000 { line += " after \(duration(wholeSecondsOf: after))" }
+            if let apart = e.winThatDidNotStandName, apart != who {
                 line += " while apart from \(apart), whose win on the other side does not stand"
             }
             lines.append(line + ".")
@@ -348,8 +369,8 @@ public enum ControlFormatting {
         for p in e.parts {
             var line = "  \(p.name): \(count(p.cellsOpened, "cell")), 3BV \(p.threeBV), flags \(p.flagsRight) right"
             if p.flagsWrong > 0 { line += ", \(p.flagsWrong) wrong" }
-            if p.hints > 0 { line += ", " + count(p.hints, "hint") }
-            if let at = p.peekedAt { line += ", looked at the mines \(date(at))" }
+            if p.hintCount > 0 { line += ", " + count(p.hintCount, "hint") }
+            if let at = p.peekedAt { line += ", looked at the mines \(date(at: at))" }
             lines.append(line)
         }
         if let record = e.record { lines.append("New record! " + record) }
@@ -361,11 +382,11 @@ public enum ControlFormatting {
     public static func peers(_ peers: [PeerInfo]) -> String {
         if peers.isEmpty { return "No peers known.\n" }
         return table(["PEER", "NAME", "STATE", "ADDRESSES", "VIA", "SEEN", "RTT"], peers.map { p in
-            let seen = p.lastSeenSecondsAgo.map { $0 < 1 ? "now" : "\(Int($0))s ago" } ?? "-"
-            let rtt = p.roundTripMs.map { String(cFormat: "%.1f ms", $0) } ?? "-"
+            let seen = p.lastSeenAt.map { secondsSince($0) }.map { $0 < 1 ? "now" : "\(Int($0))s ago" } ?? "-"
+            let rtt = p.roundTripMillis.map { "\($0) ms" } ?? "-"
             let state = p.lackWords.map { "\(p.stateWords) (\($0))" } ?? p.stateWords
-            let name = p.hosts.map { "\(p.name) (hosts \($0.joined(separator: ", ")))" } ?? p.name
-            return [shortID(p.id), name, state, p.addresses.isEmpty ? "-" : p.addresses.joined(separator: " "), p.via.joined(separator: ","), seen, rtt]
+            let name = p.hostNames.map { "\(p.name) (hosts \($0.joined(separator: ", ")))" } ?? p.name
+            return [shortID(p.peer), name, state, p.addresses.isEmpty ? "-" : p.addresses.joined(separator: " "), p.via.joined(separator: ","), seen, rtt]
         })
     }
 }

@@ -28,7 +28,7 @@ public enum HintKind: String, Codable, Equatable, Sendable {
 /// One player of a game and their score.
 public struct PlayerScore: Codable, Equatable, Sendable {
     /// The player's peer id.
-    public var id: String
+    public var peer: String
     /// The player's name.
     public var name: String
     /// The safe cells they opened first (the opening is nobody's).
@@ -41,8 +41,8 @@ public struct PlayerScore: Codable, Equatable, Sendable {
     public var letter: String?
 
     /// Creates a player score.
-    public init(id: String, name: String, score: Int, colour: Int? = nil) {
-        self.id = id
+    public init(peer: String, name: String, score: Int, colour: Int? = nil) {
+        self.peer = peer
         self.name = name
         self.score = score
         self.colour = colour
@@ -52,7 +52,7 @@ public struct PlayerScore: Codable, Equatable, Sendable {
 /// A game as listed by `games`.
 public struct GameSummary: Codable, Equatable, Sendable {
     /// The full game id.
-    public var id: String
+    public var game: String
     /// Width in cells.
     public var width: Int
     /// Height in cells.
@@ -63,20 +63,20 @@ public struct GameSummary: Codable, Equatable, Sendable {
     public var status: PlayStatus
     /// Share of safe cells revealed, 0...1.
     public var progress: Double
-    /// Played time in seconds: while at least one player had the game open
+    /// Played time in milliseconds: while at least one player had the game open
     /// in a viewer (or moved in it), to its end (see `Docs/control-protocol.md`).
-    public var elapsedSeconds: Int
+    public var elapsedMillis: Int
     /// Names of the players who made a move.
-    public var players: [String]
-    /// Creation time, seconds since 1970.
-    public var created: Double
-    /// When the game was won or lost, seconds since 1970; absent while playing.
-    public var ended: Double?
+    public var playerNames: [String]
+    /// Creation time, milliseconds since 1970.
+    public var createdAt: Int64
+    /// When the game was won or lost, milliseconds since 1970; absent while playing.
+    public var endedAt: Int64?
     /// Whether a player used the cheat.
     public var assisted: Bool
     /// The names of the devices that may move, when the creator chose them
     /// (creator first); absent when every member of the circle may.
-    public var chosenPlayers: [String]?
+    public var chosenPlayerNames: [String]?
     /// True when this device may not move in the game (it watches); absent otherwise.
     public var watching: Bool?
     /// True when the game is archived (hidden from lists unless asked for); absent otherwise.
@@ -91,32 +91,32 @@ public struct GameSummary: Codable, Equatable, Sendable {
     /// True for a no-guess board; absent otherwise.
     public var noGuess: Bool?
     /// For a board of the day: its day (`YYYY-MM-DD`); absent otherwise.
-    public var daily: String?
+    public var day: String?
     /// True when its seed was chosen: practice, never a record; absent otherwise.
     public var seeded: Bool?
 
     /// Creates a summary.
     public init(
-        id: String, width: Int, height: Int, mines: Int, status: PlayStatus, progress: Double, elapsedSeconds: Int,
-        players: [String], created: Double, ended: Double? = nil, assisted: Bool, chosenPlayers: [String]? = nil,
+        game: String, width: Int, height: Int, mines: Int, status: PlayStatus, progress: Double, elapsedMillis: Int,
+        playerNames: [String], createdAt: Int64, endedAt: Int64? = nil, assisted: Bool, chosenPlayerNames: [String]? = nil,
         watching: Bool? = nil, archived: Bool? = nil, privateGame: Bool? = nil, onlyHere: Bool? = nil, race: Bool? = nil
     ) {
         self.race = race
         self.privateGame = privateGame
         self.onlyHere = onlyHere
-        self.chosenPlayers = chosenPlayers
+        self.chosenPlayerNames = chosenPlayerNames
         self.watching = watching
         self.archived = archived
-        self.ended = ended
-        self.id = id
+        self.endedAt = endedAt
+        self.game = game
         self.width = width
         self.height = height
         self.mines = mines
         self.status = status
         self.progress = progress
-        self.elapsedSeconds = elapsedSeconds
-        self.players = players
-        self.created = created
+        self.elapsedMillis = elapsedMillis
+        self.playerNames = playerNames
+        self.createdAt = createdAt
         self.assisted = assisted
     }
 }
@@ -138,7 +138,7 @@ public struct CellPosition: Codable, Equatable, Hashable, Sendable {
 /// A whole game as shown by `show`.
 public struct GameView: Codable, Equatable, Sendable {
     /// The full game id.
-    public var id: String
+    public var game: String
     /// Width in cells.
     public var width: Int
     /// Height in cells.
@@ -159,10 +159,10 @@ public struct GameView: Codable, Equatable, Sendable {
     /// Players and scores, highest score first.
     public var players: [PlayerScore]
     /// The peer id of the player who tripped the mine, if any.
-    public var trippedBy: String?
-    /// Played time in seconds: while at least one player had the game open
+    public var trippedByPeer: String?
+    /// Played time in milliseconds: while at least one player had the game open
     /// in a viewer (or moved in it), to its end (see `Docs/control-protocol.md`).
-    public var elapsedSeconds: Int
+    public var elapsedMillis: Int
     /// Share of safe cells revealed, 0...1.
     public var progress: Double
     /// Whether a player used the cheat.
@@ -173,13 +173,13 @@ public struct GameView: Codable, Equatable, Sendable {
     public var mineLayout: [String]?
     /// After a loss: the flagged cells that held no mine (absent otherwise).
     public var wrongFlags: [CellPosition]?
-    /// Creation time, seconds since 1970.
-    public var created: Double?
-    /// When the game was won or lost, seconds since 1970; absent while playing.
-    public var ended: Double?
+    /// Creation time, milliseconds since 1970.
+    public var createdAt: Int64?
+    /// When the game was won or lost, milliseconds since 1970; absent while playing.
+    public var endedAt: Int64?
     /// The names of the devices that may move, when the creator chose them
     /// (creator first); absent when every member of the circle may.
-    public var chosenPlayers: [String]?
+    public var chosenPlayerNames: [String]?
     /// True when this device may not move in the game (it watches); absent otherwise.
     public var watching: Bool?
     /// True when the game is archived; absent otherwise.
@@ -189,10 +189,10 @@ public struct GameView: Codable, Equatable, Sendable {
     /// Players shown to have signed two different moves at one place in
     /// their chain (a broken device, or an attack: devices that got the
     /// moves in other orders show different boards); absent when none.
-    public var equivocatedBy: [String]?
+    public var equivocatedByNames: [String]?
     /// Names of players whose moves past what a game can take were refused
     /// (``GameReplica/opQuota``: a device in bad faith); absent when none.
-    public var overQuotaBy: [String]?
+    public var overQuotaByNames: [String]?
     /// True when the game is only on this device (see ``GameSummary/onlyHere``); absent otherwise.
     public var onlyHere: Bool?
     /// The opening: the mine-free cell revealed when the game began (where a viewer opens).
@@ -214,23 +214,23 @@ public struct GameView: Codable, Equatable, Sendable {
 
     /// Creates a view.
     public init(
-        id: String, width: Int, height: Int, mines: Int, status: PlayStatus, digest: String, revealed: Int, flags: Int,
-        board: [String], players: [PlayerScore], trippedBy: String?, elapsedSeconds: Int, progress: Double,
+        game: String, width: Int, height: Int, mines: Int, status: PlayStatus, digest: String, revealed: Int, flags: Int,
+        board: [String], players: [PlayerScore], trippedByPeer: String?, elapsedMillis: Int, progress: Double,
         assisted: Bool, questionMarks: Bool, mineLayout: [String]? = nil, wrongFlags: [CellPosition]? = nil,
-        created: Double? = nil, ended: Double? = nil, chosenPlayers: [String]? = nil, watching: Bool? = nil,
-        archived: Bool? = nil, privateGame: Bool? = nil, equivocatedBy: [String]? = nil, onlyHere: Bool? = nil,
+        createdAt: Int64? = nil, endedAt: Int64? = nil, chosenPlayerNames: [String]? = nil, watching: Bool? = nil,
+        archived: Bool? = nil, privateGame: Bool? = nil, equivocatedByNames: [String]? = nil, onlyHere: Bool? = nil,
         start: CellPosition? = nil
     ) {
         self.start = start
         self.privateGame = privateGame
-        self.equivocatedBy = equivocatedBy
+        self.equivocatedByNames = equivocatedByNames
         self.onlyHere = onlyHere
-        self.chosenPlayers = chosenPlayers
+        self.chosenPlayerNames = chosenPlayerNames
         self.watching = watching
         self.archived = archived
-        self.created = created
-        self.ended = ended
-        self.id = id
+        self.createdAt = createdAt
+        self.endedAt = endedAt
+        self.game = game
         self.width = width
         self.height = height
         self.mines = mines
@@ -240,8 +240,8 @@ public struct GameView: Codable, Equatable, Sendable {
         self.flags = flags
         self.board = board
         self.players = players
-        self.trippedBy = trippedBy
-        self.elapsedSeconds = elapsedSeconds
+        self.trippedByPeer = trippedByPeer
+        self.elapsedMillis = elapsedMillis
         self.progress = progress
         self.assisted = assisted
         self.questionMarks = questionMarks
@@ -250,14 +250,14 @@ public struct GameView: Codable, Equatable, Sendable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case id, width, height, mines, status, digest, revealed, flags, board, players, trippedBy, elapsedSeconds
-        case progress, assisted, questionMarks, mineLayout, wrongFlags, created, ended, chosenPlayers, watching, archived, privateGame
-        case equivocatedBy, overQuotaBy, onlyHere, start, noGuess, seeded, hints, peeks, ending, daily, race
+        case game, width, height, mines, status, digest, revealed, flags, board, players, trippedByPeer, elapsedMillis
+        case progress, assisted, questionMarks, mineLayout, wrongFlags, createdAt, endedAt, chosenPlayerNames, watching, archived, privateGame
+        case equivocatedByNames, overQuotaByNames, onlyHere, start, noGuess, seeded, hints, peeks, ending, daily, race
     }
 
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(id, forKey: .id)
+        try c.encode(game, forKey: .game)
         try c.encode(width, forKey: .width)
         try c.encode(height, forKey: .height)
         try c.encode(mines, forKey: .mines)
@@ -268,21 +268,21 @@ public struct GameView: Codable, Equatable, Sendable {
         try c.encode(board, forKey: .board)
         try c.encode(players, forKey: .players)
         // Absent, like every field without a value, unless a mine went off.
-        try c.encodeIfPresent(trippedBy, forKey: .trippedBy)
-        try c.encode(elapsedSeconds, forKey: .elapsedSeconds)
+        try c.encodeIfPresent(trippedByPeer, forKey: .trippedByPeer)
+        try c.encode(elapsedMillis, forKey: .elapsedMillis)
         try c.encode(progress, forKey: .progress)
         try c.encode(assisted, forKey: .assisted)
         try c.encode(questionMarks, forKey: .questionMarks)
         try c.encodeIfPresent(mineLayout, forKey: .mineLayout)
         try c.encodeIfPresent(wrongFlags, forKey: .wrongFlags)
-        try c.encodeIfPresent(created, forKey: .created)
-        try c.encodeIfPresent(ended, forKey: .ended)
-        try c.encodeIfPresent(chosenPlayers, forKey: .chosenPlayers)
+        try c.encodeIfPresent(createdAt, forKey: .createdAt)
+        try c.encodeIfPresent(endedAt, forKey: .endedAt)
+        try c.encodeIfPresent(chosenPlayerNames, forKey: .chosenPlayerNames)
         try c.encodeIfPresent(watching, forKey: .watching)
         try c.encodeIfPresent(archived, forKey: .archived)
         try c.encodeIfPresent(privateGame, forKey: .privateGame)
-        try c.encodeIfPresent(equivocatedBy, forKey: .equivocatedBy)
-        try c.encodeIfPresent(overQuotaBy, forKey: .overQuotaBy)
+        try c.encodeIfPresent(equivocatedByNames, forKey: .equivocatedByNames)
+        try c.encodeIfPresent(overQuotaByNames, forKey: .overQuotaByNames)
         try c.encodeIfPresent(onlyHere, forKey: .onlyHere)
         try c.encodeIfPresent(start, forKey: .start)
         try c.encodeIfPresent(noGuess, forKey: .noGuess)
@@ -320,13 +320,13 @@ public typealias SyncMode = SweeperConventions.SyncMode
 /// summaries only (no board until it is followed).
 public struct AvailableGame: Codable, Equatable, Sendable {
     /// The full game id.
-    public var id: String
+    public var game: String
     /// The most ops any of those peers holds of it.
     public var ops: Int
     /// How many players made those ops.
-    public var players: Int
+    public var playerCount: Int
     /// The peers that hold it (their names, or short ids when unnamed).
-    public var heldBy: [String]
+    public var heldByNames: [String]
     /// Whether this device forgot it.
     public var forgotten: Bool
     /// The players who made those ops, by name (creator first).
@@ -337,21 +337,21 @@ public struct AvailableGame: Codable, Equatable, Sendable {
     /// Whether it is a no-guess board (with the size).
     public var noGuess: Bool?
     /// Who created it (with the size).
-    public var creator: String?
-    /// When it was created, seconds since 1970 (with the size).
-    public var created: Double?
+    public var creatorName: String?
+    /// When it was created, milliseconds since 1970 (with the size).
+    public var createdAt: Int64?
     /// Where it stands and the share of safe cells revealed, as the peer
     /// that described it says (with the size).
     public var status: PlayStatus?, progress: Double?
     /// The devices the creator chose to move, when it chose (with the size).
-    public var chosenPlayers: [String]?
+    public var chosenPlayerNames: [String]?
 
     /// Creates an entry.
-    public init(id: String, ops: Int, players: Int, heldBy: [String], forgotten: Bool) {
-        self.id = id
+    public init(game: String, ops: Int, playerCount: Int, heldByNames: [String], forgotten: Bool) {
+        self.game = game
         self.ops = ops
-        self.players = players
-        self.heldBy = heldBy
+        self.playerCount = playerCount
+        self.heldByNames = heldByNames
         self.forgotten = forgotten
     }
 }
@@ -362,10 +362,8 @@ public struct AvailableGame: Codable, Equatable, Sendable {
 public struct GameEnding: Codable, Equatable, Sendable {
     /// `won` or `lost`.
     public var status: PlayStatus
-    /// Played time in seconds.
-    public var seconds: Int
-    /// The same in milliseconds (3BV/s is reckoned from it). Absent from older daemons.
-    public var millis: Int?
+    /// Played time in milliseconds (3BV/s is reckoned from it).
+    public var playedMillis: Int
     /// The board's 3BV (Bechtel's Board Benchmark Value).
     public var threeBV: Int
     /// The 3BV revealed (all of it after a win).
@@ -378,11 +376,12 @@ public struct GameEnding: Codable, Equatable, Sendable {
     public var efficiency: Double
     /// Each player's part, most 3BV first.
     public var parts: [PlayerPart]
-    /// Who tripped the mine, where, and how far into the game (seconds from its start).
-    public var trippedBy: String?, trippedAt: CellPosition?, trippedAfterSeconds: Int?
-    /// In a loss: a player whose reveal completed the board, a win that did
-    /// not stand because a mine went off first while they were apart.
-    public var winThatDidNotStand: String?
+    /// Who tripped the mine (a name), where, and how far into the game
+    /// (milliseconds of played time from its start).
+    public var trippedByName: String?, trippedCell: CellPosition?, trippedAfterMillis: Int?
+    /// In a loss: the name of a player whose reveal completed the board, a
+    /// win that did not stand because a mine went off first while they were apart.
+    public var winThatDidNotStandName: String?
     /// Whether the game is a ranked win: won by playing, with no hint, no look at the mines and no seed chosen.
     public var ranked: Bool
     /// Why it does not, in words ("Mum asked for 2 hints"); absent when it does.
@@ -401,41 +400,41 @@ public struct GameEnding: Codable, Equatable, Sendable {
         /// Their moves.
         public var clicks: Int
         /// Hints they asked for.
-        public var hints: Int
-        /// When they first looked at the mines, seconds since 1970; absent if they did not.
-        public var peekedAt: Double?
+        public var hintCount: Int
+        /// When they first looked at the mines, milliseconds since 1970; absent if they did not.
+        public var peekedAt: Int64?
         /// Creates a part.
-        public init(name: String, cellsOpened: Int, threeBV: Int, flagsRight: Int, flagsWrong: Int, clicks: Int, hints: Int, peekedAt: Double?) {
+        public init(name: String, cellsOpened: Int, threeBV: Int, flagsRight: Int, flagsWrong: Int, clicks: Int, hintCount: Int, peekedAt: Int64?) {
             self.name = name
             self.cellsOpened = cellsOpened
             self.threeBV = threeBV
             self.flagsRight = flagsRight
             self.flagsWrong = flagsWrong
             self.clicks = clicks
-            self.hints = hints
+            self.hintCount = hintCount
             self.peekedAt = peekedAt
         }
     }
 
     /// Creates an ending.
     public init(
-        status: PlayStatus, seconds: Int, threeBV: Int, solvedThreeBV: Int, threeBVPerSecond: Double?, clicks: Int, efficiency: Double,
-        parts: [PlayerPart], trippedBy: String? = nil, trippedAt: CellPosition? = nil, trippedAfterSeconds: Int? = nil,
-        winThatDidNotStand: String? = nil, ranked: Bool, notRanked: String? = nil, record: String? = nil
+        status: PlayStatus, playedMillis: Int, threeBV: Int, solvedThreeBV: Int, threeBVPerSecond: Double?, clicks: Int, efficiency: Double,
+        parts: [PlayerPart], trippedByName: String? = nil, trippedCell: CellPosition? = nil, trippedAfterMillis: Int? = nil,
+        winThatDidNotStandName: String? = nil, ranked: Bool, notRanked: String? = nil, record: String? = nil
     ) {
         self.notRanked = notRanked
         self.status = status
-        self.seconds = seconds
+        self.playedMillis = playedMillis
         self.threeBV = threeBV
         self.solvedThreeBV = solvedThreeBV
         self.threeBVPerSecond = threeBVPerSecond
         self.clicks = clicks
         self.efficiency = efficiency
         self.parts = parts
-        self.trippedBy = trippedBy
-        self.trippedAt = trippedAt
-        self.trippedAfterSeconds = trippedAfterSeconds
-        self.winThatDidNotStand = winThatDidNotStand
+        self.trippedByName = trippedByName
+        self.trippedCell = trippedCell
+        self.trippedAfterMillis = trippedAfterMillis
+        self.winThatDidNotStandName = winThatDidNotStandName
         self.ranked = ranked
         self.record = record
     }

@@ -53,7 +53,7 @@ public struct PeerInfo: Codable, Equatable, Sendable {
     }
 
     /// The peer's printable id.
-    public var id: String
+    public var peer: String
     /// The player's name.
     public var name: String
     /// Addresses it was seen or linked at.
@@ -62,10 +62,10 @@ public struct PeerInfo: Codable, Equatable, Sendable {
     public var state: PeerState
     /// How it became known: `mdns`, `static`, `incoming`.
     public var via: [String]
-    /// Seconds since anything was heard from it, if ever.
-    public var lastSeenSecondsAgo: Double?
-    /// The last keep-alive round trip, in milliseconds.
-    public var roundTripMs: Double?
+    /// When anything was last heard from it, ms since 1970, if ever.
+    public var lastSeenAt: Int64?
+    /// The last keep-alive round trip, in whole milliseconds.
+    public var roundTripMillis: Int?
     /// The sync state, while linked.
     public var sync: Sync?
     /// Whether it is a daemon of another circle (seen by mDNS, never linked).
@@ -76,25 +76,25 @@ public struct PeerInfo: Codable, Equatable, Sendable {
     /// misses and what to do, as the daemon (which knows what each peer
     /// protocol version carries) words it; absent otherwise.
     public var versionNote: String?
-    /// Seconds since it was last heard from over a link (an mDNS sighting
+    /// When it was last heard from over a link, ms since 1970 (an mDNS sighting
     /// is not hearing from it); absent when never.
-    public var lastHeardSecondsAgo: Double?
+    public var lastHeardAt: Int64?
     /// The names of the players the peer hosts (members it admitted with
     /// their own keys, who play from browsers paired to it); absent when none.
-    public var hosts: [String]?
+    public var hostNames: [String]?
 
     /// Creates a peer report.
     public init(
-        id: String, name: String, addresses: [String], state: PeerState, via: [String], lastSeenSecondsAgo: Double?,
-        roundTripMs: Double?, sync: Sync?, otherCircle: Bool
+        peer: String, name: String, addresses: [String], state: PeerState, via: [String], lastSeenAt: Int64?,
+        roundTripMillis: Int?, sync: Sync?, otherCircle: Bool
     ) {
-        self.id = id
+        self.peer = peer
         self.name = name
         self.addresses = addresses
         self.state = state
         self.via = via
-        self.lastSeenSecondsAgo = lastSeenSecondsAgo
-        self.roundTripMs = roundTripMs
+        self.lastSeenAt = lastSeenAt
+        self.roundTripMillis = roundTripMillis
         self.sync = sync
         self.otherCircle = otherCircle
     }
@@ -114,14 +114,15 @@ extension PeerInfo {
         case .connecting: return "connecting"
         case .discovered: return "seen, not linked"
         case .offline:
-            guard let ago = lastHeardSecondsAgo else { return "never reached" }
-            return "offline since " + Self.clock(secondsAgo: ago)
+            guard let heard = lastHeardAt else { return "never reached" }
+            return "offline since " + Self.clock(at: heard)
         }
     }
 
-    /// When, `ago` seconds before `now`: `18:05` within the last 12 hours,
-    /// else the full date.
-    static func clock(secondsAgo ago: Double, now: Date = Date()) -> String {
+    /// An instant (ms since 1970): `18:05` within the 12 hours before
+    /// `now`, else the full date.
+    static func clock(at millis: Int64, now: Date = Date()) -> String {
+        let ago = ControlFormatting.secondsSince(millis, now: now)
         let then = now.addingTimeInterval(-ago)
         guard ago < 12 * 3600 else { return ControlFormatting.date(then.timeIntervalSince1970) }
         return String(localTime: then.timeIntervalSince1970, format: "%H:%M")
@@ -141,14 +142,14 @@ public struct UnreachedPeerInfo: Codable, Equatable, Sendable {
     public var address: String
     /// Why the last dial failed, in words.
     public var reason: String
-    /// Seconds since it failed.
-    public var secondsAgo: Double
+    /// When it failed, ms since 1970.
+    public var failedAt: Int64
 
     /// Creates a report.
-    public init(address: String, reason: String, secondsAgo: Double) {
+    public init(address: String, reason: String, failedAt: Int64) {
         self.address = address
         self.reason = reason
-        self.secondsAgo = secondsAgo
+        self.failedAt = failedAt
     }
 }
 
@@ -170,7 +171,8 @@ extension ControlFormatting {
         var out = peers(result.peers)
         if let unreached = result.unreached, !unreached.isEmpty {
             out += "\nNot reached:\n" + table(["ADDRESS", "WHY", "WHEN"], unreached.map {
-                [$0.address, $0.reason, $0.secondsAgo < 1 ? "now" : "\(Int($0.secondsAgo))s ago"]
+                let ago = secondsSince($0.failedAt)
+                return [$0.address, $0.reason, ago < 1 ? "now" : "\(Int(ago))s ago"]
             })
         }
         let notes = result.peers.compactMap(\.versionNote)

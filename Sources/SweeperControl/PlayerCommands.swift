@@ -101,15 +101,15 @@ public struct PlayerPairing: Codable, Equatable, Sendable {
     /// The certificate's SHA-256 fingerprint, to compare with the browser's.
     public var fingerprint: String?
     /// When the code (or login) stops working, in milliseconds since 1970.
-    public var expiresMillis: Int64
+    public var expiresAt: Int64
     /// Creates a pairing.
-    public init(player: HostedPlayerInfo, url: String, code: String?, urls: [String], fingerprint: String?, expiresMillis: Int64) {
+    public init(player: HostedPlayerInfo, url: String, code: String?, urls: [String], fingerprint: String?, expiresAt: Int64) {
         self.player = player
         self.url = url
         self.code = code
         self.urls = urls
         self.fingerprint = fingerprint
-        self.expiresMillis = expiresMillis
+        self.expiresAt = expiresAt
     }
 }
 
@@ -120,19 +120,19 @@ public struct HostedPlayerInfo: Codable, Equatable, Sendable {
     /// Their name (their profile's).
     public var name: String
     /// Their colour's name.
-    public var colour: String
+    public var colourName: String
     /// When they were added, in milliseconds since 1970.
-    public var addedMillis: Int64
+    public var addedAt: Int64
     /// Whether they are a member of the circle (false once removed).
     public var member: Bool
     /// The browsers paired to them, most recently used first.
     public var devices: [WebDeviceInfo]
     /// Creates the view.
-    public init(peer: String, name: String, colour: String, addedMillis: Int64, member: Bool, devices: [WebDeviceInfo]) {
+    public init(peer: String, name: String, colourName: String, addedAt: Int64, member: Bool, devices: [WebDeviceInfo]) {
         self.peer = peer
         self.name = name
-        self.colour = colour
-        self.addedMillis = addedMillis
+        self.colourName = colourName
+        self.addedAt = addedAt
         self.member = member
         self.devices = devices
     }

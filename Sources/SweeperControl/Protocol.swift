@@ -91,7 +91,7 @@ public enum ControlProtocol {
     /// The control protocol's version, as `Docs/control-protocol.md`
     /// describes it: `--version` and `status` report it, and a change in
     /// what a request or answer means gives it a new one.
-    public static let version = 1
+    public static let version = 2
     /// The longest request line the daemon reads (bytes, newline excluded);
     /// longer lines are discarded with a `line-too-long` answer.
     public static let maximumLineLength = 64 * 1024

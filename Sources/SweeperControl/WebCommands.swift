@@ -25,12 +25,12 @@ extension Commands {
             /// The board's address without the secret (a browser logged in already opens it).
             public var address: String
             /// When the secret in `url` stops working, in milliseconds since 1970.
-            public var expiresMillis: Int64
+            public var expiresAt: Int64
             /// Creates the result.
-            public init(url: String, address: String, expiresMillis: Int64) {
+            public init(url: String, address: String, expiresAt: Int64) {
                 self.url = url
                 self.address = address
-                self.expiresMillis = expiresMillis
+                self.expiresAt = expiresAt
             }
         }
     }
@@ -83,13 +83,13 @@ extension Commands {
             /// The certificate's SHA-256 fingerprint, to compare with the browser's.
             public var fingerprint: String
             /// When the code stops working, in milliseconds since 1970.
-            public var expiresMillis: Int64
+            public var expiresAt: Int64
             /// Creates the result.
-            public init(code: String, urls: [String], fingerprint: String, expiresMillis: Int64) {
+            public init(code: String, urls: [String], fingerprint: String, expiresAt: Int64) {
                 self.code = code
                 self.urls = urls
                 self.fingerprint = fingerprint
-                self.expiresMillis = expiresMillis
+                self.expiresAt = expiresAt
             }
         }
     }
@@ -125,19 +125,19 @@ extension Commands {
 /// A browser paired on the home network, as `web-devices` lists it.
 public struct WebDeviceInfo: Codable, Equatable, Sendable {
     /// Its short id.
-    public var id: String
+    public var device: String
     /// What it is ("Chrome on Android").
     public var name: String
     /// When it was paired, in milliseconds since 1970.
-    public var pairedMillis: Int64
+    public var pairedAt: Int64
     /// When it last asked for anything, in milliseconds since 1970.
-    public var lastUsedMillis: Int64
+    public var lastUsedAt: Int64
     /// Creates a device.
-    public init(id: String, name: String, pairedMillis: Int64, lastUsedMillis: Int64) {
-        self.id = id
+    public init(device: String, name: String, pairedAt: Int64, lastUsedAt: Int64) {
+        self.device = device
         self.name = name
-        self.pairedMillis = pairedMillis
-        self.lastUsedMillis = lastUsedMillis
+        self.pairedAt = pairedAt
+        self.lastUsedAt = lastUsedAt
     }
 }
 

@@ -187,14 +187,14 @@ public struct ViewerRenderer: Sendable {
     private func title(_ screen: inout Screen, _ viewer: Viewer) {
         var text = " Sweeper"
         if let g = viewer.game {
-            text += glyphs.separator + "game " + ControlFormatting.shortID(g.id) + glyphs.separator
+            text += glyphs.separator + "game " + ControlFormatting.shortID(g.game) + glyphs.separator
                 + "\(g.width)×\(g.height), " + ControlFormatting.count(g.mines, "mine")
             if g.assisted { text += glyphs.separator + "assisted" }
             if g.onlyHere == true { text += glyphs.separator + "only on this device" }
             if let daily = g.daily { text += glyphs.separator + "board of the day " + daily.date }
             if let race = g.race {
-                let shown = race.racers.first { $0.id == race.shown }
-                text += glyphs.separator + (race.shown == viewer.selfID || shown == nil ? "race" : "race: \(shown?.name ?? "")'s board")
+                let shown = race.racers.first { $0.peer == race.shownPeer }
+                text += glyphs.separator + (race.shownPeer == viewer.selfID || shown == nil ? "race" : "race: \(shown?.name ?? "")'s board")
             }
             if viewer.replay != nil { text += glyphs.separator + "replay" }
             // Where the cursor is: on a board bigger than the screen, the only way to know.
@@ -253,7 +253,7 @@ public struct ViewerRenderer: Sendable {
         for p in viewer.watching {
             // In a race each racer's cursor is on a board of their own: only the shown board's racer's is drawn
             // (the others' places are in the race line).
-            guard let x = p.x, let y = p.y, game.race.map({ $0.shown == p.peer }) ?? true else { continue }
+            guard let x = p.x, let y = p.y, game.race.map({ $0.shownPeer == p.peer }) ?? true else { continue }
             cursors[BoardPosition(x: x, y: y), default: []].append(p.peer)
         }
         var points: [BoardPosition: ShownPoint] = [:]
@@ -321,14 +321,14 @@ public struct ViewerRenderer: Sendable {
         for peer in viewer.lastActed.keys where names[peer] == nil { names[peer] = viewer.name(of: peer) }
         for point in viewer.points.values where names[point.peer] == nil { names[point.peer] = point.name }
         var chosen: [String: Int] = [:]
-        for p in viewer.game?.players ?? [] { if let c = p.colour { chosen[p.id] = c } }
+        for p in viewer.game?.players ?? [] { if let c = p.colour { chosen[p.peer] = c } }
         for p in viewer.watching { if let c = p.colour { chosen[p.peer] = c } }
         for point in viewer.points.values { if let c = point.colour { chosen[point.peer] = c } }
         let colours = Self.playerColours(Array(names.keys), chosen: chosen)
         // Each player's letter as the daemon hands it out over the whole
         // circle (the same on every screen), else as this screen would.
         var letters = PlayerLetters.assign(names)
-        for p in viewer.game?.players ?? [] { if let l = p.letter?.first, names[p.id] != nil { letters[p.id] = l } }
+        for p in viewer.game?.players ?? [] { if let l = p.letter?.first, names[p.peer] != nil { letters[p.peer] = l } }
         for (peer, p) in viewer.presence where names[peer] != nil { if let l = p.letter?.first { letters[peer] = l } }
         var marks: [String: PlayerMark] = [:]
         for (peer, letter) in letters { if let colour = colours[peer] { marks[peer] = PlayerMark(letter: letter, colour: colour) } }
@@ -389,7 +389,7 @@ public struct ViewerRenderer: Sendable {
         if let timeline = viewer.replayTimeline {
             // A replay: where in the game, who did what; and its keys.
             screen.put(0, y, fit(" " + timeline, screen.width), Style(bold: true))
-            if let m = viewer.replay?.current, let mark = Self.playerMarks(viewer)[m.author] {
+            if let m = viewer.replay?.current, let mark = Self.playerMarks(viewer)[m.authorPeer] {
                 let look = color ? Style(foreground: mark.colour.foreground, background: mark.colour.background, bold: true) : Style(bold: true, underline: true)
                 screen.put(0, y + 1, " " + String(mark.letter), look)
                 screen.put(2, y + 1, text(" \(m.name): \(m.changed.count) cell" + (m.changed.count == 1 ? "" : "s") + " changed"))
@@ -409,7 +409,7 @@ public struct ViewerRenderer: Sendable {
             }
             var next = screen.put(x, y, word, style(Style(foreground: colour, bold: g.status != .playing)))
             line = "\(sep)\(Int((viewer.progress * 100).rounded(.down)))%"
-            if let t = g.trippedBy { line += "\(sep)mine tripped by \(viewer.name(of: t))" }
+            if let t = g.trippedByPeer { line += "\(sep)mine tripped by \(viewer.name(of: t))" }
             next = screen.put(next, y, line)
             // Who looks where: each name after their letter in their colour
             // (the mark on the board), and the cell their cursor is on when
@@ -442,17 +442,17 @@ public struct ViewerRenderer: Sendable {
                 // Each racer's own board, as it stands: the race at a glance.
                 who = " Race: " + race.racers.map { r in
                     let how: String = switch r.status {
-                    case .won: "won " + ControlFormatting.duration(r.seconds ?? 0)
+                    case .won: "won " + ControlFormatting.duration(wholeSecondsOf: r.playedMillis ?? 0)
                     case .lost: r.gaveUp == true ? "gave up" : "lost"
                     case .playing where r.didNotStart == true: "did not start"
                     case .playing: "\(Int((r.progress * 100).rounded(.down)))%" + (r.flags > 0 ? " \(glyphs.flag)\(r.flags)" : "")
                     }
                     // Where another racer's cursor is, on their own board.
-                    let at = r.status == .playing && r.id != race.shown
-                        ? viewer.watching.first { $0.peer == r.id }.flatMap { p in p.x.flatMap { x in p.y.map { " at \(x),\($0)" } } } ?? ""
+                    let at = r.status == .playing && r.peer != race.shownPeer
+                        ? viewer.watching.first { $0.peer == r.peer }.flatMap { p in p.x.flatMap { x in p.y.map { " at \(x),\($0)" } } } ?? ""
                         : ""
                     return "\(r.name) \(how)\(at)"
-                }.joined(separator: ", ") + (race.over == true ? sep + (race.winner.map { "\($0) wins" } ?? "nobody cleared it") : "")
+                }.joined(separator: ", ") + (race.over == true ? sep + (race.winnerName.map { "\($0) wins" } ?? "nobody cleared it") : "")
             }
             let circle = viewer.peers.filter { !$0.otherCircle }
             if case .retrying = viewer.connection {
@@ -539,10 +539,10 @@ public struct ViewerRenderer: Sendable {
             title = "Games (enter opens, esc closes)"
             // In columns: id, size, how it stands, time, what sets it apart, who played.
             lines = ControlFormatting.columns(list.prefix(max(1, screen.height - 6)).map { g in
-                [ControlFormatting.shortID(g.id),
+                [ControlFormatting.shortID(g.game),
                  ControlFormatting.size(width: g.width, height: g.height, mines: g.mines) + (g.noGuess == true ? " no-guess" : ""),
-                 ControlFormatting.status(g.status, progress: g.progress), ControlFormatting.duration(g.elapsedSeconds),
-                 ControlFormatting.marks(g).joined(separator: ", "), g.players.joined(separator: ", ")]
+                 ControlFormatting.status(g.status, progress: g.progress), ControlFormatting.duration(wholeSecondsOf: g.elapsedMillis),
+                 ControlFormatting.marks(g).joined(separator: ", "), g.playerNames.joined(separator: ", ")]
             })
             if lines.isEmpty { lines = ["no games"] }
             selected = sel

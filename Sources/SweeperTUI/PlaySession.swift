@@ -142,7 +142,7 @@ public enum PlaySession {
             },
             Task { [asked] in await openFirstGame(options, asked: asked, continuation) },
             Task {
-                if let status = try? await request(socket, Commands.Status.self, Empty()) { continuation.yield(.identity(id: status.peerID, name: status.name, removed: status.removed)) }
+                if let status = try? await request(socket, Commands.Status.self, Empty()) { continuation.yield(.identity(id: status.peer, name: status.name, removed: status.removedNote)) }
                 if let peers = try? await request(socket, Commands.Peers.self, .init()) { continuation.yield(.peers(peers)) }
             },
         ]
@@ -203,7 +203,7 @@ public enum PlaySession {
                 if ticks % 5 == 0, viewer.connection == .connected { perform([.listPeers]) }
             case .subscribed:
                 viewer.connection = .connected
-                if everSubscribed, let id = viewer.game?.id {
+                if everSubscribed, let id = viewer.game?.game {
                     viewer.message = (restarted.map { "Restarted sweeperd (pid \($0)); " } ?? "") + "Reconnected to the daemon."
                     restarted = nil
                     perform([.refresh(game: id), .listPeers])
@@ -253,9 +253,9 @@ public enum PlaySession {
                 perform(viewer.advanceReplay())
             case let .refreshed(view):
                 // A replay shows the game as it was: the game now waits for its end.
-                if let view, view.id == viewer.game?.id, viewer.replay == nil { viewer.load(view) }
+                if let view, view.game == viewer.game?.game, viewer.replay == nil { viewer.load(view) }
                 refresh.inFlight = false
-                if refresh.again, let id = viewer.game?.id {
+                if refresh.again, let id = viewer.game?.game {
                     refresh.again = false
                     perform([.refresh(game: id)])
                 }
@@ -369,7 +369,7 @@ public enum PlaySession {
     ) async {
         let socket = options.socketPath
         await answer(out) {
-            if options.replay, let game = asked?.id ?? options.game {
+            if options.replay, let game = asked?.game ?? options.game {
                 return .replayed(try await request(socket, Commands.Replay.self, .init(game: game, racer: options.racer)))
             }
             if options.daily { return .loaded(try await request(socket, Commands.Daily.self, Empty())) }
@@ -382,7 +382,7 @@ public enum PlaySession {
             }
             let games = try await request(socket, Commands.Games.self, .init()).games
             if let playing = games.first(where: { $0.status == .playing }) {
-                return .loaded(try await request(socket, Commands.Show.self, .init(game: playing.id)))
+                return .loaded(try await request(socket, Commands.Show.self, .init(game: playing.game)))
             }
             return .loaded(try await request(socket, Commands.New.self, Commands.New.Arguments()))
         }

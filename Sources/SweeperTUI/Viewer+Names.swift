@@ -8,13 +8,13 @@ extension Viewer {
     mutating func rename(_ peer: String, to name: String, colour: Int?, letter: String? = nil) {
         if peer == selfID { selfName = name }
         if var view = game {
-            for i in view.players.indices where view.players[i].id == peer {
+            for i in view.players.indices where view.players[i].peer == peer {
                 view.players[i].name = name
                 view.players[i].colour = colour
                 if let letter { view.players[i].letter = letter }
             }
             if var race = view.race {
-                for i in race.racers.indices where race.racers[i].id == peer { race.racers[i].name = name }
+                for i in race.racers.indices where race.racers[i].peer == peer { race.racers[i].name = name }
                 view.race = race
             }
             game = view
@@ -25,6 +25,6 @@ extension Viewer {
             if let letter { p.letter = letter }
             presence[peer] = p
         }
-        for i in peers.indices where peers[i].id == peer { peers[i].name = name }
+        for i in peers.indices where peers[i].peer == peer { peers[i].name = name }
     }
 }

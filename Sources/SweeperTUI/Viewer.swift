@@ -214,7 +214,7 @@ public struct Viewer: Sendable {
 
     /// The other players whose viewers show this game, by name.
     public var watching: [PresenceInfo] {
-        guard let id = game?.id else { return [] }
+        guard let id = game?.game else { return [] }
         return presence.values.filter { $0.game == id && $0.peer != selfID }.sorted { ($0.name, $0.peer) < ($1.name, $1.peer) }
     }
 
@@ -224,7 +224,7 @@ public struct Viewer: Sendable {
         guard let game, !noGame, replay == nil else { return .init() }
         switch overlay {
         case .games?, .newGame?: return .init()
-        default: return .init(game: game.id, x: cursor.x, y: cursor.y)
+        default: return .init(game: game.game, x: cursor.x, y: cursor.y)
         }
     }
 
@@ -236,8 +236,8 @@ public struct Viewer: Sendable {
 
     /// The name of a player by peer id (their id's start when unknown).
     public func name(of peerID: String) -> String {
-        if let p = game?.players.first(where: { $0.id == peerID }) { return p.name }
-        if let p = peers.first(where: { $0.id == peerID }) { return p.name }
+        if let p = game?.players.first(where: { $0.peer == peerID }) { return p.name }
+        if let p = peers.first(where: { $0.peer == peerID }) { return p.name }
         if peerID == selfID, let selfName { return selfName }
         return ControlFormatting.shortID(peerID)
     }
@@ -246,7 +246,7 @@ public struct Viewer: Sendable {
 
     /// Shows a freshly fetched game. A different game resets the cursor to its centre.
     public mutating func load(_ view: GameView) {
-        let same = game?.id == view.id
+        let same = game?.game == view.game
         // Another game shown: a new game asked for was made (or another opened).
         if !same { pendingForm = nil }
         // As the last view fetched said (events change the status shown before the fetch).
@@ -261,7 +261,7 @@ public struct Viewer: Sendable {
             for x in 0..<view.width { cells.append(x < row.count ? row[x] : "#") }
         }
         recount()
-        elapsedBase = view.elapsedSeconds
+        elapsedBase = view.elapsedMillis / 1000
         counted = 0
         if !same { lastInput = clock }
         if let layout = view.mineLayout {
@@ -299,8 +299,8 @@ public struct Viewer: Sendable {
     /// whole game only when the move ended it (for its ending).
     @discardableResult
     public mutating func apply(_ result: Commands.MoveResult) -> [ViewerAction] {
-        guard let id = game?.id, result.game == id else { return [] }
-        return apply(result.changed, status: result.status, trippedBy: result.trippedBy, by: selfID)
+        guard let id = game?.game, result.game == id else { return [] }
+        return apply(result.changed, status: result.status, trippedBy: result.trippedByPeer, by: selfID)
     }
 
     /// Applies an event; returns what to fetch because of it.
@@ -308,23 +308,23 @@ public struct Viewer: Sendable {
         switch event.event {
         case .cells:
             // A replay shows the game as it was; the game now comes when it ends.
-            guard replay == nil, let id = game?.id, event.game == id, let changed = event.cells else { return [] }
+            guard replay == nil, let id = game?.game, event.game == id, let changed = event.cells else { return [] }
             if let racer = event.racer, let race = game?.race {
                 // A race: every racer's standing shows; only the board shown takes the cells.
                 let ended = standing(racer, in: race)
-                if racer.id != race.shown { return ended ? [.refresh(game: id)] : [] }
+                if racer.peer != race.shownPeer { return ended ? [.refresh(game: id)] : [] }
             }
-            let fetch = apply(changed, status: event.status, trippedBy: event.trippedBy, by: event.by)
-            if let by = event.by, by != selfID, let acted = actedCell(event, by: by) {
+            let fetch = apply(changed, status: event.status, trippedBy: event.trippedByPeer, by: event.byPeer)
+            if let by = event.byPeer, by != selfID, let acted = actedCell(event, by: by) {
                 lastActed[by] = acted
             }
             return fetch
         case .gameAdded:
             // A game another player started: said, with how to open it (not
             // while the viewer is still opening its first game, likely this one).
-            if let summary = event.summary, let game, summary.id != game.id {
-                let me = selfName ?? game.players.first { $0.id == selfID }?.name
-                let by = summary.players.first ?? "someone"
+            if let summary = event.summary, let game, summary.game != game.game {
+                let me = selfName ?? game.players.first { $0.peer == selfID }?.name
+                let by = summary.playerNames.first ?? "someone"
                 if by != me {
                     let size = ControlFormatting.size(width: summary.width, height: summary.height, mines: summary.mines)
                     message = "\(by) started \(size): g to open"
@@ -335,18 +335,18 @@ public struct Viewer: Sendable {
         case .gameChanged:
             // Players added, or the game archived: the view says who may move.
             var actions: [ViewerAction] = []
-            if replay == nil, let id = game?.id, event.game == id { actions.append(.refresh(game: id)) }
+            if replay == nil, let id = game?.game, event.game == id { actions.append(.refresh(game: id)) }
             if case .games = overlay { actions.append(.listGames) }
             return actions
         case .gameForgotten:
-            if let id = game?.id, event.game == id { message = "this game was forgotten on this device: g for the list" }
+            if let id = game?.game, event.game == id { message = "this game was forgotten on this device: g for the list" }
             if case .games = overlay { return [.listGames] }
             return []
         case .eventsDropped:
             // Some moves were not seen: fetch the game and the peers again.
-            return (game.map { [.refresh(game: $0.id)] } ?? []) + [.listPeers]
+            return (game.map { [.refresh(game: $0.game)] } ?? []) + [.listPeers]
         case .point:
-            guard replay == nil, let id = game?.id, event.game == id, let p = event.presence, let x = event.x, let y = event.y,
+            guard replay == nil, let id = game?.game, event.game == id, let p = event.presence, let x = event.x, let y = event.y,
                   x >= 0, y >= 0, x < game?.width ?? 0, y < game?.height ?? 0
             else { return [] }
             let own = p.own == true || p.peer == selfID
@@ -361,14 +361,14 @@ public struct Viewer: Sendable {
             presence[p.peer] = p.game == nil ? nil : p
             return []
         case .peerChanged:
-            guard let peer = event.peer else { return [] }
-            if let i = peers.firstIndex(where: { $0.id == peer.id }) { peers[i] = peer } else { peers.append(peer) }
+            guard let peer = event.peerInfo else { return [] }
+            if let i = peers.firstIndex(where: { $0.peer == peer.peer }) { peers[i] = peer } else { peers.append(peer) }
             return []
         case .profileChanged:
             guard let p = event.presence else { return [] }
             rename(p.peer, to: p.name, colour: p.colour, letter: p.letter)
             // A new name may move others' letters too (they go by name): the daemon's, fetched again.
-            guard replay == nil, let id = game?.id else { return [] }
+            guard replay == nil, let id = game?.game else { return [] }
             return [.refresh(game: id)]
         }
     }
@@ -378,8 +378,8 @@ public struct Viewer: Sendable {
     /// (the view is fetched again then: the race may be over, with a winner).
     private mutating func standing(_ racer: Commands.RacerStanding, in race: Commands.RaceTable) -> Bool {
         var race = race
-        let before = race.racers.first { $0.id == racer.id }
-        race.racers.removeAll { $0.id == racer.id }
+        let before = race.racers.first { $0.peer == racer.peer }
+        race.racers.removeAll { $0.peer == racer.peer }
         race.racers = Commands.RaceTable.ordered(race.racers + [racer])
         game?.race = race
         return before?.status == .playing && racer.status != .playing
@@ -391,7 +391,7 @@ public struct Viewer: Sendable {
     /// the game, or the only cell that changed; else none, rather than a guess.
     func actedCell(_ event: ControlEvent, by peer: String) -> BoardPosition? {
         if let x = event.x, let y = event.y { return BoardPosition(x: x, y: y) }
-        if let p = presence[peer], p.game == game?.id, let x = p.x, let y = p.y { return BoardPosition(x: x, y: y) }
+        if let p = presence[peer], p.game == game?.game, let x = p.x, let y = p.y { return BoardPosition(x: x, y: y) }
         guard let cells = event.cells, cells.count == 1, let only = cells.first else { return nil }
         return BoardPosition(x: only.x, y: only.y)
     }
@@ -423,10 +423,10 @@ public struct Viewer: Sendable {
             count(look, +1)
         }
         if scored > 0, let by {
-            if let i = view.players.firstIndex(where: { $0.id == by }) {
+            if let i = view.players.firstIndex(where: { $0.peer == by }) {
                 view.players[i].score += scored
             } else {
-                view.players.append(PlayerScore(id: by, name: name(of: by), score: scored))
+                view.players.append(PlayerScore(peer: by, name: name(of: by), score: scored))
             }
             view.players.sort { ($1.score, $0.name) < ($0.score, $1.name) }
         }
@@ -438,9 +438,9 @@ public struct Viewer: Sendable {
             }
             view.status = status
         }
-        if let trippedBy { view.trippedBy = trippedBy }
+        if let trippedBy { view.trippedByPeer = trippedBy }
         game = view
-        return ended ? [.refresh(game: view.id)] : []
+        return ended ? [.refresh(game: view.game)] : []
     }
 
     private mutating func recount() {

@@ -41,16 +41,16 @@ extension Viewer {
             }
             if refusedAsSpectator() { return [] }
             // Asked first, as c is: a hint marks the game assisted for everyone. Once it is, no need.
-            if game.assisted { return [.hint(game: game.id)] }
-            overlay = .confirm("Ask for a hint? The game will be marked assisted for everyone (no record). (y/n)", .hint(game: game.id))
+            if game.assisted { return [.hint(game: game.game)] }
+            overlay = .confirm("Ask for a hint? The game will be marked assisted for everyone (no record). (y/n)", .hint(game: game.game))
         case .character("'"):
             // Point at the cell under the cursor: it flashes on every screen that shows the game.
-            guard let id = game?.id else { return [] }
+            guard let id = game?.game else { return [] }
             return [.point(game: id, x: cursor.x, y: cursor.y)]
         case .character("g"): return [.listGames]
         case .character("r"):
             // The game shown, move by move (q or esc comes back to it).
-            guard let id = game?.id else { return [] }
+            guard let id = game?.game else { return [] }
             return [.replay(game: id)]
         case .character("p"):
             overlay = .peers
@@ -82,7 +82,7 @@ extension Viewer {
                 return []
             }
             if refusedAsSpectator() { return [] }
-            overlay = .confirm("Show the mines? The game will be marked assisted for everyone. (y/n)", .cheat(game: game.id))
+            overlay = .confirm("Show the mines? The game will be marked assisted for everyone. (y/n)", .cheat(game: game.game))
         case .character("G"):
             // Give up one's own board in a race (asked first).
             guard let game else { return [] }
@@ -90,9 +90,9 @@ extension Viewer {
                 message = "This game is no race: G gives up only your own board in a race."
                 return []
             }
-            guard race.shown == selfID else {
-                let whose = race.racers.first { $0.id == race.shown }?.name
-                message = race.racers.contains { $0.id == selfID }
+            guard race.shownPeer == selfID else {
+                let whose = race.racers.first { $0.peer == race.shownPeer }?.name
+                message = race.racers.contains { $0.peer == selfID }
                     ? "This is \(whose ?? "another racer")'s board: G gives up only your own (press G on yours)."
                     : "You do not race in this game: G gives up only your own board in a race."
                 return []
@@ -101,7 +101,7 @@ extension Viewer {
                 message = "Your board is over already."
                 return []
             }
-            overlay = .confirm("Give up your board in this race? The others race on. (y/n)", .resign(game: game.id))
+            overlay = .confirm("Give up your board in this race? The others race on. (y/n)", .resign(game: game.game))
         case .character("q"), .control("c"), .control("d"):
             quitting = true
             return [.quit]
@@ -129,7 +129,7 @@ extension Viewer {
             return []
         case .ending where key == .character("r"):
             self.overlay = nil
-            guard let id = game?.id else { return [] }
+            guard let id = game?.game else { return [] }
             return [.replay(game: id)]
         case .help, .peers, .ending:
             self.overlay = nil
@@ -143,7 +143,7 @@ extension Viewer {
             case .down, .character("j"): self.overlay = .games(list, selected: min(max(0, list.count - 1), selected + 1))
             case .enter, .character(" "):
                 self.overlay = nil
-                if selected < list.count { return [.open(game: list[selected].id)] }
+                if selected < list.count { return [.open(game: list[selected].game)] }
             case .control("c"):
                 quitting = true
                 return [.quit]
@@ -224,8 +224,8 @@ extension Viewer {
         }
         if refusedAsSpectator() { return [] }
         switch look(p.x, p.y) {
-        case "#", "?": return [.reveal(game: game.id, x: p.x, y: p.y)]
-        case "1", "2", "3", "4", "5", "6", "7", "8": return [.chord(game: game.id, x: p.x, y: p.y)]
+        case "#", "?": return [.reveal(game: game.game, x: p.x, y: p.y)]
+        case "1", "2", "3", "4", "5", "6", "7", "8": return [.chord(game: game.game, x: p.x, y: p.y)]
         case "F":
             message = "Flagged: f takes the flag off."
             return []
@@ -236,7 +236,7 @@ extension Viewer {
     private mutating func mark(_ p: BoardPosition) -> [ViewerAction] {
         guard let game, game.status == .playing, !refusedAsSpectator() else { return [] }
         switch look(p.x, p.y) {
-        case "#", "F", "?": return [.flag(game: game.id, x: p.x, y: p.y)]
+        case "#", "F", "?": return [.flag(game: game.game, x: p.x, y: p.y)]
         default: return []
         }
     }

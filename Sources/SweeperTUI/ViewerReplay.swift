@@ -38,7 +38,7 @@ extension Viewer {
         guard var mode = replay else { return }
         let r = mode.result
         let target = min(max(0, position), r.moves.count)
-        if target == mode.position + 1, game?.id == r.game {
+        if target == mode.position + 1, game?.game == r.game {
             let m = r.moves[target - 1]
             applyReplayed(m.changed)
             mode.position = target
@@ -48,13 +48,13 @@ extension Viewer {
         mode.position = target
         // Every author, by name, so that marks and colours say who.
         var players: [PlayerScore] = []
-        for m in r.moves where !players.contains(where: { $0.id == m.author }) { players.append(PlayerScore(id: m.author, name: m.name, score: 0)) }
+        for m in r.moves where !players.contains(where: { $0.peer == m.authorPeer }) { players.append(PlayerScore(peer: m.authorPeer, name: m.name, score: 0)) }
         let status = mode.position == 0 ? PlayStatus.playing : r.moves[mode.position - 1].status
         let opening = GameView(
-            id: r.game, width: r.width, height: r.height, mines: r.mines, status: .playing, digest: "", revealed: 0, flags: 0,
-            board: r.opening, players: players, trippedBy: nil, elapsedSeconds: 0, progress: 0, assisted: false, questionMarks: false)
+            game: r.game, width: r.width, height: r.height, mines: r.mines, status: .playing, digest: "", revealed: 0, flags: 0,
+            board: r.opening, players: players, trippedByPeer: nil, elapsedMillis: 0, progress: 0, assisted: false, questionMarks: false)
         let kept = replay
-        let cursorWas = game?.id == r.game ? cursor : nil
+        let cursorWas = game?.game == r.game ? cursor : nil
         replay = nil
         load(opening)
         replay = kept
@@ -62,7 +62,7 @@ extension Viewer {
         lastActed = [:]
         for m in r.moves.prefix(mode.position) {
             applyReplayed(m.changed)
-            if let x = m.x, let y = m.y { lastActed[m.author] = BoardPosition(x: x, y: y) }
+            if let x = m.x, let y = m.y { lastActed[m.authorPeer] = BoardPosition(x: x, y: y) }
         }
         if var g = game {
             g.status = status
@@ -76,7 +76,7 @@ extension Viewer {
     /// author's mark and the cursor at its cell, and the game's status after it.
     private mutating func showMove(_ move: Commands.ReplayMove, of mode: ReplayMode) {
         if let x = move.x, let y = move.y {
-            lastActed[move.author] = BoardPosition(x: x, y: y)
+            lastActed[move.authorPeer] = BoardPosition(x: x, y: y)
             cursor = BoardPosition(x: x, y: y)
         }
         if var g = game {
@@ -167,7 +167,7 @@ extension Viewer {
         guard let mode = replay else { return nil }
         var parts = ["replay", "move \(mode.position)/\(mode.result.moves.count)"]
         if let m = mode.current {
-            parts.append(ControlFormatting.duration(Int(m.seconds)))
+            parts.append(ControlFormatting.duration(wholeSecondsOf: m.atMillis))
             parts.append(m.name + " " + m.kind + (m.x.flatMap { x in m.y.map { " at \(x),\($0)" } } ?? ""))
         } else {
             parts.append("the opening")

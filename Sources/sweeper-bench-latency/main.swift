@@ -187,7 +187,7 @@ func moves(mover: String, watchers: [String], game: String, count: Int, pace: Du
 func cursors(mover: String, watchers: [String], game: String, count: Int) async throws {
     let clock = ContinuousClock()
     let (moverID, view) = try await ControlClient.withConnection(socketPath: mover) { c in
-        (try await c.call(Commands.Status.self, Empty()).peerID, try await c.call(Commands.Show.self, .init(game: game)))
+        (try await c.call(Commands.Status.self, Empty()).peer, try await c.call(Commands.Show.self, .init(game: game)))
     }
     let arrivals = watchers.map { _ in Arrivals() }
     let pumps = zip(watchers, arrivals).map { socket, arrivals in
@@ -215,7 +215,7 @@ func cursors(mover: String, watchers: [String], game: String, count: Int) async 
             try await Task.sleep(until: last + .milliseconds(60), clock: clock)
             let sent = clock.now
             last = sent
-            try await viewer.setCursor(.init(game: view.id, x: cell.x, y: cell.y))
+            try await viewer.setCursor(.init(game: view.game, x: cell.x, y: cell.y))
             for watcher in arrivals {
                 guard let arrived = await watcher.wait(for: cell, timeout: .seconds(5)) else {
                     lost += 1

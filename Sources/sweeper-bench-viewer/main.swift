@@ -24,9 +24,9 @@ let rows = (0..<side).map { y in
 }
 let id = "0123456789abcdef0123456789abcdef"
 let view = GameView(
-    id: id, width: side, height: side, mines: 25_000, status: .playing, digest: String(repeating: "a", count: 64), revealed: side * side / 2,
-    flags: 0, board: rows, players: [PlayerScore(id: "ME", name: "Sam", score: 900), PlayerScore(id: "P2", name: "Mum", score: 800)],
-    trippedBy: nil, elapsedSeconds: 300, progress: 0.55, assisted: false, questionMarks: false)
+    game: id, width: side, height: side, mines: 25_000, status: .playing, digest: String(repeating: "a", count: 64), revealed: side * side / 2,
+    flags: 0, board: rows, players: [PlayerScore(peer: "ME", name: "Sam", score: 900), PlayerScore(peer: "P2", name: "Mum", score: 800)],
+    trippedByPeer: nil, elapsedMillis: 300_000, progress: 0.55, assisted: false, questionMarks: false)
 let encoder = JSONEncoder()
 let showLine = try encoder.encode(ResultBox(result: view))
 let moves = 200
@@ -35,7 +35,7 @@ let moves = 200
 func event(_ n: Int) throws -> Data {
     let x = side / 2 + n % (side / 2), y = (n * 7) % side
     return try encoder.encode(ControlEvent(
-        event: .cells, game: id, cells: [CellChange(x: x, y: y, value: "F")], status: .playing, minesLeft: 24_999, by: "P2", x: x, y: y,
+        event: .cells, game: id, cells: [CellChange(x: x, y: y, value: "F")], status: .playing, minesLeft: 24_999, byPeer: "P2", x: x, y: y,
         progress: 0.55))
 }
 let events = try (0..<moves).map(event)

@@ -31,7 +31,7 @@ struct BackupCommand: AsyncParsableCommand {
     func run() async throws {
         let path = absolutePath(file)
         try await callDaemon(options, Commands.Backup.self, .init(path: path)) { r in
-            "Backed up this device (\(ControlFormatting.shortID(r.peerID)), \(ControlFormatting.count(r.games, "game"))) to \(r.path), "
+            "Backed up this device (\(ControlFormatting.shortID(r.peer)), \(ControlFormatting.count(r.gameCount, "game"))) to \(r.path), "
                 + "\(r.bytes / 1024) KiB. It holds this device's secret key: keep it private. sweeper restore \(r.path) puts it back.\n"
         }
     }

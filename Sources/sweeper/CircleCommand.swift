@@ -32,11 +32,11 @@ struct InviteCommand: AsyncParsableCommand {
             try await callDaemon(options, Commands.Invitations.self, Empty()) { ControlFormatting.invitations($0) }
         } else if let revoke {
             try await callDaemon(options, Commands.InviteRevoke.self, .init(invitation: revoke)) { i in
-                "Revoked invitation \(ControlFormatting.shortID(i.id)).\n"
+                "Revoked invitation \(ControlFormatting.shortID(i.invitation)).\n"
             }
         } else {
             try await callDaemon(options, Commands.Invite.self, .init(validSeconds: valid?.seconds)) { r in
-                return "\(r.code)\n(one device may join with it, until \(ControlFormatting.date(millis: r.expiresMillis, near: Date())))\n"
+                return "\(r.code)\n(one device may join with it, until \(ControlFormatting.date(millis: r.expiresAt, near: Date())))\n"
             }
         }
     }
@@ -89,7 +89,7 @@ struct JoinCommand: AsyncParsableCommand {
         if address == nil {
             // A daemon with mDNS off and no peer linked finds a member only by a `connect` made meanwhile: said at once.
             let status = try? await ControlClient.withConnection(socketPath: options.socketPath) { try await $0.call(Commands.Status.self, Empty()) }
-            if let status, status.mdns == "disabled", status.peers == 0 {
+            if let status, status.mdns == "disabled", status.peerCount == 0 {
                 Output.write(
                     "This daemon has mDNS off and no peer linked: give the address of the member that made the code with --address HOST:PORT\(timeout > 0 ? " (waiting \(Int(timeout)) s for one to be connected meanwhile)" : "").\n".utf8,
                     to: STDERR_FILENO)
@@ -99,8 +99,8 @@ struct JoinCommand: AsyncParsableCommand {
         }
         try await callDaemon(options, Commands.Join.self, .init(code: code, address: address, oldGames: choice, waitSeconds: timeout)) { r in
             var out = "Joined circle \(r.circleTag)."
-            if let n = r.forgottenGames, n > 0 { out += " Forgot the \(n) game\(n == 1 ? "" : "s") held before." }
-            if let n = r.keptGames, n > 0 { out += " The \(n) game\(n == 1 ? "" : "s") held before stay\(n == 1 ? "s" : "") here, never sent to the new circle." }
+            if let n = r.forgottenGameCount, n > 0 { out += " Forgot the \(n) game\(n == 1 ? "" : "s") held before." }
+            if let n = r.keptGameCount, n > 0 { out += " The \(n) game\(n == 1 ? "" : "s") held before stay\(n == 1 ? "s" : "") here, never sent to the new circle." }
             return out + "\n"
         }
     }
@@ -110,7 +110,7 @@ struct JoinCommand: AsyncParsableCommand {
     private func askAboutOldGames() async throws -> Commands.Join.OldGames? {
         guard isatty(STDIN_FILENO) == 1, !options.json else { return nil }
         let status = try? await ControlClient.withConnection(socketPath: options.socketPath) { try await $0.call(Commands.Status.self, Empty()) }
-        guard let held = status?.games, held > 0 else { return nil }
+        guard let held = status?.gameCount, held > 0 else { return nil }
         for _ in 0..<3 {
             Output.write(
                 "This device holds \(held) game\(held == 1 ? "" : "s"). Keep them (readable here, never sent to the new circle) or forget them? [K/f] ".utf8, to: STDERR_FILENO)
@@ -153,7 +153,7 @@ struct CircleAdminCommand: AsyncParsableCommand {
     var device: String
     func run() async throws {
         try await callDaemon(options, Commands.CircleAdmin.self, .init(device: device)) { r in
-            "\(ControlFormatting.device(name: r.name, peerID: r.peerID)) is an admin now.\n"
+            "\(ControlFormatting.device(name: r.name, peerID: r.peer)) is an admin now.\n"
         }
     }
 }
@@ -174,7 +174,7 @@ struct CircleInvitesCommand: AsyncParsableCommand {
     var state: Switch
     func run() async throws {
         try await callDaemon(options, Commands.CircleInvitations.self, .init(device: device, allowed: state == .on)) { r in
-            "\(ControlFormatting.device(name: r.name, peerID: r.peerID)) \(r.allowed ? "may invite again" : "may not invite now; its open codes admit nobody").\n"
+            "\(ControlFormatting.device(name: r.name, peerID: r.peer)) \(r.allowed ? "may invite again" : "may not invite now; its open codes admit nobody").\n"
         }
     }
 }
@@ -192,15 +192,15 @@ struct CircleRemoveCommand: AsyncParsableCommand {
         if !yes {
             // Whether this device may, before anyone is asked (or told to add --yes).
             let would = try await askDaemon(options, Commands.CircleRemove.self, .init(device: device, check: true))
-            let hosted = would.hostedRemoved.map { " The players it hosts go with it: \($0.joined(separator: ", "))." } ?? ""
+            let hosted = would.hostedRemovedNames.map { " The players it hosts go with it: \($0.joined(separator: ", "))." } ?? ""
             try confirmRemoval(
                 of: device,
-                "Remove \(ControlFormatting.device(name: would.name, peerID: would.peerID)) from the circle? It can no longer link, its later moves are refused, and the circle gets a new key.\(hosted)",
+                "Remove \(ControlFormatting.device(name: would.name, peerID: would.peer)) from the circle? It can no longer link, its later moves are refused, and the circle gets a new key.\(hosted)",
                 yes: yes, json: options.json)
         }
         try await callDaemon(options, Commands.CircleRemove.self, .init(device: device)) { r in
-            let hosted = r.hostedRemoved.map { " The players it hosted are removed with it: \($0.joined(separator: ", "))." } ?? ""
-            return "Removed \(ControlFormatting.device(name: r.name, peerID: r.peerID)); \(r.keptOps) of its moves stay.\(hosted) The circle's new tag is \(r.circleTag).\n"
+            let hosted = r.hostedRemovedNames.map { " The players it hosted are removed with it: \($0.joined(separator: ", "))." } ?? ""
+            return "Removed \(ControlFormatting.device(name: r.name, peerID: r.peer)); \(r.keptOps) of its moves stay.\(hosted) The circle's new tag is \(r.circleTag).\n"
         }
     }
 }

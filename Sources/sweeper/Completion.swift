@@ -20,13 +20,13 @@ enum GameIDCompletion {
         guard let answer = request(#"{"id":1,"command":"games"}"#, socket: socket),
             let reply = try? JSONDecoder().decode(GamesReply.self, from: answer)
         else { return [] }
-        return reply.result.games.map(\.id)
+        return reply.result.games.map(\.game)
     }
 
     /// The part of a `games` answer that completion reads.
     private struct GamesReply: Decodable {
         struct Result: Decodable { var games: [Game] }
-        struct Game: Decodable { var id: String }
+        struct Game: Decodable { var game: String }
         var result: Result
     }
 

@@ -229,7 +229,7 @@ struct AddPlayersCommand: AsyncParsableCommand {
     }
     func run() async throws {
         try await callDaemon(options, Commands.AddPlayers.self, .init(game: game, players: players)) { r in
-            (r.added == 0 ? "Nobody new: " : "Added \(r.added). ") + "Players of \(ControlFormatting.shortID(r.game)): \(r.chosenPlayers.joined(separator: ", ")).\n"
+            (r.added == 0 ? "Nobody new: " : "Added \(r.added). ") + "Players of \(ControlFormatting.shortID(r.game)): \(r.chosenPlayerNames.joined(separator: ", ")).\n"
         }
     }
 }
@@ -247,13 +247,13 @@ struct ArchiveCommand: AsyncParsableCommand {
         if !undo, !yes, isatty(STDIN_FILENO) == 1, !options.json {
             // Which game the id names, before anyone is asked.
             let view = try await askDaemon(options, Commands.Show.self, .init(game: game))
-            let what = "\(ControlFormatting.shortID(view.id)) (\(ControlFormatting.size(width: view.width, height: view.height, mines: view.mines)), "
+            let what = "\(ControlFormatting.shortID(view.game)) (\(ControlFormatting.size(width: view.width, height: view.height, mines: view.mines)), "
                 + "\(ControlFormatting.status(view.status, progress: view.progress)))"
             try askYes("Archive \(what) on every device?", or: "Nothing archived.")
         }
         try await callDaemon(options, Commands.Archive.self, .init(game: game, archived: !undo)) { r in
             let id = ControlFormatting.shortID(r.game)
-            if !r.changed { return "\(id) is \(r.archived ? "archived" : "listed") already.\n" }
+            if !r.didChange { return "\(id) is \(r.archived ? "archived" : "listed") already.\n" }
             return r.archived ? "Archived \(id) on every device; `sweeper archive --undo \(id)` lists it again.\n" : "\(id) is listed again.\n"
         }
     }
@@ -266,7 +266,7 @@ struct NewCommand: AsyncParsableCommand {
     @OptionGroup var game: NewGameOptions
 
     func run() async throws {
-        try await callDaemon(options, Commands.New.self, game.arguments) { "\($0.id)\n" }
+        try await callDaemon(options, Commands.New.self, game.arguments) { "\($0.game)\n" }
     }
 }
 
@@ -309,7 +309,7 @@ struct ResignCommand: AsyncParsableCommand {
     var game: String { named.game }
     func run() async throws {
         try await callDaemon(options, Commands.Resign.self, .init(game: game)) { v in
-            (v.race.map { ControlFormatting.race($0).joined(separator: "\n") + "\n" } ?? "") + "You gave up \(ControlFormatting.shortID(v.id)).\n"
+            (v.race.map { ControlFormatting.race($0).joined(separator: "\n") + "\n" } ?? "") + "You gave up \(ControlFormatting.shortID(v.game)).\n"
         }
     }
 }
@@ -448,14 +448,14 @@ struct ConnectCommand: AsyncParsableCommand {
         /// Whether a peer at it is linked now.
         var linked: Bool
         /// The linked peer's id and name.
-        var peerID: String?
+        var peer: String?
         var name: String?
         /// Why the last dial failed, when it did.
         var reason: String?
 
         var text: String {
-            if linked, let peerID {
-                return "Linked to \(ControlFormatting.device(name: name ?? "", peerID: peerID)) at \(address).\n"
+            if linked, let peer {
+                return "Linked to \(ControlFormatting.device(name: name ?? "", peerID: peer)) at \(address).\n"
             }
             return "Not linked to \(address) yet\(reason.map { ": \($0)" } ?? ""). The daemon keeps trying (see sweeper peers --all).\n"
         }
@@ -482,11 +482,11 @@ struct ConnectCommand: AsyncParsableCommand {
         // linked is said once the link has held half a second (or at the end of the wait).
         var linkedSince: ContinuousClock.Instant?
         while true {
-            if answer.linked == true, let peer = answer.peerID {
+            if answer.linked == true, let peer = answer.peer {
                 let since = linkedSince ?? .now
                 linkedSince = since
                 if ContinuousClock.now - since >= .milliseconds(500) || ContinuousClock.now >= deadline {
-                    return Outcome(address: address, linked: true, peerID: peer, name: answer.name)
+                    return Outcome(address: address, linked: true, peer: peer, name: answer.name)
                 }
             } else {
                 linkedSince = nil
@@ -517,7 +517,7 @@ struct ProfileCommand: AsyncParsableCommand {
     var colour: ColourChoice?
     func run() async throws {
         try await callDaemon(options, Commands.Profile.self, .init(name: name, colour: colour?.rawValue)) { p in
-            "\(p.name) (colour \(p.colour)), peer \(p.peer)\n"
+            "\(p.name) (colour \(p.colourName)), peer \(p.peer)\n"
         }
     }
 }

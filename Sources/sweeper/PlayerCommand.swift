@@ -12,7 +12,7 @@ struct PlayerCommand: AsyncParsableCommand {
 
     /// How to pair a browser to a player, in words and a QR code.
     static func pairingText(_ p: PlayerPairing, added: Bool) -> String {
-        var text = added ? "\(p.player.name) plays from this computer now (\(p.player.colour), peer \(ControlFormatting.shortID(p.player.peer))).\n" : ""
+        var text = added ? "\(p.player.name) plays from this computer now (\(p.player.colourName), peer \(ControlFormatting.shortID(p.player.peer))).\n" : ""
         guard let code = p.code else {
             text += "The board is served on this computer only: this address logs one browser here in as \(p.player.name), once, within ten minutes:\n"
             text += "  \(p.url)\n"
@@ -70,7 +70,7 @@ struct PlayerListCommand: AsyncParsableCommand {
             guard !r.players.isEmpty else { return "This computer hosts no player. `sweeper player add NAME` hosts one.\n" }
             var text = ""
             for p in r.players {
-                text += "\(p.name)  \(p.colour)  peer \(ControlFormatting.shortID(p.peer))  added \(WebLauncher.when(p.addedMillis))"
+                text += "\(p.name)  \(p.colourName)  peer \(ControlFormatting.shortID(p.peer))  added \(WebLauncher.when(p.addedAt))"
                 text += p.member ? "\n" : "  (not a member of the circle)\n"
                 if p.devices.isEmpty { text += "  no browser paired (sweeper player pair \(p.name))\n" }
                 for d in p.devices { text += WebLauncher.line(of: d, indent: "  ") }

@@ -96,7 +96,7 @@ struct WebRevokeCommand: AsyncParsableCommand {
     var device: String
     func run() async throws {
         try await callDaemon(options, Commands.WebRevoke.self, .init(device: device)) { d in
-            "Revoked \(d.id) (\(d.name)): its pages closed, and it must pair again.\n"
+            "Revoked \(d.device) (\(d.name)): its pages closed, and it must pair again.\n"
         }
     }
 }
@@ -126,7 +126,7 @@ extension WebLauncher {
 
     /// A paired browser as a line: id, what it is, when paired and last used.
     static func line(of d: WebDeviceInfo, indent: String = "") -> String {
-        "\(indent)\(d.id)  \(d.name)  paired \(when(d.pairedMillis)), last used \(when(d.lastUsedMillis))\n"
+        "\(indent)\(d.device)  \(d.name)  paired \(when(d.pairedAt)), last used \(when(d.lastUsedAt))\n"
     }
 
     /// A time in milliseconds since 1970, in local time.

@@ -71,11 +71,11 @@ import Testing
     /// Like every field without a value, `trippedBy` is absent until a mine goes off.
     @Test func gameViewLeavesOutTrippedByUntilAMineGoesOff() throws {
         let view = GameView(
-            id: "g", width: 2, height: 2, mines: 1, status: .playing, digest: "d", revealed: 1, flags: 0,
-            board: ["1#", "##"], players: [], trippedBy: nil, elapsedSeconds: 3, progress: 1.0 / 3, assisted: false,
+            game: "g", width: 2, height: 2, mines: 1, status: .playing, digest: "d", revealed: 1, flags: 0,
+            board: ["1#", "##"], players: [], trippedByPeer: nil, elapsedMillis: 3000, progress: 1.0 / 3, assisted: false,
             questionMarks: false)
         let o = try object(view)
-        #expect(o["trippedBy"] == nil)
+        #expect(o["trippedByPeer"] == nil)
         #expect(!String(decoding: try ControlCoding.line(view), as: UTF8.self).contains("null"))
         #expect(o["mineLayout"] == nil)
         #expect(try JSONDecoder().decode(GameView.self, from: ControlCoding.line(view)) == view)
@@ -95,8 +95,8 @@ import Testing
         #expect(ControlFormatting.count(1, "mine") == "1 mine" && ControlFormatting.count(0, "mine") == "0 mines")
         #expect(ControlFormatting.count(2, "mine") == "2 mines")
         let ending = GameEnding(
-            status: .lost, seconds: 6, threeBV: 10, solvedThreeBV: 1, threeBVPerSecond: nil, clicks: 1, efficiency: 1,
-            parts: [.init(name: "Sam", cellsOpened: 1, threeBV: 1, flagsRight: 0, flagsWrong: 0, clicks: 1, hints: 1, peekedAt: nil)],
+            status: .lost, playedMillis: 6000, threeBV: 10, solvedThreeBV: 1, threeBVPerSecond: nil, clicks: 1, efficiency: 1,
+            parts: [.init(name: "Sam", cellsOpened: 1, threeBV: 1, flagsRight: 0, flagsWrong: 0, clicks: 1, hintCount: 1, peekedAt: nil)],
             ranked: false)
         let lines = ControlFormatting.ending(ending).joined(separator: "\n")
         #expect(lines.contains("1 click,") && lines.contains("Sam: 1 cell,") && lines.contains("1 hint"), "\(lines)")
@@ -106,7 +106,7 @@ import Testing
     /// A lost move names who set off the mine by name, not by a peer id.
     @Test func aLostMoveNamesWhoTrippedTheMine() {
         let lost = Commands.MoveResult(
-            game: "g", changed: [CellChange(x: 1, y: 2, value: "X")], status: .lost, progress: 0.5, trippedBy: "YZ0RK-B3QWE", trippedByName: "Max")
+            game: "g", changed: [CellChange(x: 1, y: 2, value: "X")], status: .lost, progress: 0.5, trippedByPeer: "YZ0RK-B3QWE", trippedByName: "Max")
         #expect(ControlFormatting.move(lost).contains("(mine tripped by Max)"))
         var unnamed = lost
         unnamed.trippedByName = nil
@@ -152,9 +152,9 @@ import Testing
     @Test func gamesTableListsEveryGame() {
         let games = [
             GameSummary(
-                id: "0123456789abcdef", width: 9, height: 9, mines: 10, status: .won, progress: 1, elapsedSeconds: 65, players: ["ada", "bob"],
-                created: 1_795_000_000, ended: 1_795_000_065, assisted: false),
-            GameSummary(id: "fedcba9876543210", width: 30, height: 16, mines: 99, status: .playing, progress: 0.5, elapsedSeconds: 4000, players: [], created: 1, assisted: true),
+                game: "0123456789abcdef", width: 9, height: 9, mines: 10, status: .won, progress: 1, elapsedMillis: 65000, playerNames: ["ada", "bob"],
+                createdAt: 1795000000000, endedAt: 1795000065000, assisted: false),
+            GameSummary(game: "fedcba9876543210", width: 30, height: 16, mines: 99, status: .playing, progress: 0.5, elapsedMillis: 4000000, playerNames: [], createdAt: 1000, assisted: true),
         ]
         let text = ControlFormatting.games(games)
         let lines = text.split(separator: "\n")
@@ -192,8 +192,8 @@ import Testing
 @Suite struct PeerWordingTests {
     func peer(_ state: PeerState, _ sync: PeerInfo.Sync?, other: Bool = false) -> PeerInfo {
         PeerInfo(
-            id: "abcdef", name: "bob", addresses: ["198.18.0.2:7455"], state: state, via: ["mdns"], lastSeenSecondsAgo: 0,
-            roundTripMs: nil, sync: sync, otherCircle: other)
+            peer: "abcdef", name: "bob", addresses: ["198.18.0.2:7455"], state: state, via: ["mdns"], lastSeenAt: Int64(Date().timeIntervalSince1970 * 1000) - 0,
+            roundTripMillis: nil, sync: sync, otherCircle: other)
     }
 
     @Test func inSyncOnlyWhileLinkedAndNeitherSideLacks() {
@@ -205,9 +205,9 @@ import Testing
         #expect(peer(.offline, PeerInfo.Sync(theyLack: 0, weLack: 0)).stateWords == "never reached")
         // Offline after a link: since when it was last heard from, by the clock.
         var gone = peer(.offline, nil)
-        gone.lastHeardSecondsAgo = 90
+        gone.lastHeardAt = Int64(Date().timeIntervalSince1970 * 1000) - 90_000
         #expect(gone.stateWords.range(of: #"^offline since \d{2}:\d{2}$"#, options: .regularExpression) != nil, "\(gone.stateWords)")
-        gone.lastHeardSecondsAgo = 3 * 86_400
+        gone.lastHeardAt = Int64(Date().timeIntervalSince1970 * 1000) - 3 * 86_400_000
         #expect(gone.stateWords.range(of: #"^offline since \d{4}-\d{2}-\d{2} \d{2}:\d{2}$"#, options: .regularExpression) != nil)
         #expect(peer(.connecting, PeerInfo.Sync(theyLack: 0, weLack: 0)).stateWords == "connecting")
         #expect(peer(.discovered, nil).stateWords == "seen, not linked")
@@ -227,8 +227,8 @@ import Testing
 @Suite struct FinishedGameTextTests {
     func view(_ board: [String], status: PlayStatus, flags: Int, wrongFlags: [CellPosition]? = nil) -> GameView {
         GameView(
-            id: "0123456789abcdef", width: 3, height: 2, mines: 2, status: status, digest: "d", revealed: 4, flags: flags, board: board,
-            players: [], trippedBy: nil, elapsedSeconds: 5, progress: 1, assisted: false, questionMarks: false, wrongFlags: wrongFlags)
+            game: "0123456789abcdef", width: 3, height: 2, mines: 2, status: status, digest: "d", revealed: 4, flags: flags, board: board,
+            players: [], trippedByPeer: nil, elapsedMillis: 5000, progress: 1, assisted: false, questionMarks: false, wrongFlags: wrongFlags)
     }
 
     @Test func aWrongFlagAfterALossIsDrawnAsTheViewerDrawsIt() {
@@ -241,15 +241,15 @@ import Testing
     @Test func aPlayerWhoSignedTwoMovesAtOnePlaceIsNamed() throws {
         var forked = view(["F1.", "F1."], status: .playing, flags: 1)
         #expect(!ControlFormatting.show(forked).contains("Warning"))
-        forked.equivocatedBy = ["Max"]
+        forked.equivocatedByNames = ["Max"]
         #expect(ControlFormatting.show(forked).contains("Warning: Max signed two different moves at one place"))
         let json = String(decoding: try JSONEncoder().encode(forked), as: UTF8.self)
-        #expect(json.contains("\"equivocatedBy\":[\"Max\"]"))
+        #expect(json.contains("\"equivocatedByNames\":[\"Max\"]"))
     }
 
     @Test func afterAWinNoMineIsLeft() {
         var won = view(["F1.", "F1."], status: .won, flags: 0)
-        (won.created, won.ended) = (1_795_000_000, 1_795_000_065)
+        (won.createdAt, won.endedAt) = (1_795_000_000_000, 1_795_000_065_000)
         let line = ControlFormatting.statusLine(won)
         #expect(line.contains("mines left 0/2") && line.contains("won"), "\(line)")
         #expect(line.contains("started \(ControlFormatting.date(1_795_000_000))") && line.contains("ended \(ControlFormatting.date(1_795_000_065))"))
@@ -259,7 +259,7 @@ import Testing
         // The daemon words the note (ControlProtocolDocTests); the list shows it as it came.
         func peer(_ name: String, _ version: Int?) -> PeerInfo {
             var p = PeerInfo(
-                id: "P-\(name)", name: name, addresses: [], state: .connected, via: ["mdns"], lastSeenSecondsAgo: 0, roundTripMs: 1,
+                peer: "P-\(name)", name: name, addresses: [], state: .connected, via: ["mdns"], lastSeenAt: Int64(Date().timeIntervalSince1970 * 1000) - 0, roundTripMillis: 1,
                 sync: .init(theyLack: 0, weLack: 0), otherCircle: false)
             p.protocolVersion = version
             if let version, version < 4 { p.versionNote = "\(name) runs an older Sweeper (peer protocol \(version)). Upgrade it." }
@@ -280,25 +280,25 @@ import Testing
         #expect(text.contains("Mum is in game fedcba98 at 0,7\n"))
         #expect(!text.contains("Dad"))
         let status = ControlFormatting.status(Commands.Status.Result(
-            peerID: "ME", name: "ann", circleTag: "t", listening: [], mdns: "running", peers: 1, games: 2, version: "v", pid: 1,
+            peer: "ME", name: "ann", circleTag: "t", listening: [], mdns: "running", peerCount: 1, gameCount: 2, version: "v", pid: 1,
             presence: presence))
         #expect(status.contains("Mum is in game fedcba98 at 0,7"))
     }
 
     @Test func scoresAreATableAFamilyReads() {
         let date = 1_795_000_000.0
-        var best = Commands.BestTime(width: 9, height: 9, mines: 10, seconds: 65, game: "0123456789abcdef", players: ["Sam", "Mum"], date: date)
+        var best = Commands.BestTime(width: 9, height: 9, mines: 10, playedMillis: 65000, game: "0123456789abcdef", playerNames: ["Sam", "Mum"], startedAt: Int64(date * 1000))
         best.threeBVPerSecond = 0.42
         var second = best
-        second.seconds = 80
-        second.players = ["Max"]
+        second.playedMillis = 80_000
+        second.playerNames = ["Max"]
         let helped = Commands.AssistedWin(
-            game: Commands.BestTime(width: 16, height: 16, mines: 40, seconds: 30, game: "fedcba9876543210", players: ["Max"], date: date),
-            hints: [Commands.HintCount(name: "Max", hints: 3)], peeks: [Commands.Peek(name: "Sam", at: date + 5)])
+            win: Commands.BestTime(width: 16, height: 16, mines: 40, playedMillis: 30000, game: "fedcba9876543210", playerNames: ["Max"], startedAt: Int64(date * 1000)),
+            hints: [Commands.HintCount(name: "Max", hintCount: 3)], peeks: [Commands.Peek(name: "Sam", peekedAt: Int64((date + 5) * 1000))])
         let text = ControlFormatting.scores(Commands.Scores.Result(
             scores: [best],
             classes: [Commands.ScoreClass(name: "Beginner 9×9 (10), classic", width: 9, height: 9, mines: 10, noGuess: false, best: [best, second])],
-            assisted: [helped], practice: [],
+            assistedWins: [helped], practice: [],
             player: Commands.PlayerRecord(name: "Sam", played: 4, won: 2, lost: 2, minesTripped: 1, bestThreeBVPerSecond: 0.42, records: [best])))
         #expect(text.hasPrefix("Beginner 9×9 (10), classic\n"), "\(text)")
         let lines = text.split(separator: "\n").map(String.init)
@@ -319,7 +319,7 @@ import Testing
 @Suite struct PeerProblemsTextTests {
     @Test func unreachedPeersAndMDNSAreSaid() {
         let result = Commands.Peers.Result(
-            peers: [], unreached: [UnreachedPeerInfo(address: "10.9.8.7:7455", reason: "no route to the host", secondsAgo: 12)],
+            peers: [], unreached: [UnreachedPeerInfo(address: "10.9.8.7:7455", reason: "no route to the host", failedAt: Int64(Date().timeIntervalSince1970 * 1000) - 12000)],
             mdns: "unavailable (avahi-daemon is not running)")
         let text = ControlFormatting.peers(result)
         #expect(text.contains("10.9.8.7:7455") && text.contains("no route to the host") && text.contains("12s ago"), "\(text)")

@@ -32,8 +32,8 @@ import Testing
         return ControlEvent(
             event: .cells, game: r.chance() ? text(&r, plain: plain) : nil, cells: cells,
             status: r.chance() ? PlayStatus.allCases[r.below(3)] : nil, minesLeft: r.chance() ? r.below(200) - 100 : nil,
-            by: r.chance() ? text(&r, plain: plain) : nil, x: r.chance() ? r.below(300) : nil, y: r.chance() ? r.below(300) : nil,
-            progress: progress, trippedBy: r.chance() ? text(&r, plain: plain) : nil)
+            byPeer: r.chance() ? text(&r, plain: plain) : nil, x: r.chance() ? r.below(300) : nil, y: r.chance() ? r.below(300) : nil,
+            progress: progress, trippedByPeer: r.chance() ? text(&r, plain: plain) : nil)
     }
 
     @Test func cellsEventsDecodeToTheSameEvent() throws {
@@ -60,7 +60,7 @@ import Testing
         let added = ControlEvent(event: .gameAdded, game: "abc")
         #expect(try added.jsonLine() == (try ControlCoding.line(added)))
         // A race's cells carry the racer's standing: the encoder writes them whole.
-        let racer = Commands.RacerStanding(id: "AB12", name: "Mum", status: .playing, progress: 0.25, flags: 3)
+        let racer = Commands.RacerStanding(peer: "AB12", name: "Mum", status: .playing, progress: 0.25, flags: 3)
         let raced = ControlEvent(event: .cells, game: "abc", cells: [CellChange(x: 1, y: 2, value: "3")], racer: racer)
         #expect(try raced.jsonLine() == (try ControlCoding.line(raced)))
         #expect(try JSONDecoder().decode(ControlEvent.self, from: raced.jsonLine()).racer == racer)

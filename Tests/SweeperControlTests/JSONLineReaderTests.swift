@@ -78,8 +78,8 @@ import Testing
 
     @Test func linesItDoesNotReadAreLeftToJSONDecoder() throws {
         let peer = PeerInfo(
-            id: "P", name: "n", addresses: [], state: .connected, via: [], lastSeenSecondsAgo: nil, roundTripMs: nil, sync: nil, otherCircle: false)
-        let summary = ControlEvent(event: .peerChanged, peer: peer)
+            peer: "P", name: "n", addresses: [], state: .connected, via: [], lastSeenAt: nil, roundTripMillis: nil, sync: nil, otherCircle: false)
+        let summary = ControlEvent(event: .peerChanged, peerInfo: peer)
         let line = try ControlCoding.line(summary)
         #expect(event(line) == nil)
         #expect(try JSONDecoder().decode(ControlEvent.self, from: line) == summary)

@@ -36,7 +36,7 @@ extension GameService {
         #expect(one.accepted.count == 1, "under the quota, refused: \(one.rejected.map(\.reason))")
         func shown() async throws -> Bool? {
             let circle = try await result(f.router, #"{"id":1,"command":"circle"}"#, as: Commands.Circle.Result.self)
-            return circle.members.first { $0.peerID == bob.identity.peerID.description }?.overDailyQuota
+            return circle.members.first { $0.peer == bob.identity.peerID.description }?.overDailyQuota
         }
         #expect(try await shown() == true)
 

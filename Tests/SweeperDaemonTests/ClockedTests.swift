@@ -24,7 +24,7 @@ import Testing
     }
 
     private static func played(_ f: DaemonFixture, _ game: String) async throws -> Int {
-        try await show(f.router, game).elapsedSeconds
+        try await show(f.router, game).elapsedMillis / 1000
     }
 
     /// A daemon on a clock the test moves, with a new beginner game of
@@ -33,8 +33,8 @@ import Testing
         let clock = ManualClock()
         let f = try await DaemonFixture(clock: clock)
         let opened: GameView = try await result(f.router, #"{"id":1,"command":"new","preset":"beginner","seed":\#(seed)}"#)
-        let id = try #require(GameID(hex: opened.id))
-        return (clock, f, opened.id, try #require(PresenceSpot(game: id.bytes, x: 2, y: 3)))
+        let id = try #require(GameID(hex: opened.game))
+        return (clock, f, opened.game, try #require(PresenceSpot(game: id.bytes, x: 2, y: 3)))
     }
 
     /// A game nobody opens gains no time; one a viewer shows for 3 s gains

@@ -22,22 +22,24 @@ struct DaemonFixture {
     var router: ControlRouter { core.router }
     let circle: CircleKey
 
-    /// The parts over a new store, on `clock` (the computer's unless a test moves time itself).
-    init(clock: any DaemonClock = SystemClock()) async throws {
+    /// The parts over a new store, on `clock` (the computer's unless a test moves time itself);
+    /// `webPort` 0 gives the web board a free port (it is served once a test runs its `WebServer`).
+    init(clock: any DaemonClock = SystemClock(), webPort: Int? = nil) async throws {
         directory = NSTemporaryDirectory() + "sweeper-remote-\(UUID().uuidString)"
         store = try Store(directory: directory)
-        core = try await Self.daemon(store: store, directory: directory, loop: loop, clock: clock)
+        core = try await Self.daemon(store: store, directory: directory, loop: loop, clock: clock, webPort: webPort)
         circle = await core.service.circle
     }
 
     /// The daemon's parts over `store`, as `Daemon.run` assembles them,
     /// with a peer network that listens on loopback only and dials nobody.
     static func daemon(
-        store: Store, directory: String, loop: any EventLoop, clock: any DaemonClock = SystemClock()
+        store: Store, directory: String, loop: any EventLoop, clock: any DaemonClock = SystemClock(), webPort: Int? = nil
     ) async throws -> DaemonCore {
-        let settings = DaemonSettings(
+        var settings = DaemonSettings(
             stateDirectory: directory, socketPath: directory + "/c.sock", listen: ["127.0.0.1:0"], peers: [], name: "ada",
-            mdns: false, logLevel: .critical)
+            mdns: false, logLevel: .critical, webPort: webPort)
+        settings.webLANPort = webPort
         var logger = Logger(label: "test")
         logger.logLevel = .critical
         return try await DaemonCore.assemble(

@@ -41,7 +41,7 @@ import Testing
         let id = genesis.gameID.description
         // `games` marks it with its day.
         let listed: Commands.Games.Result = try await result(f.router, #"{"id":1,"command":"games"}"#)
-        #expect(listed.games.first { $0.id == id }?.daily == DailyBoard.date(of: 20_417))
+        #expect(listed.games.first { $0.game == id }?.day == DailyBoard.date(of: 20_417))
         for command in ["reveal", "flag", "chord"] {
             do {
                 let _: Commands.MoveResult = try await result(f.router, #"{"id":1,"command":"\#(command)","game":"\#(id)","x":\#(cell.x),"y":\#(cell.y)}"#)
@@ -91,7 +91,7 @@ import Testing
         let stored = try f.store.ops(gameID: id)
         #expect(stored.count == 2 && stored.allSatisfy { $0.author == Data(bob.identity.peerID.bytes) })
         let view = try await show(f.router, id)
-        #expect(view.players.map(\.id) == [bob.identity.peerID.description])
+        #expect(view.players.map(\.peer) == [bob.identity.peerID.description])
         await f.cleanup()
     }
 

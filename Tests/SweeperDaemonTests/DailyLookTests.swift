@@ -12,12 +12,12 @@ import Testing
     /// Reveals one covered safe cell of `game` as `router`'s player (with
     /// `flag`, flags a covered cell instead: a move too).
     static func moveIn(_ f: DaemonFixture, _ router: ControlRouter, _ game: GameView, flag: Bool = false) async throws {
-        let id = try #require(GameID(hex: game.id))
+        let id = try #require(GameID(hex: game.game))
         let layout = try #require(await f.service.replica.state(of: id)?.genesis.layout)
-        let view = try await show(router, game.id)
+        let view = try await show(router, game.game)
         let cell = try #require((0..<game.width * game.height).first { !layout.isMine($0) && Array(view.board[$0 / game.width])[$0 % game.width] == "#" })
         let command = flag ? "flag" : "reveal"
-        let _: Commands.MoveResult = try await result(router, #"{"id":5,"command":"\#(command)","game":"\#(game.id)","x":\#(cell % game.width),"y":\#(cell / game.width)}"#)
+        let _: Commands.MoveResult = try await result(router, #"{"id":5,"command":"\#(command)","game":"\#(game.game)","x":\#(cell % game.width),"y":\#(cell / game.width)}"#)
     }
 
     @Test func lookingAtAnothersBoardOfTodayIsAskedAndMarksOnesOwn() async throws {
@@ -30,36 +30,36 @@ import Testing
         try await Self.moveIn(f, max, maxs)
         // Ada makes hers (as `daily --json` does) without moving: she is not in the table.
         let adas: GameView = try await result(f.router, #"{"id":3,"command":"daily"}"#)
-        #expect(adas.id != maxs.id && adas.daily != nil, "her own board of the day, marked as one")
+        #expect(adas.game != maxs.game && adas.daily != nil, "her own board of the day, marked as one")
         let table: Commands.Scores.Result = try await result(f.router, #"{"id":4,"command":"scores","daily":true}"#)
         #expect(table.daily?.results.map(\.name) == ["Max"], "\(String(describing: table.daily?.results))")
 
         // Ada shows Max's board: refused, naming whose and why; hers stays unmarked.
         do {
-            let _: GameView = try await result(f.router, #"{"id":6,"command":"show","game":"\#(maxs.id)"}"#)
+            let _: GameView = try await result(f.router, #"{"id":6,"command":"show","game":"\#(maxs.game)"}"#)
             Issue.record("Max's board of the day was shown without asking")
         } catch let error as ControlError {
             #expect(error.code == "makes-practice" && error.message.hasPrefix("that is Max's board of the day"), "\(error)")
         }
-        #expect(try await show(f.router, adas.id).assisted == false)
+        #expect(try await show(f.router, adas.game).assisted == false)
         // So is a replay of it.
         await #expect(throws: ControlError.self) {
-            let _: Commands.Replay.Result = try await result(f.router, #"{"id":7,"command":"replay","game":"\#(maxs.id)"}"#)
+            let _: Commands.Replay.Result = try await result(f.router, #"{"id":7,"command":"replay","game":"\#(maxs.game)"}"#)
         }
         // With look: shown, and hers is marked as having looked at the mines, not ranked.
-        let looked: GameView = try await result(f.router, #"{"id":8,"command":"show","game":"\#(maxs.id)","look":true}"#)
-        #expect(looked.id == maxs.id)
-        let hers = try await show(f.router, adas.id)
+        let looked: GameView = try await result(f.router, #"{"id":8,"command":"show","game":"\#(maxs.game)","look":true}"#)
+        #expect(looked.game == maxs.game)
+        let hers = try await show(f.router, adas.game)
         #expect(hers.assisted && hers.peeks?.map(\.name) == ["ada"], "\(String(describing: hers.peeks))")
         // Marked once: later looks are not asked again.
-        let again: GameView = try await result(f.router, #"{"id":9,"command":"show","game":"\#(maxs.id)"}"#)
-        #expect(again.id == maxs.id)
+        let again: GameView = try await result(f.router, #"{"id":9,"command":"show","game":"\#(maxs.game)"}"#)
+        #expect(again.game == maxs.game)
 
         // Sam has no board of today yet: looking makes his, marked, and enters him nowhere.
-        let samLooked: GameView = try await result(sam, #"{"id":10,"command":"show","game":"\#(maxs.id)","look":true}"#)
-        #expect(samLooked.id == maxs.id)
+        let samLooked: GameView = try await result(sam, #"{"id":10,"command":"show","game":"\#(maxs.game)","look":true}"#)
+        #expect(samLooked.game == maxs.game)
         let samsOwn: GameView = try await result(sam, #"{"id":11,"command":"daily"}"#)
-        #expect(samsOwn.assisted && samsOwn.id != maxs.id)
+        #expect(samsOwn.assisted && samsOwn.game != maxs.game)
         let after: Commands.Scores.Result = try await result(f.router, #"{"id":12,"command":"scores","daily":true}"#)
         #expect(after.daily?.results.map(\.name) == ["Max"])
         // Once Sam moves (a flag is a move), he is in the table, assisted for all to see.
@@ -68,7 +68,7 @@ import Testing
         #expect(entered.daily?.results.first { $0.name == "Sam" }?.assisted == true)
 
         // Max's own board, and a board of another day, are never asked about.
-        let _: GameView = try await result(max, #"{"id":14,"command":"show","game":"\#(maxs.id)"}"#)
+        let _: GameView = try await result(max, #"{"id":14,"command":"show","game":"\#(maxs.game)"}"#)
         await f.cleanup()
     }
 }

@@ -14,15 +14,15 @@ import Testing
         let game: GameView = try await result(f.router, #"{"id":1,"command":"new","preset":"beginner"}"#)
         // Made, then left a while: the wall clock runs, the played time does not.
         try await Task.sleep(for: .milliseconds(2_100))
-        let cheat: GameView = try await result(f.router, #"{"id":2,"command":"show","game":"\#(game.id)","cheat":true}"#)
+        let cheat: GameView = try await result(f.router, #"{"id":2,"command":"show","game":"\#(game.game)","cheat":true}"#)
         let layout = try #require(cheat.mineLayout)
         let mine = try #require(layout.enumerated().lazy.compactMap { y, row in Array(row).firstIndex(of: "*").map { (x: $0, y: y) } }.first)
-        let _: Commands.MoveResult = try await result(f.router, #"{"id":3,"command":"reveal","game":"\#(game.id)","x":\#(mine.x),"y":\#(mine.y)}"#)
-        let lost: GameView = try await result(f.router, #"{"id":4,"command":"show","game":"\#(game.id)"}"#)
+        let _: Commands.MoveResult = try await result(f.router, #"{"id":3,"command":"reveal","game":"\#(game.game)","x":\#(mine.x),"y":\#(mine.y)}"#)
+        let lost: GameView = try await result(f.router, #"{"id":4,"command":"show","game":"\#(game.game)"}"#)
         let ending = try #require(lost.ending)
-        #expect(ending.status == .lost && ending.trippedAfterSeconds == ending.seconds, "lost in \(ending.seconds) s, tripped after \(ending.trippedAfterSeconds ?? -1) s")
+        #expect(ending.status == .lost && ending.trippedAfterMillis == ending.playedMillis, "lost in \(ending.playedMillis) ms, tripped after \(ending.trippedAfterMillis ?? -1) ms")
         let text = ControlFormatting.ending(ending).joined(separator: "\n")
-        #expect(text.contains("Lost in \(ControlFormatting.duration(ending.seconds))") && !text.contains(" after "), "\(text)")
+        #expect(text.contains("Lost in \(ControlFormatting.duration(millis: ending.playedMillis))") && !text.contains(" after "), "\(text)")
         await f.cleanup()
     }
 }
@@ -56,8 +56,8 @@ import Testing
         let view = try await show(f.router, genesis.gameID.description)
         let ending = try #require(view.ending)
         // Start to end, to the millisecond: not 0:00:00, which would top every table.
-        #expect(ending.status == .won && ending.millis == Int(t - start) && ending.seconds == Int((t - start) / 1000), "\(ending)")
-        #expect(view.elapsedSeconds == ending.seconds)
+        #expect(ending.status == .won && ending.playedMillis == Int(t - start), "\(ending)")
+        #expect(view.elapsedMillis == ending.playedMillis)
         await f.cleanup()
     }
 }

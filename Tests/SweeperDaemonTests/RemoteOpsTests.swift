@@ -90,7 +90,7 @@ import Testing
         let moved = try await f.service.receive(.ops(pushed), in: session)
         #expect(moved.accepted.count == 1)
         let shown = try await events(viewer, f)
-        #expect(shown.count == 1 && shown.first?.event == .cells && shown.first?.by == bobIdentity.peerID.description)
+        #expect(shown.count == 1 && shown.first?.event == .cells && shown.first?.byPeer == bobIdentity.peerID.description)
         let g = generated.parameters.geometry
         #expect(shown.first?.cells?.contains { $0.x == g.cell(at: next).x && $0.y == g.cell(at: next).y } == true)
         // The event names the cell Bob clicked (his flood op carries it), where viewers mark his last move.
@@ -110,7 +110,7 @@ import Testing
         #expect(try f.store.game(id: fake.gameID.description) == nil)
 
         let view = try await show(f.router, game.description)
-        #expect(view.players.contains { $0.id == bobIdentity.peerID.description && $0.score > 0 })
+        #expect(view.players.contains { $0.peer == bobIdentity.peerID.description && $0.score > 0 })
         let bobState = try #require(bobReplica.state(of: game))
         #expect(view.digest == Hex.encode(bobState.digest))
 
@@ -118,7 +118,7 @@ import Testing
         await f.service.writeRemoteOps()
         let restarted = try await DaemonFixture.daemon(store: f.store, directory: f.directory, loop: f.loop)
         let reloaded = try await show(restarted.router, game.description)
-        #expect(reloaded == view.with(elapsed: reloaded.elapsedSeconds))
+        #expect(reloaded == view.with(elapsed: reloaded.elapsedMillis))
         await restarted.network.node.shutdown()
         await f.cleanup()
     }
@@ -156,7 +156,7 @@ import Testing
         let intake = try await f.service.receive(pushed[0], in: session)
         #expect(intake.accepted.map(\.hash) == [move.hash] && intake.violation == nil)
         let shown = try await events(viewer, f)
-        #expect(shown.first?.event == .cells && shown.first?.by == bobIdentity.peerID.description)
+        #expect(shown.first?.event == .cells && shown.first?.byPeer == bobIdentity.peerID.description)
         await f.service.writeRemoteOps()
         let rows = try f.store.ops(gameID: game.description)
         #expect(rows.count == 2 && rows.filter(\.vouched).map(\.seq) == [2])
@@ -199,7 +199,7 @@ extension GameView {
     /// The same view with another elapsed time (it moves with the clock while playing).
     func with(elapsed: Int) -> GameView {
         var copy = self
-        copy.elapsedSeconds = elapsed
+        copy.elapsedMillis = elapsed
         return copy
     }
 }

@@ -11,15 +11,15 @@ import Testing
     /// daemon's replica (as anyone holding the game could); with `hint`,
     /// asks for a hint before each move, as a player leaning on them would.
     static func win(_ f: DaemonFixture, _ game: GameView, hint: Bool = false) async throws -> GameView {
-        let id = try #require(GameID(hex: game.id))
+        let id = try #require(GameID(hex: game.game))
         let layout = try #require(await f.service.replica.state(of: id)?.genesis.layout)
         var view = game
         for y in 0..<game.height {
             for x in 0..<game.width where !layout.isMine(y * game.width + x) && view.board[y][view.board[y].index(view.board[y].startIndex, offsetBy: x)] == "#" {
-                if hint { _ = try await result(f.router, #"{"id":9,"command":"hint","game":"\#(game.id)"}"#, as: Commands.Hint.Result.self) }
-                let move: Commands.MoveResult = try await result(f.router, #"{"id":4,"command":"reveal","game":"\#(game.id)","x":\#(x),"y":\#(y)}"#)
+                if hint { _ = try await result(f.router, #"{"id":9,"command":"hint","game":"\#(game.game)"}"#, as: Commands.Hint.Result.self) }
+                let move: Commands.MoveResult = try await result(f.router, #"{"id":4,"command":"reveal","game":"\#(game.game)","x":\#(x),"y":\#(y)}"#)
                 #expect(move.status != .lost)
-                view = try await show(f.router, game.id)
+                view = try await show(f.router, game.game)
                 if view.status != .playing { return view }
             }
         }
@@ -51,7 +51,7 @@ import Testing
         // The same size with hints: assisted, listed apart with who asked how often.
         let helped: GameView = try await result(f.router, #"{"id":5,"command":"new","preset":"beginner"}"#)
         let helpedWon = try await Self.win(f, helped, hint: true)
-        #expect(helpedWon.status == .won && helpedWon.assisted && (helpedWon.hints?.first?.hints ?? 0) > 0)
+        #expect(helpedWon.status == .won && helpedWon.assisted && (helpedWon.hints?.first?.hintCount ?? 0) > 0)
         #expect(helpedWon.ending?.ranked == false && helpedWon.ending?.notRanked?.contains("asked for") == true)
         // A chosen seed: practice.
         let seeded: GameView = try await result(f.router, #"{"id":6,"command":"new","preset":"beginner","seed":11}"#)
@@ -65,10 +65,10 @@ import Testing
         let scores: Commands.Scores.Result = try await result(f.router, #"{"id":8,"command":"scores","player":"ada"}"#)
         let classes = try #require(scores.classes)
         #expect(classes.map(\.name) == ["Beginner 9×9 (10), classic", "Beginner 9×9 (10), no-guess"], "\(classes.map(\.name))")
-        #expect(classes[0].best.map(\.game) == [game.id])
-        #expect(scores.scores.map(\.game) == [game.id, noGuess.id])
-        #expect(scores.assisted?.map(\.game.game) == [helped.id] && scores.assisted?.first?.hints.first?.name == "ada")
-        #expect(scores.practice?.map(\.game) == [seeded.id])
+        #expect(classes[0].best.map(\.game) == [game.game])
+        #expect(scores.scores.map(\.game) == [game.game, noGuess.game])
+        #expect(scores.assistedWins?.map(\.win.game) == [helped.game] && scores.assistedWins?.first?.hints.first?.name == "ada")
+        #expect(scores.practice?.map(\.game) == [seeded.game])
         let record = try #require(scores.player)
         #expect(record.played == 4 && record.won == 4 && record.lost == 0 && record.records.count == 2)
         // Names are unique regardless of case: `ADA` is Ada, named as she names herself.
@@ -80,10 +80,10 @@ import Testing
         }
         let listed: Commands.Games.Result = try await result(f.router, #"{"id":10,"command":"games"}"#)
         // `games` says which board is no-guess and which is practice.
-        #expect(listed.games.first { $0.id == noGuess.id }?.noGuess == true && listed.games.first { $0.id == game.id }?.noGuess == nil)
-        #expect(listed.games.first { $0.id == seeded.id }?.seeded == true && listed.games.first { $0.id == game.id }?.seeded == nil)
-        #expect(listed.games.allSatisfy { $0.daily == nil })
-        #expect(listed.games.first { $0.id == game.id }?.ended == won.ended)
+        #expect(listed.games.first { $0.game == noGuess.game }?.noGuess == true && listed.games.first { $0.game == game.game }?.noGuess == nil)
+        #expect(listed.games.first { $0.game == seeded.game }?.seeded == true && listed.games.first { $0.game == game.game }?.seeded == nil)
+        #expect(listed.games.allSatisfy { $0.day == nil })
+        #expect(listed.games.first { $0.game == game.game }?.endedAt == won.endedAt)
 
         // After a restart every game sleeps: records, endings and the list
         // read them from the store, and say the same (to the millisecond:
@@ -94,8 +94,8 @@ import Testing
         let again: Commands.Scores.Result = try await result(restarted.router, #"{"id":11,"command":"scores","player":"ada"}"#)
         #expect(again == scores)
         let allWins: Commands.Scores.Result = try await result(restarted.router, #"{"id":12,"command":"scores"}"#)
-        #expect(allWins.classes == scores.classes && allWins.assisted == scores.assisted && allWins.practice == scores.practice)
-        #expect(try await show(restarted.router, game.id).ending == won.ending)
+        #expect(allWins.classes == scores.classes && allWins.assistedWins == scores.assistedWins && allWins.practice == scores.practice)
+        #expect(try await show(restarted.router, game.game).ending == won.ending)
         let relisted: Commands.Games.Result = try await result(restarted.router, #"{"id":13,"command":"games"}"#)
         #expect(relisted.games == listed.games)
         await restarted.network.node.shutdown()

@@ -15,7 +15,7 @@ import Testing
         let opened: GameView = try await result(f.router, #"{"id":1,"command":"new","width":16,"height":16,"mines":99,"seed":5}"#)
         let row = try #require(opened.board.firstIndex { $0.contains("#") })
         let column = try #require(opened.board[row].firstIndex(of: "#")).utf16Offset(in: opened.board[row])
-        let id = try #require(GameID(hex: opened.id))
+        let id = try #require(GameID(hex: opened.game))
         // The genesis, and the op that says the board came from a seed.
         let start = try #require(await f.service.engine.awakened(id)?.game.opCount)
         // 200 moves: a flag set and taken away again, a hundred times.
@@ -23,9 +23,9 @@ import Testing
         for i in 0..<moves {
             let mark = i % 2 == 0 ? "flag" : "none"
             let _: Commands.MoveResult = try await result(
-                f.router, #"{"id":2,"command":"flag","game":"\#(opened.id)","x":\#(column),"y":\#(row),"mark":"\#(mark)"}"#)
+                f.router, #"{"id":2,"command":"flag","game":"\#(opened.game)","x":\#(column),"y":\#(row),"mark":"\#(mark)"}"#)
         }
-        let view = try await show(f.router, opened.id)
+        let view = try await show(f.router, opened.game)
         let held = try #require(await f.service.engine.awakened(id)?.game)
         #expect(held.opCount == start + moves)
         // The newest ops stay; the rest went to the store.
@@ -38,7 +38,7 @@ import Testing
         #expect(fresh.state(of: id).map { Hex.encode($0.digest) } == view.digest)
 
         // A replay plays every move again.
-        let replay: Commands.Replay.Result = try await result(f.router, #"{"id":3,"command":"replay","game":"\#(opened.id)"}"#)
+        let replay: Commands.Replay.Result = try await result(f.router, #"{"id":3,"command":"replay","game":"\#(opened.game)"}"#)
         #expect(replay.moves.count == moves)
 
         // After a restart, the game loads one game at a time and lets go of its older ops again.
@@ -46,7 +46,7 @@ import Testing
         let reloaded = try #require(await restarted.service.engine.awakened(id)?.game)
         #expect(reloaded.opCount == start + moves)
         #expect(reloaded.opsInMemory <= Replica.defaultRecentOpsKept + 1)
-        let shown = try await show(restarted.router, opened.id)
+        let shown = try await show(restarted.router, opened.game)
         #expect(shown.digest == view.digest)
         await restarted.network.node.shutdown()
         await f.cleanup()
@@ -96,7 +96,7 @@ import Testing
         let count = Self.awakeAtMost + 4
         for seed in 1...count {
             let view: GameView = try await result(f.router, #"{"id":1,"command":"new","width":9,"height":9,"mines":10,"seed":\#(seed)}"#)
-            views[view.id] = view
+            views[view.game] = view
         }
         var replica = await f.service.engine.circles[0].replica
         #expect(replica.games.count <= Self.awakeAtMost)
@@ -106,7 +106,7 @@ import Testing
 
         // A listing reads every game, and wakes none.
         let listed: Commands.Games.Result = try await result(f.router, #"{"id":2,"command":"games"}"#)
-        #expect(Set(listed.games.map(\.id)) == Set(views.keys))
+        #expect(Set(listed.games.map(\.game)) == Set(views.keys))
         #expect(await f.service.engine.circles[0].replica.sleeping.count == replica.sleeping.count)
 
         // Shown, a sleeping game wakes as it was; a move goes in.
@@ -130,7 +130,7 @@ import Testing
         replica = await restarted.service.engine.circles[0].replica
         #expect(replica.games.isEmpty && replica.sleeping.count == count)
         let again: Commands.Games.Result = try await result(restarted.router, #"{"id":4,"command":"games"}"#)
-        #expect(again.games.map(\.id) == listed.games.map(\.id))
+        #expect(again.games.map(\.game) == listed.games.map(\.game))
         #expect(try await show(restarted.router, asleep.description).flags == 1)
         await restarted.network.node.shutdown()
         await f.cleanup()

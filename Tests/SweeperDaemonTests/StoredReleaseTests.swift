@@ -67,15 +67,15 @@ import Testing
         // the records answer over the old games.
         // A race's boards end without a mine tripped when their racers give up: the game lost by a mine is the one read.
         let lost = try #require(archived.games.first { $0.status == .lost && $0.race == nil })
-        let lostView = try await show(core.router, lost.id)
+        let lostView = try await show(core.router, lost.game)
         let ending = try #require(lostView.ending)
-        #expect(ending.trippedBy != nil && ending.trippedAt != nil && ending.threeBV > 0 && ending.clicks > 1, "\(ending)")
+        #expect(ending.trippedByName != nil && ending.trippedCell != nil && ending.threeBV > 0 && ending.clicks > 1, "\(ending)")
         #expect(lostView.seeded == nil && lostView.hints == nil && lostView.assisted == lost.assisted)
         let scores: Commands.Scores.Result = try await result(core.router, #"{"id":9,"command":"scores"}"#)
         #expect(scores.classes != nil)
 
         // A new move in the game another device made, then a restart.
-        let game = try #require(listed.games.first { $0.status == .playing && $0.race == nil }?.id)
+        let game = try #require(listed.games.first { $0.status == .playing && $0.race == nil }?.game)
         let before = try await show(core.router, game)
         let row = try #require(before.board.firstIndex { $0.contains("#") })
         let column = try #require(Array(before.board[row]).firstIndex(of: "#"))
@@ -131,7 +131,7 @@ import Testing
         #expect(reloaded.members.first { $0.thisDevice }?.role == "founder")
         let after: Commands.Invitations.Result = try await result(again.router, #"{"id":5,"command":"invitations"}"#)
         #expect(after.invitations.count == before.invitations.count + 1)
-        #expect(after.invitations.contains { $0.id == made.invitation && $0.state == .open })
+        #expect(after.invitations.contains { $0.invitation == made.invitation && $0.state == .open })
         await again.network.node.shutdown()
         store.close()
     }

@@ -125,7 +125,7 @@ final class TargetDaemon {
     }
 
     func peerID() throws -> PeerID {
-        guard let text = try result(#"{"id":1,"command":"status"}"#)["peerID"] as? String else { throw AdversaryError.setup("no peer id") }
+        guard let text = try result(#"{"id":1,"command":"status"}"#)["peer"] as? String else { throw AdversaryError.setup("no peer id") }
         return try PeerID(parsing: text)
     }
 
@@ -143,7 +143,7 @@ final class TargetDaemon {
         let games = try result(#"{"id":1,"command":"games"}"#)["games"] as? [[String: Any]] ?? []
         var out: [String: String] = [:]
         for g in games {
-            guard let id = g["id"] as? String else { continue }
+            guard let id = g["game"] as? String else { continue }
             out[id] = try result(#"{"id":1,"command":"show","game":"\#(id)"}"#)["digest"] as? String
         }
         return out
@@ -153,7 +153,7 @@ final class TargetDaemon {
     /// not chosen: a chosen seed makes a practice game (a seeded op), which
     /// the peers of old protocol versions these tests play are never sent.
     func newGame() throws -> String {
-        guard let id = try result(#"{"id":1,"command":"new","preset":"intermediate"}"#)["id"] as? String else {
+        guard let id = try result(#"{"id":1,"command":"new","preset":"intermediate"}"#)["game"] as? String else {
             throw AdversaryError.setup("new game without id")
         }
         return id
@@ -179,7 +179,7 @@ final class TargetDaemon {
 
     /// Peers linked now, by `status`.
     func linkedPeers() -> Int {
-        ((try? result(#"{"id":1,"command":"status"}"#))?["peers"] as? Int) ?? -1
+        ((try? result(#"{"id":1,"command":"status"}"#))?["peerCount"] as? Int) ?? -1
     }
 }
 

@@ -158,7 +158,7 @@ import Testing
         let (target, port, circle) = (scene.target, scene.port, scene.circle)
         let honestID = try scene.honest.peerID()
         let sealed = try target.result(#"{"id":1,"command":"new","preset":"beginner","players":["\#(honestID)"],"privateGame":true}"#)
-        let privateText = try #require(sealed["id"] as? String)
+        let privateText = try #require(sealed["game"] as? String)
         let privateGame = try #require(GameID(hex: privateText))
         let game = try #require(GameID(hex: scene.game))
         func subscribe(_ daemon: TargetDaemon) throws -> ControlLineClient {
@@ -176,7 +176,7 @@ import Testing
         // The honest peer knows Mallory as a member before she points.
         #expect(eventually(20) {
             ((try scene.honest.result(#"{"id":1,"command":"circle"}"#))["members"] as? [[String: Any]] ?? [])
-                .contains { $0["peerID"] as? String == mallory.peerID.description }
+                .contains { $0["peer"] as? String == mallory.peerID.description }
         })
 
         let wall = UInt64(Date().timeIntervalSince1970 * 1000)
@@ -375,7 +375,7 @@ import Testing
         let p = try AdversaryPeer(port: port, from: "127.0.0.36", circle: circle, identity: mallory)
         p.sendHello()
         func named() -> [String] {
-            ((try? target.result(#"{"id":1,"command":"show","game":"\#(game)"}"#))?["equivocatedBy"] as? [String]) ?? []
+            ((try? target.result(#"{"id":1,"command":"show","game":"\#(game)"}"#))?["equivocatedByNames"] as? [String]) ?? []
         }
         // Sent again when the first try came before the target counted the
         // new member's ops (its admission's last step runs on): at most three times.
@@ -491,7 +491,7 @@ import Testing
         let (target, port, circle) = (scene.target, scene.port, scene.circle)
         let honestID = try scene.honest.peerID()
         let made = try target.result(#"{"id":1,"command":"new","preset":"beginner","players":["\#(honestID)"]}"#)
-        let gameText = try #require(made["id"] as? String)
+        let gameText = try #require(made["game"] as? String)
         let game = try #require(GameID(hex: gameText))
         #expect(eventually(30) { try scene.honest.digests()[gameText] == target.digests()[gameText] })
         let before = try target.digests()
@@ -519,7 +519,7 @@ import Testing
         // A private game of the target and its honest peer: a member who does
         // not play sends it a sealed move and a plain one; both are refused.
         let sealed = try target.result(#"{"id":1,"command":"new","preset":"beginner","players":["\#(honestID)"],"privateGame":true}"#)
-        let privateText = try #require(sealed["id"] as? String)
+        let privateText = try #require(sealed["game"] as? String)
         let privateGame = try #require(GameID(hex: privateText))
         #expect(eventually(30) { try scene.honest.digests()[privateText] == target.digests()[privateText] })
         let eve = try scene.admit(from: "127.0.0.38")
@@ -556,7 +556,7 @@ import Testing
         let (target, port, circle) = (scene.target, scene.port, scene.circle)
         let honestID = try scene.honest.peerID()
         let made = try target.result(#"{"id":1,"command":"new","preset":"beginner","players":["\#(honestID)"],"race":true}"#)
-        let gameText = try #require(made["id"] as? String)
+        let gameText = try #require(made["game"] as? String)
         let game = try #require(GameID(hex: gameText))
         #expect(eventually(30) { try scene.honest.digests()[gameText] == target.digests()[gameText] })
         // The honest racer opens a cell: its board changes, the target's does not.
@@ -622,7 +622,7 @@ import Testing
         m.send(membership: [founding.encoded])
         expectLoggedOnce(target, since: offset, ["refused membership records", "reason=founding"], what: "a second founding")
         let members = (try target.result(#"{"id":1,"command":"circle"}"#))["members"] as? [[String: Any]] ?? []
-        #expect(!members.contains { $0["peerID"] as? String == mallory.peerID.description })
+        #expect(!members.contains { $0["peer"] as? String == mallory.peerID.description })
         let rows = try target.result(#"{"id":1,"command":"show","game":"\#(scene.game)"}"#)["board"] as? [String] ?? []
         let cell = try #require(rows.joined().enumerated().first { $0.element == "#" }?.offset)
         m.send(ops: [Forge.op(author: mallory, circle: circle, game: game, seq: 1, lamport: 1_000, payload: .mark(cell: cell, mark: .flag))])
@@ -643,7 +643,7 @@ import Testing
         let (target, port, circle) = (scene.target, scene.port, scene.circle)
         let game = try #require(GameID(hex: scene.game))
         let years: UInt64 = 34 * 365 * 86_400_000
-        func elapsed() throws -> Double { try target.result(#"{"id":1,"command":"show","game":"\#(scene.game)"}"#)["elapsedSeconds"] as? Double ?? -1 }
+        func elapsed() throws -> Double { (try target.result(#"{"id":1,"command":"show","game":"\#(scene.game)"}"#)["elapsedMillis"] as? Int).map { Double($0) / 1000 } ?? -1 }
         let before = try elapsed()
         let offset = target.log().utf8.count
         let mallory = SigningIdentity()
@@ -724,7 +724,7 @@ import Testing
         _ = try mal.result(#"{"id":1,"command":"connect","address":"127.0.0.1:\#(port)"}"#)
         let mallory = try mal.identity()
         func members() -> Set<String> {
-            Set(((try? target.result(#"{"id":1,"command":"circle"}"#))?["members"] as? [[String: Any]] ?? []).compactMap { $0["peerID"] as? String })
+            Set(((try? target.result(#"{"id":1,"command":"circle"}"#))?["members"] as? [[String: Any]] ?? []).compactMap { $0["peer"] as? String })
         }
         #expect(members().contains(mallory.peerID.description))
         #expect(eventually(30) { (try? mal.digests()[scene.game]) != nil && (try? mal.digests()[scene.game]) == (try? target.digests()[scene.game]) })

@@ -10,14 +10,14 @@ import Testing
     }
 
     func listed(_ h: DaemonHarness) throws -> [String] {
-        (try h.json(["games"])["games"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
+        (try h.json(["games"])["games"] as? [[String: Any]] ?? []).compactMap { $0["game"] as? String }
     }
 
     @Test func onATerminalArchiveAsksFirst() throws {
         let h = try DaemonHarness()
         defer { h.cleanup() }
         try h.start()
-        let game = try #require(try h.json(["new", "--preset", "beginner"])["id"] as? String)
+        let game = try #require(try h.json(["new", "--preset", "beginner"])["game"] as? String)
         let line = "\(DaemonHarness.sweeper) --socket \(h.socketPath) archive \(game.prefix(8)); echo \"archive exited $?\"; sleep 600"
 
         // Asked, and answered no: nothing archived.

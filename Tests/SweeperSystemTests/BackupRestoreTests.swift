@@ -8,20 +8,20 @@ import Testing
     @Test func aBackupMadeWhilePlayingRestoresTheSameDeviceAndItsCircleTakesItBack() throws {
         let (ann, bob) = try twoDaemonsInOneCircle()
         defer { ann.cleanup(); bob.cleanup() }
-        let game = try #require(try ann.json(["new", "--preset", "beginner", "--seed", "31"])["id"] as? String)
-        #expect(eventually(20) { (try? bob.json(["show", game]))?["id"] as? String == game }, "bob never got the game")
+        let game = try #require(try ann.json(["new", "--preset", "beginner", "--seed", "31"])["game"] as? String)
+        #expect(eventually(20) { (try? bob.json(["show", game]))?["game"] as? String == game }, "bob never got the game")
         for (h, n) in [(ann, 0), (ann, 1), (bob, 2)] {
             let cell = try #require(firstCovered(try h.json(["show", game])["board"] as? [String] ?? []))
             #expect(try h.cli(["flag", game, "\(cell.x)", "\(cell.y)"]).status == 0, "move \(n)")
         }
         #expect(eventually(20) { (try? ann.json(["show", game]))?["digest"] as? String == (try? bob.json(["show", game]))?["digest"] as? String })
-        let me = try #require(try ann.json(["status"])["peerID"] as? String)
+        let me = try #require(try ann.json(["status"])["peer"] as? String)
         let digest = try #require(try ann.json(["show", game])["digest"] as? String)
         let scores = try ann.cli(["scores"]).stdout
         // Backed up while the daemon runs, to a file of the user's own choosing.
         let file = ann.root + "/ann.backup"
         let backedUp = try ann.json(["backup", file])
-        #expect(backedUp["peerID"] as? String == me && backedUp["games"] as? Int == 1 && (backedUp["bytes"] as? Int ?? 0) > 4096, "\(backedUp)")
+        #expect(backedUp["peer"] as? String == me && backedUp["gameCount"] as? Int == 1 && (backedUp["bytes"] as? Int ?? 0) > 4096, "\(backedUp)")
         var st = stat()
         #expect(stat(file, &st) == 0 && st.st_mode & 0o777 == 0o600, "the backup is not private")
         // Never over a file.
@@ -55,18 +55,18 @@ import Testing
         let replaced = try ann.cli(["--json", "restore", file, "--state-dir", ann.stateDirectory, "--replace"])
         let report = try JSONSerialization.jsonObject(with: Data(replaced.stdout.utf8)) as? [String: Any]
         let aside = try #require(report?["movedAside"] as? String, "\(replaced.stdout)\(replaced.stderr)")
-        #expect(FileManager.default.fileExists(atPath: aside) && report?["peerID"] as? String == me)
+        #expect(FileManager.default.fileExists(atPath: aside) && report?["peer"] as? String == me)
         // Again at once: the first one kept aside is never overwritten.
         let again2 = try ann.cli(["--json", "restore", file, "--state-dir", ann.stateDirectory, "--replace"])
         let second = (try JSONSerialization.jsonObject(with: Data(again2.stdout.utf8)) as? [String: Any])?["movedAside"] as? String
         #expect(second != nil && second != aside && FileManager.default.fileExists(atPath: aside), "\(again2.stdout)\(again2.stderr)")
         try ann.start(name: "ann")
-        #expect(try ann.json(["status"])["peerID"] as? String == me, "the restored daemon is another device")
+        #expect(try ann.json(["status"])["peer"] as? String == me, "the restored daemon is another device")
         #expect(try ann.json(["show", game])["digest"] as? String == digest)
         #expect(try ann.cli(["scores"]).stdout == scores)
         // Its circle takes it back: linked to bob again, and bob's next move reaches it.
         #expect(eventually(30) {
-            ((try? bob.json(["peers"]))?["peers"] as? [[String: Any]] ?? []).contains { $0["id"] as? String == me && $0["state"] as? String == "connected" }
+            ((try? bob.json(["peers"]))?["peers"] as? [[String: Any]] ?? []).contains { $0["peer"] as? String == me && $0["state"] as? String == "connected" }
         }, "bob never linked to the restored device: \((try? bob.cli(["peers"]).stdout) ?? "")")
         let cell = try #require(firstCovered(try bob.json(["show", game])["board"] as? [String] ?? []))
         #expect(try bob.cli(["flag", game, "\(cell.x)", "\(cell.y)"]).status == 0)

@@ -52,7 +52,7 @@ struct ChaosTests {
             return
         }
         let view = try c[1].json(["new", "--width", "40", "--height", "40", "--mines", "250", "--seed", "\(seed)"])
-        guard let game = view["id"] as? String else { throw ProcessError("new printed no id: \(view)") }
+        guard let game = view["game"] as? String else { throw ProcessError("new printed no id: \(view)") }
         guard c.waitConverged(game, hosts) != nil else {
             Issue.record("seed \(seed): the new game did not reach every host")
             return

@@ -42,7 +42,7 @@ import Testing
 
         let status = try h.json(["status"])
         #expect(status["name"] as? String == "tester")
-        let me = try #require(status["peerID"] as? String)
+        let me = try #require(status["peer"] as? String)
 
         // A win.
         let won = try playToWin(h, seed: 11)
@@ -53,11 +53,11 @@ import Testing
         // Won: every safe cell is open; the covered ones are the mines, now shown.
         #expect(!board.joined().contains("#"))
         #expect(board.joined().filter { $0 == "*" || $0 == "F" }.count == 10)
-        #expect(wonView["trippedBy"] == nil)
+        #expect(wonView["trippedByPeer"] == nil)
         let players = try #require(wonView["players"] as? [[String: Any]])
-        #expect(players.first?["id"] as? String == me)
+        #expect(players.first?["peer"] as? String == me)
         #expect((players.first?["score"] as? Int ?? 0) > 0)
-        for key in ["id", "width", "height", "mines", "status", "digest", "revealed", "flags", "board", "players", "elapsedSeconds"] {
+        for key in ["game", "width", "height", "mines", "status", "digest", "revealed", "flags", "board", "players", "elapsedMillis"] {
             #expect(wonView[key] != nil, "show --json lacks \(key)")
         }
         // Won with hints on a chosen seed: practice, not a record; the ending says why.
@@ -83,7 +83,7 @@ import Testing
         #expect(boom.status == 0)
         let lostView = try h.json(["show", lostGame])
         #expect(lostView["status"] as? String == "lost")
-        #expect(lostView["trippedBy"] as? String == me)
+        #expect(lostView["trippedByPeer"] as? String == me)
         let lostBoard = try #require(lostView["board"] as? [String])
         #expect(Array(lostBoard[my])[mx] == "X")
         // The lost game is not a win: still one practice win, no record.
@@ -91,7 +91,7 @@ import Testing
 
         // Games, newest first.
         let games = try #require(try h.json(["games"])["games"] as? [[String: Any]])
-        #expect(games.map { $0["id"] as? String } == [lostGame, won])
+        #expect(games.map { $0["game"] as? String } == [lostGame, won])
         let text = try h.cli(["games"]).stdout
         #expect(text.contains(" won ") && text.contains(" lost ") && text.contains("9×9 (10)"), "\(text)")
 
@@ -108,7 +108,7 @@ import Testing
                 "\(noDaemonJSON.stdout)")
         try h.start()
         #expect(try [won, lostGame].map { try h.json(["show", $0])["digest"] as? String } == digests)
-        #expect(try h.json(["status"])["peerID"] as? String == me)
+        #expect(try h.json(["status"])["peer"] as? String == me)
         #expect(try practice() == [won])
     }
 
@@ -144,7 +144,7 @@ import Testing
         defer { h.cleanup() }
         try h.start()
         let game = try h.cli(["new", "--seed", "5"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        func played() throws -> Int { try #require(try h.json(["show", game])["elapsedSeconds"] as? Int) }
+        func played() throws -> Int { try #require(try h.json(["show", game])["elapsedMillis"] as? Int) / 1000 }
         let viewer = try ControlLineClient(path: h.socketPath)
         viewer.send(#"{"id":1,"command":"subscribe"}"#)
         #expect(viewer.readJSON()?["ok"] as? Bool == true)
@@ -167,7 +167,7 @@ import Testing
         let h = try DaemonHarness()
         defer { h.cleanup() }
         try h.start()
-        let game = try #require(try h.json(["new", "--width", "500", "--height", "500", "--mines", "25000", "--seed", "4"])["id"] as? String)
+        let game = try #require(try h.json(["new", "--width", "500", "--height", "500", "--mines", "25000", "--seed", "4"])["game"] as? String)
         let commands: [[String]] = [
             ["show", game], ["show", game, "--json"], ["status"], ["games"], ["games", "--archived"], ["peers", "--all"], ["scores"],
             ["circle"], ["invite", "--list"], ["profile"], ["hint", game], ["sync"],
@@ -204,7 +204,7 @@ import Testing
         }
         #expect(try h.json(["show", game])["digest"] as? String == digest, "a refused call changed the game")
         #expect(try h.cli(["profile", "--color", "pink"]).status == 0)
-        #expect(try h.json(["profile"])["colour"] as? String == "pink")
+        #expect(try h.json(["profile"])["colourName"] as? String == "pink")
         let code = try #require(try h.json(["invite"])["code"] as? String)
         let revoked = try h.cli(["invite", "--revoke", code])
         #expect(revoked.status == 0, "\(revoked.stderr)")
@@ -290,8 +290,8 @@ import Testing
         let bad = try ann.cli(["profile", "--colour", "mauve"])
         #expect(bad.status == 2 && bad.stderr.contains("light-blue"))
         let set = try ann.json(["profile", "--name", "Mum", "--colour", "pink"])
-        #expect(set["name"] as? String == "Mum" && set["colour"] as? String == "pink")
-        let game = try #require(try ann.json(["new", "--preset", "beginner", "--seed", "3"])["id"] as? String)
+        #expect(set["name"] as? String == "Mum" && set["colourName"] as? String == "pink")
+        let game = try #require(try ann.json(["new", "--preset", "beginner", "--seed", "3"])["game"] as? String)
         // On cat's daemon, which only bob links to, the game's player is Mum, in pink (colour 8).
         let shown = eventually(20) { () -> Bool in
             let players = (try? cat.json(["show", game]))?["players"] as? [[String: Any]] ?? []
@@ -308,7 +308,7 @@ import Testing
         _ = ann.stop()
         try ann.start(name: "ann")
         #expect(try ann.json(["status"])["name"] as? String == "Mother")
-        #expect(try ann.json(["profile"])["colour"] as? String == "pink")
+        #expect(try ann.json(["profile"])["colourName"] as? String == "pink")
     }
 
     /// `join` without an address waits for the member that made the code
@@ -342,12 +342,12 @@ import Testing
         defer { ann.cleanup(); bob.cleanup() }
         try ann.start(name: "ann")
         try bob.start(name: "bob")
-        let game = try #require(try bob.json(["new", "--preset", "beginner", "--seed", "4"])["id"] as? String)
+        let game = try #require(try bob.json(["new", "--preset", "beginner", "--seed", "4"])["game"] as? String)
         let code = try #require(try bob.json(["invite"])["code"] as? String)
         #expect(try ann.cli(["join", code, "--address", try bob.peerAddress()]).status == 0)
-        let bobID = try #require(try bob.json(["status"])["peerID"] as? String)
+        let bobID = try #require(try bob.json(["status"])["peer"] as? String)
         #expect(eventually(20) {
-            ((try? ann.json(["peers"]))?["peers"] as? [[String: Any]] ?? []).contains { $0["id"] as? String == bobID && $0["state"] as? String == "connected" }
+            ((try? ann.json(["peers"]))?["peers"] as? [[String: Any]] ?? []).contains { $0["peer"] as? String == bobID && $0["state"] as? String == "connected" }
         }, "ann never linked to bob: \((try? ann.cli(["peers"]))?.stdout ?? "")")
         #expect(eventually(20) { (try? ann.json(["show", game])) != nil })
         // Connecting to a peer that answers says it linked, and to whom.
@@ -359,7 +359,7 @@ import Testing
         let said = try JSONSerialization.jsonObject(with: Data(linked.stdout.utf8)) as? [String: Any]
         #expect(linked.status == 0 && said?["linked"] as? Bool == true && said?["name"] as? String == "ann",
                 "\(linked.stdout)\n— carl's log:\n\((try? String(contentsOfFile: carl.logPath, encoding: .utf8)) ?? "")\n— ann's log:\n\((try? String(contentsOfFile: ann.logPath, encoding: .utf8))?.suffix(3000) ?? "")")
-        #expect(said?["peerID"] as? String == (try ann.json(["status"])["peerID"] as? String))
+        #expect(said?["peer"] as? String == (try ann.json(["status"])["peer"] as? String))
     }
 
     @Test func membershipRecordsReachEveryDevicePastARelayAndOutliveARestart() throws {
@@ -371,18 +371,18 @@ import Testing
         #expect(alone.count == 1 && alone.first?["founder"] as? Bool == true && alone.first?["thisDevice"] as? Bool == true)
         #expect(try ann.join(bob).status == 0)
         #expect(try cat.join(bob).status == 0)
-        let everyone = Set(try [ann, bob, cat].map { try #require(try $0.json(["status"])["peerID"] as? String) })
+        let everyone = Set(try [ann, bob, cat].map { try #require(try $0.json(["status"])["peer"] as? String) })
         func members(_ h: DaemonHarness) -> Set<String> {
-            Set(((try? h.json(["circle"]))?["members"] as? [[String: Any]] ?? []).compactMap { $0["peerID"] as? String })
+            Set(((try? h.json(["circle"]))?["members"] as? [[String: Any]] ?? []).compactMap { $0["peer"] as? String })
         }
         // Bob founded the circle and admitted ann and cat; the records pass through bob.
         #expect(eventually(20) { members(cat) == everyone && members(ann) == everyone }, "cat lists \(members(cat)), ann \(members(ann))")
         let text = try cat.cli(["circle"]).stdout
         #expect(text.contains("DEVICE") && text.contains("founder") && text.contains("this device") && text.contains("ann"), "\(text)")
         let listed = try #require(try cat.json(["circle"])["members"] as? [[String: Any]])
-        let bobID = try #require(try bob.json(["status"])["peerID"] as? String)
-        #expect(listed.filter { $0["founder"] as? Bool == true }.compactMap { $0["peerID"] as? String } == [bobID])
-        #expect(listed.filter { $0["admittedBy"] as? String == bobID }.count == 2)
+        let bobID = try #require(try bob.json(["status"])["peer"] as? String)
+        #expect(listed.filter { $0["founder"] as? Bool == true }.compactMap { $0["peer"] as? String } == [bobID])
+        #expect(listed.filter { $0["admittedByPeer"] as? String == bobID }.count == 2)
         // The records are kept: after a restart, alone, ann still lists all three.
         _ = ann.stop()
         try ann.start(name: "ann")
@@ -399,12 +399,12 @@ import Testing
         #expect(try ann.join(bob).status == 0)
         #expect(try cat.join(bob).status == 0)
         #expect(try cat.cli(["connect", try ann.peerAddress()]).status == 0)
-        let catID = try #require(try cat.json(["status"])["peerID"] as? String)
+        let catID = try #require(try cat.json(["status"])["peer"] as? String)
         func linked(_ h: DaemonHarness, _ peer: String) -> Bool {
-            ((try? h.json(["peers"]))?["peers"] as? [[String: Any]] ?? []).contains { $0["id"] as? String == peer && $0["state"] as? String == "connected" }
+            ((try? h.json(["peers"]))?["peers"] as? [[String: Any]] ?? []).contains { $0["peer"] as? String == peer && $0["state"] as? String == "connected" }
         }
         #expect(eventually(20) { linked(ann, catID) })
-        let game = try #require(try ann.json(["new", "--preset", "beginner", "--seed", "3"])["id"] as? String)
+        let game = try #require(try ann.json(["new", "--preset", "beginner", "--seed", "3"])["game"] as? String)
         func board(_ h: DaemonHarness) -> [String] { ((try? h.json(["show", game]))?["board"] as? [String]) ?? [] }
         func covered(_ rows: [String]) -> [(x: Int, y: Int)] {
             rows.enumerated().flatMap { y, row in row.enumerated().filter { $0.element == "#" }.map { (x: $0.offset, y: y) } }
@@ -417,10 +417,10 @@ import Testing
         let oldTag = try #require(try ann.json(["status"])["circleTag"] as? String)
         // Only the founder (bob) and admins remove: bob names ann an admin;
         // cat, a member, may not remove anyone, and without --yes off a terminal nothing is asked or done.
-        let annID = try #require(try ann.json(["status"])["peerID"] as? String)
+        let annID = try #require(try ann.json(["status"])["peer"] as? String)
         #expect(try bob.cli(["circle", "admin", annID]).status == 0)
         func role(_ h: DaemonHarness, of peer: String) -> String? {
-            ((try? h.json(["circle"]))?["members"] as? [[String: Any]])?.first { $0["peerID"] as? String == peer }?["role"] as? String
+            ((try? h.json(["circle"]))?["members"] as? [[String: Any]])?.first { $0["peer"] as? String == peer }?["role"] as? String
         }
         #expect(eventually(20) { role(ann, of: annID) == "admin" && role(cat, of: annID) == "admin" })
         let byCat = try cat.cli(["circle", "remove", annID, "--yes"])
@@ -434,7 +434,7 @@ import Testing
         #expect(newTag != oldTag)
         #expect(eventually(10) { !linked(ann, catID) })
         // Cat, linked when it was removed, hears of it and says so; a move there is refused, saying why.
-        #expect(eventually(10) { ((try? cat.json(["status"]))?["removed"] as? String)?.contains("removed from the circle by") == true })
+        #expect(eventually(10) { ((try? cat.json(["status"]))?["removedNote"] as? String)?.contains("removed from the circle by") == true })
         let late = try #require(covered(board(cat)).first { !($0.x == early.x && $0.y == early.y) })
         let refusedHere = try cat.cli(["flag", game, "\(late.x)", "\(late.y)", "--mark", "flag"])
         #expect(refusedHere.status == 1 && refusedHere.stderr.contains("ask an admin for a new invite"), "\(refusedHere.stderr)")
@@ -443,7 +443,7 @@ import Testing
         try bob.start(name: "bob")
         #expect(eventually(30) { (try? bob.json(["status"]))?["circleTag"] as? String == newTag }, "bob's tag stayed \(oldTag)")
         let bobCircle = try bob.json(["circle"])
-        #expect((bobCircle["removed"] as? [[String: Any]])?.first?["peerID"] as? String == catID)
+        #expect((bobCircle["removed"] as? [[String: Any]])?.first?["peer"] as? String == catID)
         // Ann and bob play on and agree; cat's early flag is there, its late one is not.
         let move = try #require(covered(board(ann)).first { !($0.x == early.x && $0.y == early.y) && !($0.x == late.x && $0.y == late.y) })
         #expect(try bob.cli(["flag", game, "\(move.x)", "\(move.y)", "--mark", "flag"]).status == 0)
@@ -487,13 +487,13 @@ import Testing
         defer { ann.cleanup(); bob.cleanup(); cat.cleanup(); dan.cleanup() }
         try dan.start(name: "dan")
         let before = try #require(try cat.json(["invite"])["code"] as? String)
-        let catID = try #require(try cat.json(["status"])["peerID"] as? String)
+        let catID = try #require(try cat.json(["status"])["peer"] as? String)
         let byMember = try ann.cli(["circle", "invites", "cat", "off"])
         #expect(byMember.status == 1 && byMember.stderr.contains("only the circle's founder and admins"), "\(byMember.stderr)")
         let off = try bob.cli(["circle", "invites", "cat", "off"])
         #expect(off.status == 0 && off.stdout.contains("may not invite"), "\(off.stdout)\(off.stderr)")
         func offBy(_ h: DaemonHarness) -> String? {
-            ((try? h.json(["circle"]))?["members"] as? [[String: Any]])?.first { $0["peerID"] as? String == catID }?["invitationsOffByName"] as? String
+            ((try? h.json(["circle"]))?["members"] as? [[String: Any]])?.first { $0["peer"] as? String == catID }?["invitationsOffByName"] as? String
         }
         #expect(eventually(20) { offBy(cat) == "bob" && offBy(ann) == "bob" })
         #expect(try ann.cli(["circle"]).stdout.contains("cat's invitations are off (turned off by bob)"))
@@ -516,8 +516,8 @@ import Testing
         let (ann, bob, cat) = try threeDaemonsInOneCircle()
         defer { ann.cleanup(); bob.cleanup(); cat.cleanup() }
         let made = try ann.json(["new", "--preset", "beginner", "--seed", "5", "--players", "bob"])
-        let game = try #require(made["id"] as? String)
-        #expect(made["chosenPlayers"] as? [String] == ["ann", "bob"])
+        let game = try #require(made["game"] as? String)
+        #expect(made["chosenPlayerNames"] as? [String] == ["ann", "bob"])
         func view(_ h: DaemonHarness) -> [String: Any] { (try? h.json(["show", game])) ?? [:] }
         func covered(_ h: DaemonHarness) -> [(x: Int, y: Int)] {
             ((view(h)["board"] as? [String]) ?? []).enumerated().flatMap { y, row in
@@ -535,7 +535,7 @@ import Testing
         #expect(notAnn.status == 1 && notAnn.stderr.contains("only the game's creator"), "\(notAnn.stderr)")
         let added = try ann.cli(["add-players", game, "cat"])
         #expect(added.status == 0 && added.stdout.contains("Added 1") && added.stdout.contains("ann, bob, cat"), "\(added.stdout)\(added.stderr)")
-        #expect(eventually(20) { view(cat)["watching"] == nil && (view(cat)["chosenPlayers"] as? [String])?.count == 3 })
+        #expect(eventually(20) { view(cat)["watching"] == nil && (view(cat)["chosenPlayerNames"] as? [String])?.count == 3 })
         let next = try #require(covered(cat).first { !($0.x == cell.x && $0.y == cell.y) })
         #expect(try cat.cli(["flag", game, "\(next.x)", "\(next.y)", "--mark", "flag"]).status == 0)
         func digest(_ h: DaemonHarness) -> String? { view(h)["digest"] as? String }
@@ -543,7 +543,7 @@ import Testing
 
         // Archived by bob: gone from every list but the archived one.
         func listed(_ h: DaemonHarness, archived: Bool = false) -> [[String: Any]] {
-            ((try? h.json(["games"] + (archived ? ["--archived"] : [])))?["games"] as? [[String: Any]] ?? []).filter { $0["id"] as? String == game }
+            ((try? h.json(["games"] + (archived ? ["--archived"] : [])))?["games"] as? [[String: Any]] ?? []).filter { $0["game"] as? String == game }
         }
         let archived = try bob.cli(["archive", game])
         #expect(archived.status == 0 && archived.stdout.contains("Archived"), "\(archived.stdout)\(archived.stderr)")
@@ -560,21 +560,21 @@ import Testing
     @Test func joiningKeepsOrForgetsTheGamesHeldBefore() throws {
         let (ann, bob, cat) = try threeDaemons()
         defer { ann.cleanup(); bob.cleanup(); cat.cleanup() }
-        let annsOld = try #require(try ann.json(["new", "--seed", "1"])["id"] as? String)
-        let catsOld = try #require(try cat.json(["new", "--seed", "2"])["id"] as? String)
-        let bobs = try #require(try bob.json(["new", "--seed", "3"])["id"] as? String)
+        let annsOld = try #require(try ann.json(["new", "--seed", "1"])["game"] as? String)
+        let catsOld = try #require(try cat.json(["new", "--seed", "2"])["game"] as? String)
+        let bobs = try #require(try bob.json(["new", "--seed", "3"])["game"] as? String)
         let kept = try ann.join(bob)
         #expect(kept.status == 0 && kept.stdout.contains("1 game held before stays here"), "\(kept.stdout)\(kept.stderr)")
         let forgot = try cat.join(bob, ["--old-games", "forget"])
         #expect(forgot.status == 0 && forgot.stdout.contains("Forgot the 1 game held before"), "\(forgot.stdout)\(forgot.stderr)")
         func ids(_ h: DaemonHarness) -> Set<String> {
-            Set(((try? h.json(["games"]))?["games"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String })
+            Set(((try? h.json(["games"]))?["games"] as? [[String: Any]] ?? []).compactMap { $0["game"] as? String })
         }
         #expect(eventually(20) { ids(ann) == [annsOld, bobs] && ids(cat) == [bobs] }, "ann \(ids(ann)), cat \(ids(cat))")
-        #expect(try ann.json(["show", annsOld])["id"] as? String == annsOld)
+        #expect(try ann.json(["show", annsOld])["game"] as? String == annsOld)
         // Ann's kept game says it is hers alone, in games, show and their text; bob's does not.
         func onlyHere(_ h: DaemonHarness, _ game: String) -> Bool? {
-            ((try? h.json(["games"]))?["games"] as? [[String: Any]])?.first { $0["id"] as? String == game }?["onlyHere"] as? Bool
+            ((try? h.json(["games"]))?["games"] as? [[String: Any]])?.first { $0["game"] as? String == game }?["onlyHere"] as? Bool
         }
         #expect(onlyHere(ann, annsOld) == true && onlyHere(ann, bobs) == nil)
         #expect(try ann.json(["show", annsOld])["onlyHere"] as? Bool == true)
@@ -598,14 +598,14 @@ import Testing
         let (ann, bob, cat) = try threeDaemonsInOneCircle()
         defer { ann.cleanup(); bob.cleanup(); cat.cleanup() }
         #expect(try cat.cli(["sync", "mine"]).status == 0)
-        let game = try #require(try bob.json(["new", "--seed", "9", "--width", "16", "--height", "12", "--mines", "30", "--no-guess"])["id"] as? String)
+        let game = try #require(try bob.json(["new", "--seed", "9", "--width", "16", "--height", "12", "--mines", "30", "--no-guess"])["game"] as? String)
         func available() -> [String: Any]? {
-            ((try? cat.json(["games", "--available"]))?["available"] as? [[String: Any]])?.first { $0["id"] as? String == game }
+            ((try? cat.json(["games", "--available"]))?["available"] as? [[String: Any]])?.first { $0["game"] as? String == game }
         }
         #expect(eventually(20) { available()?["width"] as? Int == 16 }, "\(String(describing: available()))")
         let entry = try #require(available())
         #expect(entry["height"] as? Int == 12 && entry["mines"] as? Int == 30 && entry["noGuess"] as? Bool == true)
-        #expect(entry["creator"] as? String == "bob" && entry["status"] as? String == "playing")
+        #expect(entry["creatorName"] as? String == "bob" && entry["status"] as? String == "playing")
         #expect(entry["playerNames"] as? [String] == ["bob"])
         // Neither side counts bob's game, which cat does not take, as lacking: both read in sync, not catching up for ever.
         func lag(_ h: DaemonHarness, _ name: String) -> [Int]? {
@@ -614,7 +614,7 @@ import Testing
             return sync.flatMap { s in (s["theyLack"] as? Int).flatMap { a in (s["weLack"] as? Int).map { [a, $0] } } }
         }
         #expect(eventually(20) { lag(cat, "bob") == [0, 0] && lag(bob, "cat") == [0, 0] }, "cat sees bob \(String(describing: lag(cat, "bob"))), bob sees cat \(String(describing: lag(bob, "cat")))")
-        let created = try #require(entry["created"] as? Double)
+        let created = Double(try #require(entry["createdAt"] as? Int)) / 1000
         #expect(abs(created - Date().timeIntervalSince1970) < 60)
         let text = try cat.cli(["games", "--available"]).stdout
         let row = try #require(text.split(separator: "\n").first { $0.hasPrefix(game.prefix(8)) }, "\(text)")
@@ -632,11 +632,11 @@ import Testing
         defer { ann.cleanup(); bob.cleanup(); cat.cleanup() }
         let size = ["--width", "16", "--height", "16", "--mines", "40"]
         let made = try ann.json(["new", "--seed", "7", "--private", "--players", "bob"] + size)
-        let game = try #require(made["id"] as? String)
+        let game = try #require(made["game"] as? String)
         #expect(made["privateGame"] as? Bool == true)
-        let open = try #require(try ann.json(["new", "--seed", "8"] + size)["id"] as? String)
+        let open = try #require(try ann.json(["new", "--seed", "8"] + size)["game"] as? String)
         func ids(_ h: DaemonHarness) -> Set<String> {
-            Set(((try? h.json(["games"]))?["games"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String })
+            Set(((try? h.json(["games"]))?["games"] as? [[String: Any]] ?? []).compactMap { $0["game"] as? String })
         }
         func view(_ h: DaemonHarness) -> [String: Any] { (try? h.json(["show", game])) ?? [:] }
         #expect(eventually(20) { ids(bob) == [game, open] && ids(cat) == [open] }, "bob \(ids(bob)), cat \(ids(cat))")
@@ -678,7 +678,7 @@ import Testing
         let code = try #require(try bob.json(["invite"])["code"] as? String)
         let joined = try ann.cli(["--json", "join", code, "--address", try bob.peerAddress()])
         #expect(joined.status == 0, "\(joined.stderr)")
-        let bobID = try #require(try bob.json(["status"])["peerID"] as? String)
+        let bobID = try #require(try bob.json(["status"])["peer"] as? String)
         #expect(joined.stdout.contains(bobID))
         // Without mDNS, ann links to bob by address.
         #expect(try ann.cli(["connect", try bob.peerAddress()]).status == 0)
@@ -712,10 +712,10 @@ import Testing
         #expect(elsewhere.status == 1 && elsewhere.stderr.contains("made on another member's device"), "\(elsewhere.stderr)")
         let admitted = try cat.cli(["--json", "join", open, "--address", try bob.peerAddress()])
         #expect(admitted.status == 0, "\(admitted.stderr)")
-        let catID = try #require(try cat.json(["status"])["peerID"] as? String)
+        let catID = try #require(try cat.json(["status"])["peer"] as? String)
         #expect(eventually(20) {
             ((try? ann.json(["circle"]))?["members"] as? [[String: Any]] ?? []).contains {
-                $0["peerID"] as? String == catID && $0["admittedBy"] as? String == bobID && $0["invitedBy"] as? String == bobID
+                $0["peer"] as? String == catID && $0["admittedByPeer"] as? String == bobID && $0["invitedByPeer"] as? String == bobID
             }
         })
     }

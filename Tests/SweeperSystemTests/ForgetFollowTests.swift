@@ -32,7 +32,7 @@ import Testing
         #expect(eventually(30) { try peer.digests()[game] == forgetter.digests()[game] }, "the devices did not agree on the moves")
         let digest = try #require(try forgetter.digests()[game])
         func played(_ daemon: TargetDaemon) throws -> Int? {
-            try daemon.result(#"{"id":4,"command":"show","game":"\#(game)"}"#)["elapsedSeconds"] as? Int
+            (try daemon.result(#"{"id":4,"command":"show","game":"\#(game)"}"#)["elapsedMillis"] as? Int).map { $0 / 1000 }
         }
         let time = try #require(try played(maker))
         #expect(time >= 2, "played time \(time) s: the test shows nothing of it")

@@ -41,10 +41,10 @@ private typealias Kit = WebPageKit
         #expect(annURL.hasPrefix("https://") && annURL.contains("?pair="), "not a pairing address: \(annURL)")
         let annID = try #require((ann["player"] as? [String: Any])?["peer"] as? String)
         let benID = try #require((ben["player"] as? [String: Any])?["peer"] as? String)
-        let dadID = try #require(try dad.json(["status"])["peerID"] as? String)
+        let dadID = try #require(try dad.json(["status"])["peer"] as? String)
 
-        let game = try #require(try laptop.json(["new", "--preset", "beginner", "--seed", "11"])["id"] as? String)
-        #expect(eventually(20) { (try? dad.json(["show", game]))?["id"] as? String == game }, "Dad never got the game")
+        let game = try #require(try laptop.json(["new", "--preset", "beginner", "--seed", "11"])["game"] as? String)
+        #expect(eventually(20) { (try? dad.json(["show", game]))?["game"] as? String == game }, "Dad never got the game")
         let mines = try Kit.mines(laptop, game)
         let annPhone = try Self.pairedPhone(annURL, laptop, game: game)
         defer { annPhone.quit() }
@@ -84,7 +84,7 @@ private typealias Kit = WebPageKit
         // parts (the laptop's own player looked at the mines, for the test).
         func authors(_ h: DaemonHarness, _ game: String = game) throws -> Set<String> {
             let moves = ((try h.json(["replay", game])["moves"] as? [[String: Any]]) ?? []).filter { $0["kind"] as? String != "peek" }
-            return Set(moves.compactMap { $0["author"] as? String })
+            return Set(moves.compactMap { $0["authorPeer"] as? String })
         }
         #expect(eventually(10) { try authors(dad) == [annID, benID, dadID] }, "Dad's replay: \((try? authors(dad)) ?? [])")
         #expect(try authors(laptop) == [annID, benID, dadID])
@@ -100,11 +100,11 @@ private typealias Kit = WebPageKit
         }
 
         // Ben is removed: his phone is logged out, and its taps change nothing anywhere.
-        let next = try #require(try laptop.json(["new", "--preset", "beginner", "--seed", "12"])["id"] as? String)
-        #expect(eventually(20) { (try? dad.json(["show", next]))?["id"] as? String == next })
+        let next = try #require(try laptop.json(["new", "--preset", "beginner", "--seed", "12"])["game"] as? String)
+        #expect(eventually(20) { (try? dad.json(["show", next]))?["game"] as? String == next })
         let removed = try laptop.json(["player", "remove", "Ben", "--yes"])
         #expect(removed["removedFromCircle"] as? Bool == true)
-        #expect(eventually(10) { ((try dad.json(["circle"])["removed"] as? [[String: Any]]) ?? []).contains { $0["peerID"] as? String == benID } })
+        #expect(eventually(10) { ((try dad.json(["circle"])["removed"] as? [[String: Any]]) ?? []).contains { $0["peer"] as? String == benID } })
         // Ben's page, left open, says it is logged out; its tap goes nowhere.
         let target = try #require(Kit.covered(try Kit.rows(laptop, next)).first)
         let notice = try benPhone.wait(10, for: "const c = document.getElementById('conn'); return c && !c.hidden ? c.textContent : ''") {
@@ -140,7 +140,7 @@ private typealias Kit = WebPageKit
         // Ann makes the race against Ben (from a page of hers), and looks at her mines, for the test.
         var annSocket = try HostedPlayersTests.Browser(url: try #require(try laptop.json(["web", "--no-open", "--player", "Ann"])["url"] as? String))
         let made = try annSocket.ask("new", #""preset": "beginner", "seed": 21, "race": true, "players": ["Ben"]"#)
-        let race = try #require((made["result"] as? [String: Any])?["id"] as? String, "\(made)")
+        let race = try #require((made["result"] as? [String: Any])?["game"] as? String, "\(made)")
         let layout = try #require(((try annSocket.ask("show", #""game": "\#(race)", "cheat": true"#))["result"] as? [String: Any])?["mineLayout"] as? [String])
         let mines = Set(layout.enumerated().flatMap { y, row in row.enumerated().filter { $0.element == "*" }.map { [$0.offset, y] } })
         #expect(mines.count == 10)
@@ -169,9 +169,9 @@ private typealias Kit = WebPageKit
         #expect(eventually(10) { try table(dad)?["over"] as? Bool == true }, "Dad's daemon never saw the race end")
         let here = try #require(try table(laptop))
         let there = try #require(try table(dad))
-        #expect(here["winner"] as? String == "Ann" && there["winner"] as? String == "Ann", "winners: \(here["winner"] ?? "none") / \(there["winner"] ?? "none")")
+        #expect(here["winnerName"] as? String == "Ann" && there["winnerName"] as? String == "Ann", "winners: \(here["winnerName"] ?? "none") / \(there["winnerName"] ?? "none")")
         func standings(_ t: [String: Any]) -> [String] {
-            ((t["racers"] as? [[String: Any]]) ?? []).map { "\($0["id"] ?? "")=\($0["status"] ?? "")" }.sorted()
+            ((t["racers"] as? [[String: Any]]) ?? []).map { "\($0["peer"] ?? "")=\($0["status"] ?? "")" }.sorted()
         }
         #expect(standings(here) == ["\(annID)=won", "\(benID)=lost"].sorted() && standings(here) == standings(there), "\(standings(here)) / \(standings(there))")
         let script = "return document.getElementById('race-head').innerText"

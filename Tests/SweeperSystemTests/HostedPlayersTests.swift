@@ -74,36 +74,36 @@ import Testing
         let benID = try #require((ben["player"] as? [String: Any])?["peer"] as? String)
         #expect(annID != benID)
         #expect(try host.cli(["player", "add", "ann"]).status != 0, "a second player of one name")
-        let hostID = try #require(try host.json(["status"])["peerID"] as? String)
+        let hostID = try #require(try host.json(["status"])["peer"] as? String)
         #expect(![annID, benID].contains(hostID))
 
         // Dad's daemon sees them as devices of the circle, hosted by the laptop.
         var dadsCircle: [[String: Any]] = []
         for _ in 0..<100 {
             dadsCircle = (try dad.json(["circle"])["members"] as? [[String: Any]]) ?? []
-            if dadsCircle.contains(where: { $0["peerID"] as? String == benID && $0["name"] as? String == "Ben" }) { break }
+            if dadsCircle.contains(where: { $0["peer"] as? String == benID && $0["name"] as? String == "Ben" }) { break }
             usleep(100_000)
         }
-        let annThere = try #require(dadsCircle.first { $0["peerID"] as? String == annID })
-        #expect(annThere["hostedBy"] as? String == hostID)
+        let annThere = try #require(dadsCircle.first { $0["peer"] as? String == annID })
+        #expect(annThere["hostedByPeer"] as? String == hostID)
         #expect(annThere["hostedByName"] as? String == "Laptop")
         #expect(try dad.cli(["circle"]).stdout.contains("Ann (hosted by Laptop)"))
-        let laptopThere = ((try dad.json(["peers"])["peers"] as? [[String: Any]]) ?? []).first { $0["id"] as? String == hostID }
-        #expect(laptopThere?["hosts"] as? [String] == ["Ann", "Ben"], "Dad's peers: \(laptopThere ?? [:])")
+        let laptopThere = ((try dad.json(["peers"])["peers"] as? [[String: Any]]) ?? []).first { $0["peer"] as? String == hostID }
+        #expect(laptopThere?["hostNames"] as? [String] == ["Ann", "Ben"], "Dad's peers: \(laptopThere ?? [:])")
         #expect(try dad.cli(["peers"]).stdout.contains("Laptop (hosts Ann, Ben)"))
 
         // Each browser plays as its player: status says who.
         let annURL = try #require(ann["url"] as? String)
         var annBrowser = try Browser(url: annURL)
         var benBrowser = try Browser(url: try #require(ben["url"] as? String))
-        #expect(((try annBrowser.ask("status"))["result"] as? [String: Any])?["peerID"] as? String == annID)
+        #expect(((try annBrowser.ask("status"))["result"] as? [String: Any])?["peer"] as? String == annID)
         #expect(((try benBrowser.ask("status"))["result"] as? [String: Any])?["name"] as? String == "Ben")
         // A pairing works once.
         #expect(try WebTestClient(port: annBrowser.port).request("GET", WebTestClient.target(of: annURL), headers: [("Host", "127.0.0.1:\(annBrowser.port)")]).status == 403)
 
         // Ann starts a game from her phone; Ann, Ben and Dad each flag a cell.
         let made = try annBrowser.ask("new", #""preset": "beginner", "seed": 11"#)
-        let game = try #require((made["result"] as? [String: Any])?["id"] as? String)
+        let game = try #require((made["result"] as? [String: Any])?["game"] as? String)
         for _ in 0..<100 where (try? dad.cli(["show", game]).status) != 0 { usleep(50_000) }
         let cells = try Self.covered(host, game)
         #expect(cells.count >= 3)
@@ -114,9 +114,9 @@ import Testing
         // Every device attributes each move to its player.
         func authors(_ h: DaemonHarness) throws -> [String: String] {
             let moves = (try h.json(["replay", game])["moves"] as? [[String: Any]]) ?? []
-            return Dictionary(moves.compactMap { m in (m["author"] as? String).map { ($0, m["name"] as? String ?? "") } }, uniquingKeysWith: { a, _ in a })
+            return Dictionary(moves.compactMap { m in (m["authorPeer"] as? String).map { ($0, m["name"] as? String ?? "") } }, uniquingKeysWith: { a, _ in a })
         }
-        let dadID = try #require(try dad.json(["status"])["peerID"] as? String)
+        let dadID = try #require(try dad.json(["status"])["peer"] as? String)
         var seen: [String: String] = [:]
         for _ in 0..<100 {
             seen = try authors(dad)
@@ -151,7 +151,7 @@ import Testing
             #expect(tripped == "Ben")
             var there: String?
             for _ in 0..<100 {
-                there = try dad.json(["show", game])["trippedBy"] as? String
+                there = try dad.json(["show", game])["trippedByPeer"] as? String
                 if there != nil { break }
                 usleep(100_000)
             }
@@ -171,7 +171,7 @@ import Testing
         var dadSaw = false
         for _ in 0..<100 {
             let gone = (try dad.json(["circle"])["removed"] as? [[String: Any]]) ?? []
-            if gone.contains(where: { $0["peerID"] as? String == benID }) {
+            if gone.contains(where: { $0["peer"] as? String == benID }) {
                 dadSaw = true
                 break
             }
@@ -187,7 +187,7 @@ import Testing
         #expect(list.count == 1 && list.first?["peer"] as? String == annID && list.first?["name"] as? String == "Ann")
         let relogin = try host.json(["web", "--no-open", "--player", "Ann"])
         var annAgain = try Browser(url: try #require(relogin["url"] as? String))
-        #expect(((try annAgain.ask("status"))["result"] as? [String: Any])?["peerID"] as? String == annID)
+        #expect(((try annAgain.ask("status"))["result"] as? [String: Any])?["peer"] as? String == annID)
         let left = try #require(try Self.covered(host, game).first)
         let status = try host.json(["show", game])["status"] as? String
         if status == "playing" {
@@ -209,16 +209,16 @@ import Testing
         var benBrowser = try Browser(url: try #require(ben["url"] as? String))
         for _ in 0..<100 {
             let members = (try dad.json(["circle"])["members"] as? [[String: Any]]) ?? []
-            if members.contains(where: { $0["peerID"] as? String == benID }) { break }
+            if members.contains(where: { $0["peer"] as? String == benID }) { break }
             usleep(100_000)
         }
 
         // Ann races Ben: the race names both, each moves on a board of their own.
         let made = try annBrowser.ask("new", #""preset": "beginner", "seed": 5, "race": true, "players": ["Ben"]"#)
-        let race = try #require((made["result"] as? [String: Any])?["id"] as? String, "\(made)")
+        let race = try #require((made["result"] as? [String: Any])?["game"] as? String, "\(made)")
         let shownToBen = try #require((try benBrowser.ask("show", #""game": "\#(race)""#))["result"] as? [String: Any])
-        #expect((shownToBen["race"] as? [String: Any])?["shown"] as? String == benID, "Ben's page shows Ben's board")
-        let racers = (((shownToBen["race"] as? [String: Any])?["racers"] as? [[String: Any]]) ?? []).compactMap { $0["id"] as? String ?? $0["peer"] as? String }
+        #expect((shownToBen["race"] as? [String: Any])?["shownPeer"] as? String == benID, "Ben's page shows Ben's board")
+        let racers = (((shownToBen["race"] as? [String: Any])?["racers"] as? [[String: Any]]) ?? []).compactMap { $0["peer"] as? String }
         #expect(Set(racers) == [annID, benID], "racers: \(shownToBen["race"] ?? "none")")
         let rows = try #require(shownToBen["board"] as? [String])
         let cell = try #require(rows.enumerated().lazy.flatMap { y, row in row.enumerated().filter { $0.element == "#" }.map { (x: $0.offset, y: y) } }.first)
@@ -238,25 +238,25 @@ import Testing
         let here = try #require(try table(host))
         #expect(here["over"] as? Bool == true && there?["over"] as? Bool == true)
         func standings(_ t: [String: Any]?) -> String {
-            ((t?["racers"] as? [[String: Any]]) ?? []).map { r in r.keys.sorted().filter { $0 != "shown" }.map { "\($0)=\(r[$0] ?? "")" }.joined(separator: ",") }.sorted().joined(separator: ";")
+            ((t?["racers"] as? [[String: Any]]) ?? []).map { r in r.keys.sorted().filter { $0 != "shownPeer" }.map { "\($0)=\(r[$0] ?? "")" }.joined(separator: ",") }.sorted().joined(separator: ";")
         }
         #expect(!standings(here).isEmpty && standings(here) == standings(there), "the host's table \(standings(here)) against Dad's \(standings(there))")
 
         // The board of the day: one each, the same layout.
         let annDaily = try #require((try annBrowser.ask("daily"))["result"] as? [String: Any])
         let benDaily = try #require((try benBrowser.ask("daily"))["result"] as? [String: Any])
-        #expect(annDaily["id"] as? String != nil && annDaily["id"] as? String != benDaily["id"] as? String, "Ann and Ben share a board of the day")
-        #expect((try annBrowser.ask("daily"))["result"].flatMap { ($0 as? [String: Any])?["id"] as? String } == annDaily["id"] as? String)
+        #expect(annDaily["game"] as? String != nil && annDaily["game"] as? String != benDaily["game"] as? String, "Ann and Ben share a board of the day")
+        #expect((try annBrowser.ask("daily"))["result"].flatMap { ($0 as? [String: Any])?["game"] as? String } == annDaily["game"] as? String)
 
         // A private game of Ann and Dad: Ann and Dad read it; Ben and the host's own player do not,
         // nor does Ben's page hear of it.
         var benEvents = try Browser(url: try #require(try host.json(["web", "--no-open", "--player", "Ben"])["url"] as? String))
         #expect((try benEvents.ask("subscribe"))["ok"] as? Bool == true)
         let secret = try annBrowser.ask("new", #""preset": "beginner", "seed": 6, "privateGame": true, "players": ["Dad"]"#)
-        let hidden = try #require((secret["result"] as? [String: Any])?["id"] as? String, "\(secret)")
+        let hidden = try #require((secret["result"] as? [String: Any])?["game"] as? String, "\(secret)")
         // An open game after it: once Ben's page has its event, it had every event before it.
         let marker = try annBrowser.ask("new", #""preset": "beginner", "seed": 7"#)
-        let open = try #require((marker["result"] as? [String: Any])?["id"] as? String)
+        let open = try #require((marker["result"] as? [String: Any])?["game"] as? String)
         var heard: [String] = []
         for _ in 0..<50 {
             guard let event = try benEvents.socket.readJSON() else { break }
@@ -292,12 +292,12 @@ import Testing
         #expect(try laptop.join(dad).status == 0)
         let ann = try laptop.json(["player", "add", "Ann"])
         let annID = try #require((ann["player"] as? [String: Any])?["peer"] as? String)
-        #expect(eventually(10) { ((try dad.json(["circle"])["members"] as? [[String: Any]]) ?? []).contains { $0["peerID"] as? String == annID } })
+        #expect(eventually(10) { ((try dad.json(["circle"])["members"] as? [[String: Any]]) ?? []).contains { $0["peer"] as? String == annID } })
         // Dad removes the laptop: Ann, whose key it keeps, goes with it.
         let removed = try dad.json(["circle", "remove", "Laptop", "--yes"])
-        #expect(removed["hostedRemoved"] as? [String] == ["Ann"], "\(removed)")
-        let gone = Set(((try dad.json(["circle"])["removed"] as? [[String: Any]]) ?? []).compactMap { $0["peerID"] as? String })
+        #expect(removed["hostedRemovedNames"] as? [String] == ["Ann"], "\(removed)")
+        let gone = Set(((try dad.json(["circle"])["removed"] as? [[String: Any]]) ?? []).compactMap { $0["peer"] as? String })
         #expect(gone.contains(annID))
-        #expect(!((try dad.json(["circle"])["members"] as? [[String: Any]]) ?? []).contains { $0["peerID"] as? String == annID })
+        #expect(!((try dad.json(["circle"])["members"] as? [[String: Any]]) ?? []).contains { $0["peer"] as? String == annID })
     }
 }

@@ -72,7 +72,7 @@ final class LabDaemon {
     }
 
     func status() throws -> [String: Any] { try json(["status"]) }
-    var peerID: String { get throws { try status()["peerID"] as? String ?? "" } }
+    var peerID: String { get throws { try status()["peer"] as? String ?? "" } }
 
     func peers(all: Bool = false) throws -> [[String: Any]] {
         try json(all ? ["peers", "--all"] : ["peers"])["peers"] as? [[String: Any]] ?? []
@@ -80,11 +80,11 @@ final class LabDaemon {
 
     /// The peer with id `id` as this daemon lists it.
     func peer(_ id: String, all: Bool = false) -> [String: Any]? {
-        (try? peers(all: all))?.first { $0["id"] as? String == id }
+        (try? peers(all: all))?.first { $0["peer"] as? String == id }
     }
 
     func gameIDs() -> [String] {
-        ((try? json(["games"]))?["games"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
+        ((try? json(["games"]))?["games"] as? [[String: Any]] ?? []).compactMap { $0["game"] as? String }
     }
 
     func show(_ game: String) -> [String: Any]? { try? json(["show", game]) }
@@ -147,7 +147,7 @@ final class Circle {
             if joinAfterSightings {
                 let seen = eventually {
                     (1...hosts).allSatisfy { h in
-                        let listed = Set((try? daemons[h - 1].peers(all: true))?.compactMap { $0["id"] as? String } ?? [])
+                        let listed = Set((try? daemons[h - 1].peers(all: true))?.compactMap { $0["peer"] as? String } ?? [])
                         return ids.enumerated().allSatisfy { $0.offset == h - 1 || listed.contains($0.element) }
                     }
                 }
@@ -211,7 +211,7 @@ final class Circle {
     /// Makes a 16×16 game on `host` and returns its id.
     func newGame(on host: Int, seed: Int) throws -> String {
         let view = try self[host].json(["new", "--width", "16", "--height", "16", "--mines", "40", "--seed", "\(seed)"])
-        guard let id = view["id"] as? String else { throw ProcessError("new printed no id: \(view)") }
+        guard let id = view["game"] as? String else { throw ProcessError("new printed no id: \(view)") }
         return id
     }
 
@@ -241,11 +241,11 @@ struct PeerScenarioTests {
         #expect(sightedAll, "not every daemon lists every other as seen by mDNS at its address\n\(c.diagnostics())")
         for h in 1...3 {
             let status = try c[h].status()
-            #expect(status["peers"] as? Int == 2, "h\(h) status \(status)")
+            #expect(status["peerCount"] as? Int == 2, "h\(h) status \(status)")
             #expect((status["mdns"] as? String)?.hasPrefix("running") == true, "h\(h) mdns \(status["mdns"] ?? "nil")")
             let peers = try c[h].peers()
             for other in (1...3) where other != h {
-                let p = peers.first { $0["id"] as? String == c.ids[other - 1] }
+                let p = peers.first { $0["peer"] as? String == c.ids[other - 1] }
                 #expect(p?["name"] as? String == "h\(other)")
                 #expect(p?["otherCircle"] as? Bool == false)
                 // h2 and h3 joined at h1's address, which they keep as a peer; nobody gave them each other's.
@@ -277,7 +277,7 @@ struct PeerScenarioTests {
         let took = Date().timeIntervalSince(cut)
         print("offline: a cut host shown offline on every screen after \(String(format: "%.2f", took)) s")
         #expect(took < Self.offlinePromise + Self.pollSlack, "the man page promises offline within 3 s")
-        #expect(((c[1].peer(c.ids[2])?["lastHeardSecondsAgo"] as? Double) ?? -1) >= 0)
+        #expect(((c[1].peer(c.ids[2])?["lastHeardAt"] as? Int) ?? -1) > 0)
         #expect(try c[1].cli(["peers"]).stdout.contains("offline since"))
         // Twenty seconds on, mDNS's cache and the redials have not made it "seen" or "connecting" again.
         var flips: Set<String> = []
@@ -375,7 +375,7 @@ struct PeerScenarioTests {
         defer { c.down() }
         guard c.waitConnected([1, 2, 3]) else { return }
         let chosen = try c[1].json(["new", "--width", "16", "--height", "16", "--mines", "40", "--seed", "21", "--players", "h2"])
-        let restricted = try #require(chosen["id"] as? String)
+        let restricted = try #require(chosen["game"] as? String)
         guard c.waitConverged(restricted, [1, 2, 3]) != nil else { return }
         let target = try #require(hiddenCells(c[3].board(restricted)).first)
         let refused = try c[3].cli(["reveal", restricted, "\(target.x)", "\(target.y)"])
@@ -465,7 +465,7 @@ struct PeerScenarioTests {
         defer { c.down() }
         guard c.waitConnected([1, 2, 3]) else { return }
         let made = try c[1].json(["new", "--width", "16", "--height", "16", "--mines", "40", "--seed", "31", "--private", "--players", "h2"])
-        let game = try #require(made["id"] as? String)
+        let game = try #require(made["game"] as? String)
         guard c.waitConverged(game, [1, 2]) != nil else { return }
         let target = try #require(hiddenCells(c[2].board(game)).first)
         #expect(try c[2].cli(["flag", game, "\(target.x)", "\(target.y)", "--mark", "flag"]).status == 0)
@@ -585,7 +585,7 @@ struct PeerScenarioTests {
             #expect(!linkedTo(h, 3) && !linkedTo(h, 4), "h\(h) linked a removed host\n\(c.diagnostics())")
         }
         let listed = try c[2].json(["circle"])
-        let gone = Set((listed["removed"] as? [[String: Any]] ?? []).compactMap { $0["peerID"] as? String })
+        let gone = Set((listed["removed"] as? [[String: Any]] ?? []).compactMap { $0["peer"] as? String })
         #expect(gone == [c.ids[2], c.ids[3]])
         #expect(c[1].log().contains("refused a device that is not in the circle"))
     }
@@ -614,7 +614,7 @@ struct PeerScenarioTests {
         let joined = try c[3].cli(["join", code, "--address", "\(c.lab.address(1)):7455", "--old-games", "keep"])
         #expect(joined.status == 0, "h3 could not join again: \(joined.stderr)")
         let circle = try c[1].json(["circle"])
-        let members = Set((circle["members"] as? [[String: Any]] ?? []).compactMap { $0["peerID"] as? String })
+        let members = Set((circle["members"] as? [[String: Any]] ?? []).compactMap { $0["peer"] as? String })
         #expect(members.contains(c.ids[2]), "h3 is not a member again on h1: \(circle)")
         guard c.waitConnected([1, 2, 3], seconds: 90) else { return }
 
@@ -636,7 +636,7 @@ struct PeerScenarioTests {
             for h in [1, 2] { #expect(cell(c[h].board(old), inOld.x, inOld.y) == "F", "h\(h) lacks h3's move in the old game") }
             // A race of h1 and h3: both give up, and the race ends with one table everywhere.
             let race = try c[1].json(["new", "--preset", "beginner", "--race", "--players", "h1,h3"])
-            let raceID = try #require(race["id"] as? String)
+            let raceID = try #require(race["game"] as? String)
             guard c.waitConverged(raceID, [1, 2, 3]) != nil else { return }
             #expect(try c[3].cli(["resign", raceID]).status == 0)
             #expect(try c[1].cli(["resign", raceID]).status == 0)
@@ -673,13 +673,13 @@ struct PeerScenarioTests {
         for h in 1...2 {
             #expect(c[h].peer(stranger, all: true)?["state"] as? String != "connected")
             #expect(c[h].peer(stranger) == nil || c[h].peer(stranger)?["state"] as? String != "connected")
-            #expect(try c[h].status()["peers"] as? Int == 1)
+            #expect(try c[h].status()["peerCount"] as? Int == 1)
         }
         for p in try c[3].peers(all: true) {
             #expect(p["state"] as? String != "connected", "h3 connected to \(p)")
             #expect(p["otherCircle"] as? Bool == true, "h3 lists \(p)")
         }
-        #expect(try c[3].status()["peers"] as? Int == 0)
+        #expect(try c[3].status()["peerCount"] as? Int == 0)
         #expect(c[3].gameIDs().isEmpty)
         #expect(c[3].show(game) == nil)
     }
@@ -722,9 +722,9 @@ struct PeerScenarioTests {
         #expect(via31.contains("gossip"), "h3 lists h1 as \(String(describing: c[3].peer(c.ids[0])))")
         for (h, other) in [(3, 0), (1, 2)] {
             let members = try c[h].json(["circle"])["members"] as? [[String: Any]] ?? []
-            let member = members.first { $0["peerID"] as? String == c.ids[other] }
+            let member = members.first { $0["peer"] as? String == c.ids[other] }
             #expect(member?["linked"] as? Bool == false, "h\(h) lists \(String(describing: member))")
-            let ago = member?["lastSeenSecondsAgo"] as? Double
+            let ago = (member?["lastSeenAt"] as? Int).map { Date().timeIntervalSince1970 - Double($0) / 1000 }
             #expect(ago.map { $0 < 300 } == true, "h\(h) last saw h\(other + 1): \(String(describing: ago))")
         }
 
@@ -783,7 +783,7 @@ struct PeerScenarioTests {
             return o.stdout.split(separator: "\n").contains { $0.hasPrefix("=") && $0.contains("198.18.0.2;7455") && $0.contains("id=\(c.ids[1])") }
         }
         #expect(browsed)
-        #expect(try c[2].status()["peers"] as? Int == 1)
+        #expect(try c[2].status()["peerCount"] as? Int == 1)
     }
 
     @Test func aDaemonKilledAndRestartedCatchesUp() throws {

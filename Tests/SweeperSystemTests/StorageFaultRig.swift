@@ -166,7 +166,7 @@ final class FaultRig {
     /// Makes a game and returns its id and mine layout (`show --cheat`).
     func newGame(width: Int, height: Int, mines: Int, seed: UInt64) throws -> (id: String, mines: [[Bool]]) {
         let made = result(["id": 1, "command": "new", "width": width, "height": height, "mines": mines, "seed": seed])
-        let id = try #require(made["id"] as? String)
+        let id = try #require(made["game"] as? String)
         let shown = result(["id": 2, "command": "show", "game": id, "cheat": true])
         let layout = try #require(shown["mineLayout"] as? [String])
         return (id, layout.map { $0.map { $0 == "*" } })

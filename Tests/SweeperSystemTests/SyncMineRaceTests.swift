@@ -11,7 +11,7 @@ import Testing
         let (ann, bob) = try twoDaemonsInOneCircle()
         defer { ann.cleanup(); bob.cleanup() }
         func ids(_ answer: [String: Any]?, _ key: String) -> Set<String> {
-            Set((answer?[key] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String })
+            Set((answer?[key] as? [[String: Any]] ?? []).compactMap { $0["game"] as? String })
         }
         func listed(_ game: String) -> (held: Bool, offered: Bool) {
             (ids(try? ann.json(["games"]), "games").contains(game), ids(try? ann.json(["games", "--available"]), "available").contains(game))
@@ -23,7 +23,7 @@ import Testing
             let started = DispatchSemaphore(value: 0)
             let start = OtherThread(bob)
             Thread.detachNewThread {
-                start.game = (try? start.daemon.json(["new", "--preset", "beginner", "--seed", "\(100 + round)"]))?["id"] as? String
+                start.game = (try? start.daemon.json(["new", "--preset", "beginner", "--seed", "\(100 + round)"]))?["game"] as? String
                 started.signal()
             }
             // Each round the switch comes a little later: before, during and after the game's first push.

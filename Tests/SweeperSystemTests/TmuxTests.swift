@@ -148,7 +148,7 @@ final class TmuxPane {
         let h = try DaemonHarness()
         defer { h.cleanup() }
         try h.start()
-        let game = try #require(try h.json(["new", "--width", "9", "--height", "9", "--mines", "10", "--seed", "7"])["id"] as? String)
+        let game = try #require(try h.json(["new", "--width", "9", "--height", "9", "--mines", "10", "--seed", "7"])["game"] as? String)
         let pane = try TmuxPane(width: 80, height: 24, command: playCommand(h, ""), environment: environment(h))
         defer { pane.kill() }
 
@@ -217,7 +217,7 @@ final class TmuxPane {
         defer { unknown.kill() }
         let said = unknown.waitFor("play exited 1")
         #expect(said.joined(separator: "\n").contains("no game has an id starting with 'ffffffff'"), "\(said)")
-        let game = try #require(try h.json(["new", "--preset", "beginner", "--seed", "2"])["id"] as? String)
+        let game = try #require(try h.json(["new", "--preset", "beginner", "--seed", "2"])["game"] as? String)
         let pane = try TmuxPane(width: 80, height: 24, command: playCommand(h, game), environment: environment(h))
         defer { pane.kill() }
         pane.waitFor("Mines left 10")
@@ -237,7 +237,7 @@ final class TmuxPane {
         let h = try DaemonHarness()
         defer { h.cleanup() }
         try h.start()
-        let game = try #require(try h.json(["new", "--width", "9", "--height", "9", "--mines", "10", "--seed", "11"])["id"] as? String)
+        let game = try #require(try h.json(["new", "--width", "9", "--height", "9", "--mines", "10", "--seed", "11"])["game"] as? String)
         let pane = try TmuxPane(width: 80, height: 24, command: playCommand(h, game), environment: environment(h))
         defer { pane.kill() }
         pane.waitFor("Mines left 10")
@@ -337,7 +337,7 @@ final class TmuxPane {
             try a.start(name: "ann")
             try b.start(name: "bob")
             #expect(try b.join(a).status == 0)
-            let game = try #require(try a.json(["new", "--preset", "beginner", "--seed", "9"])["id"] as? String)
+            let game = try #require(try a.json(["new", "--preset", "beginner", "--seed", "9"])["game"] as? String)
             // Bounded wait for the game to reach bob's daemon.
             for _ in 0..<200 where (try? b.cli(["show", game]).status) != 0 { usleep(50_000) }
             return (a, b, game)
@@ -554,7 +554,7 @@ final class TmuxPane {
         #expect(try b.join(a).status == 0)
         // Without --players the members here (linked now) race.
         let race = try a.json(["new", "--race", "--preset", "beginner"])
-        let game = try #require(race["id"] as? String)
+        let game = try #require(race["game"] as? String)
         for _ in 0..<200 where (try? b.cli(["show", game]).status) != 0 { usleep(50_000) }
         let names = ((race["race"] as? [String: Any])?["racers"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
         #expect(names.sorted() == ["ann", "bob"], "\(race)")
@@ -605,14 +605,14 @@ final class TmuxPane {
         func table(_ h: DaemonHarness) -> [String] {
             let view = (try? h.json(["show", game])) ?? [:]
             let race = view["race"] as? [String: Any]
-            return (race?["racers"] as? [[String: Any]] ?? []).map { "\($0["name"] ?? "") \($0["status"] ?? "")" } + ["\(race?["winner"] ?? "-")"]
+            return (race?["racers"] as? [[String: Any]] ?? []).map { "\($0["name"] ?? "") \($0["status"] ?? "")" } + ["\(race?["winnerName"] ?? "-")"]
         }
         #expect(eventually(20) { table(a) == ["ann won", "bob lost", "ann"] && table(b) == table(a) }, "tables: \(table(a)) and \(table(b))")
         let shown = try b.cli(["show", game, "--racer", "ann"]).stdout
         #expect(shown.contains("race: ann's board") && shown.contains("Race over: ann won.") && shown.contains("gave up"), "\(shown)")
         // A race's win counts for its racer like a solo game of its class: Ann's is ranked.
         let scores = try a.json(["scores"])
-        let best = (scores["scores"] as? [[String: Any]] ?? []).compactMap { $0["players"] as? [String] }
+        let best = (scores["scores"] as? [[String: Any]] ?? []).compactMap { $0["playerNames"] as? [String] }
         #expect(best == [["ann"]], "\(scores)")
         let bobs = try a.cli(["scores", "--player", "bob"]).stdout
         #expect(bobs.contains("1 played") && bobs.contains("0 won") && bobs.contains("1 lost"), "\(bobs)")
@@ -632,9 +632,9 @@ final class TmuxPane {
         b.stop()
         // Ann alone: her board of the day, won by revealing every safe cell (the mines looked at: assisted).
         let annDaily = try a.json(["daily"])
-        let annGame = try #require(annDaily["id"] as? String)
+        let annGame = try #require(annDaily["game"] as? String)
         let opening = try #require(annDaily["board"] as? [String])
-        #expect(try a.json(["daily"])["id"] as? String == annGame, "a second daily made another game")
+        #expect(try a.json(["daily"])["game"] as? String == annGame, "a second daily made another game")
         let mines = try #require(try a.json(["show", annGame, "--cheat"])["mineLayout"] as? [String])
         for (y, row) in mines.enumerated() {
             for (x, c) in row.enumerated() where c != "*" {
@@ -647,7 +647,7 @@ final class TmuxPane {
         // Bob alone, later: the same board, as a game of his own.
         try b.start(name: "bob")
         let bobDaily = try b.json(["daily"])
-        let bobGame = try #require(bobDaily["id"] as? String)
+        let bobGame = try #require(bobDaily["game"] as? String)
         #expect(bobGame != annGame && bobDaily["board"] as? [String] == opening, "Bob's board of the day is not Ann's")
         let first = try #require(firstCovered(opening))
         #expect(try b.cli(["flag", bobGame, "\(first.x)", "\(first.y)"]).status == 0)
@@ -702,7 +702,7 @@ final class TmuxPane {
         let h = try DaemonHarness()
         defer { h.cleanup() }
         try h.start()
-        let game = try #require(try h.json(["new", "--width", "9", "--height", "9", "--mines", "10", "--seed", "13"])["id"] as? String)
+        let game = try #require(try h.json(["new", "--width", "9", "--height", "9", "--mines", "10", "--seed", "13"])["game"] as? String)
         let pane = try TmuxPane(width: 80, height: 24, command: playCommand(h, game), environment: environment(h))
         defer { pane.kill() }
         pane.waitFor("Mines left 10")

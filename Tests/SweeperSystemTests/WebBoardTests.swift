@@ -10,7 +10,7 @@ import Testing
     static func daemonWithAGame() throws -> (DaemonHarness, game: String) {
         let h = try DaemonHarness()
         try h.start(name: "Mum")
-        let game = try #require(try h.json(["new", "--preset", "beginner", "--seed", "7"])["id"] as? String)
+        let game = try #require(try h.json(["new", "--preset", "beginner", "--seed", "7"])["game"] as? String)
         return (h, game)
     }
 
@@ -87,7 +87,7 @@ import Testing
         try requests.sendText(#"{"id": 1, "command": "show"}"#)
         let shown = try #require(try requests.readJSON())
         #expect(shown["id"] as? Int == 1 && shown["ok"] as? Bool == true)
-        #expect((shown["result"] as? [String: Any])?["id"] as? String == game)
+        #expect((shown["result"] as? [String: Any])?["game"] as? String == game)
         // A command kept for the owner is answered with a refusal, and not done.
         let invitationsBefore = try h.json(["invite", "--list"])
         try requests.sendText(#"{"id": 2, "command": "invite"}"#)

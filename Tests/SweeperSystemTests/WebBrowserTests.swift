@@ -17,7 +17,7 @@ struct WebBrowserTests {
         let h = try DaemonHarness()
         do {
             try h.start(name: name)
-            let game = try #require(try h.json(["new", "--preset", "beginner", "--seed", "7"])["id"] as? String)
+            let game = try #require(try h.json(["new", "--preset", "beginner", "--seed", "7"])["game"] as? String)
             return (h, game)
         } catch {
             h.cleanup()
@@ -155,8 +155,8 @@ struct WebBrowserTests {
         try ann.start(name: "ann")
         try bob.start(name: "bob")
         #expect(try bob.join(ann).status == 0)
-        let game = try #require(try ann.json(["new", "--preset", "beginner", "--seed", "11"])["id"] as? String)
-        #expect(eventually(20) { (try? bob.json(["show", game]))?["id"] as? String == game }, "bob never got the game")
+        let game = try #require(try ann.json(["new", "--preset", "beginner", "--seed", "11"])["game"] as? String)
+        #expect(eventually(20) { (try? bob.json(["show", game]))?["game"] as? String == game }, "bob never got the game")
         let mines = try Kit.mines(ann, game)
         let phone = try Kit.open(.phone, ann, game: game)
         defer { phone.quit() }

@@ -33,8 +33,8 @@ struct WebFamilyTests {
     @Test func eachPlayersLetterIsTheDaemonsAndARenameShowsAtOnce() throws {
         let (ann, bob) = try twoDaemonsInOneCircle()
         defer { ann.cleanup(); bob.cleanup() }
-        let game = try #require(try ann.json(["new", "--preset", "beginner", "--seed", "21"])["id"] as? String)
-        #expect(eventually(20) { (try? bob.json(["show", game]))?["id"] as? String == game }, "bob never got the game")
+        let game = try #require(try ann.json(["new", "--preset", "beginner", "--seed", "21"])["game"] as? String)
+        #expect(eventually(20) { (try? bob.json(["show", game]))?["game"] as? String == game }, "bob never got the game")
         let mines = try Kit.mines(ann, game)
         // Both play a cell, so both are players of the game.
         for (h, n) in [(ann, 0), (bob, 1)] {
@@ -65,7 +65,7 @@ struct WebFamilyTests {
         let (ann, bob) = try twoDaemonsInOneCircle()
         defer { ann.cleanup(); bob.cleanup() }
         // Bob wins his board of the day (looking at its mines: assisted, and still in the table with its time).
-        let bobs = try #require(try bob.json(["daily"])["id"] as? String)
+        let bobs = try #require(try bob.json(["daily"])["game"] as? String)
         let mines = try Kit.mines(bob, bobs)
         for cell in Kit.covered(try Kit.rows(bob, bobs)) where !mines.contains(cell) {
             guard Kit.cell(try Kit.rows(bob, bobs), cell[0], cell[1]) == "#" else { continue }
@@ -76,8 +76,8 @@ struct WebFamilyTests {
             let daily = (try? ann.json(["scores", "--daily"]))?["daily"] as? [String: Any]
             return (daily?["results"] as? [[String: Any]] ?? []).first { $0["name"] as? String == name }
         }
-        #expect(eventually(30) { result("bob")?["millis"] as? Int != nil }, "bob's win never reached ann's table")
-        let millis = try #require(result("bob")?["millis"] as? Int)
+        #expect(eventually(30) { result("bob")?["playedMillis"] as? Int != nil }, "bob's win never reached ann's table")
+        let millis = try #require(result("bob")?["playedMillis"] as? Int)
         // Ann opens Bob's board before playing hers: the page asks first.
         let url = try #require(try ann.json(["web", "--no-open", "--game", bobs])["url"] as? String)
         let page = try Browser(.desktop, root: ann.root)
@@ -101,12 +101,12 @@ struct WebFamilyTests {
         try page.run("document.getElementById('confirm-yes').click()")
         let opened = try page.wait(15, for: "return window.sweeper.ready ? window.sweeper.game : null") { $0 as? String == bobs }
         #expect(opened as? String == bobs, "looked, and not shown")
-        let annsDaily = try #require(try ann.json(["daily"])["id"] as? String)
+        let annsDaily = try #require(try ann.json(["daily"])["game"] as? String)
         #expect(try ann.json(["show", annsDaily])["assisted"] as? Bool == true, "ann looked, and her board of today is not marked")
         // The day's table shows Bob's time to the hundredth, as the daemon has it (once the
         // players' last shares of played time have crossed, the time settles: read both again).
         func hundredths() -> String {
-            let ms = result("bob")?["millis"] as? Int ?? millis
+            let ms = result("bob")?["playedMillis"] as? Int ?? millis
             return String(format: "%d:%02d.%02d", ms / 60_000, ms / 1000 % 60, ms % 1000 / 10)
         }
         try page.press("d")
@@ -118,8 +118,8 @@ struct WebFamilyTests {
         let (ann, bob) = try twoDaemonsInOneCircle()
         defer { ann.cleanup(); bob.cleanup() }
         let race = try ann.json(["new", "--race", "--preset", "beginner"])
-        let game = try #require(race["id"] as? String)
-        #expect(eventually(20) { (try? bob.json(["show", game]))?["id"] as? String == game }, "bob never got the race")
+        let game = try #require(race["game"] as? String)
+        #expect(eventually(20) { (try? bob.json(["show", game]))?["game"] as? String == game }, "bob never got the race")
         let page = try Kit.open(.desktop, ann, game: game)
         defer { page.quit() }
         // Bob's viewer looks at 4,2 of his own board.

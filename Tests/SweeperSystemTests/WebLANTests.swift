@@ -67,7 +67,7 @@ struct WebLANTests {
         // Listed; its WebSocket opens from the board's own origin only.
         let devices = try h.json(["web", "devices"])["devices"] as? [[String: Any]] ?? []
         #expect(devices.count == 1)
-        let id = try #require(devices.first?["id"] as? String)
+        let id = try #require(devices.first?["device"] as? String)
         let upgrade = ["Connection: Upgrade", "Upgrade: websocket", "Sec-WebSocket-Version: 13", "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==", "Cookie: " + cookie]
         #expect(try Self.curl(base + "/ws", headers: upgrade + ["Origin: http://attacker.example"], timeout: 2).status == 403)
         #expect(try Self.curl(base + "/ws", headers: upgrade + ["Origin: http://127.0.0.1:\(port)"], timeout: 2).status == 403, "http origin on https")
@@ -97,7 +97,7 @@ struct WebLANTests {
         let h = try DaemonHarness()
         defer { h.cleanup() }
         try h.start(name: "Mum")
-        let game = try #require(try h.json(["new", "--preset", "beginner", "--seed", "7"])["id"] as? String)
+        let game = try #require(try h.json(["new", "--preset", "beginner", "--seed", "7"])["game"] as? String)
         let port = try #require(try h.json(["web", "--lan"])["port"] as? Int)
         let code = try #require(try h.json(["web", "pair"])["code"] as? String)
         let phone = try Browser(.phone, root: h.root, insecure: true)

@@ -9,12 +9,12 @@ import Testing
 /// after a whole word with an ellipsis, never mid-word.
 @Suite struct NarrowScreenTests {
     func peer(_ name: String, _ sync: PeerInfo.Sync) -> PeerInfo {
-        PeerInfo(id: name, name: name, addresses: [], state: .connected, via: [], lastSeenSecondsAgo: nil, roundTripMs: nil, sync: sync, otherCircle: false)
+        PeerInfo(peer: name, name: name, addresses: [], state: .connected, via: [], lastSeenAt: nil, roundTripMillis: nil, sync: sync, otherCircle: false)
     }
 
     @Test func aLongPeersLineEndsWithAnEllipsisAfterAWholeWord() {
         var v = viewer(gameView(["##", "##"], mines: 1, players: [
-            PlayerScore(id: "a", name: "Grandmother", score: 23), PlayerScore(id: "b", name: "Sam", score: 12), PlayerScore(id: "c", name: "Max", score: 8),
+            PlayerScore(peer: "a", name: "Grandmother", score: 23), PlayerScore(peer: "b", name: "Sam", score: 12), PlayerScore(peer: "c", name: "Max", score: 8),
         ]))
         v.peers = [peer("grandmothers-tablet", .init(theyLack: 4, weLack: 0)), peer("kitchen", .init(theyLack: 0, weLack: 0))]
         for renderer in [ViewerRenderer(glyphs: .ascii, color: false), ViewerRenderer(glyphs: .unicode, color: false)] {

@@ -8,12 +8,12 @@ import Testing
 /// A game view for tests.
 func gameView(
     _ board: [String], mines: Int, status: PlayStatus = .playing, id: String = "abcdef1234567890",
-    players: [PlayerScore] = [PlayerScore(id: "me", name: "ann", score: 3)], trippedBy: String? = nil,
+    players: [PlayerScore] = [PlayerScore(peer: "me", name: "ann", score: 3)], trippedBy: String? = nil,
     wrongFlags: [CellPosition]? = nil
 ) -> GameView {
     GameView(
-        id: id, width: board.first?.count ?? 0, height: board.count, mines: mines, status: status, digest: "d", revealed: 0,
-        flags: 0, board: board, players: players, trippedBy: trippedBy, elapsedSeconds: 42, progress: 0, assisted: false,
+        game: id, width: board.first?.count ?? 0, height: board.count, mines: mines, status: status, digest: "d", revealed: 0,
+        flags: 0, board: board, players: players, trippedByPeer: trippedBy, elapsedMillis: 42000, progress: 0, assisted: false,
         questionMarks: false, wrongFlags: wrongFlags)
 }
 
@@ -60,7 +60,7 @@ func viewer(_ view: GameView) -> Viewer {
 
     @Test func lossShowsTrippedMineAndWrongFlags() {
         let view = gameView(
-            ["XF*", "F12", "..."], mines: 2, status: .lost, players: [PlayerScore(id: "p2", name: "bob", score: 1)],
+            ["XF*", "F12", "..."], mines: 2, status: .lost, players: [PlayerScore(peer: "p2", name: "bob", score: 1)],
             trippedBy: "p2", wrongFlags: [CellPosition(x: 0, y: 1)])
         var v = viewer(view)
         v.cursor = BoardPosition(x: 2, y: 2)
@@ -135,10 +135,10 @@ func viewer(_ view: GameView) -> Viewer {
         var v = viewer(gameView(["##", "##"], mines: 1))
         _ = v.handle(.character("g"))
         v.showGames([
-            GameSummary(id: "aaaa1111", width: 9, height: 9, mines: 10, status: .playing, progress: 0, elapsedSeconds: 0,
-                        players: ["🦊 Fox", "Mum"], created: 0, assisted: false),
-            GameSummary(id: "bbbb2222", width: 9, height: 9, mines: 10, status: .playing, progress: 0, elapsedSeconds: 0,
-                        players: ["Max", "Mum"], created: 0, assisted: false),
+            GameSummary(game: "aaaa1111", width: 9, height: 9, mines: 10, status: .playing, progress: 0, elapsedMillis: 0,
+                        playerNames: ["🦊 Fox", "Mum"], createdAt: 0, assisted: false),
+            GameSummary(game: "bbbb2222", width: 9, height: 9, mines: 10, status: .playing, progress: 0, elapsedMillis: 0,
+                        playerNames: ["Max", "Mum"], createdAt: 0, assisted: false),
         ])
         let screen = ViewerRenderer(glyphs: .ascii, color: false).render(&v, width: 90, height: 24)
         let rows = (0..<24).map { screen.line($0) }.filter { $0.contains("Mum") }
@@ -155,7 +155,7 @@ func viewer(_ view: GameView) -> Viewer {
         let r = ViewerRenderer(glyphs: .unicode, color: true)
         let before = r.render(&v, width: 80, height: 24)
         let actions = v.apply(ControlEvent(
-            event: .cells, game: "abcdef1234567890", cells: [CellChange(x: 1, y: 1, value: "F")], status: .playing, by: "me",
+            event: .cells, game: "abcdef1234567890", cells: [CellChange(x: 1, y: 1, value: "F")], status: .playing, byPeer: "me",
             x: 1, y: 1))
         // The event is the move: nothing is fetched.
         #expect(actions == [])
@@ -172,54 +172,54 @@ func viewer(_ view: GameView) -> Viewer {
     /// applies them, scores the player who opened them once, and fetches
     /// the game whole only when it ended (for its ending).
     @Test func movesApplyTheirCellsAndFetchOnlyAtTheEnd() {
-        var v = viewer(gameView(["###", "###", "###"], mines: 1, players: [PlayerScore(id: "me", name: "ann", score: 0)]))
+        var v = viewer(gameView(["###", "###", "###"], mines: 1, players: [PlayerScore(peer: "me", name: "ann", score: 0)]))
         v.selfID = "me"
         let opened = [CellChange(x: 0, y: 0, value: "."), CellChange(x: 1, y: 0, value: "1"), CellChange(x: 0, y: 1, value: "2")]
-        #expect(v.apply(ControlEvent(event: .cells, game: v.game?.id, cells: opened, status: .playing, by: "p2", x: 0, y: 0)) == [])
+        #expect(v.apply(ControlEvent(event: .cells, game: v.game?.game, cells: opened, status: .playing, byPeer: "p2", x: 0, y: 0)) == [])
         // Bob (unknown until now) scores one for each cell he opened: his cells, as his ending part says.
-        #expect(v.game?.players.first?.id == "p2" && v.game?.players.first?.score == 3)
+        #expect(v.game?.players.first?.peer == "p2" && v.game?.players.first?.score == 3)
         // The same cells again (an answer and its event) score nothing more.
-        _ = v.apply(ControlEvent(event: .cells, game: v.game?.id, cells: opened, status: .playing, by: "p2"))
+        _ = v.apply(ControlEvent(event: .cells, game: v.game?.game, cells: opened, status: .playing, byPeer: "p2"))
         #expect(v.game?.players.first?.score == 3)
         #expect(v.look(1, 0) == "1" && abs(v.progress - 3.0 / 8.0) < 1e-9)
         // My move answers with its cells; it did not end the game: no fetch.
-        let mine = Commands.MoveResult(game: v.game?.id ?? "", changed: [CellChange(x: 2, y: 0, value: "1")], status: .playing, progress: 0.5, trippedBy: nil)
+        let mine = Commands.MoveResult(game: v.game?.game ?? "", changed: [CellChange(x: 2, y: 0, value: "1")], status: .playing, progress: 0.5, trippedByPeer: nil)
         #expect(v.apply(mine) == [])
-        #expect(v.game?.players.first { $0.id == "me" }?.score == 1)
+        #expect(v.game?.players.first { $0.peer == "me" }?.score == 1)
         // The move that ends it: one fetch, for the ending.
-        let last = Commands.MoveResult(game: v.game?.id ?? "", changed: [CellChange(x: 2, y: 2, value: "X")], status: .lost, progress: 0.5, trippedBy: "me")
-        #expect(v.apply(last) == [.refresh(game: v.game?.id ?? "")])
+        let last = Commands.MoveResult(game: v.game?.game ?? "", changed: [CellChange(x: 2, y: 2, value: "X")], status: .lost, progress: 0.5, trippedByPeer: "me")
+        #expect(v.apply(last) == [.refresh(game: v.game?.game ?? "")])
     }
 
     @Test func otherPlayersLastMoveIsMarked() {
         let board = Array(repeating: "#####", count: 5)
-        var v = viewer(gameView(board, mines: 3, players: [PlayerScore(id: "me", name: "ann", score: 0), PlayerScore(id: "p2", name: "Bob", score: 0)]))
+        var v = viewer(gameView(board, mines: 3, players: [PlayerScore(peer: "me", name: "ann", score: 0), PlayerScore(peer: "p2", name: "Bob", score: 0)]))
         v.selfID = "me"
-        _ = v.apply(ControlEvent(event: .cells, game: v.game?.id, cells: [CellChange(x: 3, y: 0, value: "2")], by: "p2", x: 3, y: 0))
-        _ = v.apply(ControlEvent(event: .cells, game: v.game?.id, cells: [CellChange(x: 0, y: 4, value: "1")], by: "me", x: 0, y: 4))
+        _ = v.apply(ControlEvent(event: .cells, game: v.game?.game, cells: [CellChange(x: 3, y: 0, value: "2")], byPeer: "p2", x: 3, y: 0))
+        _ = v.apply(ControlEvent(event: .cells, game: v.game?.game, cells: [CellChange(x: 0, y: 4, value: "1")], byPeer: "me", x: 0, y: 4))
         #expect(v.lastActed == ["p2": BoardPosition(x: 3, y: 0)])
         let screen = ascii.render(&v, width: 40, height: 12)
         #expect(screen.line(2).hasPrefix("|# # # 2b# |"))
         // A plain reveal names no cell: not the first cell it opened (a guess),
         // but where the player's cursor is while they look at the game.
-        _ = v.apply(ControlEvent(event: .cells, game: v.game?.id, cells: [
+        _ = v.apply(ControlEvent(event: .cells, game: v.game?.game, cells: [
             CellChange(x: 0, y: 1, value: "."), CellChange(x: 1, y: 1, value: "."), CellChange(x: 4, y: 1, value: "1"),
-        ], by: "p2"))
+        ], byPeer: "p2"))
         #expect(v.lastActed["p2"] == BoardPosition(x: 3, y: 0))
-        _ = v.apply(ControlEvent(event: .presence, presence: PresenceInfo(peer: "p2", name: "Bob", game: v.game?.id, x: 1, y: 1)))
-        _ = v.apply(ControlEvent(event: .cells, game: v.game?.id, cells: [
+        _ = v.apply(ControlEvent(event: .presence, presence: PresenceInfo(peer: "p2", name: "Bob", game: v.game?.game, x: 1, y: 1)))
+        _ = v.apply(ControlEvent(event: .cells, game: v.game?.game, cells: [
             CellChange(x: 0, y: 2, value: "."), CellChange(x: 1, y: 2, value: "."), CellChange(x: 4, y: 2, value: "1"),
-        ], by: "p2"))
+        ], byPeer: "p2"))
         #expect(v.lastActed["p2"] == BoardPosition(x: 1, y: 1))
         // Events of other games change nothing.
-        _ = v.apply(ControlEvent(event: .cells, game: "other", cells: [CellChange(x: 1, y: 3, value: "1")], by: "p2"))
+        _ = v.apply(ControlEvent(event: .cells, game: "other", cells: [CellChange(x: 1, y: 3, value: "1")], byPeer: "p2"))
         #expect(v.look(1, 3) == "#")
     }
 
     @Test func peersWithTheirSyncState() {
         func peer(_ name: String, _ state: PeerState, _ sync: PeerInfo.Sync?, other: Bool = false) -> PeerInfo {
             PeerInfo(
-                id: name, name: name, addresses: [], state: state, via: [], lastSeenSecondsAgo: nil, roundTripMs: nil, sync: sync,
+                peer: name, name: name, addresses: [], state: state, via: [], lastSeenAt: nil, roundTripMillis: nil, sync: sync,
                 otherCircle: other)
         }
         var v = viewer(gameView(["##", "##"], mines: 1))
@@ -304,7 +304,7 @@ func viewer(_ view: GameView) -> Viewer {
     @Test func aSpectatorSeesWatchingAndSendsNoMove() {
         var view = gameView(["#1#", "###", "###"], mines: 2)
         view.watching = true
-        view.chosenPlayers = ["bob", "cat"]
+        view.chosenPlayerNames = ["bob", "cat"]
         var v = viewer(view)
         v.cursor = BoardPosition(x: 0, y: 0)
         for key in [Key.character(" "), .character("f"), .enter, .character("c"), .character("H")] {
@@ -327,7 +327,7 @@ func viewer(_ view: GameView) -> Viewer {
     @Test func thePeersLineSaysNothingStaleWhileTheDaemonIsAway() {
         var v = viewer(gameView(["##", "##"], mines: 1))
         v.peers = [PeerInfo(
-            id: "p1", name: "Mum", addresses: [], state: .connected, via: [], lastSeenSecondsAgo: 0, roundTripMs: 1,
+            peer: "p1", name: "Mum", addresses: [], state: .connected, via: [], lastSeenAt: Int64(Date().timeIntervalSince1970 * 1000) - 0, roundTripMillis: 1,
             sync: PeerInfo.Sync(theyLack: 0, weLack: 0), otherCircle: false)]
         var screen = ViewerRenderer(glyphs: .ascii, color: false).render(&v, width: 90, height: 12)
         #expect(screen.text.contains("Mum in sync"), "\(screen.text)")
@@ -446,7 +446,7 @@ func viewer(_ view: GameView) -> Viewer {
         _ = v.apply(ControlEvent(event: .point, game: "another", x: 2, y: 1, presence: mum))
         _ = v.apply(ControlEvent(event: .point, game: "abcdef1234567890", x: 9, y: 1, presence: mum))
         #expect(v.points.isEmpty && v.message == nil)
-        _ = v.apply(ControlEvent(event: .point, game: "abcdef1234567890", by: "Mum", x: 2, y: 1, presence: mum))
+        _ = v.apply(ControlEvent(event: .point, game: "abcdef1234567890", byName: "Mum", x: 2, y: 1, presence: mum))
         let r = ViewerRenderer(glyphs: .ascii, color: true)
         let layout = BoardLayout(width: 100, height: 10, boardWidth: 4, boardHeight: 3)
         let (cell, beside) = (layout.left + 2 * 2, layout.left + 2 * 2 + 1)
@@ -518,10 +518,10 @@ func viewer(_ view: GameView) -> Viewer {
         // A last move: the letter in the cell's second column; the next cell keeps its own.
         var v = viewer(gameView(["....", "...."], mines: 1))
         v.selfID = "me"
-        _ = v.apply(ControlEvent(event: .cells, game: id, cells: [CellChange(x: 0, y: 0, value: "F")], status: .playing, by: "p1", x: 0, y: 0))
-        _ = v.apply(ControlEvent(event: .cells, game: id, cells: [CellChange(x: 2, y: 1, value: "F")], status: .playing, by: "p2", x: 2, y: 1))
+        _ = v.apply(ControlEvent(event: .cells, game: id, cells: [CellChange(x: 0, y: 0, value: "F")], status: .playing, byPeer: "p1", x: 0, y: 0))
+        _ = v.apply(ControlEvent(event: .cells, game: id, cells: [CellChange(x: 2, y: 1, value: "F")], status: .playing, byPeer: "p2", x: 2, y: 1))
         v.peers = ["p1", "p2"].map {
-            PeerInfo(id: $0, name: $0 == "p1" ? "h1" : "h2", addresses: [], state: .connected, via: [], lastSeenSecondsAgo: nil, roundTripMs: nil, sync: nil, otherCircle: false)
+            PeerInfo(peer: $0, name: $0 == "p1" ? "h1" : "h2", addresses: [], state: .connected, via: [], lastSeenAt: nil, roundTripMillis: nil, sync: nil, otherCircle: false)
         }
         let screen = ViewerRenderer(glyphs: .ascii, color: false).render(&v, width: 44, height: 10)
         let layout = BoardLayout(width: 44, height: 10, boardWidth: 4, boardHeight: 2)
@@ -608,7 +608,7 @@ func viewer(_ view: GameView) -> Viewer {
         var v = viewer(gameView(["##", "##"], mines: 1))
         #expect(v.handle(.character("g")) == [.listGames])
         let games = ["g1", "g2"].map {
-            GameSummary(id: $0, width: 9, height: 9, mines: 10, status: .playing, progress: 0, elapsedSeconds: 0, players: [], created: 0, assisted: false)
+            GameSummary(game: $0, width: 9, height: 9, mines: 10, status: .playing, progress: 0, elapsedMillis: 0, playerNames: [], createdAt: 0, assisted: false)
         }
         v.showGames(games)
         _ = v.handle(.down)
@@ -624,13 +624,13 @@ func viewer(_ view: GameView) -> Viewer {
     @Test func aGameStartedElsewhereIsAnnouncedAndTheListOpensOnTheNewest() {
         var v = viewer(gameView(["##", "##"], mines: 1))
         let theirs = GameSummary(
-            id: "fedcba9876543210", width: 30, height: 16, mines: 99, status: .playing, progress: 0, elapsedSeconds: 65,
-            players: ["Mum"], created: 0, assisted: false)
-        #expect(v.apply(ControlEvent(event: .gameAdded, game: theirs.id, summary: theirs)).isEmpty)
+            game: "fedcba9876543210", width: 30, height: 16, mines: 99, status: .playing, progress: 0, elapsedMillis: 65000,
+            playerNames: ["Mum"], createdAt: 0, assisted: false)
+        #expect(v.apply(ControlEvent(event: .gameAdded, game: theirs.game, summary: theirs)).isEmpty)
         #expect(v.message == "Mum started 30×16 (99): g to open")
         // The game list opens on the newest (the first) and shows each game's time.
         let mine = GameSummary(
-            id: id, width: 2, height: 2, mines: 1, status: .playing, progress: 0, elapsedSeconds: 7, players: ["ann"], created: 0,
+            game: id, width: 2, height: 2, mines: 1, status: .playing, progress: 0, elapsedMillis: 7000, playerNames: ["ann"], createdAt: 0,
             assisted: false)
         _ = v.handle(.character("g"))
         v.showGames([theirs, mine])
@@ -638,12 +638,12 @@ func viewer(_ view: GameView) -> Viewer {
         let screen = ViewerRenderer(glyphs: .ascii, color: false).render(&v, width: 100, height: 24)
         #expect((0..<24).contains { (screen.line($0).contains("30x16 (99)") || screen.line($0).contains("30×16 (99)")) && screen.line($0).contains("0:01:05") })
         // Its own new game is no news.
-        var mineToo = viewer(gameView(["##", "##"], mines: 1, players: [PlayerScore(id: "me", name: "ann", score: 0)]))
+        var mineToo = viewer(gameView(["##", "##"], mines: 1, players: [PlayerScore(peer: "me", name: "ann", score: 0)]))
         mineToo.selfID = "me"
         let own = GameSummary(
-            id: "0000000000000001", width: 9, height: 9, mines: 10, status: .playing, progress: 0, elapsedSeconds: 0, players: ["ann"],
-            created: 0, assisted: false)
-        _ = mineToo.apply(ControlEvent(event: .gameAdded, game: own.id, summary: own))
+            game: "0000000000000001", width: 9, height: 9, mines: 10, status: .playing, progress: 0, elapsedMillis: 0, playerNames: ["ann"],
+            createdAt: 0, assisted: false)
+        _ = mineToo.apply(ControlEvent(event: .gameAdded, game: own.game, summary: own))
         #expect(mineToo.message == nil)
     }
 
@@ -653,10 +653,10 @@ func viewer(_ view: GameView) -> Viewer {
         v.load(gameView(["##", "#1"], mines: 1))
         v.tick(105.5)
         #expect(v.elapsed == 47)
-        _ = v.apply(ControlEvent(event: .cells, game: id, cells: [CellChange(x: 0, y: 0, value: "X")], status: .lost, by: "p2", trippedBy: "p2"))
+        _ = v.apply(ControlEvent(event: .cells, game: id, cells: [CellChange(x: 0, y: 0, value: "X")], status: .lost, byPeer: "p2", trippedByPeer: "p2"))
         v.tick(200)
         #expect(v.elapsed == 47)
-        #expect(v.game?.trippedBy == "p2")
+        #expect(v.game?.trippedByPeer == "p2")
     }
 }
 
@@ -693,12 +693,12 @@ func viewer(_ view: GameView) -> Viewer {
 @Suite struct EndingOverlayTests {
     static func ending(_ status: PlayStatus, undone: String? = nil) -> GameEnding {
         GameEnding(
-            status: status, seconds: 102, threeBV: 30, solvedThreeBV: status == .won ? 30 : 21, threeBVPerSecond: 0.29, clicks: 40,
+            status: status, playedMillis: 102000, threeBV: 30, solvedThreeBV: status == .won ? 30 : 21, threeBVPerSecond: 0.29, clicks: 40,
             efficiency: 0.75,
-            parts: [GameEnding.PlayerPart(name: "Sam", cellsOpened: 50, threeBV: 20, flagsRight: 4, flagsWrong: 1, clicks: 30, hints: 0, peekedAt: nil),
-                    GameEnding.PlayerPart(name: "Mum", cellsOpened: 10, threeBV: 10, flagsRight: 0, flagsWrong: 0, clicks: 10, hints: 2, peekedAt: nil)],
-            trippedBy: status == .lost ? "Max" : nil, trippedAt: status == .lost ? CellPosition(x: 3, y: 1) : nil,
-            trippedAfterSeconds: status == .lost ? 192 : nil, winThatDidNotStand: undone, ranked: status == .won,
+            parts: [GameEnding.PlayerPart(name: "Sam", cellsOpened: 50, threeBV: 20, flagsRight: 4, flagsWrong: 1, clicks: 30, hintCount: 0, peekedAt: nil),
+                    GameEnding.PlayerPart(name: "Mum", cellsOpened: 10, threeBV: 10, flagsRight: 0, flagsWrong: 0, clicks: 10, hintCount: 2, peekedAt: nil)],
+            trippedByName: status == .lost ? "Max" : nil, trippedCell: status == .lost ? CellPosition(x: 3, y: 1) : nil,
+            trippedAfterMillis: status == .lost ? 192000 : nil, winThatDidNotStandName: undone, ranked: status == .won,
             record: status == .won ? "Best Beginner 9×9 (10), classic time: Sam & Mum, 0:01:42" : nil)
     }
 
@@ -713,7 +713,7 @@ func viewer(_ view: GameView) -> Viewer {
         }
         let screen = ViewerRenderer(glyphs: .ascii, color: false).render(&v, width: 100, height: 24)
         let text = screen.text
-        #expect(text.contains("Won in 0:01:42: 3BV 30/30, 3BV/s 0.29, 40 clicks, efficiency 75%"), "\(text)")
+        #expect(text.contains("Won in 0:01:42.00: 3BV 30/30, 3BV/s 0.29, 40 clicks, efficiency 75%"), "\(text)")
         #expect(text.contains("Sam: 50 cells, 3BV 20, flags 4 right, 1 wrong") && text.contains("Mum: 10 cells, 3BV 10, flags 0 right, 2 hints"))
         #expect(text.contains("New record! Best Beginner 9x9 (10), classic time: Sam & Mum, 0:01:42"))
         _ = v.handle(.character("x"))
@@ -745,14 +745,14 @@ func viewer(_ view: GameView) -> Viewer {
 /// A game played again in the viewer.
 @Suite struct ReplayViewerTests {
     static let result = Commands.Replay.Result(
-        game: "abcdef1234567890", width: 3, height: 2, mines: 1, opening: ["..#", "1##"], started: 1_000,
+        game: "abcdef1234567890", width: 3, height: 2, mines: 1, opening: ["..#", "1##"], startedAt: 1000000,
         moves: [
-            Commands.ReplayMove(index: 1, name: "Sam", author: "p1", kind: "flag", x: 2, y: 1, changed: [CellChange(x: 2, y: 1, value: "F")],
-                                seconds: 4, wall: 1_004, status: .playing),
-            Commands.ReplayMove(index: 2, name: "Mum", author: "p2", kind: "reveal", x: 2, y: 0, changed: [CellChange(x: 2, y: 0, value: "1")],
-                                seconds: 64, wall: 1_064, status: .playing),
-            Commands.ReplayMove(index: 3, name: "Sam", author: "p1", kind: "reveal", x: 1, y: 1, changed: [CellChange(x: 1, y: 1, value: "1")],
-                                seconds: 70, wall: 1_070, status: .won),
+            Commands.ReplayMove(index: 1, name: "Sam", authorPeer: "p1", kind: "flag", x: 2, y: 1, changed: [CellChange(x: 2, y: 1, value: "F")],
+                                atMillis: 4000, madeAt: 1004000, status: .playing),
+            Commands.ReplayMove(index: 2, name: "Mum", authorPeer: "p2", kind: "reveal", x: 2, y: 0, changed: [CellChange(x: 2, y: 0, value: "1")],
+                                atMillis: 64000, madeAt: 1064000, status: .playing),
+            Commands.ReplayMove(index: 3, name: "Sam", authorPeer: "p1", kind: "reveal", x: 1, y: 1, changed: [CellChange(x: 1, y: 1, value: "1")],
+                                atMillis: 70000, madeAt: 1070000, status: .won),
         ],
         status: .won)
 
@@ -792,6 +792,6 @@ func viewer(_ view: GameView) -> Viewer {
         var done = gameView(["F1", "11"], mines: 1, status: .won)
         done.ending = EndingOverlayTests.ending(.won)
         v.load(done)
-        #expect(v.handle(.character("r")) == [.replay(game: done.id)])
+        #expect(v.handle(.character("r")) == [.replay(game: done.game)])
     }
 }

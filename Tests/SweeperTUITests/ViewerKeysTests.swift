@@ -66,16 +66,16 @@ import Testing
     }
 
     @Test func aRenameShowsAtOnceWhereverThePlayerIsNamed() {
-        var v = viewer(gameView(["##", "##"], mines: 1, players: [PlayerScore(id: "p2", name: "Mum", score: 3), PlayerScore(id: "me", name: "ann", score: 1)]))
+        var v = viewer(gameView(["##", "##"], mines: 1, players: [PlayerScore(peer: "p2", name: "Mum", score: 3), PlayerScore(peer: "me", name: "ann", score: 1)]))
         v.selfID = "me"
         _ = v.apply(ControlEvent(event: .presence, presence: PresenceInfo(peer: "p2", name: "Mum", game: "abcdef1234567890", x: 0, y: 0)))
         var renamed = PresenceInfo(peer: "p2", name: "Grandma", game: nil, x: nil, y: nil, colour: 3)
         renamed.letter = "G"
         // The daemon's letter goes by name: the new one is taken, and the view fetched again for the others'.
         let actions = v.apply(ControlEvent(event: .profileChanged, presence: renamed))
-        #expect(actions == [.refresh(game: v.game?.id ?? "")], "\(actions)")
-        #expect(v.game?.players.first { $0.id == "p2" }?.name == "Grandma" && v.presence["p2"]?.name == "Grandma" && v.name(of: "p2") == "Grandma")
-        #expect(v.game?.players.first { $0.id == "p2" }?.letter == "G" && v.presence["p2"]?.letter == "G")
+        #expect(actions == [.refresh(game: v.game?.game ?? "")], "\(actions)")
+        #expect(v.game?.players.first { $0.peer == "p2" }?.name == "Grandma" && v.presence["p2"]?.name == "Grandma" && v.name(of: "p2") == "Grandma")
+        #expect(v.game?.players.first { $0.peer == "p2" }?.letter == "G" && v.presence["p2"]?.letter == "G")
         #expect(ViewerRenderer.playerMarks(v)["p2"]?.letter == "G")
         let screen = ViewerRenderer(glyphs: .ascii, color: false).render(&v, width: 100, height: 12).text
         #expect(screen.contains("Players: Grandma 3") && screen.contains("looking: ") && screen.contains("Grandma 0,0") && !screen.contains("Mum"), "\(screen)")
@@ -110,9 +110,9 @@ import Testing
 
     @Test func anotherRacersCursorIsInTheRaceLineNotOnYourBoard() {
         var view = gameView(["####", "1234", "####"], mines: 3)
-        view.race = Commands.RaceTable(shown: "me", racers: [
-            Commands.RacerStanding(id: "me", name: "ann", status: .playing, progress: 0.2, flags: 0),
-            Commands.RacerStanding(id: "p2", name: "Sam", status: .playing, progress: 0.4, flags: 0),
+        view.race = Commands.RaceTable(shownPeer: "me", racers: [
+            Commands.RacerStanding(peer: "me", name: "ann", status: .playing, progress: 0.2, flags: 0),
+            Commands.RacerStanding(peer: "p2", name: "Sam", status: .playing, progress: 0.4, flags: 0),
         ])
         var v = viewer(view)
         v.selfID = "me"
@@ -124,7 +124,7 @@ import Testing
         #expect(screen[layout.left + 2 * 2 + 1, layout.top + 1].character != "S", "\(screen.text)")
         #expect(screen.text.contains("Race: ann 20%, Sam 40% at 2,1"), "\(screen.text)")
         // Showing Sam's board, his cursor is drawn on it.
-        view.race?.shown = "p2"
+        view.race?.shownPeer = "p2"
         v.load(view)
         let his = ViewerRenderer(glyphs: .ascii, color: false).render(&v, width: 100, height: 12)
         #expect(his[layout.left + 2 * 2 + 1, layout.top + 1].character == "S", "\(his.text)")
@@ -173,13 +173,13 @@ import Testing
     @Test func theGameListIsInColumnsWithItsMarks() {
         var v = viewer(gameView(["##", "##"], mines: 1))
         var race = GameSummary(
-            id: "1111111111111111", width: 30, height: 16, mines: 99, status: .playing, progress: 0.5, elapsedSeconds: 65, players: ["Mum", "Sam"],
-            created: 0, assisted: false)
+            game: "1111111111111111", width: 30, height: 16, mines: 99, status: .playing, progress: 0.5, elapsedMillis: 65000, playerNames: ["Mum", "Sam"],
+            createdAt: 0, assisted: false)
         race.race = true
         var daily = GameSummary(
-            id: "2222222222222222", width: 9, height: 9, mines: 10, status: .won, progress: 1, elapsedSeconds: 7, players: ["Max"], created: 0,
+            game: "2222222222222222", width: 9, height: 9, mines: 10, status: .won, progress: 1, elapsedMillis: 7000, playerNames: ["Max"], createdAt: 0,
             assisted: true)
-        daily.daily = "2026-11-28"
+        daily.day = "2026-11-28"
         daily.noGuess = true
         _ = v.handle(.character("g"))
         v.showGames([race, daily])

@@ -48,8 +48,8 @@ extension ControlRouter {
     private func info(_ player: HostedPlayer) -> HostedPlayerInfo {
         let colour = book.profile(of: player.id)?.colour ?? player.colour
         return HostedPlayerInfo(
-            peer: player.id.description, name: book.name(of: player.id) ?? player.name, colour: PlayerColours.name(of: Int(colour)),
-            addedMillis: Int64(player.addedMillis), member: members.view.isMember(player.id),
+            peer: player.id.description, name: book.name(of: player.id) ?? player.name, colourName: PlayerColours.name(of: Int(colour)),
+            addedAt: Int64(player.addedMillis), member: members.view.isMember(player.id),
             devices: web.pairing.devices.filter { $0.player == player.id.description }.map(Self.info))
     }
 
@@ -98,12 +98,12 @@ extension ControlRouter {
             let (code, expires) = web.pairing.issueCode(player: player.id.description)
             let urls = Self.lanAddresses().map { "https://\($0):\(port)/?pair=\(code)" }
             let url = urls.first ?? "https://127.0.0.1:\(port)/?pair=\(code)"
-            return PlayerPairing(player: info, url: url, code: code, urls: urls, fingerprint: fingerprint, expiresMillis: expires)
+            return PlayerPairing(player: info, url: url, code: code, urls: urls, fingerprint: fingerprint, expiresAt: expires)
         }
         guard let login = web.login(player: player.id.description) else {
             throw ControlError.webUnavailable("it is not served yet; try again in a moment")
         }
-        return PlayerPairing(player: info, url: login.url, code: nil, urls: [], fingerprint: nil, expiresMillis: login.expiresMillis)
+        return PlayerPairing(player: info, url: login.url, code: nil, urls: [], fingerprint: nil, expiresAt: login.expiresMillis)
     }
 
     /// Stops hosting a player: its browsers are logged out, its key is

@@ -27,7 +27,7 @@ extension ControlRouter {
                 player = found.id.description
             }
             guard let login = web.login(game: game, player: player) else { throw ControlError.webUnavailable("it stopped") }
-            return try answer(id, Commands.Web.Result(url: login.url, address: login.address, expiresMillis: login.expiresMillis))
+            return try answer(id, Commands.Web.Result(url: login.url, address: login.address, expiresAt: login.expiresMillis))
         case Commands.WebLAN.name:
             let a: Commands.WebLAN.Arguments = try args(line)
             if let enabled = a.enabled {
@@ -45,7 +45,7 @@ extension ControlRouter {
             }
             let (code, expires) = web.pairing.issueCode()
             let urls = Self.lanAddresses().map { "https://\($0):\(port)/?pair=\(code)" }
-            return try answer(id, Commands.WebPair.Result(code: code, urls: urls, fingerprint: fingerprint, expiresMillis: expires))
+            return try answer(id, Commands.WebPair.Result(code: code, urls: urls, fingerprint: fingerprint, expiresAt: expires))
         case Commands.WebDevices.name:
             return try answer(id, Commands.WebDevices.Result(devices: web.pairing.devices.map(Self.info)))
         default:
@@ -69,7 +69,7 @@ extension ControlRouter {
     }
 
     static func info(_ device: WebDevice) -> WebDeviceInfo {
-        WebDeviceInfo(id: device.id, name: device.name, pairedMillis: device.pairedMillis, lastUsedMillis: device.lastUsedMillis)
+        WebDeviceInfo(device: device.id, name: device.name, pairedAt: device.pairedMillis, lastUsedAt: device.lastUsedMillis)
     }
 
     /// This computer's IPv4 addresses on its networks, loopback and

@@ -95,11 +95,11 @@ struct ControlRouter: ControlResponder {
             let a: Commands.AddPlayers.Arguments = try args(line)
             let (after, added) = try await service.addPlayers(try players(named: a.players), to: a.game, as: hostedPlayer)
             return try answer(
-                id, Commands.AddPlayers.Result(game: after.gameID.description, chosenPlayers: views.chosenPlayers(after) ?? [], added: added))
+                id, Commands.AddPlayers.Result(game: after.gameID.description, chosenPlayerNames: views.chosenPlayers(after) ?? [], added: added))
         case Commands.Archive.name:
             let a: Commands.Archive.Arguments = try args(line)
             let (after, changed) = try await service.archive(a.game, archived: a.archived ?? true, as: hostedPlayer)
-            return try answer(id, Commands.Archive.Result(game: after.gameID.description, archived: after.isArchived, changed: changed))
+            return try answer(id, Commands.Archive.Result(game: after.gameID.description, archived: after.isArchived, didChange: changed))
         case Commands.Forget.name:
             let a: Commands.Forget.Arguments = try args(line)
             let (game, deleted) = try await service.forget(a.game)
@@ -121,8 +121,8 @@ struct ControlRouter: ControlResponder {
             return try answer(
                 id,
                 Commands.Sync.Result(
-                    mode: selection.mode, followed: selection.followed.sorted().map(\.description),
-                    forgotten: selection.forgotten.sorted().map(\.description)))
+                    mode: selection.mode, followedGames: selection.followed.sorted().map(\.description),
+                    forgottenGames: selection.forgotten.sorted().map(\.description)))
         case Commands.New.name:
             try refuseIfRemoved()
             let request: Commands.New.Arguments = try args(line)
@@ -263,7 +263,7 @@ struct ControlRouter: ControlResponder {
             let a: Commands.Backup.Arguments = try args(line)
             do {
                 let copy = try await service.backUp(to: a.path)
-                return try answer(id, Commands.Backup.Result(path: a.path, bytes: copy.bytes, games: copy.games, peerID: service.identity.description))
+                return try answer(id, Commands.Backup.Result(path: a.path, bytes: copy.bytes, gameCount: copy.games, peer: service.identity.description))
             } catch let refused as Store.BackupError {
                 throw ControlError(code: "backup-refused", message: refused.description)
             } catch let failure as StoreError {
@@ -277,7 +277,7 @@ struct ControlRouter: ControlResponder {
             if a.check != true { await network.connect(endpoint) }
             let dial = await network.staticDial(endpoint)
             return try answer(id, Commands.Connect.Result(
-                linked: dial?.linked ?? false, peerID: dial?.peer?.description, name: dial?.peer.map { views.name(of: $0) },
+                linked: dial?.linked ?? false, peer: dial?.peer?.description, name: dial?.peer.map { views.name(of: $0) },
                 reason: dial?.failure))
         case Commands.Web.name, Commands.WebLAN.name, Commands.WebPair.name, Commands.WebDevices.name, Commands.WebRevoke.name:
             return try await webCommand(command, id, line)
@@ -362,15 +362,15 @@ struct ControlRouter: ControlResponder {
         }
         let note = book.profile(of: identity.peerID)
         return Commands.Profile.Result(
-            peer: identity.peerID.description, name: note?.name ?? name, colour: PlayerColours.name(of: Int(note?.colour ?? 0)))
+            peer: identity.peerID.description, name: note?.name ?? name, colourName: PlayerColours.name(of: Int(note?.colour ?? 0)))
     }
 
     private func status() async throws -> Commands.Status.Result {
         Commands.Status.Result(
-            peerID: player.peerID.description, name: book.name(of: player.peerID) ?? views.ownName, circleTag: members.keys.current.tag,
-            listening: network.listening, mdns: network.mdnsStatus, peers: await network.connectedCount(),
-            games: await service.gameCount, version: SweeperVersion.current, pid: getpid(), presence: views.presence(presence.everyone(as: player.peerID)),
-            removed: removedHere)
+            peer: player.peerID.description, name: book.name(of: player.peerID) ?? views.ownName, circleTag: members.keys.current.tag,
+            listening: network.listening, mdns: network.mdnsStatus, peerCount: await network.connectedCount(),
+            gameCount: await service.gameCount, version: SweeperVersion.current, pid: getpid(), presence: views.presence(presence.everyone(as: player.peerID)),
+            removedNote: removedHere)
     }
 
     /// The games a finished game's ending compares it with, to say

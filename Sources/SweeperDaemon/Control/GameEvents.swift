@@ -28,8 +28,8 @@ final class GameEvents: GameChangeSink {
             events.publish(
                 ControlEvent(
                 event: .cells, game: state.gameID.description, cells: ReplyViews.cellChanges(changed.cells, in: state),
-                status: state.status.shown, minesLeft: state.board.minesLeft, by: text(of: changed.author),
-                x: changed.clicked?.x, y: changed.clicked?.y, progress: state.board.progress, trippedBy: state.trippedBy?.description,
+                status: state.status.shown, minesLeft: state.board.minesLeft, byPeer: text(of: changed.author),
+                x: changed.clicked?.x, y: changed.clicked?.y, progress: state.board.progress, trippedByPeer: state.trippedBy?.description,
                 racer: changed.racer.map { views.standing(of: $0, on: state) }),
                 readers: readers(of: state))
         case .listing(let replica, let state):

@@ -23,11 +23,11 @@ struct PeerEvents: PeerChangeSink {
 
     func pointed(by author: PeerID, at spot: PresenceSpot, own: Bool) {
         let info = views.presence(author, spot, own: own)
-        events.publish(ControlEvent(event: .point, game: info.game, by: info.name, x: spot.x, y: spot.y, presence: info))
+        events.publish(ControlEvent(event: .point, game: info.game, byName: info.name, x: spot.x, y: spot.y, presence: info))
     }
 
     func peerChanged(_ standing: PeerStanding) {
-        events.publish(ControlEvent(event: .peerChanged, peer: views.peer(standing)))
+        events.publish(ControlEvent(event: .peerChanged, peerInfo: views.peer(standing)))
     }
 
     func profileChanged(of author: PeerID) {
@@ -72,9 +72,9 @@ extension ReplyViews {
     func peer(_ standing: PeerStanding, now: Date = Date()) -> PeerInfo {
         let p = standing.snapshot
         var info = PeerInfo(
-            id: p.id.description, name: p.name ?? "", addresses: p.addresses, state: p.state.shown,
-            via: p.origins.map(\.rawValue), lastSeenSecondsAgo: p.lastSeen.map { max(0, now.timeIntervalSince($0)) },
-            roundTripMs: p.roundTrip.map { Double($0.components.seconds) * 1000 + Double($0.components.attoseconds) / 1e15 },
+            peer: p.id.description, name: p.name ?? "", addresses: p.addresses, state: p.state.shown,
+            via: p.origins.map(\.rawValue), lastSeenAt: p.lastSeen.map(\.millisAt),
+            roundTripMillis: p.roundTrip.map { Int($0.components.seconds) * 1000 + Int((Double($0.components.attoseconds) / 1e15).rounded()) },
             sync: standing.lag.map { PeerInfo.Sync(theyLack: $0.theyLack, weLack: $0.weLack) }, otherCircle: p.otherCircle)
         // Named by its profile, told apart from a member of the same name.
         if !p.otherCircle, let profile = peers.profile(of: p.id), !profile.name.isEmpty { info.name = name(of: p.id) }
@@ -82,17 +82,17 @@ extension ReplyViews {
             info.protocolVersion = Int(version)
             info.versionNote = Self.versionNote(of: info.name, speaking: version)
         }
-        info.lastHeardSecondsAgo = p.lastHeard.map { max(0, now.timeIntervalSince($0)) }
+        info.lastHeardAt = p.lastHeard.map(\.millisAt)
         if !p.otherCircle {
             let hosted = members.view.members.values.filter { $0.hostedBy == p.id }.map { name(of: $0.peer) }.sorted()
-            if !hosted.isEmpty { info.hosts = hosted }
+            if !hosted.isEmpty { info.hostNames = hosted }
         }
         return info
     }
 
     /// A static peer whose last dial failed, as `peers --all` shows it.
     static func unreached(_ peer: UnreachedPeer, now: Date = Date()) -> UnreachedPeerInfo {
-        UnreachedPeerInfo(address: peer.address, reason: peer.reason, secondsAgo: max(0, now.timeIntervalSince(peer.since)))
+        UnreachedPeerInfo(address: peer.address, reason: peer.reason, failedAt: peer.since.millisAt)
     }
 }
 

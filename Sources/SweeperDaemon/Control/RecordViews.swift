@@ -92,9 +92,8 @@ extension ReplyViews {
         let p = state.genesis.parameters
         let ms = millis(g)
         var entry = Commands.BestTime(
-            width: p.width, height: p.height, mines: p.mines, seconds: Int(ms / 1000), game: state.gameID.description,
-            players: players(g).map(name(of:)), date: Double(state.startMillis) / 1000, ended: state.endMillis.map { Double($0) / 1000 })
-        entry.millis = Int(ms)
+            width: p.width, height: p.height, mines: p.mines, playedMillis: Int(clamping: ms), game: state.gameID.description,
+            playerNames: players(g).map(name(of:)), startedAt: Int64(clamping: state.startMillis), endedAt: state.endMillis.map { Int64(clamping: $0) })
         entry.noGuess = p.noGuess
         if let figures { entry.threeBVPerSecond = Self.rate(figures.solvedThreeBV, millis: ms) }
         return entry
@@ -115,17 +114,17 @@ extension ReplyViews {
             guard only.map({ $0 == c }) ?? true else { continue }
             classes[c, default: []].append(bestTime(g, figures: figures ? g.replica.figures(of: g.racer) : nil))
         }
-        return classes.mapValues { $0.sorted { ($0.millis ?? $0.seconds * 1000, $0.date, $0.game, $0.players.joined(separator: ",")) < ($1.millis ?? $1.seconds * 1000, $1.date, $1.game, $1.players.joined(separator: ",")) } }
+        return classes.mapValues { $0.sorted { ($0.playedMillis, $0.startedAt, $0.game, $0.playerNames.joined(separator: ",")) < ($1.playedMillis, $1.startedAt, $1.game, $1.playerNames.joined(separator: ",")) } }
     }
 
     /// Who asked for hints in a game, most first.
     func hints(_ state: GameState) -> [Commands.HintCount] {
-        state.hintsBy.map { Commands.HintCount(name: name(of: $0.key), hints: $0.value) }.sorted { ($1.hints, $0.name) < ($0.hints, $1.name) }
+        state.hintsBy.map { Commands.HintCount(name: name(of: $0.key), hintCount: $0.value) }.sorted { ($1.hintCount, $0.name) < ($0.hintCount, $1.name) }
     }
 
     /// Who looked at the mines in a game, earliest first.
     func peeks(_ state: GameState) -> [Commands.Peek] {
-        state.peeks.map { Commands.Peek(name: name(of: $0.key), at: Double($0.value) / 1000) }.sorted { ($0.at, $0.name) < ($1.at, $1.name) }
+        state.peeks.map { Commands.Peek(name: name(of: $0.key), peekedAt: Int64(clamping: $0.value)) }.sorted { ($0.peekedAt, $0.name) < ($1.peekedAt, $1.name) }
     }
 
     /// `scores`: every class's ten best, the wins not ranked, and with
@@ -143,13 +142,13 @@ extension ReplyViews {
             if g.state.isSeeded {
                 practice.append(bestTime(g, figures: nil))
             } else if g.state.isAssisted {
-                assisted.append(Commands.AssistedWin(game: bestTime(g, figures: nil), hints: hints(g.state), peeks: peeks(g.state)))
+                assisted.append(Commands.AssistedWin(win: bestTime(g, figures: nil), hints: hints(g.state), peeks: peeks(g.state)))
             }
         }
-        assisted.sort { $0.game.date > $1.game.date }
-        practice.sort { $0.date > $1.date }
+        assisted.sort { $0.win.startedAt > $1.win.startedAt }
+        practice.sort { $0.startedAt > $1.startedAt }
         return Commands.Scores.Result(
-            scores: classes.compactMap(\.best.first), classes: classes, assisted: assisted, practice: practice,
+            scores: classes.compactMap(\.best.first), classes: classes, assistedWins: assisted, practice: practice,
             player: try player.map { try record(of: $0, in: games, ranked: ranked) })
     }
 
@@ -173,10 +172,10 @@ extension ReplyViews {
             if g.state.status == .lost { lost += 1 }
             if let t = g.state.trippedBy, authors.contains(t) { tripped += 1 }
         }
-        let mine = ranked.keys.sorted().compactMap { c in ranked[c]?.first { $0.players.contains(player) } }
+        let mine = ranked.keys.sorted().compactMap { c in ranked[c]?.first { $0.playerNames.contains(player) } }
         return Commands.PlayerRecord(
             name: player, played: played, won: won, lost: lost, minesTripped: tripped,
-            bestThreeBVPerSecond: ranked.values.joined().filter { $0.players.contains(player) }.compactMap(\.threeBVPerSecond).max(),
+            bestThreeBVPerSecond: ranked.values.joined().filter { $0.playerNames.contains(player) }.compactMap(\.threeBVPerSecond).max(),
             records: mine)
     }
 
@@ -187,18 +186,17 @@ extension ReplyViews {
         let g = Played(replica: replica, state: state, racer: racer)
         guard state.status != .playing, let figures = replica.figures(of: racer) else { return nil }
         let ms = millis(g)
-        let seconds = Int(ms / 1000)
         let geometry = state.genesis.geometry
         let parts = figures.parts.map { author, p in
             GameEnding.PlayerPart(
                 name: name(of: author), cellsOpened: p.cellsOpened, threeBV: p.threeBV, flagsRight: p.flagsRight, flagsWrong: p.flagsWrong,
-                clicks: p.clicks, hints: p.hints, peekedAt: p.peekedAtMillis.map { Double($0) / 1000 })
+                clicks: p.clicks, hintCount: p.hints, peekedAt: p.peekedAtMillis.map { Int64(clamping: $0) })
         }.sorted { ($1.threeBV, $1.cellsOpened, $0.name) < ($0.threeBV, $0.cellsOpened, $1.name) }
         // Only a win counts for records; what kept a win out is said.
         let ranked = Self.isRanked(g)
         var why: [String] = []
         if state.isSeeded { why.append("a practice game (its seed was chosen)") }
-        why += hints(state).map { "\($0.name) asked for \($0.hints) hint" + ($0.hints == 1 ? "" : "s") }
+        why += hints(state).map { "\($0.name) asked for \($0.hintCount) hint" + ($0.hintCount == 1 ? "" : "s") }
         why += peeks(state).map { "\($0.name) looked at the mines" }
         if why.isEmpty && !ranked { why.append("the opening won it") }
         var record: String?
@@ -206,20 +204,19 @@ extension ReplyViews {
             let c = RecordClass(state.genesis.parameters)
             let names = players(g).map(name(of:))
             if let best = rankedWins(Self.played(games), only: c, figures: false)[c]?.first,
-               best.game == state.gameID.description, best.players == names {
-                record = "Best \(c.name) time: \(best.players.joined(separator: " & ")), \(ControlFormatting.duration(best.seconds, millis: best.millis))"
+               best.game == state.gameID.description, best.playerNames == names {
+                record = "Best \(c.name) time: \(best.playerNames.joined(separator: " & ")), \(ControlFormatting.duration(millis: best.playedMillis))"
             }
         }
         let trippedAt = state.trippedMine.map { geometry.cell(at: $0) }.map { CellPosition(x: $0.x, y: $0.y) }
         // One time for a game: the mine was tripped when the game ended, after its played time.
-        let trippedAfter = state.status == .lost ? seconds : nil
-        var ending = GameEnding(
-            status: state.status.shown, seconds: seconds, threeBV: figures.threeBV, solvedThreeBV: figures.solvedThreeBV,
+        let trippedAfter = state.status == .lost ? Int(clamping: ms) : nil
+        let ending = GameEnding(
+            status: state.status.shown, playedMillis: Int(clamping: ms), threeBV: figures.threeBV, solvedThreeBV: figures.solvedThreeBV,
             threeBVPerSecond: Self.rate(figures.solvedThreeBV, millis: ms), clicks: figures.clicks,
-            efficiency: figures.efficiency, parts: parts, trippedBy: state.trippedBy.map(name(of:)), trippedAt: trippedAt,
-            trippedAfterSeconds: trippedAfter, winThatDidNotStand: figures.winThatDidNotStand.map(name(of:)), ranked: ranked,
+            efficiency: figures.efficiency, parts: parts, trippedByName: state.trippedBy.map(name(of:)), trippedCell: trippedAt,
+            trippedAfterMillis: trippedAfter, winThatDidNotStandName: figures.winThatDidNotStand.map(name(of:)), ranked: ranked,
             notRanked: state.status == .won && !ranked ? why.joined(separator: "; ") : nil, record: record)
-        ending.millis = Int(ms)
         return ending
     }
 }
@@ -241,15 +238,14 @@ extension ReplyViews {
             let ms = play.playedMillis(state)
             var result = Commands.DailyResult(
                 name: name(of: state.creator), peer: state.creator.description, game: state.gameID.description, status: state.status.shown,
-                seconds: Int(ms / 1000), progress: state.board.progress, assisted: state.isAssisted ? true : nil)
-            result.millis = Int(ms)
+                playedMillis: Int(clamping: ms), progress: state.board.progress, assisted: state.isAssisted ? true : nil)
             if state.status == .won, let figures = replica.figures(of: nil) {
                 result.threeBVPerSecond = Self.rate(figures.solvedThreeBV, millis: ms)
             }
             return result
         }
         let rank = { (r: Commands.DailyResult) -> Int in r.status == .won ? 0 : r.status == .playing ? 1 : 2 }
-        let key = { (r: Commands.DailyResult) in (rank(r), r.status == .won ? Double(r.millis ?? r.seconds * 1000) : -r.progress, r.name) }
+        let key = { (r: Commands.DailyResult) in (rank(r), r.status == .won ? Double(r.playedMillis) : -r.progress, r.name) }
         let ordered = results.sorted { key($0) < key($1) }
         let runs = streaks.filter { $0.value > 0 }.map { Commands.DailyStreak(name: name(of: $0.key), peer: $0.key.description, days: $0.value) }
         return Commands.DailyTable(date: DailyBoard.date(of: day), results: ordered, streaks: runs.sorted { ($1.days, $0.name) < ($0.days, $1.name) })

@@ -43,7 +43,7 @@ struct ReplyViews: Sendable {
     /// a peer described of it, in the words of `games`.
     func available(_ game: GameElsewhere) -> AvailableGame {
         var out = AvailableGame(
-            id: game.id.description, ops: Int(clamping: game.ops), players: game.players.count, heldBy: game.heldBy, forgotten: game.forgotten)
+            game: game.id.description, ops: Int(clamping: game.ops), playerCount: game.players.count, heldByNames: game.heldBy, forgotten: game.forgotten)
         // Creator first, when a description names it; then by name.
         let creator = game.listing?.creator
         let others = game.players.filter { $0 != creator }.map(name(of:)).sorted()
@@ -54,11 +54,11 @@ struct ReplyViews: Sendable {
         out.height = p.height
         out.mines = p.mines
         out.noGuess = p.noGuess
-        out.creator = name(of: listing.creator)
-        out.created = Double(listing.createdAtMillis) / 1000
+        out.creatorName = name(of: listing.creator)
+        out.createdAt = Int64(clamping: listing.createdAtMillis)
         out.status = listing.status.shown
         out.progress = Double(listing.progressPermille) / 1000
-        out.chosenPlayers = listing.players.map { [name(of: listing.creator)] + $0.subtracting([listing.creator]).map(name(of:)).sorted() }
+        out.chosenPlayerNames = listing.players.map { [name(of: listing.creator)] + $0.subtracting([listing.creator]).map(name(of:)).sorted() }
         return out
     }
 
@@ -72,16 +72,16 @@ struct ReplyViews: Sendable {
     func summary(_ game: GameOverview) -> GameSummary {
         let p = game.parameters
         var summary = GameSummary(
-            id: game.gameID.description, width: p.width, height: p.height, mines: p.mines, status: game.status.shown,
+            game: game.gameID.description, width: p.width, height: p.height, mines: p.mines, status: game.status.shown,
             // A race lists this device's own board's progress (or the creator's).
-            progress: game.progress, elapsedSeconds: play.playedSeconds(game.gameID, startMillis: game.startMillis, endMillis: game.endMillis),
-            players: players(creator: game.creator, authors: game.authors).map(name(of:)), created: Double(game.startMillis) / 1000,
-            ended: game.endMillis.map { Double($0) / 1000 }, assisted: game.isAssisted,
-            chosenPlayers: chosenPlayers(game.players, creator: game.creator),
+            progress: game.progress, elapsedMillis: Int(clamping: play.playedMillis(game.gameID, startMillis: game.startMillis, endMillis: game.endMillis)),
+            playerNames: players(creator: game.creator, authors: game.authors).map(name(of:)), createdAt: Int64(clamping: game.startMillis),
+            endedAt: game.endMillis.map { Int64(clamping: $0) }, assisted: game.isAssisted,
+            chosenPlayerNames: chosenPlayers(game.players, creator: game.creator),
             watching: game.mayMove(ownID) ? nil : true, archived: game.isArchived ? true : nil,
             privateGame: game.isPrivate ? true : nil, onlyHere: links.withholds(game.gameID) ? true : nil, race: game.isRace ? true : nil)
         summary.noGuess = p.noGuess ? true : nil
-        summary.daily = game.dailyDay.map(DailyBoard.date(of:))
+        summary.day = game.dailyDay.map(DailyBoard.date(of:))
         summary.seeded = game.isSeeded ? true : nil
         return summary
     }
@@ -111,28 +111,28 @@ struct ReplyViews: Sendable {
         let letters = letters()
         let players = players(replica, whole).map { p -> PlayerScore in
             var score = PlayerScore(
-                id: p.description, name: name(of: p), score: scores[p] ?? 0,
+                peer: p.description, name: name(of: p), score: scores[p] ?? 0,
                 colour: peers.profile(of: p).flatMap { $0.colour > 0 ? Int($0.colour) : nil })
             score.letter = letters[p].map(String.init)
             return score
         }.sorted { ($1.score, $0.name) < ($0.score, $1.name) }
         let p = state.genesis.parameters
         var view = GameView(
-            id: state.gameID.description, width: p.width, height: p.height, mines: p.mines, status: state.status.shown,
+            game: state.gameID.description, width: p.width, height: p.height, mines: p.mines, status: state.status.shown,
             // After a win every mine shows flagged, and the count says so too.
             digest: whole.digestHex, revealed: state.revealedCount, flags: state.status == .won ? p.mines : state.board.flagCount, board: state.rows,
-            players: players, trippedBy: state.trippedBy?.description,
-            elapsedSeconds: whole.isRace ? state.elapsedSeconds(nowMillis: Date().millis) : play.playedSeconds(state),
+            players: players, trippedByPeer: state.trippedBy?.description,
+            elapsedMillis: Int(clamping: whole.isRace ? state.elapsedMillis(nowMillis: Date().millis) : play.playedMillis(state)),
             progress: state.board.progress,
             assisted: state.isAssisted, questionMarks: state.genesis.questionMarks, mineLayout: cheat ? state.layoutRows : nil,
             wrongFlags: state.status == .lost ? Self.wrongFlags(state) : nil,
-            created: Double(state.startMillis) / 1000, ended: state.endMillis.map { Double($0) / 1000 },
-            chosenPlayers: chosenPlayers(whole), watching: whole.mayMove(ownID) ? nil : true,
+            createdAt: Int64(clamping: state.startMillis), endedAt: state.endMillis.map { Int64(clamping: $0) },
+            chosenPlayerNames: chosenPlayers(whole), watching: whole.mayMove(ownID) ? nil : true,
             archived: whole.isArchived ? true : nil, privateGame: whole.isPrivate ? true : nil,
-            equivocatedBy: replica.equivocators.isEmpty ? nil : replica.equivocators.sorted().map(name(of:)),
+            equivocatedByNames: replica.equivocators.isEmpty ? nil : replica.equivocators.sorted().map(name(of:)),
             onlyHere: links.withholds(state.gameID) ? true : nil,
             start: CellPosition(x: p.start.x, y: p.start.y))
-        view.overQuotaBy = replica.overQuota.isEmpty ? nil : replica.overQuota.sorted().map(name(of:))
+        view.overQuotaByNames = replica.overQuota.isEmpty ? nil : replica.overQuota.sorted().map(name(of:))
         view.noGuess = p.noGuess ? true : nil
         view.seeded = state.isSeeded ? true : nil
         view.hints = state.hintsBy.isEmpty ? nil : hints(state)
@@ -163,17 +163,17 @@ struct ReplyViews: Sendable {
             }
         }
         return Commands.RaceTable(
-            shown: shown.description, racers: Commands.RaceTable.ordered(racers),
-            winner: over ? race.raceWinner.map(name(of:)) : nil, over: over ? true : nil)
+            shownPeer: shown.description, racers: Commands.RaceTable.ordered(racers),
+            winnerName: over ? race.raceWinner.map(name(of:)) : nil, over: over ? true : nil)
     }
 
     /// How one racer's board stands.
     func standing(of racer: PeerID, on lane: GameState) -> Commands.RacerStanding {
         Commands.RacerStanding(
-            id: racer.description, name: name(of: racer), colour: peers.profile(of: racer).flatMap { $0.colour > 0 ? Int($0.colour) : nil },
+            peer: racer.description, name: name(of: racer), colour: peers.profile(of: racer).flatMap { $0.colour > 0 ? Int($0.colour) : nil },
             status: lane.status.shown, gaveUp: lane.gaveUpMillis != nil && lane.board.status == .playing ? true : nil,
             progress: lane.board.progress, flags: lane.board.flagCount,
-            seconds: lane.endMillis.map { Int(($0 - min($0, lane.startMillis)) / 1000) }, assisted: lane.isAssisted ? true : nil)
+            playedMillis: lane.endMillis.map { Int(clamping: $0 - min($0, lane.startMillis)) }, assisted: lane.isAssisted ? true : nil)
     }
 
     /// After a loss, the flags on cells without a mine.
@@ -200,7 +200,7 @@ struct ReplyViews: Sendable {
         let state = outcome.state
         return Commands.MoveResult(
             game: state.gameID.description, changed: Self.cellChanges(outcome.cells, in: state), status: state.status.shown,
-            progress: state.board.progress, trippedBy: state.trippedBy?.description, trippedByName: state.trippedBy.map(name(of:)))
+            progress: state.board.progress, trippedByPeer: state.trippedBy?.description, trippedByName: state.trippedBy.map(name(of:)))
     }
 }
 
@@ -255,6 +255,8 @@ extension GameState {
 extension Date {
     /// Milliseconds since 1970.
     var millis: UInt64 { UInt64(max(0, timeIntervalSince1970 * 1000)) }
+    /// Milliseconds since 1970, as an answer's instant (`…At`).
+    var millisAt: Int64 { Int64(max(0, timeIntervalSince1970 * 1000)) }
 }
 
 extension GameStatus {
@@ -276,8 +278,7 @@ extension ControlRouter {
         let me = signer.peerID
         let peers = Dictionary(await network.peers(all: false).map { ($0.snapshot.id.description, views.peer($0)) }, uniquingKeysWith: { a, _ in a })
         // Peers not seen since this daemon started: when the store last saw them.
-        let now = Date()
-        let stored = Dictionary(((try? store.peers()) ?? []).map { ($0.peerID, max(0, now.timeIntervalSince($0.lastSeen))) },
+        let stored = Dictionary(((try? store.peers()) ?? []).map { ($0.peerID, $0.lastSeen.millisAt) },
                                 uniquingKeysWith: { a, _ in a })
         func named(_ peer: PeerID) -> String? { peer == me ? book.name(of: me) ?? name : book.name(of: peer) }
         let overQuota = await service.replica.overDailyQuota
@@ -285,25 +286,25 @@ extension ControlRouter {
             let info = peers[m.peer.description]
             let invitedBy = m.invitation.flatMap { view.invitations[$0]?.madeBy } ?? m.admittedBy
             var member = CircleMember(
-                peerID: m.peer.description, name: named(m.peer) ?? m.name, thisDevice: m.peer == me, founder: m.role == .founder,
-                role: m.role.description, admittedBy: m.admittedBy?.description, admittedByName: m.admittedBy.flatMap(named),
-                invitedBy: invitedBy?.description, invitedByName: invitedBy.flatMap(named), equivocatedAt: view.equivocations[m.peer],
-                invitationsOffBy: m.invitationsOffBy?.description, invitationsOffByName: m.invitationsOffBy.flatMap(named),
-                joinedMillis: m.joinedMillis,
-                linked: info?.state == .connected, lastSeenSecondsAgo: m.peer == me ? nil : info?.lastSeenSecondsAgo ?? stored[m.peer.description])
-            member.hostedBy = m.hostedBy?.description
+                peer: m.peer.description, name: named(m.peer) ?? m.name, thisDevice: m.peer == me, founder: m.role == .founder,
+                role: m.role.description, admittedByPeer: m.admittedBy?.description, admittedByName: m.admittedBy.flatMap(named),
+                invitedByPeer: invitedBy?.description, invitedByName: invitedBy.flatMap(named), equivocatedPlaces: view.equivocations[m.peer],
+                invitationsOffByPeer: m.invitationsOffBy?.description, invitationsOffByName: m.invitationsOffBy.flatMap(named),
+                joinedAt: m.joinedMillis,
+                linked: info?.state == .connected, lastSeenAt: m.peer == me ? nil : info?.lastSeenAt ?? stored[m.peer.description])
+            member.hostedByPeer = m.hostedBy?.description
             member.hostedByName = m.hostedBy.flatMap(named)
             if overQuota.contains(m.peer) { member.overDailyQuota = true }
             // A player hosted here is seen whenever this device is.
-            if m.hostedBy == me { member.lastSeenSecondsAgo = nil }
+            if m.hostedBy == me { member.lastSeenAt = nil }
             return member
-        }.sorted { a, b in a.thisDevice != b.thisDevice ? a.thisDevice : (a.name, a.peerID) < (b.name, b.peerID) }
+        }.sorted { a, b in a.thisDevice != b.thisDevice ? a.thisDevice : (a.name, a.peer) < (b.name, b.peer) }
         func removal(_ r: MembershipView.Removal) -> RemovedDevice {
             RemovedDevice(
-                peerID: r.peer.description, name: named(r.peer) ?? "", removedBy: r.removedBy.description, removedByName: named(r.removedBy),
-                removedMillis: r.removedMillis, equivocatedAt: view.equivocations[r.peer])
+                peer: r.peer.description, name: named(r.peer) ?? "", removedByPeer: r.removedBy.description, removedByName: named(r.removedBy),
+                removedAt: r.removedMillis, equivocatedPlaces: view.equivocations[r.peer])
         }
-        let removed = view.removed.values.map(removal).sorted { $0.removedMillis > $1.removedMillis }
+        let removed = view.removed.values.map(removal).sorted { $0.removedAt > $1.removedAt }
         return Commands.Circle.Result(members: listed, removed: removed, removedHere: view.removed[me].map(removal))
     }
 }
@@ -330,8 +331,8 @@ extension ControlRouter {
             let kept = await service.heldOps(of: peer)
             let names = hosting.map { book.name(of: $0) ?? $0.shortDescription }.sorted()
             return Commands.CircleRemove.Result(
-                peerID: peer.description, name: book.name(of: peer) ?? view.members[peer]?.name ?? "",
-                keptOps: kept.values.reduce(0) { $0 + Int($1) }, circleTag: members.keys.current.tag, hostedRemoved: names.isEmpty ? nil : names)
+                peer: peer.description, name: book.name(of: peer) ?? view.members[peer]?.name ?? "",
+                keptOps: kept.values.reduce(0) { $0 + Int($1) }, circleTag: members.keys.current.tag, hostedRemovedNames: names.isEmpty ? nil : names)
         }
         // The players the device hosts go with it: it keeps their keys. They
         // go first, while their host is a member (no new key for each).
@@ -348,15 +349,15 @@ extension ControlRouter {
             throw Self.authorityError(error)
         }
         return Commands.CircleRemove.Result(
-            peerID: peer.description, name: book.name(of: peer) ?? view.members[peer]?.name ?? "",
+            peer: peer.description, name: book.name(of: peer) ?? view.members[peer]?.name ?? "",
             keptOps: kept.values.reduce(0) { $0 + Int($1) }, circleTag: members.keys.current.tag,
-            hostedRemoved: hostedRemoved.isEmpty ? nil : hostedRemoved.sorted())
+            hostedRemovedNames: hostedRemoved.isEmpty ? nil : hostedRemoved.sorted())
     }
 
     /// Names a member (by player name or peer id) an admin.
     func promoteDevice(_ text: String) async throws -> Commands.CircleAdmin.Result {
         let (peer, name) = try changeMember(text) { peer throws(CircleMembers.AuthorityError) in try members.promote(peer) }
-        return Commands.CircleAdmin.Result(peerID: peer.description, name: name)
+        return Commands.CircleAdmin.Result(peer: peer.description, name: name)
     }
 
     /// Turns a member's invitations (by player name or peer id) off or on again.
@@ -364,7 +365,7 @@ extension ControlRouter {
         let (peer, name) = try changeMember(text) { peer throws(CircleMembers.AuthorityError) in
             try members.switchInvitations(of: peer, allowed: allowed)
         }
-        return Commands.CircleInvitations.Result(peerID: peer.description, name: name, allowed: members.view.members[peer]?.invites ?? false)
+        return Commands.CircleInvitations.Result(peer: peer.description, name: name, allowed: members.view.members[peer]?.invites ?? false)
     }
 
     /// Makes a change to another member named by `text` (player name or
@@ -459,7 +460,7 @@ extension ControlRouter {
         await circleChanges.membershipChanged()
         return Commands.Invite.Result(
             code: code(for: made.secret), circleTag: members.keys.current.tag, invitation: made.secret.identity.peerID.description,
-            expiresMillis: made.expiresMillis)
+            expiresAt: made.expiresMillis)
     }
 
     /// The circle's invitations, newest first, with the codes of open ones made here.
@@ -478,8 +479,8 @@ extension ControlRouter {
             case .open: state = i.expiresMillis > now ? .open : .expired
             }
             return InvitationInfo(
-                id: i.key.description, madeBy: i.madeBy.description, madeByName: named(i.madeBy), madeMillis: i.madeMillis,
-                expiresMillis: i.expiresMillis, state: state, usedBy: usedBy?.description, usedByName: usedBy.flatMap(named),
+                invitation: i.key.description, madeByPeer: i.madeBy.description, madeByName: named(i.madeBy), madeAt: i.madeMillis,
+                expiresAt: i.expiresMillis, state: state, usedByPeer: usedBy?.description, usedByName: usedBy.flatMap(named),
                 code: state == .open ? secrets[i.key].map(code(for:)) : nil)
         }
     }
@@ -491,8 +492,8 @@ extension ControlRouter {
         if let secret = (try? InviteCode.read(text))?.secret { named = secret.identity.peerID.description }
         let wanted = named.uppercased().filter { $0 != "-" && !$0.isWhitespace }
         let all = invitations()
-        let matches = all.filter { !wanted.isEmpty && $0.id.filter { $0 != "-" }.hasPrefix(wanted) }
-        guard matches.count == 1, let match = matches.first, let key = try? PeerID(parsing: match.id) else {
+        let matches = all.filter { !wanted.isEmpty && $0.invitation.filter { $0 != "-" }.hasPrefix(wanted) }
+        guard matches.count == 1, let match = matches.first, let key = try? PeerID(parsing: match.invitation) else {
             throw ControlError(
                 code: matches.isEmpty ? "unknown-invitation" : "ambiguous-invitation",
                 message: matches.isEmpty ? "no invitation is '\(text)' (see sweeper invite --list)" : "'\(text)' names \(matches.count) invitations; give more of its id")
@@ -509,7 +510,7 @@ extension ControlRouter {
             case .refused(let why): throw ControlError(code: "record-refused", message: "the circle refused the revocation: \(why)")
             }
         }
-        return invitations().first { $0.id == match.id } ?? match
+        return invitations().first { $0.invitation == match.invitation } ?? match
     }
 
     /// The code of an invitation made here: it names the circle's root,
@@ -539,7 +540,7 @@ extension ControlRouter {
         guard wait.isFinite, (0...600).contains(wait) else { throw ControlError.badArguments("waitSeconds must be 0 to 600, not \(wait)") }
         func result(_ tag: String, admittedBy: String? = nil, games: Int) -> Commands.Join.Result {
             Commands.Join.Result(
-                circleTag: tag, admittedBy: admittedBy, keptGames: forget ? nil : games, forgottenGames: forget ? games : nil)
+                circleTag: tag, admittedByPeer: admittedBy, keptGameCount: forget ? nil : games, forgottenGameCount: forget ? games : nil)
         }
         switch invite {
         case .circleKey:

@@ -21,6 +21,12 @@ public enum DeviceRestore {
         public var bytes: Int
         /// Where the database that was there went, when one was.
         public var movedAside: String?
+
+        /// `sweeper restore --json` names them as `backup` does (control protocol 2).
+        private enum CodingKeys: String, CodingKey {
+            case stateDirectory, bytes, movedAside
+            case peerID = "peer", games = "gameCount"
+        }
     }
 
     /// Why a restore was refused; nothing was changed.

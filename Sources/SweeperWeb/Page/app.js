@@ -54,10 +54,10 @@ export function dur(sec) {
   return hh ? hh + ":" + String(mm).padStart(2, "0") + ":" + ss : mm + ":" + ss;
 }
 // A record's time: to the hundredth when the daemon gives its milliseconds, so a win in under a second keeps its time.
-export const recordTime = (r) => typeof r.millis === "number" ? dur(r.millis / 1000) + "." + String(Math.floor((r.millis % 1000) / 10)).padStart(2, "0") : dur(r.seconds);
+export const recordTime = (r) => typeof r.playedMillis === "number" ? dur(r.playedMillis / 1000) + "." + String(Math.floor((r.playedMillis % 1000) / 10)).padStart(2, "0") : "";
 export function when(t) {
   if (!t) return "";
-  const d = new Date(t * 1000), now = new Date(), y = new Date(now - 864e5);
+  const d = new Date(t), now = new Date(), y = new Date(now - 864e5);
   const hm = d.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
   if (d.toDateString() === now.toDateString()) return "today " + hm;
   if (d.toDateString() === y.toDateString()) return "yesterday " + hm;
@@ -83,10 +83,10 @@ function marks() {
     if (typeof letter === "string" && letter) given.set(peer, letter);
   };
   for (const [peer, n] of S.names) note(peer, n);
-  if (S.me) note(S.me.peerID, S.me.name);
+  if (S.me) note(S.me.peer, S.me.name);
   const g = S.game;
-  for (const p of (g && g.players) || []) note(p.id, p.name, p.colour, p.letter);
-  for (const r of (g && g.race && g.race.racers) || []) note(r.id, r.name, r.colour);
+  for (const p of (g && g.players) || []) note(p.peer, p.name, p.colour, p.letter);
+  for (const r of (g && g.race && g.race.racers) || []) note(r.peer, r.name, r.colour);
   for (const p of S.presence.values()) note(p.peer, p.name, p.colour, p.letter);
   const peers = [...names.keys()].sort(), taken = new Set(chosen.values()), colours = new Map(chosen);
   for (const peer of peers) {
@@ -291,7 +291,7 @@ function toast(text, action) {
 
 async function sync() {
   const st = await rpc("status");
-  S.me = { peerID: st.peerID, name: st.name };
+  S.me = { peer: st.peer, name: st.name };
   // Whom this browser plays as (a phone may be paired to a player the computer hosts).
   document.title = "Sweeper · " + st.name;
   S.status = st;
@@ -321,7 +321,7 @@ async function boot() {
   let list = [];
   try { list = (await rpc("games")).games || []; S.games = list; } catch (e) { failed(e); }
   const current = list.find((g) => g.status === "playing" && !g.archived);
-  if (current && await openGame(current.id)) return;
+  if (current && await openGame(current.game)) return;
   showNoGame(list.length ? "No game in progress." : "No games yet: start one!");
   openPanel(list.length ? "games" : "new");
 }
@@ -334,7 +334,7 @@ function onEvent(ev) {
     case "cells": return onCells(ev);
     case "game-added": case "game-changed": return onSummary(ev);
     case "game-forgotten":
-      S.games = S.games.filter((x) => x.id !== ev.game);
+      S.games = S.games.filter((x) => x.game !== ev.game);
       if (S.panel === "games") renderGames();
       if (ev.game === S.gid) { showNoGame("This game was forgotten on this device."); say("This game was forgotten on this device."); }
       return;
@@ -349,19 +349,19 @@ function onEvent(ev) {
       return;
     }
     case "point": {
-      if (!g || ev.game !== g.id || S.replay) return;
+      if (!g || ev.game !== g.game || S.replay) return;
       const pr = ev.presence || {};
       if (pr.peer && pr.colour) { S.presence.set(pr.peer, Object.assign({}, S.presence.get(pr.peer), pr)); forget(); }
-      const m = markOf(pr.peer, ev.by), x = ev.x | 0, y = ev.y | 0;
+      const m = markOf(pr.peer, ev.byName), x = ev.x | 0, y = ev.y | 0;
       board.flashPoint(x, y, m.colour, m.fg, m.letter);
       if (pr.own) say("You point at " + x + "," + y + ".");
-      else { say((ev.by || "Someone") + ": look here (" + x + "," + y + ")"); board.reveal(x, y); }
+      else { say((ev.byName || "Someone") + ": look here (" + x + "," + y + ")"); board.reveal(x, y); }
       return;
     }
     case "peer-changed":
-      if (ev.peer && ev.peer.id) {
-        S.peers.set(ev.peer.id, Object.assign({ at: performance.now() }, ev.peer));
-        if (ev.peer.name) S.names.set(ev.peer.id, ev.peer.name);
+      if (ev.peerInfo && ev.peerInfo.peer) {
+        S.peers.set(ev.peerInfo.peer, Object.assign({ at: performance.now() }, ev.peerInfo));
+        if (ev.peerInfo.name) S.names.set(ev.peerInfo.peer, ev.peerInfo.name);
         renderPeerCount();
         if (S.panel === "peers") renderPeers();
       }
@@ -373,9 +373,9 @@ function onEvent(ev) {
       S.names.set(p.peer, p.name);
       const held = S.presence.get(p.peer), letter = p.letter ? { letter: p.letter } : {};
       if (held) S.presence.set(p.peer, Object.assign({}, held, { name: p.name, colour: p.colour }, letter));
-      for (const x of (g && g.players) || []) if (x.id === p.peer) Object.assign(x, { name: p.name, colour: p.colour }, letter);
-      for (const r of (g && g.race && g.race.racers) || []) if (r.id === p.peer) r.name = p.name;
-      if (S.me && S.me.peerID === p.peer) S.me.name = p.name;
+      for (const x of (g && g.players) || []) if (x.peer === p.peer) Object.assign(x, { name: p.name, colour: p.colour }, letter);
+      for (const r of (g && g.race && g.race.racers) || []) if (r.peer === p.peer) r.name = p.name;
+      if (S.me && S.me.peer === p.peer) S.me.name = p.name;
       forget(); renderOthers(); renderPlayers();
       if (S.panel === "peers") renderPeers();
       // A new name may move others' letters too (they go by name): the daemon's, fetched again.
@@ -389,54 +389,54 @@ function onEvent(ev) {
 }
 
 function onCells(ev) {
-  const entry = S.games.find((x) => x.id === ev.game);
+  const entry = S.games.find((x) => x.game === ev.game);
   if (entry && !ev.racer) {
     if (typeof ev.progress === "number") entry.progress = ev.progress;
     if (ev.status) entry.status = ev.status;
     if (S.panel === "games") renderGamesSoon();
   }
   const g = S.game;
-  if (!g || ev.game !== g.id) return;
+  if (!g || ev.game !== g.game) return;
   if (S.replay) return;
   if (ev.racer && g.race) {
-    const rs = g.race.racers || (g.race.racers = []), i = rs.findIndex((r) => r.id === ev.racer.id);
+    const rs = g.race.racers || (g.race.racers = []), i = rs.findIndex((r) => r.peer === ev.racer.peer);
     if (i >= 0) rs[i] = ev.racer; else rs.push(ev.racer);
     renderRace();
     // A board that ended may end the race or name its winner: the daemon says.
-    if (ev.racer.status && ev.racer.status !== "playing" && !g.race.over) openGame(g.id, { keep: true, quiet: true });
+    if (ev.racer.status && ev.racer.status !== "playing" && !g.race.over) openGame(g.game, { keep: true, quiet: true });
     // Another racer's board: its standing alone.
-    if (ev.racer.id !== g.race.shown) return;
+    if (ev.racer.peer !== g.race.shownPeer) return;
   }
   const t0 = performance.now();
   S.seq++;
   S.eventsApplied++;
-  if (ev.trippedBy) g.trippedBy = ev.trippedBy;
+  if (ev.trippedByPeer) g.trippedByPeer = ev.trippedByPeer;
   applyCells(ev.cells, ev.status, ev.progress, ev.minesLeft);
   // What a remote move costs the page, and when the frame showing it starts.
   S.lastEventScriptMs = performance.now() - t0;
   requestAnimationFrame(() => { S.lastDrawAt = performance.timeOrigin + performance.now(); });
-  if (ev.by && S.me && Array.isArray(ev.cells)) {
-    const m = markOf(ev.by);
-    if (ev.by !== S.me.peerID) board.flashMove(typeof ev.x === "number" && typeof ev.y === "number" ? [{ x: ev.x, y: ev.y }] : ev.cells, m.colour);
-    if (g.players && !g.players.some((p) => p.id === ev.by)) { g.players.push({ id: ev.by, name: m.name, score: 0 }); renderPlayers(); }
+  if (ev.byPeer && S.me && Array.isArray(ev.cells)) {
+    const m = markOf(ev.byPeer);
+    if (ev.byPeer !== S.me.peer) board.flashMove(typeof ev.x === "number" && typeof ev.y === "number" ? [{ x: ev.x, y: ev.y }] : ev.cells, m.colour);
+    if (g.players && !g.players.some((p) => p.peer === ev.byPeer)) { g.players.push({ peer: ev.byPeer, name: m.name, score: 0 }); renderPlayers(); }
   }
 }
 
 function onSummary(ev) {
   const s = ev.summary;
-  if (!s || !s.id) return;
-  const i = S.games.findIndex((x) => x.id === s.id);
+  if (!s || !s.game) return;
+  const i = S.games.findIndex((x) => x.game === s.game);
   if (i >= 0) S.games[i] = s; else S.games.unshift(s);
-  S.games.sort((a, b) => (b.created || 0) - (a.created || 0));
+  S.games.sort((a, b) => (b.createdAt || 0) - (a.createdAt || 0));
   if (S.panel === "games") renderGamesSoon();
-  if (s.id === S.awaited) { S.awaited = null; openGame(s.id); }
-  const who = (s.players || [])[0];
-  if (ev.event === "game-added" && S.me && who && who !== S.me.name && s.id !== S.gid && !s.archived) {
-    toast(who + " started " + (s.race ? "a race " : "") + size(s.width, s.height, s.mines), () => openGame(s.id));
+  if (s.game === S.awaited) { S.awaited = null; openGame(s.game); }
+  const who = (s.playerNames || [])[0];
+  if (ev.event === "game-added" && S.me && who && who !== S.me.name && s.game !== S.gid && !s.archived) {
+    toast(who + " started " + (s.race ? "a race " : "") + size(s.width, s.height, s.mines), () => openGame(s.game));
   }
   const g = S.game;
-  if (g && s.id === g.id) {
-    for (const k of ["assisted", "archived", "chosenPlayers", "watching", "privateGame"]) if (s[k] === undefined) delete g[k]; else g[k] = s[k];
+  if (g && s.game === g.game) {
+    for (const k of ["assisted", "archived", "chosenPlayerNames", "watching", "privateGame"]) if (s[k] === undefined) delete g[k]; else g[k] = s[k];
     board.interactive = canMove();
     renderGame();
   }

@@ -98,7 +98,7 @@ document.addEventListener("keydown", (e) => {
 
 const api = {};
 for (const [k, f] of Object.entries({
-  me: () => (S.me ? S.me.peerID : null), game: () => S.gid, width: () => (S.game ? S.game.width : 0), height: () => (S.game ? S.game.height : 0), status: () => (S.game ? S.game.status : null),
+  me: () => (S.me ? S.me.peer : null), game: () => S.gid, width: () => (S.game ? S.game.width : 0), height: () => (S.game ? S.game.height : 0), status: () => (S.game ? S.game.status : null),
   board: () => (S.game ? board.rows().slice() : []), minesLeft: () => (S.game ? S.minesLeft : null), ready: () => !!(S.ready && S.game), eventsApplied: () => S.eventsApplied,
   // For benchmarks: when the last tap or click was taken (ms since 1970), when the frame showing the last
   // remote move began, what that move cost in script (ms), and when the first game was first drawn

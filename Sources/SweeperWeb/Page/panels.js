@@ -50,32 +50,32 @@ export function renderGames() {
   for (const g of list.slice(0, 300)) ul.append(f === "available" ? availableRow(g) : gameRow(g));
 }
 function gameRow(g) {
-  const who = g.chosenPlayers || g.players || [];
-  const tags = [[g.race, "Race", "race"], [S.dailyIds.has(g.id), "Daily", "daily"], [g.assisted, "Assisted", "warn"], [g.privateGame, "Private"], [g.watching, "Watching", "warn"], [g.onlyHere, "Only here"]];
-  return h("li", null, h("button", { type: "button", class: "game-row" + (g.id === S.gid ? " current" : ""), dataset: { game: g.id }, onclick: () => { closePanel(); openGame(g.id); } },
+  const who = g.chosenPlayerNames || g.playerNames || [];
+  const tags = [[g.race, "Race", "race"], [S.dailyIds.has(g.game), "Daily", "daily"], [g.assisted, "Assisted", "warn"], [g.privateGame, "Private"], [g.watching, "Watching", "warn"], [g.onlyHere, "Only here"]];
+  return h("li", null, h("button", { type: "button", class: "game-row" + (g.game === S.gid ? " current" : ""), dataset: { game: g.game }, onclick: () => { closePanel(); openGame(g.game); } },
     h("span", { class: "mini-face", dataset: { face: g.status === "won" ? "cool" : g.status === "lost" ? "dead" : "smile" }, "aria-hidden": "true" }),
     h("span", { class: "gr-main" },
       h("span", { class: "gr-title" }, h("b", { text: sizeName(g.width, g.height, g.mines) }), " " + size(g.width, g.height, g.mines), tags.filter((t) => t[0]).map((t) => h("span", { class: "tag " + (t[2] || ""), text: t[1] }))),
-      h("span", { class: "gr-sub" }, bar(g.progress), h("span", { text: g.status + " " + pct(g.progress) + " · " + dur(g.elapsedSeconds) + " · " + when(g.created) })),
-      who.length ? h("span", { class: "gr-who" }, who.slice(0, 8).map((n) => h("span", { class: "who" }, nameBadge(n), n)), g.chosenPlayers ? h("small", { text: "(chosen players)" }) : null) : null),
+      h("span", { class: "gr-sub" }, bar(g.progress), h("span", { text: g.status + " " + pct(g.progress) + " · " + dur(g.elapsedMillis / 1000) + " · " + when(g.createdAt) })),
+      who.length ? h("span", { class: "gr-who" }, who.slice(0, 8).map((n) => h("span", { class: "who" }, nameBadge(n), n)), g.chosenPlayerNames ? h("small", { text: "(chosen players)" }) : null) : null),
     h("span", { class: "chev", "aria-hidden": "true", text: "›" })));
 }
 function availableRow(a) {
   const btn = h("button", { type: "button", class: "primary small", text: a.forgotten ? "Bring back" : "Follow", onclick: async () => {
     btn.disabled = true;
     try {
-      const r = await rpc("follow", { game: a.id });
+      const r = await rpc("follow", { game: a.game });
       closePanel();
-      if (r.held) return openGame(a.id);
+      if (r.held) return openGame(a.game);
       // It comes from the peers that have it: opened when it arrives.
-      S.awaited = a.id;
+      S.awaited = a.game;
       say("Fetching the game from the other devices…", "info", 8000);
     } catch (e) { failed(e); btn.disabled = false; }
   } });
   const bits = [a.width ? size(a.width, a.height, a.mines) : "", a.noGuess ? "no-guess" : "", a.status ? a.status + (typeof a.progress === "number" ? " " + pct(a.progress) : "") : "", plural(a.ops, "move")];
   return h("li", { class: "avail" }, h("span", { class: "gr-main" },
-    h("span", { class: "gr-title" }, h("b", { text: a.width ? sizeName(a.width, a.height, a.mines) : "Game " + short(a.id) }), " " + bits.filter(Boolean).join(" · "), a.forgotten ? h("span", { class: "tag", text: "Forgotten here" }) : null),
-    h("span", { class: "gr-sub", text: "Held by " + (a.heldBy || []).join(", ") + (a.playerNames ? " · players " + a.playerNames.join(", ") : "") + (a.created ? " · " + when(a.created) : "") })), btn);
+    h("span", { class: "gr-title" }, h("b", { text: a.width ? sizeName(a.width, a.height, a.mines) : "Game " + short(a.game) }), " " + bits.filter(Boolean).join(" · "), a.forgotten ? h("span", { class: "tag", text: "Forgotten here" }) : null),
+    h("span", { class: "gr-sub", text: "Held by " + (a.heldByNames || []).join(", ") + (a.playerNames ? " · players " + a.playerNames.join(", ") : "") + (a.createdAt ? " · " + when(a.createdAt) : "") })), btn);
 }
 
 // New game
@@ -99,10 +99,10 @@ async function prepareNew() {
   updateNew();
   try {
     const c = await rpc("circle"), box = clear(field("players")), others = (c.members || []).filter((m) => !m.thisDevice);
-    for (const m of c.members || []) if (m.peerID && m.name) S.names.set(m.peerID, m.name);
+    for (const m of c.members || []) if (m.peer && m.name) S.names.set(m.peer, m.name);
     forget();
     if (!others.length) box.append(h("p", { class: "note", text: "Nobody else in the family yet (sweeper invite adds a device)." }));
-    for (const m of others) box.append(h("label", { class: "check" }, h("input", { type: "checkbox", value: m.peerID }), " ", badge(m.peerID, m.name), " " + m.name + (m.linked ? "" : " (offline)")));
+    for (const m of others) box.append(h("label", { class: "check" }, h("input", { type: "checkbox", value: m.peer }), " ", badge(m.peer, m.name), " " + m.name + (m.linked ? "" : " (offline)")));
     updateNew();
   } catch (e) { $("new-error").textContent = e.message; }
 }
@@ -151,7 +151,7 @@ export async function loadScores() {
   try {
     const r = await rpc("scores", player ? { player } : {}), sel = $("score-player");
     const names = new Set([...S.names.values(), S.me && S.me.name]), have = new Set([...sel.options].map((o) => o.value));
-    for (const s of r.scores || []) for (const n of s.players || []) names.add(n);
+    for (const s of r.scores || []) for (const n of s.playerNames || []) names.add(n);
     for (const n of [...names].sort()) if (n && !have.has(n)) sel.append(h("option", { value: n, text: n }));
     renderScores(r, clear(body));
   } catch (e) { clear(body).append(h("p", { class: "error", text: e.message })); }
@@ -159,8 +159,8 @@ export async function loadScores() {
 function scoreLine(s, label, extra) {
   return h("li", null, h("button", { type: "button", class: "score-row", onclick: () => { closePanel(); openGame(s.game); } },
     label ? h("span", { class: "tag", text: size(s.width, s.height, s.mines) }) : null,
-    h("b", { class: "time", text: recordTime(s) }), h("span", { text: (s.players || []).join(", ") }),
-    h("small", { text: [when(s.date), typeof s.threeBVPerSecond === "number" ? num(s.threeBVPerSecond, 2) + " 3BV/s" : "", s.noGuess ? "no-guess" : "", extra].filter(Boolean).join(" · ") })));
+    h("b", { class: "time", text: recordTime(s) }), h("span", { text: (s.playerNames || []).join(", ") }),
+    h("small", { text: [when(s.startedAt), typeof s.threeBVPerSecond === "number" ? num(s.threeBVPerSecond, 2) + " 3BV/s" : "", s.noGuess ? "no-guess" : "", extra].filter(Boolean).join(" · ") })));
 }
 function renderScores(r, body) {
   const p = r.player;
@@ -169,10 +169,10 @@ function renderScores(r, body) {
   const classes = r.classes || [];
   if (!classes.length) body.append(h("p", { class: "note", text: "No ranked wins yet. A win counts when nobody asked for a hint or looked at the mines, and its seed was not chosen." }));
   for (const c of classes) body.append(h("h3", { text: c.name || size(c.width, c.height, c.mines) }), h("ol", { class: "list" }, (c.best || []).map((s) => scoreLine(s))));
-  for (const [title, list, note] of [["Wins with help", r.assisted, "Hints or a look at the mines: not ranked."], ["Practice wins", r.practice, "Games whose seed was chosen: not ranked."]]) {
+  for (const [title, list, note] of [["Wins with help", r.assistedWins, "Hints or a look at the mines: not ranked."], ["Practice wins", r.practice, "Games whose seed was chosen: not ranked."]]) {
     if ((list || []).length) body.append(h("details", null, h("summary", { text: title + " (" + list.length + ")" }), h("p", { class: "note", text: note }),
       h("ul", { class: "list" }, list.map((a) => {
-        const help = (a.hints || []).map((x) => x.name + " " + plural(x.hints, "hint")).concat((a.peeks || []).map((x) => x.name + " looked at the mines"));
+        const help = (a.hints || []).map((x) => x.name + " " + plural(x.hintCount, "hint")).concat((a.peeks || []).map((x) => x.name + " looked at the mines"));
         return scoreLine(a.game && typeof a.game === "object" ? a.game : a, true, help.join(" · "));
       }))));
   }
@@ -186,7 +186,7 @@ async function loadDaily() {
     const d = (await rpc("scores", { daily: true })).daily;
     noteDaily(d);
     clear(body).append(d ? dailyTable(d) : "");
-    const mine = d && S.me && (d.results || []).find((x) => x.peer === S.me.peerID);
+    const mine = d && S.me && (d.results || []).find((x) => x.peer === S.me.peer);
     $("daily-play").textContent = !mine ? "Play today's board" : mine.status === "playing" ? "Go on with today's board" : "See today's board";
   } catch (e) { clear(body).append(h("p", { class: "error", text: e.message })); }
 }
@@ -196,7 +196,7 @@ on("daily-play", async () => { try { const g = await rpc("daily"); closePanel();
 
 export function setPeers(list) {
   S.peers.clear();
-  for (const p of list || []) if (p && p.id) { S.peers.set(p.id, Object.assign({ at: performance.now() }, p)); if (p.name) S.names.set(p.id, p.name); }
+  for (const p of list || []) if (p && p.peer) { S.peers.set(p.peer, Object.assign({ at: performance.now() }, p)); if (p.name) S.names.set(p.peer, p.name); }
   forget();
   renderPeerCount();
 }
@@ -218,8 +218,8 @@ const person = (peer, name, title, lines, extra) => h("li", { class: "peer" }, b
 export function renderPeers() {
   const body = clear($("peers-body")), st = S.status;
   if (st) {
-    body.append(h("ul", { class: "list me-card" }, person(st.peerID, st.name, st.name + " (this device)", ["Family " + (st.circleTag || "–") + " · listening on " + (st.listening || "–") + " · mDNS " + (st.mdns || "–") + " · sweeperd " + (st.version || "")])));
-    if (st.removed) body.append(h("p", { class: "error", text: "This device was removed from its family. " + (typeof st.removed === "object" ? Object.values(st.removed).join(" · ") : String(st.removed)) }));
+    body.append(h("ul", { class: "list me-card" }, person(st.peer, st.name, st.name + " (this device)", ["Family " + (st.circleTag || "–") + " · listening on " + (st.listening || "–") + " · mDNS " + (st.mdns || "–") + " · sweeperd " + (st.version || "")])));
+    if (st.removedNote) body.append(h("p", { class: "error", text: "This device was removed from its family. " + String(st.removedNote) }));
   }
   const peers = [...S.peers.values()].filter((p) => !p.otherCircle).sort((a, b) => (a.name || "").localeCompare(b.name || ""));
   body.append(h("h3", { text: "Devices" }), peers.length ? h("ul", { class: "list" }, peers.map(peerRow)) : h("p", { class: "note", text: "No other device yet. On this computer, `sweeper invite` makes a code another device joins with." }));
@@ -227,18 +227,18 @@ export function renderPeers() {
   if (here.length) body.append(h("h3", { text: "Playing now" }), h("ul", { class: "list" }, here.map((p) => person(p.peer, p.name, p.name + (p.own ? " (you)" : ""), ["looking at " + short(p.game) + (typeof p.x === "number" ? " · " + p.x + "," + p.y : "")],
     p.game !== S.gid ? h("button", { type: "button", class: "small", text: "Open", onclick: () => { closePanel(); openGame(p.game); } }) : null))));
   const ci = S.circle;
-  if (ci && (ci.members || []).length) body.append(h("h3", { text: "Family members" }), h("ul", { class: "list" }, ci.members.map((m) => person(m.peerID, m.name, m.name + (m.thisDevice ? " (this device)" : ""),
-    [[m.role, m.thisDevice ? "" : m.linked ? "linked" : "not linked", typeof m.lastSeenSecondsAgo === "number" ? "seen " + ago(m.lastSeenSecondsAgo) : "", m.admittedByName ? "admitted by " + m.admittedByName : "", m.invitationsOffByName ? "invitations off (" + m.invitationsOffByName + ")" : ""].filter(Boolean).join(" · ")]))));
+  if (ci && (ci.members || []).length) body.append(h("h3", { text: "Family members" }), h("ul", { class: "list" }, ci.members.map((m) => person(m.peer, m.name, m.name + (m.thisDevice ? " (this device)" : ""),
+    [[m.role, m.thisDevice ? "" : m.linked ? "linked" : "not linked", typeof m.lastSeenAt === "number" ? "seen " + ago((Date.now() - m.lastSeenAt) / 1000) : "", m.admittedByName ? "admitted by " + m.admittedByName : "", m.invitationsOffByName ? "invitations off (" + m.invitationsOffByName + ")" : ""].filter(Boolean).join(" · ")]))));
   body.append(h("p", { class: "note", text: "Inviting, joining and removing devices are done on the computer itself (sweeper invite, join, circle)." }));
 }
 function peerRow(p) {
-  const since = (s) => new Date(Date.now() - s * 1000 - (performance.now() - p.at)).toLocaleString([], { weekday: "short", hour: "2-digit", minute: "2-digit" });
+  const since = (t) => new Date(t).toLocaleString([], { weekday: "short", hour: "2-digit", minute: "2-digit" });
   const state = {
-    connected: "connected" + (typeof p.roundTripMs === "number" ? " · " + Math.round(p.roundTripMs) + " ms" : ""), connecting: "connecting…", discovered: "seen on the network",
-    offline: typeof p.lastHeardSecondsAgo === "number" ? "offline since " + since(p.lastHeardSecondsAgo) : "offline (never reached)",
+    connected: "connected" + (typeof p.roundTripMillis === "number" ? " · " + p.roundTripMillis + " ms" : ""), connecting: "connecting…", discovered: "seen on the network",
+    offline: typeof p.lastHeardAt === "number" ? "offline since " + since(p.lastHeardAt) : "offline (never reached)",
   }[p.state] || p.state || "unknown";
   const sync = !p.sync ? "sync: not compared yet" : p.sync.inSync ? "in sync ✓" : "syncing: they lack " + p.sync.theyLack + ", we lack " + p.sync.weLack;
-  return person(p.id, p.name || short(p.id), null, [h("small", null, h("span", { class: "dot " + p.state }), " " + state),
+  return person(p.peer, p.name || short(p.peer), null, [h("small", null, h("span", { class: "dot " + p.state }), " " + state),
     sync + ((p.via || []).length ? " · via " + p.via.join(", ") : "") + ((p.addresses || []).length ? " · " + p.addresses[0] : ""),
     p.versionNote || ""]);
 }
@@ -263,7 +263,7 @@ export async function askHint() {
   const g = S.game;
   if (!g.assisted && !await ask("Ask for a hint? The game will be marked assisted for everyone, and it will not count for the scores.", "Hint")) return say("Cancelled.");
   try {
-    const r = await rpc("hint", { game: g.id });
+    const r = await rpc("hint", { game: g.game });
     if (typeof r.x === "number" && typeof r.y === "number") { board.flashHint(r.x, r.y); aim(r.x, r.y); board.reveal(r.x, r.y); }
     say(r.message || "No cell can be proven safe.", "info", 6000);
   } catch (e) { failed(e); }
@@ -273,7 +273,7 @@ export async function togglePeek() {
   if (S.peek) { S.peek = null; board.setPeek(null); return say("Mines hidden (the game stays assisted)."); }
   if (!mayMove() || !await ask("Show the mines? The game will be marked assisted for everyone.", "Show the mines")) return;
   try {
-    const r = await rpc("show", { game: g.id, cheat: true });
+    const r = await rpc("show", { game: g.game, cheat: true });
     if (Array.isArray(r.mineLayout)) board.setPeek(S.peek = r.mineLayout);
     g.assisted = true;
     renderInfo();
@@ -284,12 +284,12 @@ export async function resign() {
   if (!g || !g.race || racer()) return say("Giving up is for your own board in a race.");
   if (g.status !== "playing") return say("Your board is over already.");
   if (!await ask("Give up your board in this race? The others race on.", "Give up")) return say("Cancelled.");
-  try { showGame(await rpc("resign", { game: g.id }), { keep: true }); } catch (e) { failed(e); }
+  try { showGame(await rpc("resign", { game: g.game }), { keep: true }); } catch (e) { failed(e); }
 }
 async function archive() {
   const g = S.game, on = !g.archived;
   try {
-    const r = await rpc("archive", { game: g.id, archived: on });
+    const r = await rpc("archive", { game: g.game, archived: on });
     if (r.archived) g.archived = true; else delete g.archived;
     renderInfo();
     say(on ? "Archived: it leaves every device's list (Games › Archived still shows it)." : "Listed again.");
@@ -298,15 +298,15 @@ async function archive() {
 async function addPlayers() {
   const g = S.game, extra = clear($("confirm-extra"));
   try {
-    const others = ((await rpc("circle")).members || []).filter((m) => !m.thisDevice && !(g.chosenPlayers || []).includes(m.name));
+    const others = ((await rpc("circle")).members || []).filter((m) => !m.thisDevice && !(g.chosenPlayerNames || []).includes(m.name));
     if (!others.length) return say("Everyone in the family plays this game already.");
-    for (const m of others) extra.append(h("label", { class: "check" }, h("input", { type: "checkbox", value: m.peerID }), " ", badge(m.peerID, m.name), " " + m.name));
+    for (const m of others) extra.append(h("label", { class: "check" }, h("input", { type: "checkbox", value: m.peer }), " ", badge(m.peer, m.name), " " + m.name));
     const ok = await ask("Let more players move in this game (players are never removed):", "Add");
     const picked = [...extra.querySelectorAll("input:checked")].map((i) => i.value);
     clear(extra);
     if (!ok || !picked.length) return;
-    const r = await rpc("add-players", { game: g.id, players: picked });
-    g.chosenPlayers = r.chosenPlayers;
+    const r = await rpc("add-players", { game: g.game, players: picked });
+    g.chosenPlayerNames = r.chosenPlayerNames;
     say("Added " + plural(r.added, "player") + ".");
     renderGame();
   } catch (e) { clear(extra); failed(e); }
@@ -317,7 +317,7 @@ export function openMenu() {
   const items = [["Replay the game", startReplay, "r"], [g.ending, "Results", () => showEnding(true)],
     [S.peek || canMove(), S.peek ? "Hide the mines" : "Show the mines…", togglePeek], [mine, "Give up my board…", resign, "G"],
     [g.archived ? "List it again" : "Archive the game", archive],
-    [g.chosenPlayers && S.me && g.chosenPlayers[0] === S.me.name && !g.race, "Add players…", addPlayers],
+    [g.chosenPlayerNames && S.me && g.chosenPlayerNames[0] === S.me.name && !g.race, "Add players…", addPlayers],
     [S.showOthers ? "Hide others' cursors" : "Show others' cursors", () => { S.showOthers = !S.showOthers; renderOthers(); }],
     ["New game of this size", sameSize], ["Keys and gestures", () => openPanel("help"), "?"]];
   for (const it of items) {

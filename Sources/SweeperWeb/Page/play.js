@@ -9,7 +9,7 @@ import { ask, closeMenu, closePanel, openPanel, setPointMode } from "./panels.js
 /// In a race, whose board is shown when it is not this device's own.
 export function racer() {
   const r = S.game && S.game.race;
-  return r && S.me && r.shown !== S.me.peerID ? r.shown : undefined;
+  return r && S.me && r.shownPeer !== S.me.peer ? r.shownPeer : undefined;
 }
 
 export async function openGame(id, o) {
@@ -38,10 +38,10 @@ export function showGame(g, o) {
   o = o || {};
   if (!g || typeof g.width !== "number") return;
   if (S.replay) stopReplay(true);
-  const old = S.game && S.game.id === g.id ? S.game : null;
-  const keep = old && o.keep && (!g.race || old.race.shown === g.race.shown);
-  S.game = g; S.gid = g.id; S.seq++;
-  if (g.daily) S.dailyIds.add(g.id);
+  const old = S.game && S.game.game === g.game ? S.game : null;
+  const keep = old && o.keep && (!g.race || old.race.shownPeer === g.race.shownPeer);
+  S.game = g; S.gid = g.game; S.seq++;
+  if (g.daily) S.dailyIds.add(g.game);
   forget();
   $("empty").hidden = true; $("frame").hidden = false;
   board.load(g.width, g.height, g.board, keep);
@@ -55,13 +55,13 @@ export function showGame(g, o) {
     S.cursor = { x: st.x, y: st.y };
     board.setCursor(st.x, st.y, false);
   }
-  setClock(g.elapsedSeconds, g.status === "playing");
+  setClock(g.elapsedMillis / 1000, g.status === "playing");
   renderGame();
-  try { history.replaceState(null, "", "/?game=" + encodeURIComponent(g.id)); } catch (_) { /* sandboxed */ }
+  try { history.replaceState(null, "", "/?game=" + encodeURIComponent(g.game)); } catch (_) { /* sandboxed */ }
   sendCursor();
   if (S.firstDrawMs === undefined) requestAnimationFrame(() => { if (S.firstDrawMs === undefined) S.firstDrawMs = performance.now(); });
   S.ready = true;
-  const key = g.id + (g.race ? g.race.shown : "");
+  const key = g.game + (g.race ? g.race.shownPeer : "");
   if (g.status === "playing") { hideEnding(); if (old && old.status !== "playing") S.endingFor = null; }
   else if (g.ending && S.endingFor !== key) { S.endingFor = key; showEnding(); }
   else if (!$("ending-layer").hidden) renderEnding();
@@ -134,11 +134,11 @@ export function applyCells(cells, status, progress, minesLeft) {
     if (status !== "playing") {
       setClock(seconds(), false);
       // The ending's figures and the wrong flags come with the whole game.
-      openGame(g.id, { keep: true, quiet: true });
+      openGame(g.game, { keep: true, quiet: true });
       // The players' last shares of played time cross between devices in a
       // second or two: read the ending again once they have, so that every
       // screen shows the same figures.
-      const id = g.id;
+      const id = g.game;
       setTimeout(() => { if (S.gid === id && S.game && S.game.status !== "playing") openGame(id, { keep: true, quiet: true }); }, 2500);
     }
     renderGame();
@@ -179,7 +179,7 @@ setInterval(renderClock, 250);
 document.addEventListener("visibilitychange", () => {
   const seen = document.visibilityState !== "hidden", g = S.game;
   setClock(seconds(), seen && g && g.status === "playing");
-  if (seen && g && net.up && !S.replay) openGame(g.id, { keep: true, quiet: true });
+  if (seen && g && net.up && !S.replay) openGame(g.game, { keep: true, quiet: true });
   sendCursor();
 });
 
@@ -188,13 +188,13 @@ export function renderInfo() {
   $("gametitle").textContent = g ? (g.daily ? "Board of the day" : sizeName(g.width, g.height, g.mines)) + " " + size(g.width, g.height, g.mines) + " · " + pct(g.progress) : "Sweeper";
   if (!g) return;
   const tags = [
-    [g.race, "Race", "race"], [g.daily || S.dailyIds.has(g.id), "Daily", "daily"], [g.noGuess, "No-guess", "", "Every move can be worked out"],
+    [g.race, "Race", "race"], [g.daily || S.dailyIds.has(g.game), "Daily", "daily"], [g.noGuess, "No-guess", "", "Every move can be worked out"],
     [g.seeded, "Practice", "", "Its seed was chosen: never a record"], [g.assisted, "Assisted", "warn", "Someone asked for a hint or looked at the mines"],
     [g.privateGame, "Private", "", "Only its players read it"], [g.watching, "Watching", "warn", "Its creator chose the players: you watch"],
     [g.archived, "Archived"], [g.onlyHere, "Only here", "", "Held from before this device joined its family: never sent to the others"],
     [g.questionMarks, "?", "", "Marks cycle through question marks"],
-    [g.equivocatedBy, "⚠ " + (g.equivocatedBy || []).join(", "), "warn", "signed two different moves at one place: devices may show different boards"],
-    [g.overQuotaBy, "⚠ " + (g.overQuotaBy || []).join(", "), "warn", "moves past what a game can take were refused"],
+    [g.equivocatedByNames, "⚠ " + (g.equivocatedByNames || []).join(", "), "warn", "signed two different moves at one place: devices may show different boards"],
+    [g.overQuotaByNames, "⚠ " + (g.overQuotaByNames || []).join(", "), "warn", "moves past what a game can take were refused"],
   ];
   for (const [yes, text, cls, title] of tags) if (yes) badges.append(h("span", { class: "tag " + (cls || ""), text, title }));
 }
@@ -205,39 +205,39 @@ export function renderPlayers() {
   const chip = (peer, name, extra) => {
     if (seen.has(peer)) return;
     seen.add(peer);
-    const p = S.presence.get(peer), here = p && p.game === g.id;
-    box.append(h("span", { class: "chip" + (here ? " here" : ""), title: name + (S.me && peer === S.me.peerID ? " (you)" : "") + (here ? " · looking at this game" : "") },
+    const p = S.presence.get(peer), here = p && p.game === g.game;
+    box.append(h("span", { class: "chip" + (here ? " here" : ""), title: name + (S.me && peer === S.me.peer ? " (you)" : "") + (here ? " · looking at this game" : "") },
       badge(peer, name), h("span", { class: "chip-name", text: name }), extra !== undefined ? h("small", { text: String(extra) }) : null));
   };
-  for (const p of g.players || []) chip(p.id, p.name, p.score);
-  for (const p of S.presence.values()) if (p.game === g.id) chip(p.peer, p.name);
+  for (const p of g.players || []) chip(p.peer, p.name, p.score);
+  for (const p of S.presence.values()) if (p.game === g.game) chip(p.peer, p.name);
 }
 
 export function renderOthers() {
   const g = S.game, list = [];
   if (g && !S.replay && S.showOthers) for (const p of S.presence.values()) {
-    if (p.own || (S.me && p.peer === S.me.peerID) || p.game !== g.id || typeof p.x !== "number") continue;
+    if (p.own || (S.me && p.peer === S.me.peer) || p.game !== g.game || typeof p.x !== "number") continue;
     // In a race each racer's cursor is on a board of their own: only the shown board's racer's is drawn.
-    if (g.race && g.race.shown !== p.peer) continue;
+    if (g.race && g.race.shownPeer !== p.peer) continue;
     const m = markOf(p.peer, p.name);
     list.push({ x: p.x, y: p.y, colour: m.colour, fg: m.fg, letter: m.letter });
   }
   board.setOthers(list);
 }
 
-const standing = (x) => x.status === "won" ? "cleared" + (typeof x.seconds === "number" ? " in " + dur(x.seconds) : "") : x.status === "lost" ? (x.gaveUp ? "gave up" : "hit a mine") : x.didNotStart ? "did not start" : pct(x.progress);
+const standing = (x) => x.status === "won" ? "cleared" + (typeof x.playedMillis === "number" ? " in " + dur(x.playedMillis / 1000) : "") : x.status === "lost" ? (x.gaveUp ? "gave up" : "hit a mine") : x.didNotStart ? "did not start" : pct(x.progress);
 export function bar(p) { const b = h("span", { class: "bar-track" }, h("span", { class: "bar-fill" })); b.firstChild.style.width = Math.round((p || 0) * 100) + "%"; return b; }
 export function renderRace() {
   const g = S.game, r = g && g.race;
   $("race").hidden = !r || !!S.replay;
   if (!r) return;
-  clear($("race-head")).append(h("b", { text: "Race" }), r.winner ? " · " + r.winner + " won" + (r.over ? " · over" : "") : r.over ? " · over" : " · first to clear the board wins");
+  clear($("race-head")).append(h("b", { text: "Race" }), r.winnerName ? " · " + r.winnerName + " won" + (r.over ? " · over" : "") : r.over ? " · over" : " · first to clear the board wins");
   clear($("racers")).append(...(r.racers || []).map((x) => {
-    const mine = S.me && x.id === S.me.peerID, at = S.presence.get(x.id);
+    const mine = S.me && x.peer === S.me.peer, at = S.presence.get(x.peer);
     // Where another racer's cursor is, on their own board.
-    const where = !mine && x.status === "playing" && x.id !== r.shown && at && at.game === g.id && typeof at.x === "number" ? " · at " + at.x + "," + at.y : "";
-    return h("button", { type: "button", class: "racer " + x.status, "aria-pressed": String(x.id === r.shown), title: "Show " + x.name + "'s board", onclick: () => openGame(g.id, { racer: mine ? undefined : x.id }) },
-      badge(x.id, x.name), h("span", { class: "racer-name", text: x.name + (mine ? " (you)" : "") }), bar(x.progress), h("small", { text: standing(x) + where }));
+    const where = !mine && x.status === "playing" && x.peer !== r.shownPeer && at && at.game === g.game && typeof at.x === "number" ? " · at " + at.x + "," + at.y : "";
+    return h("button", { type: "button", class: "racer " + x.status, "aria-pressed": String(x.peer === r.shownPeer), title: "Show " + x.name + "'s board", onclick: () => openGame(g.game, { racer: mine ? undefined : x.peer }) },
+      badge(x.peer, x.name), h("span", { class: "racer-name", text: x.name + (mine ? " (you)" : "") }), bar(x.progress), h("small", { text: standing(x) + where }));
   }));
 }
 
@@ -265,18 +265,18 @@ export const dl = (rows) => h("dl", { class: "figures" }, rows.map(([k, v]) => [
 function renderEnding() {
   const g = S.game, box = clear($("ending")), e = g && g.ending;
   if (!e) return;
-  const won = e.status === "won", me = g.race && (g.race.racers || []).find((x) => x.id === g.race.shown);
+  const won = e.status === "won", me = g.race && (g.race.racers || []).find((x) => x.peer === g.race.shownPeer);
   box.append(h("h2", { id: "ending-title", class: won ? "won" : "lost", text: won ? "Cleared! Well done." : me && me.gaveUp ? me.name + " gave up." : "Boom: a mine went off." }),
     dl([["Time", recordTime(e)], ["3BV", (e.solvedThreeBV !== undefined && e.solvedThreeBV !== e.threeBV ? e.solvedThreeBV + " of " : "") + e.threeBV],
       ["3BV/s", num(e.threeBVPerSecond, 2)], ["Clicks", e.clicks], ["Efficiency", typeof e.efficiency === "number" ? Math.round(e.efficiency * 100) + "%" : "–"]]));
-  if (e.trippedBy) box.append(h("p", { class: "note lost", text: e.trippedBy + " tripped the mine" + (e.trippedAt ? " at " + e.trippedAt.x + "," + e.trippedAt.y : "") + (typeof e.trippedAfterSeconds === "number" && e.trippedAfterSeconds !== e.seconds ? " after " + dur(e.trippedAfterSeconds) : "") + "." }));
-  if (e.winThatDidNotStand) box.append(h("p", { class: "note", text: e.winThatDidNotStand + "'s win on a device apart did not stand: the mine came first." }));
+  if (e.trippedByName) box.append(h("p", { class: "note lost", text: e.trippedByName + " tripped the mine" + (e.trippedCell ? " at " + e.trippedCell.x + "," + e.trippedCell.y : "") + (typeof e.trippedAfterMillis === "number" && Math.floor(e.trippedAfterMillis / 1000) !== Math.floor(e.playedMillis / 1000) ? " after " + dur(e.trippedAfterMillis / 1000) : "") + "." }));
+  if (e.winThatDidNotStandName) box.append(h("p", { class: "note", text: e.winThatDidNotStandName + "'s win on a device apart did not stand: the mine came first." }));
   if ((e.parts || []).length) {
     box.append(h("div", { class: "table-wrap" }, h("table", { class: "parts" },
       h("thead", null, h("tr", null, ["Player", "Cells", "3BV", "Flags", "Clicks", "Hints"].map((x) => h("th", { text: x, scope: "col", title: x === "Flags" ? "right / wrong" : null })))),
       h("tbody", null, e.parts.map((p) => h("tr", null,
         h("th", { scope: "row" }, nameBadge(p.name), " " + p.name, p.peekedAt ? h("small", { text: " (looked)", title: "looked at the mines " + when(p.peekedAt) }) : null),
-        [p.cellsOpened, p.threeBV, p.flagsRight + "/" + p.flagsWrong, p.clicks, p.hints || 0].map((v) => h("td", { text: String(v) }))))))));
+        [p.cellsOpened, p.threeBV, p.flagsRight + "/" + p.flagsWrong, p.clicks, p.hintCount || 0].map((v) => h("td", { text: String(v) }))))))));
   }
   if (e.record) box.append(h("p", { class: "note record", text: "★ " + e.record }));
   box.append(h("p", { class: "note", text: e.ranked ? "Ranked: it counts for the scores." : "Not ranked" + (e.notRanked ? ": " + e.notRanked : "") + "." }));
@@ -291,8 +291,8 @@ export function showEnding(asked) {
 export const hideEnding = () => { $("ending-layer").hidden = true; };
 
 function raceTable(r) {
-  return h("div", { class: "subtable" }, h("h3", { text: "Race" + (r.winner ? ": " + r.winner + " won" : "") }),
-    h("ol", { class: "standings" }, (r.racers || []).map((x) => h("li", null, badge(x.id, x.name), " " + x.name + " — " + (x.status === "playing" ? "playing, " : "") + standing(x)))));
+  return h("div", { class: "subtable" }, h("h3", { text: "Race" + (r.winnerName ? ": " + r.winnerName + " won" : "") }),
+    h("ol", { class: "standings" }, (r.racers || []).map((x) => h("li", null, badge(x.peer, x.name), " " + x.name + " — " + (x.status === "playing" ? "playing, " : "") + standing(x)))));
 }
 export function dailyTable(d, compact) {
   const res = d.results || [];
@@ -322,7 +322,7 @@ export async function startReplay() {
   const g = S.game;
   if (!g) return;
   let r;
-  try { r = await rpc("replay", { game: g.id, racer: g.race ? g.race.shown : undefined }); } catch (e) { return failed(e); }
+  try { r = await rpc("replay", { game: g.game, racer: g.race ? g.race.shownPeer : undefined }); } catch (e) { return failed(e); }
   if (!Array.isArray(r.moves)) return;
   closePanel(); hideEnding(); closeMenu();
   S.replay = { r, pos: 0, playing: false, speed: Number($("rp-speed").value) || 1 };
@@ -348,7 +348,7 @@ function replayTo(pos) {
   R.pos = pos; R.drawn = true;
   const m = moves[pos - 1], hasCell = m && typeof m.x === "number";
   if (hasCell) {
-    const mk = markOf(m.author, m.name);
+    const mk = markOf(m.authorPeer, m.name);
     board.setMark({ x: m.x, y: m.y, colour: mk.colour, fg: mk.fg, letter: mk.letter });
     board.flashMove(m.changed, mk.colour);
     board.reveal(m.x, m.y);
@@ -356,9 +356,9 @@ function replayTo(pos) {
   const st = m ? m.status : "playing";
   $("face").dataset.face = st === "won" ? "cool" : st === "lost" ? "dead" : "smile";
   $("mines-left").textContent = led(r.mines - board.count("F"));
-  $("clock").textContent = m ? (m.seconds < 1000 ? String(Math.floor(m.seconds)).padStart(3, "0") : dur(m.seconds)) : "000";
+  $("clock").textContent = m ? (m.atMillis < 1000000 ? String(Math.floor(m.atMillis / 1000)).padStart(3, "0") : dur(m.atMillis / 1000)) : "000";
   $("replay-line").textContent = ["Move " + pos + "/" + moves.length].concat(m
-    ? [dur(m.seconds), m.name + " " + m.kind + (hasCell ? " at " + m.x + "," + m.y : "") + (m.changed && m.changed.length > 1 ? " (" + m.changed.length + " cells)" : "")]
+    ? [dur(m.atMillis / 1000), m.name + " " + m.kind + (hasCell ? " at " + m.x + "," + m.y : "") + (m.changed && m.changed.length > 1 ? " (" + m.changed.length + " cells)" : "")]
     : ["the opening"], R.speed + "×").join(" · ");
   $("rp-pos").value = String(pos);
 }
