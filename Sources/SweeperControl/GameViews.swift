@@ -325,7 +325,9 @@ public struct AvailableGame: Codable, Equatable, Sendable {
     public var ops: Int
     /// How many players made those ops.
     public var playerCount: Int
-    /// The peers that hold it (their names, or short ids when unnamed).
+    /// The peers that hold it, by name.
+    public var heldByPeers: [String]
+    /// Their names (or short ids when unnamed), in the order of ``heldByPeers``.
     public var heldByNames: [String]
     /// Whether this device forgot it.
     public var forgotten: Bool
@@ -347,10 +349,11 @@ public struct AvailableGame: Codable, Equatable, Sendable {
     public var chosenPlayerNames: [String]?
 
     /// Creates an entry.
-    public init(game: String, ops: Int, playerCount: Int, heldByNames: [String], forgotten: Bool) {
+    public init(game: String, ops: Int, playerCount: Int, heldByPeers: [String], heldByNames: [String], forgotten: Bool) {
         self.game = game
         self.ops = ops
         self.playerCount = playerCount
+        self.heldByPeers = heldByPeers
         self.heldByNames = heldByNames
         self.forgotten = forgotten
     }

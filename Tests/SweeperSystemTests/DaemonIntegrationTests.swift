@@ -607,6 +607,11 @@ import Testing
         #expect(entry["height"] as? Int == 12 && entry["mines"] as? Int == 30 && entry["noGuess"] as? Bool == true)
         #expect(entry["creatorName"] as? String == "bob" && entry["status"] as? String == "playing")
         #expect(entry["playerNames"] as? [String] == ["bob"])
+        // Who holds it, by id and by name, in one order.
+        let holders = entry["heldByPeers"] as? [String] ?? [], holderNames = entry["heldByNames"] as? [String] ?? []
+        let ids = ["ann": try ann.json(["status"])["peer"] as? String, "bob": try bob.json(["status"])["peer"] as? String]
+        #expect(!holders.isEmpty && holders.count == holderNames.count, "held by \(holders), \(holderNames)")
+        for (peer, name) in zip(holders, holderNames) { #expect(ids[name] == peer, "\(name) is \(peer)") }
         // Neither side counts bob's game, which cat does not take, as lacking: both read in sync, not catching up for ever.
         func lag(_ h: DaemonHarness, _ name: String) -> [Int]? {
             let peer = ((try? h.json(["peers"]))?["peers"] as? [[String: Any]])?.first { $0["name"] as? String == name }

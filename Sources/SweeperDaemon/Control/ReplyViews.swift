@@ -43,7 +43,8 @@ struct ReplyViews: Sendable {
     /// a peer described of it, in the words of `games`.
     func available(_ game: GameElsewhere) -> AvailableGame {
         var out = AvailableGame(
-            game: game.id.description, ops: Int(clamping: game.ops), playerCount: game.players.count, heldByNames: game.heldBy, forgotten: game.forgotten)
+            game: game.id.description, ops: Int(clamping: game.ops), playerCount: game.players.count, heldByPeers: game.heldBy.map(\.peer.description), heldByNames: game.heldBy.map(\.name),
+            forgotten: game.forgotten)
         // Creator first, when a description names it; then by name.
         let creator = game.listing?.creator
         let others = game.players.filter { $0 != creator }.map(name(of:)).sorted()

@@ -251,7 +251,7 @@ extension GameService {
             for (game, vector) in peer.holds where !held.contains(game) {
                 var entry = found[game] ?? GameElsewhere(id: game, ops: 0, players: [], heldBy: [], forgotten: selection.forgotten.contains(game))
                 entry.players.formUnion(vector.heads.keys)
-                entry.heldBy.append(peer.name)
+                entry.heldBy.append((peer.peer, peer.name))
                 // The description of the peer that holds the most of it.
                 if vector.opCount >= entry.ops, let listing = peer.described[game] { entry.listing = listing }
                 entry.ops = max(entry.ops, vector.opCount)
@@ -260,7 +260,7 @@ extension GameService {
         }
         return found.values.map { e in
             var e = e
-            e.heldBy.sort()
+            e.heldBy.sort { ($0.name, $0.peer) < ($1.name, $1.peer) }
             return e
         }.sorted { ($0.ops, $1.id) > ($1.ops, $0.id) }
     }

@@ -66,8 +66,8 @@ struct GameElsewhere: Sendable {
     /// What a peer told of the game (peers of protocol 11 or later, open
     /// games): size, mines, creator, start, and its status as that peer says.
     var listing: GameListing?
-    /// The names of the peers that hold it.
-    var heldBy: [String]
+    /// The peers that hold it, and their names, by name.
+    var heldBy: [(peer: PeerID, name: String)]
     /// Whether this device forgot it.
     var forgotten: Bool
 }
@@ -75,6 +75,8 @@ struct GameElsewhere: Sendable {
 /// What one linked peer holds, from its last summary, and what it told of
 /// the games among them that this device does not hold.
 struct PeerHoldings: Sendable {
+    /// The peer.
+    var peer: PeerID
     /// The peer's name (or short id).
     var name: String
     /// Its games and version vectors.

@@ -530,7 +530,7 @@ final class PeerInbox: PeerNodeDelegate, Sendable {
     /// Each linked peer's name and the games its last summary said it holds.
     func peerHoldings() -> [PeerHoldings] {
         sessions.holdings.map {
-            PeerHoldings(name: peers.name(of: $0.link.peer) ?? $0.link.peer.shortDescription, holds: $0.holds, described: $0.described)
+            PeerHoldings(peer: $0.link.peer, name: peers.name(of: $0.link.peer) ?? $0.link.peer.shortDescription, holds: $0.holds, described: $0.described)
         }
     }
 
