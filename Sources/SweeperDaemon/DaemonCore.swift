@@ -83,7 +83,7 @@ struct DaemonCore: Sendable {
             store: store, engine: engine,
             sinks: GameServiceSinks(
                 changes: GameEvents(events: events, views: views), sessions: sessions, links: links, status: status, play: play),
-            logger: logger, eventLoop: eventLoop, selection: selection)
+            logger: logger, eventLoop: eventLoop, selection: selection, clock: clock)
         let peerEvents = PeerEvents(events: events, views: views)
         let presence = PresenceService(
             identity: engine.identity, hosted: hosted, links: links, gossip: gossip, changes: peerEvents, play: play, eventLoop: eventLoop, clock: clock,

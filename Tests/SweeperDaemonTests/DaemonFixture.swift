@@ -27,6 +27,9 @@ struct DaemonFixture {
     init(clock: any DaemonClock = SystemClock(), webPort: Int? = nil) async throws {
         directory = NSTemporaryDirectory() + "sweeper-remote-\(UUID().uuidString)"
         store = try Store(directory: directory)
+        // The store began counting played time now by the daemon's clock
+        // (a test's clock may start on another day than the computer's).
+        try store.setSetting(Store.playTimeSinceSetting, "\(clock.wallMillis)")
         core = try await Self.daemon(store: store, directory: directory, loop: loop, clock: clock, webPort: webPort)
         circle = await core.service.circle
     }

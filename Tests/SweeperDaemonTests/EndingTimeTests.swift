@@ -10,10 +10,14 @@ import Testing
 /// ended, after its played time, however long ago the game was made.
 @Suite struct EndingTimeTests {
     @Test func aLossSaysOneTime() async throws {
-        let f = try await DaemonFixture()
+        // The daemon's clock, moved by hand (the fixture's store began
+        // counting played time at its start: a game made before then would
+        // keep its wall time, and the test could not fail).
+        let clock = ManualClock()
+        let f = try await DaemonFixture(clock: clock)
         let game: GameView = try await result(f.router, #"{"id":1,"command":"new","preset":"beginner"}"#)
         // Made, then left a while: the wall clock runs, the played time does not.
-        try await Task.sleep(for: .milliseconds(2_100))
+        clock.advance(by: .milliseconds(2_100))
         let cheat: GameView = try await result(f.router, #"{"id":2,"command":"show","game":"\#(game.game)","cheat":true}"#)
         let layout = try #require(cheat.mineLayout)
         let mine = try #require(layout.enumerated().lazy.compactMap { y, row in Array(row).firstIndex(of: "*").map { (x: $0, y: y) } }.first)

@@ -54,7 +54,7 @@ extension GameService {
         }
         let index = geometry.index(of: cell)
         let author = author(circle, player)
-        let now = Date().millis
+        let now = clock.wallMillis
         if case .mark(.question) = move, !state.genesis.questionMarks { throw GameServiceError.noQuestionMarks }
         let op = try madeOp({
             switch move {

@@ -203,7 +203,7 @@ extension GameService {
                 if pending.newGames.contains(gameID) {
                     let record = StoredGame(
                         id: gameID.description, params: try JSONEncoder().encode(state.genesis.parameters),
-                        created: Date(timeIntervalSince1970: Double(state.startMillis) / 1000), lastActivity: Date(),
+                        created: Date(timeIntervalSince1970: Double(state.startMillis) / 1000), lastActivity: wallNow,
                         status: state.status.rawValue)
                     if try store.createGame(record, ops: stored, durability: .deferred) { continue }
                 }
@@ -231,7 +231,7 @@ extension GameService {
         let empty = Data("{}".utf8)
         if isNew {
             let record = StoredGame(
-                id: gameID.description, params: empty, created: Date(), lastActivity: Date(), status: Self.unreadStatus)
+                id: gameID.description, params: empty, created: wallNow, lastActivity: wallNow, status: Self.unreadStatus)
             if try store.createGame(record, ops: stored, durability: .deferred) { return }
         }
         try store.append(stored, updating: gameID.description, status: Self.unreadStatus, durability: .deferred)

@@ -110,6 +110,8 @@ actor GameService {
     var engine: GameEngine
     let sinks: GameServiceSinks
     let logger: Logger
+    /// The daemon's clock: the wall time ops are signed with and games are stored at.
+    let clock: any DaemonClock
     /// The loop the service's jobs run on.
     let eventLoop: any EventLoop
     /// Which games this device syncs.
@@ -127,8 +129,9 @@ actor GameService {
     /// A service over `engine` (loaded from `store`).
     init(
         store: Store, engine: GameEngine, sinks: GameServiceSinks, logger: Logger, eventLoop: any EventLoop,
-        selection: SyncSelection = SyncSelection(mode: .all)
+        selection: SyncSelection = SyncSelection(mode: .all), clock: any DaemonClock = SystemClock()
     ) {
+        self.clock = clock
         self.store = store
         self.engine = engine
         self.identity = engine.identity.peerID
@@ -154,6 +157,9 @@ actor GameService {
 
     /// The number of games held.
     var gameCount: Int { engine.gameIDs.count }
+
+    /// Now by the daemon's wall clock.
+    var wallNow: Date { Date(timeIntervalSince1970: Double(clock.wallMillis) / 1000) }
 
     /// This daemon's identity.
     nonisolated let identity: PeerID
@@ -261,7 +267,7 @@ actor GameService {
     /// for every player, since its mines are about to be shown.
     func game(_ game: String?, assist: Bool, as player: SigningIdentity? = nil) throws -> (GameReplica, GameState) {
         var (circle, replica, state) = try lookup(game, as: player)
-        if assist, let op = try madeOp({ try author(circle, player).assist(in: replica, atMillis: Date().millis) }, geometry: nil) {
+        if assist, let op = try madeOp({ try author(circle, player).assist(in: replica, atMillis: clock.wallMillis) }, geometry: nil) {
             (replica, state) = try commit(op, circle: circle)
         }
         return (replica, state)
@@ -284,7 +290,7 @@ actor GameService {
         guard board.status == .playing else { throw GameServiceError.gameOver(board.status) }
         guard let cell = Solver.hint(for: board.board) else { return (state, nil) }
         let geometry = state.genesis.geometry
-        let op = try madeOp({ try author.hint(cell, in: replica, atMillis: Date().millis) }, geometry: geometry)
+        let op = try madeOp({ try author.hint(cell, in: replica, atMillis: clock.wallMillis) }, geometry: geometry)
         guard let op else { return (state, geometry.cell(at: cell)) }
         let (_, after) = try commit(op, circle: circle)
         listingChanged(after)
@@ -318,7 +324,7 @@ actor GameService {
         seedChosen: Bool = false, daily: Int? = nil, race: Bool = false, as player: SigningIdentity? = nil
     ) throws -> (GameReplica, GameState) {
         try reloadIfPending()
-        let now = Date()
+        let now = wallNow
         let generated: GeneratedBoard
         do {
             generated = try Generator.generate(parameters, seed: seed)
@@ -374,7 +380,7 @@ actor GameService {
         let (circle, replica, state) = try lookup(game, as: player)
         var after = state
         let before = state.players?.count ?? 0
-        if let op = try madeOp({ try author(circle, player).addPlayers(added, in: replica, atMillis: Date().millis) }, geometry: nil) {
+        if let op = try madeOp({ try author(circle, player).addPlayers(added, in: replica, atMillis: clock.wallMillis) }, geometry: nil) {
             (_, after) = try commit(op, circle: circle)
             listingChanged(after)
         }
@@ -387,7 +393,7 @@ actor GameService {
     func archive(_ game: String, archived: Bool, as player: SigningIdentity? = nil) throws -> (state: GameState, changed: Bool) {
         let (circle, replica, state) = try lookup(game, as: player)
         var after = state
-        let op = try madeOp({ try author(circle, player).archive(archived, in: replica, atMillis: Date().millis) }, geometry: nil)
+        let op = try madeOp({ try author(circle, player).archive(archived, in: replica, atMillis: clock.wallMillis) }, geometry: nil)
         if let op {
             (_, after) = try commit(op, circle: circle)
             listingChanged(after)
@@ -417,7 +423,7 @@ actor GameService {
         let (circle, replica, state) = try lookup(game, as: player)
         let author = author(circle, player)
         // No op: this racer's board ended already.
-        guard let op = try madeOp({ try author.resign(in: replica, atMillis: Date().millis) }, geometry: nil) else {
+        guard let op = try madeOp({ try author.resign(in: replica, atMillis: clock.wallMillis) }, geometry: nil) else {
             throw GameServiceError.gameOver(state.shown(to: author.identity.peerID).status)
         }
         let before = state.status
