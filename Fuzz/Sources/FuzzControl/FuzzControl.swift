@@ -216,9 +216,9 @@ func seeds() -> [[UInt8]] {
         // Event lines, as a viewer reads them (the daemon refuses them as requests).
         let presence = PresenceInfo(peer: "7ZQ4M", name: "Mum \"é\"", game: "0123", x: 3, y: 4, colour: 2, own: true)
         let events = [
-            ControlEvent(event: .cells, game: "0123", cells: [CellChange(x: 1, y: 2, value: "3")], status: .playing, minesLeft: 9, by: "Dad", x: 1, y: 2, progress: 0.25),
+            ControlEvent(event: .cells, game: "0123", cells: [CellChange(x: 1, y: 2, value: "3")], status: .playing, minesLeft: 9, byPeer: "7ZQ4M", x: 1, y: 2, progress: 0.25),
             ControlEvent(event: .presence, presence: presence),
-            ControlEvent(event: .point, game: "0123", by: "Mum", x: 3, y: 4, presence: presence),
+            ControlEvent(event: .point, game: "0123", byName: "Mum", x: 3, y: 4, presence: presence),
         ].map { Array((try? $0.jsonLine()) ?? Data()) }
         let cursor = Commands.Cursor.Arguments(game: "0123", x: 5, y: 6).requestLine
         return (requests + events + [cursor]).map { [255] + $0 } + [[3] + requests[2] + requests[5] + requests[6] + requests[0]]

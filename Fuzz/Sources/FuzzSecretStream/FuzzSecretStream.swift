@@ -101,6 +101,13 @@ func handle(_ message: PeerMessage, _ replica: inout Replica, _ session: inout S
         // Its total cannot overflow: every length is bounded.
         check(note.total <= PlayNote.lengthLimit * UInt64(PlayNote.periodLimit + 1), "a share of played time of \(note.total) ms decoded")
         _ = note.isAuthentic
+    case .addresses(let note):
+        // At most 8 addresses, each one another host can dial, none twice; the encoding round-trips.
+        check(note.addresses.count <= AddressNote.addressLimit, "an address note of \(note.addresses.count) addresses decoded")
+        check(Set(note.addresses).count == note.addresses.count, "an address note naming one address twice decoded")
+        check(note.addresses.allSatisfy { $0.port != 0 && ($0.ip.count == 4 || $0.ip.count == 16) }, "an address note with a bad address decoded")
+        check((try? AddressNote(decoding: note.encoded)) == note, "an address note does not round-trip")
+        _ = note.isAuthentic
     case .point(let note):
         // The point table takes only authentic, fresh notes, a few a second per author.
         var table = PointTable()
@@ -142,8 +149,12 @@ public func main(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer
         let spot = PresenceSpot(game: Fixtures.genesis.gameID.bytes, x: 3, y: 4)
         let point = spot.map { PeerMessage.point(PointNote(signing: Fixtures.players[1], serial: 1_795_000_000_000, spot: $0)) }
         let pointMessage = point.map { LinkMessage.application(ApplicationMessage(type: $0.kind.rawValue, body: $0.body)) }
+        // An address note of two addresses, authentic: its checks run on it.
+        let listening = [ListenAddress(host: "198.18.0.1", port: 7455), ListenAddress(host: "2001:db8::1", port: 7456)].compactMap { $0 }
+        let note = PeerMessage.addresses(AddressNote(signing: Fixtures.players[1], serial: 1_795_000_000_000, addresses: listening))
+        let noteMessage = LinkMessage.application(ApplicationMessage(type: note.kind.rawValue, body: note.body))
         var valid: [UInt8] = [0]
-        for m in messages + (pointMessage.map { [$0] } ?? []) { valid += [0] + chunk(m.encoded) }
+        for m in messages + (pointMessage.map { [$0] } ?? []) + [noteMessage] { valid += [0] + chunk(m.encoded) }
         let sender = SecretStreamSender(key: Fixtures.streamKey)
         var garbage: [UInt8] = [1] + sender.header
         for m in messages.prefix(2) { garbage += chunk(sender.seal(m.encoded)) }
