@@ -75,24 +75,6 @@ extension ControlRouter {
     /// This computer's IPv4 addresses on its networks, loopback and
     /// link-local ones aside.
     static func lanAddresses() -> [String] {
-        var first: UnsafeMutablePointer<ifaddrs>?
-        guard getifaddrs(&first) == 0 else { return [] }
-        defer { freeifaddrs(first) }
-        var out: [String] = []
-        var next = first
-        while let entry = next {
-            defer { next = entry.pointee.ifa_next }
-            guard let address = entry.pointee.ifa_addr, address.pointee.sa_family == sa_family_t(AF_INET) else { continue }
-            var text = [CChar](repeating: 0, count: Int(INET_ADDRSTRLEN))
-            let ok = address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { v4 -> Bool in
-                var a = v4.pointee.sin_addr
-                return inet_ntop(AF_INET, &a, &text, socklen_t(text.count)) != nil
-            }
-            guard ok else { continue }
-            let string = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            if string.hasPrefix("127.") || string.hasPrefix("169.254.") || out.contains(string) { continue }
-            out.append(string)
-        }
-        return out
+        InterfaceAddresses.current().filter { !$0.contains(":") }
     }
 }
