@@ -89,7 +89,7 @@ struct DaemonCore: Sendable {
             identity: engine.identity, hosted: hosted, links: links, gossip: gossip, changes: peerEvents, play: play, eventLoop: eventLoop, clock: clock,
             logger: logger)
         let addresses = AddressGossip(
-            identity: engine.identity, links: links, gossip: gossip, clock: clock, logger: logger, isMember: { [members] in members.view.isMember($0) })
+            identity: engine.identity, links: links, gossip: gossip, clock: clock, isMember: { [members] in members.view.isMember($0) })
         let inbox = PeerInbox(
             service: service, links: links, sessions: sessions, gossip: gossip, peers: book, changes: peerEvents, presence: presence, play: play,
             members: members, addresses: addresses, clock: clock, logger: logger)

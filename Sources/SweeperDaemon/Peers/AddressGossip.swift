@@ -1,4 +1,3 @@
-import Logging
 import NIOCore
 import SweeperCrypto
 import SweeperMessages
@@ -32,7 +31,6 @@ final class AddressGossip: Sendable {
     private let links: LinkRegistry
     private let gossip: NoteGossip
     private let clock: any DaemonClock
-    private let logger: Logger
     /// Whether a peer is a member of the circle now.
     private let isMember: @Sendable (PeerID) -> Bool
     private let book = Mutex(AddressBook())
@@ -42,14 +40,13 @@ final class AddressGossip: Sendable {
     private let listening = Mutex<[SocketAddress]>([])
 
     init(
-        identity: SigningIdentity, links: LinkRegistry, gossip: NoteGossip, clock: any DaemonClock, logger: Logger,
+        identity: SigningIdentity, links: LinkRegistry, gossip: NoteGossip, clock: any DaemonClock,
         isMember: @escaping @Sendable (PeerID) -> Bool
     ) {
         self.identity = identity
         self.links = links
         self.gossip = gossip
         self.clock = clock
-        self.logger = logger
         self.isMember = isMember
     }
 
@@ -151,7 +148,4 @@ final class AddressGossip: Sendable {
             if let note = renewOwn(force: due) { gossip.broadcast(.addresses(note)) }
         }
     }
-
-    /// The notes kept, for tests and `peers`.
-    var kept: [AddressNote] { book.withLock { $0.notes } }
 }
