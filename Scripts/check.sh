@@ -28,7 +28,8 @@
 #   - the fixed sleeps of a test file (Thread.sleep, usleep, Task.sleep with
 #     a literal) add up to no more than its budget in
 #     Scripts/check-budgets.txt, 0.1 s for a file not listed (a poll's
-#     interval): wait for what a test waits for instead.
+#     interval), and all of them together to under 5 s: wait for what a
+#     test waits for instead (eventually), or watch a window (holds).
 set -uo pipefail
 root=${1:-$(cd "$(dirname "$0")/.." && pwd)}
 cd "$root" || exit 2
@@ -95,7 +96,8 @@ while IFS=: read -r file line _; do
     fail "$file:$line holds a Swift line outside a code block"
 done < <(find Sources -path '*.docc/*' -name '*.md' -exec grep -Hn -E '^import [A-Z]' {} + 2>/dev/null)
 
-# Fixed sleeps in the tests, within the budgets (seconds).
+# Fixed sleeps in the tests, within the budgets (seconds), and under 5 s in all.
+sleeps=0
 while IFS= read -r file; do
     total=$(grep -ohE 'Thread\.sleep\(forTimeInterval: *[0-9._]+\)|usleep\([0-9_]+\)|Task\.sleep\(for: *\.(seconds|milliseconds)\([0-9_.]+\)\)' "$file" |
         awk '{ gsub(/_/, ""); v = $0; sub(/^.*[(:] */, "", v); sub(/\).*$/, "", v)
@@ -109,6 +111,10 @@ while IFS= read -r file; do
     if awk -v t="$total" -v a="$allowed" 'BEGIN { exit !(t > a + 0.0005) }'; then
         fail "$file sleeps $total s in fixed sleeps (budget $allowed s): wait for what the test waits for"
     fi
+    sleeps=$(awk -v s="$sleeps" -v t="$total" 'BEGIN { printf "%.3f", s + t }')
 done < <(grep -rl --include='*.swift' -E 'Thread\.sleep\(|usleep\(|Task\.sleep\(' Tests 2>/dev/null | grep -v '^Tests/SweeperPackagingTests/HouseRulesTests.swift$' | sort)
+if awk -v s="$sleeps" 'BEGIN { exit !(s >= 5) }'; then
+    fail "the tests sleep $sleeps s in fixed sleeps in all (at most 5 s): wait for what a test waits for, or watch with holds()"
+fi
 
 exit $failed

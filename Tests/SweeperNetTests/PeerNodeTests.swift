@@ -138,9 +138,9 @@ struct TestNode {
         await b.node.addStaticPeer(host: "127.0.0.1", port: a.port)
         #expect(await eventuallyAsync { let x = await a.node.connectedCount, y = await b.node.connectedCount; return x == 1 && y == 1 })
         // Stay settled: the loser of the tie-break must not come back.
-        try await Task.sleep(for: .milliseconds(1500))
-        #expect(await a.node.connectedCount == 1)
-        #expect(await b.node.connectedCount == 1)
+        let settled = await holdsAsync(1.5) { let x = await a.node.connectedCount, y = await b.node.connectedCount; return x == 1 && y == 1 }
+        let (linksA, linksB) = (await a.node.connectedCount, await b.node.connectedCount)
+        #expect(settled, "a: \(linksA) links, b: \(linksB)")
         let linkA = try #require(a.delegate.openLinks.first)
         linkA.send(ApplicationMessage(type: 1, body: [9]), droppable: false)
         #expect(await eventuallyAsync { b.delegate.received.contains([9]) })

@@ -3,6 +3,7 @@ import NIOCore
 import NIOPosix
 import Testing
 @testable import SweeperNet
+import SweeperTestSupport
 
 /// A link is closed for silence only when its peer was silent while the
 /// event loop was free to read: a loop busy with other work for longer
@@ -39,14 +40,14 @@ import Testing
         let client = try ClientBootstrap(group: clientGroup).connect(to: try #require(server.localAddress)).wait()
         defer { try? client.close().wait() }
         _ = try accepted.futureResult.wait()
-        // The peer pings every 100 ms; the server's loop is busy for 1.5 s.
+        // The peer pings every 100 ms; the server's loop is busy for 1 s,
+        // more than twice the timeout.
         let pings = client.eventLoop.scheduleRepeatedTask(initialDelay: .milliseconds(50), delay: .milliseconds(100)) { _ in
             client.writeAndFlush(ByteBuffer(bytes: [0]), promise: nil)
         }
-        try loop.submit { Thread.sleep(forTimeInterval: 1.5) }.wait()
-        Thread.sleep(forTimeInterval: 0.5)
-        let stillOpen = try accepted.futureResult.wait().isActive
-        #expect(stillOpen, "a busy loop dropped a peer whose pings were waiting")
+        try loop.submit { Thread.sleep(forTimeInterval: 1) }.wait()
+        let serverSide = try accepted.futureResult.wait()
+        #expect(holds(0.5, every: 0.05) { serverSide.isActive }, "a busy loop dropped a peer whose pings were waiting")
         // Now the peer falls silent: the link closes.
         pings.cancel()
         let start = Date()

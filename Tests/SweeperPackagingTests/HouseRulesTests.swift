@@ -40,6 +40,10 @@ import Testing
         try write("Sources/SweeperSync/Op.swift", "public enum OpPayload {\n    case reveal(Int)\n    indirect case flood(Int)\n}\n")
         try write("Sources/SweeperGame/SweeperGame.docc/SweeperGame.md", "import SweeperConventions\n\n# ``SweeperGame``\n")
         try write("Tests/Slow.swift", "Thread.sleep(forTimeInterval: 1.5)\nusleep(200_000)\n")
+        // Two files within their own budgets, but together past 5 s of sleeping.
+        try write("Scripts/check-budgets.txt", "sleep Tests/LongA.swift 2.5\nsleep Tests/LongB.swift 2.5\n")
+        try write("Tests/LongA.swift", "Thread.sleep(forTimeInterval: 2.5)\n")
+        try write("Tests/LongB.swift", "Thread.sleep(forTimeInterval: 2.5)\n")
         let broken = try runProcess(["/bin/bash", Self.script, root])
         #expect(broken.status == 1)
         let lines = broken.stderr.split(separator: "\n").map(String.init)
@@ -49,12 +53,13 @@ import Testing
             ("Sources/SweeperNet/Frame.swift", "crashes"), ("Sources/SweeperControl/Views.swift", "peer protocol version"),
             ("Tests/Slow.swift", "sleeps 1.700 s"), ("SweeperSync.docc/SweeperSync.md", "op kind flood"),
             ("Sources/SweeperGame/SweeperGame.docc/SweeperGame.md:1", "outside a code block"),
+            ("the tests sleep 6.750 s", "in all"),
         ] {
             #expect(lines.contains { $0.contains(file) && $0.contains(rule) }, "no line for \(file) (\(rule)):\n\(broken.stderr)")
         }
         #expect(!lines.contains {
             $0.contains("Small.swift") || $0.contains("Router.swift") || $0.contains("System/DaemonClock.swift") || $0.contains("Fine.swift")
-                || $0.contains("PeerMessage.swift")
+                || $0.contains("PeerMessage.swift") || $0.contains("LongA.swift") || $0.contains("LongB.swift")
         })
     }
 }

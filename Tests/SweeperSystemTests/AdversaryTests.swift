@@ -194,26 +194,30 @@ import Testing
         var forged = PeerMessage.point(point(mallory, wall + 20, x: 6)).encoded
         forged[forged.count - 1] ^= 1
         p.send(message: forged)
-        Thread.sleep(forTimeInterval: 1)
-        // The honest player points: the last point both viewers see.
-        #expect(try scene.honest.result(#"{"id":1,"command":"point","game":"\#(scene.game)","x":8,"y":0}"#)["x"] as? Int == 8)
 
-        /// The points a viewer was shown, as (author, x), up to the honest player's.
-        func points(_ viewer: ControlLineClient) -> [String] {
+        /// The points a viewer is shown, as (author, x), until `enough` holds.
+        func points(_ viewer: ControlLineClient, until enough: ([String]) -> Bool) -> [String] {
             var seen: [String] = []
-            while let event = viewer.readJSON() {
+            while !enough(seen), let event = viewer.readJSON() {
                 guard event["event"] as? String == "point", let x = event["x"] as? Int,
                       let by = (event["presence"] as? [String: Any])?["peer"] as? String
                 else { continue }
                 let who = by == mallory.peerID.description ? "mallory" : by == honestID.description ? "honest" : by
                 seen.append("\(who) \(x)")
-                if who == "honest" { break }
             }
             return seen
         }
+        // Both viewers are shown Mallory's four points that count (her own,
+        // then three of the burst); anything shown that should not be comes
+        // before or among them, or after them and before the honest point.
+        let fourOfMallory: ([String]) -> Bool = { $0.filter { $0.hasPrefix("mallory") }.count >= 4 }
+        let seenAtTarget = points(targetViewer, until: fourOfMallory), seenAtHonest = points(honestViewer, until: fourOfMallory)
+        // The honest player points: the last point both viewers see.
+        #expect(try scene.honest.result(#"{"id":1,"command":"point","game":"\#(scene.game)","x":8,"y":0}"#)["x"] as? Int == 8)
+        let toHonest: ([String]) -> Bool = { $0.last?.hasPrefix("honest") == true }
         let expected = ["mallory 1", "mallory 5", "mallory 5", "mallory 5", "honest 8"]
-        #expect(points(targetViewer) == expected)
-        #expect(points(honestViewer) == expected, "the target relays a member's point to its other links")
+        #expect(seenAtTarget + points(targetViewer, until: toHonest) == expected)
+        #expect(seenAtHonest + points(honestViewer, until: toHonest) == expected, "the target relays a member's point to its other links")
         // Mallory's link (13) is sent the honest player's point; the link of 12 gets none.
         var toMallory: [UInt8] = [], toOlder: [UInt8] = []
         let deadline = Date().addingTimeInterval(2.5)
@@ -235,7 +239,10 @@ import Testing
             viewer.send(#"{"id":1,"command":"subscribe"}"#)
             #expect(viewer.readJSON()?["ok"] as? Bool == true)
             viewer.send(#"{"id":0,"command":"cursor","game":"\#(scene.game)","x":0,"y":0}"#)
-            Thread.sleep(forTimeInterval: 0.3)
+            let counted = eventually(5, every: 0.05) {
+                (try scene.target.result(#"{"id":2,"command":"show","game":"\#(scene.game)"}"#)["elapsedMillis"] as? Int ?? 0) >= 300
+            }
+            #expect(counted, "the open game counted no time")
         }
         // A daemon of peer protocol 2 (before presence and profiles), one of
         // 3 (before played time) and a current one link and say hello; all answer pings.

@@ -79,10 +79,9 @@ import Testing
 
         // Dad's daemon sees them as devices of the circle, hosted by the laptop.
         var dadsCircle: [[String: Any]] = []
-        for _ in 0..<100 {
+        _ = eventually(10) {
             dadsCircle = (try dad.json(["circle"])["members"] as? [[String: Any]]) ?? []
-            if dadsCircle.contains(where: { $0["peer"] as? String == benID && $0["name"] as? String == "Ben" }) { break }
-            usleep(100_000)
+            return dadsCircle.contains { $0["peer"] as? String == benID && $0["name"] as? String == "Ben" }
         }
         let annThere = try #require(dadsCircle.first { $0["peer"] as? String == annID })
         #expect(annThere["hostedByPeer"] as? String == hostID)
@@ -104,7 +103,7 @@ import Testing
         // Ann starts a game from her phone; Ann, Ben and Dad each flag a cell.
         let made = try annBrowser.ask("new", #""preset": "beginner", "seed": 11"#)
         let game = try #require((made["result"] as? [String: Any])?["game"] as? String)
-        for _ in 0..<100 where (try? dad.cli(["show", game]).status) != 0 { usleep(50_000) }
+        _ = eventually(5, every: 0.05) { try dad.cli(["show", game]).status == 0 }
         let cells = try Self.covered(host, game)
         #expect(cells.count >= 3)
         #expect((try annBrowser.ask("flag", #""game": "\#(game)", "x": \#(cells[0].x), "y": \#(cells[0].y)"#))["ok"] as? Bool == true)
@@ -118,10 +117,9 @@ import Testing
         }
         let dadID = try #require(try dad.json(["status"])["peer"] as? String)
         var seen: [String: String] = [:]
-        for _ in 0..<100 {
+        _ = eventually(10) {
             seen = try authors(dad)
-            if seen.count >= 3 { break }
-            usleep(100_000)
+            return seen.count >= 3
         }
         #expect(seen[annID] == "Ann" && seen[benID] == "Ben" && seen[dadID] == "Dad", "Dad's replay: \(seen)")
         #expect(seen[hostID] == nil, "a move of a hosted player was signed as the host")
@@ -150,10 +148,9 @@ import Testing
         if let tripped {
             #expect(tripped == "Ben")
             var there: String?
-            for _ in 0..<100 {
+            _ = eventually(10) {
                 there = try dad.json(["show", game])["trippedByPeer"] as? String
-                if there != nil { break }
-                usleep(100_000)
+                return there != nil
             }
             #expect(there == benID, "Dad's daemon names who tripped the mine")
         }
@@ -168,14 +165,8 @@ import Testing
         let again = try WebTestClient(port: benBrowser.port)
         let hostPort = "127.0.0.1:\(benBrowser.port)"
         #expect(try again.upgrade(host: hostPort, origin: "http://" + hostPort, cookie: benBrowser.cookie).status == 403, "Ben's cookie still opens a page")
-        var dadSaw = false
-        for _ in 0..<100 {
-            let gone = (try dad.json(["circle"])["removed"] as? [[String: Any]]) ?? []
-            if gone.contains(where: { $0["peer"] as? String == benID }) {
-                dadSaw = true
-                break
-            }
-            usleep(100_000)
+        let dadSaw = eventually(10) {
+            ((try dad.json(["circle"])["removed"] as? [[String: Any]]) ?? []).contains { $0["peer"] as? String == benID }
         }
         #expect(dadSaw, "Dad's daemon never heard that Ben was removed")
         #expect((try host.json(["player", "list"])["players"] as? [[String: Any]])?.count == 1)
@@ -207,10 +198,8 @@ import Testing
         let benID = try #require((ben["player"] as? [String: Any])?["peer"] as? String)
         var annBrowser = try Browser(url: try #require(ann["url"] as? String))
         var benBrowser = try Browser(url: try #require(ben["url"] as? String))
-        for _ in 0..<100 {
-            let members = (try dad.json(["circle"])["members"] as? [[String: Any]]) ?? []
-            if members.contains(where: { $0["peer"] as? String == benID }) { break }
-            usleep(100_000)
+        _ = eventually(10) {
+            ((try dad.json(["circle"])["members"] as? [[String: Any]]) ?? []).contains { $0["peer"] as? String == benID }
         }
 
         // Ann races Ben: the race names both, each moves on a board of their own.
@@ -230,10 +219,9 @@ import Testing
         #expect((try benBrowser.ask("resign", #""game": "\#(race)""#))["ok"] as? Bool == true)
         func table(_ h: DaemonHarness) throws -> [String: Any]? { try h.json(["show", race])["race"] as? [String: Any] }
         var there: [String: Any]?
-        for _ in 0..<100 {
+        _ = eventually(10) {
             there = try table(dad)
-            if there?["over"] as? Bool == true { break }
-            usleep(100_000)
+            return there?["over"] as? Bool == true
         }
         let here = try #require(try table(host))
         #expect(here["over"] as? Bool == true && there?["over"] as? Bool == true)
@@ -268,14 +256,7 @@ import Testing
         #expect((try annBrowser.ask("show", #""game": "\#(hidden)""#))["ok"] as? Bool == true)
         #expect((try benBrowser.ask("show", #""game": "\#(hidden)""#))["ok"] as? Bool == false, "Ben read a private game of Ann and Dad")
         #expect(try host.cli(["show", hidden]).status != 0, "the host's own player read a private game of Ann and Dad")
-        var dadReads = false
-        for _ in 0..<100 {
-            if (try? dad.cli(["show", hidden]).status) == 0 {
-                dadReads = true
-                break
-            }
-            usleep(100_000)
-        }
+        let dadReads = eventually(10) { try dad.cli(["show", hidden]).status == 0 }
         #expect(dadReads, "Dad cannot read the private game Ann made with him")
     }
 

@@ -29,7 +29,7 @@ final class TmuxPane {
         if collect { return try runProcess(argv) }
         // Output to /dev/null, and a bounded wait for the client to finish.
         let pid = try spawnDetached(argv)
-        for _ in 0..<200 where !hasExited(pid) { usleep(50_000) }
+        _ = eventually(10, every: 0.05) { hasExited(pid) }
         return Outcome(status: 0, stdout: "", stderr: "")
     }
 
@@ -53,15 +53,11 @@ final class TmuxPane {
         _ = try? tmux(["resize-window", "-t", session, "-x", "\(width)", "-y", "\(height)"])
     }
 
-    /// Waits (at most 200 looks, 50 ms apart) until the screen satisfies `test`; returns the last screen.
+    /// Waits (at most 10 s, looking every 50 ms) until the screen satisfies `test`; returns the last screen.
     @discardableResult
     func waitFor(_ what: String = "", _ test: ([String]) -> Bool) -> [String] {
         var screen: [String] = []
-        for _ in 0..<200 {
-            screen = capture()
-            if test(screen) { return screen }
-            usleep(50_000)
-        }
+        if eventually(10, every: 0.05, { screen = capture(); return test(screen) }) { return screen }
         Issue.record("timed out waiting for \(what); the pane shows:\n\(screen.joined(separator: "\n"))")
         return screen
     }
@@ -79,11 +75,8 @@ final class TmuxPane {
 
     /// The one process under the pane's shell (the player), waiting a bounded time for it.
     func playPID() -> Int32? {
-        for _ in 0..<100 {
-            let children = childPIDs()
-            if children.count == 1 { return children[0] }
-            usleep(50_000)
-        }
+        var children: [Int32] = []
+        if eventually(5, every: 0.05, { children = childPIDs(); return children.count == 1 }) { return children[0] }
         Issue.record("no single process under the pane's shell: \(childPIDs())")
         return nil
     }
@@ -339,7 +332,7 @@ final class TmuxPane {
             #expect(try b.join(a).status == 0)
             let game = try #require(try a.json(["new", "--preset", "beginner", "--seed", "9"])["game"] as? String)
             // Bounded wait for the game to reach bob's daemon.
-            for _ in 0..<200 where (try? b.cli(["show", game]).status) != 0 { usleep(50_000) }
+            _ = eventually(10, every: 0.05) { try b.cli(["show", game]).status == 0 }
             return (a, b, game)
         } catch {
             a.cleanup()
@@ -555,7 +548,7 @@ final class TmuxPane {
         // Without --players the members here (linked now) race.
         let race = try a.json(["new", "--race", "--preset", "beginner"])
         let game = try #require(race["game"] as? String)
-        for _ in 0..<200 where (try? b.cli(["show", game]).status) != 0 { usleep(50_000) }
+        _ = eventually(10, every: 0.05) { try b.cli(["show", game]).status == 0 }
         let names = ((race["race"] as? [String: Any])?["racers"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
         #expect(names.sorted() == ["ann", "bob"], "\(race)")
         let annPane = try TmuxPane(width: 80, height: 24, command: playCommand(a, game), environment: environment(a))
@@ -684,7 +677,7 @@ final class TmuxPane {
             // Stop the daemon play started, by the pid it reports, and wait (bounded) for it to go.
             if let status = try? h.json(["status"]), let pid = status["pid"] as? Int {
                 Foundation.kill(Int32(pid), SIGTERM)
-                for _ in 0..<100 where FileManager.default.fileExists(atPath: "/proc/\(pid)") { usleep(50_000) }
+                _ = eventually(5, every: 0.05) { !FileManager.default.fileExists(atPath: "/proc/\(pid)") }
             }
         }
         pane.waitFor("Started sweeperd")

@@ -188,11 +188,9 @@ struct WebBrowserTests {
         }
         let script = "const e = document.getElementById('ending'); return e ? e.innerText : ''"
         var endings = ["", "-"]
-        let deadline = Date().addingTimeInterval(10)
-        while Date() < deadline {
+        _ = eventually(10, every: 0.2) {
             endings = [try phone.run(script) as? String ?? "", try desktop.run(script) as? String ?? ""]
-            if endings[0].contains("3BV") && endings[0] == endings[1] { break }
-            usleep(200_000)
+            return endings[0].contains("3BV") && endings[0] == endings[1]
         }
         #expect(endings[0].contains("3BV") && endings[0] == endings[1], "the endings differ:\n\(endings[0])\n---\n\(endings[1])")
         #expect(endings[0].contains("ann") && endings[0].contains("bob"), "each player's part: \(endings[0])")
