@@ -126,6 +126,8 @@ public enum Daemon {
         }
         // Peers' ops applied but not yet written go to the store before it closes.
         await core.service.writeRemoteOps()
+        // The games still awake are written down: the next start reads them at once.
+        await core.service.keepSnapshots()
         // This player's open period of play closes now, not at its last renewal.
         core.play.stop()
         if let failure {

@@ -59,6 +59,8 @@ struct DaemonCore: Sendable {
         } catch {
             throw .state(error)
         }
+        logger.info(
+            "games loaded", metadata: ["fromSnapshots": "\(engine.loaded.fromSnapshots)", "replayed": "\(engine.loaded.replayed)"])
         let events = EventHub()
         let links = LinkRegistry()
         let sessions = SyncSessions(ownID: engine.identity.peerID, links: links, clock: clock)

@@ -313,6 +313,28 @@ public final class Store: Sendable {
         Migration(identifier: "v7-no-game-summary") { db in
             try db.execute("ALTER TABLE games DROP COLUMN summary")
         },
+        // Each sleeping game's form, kept so that a start reads it instead of
+        // replaying the game's ops. Triggers drop a game's snapshots the
+        // moment any of its ops is written, changed or deleted, whichever
+        // release writes them: a snapshot kept always describes the ops held.
+        Migration(identifier: "v8-game-snapshots") { db in
+            try db.execute("""
+                CREATE TABLE game_snapshots (
+                    game TEXT NOT NULL,
+                    circle BLOB NOT NULL,
+                    readers BLOB NOT NULL,
+                    opCount INTEGER NOT NULL,
+                    snapshot BLOB NOT NULL,
+                    PRIMARY KEY (game, circle)
+                );
+                CREATE TRIGGER game_snapshots_op_written AFTER INSERT ON ops
+                BEGIN DELETE FROM game_snapshots WHERE game = NEW.gameID; END;
+                CREATE TRIGGER game_snapshots_op_changed AFTER UPDATE ON ops
+                BEGIN DELETE FROM game_snapshots WHERE game = OLD.gameID OR game = NEW.gameID; END;
+                CREATE TRIGGER game_snapshots_op_deleted AFTER DELETE ON ops
+                BEGIN DELETE FROM game_snapshots WHERE game = OLD.gameID; END;
+                """)
+        },
     ]
 
     // MARK: Access helpers

@@ -108,6 +108,17 @@ public struct SleepingGame: Sendable {
         unsignedHeads = game.unsignedHeads
     }
 
+    init(
+        vector: VersionVector, overview: GameOverview?, privateHeader: PrivateGameHeader?, equivocators: Set<PeerID>,
+        unsignedHeads: [PeerID: UInt64]
+    ) {
+        self.vector = vector
+        self.overview = overview
+        self.privateHeader = privateHeader
+        self.equivocators = equivocators
+        self.unsignedHeads = unsignedHeads
+    }
+
     /// Every author with an accepted op.
     public var authors: [PeerID] { vector.heads.keys.sorted() }
 
@@ -125,6 +136,26 @@ extension Replica {
         guard archive != nil, let held = games[game], held.maySleep else { return sleeping[game] != nil }
         sleeping[game] = SleepingGame(held)
         games[game] = nil
+        return true
+    }
+
+    /// What `game` would keep if it went to sleep now (see ``sleep(_:)``),
+    /// without letting it go: its sleeping form when it sleeps, or when it
+    /// is awake and may sleep; `nil` otherwise.
+    public func sleepingForm(of game: GameID) -> SleepingGame? {
+        if let asleep = sleeping[game] { return asleep }
+        guard archive != nil, let held = games[game], held.maySleep else { return nil }
+        return SleepingGame(held)
+    }
+
+    /// Holds `game` asleep as `asleep` says (a snapshot the store kept),
+    /// without reading its ops; returns whether it does. Refused when
+    /// nothing holds the replica's ops, or the game is held already.
+    @discardableResult
+    public mutating func holdAsleep(_ game: GameID, _ asleep: SleepingGame) -> Bool {
+        guard archive != nil, games[game] == nil, sleeping[game] == nil else { return false }
+        if let overview = asleep.overview, overview.gameID != game { return false }
+        sleeping[game] = asleep
         return true
     }
 

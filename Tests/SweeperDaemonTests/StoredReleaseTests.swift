@@ -88,6 +88,17 @@ import Testing
         let reloaded = try await show(again.router, game)
         #expect(reloaded.digest == after.digest)
         await again.network.node.shutdown()
+        // The first start of this release wrote each game down; the next reads them so, and shows the same.
+        let third = try await DaemonFixture.daemon(store: store, directory: directory, loop: loop)
+        let load = await third.service.engine.loaded
+        #expect(load.fromSnapshots == 3 && load.replayed == 0, "\(load)")
+        for (game, digest) in digests {
+            let shown = try await show(third.router, game)
+            #expect(game == after.game ? shown.digest == after.digest : shown.digest == digest, "game \(game) from its snapshot")
+        }
+        let thirdArchived: Commands.Games.Result = try await result(third.router, #"{"id":2,"command":"games","archived":true}"#)
+        #expect(thirdArchived.games.count == 3)
+        await third.network.node.shutdown()
         store.close()
 
         // Migrated: this release's schema (no summary cached beside a game),

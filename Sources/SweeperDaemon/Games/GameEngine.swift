@@ -27,6 +27,12 @@ struct GameEngine: Sendable {
     private(set) var circles: [CircleGames]
     /// Where every circle's replica reads back the ops it let go of.
     let archive: StoredOps
+    /// Whether the games' snapshots are kept for the next start: while the
+    /// readers are those the engine loaded with.
+    private(set) var snapshotsServe = true
+    /// How the last load found the stored games: held asleep as their
+    /// snapshots said, or replayed from their ops.
+    private(set) var loaded = (fromSnapshots: 0, replayed: 0)
 
     static let previousCirclesKey = "circle.previous"
     /// The setting that keeps, per game, the authors shown to have signed
@@ -85,33 +91,49 @@ struct GameEngine: Sendable {
         // The players this device hosts read the private games that name them.
         let hosted = HostedPlayers(store: store).all.map(\.identity)
         var replicas = keys.map { Replica(circle: $0, reader: identity, alsoReading: hosted, archive: archive) }
-        var malformed = 0
+        // A game with a snapshot for every circle is held asleep as it says;
+        // the others are replayed, and their snapshots kept for next time.
+        let shelf = SnapshotShelf(store, readers: replicas.first.map(readersKey(of:)) ?? Data())
+        var malformed = 0, fresh: [StoredSnapshot] = [], fromSnapshots = 0, replayed = 0
         for game in try store.games() {
+            let replay = replicas.indices.filter { !shelf.install(game.id, into: &replicas[$0]) }
+            guard !replay.isEmpty else {
+                fromSnapshots += 1
+                continue
+            }
+            replayed += 1
             var ops: [Op] = []
             var vouched: [Op] = []
-            for stored in try store.ops(gameID: game.id) {
+            let rows = try store.ops(gameID: game.id)
+            for stored in rows {
                 guard let op = try? Op(decoding: [UInt8](stored.bytes)) else {
                     malformed += 1
                     continue
                 }
                 if stored.vouched { vouched.append(op) } else { ops.append(op) }
             }
-            guard !ops.isEmpty || !vouched.isEmpty else { continue }
+            guard let id = (ops.first ?? vouched.first)?.gameID else { continue }
             let all = ops + vouched
-            for i in replicas.indices {
+            for i in replay {
                 replicas[i].restore(ops, vouched: vouched)
                 replicas[i].noteStored(all)
-                if let id = all.first?.gameID { replicas[i].sleep(id) }
+                replicas[i].sleep(id)
+                if let row = snapshot(of: id, in: replicas[i], absentWith: rows.count) { fresh.append(row) }
             }
         }
         if malformed > 0 { logger.error("stored ops that cannot be decoded were skipped", metadata: ["count": "\(malformed)"]) }
+        if shelf.unreadable > 0 { logger.notice("game snapshots that cannot be read were replaced", metadata: ["count": "\(shelf.unreadable)"]) }
+        // Written only when a game was replayed: a start with every snapshot writes nothing.
+        if !fresh.isEmpty { _ = try? store.saveSnapshots(fresh) }
         var circles: [CircleGames] = []
         let equivocators = equivocators(in: try store.setting(equivocatorsKey) ?? "")
         for (key, var replica) in zip(keys, replicas) {
             for (game, author) in equivocators { replica.noteEquivocator(author, in: game) }
             circles.append(CircleGames(circle: key, author: OpAuthor(identity: identity, circle: key), replica: replica))
         }
-        return GameEngine(identity: identity, circles: circles, archive: archive)
+        var engine = GameEngine(identity: identity, circles: circles, archive: archive)
+        engine.loaded = (fromSnapshots, replayed)
+        return engine
     }
 
     /// The current circle.
@@ -189,10 +211,16 @@ struct GameEngine: Sendable {
     @discardableResult
     mutating func sleepIdleGames() -> Int {
         var slept = 0
+        var asleep: Set<GameID> = []
         for i in circles.indices where circles[i].replica.games.count > 2 * Self.gamesKeptAwake {
+            let awake = Set(circles[i].replica.games.keys)
             slept += circles[i].replica.sleepIdle(keepingAwake: Self.gamesKeptAwake)
+            asleep.formUnion(awake.subtracting(circles[i].replica.games.keys))
         }
-        if slept > 0 { Self.returnFreedMemory() }
+        if slept > 0 {
+            keepSnapshots(of: asleep)
+            Self.returnFreedMemory()
+        }
         return slept
     }
 
@@ -243,7 +271,9 @@ struct GameEngine: Sendable {
     /// The players this device hosts now: the games made or woken from now
     /// on open the private games that name them too.
     mutating func host(_ players: [SigningIdentity]) {
-        for i in circles.indices { circles[i].replica.readers = [identity] + players }
+        let readers = [identity] + players
+        if readers.map(\.peerID) != circles[0].replica.readers.map(\.peerID) { snapshotsServe = false }
+        for i in circles.indices { circles[i].replica.readers = readers }
     }
 
     /// The status of each of `ids` that is held, to compare with after ops

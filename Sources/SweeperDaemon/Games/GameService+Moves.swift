@@ -74,6 +74,13 @@ extension GameService {
         engine.host(players)
     }
 
+    /// Keeps a snapshot of every awake game that may sleep, so that the
+    /// next start reads them instead of replaying them; how many were kept.
+    @discardableResult
+    func keepSnapshots() -> Int {
+        engine.keepSnapshotsOfAwakeGames()
+    }
+
     /// The author of `player`'s ops in `circle`: this daemon's own player
     /// when `player` is nil, else a player it hosts.
     func author(_ circle: Int, _ player: SigningIdentity?) -> OpAuthor {

@@ -1,0 +1,102 @@
+import Foundation
+import SweeperControl
+import SweeperStore
+import SweeperSync
+import Testing
+@testable import SweeperDaemon
+
+/// A start reads each sleeping game from its snapshot instead of replaying
+/// its ops, and shows every game as a start that replays them would.
+@Suite struct StartupSnapshotTests {
+    /// An answer as the socket would send it.
+    static func answer(_ router: ControlRouter, _ line: String) async -> String {
+        guard case .answer(let data) = await router.reply(to: Data(line.utf8)) else { return "" }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// The games listing, and each game's view, as `router` shows them.
+    static func everything(_ router: ControlRouter, _ games: [String]) async throws -> [String] {
+        var out = [await answer(router, #"{"id":1,"command":"games","archived":true}"#)]
+        for game in games { out.append(await answer(router, #"{"id":2,"command":"show","game":"\#(game)"}"#)) }
+        return out
+    }
+
+    @Test func aRestartReadsSnapshotsAndShowsTheSameGames() async throws {
+        let f = try await DaemonFixture()
+        // More games than stay awake: the oldest go to sleep, and are written down as they do.
+        var games: [String] = []
+        for seed in 1...(2 * GameEngine.gamesKeptAwake + 4) {
+            let made: GameView = try await result(f.router, #"{"id":1,"command":"new","preset":"beginner","seed":\#(seed)}"#)
+            games.append(made.game)
+        }
+        // A game with a move, and one archived.
+        let opened = try await show(f.router, games[0])
+        let row = try #require(opened.board.firstIndex { $0.contains("#") })
+        let column = try #require(opened.board[row].firstIndex(of: "#")).utf16Offset(in: opened.board[row])
+        let _: Commands.MoveResult = try await result(f.router, #"{"id":3,"command":"flag","game":"\#(games[0])","x":\#(column),"y":\#(row)}"#)
+        #expect(await Self.answer(f.router, #"{"id":4,"command":"archive","game":"\#(games[1])"}"#).contains(#""ok":true"#))
+        let before = try await Self.everything(f.router, games)
+
+        // The first restart replays the games that were awake, and writes them down too.
+        let first = try await DaemonFixture.daemon(store: f.store, directory: f.directory, loop: f.loop)
+        let firstLoad = await first.service.engine.loaded
+        #expect(firstLoad.fromSnapshots > 0 && firstLoad.fromSnapshots + firstLoad.replayed == games.count, "\(firstLoad)")
+        #expect(try await Self.everything(first.router, games) == before)
+        await first.network.node.shutdown()
+
+        // The next replays none, and shows the same games, boards and moves.
+        let second = try await DaemonFixture.daemon(store: f.store, directory: f.directory, loop: f.loop)
+        let secondLoad = await second.service.engine.loaded
+        #expect(secondLoad.fromSnapshots == games.count && secondLoad.replayed == 0, "\(secondLoad)")
+        #expect(try f.store.snapshotCount() == games.count)
+        #expect(try await Self.everything(second.router, games) == before)
+
+        // A move drops its game's snapshot: the start after it replays that game alone, move included.
+        let unmoved = try await show(second.router, games[2])
+        let y = try #require(unmoved.board.firstIndex { $0.contains("#") })
+        let x = try #require(unmoved.board[y].firstIndex(of: "#")).utf16Offset(in: unmoved.board[y])
+        let _: Commands.MoveResult = try await result(second.router, #"{"id":5,"command":"flag","game":"\#(games[2])","x":\#(x),"y":\#(y)}"#)
+        let moved = try await show(second.router, games[2])
+        #expect(moved.digest != unmoved.digest)
+        await second.network.node.shutdown()
+        let third = try await DaemonFixture.daemon(store: f.store, directory: f.directory, loop: f.loop)
+        let thirdLoad = await third.service.engine.loaded
+        #expect(thirdLoad.replayed == 1 && thirdLoad.fromSnapshots == games.count - 1, "\(thirdLoad)")
+        #expect(try await show(third.router, games[2]).digest == moved.digest)
+        await third.network.node.shutdown()
+        await f.cleanup()
+    }
+
+    @Test func aStopWritesDownTheGamesStillAwake() async throws {
+        let f = try await DaemonFixture()
+        var games: [String] = []
+        for seed in 1...3 {
+            let made: GameView = try await result(f.router, #"{"id":1,"command":"new","preset":"beginner","seed":\#(seed)}"#)
+            games.append(made.game)
+        }
+        #expect(try f.store.snapshotCount() == 0)
+        // What the daemon does as it stops.
+        #expect(await f.service.keepSnapshots() == 3)
+        let restarted = try await DaemonFixture.daemon(store: f.store, directory: f.directory, loop: f.loop)
+        let load = await restarted.service.engine.loaded
+        #expect(load.fromSnapshots == 3 && load.replayed == 0, "\(load)")
+        #expect(try await Self.everything(restarted.router, games) == (try await Self.everything(f.router, games)))
+        await restarted.network.node.shutdown()
+        await f.cleanup()
+    }
+
+    @Test func anotherSetOfReadersReplaysEveryGame() async throws {
+        let f = try await DaemonFixture()
+        let made: GameView = try await result(f.router, #"{"id":1,"command":"new","preset":"beginner","seed":3}"#)
+        #expect(await f.service.keepSnapshots() == 1)
+        // A player hosted here since reads the games too: what they show may differ, so they are replayed.
+        _ = try await f.host(["Ann"])
+        #expect(await f.service.keepSnapshots() == 0, "snapshots were kept for readers the engine did not load with")
+        let restarted = try await DaemonFixture.daemon(store: f.store, directory: f.directory, loop: f.loop)
+        let load = await restarted.service.engine.loaded
+        #expect(load.fromSnapshots == 0 && load.replayed == 1, "\(load)")
+        #expect(try await show(restarted.router, made.game).digest == (try await show(f.router, made.game)).digest)
+        await restarted.network.node.shutdown()
+        await f.cleanup()
+    }
+}
