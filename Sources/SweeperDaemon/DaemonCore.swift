@@ -66,7 +66,7 @@ struct DaemonCore: Sendable {
         let sessions = SyncSessions(ownID: engine.identity.peerID, links: links, clock: clock)
         let gossip = NoteGossip(links: links, logger: logger)
         let status = DaemonStatus(notifier: notifier)
-        let book = PeerBook(store: store, logger: logger)
+        let book = PeerBook(store: store, clock: clock, logger: logger)
         // The name `sweeper profile` chose on this device wins over --name and
         // the config file; the profile carries it to every member.
         var settings = settings
@@ -80,7 +80,7 @@ struct DaemonCore: Sendable {
         let play = PlayClock(
             identity: engine.identity, hosted: hosted, store: store, links: links, gossip: gossip, forgotten: selection.forgotten, clock: clock, logger: logger)
         let members = CircleMembers(store: store, identity: engine.identity, firstKey: engine.circle, clock: clock, logger: logger)
-        let views = ReplyViews(ownID: engine.identity.peerID, ownName: settings.name, peers: book, members: members, links: links, play: play)
+        let views = ReplyViews(ownID: engine.identity.peerID, ownName: settings.name, peers: book, members: members, links: links, play: play, clock: clock)
         let service = GameService(
             store: store, engine: engine,
             sinks: GameServiceSinks(

@@ -19,7 +19,7 @@ extension ControlRouter {
     @discardableResult
     func lookAtAnothersDaily(_ state: GameState, look: Bool) async throws -> Bool {
         let me = player.peerID
-        guard let day = state.dailyDay, day == Self.today, state.creator != me else { return false }
+        guard let day = state.dailyDay, day == today, state.creator != me else { return false }
         let keys = members.dailyKeys
         if let mine = try await service.dailyGames(of: day, keys: keys).first(where: { $0.state.creator == me }),
            mine.state.status != .playing || mine.state.peeks[me] != nil {

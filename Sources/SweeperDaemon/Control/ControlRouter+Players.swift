@@ -66,7 +66,7 @@ extension ControlRouter {
         let others = Array(members.view.members.keys)
         let clean = try checkedName(a.name, for: identity.peerID, among: others)
         let colour = try a.colour.map { try checkedColour($0, among: others) } ?? 0
-        let player = HostedPlayer(identity: identity, name: clean, colour: colour, addedMillis: Date().millis)
+        let player = HostedPlayer(identity: identity, name: clean, colour: colour, addedMillis: views.clock.wallMillis)
         // The key is kept before the circle hears of it: a player admitted
         // but not kept would be a member nobody can act as.
         do {

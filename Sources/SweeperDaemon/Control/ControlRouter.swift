@@ -160,7 +160,7 @@ struct ControlRouter: ControlResponder {
             return try answer(id, view)
         case Commands.Daily.name:
             try refuseIfRemoved()
-            let (replica, state, _) = try await service.dailyGame(day: Self.today, keys: members.dailyKeys, as: hostedPlayer)
+            let (replica, state, _) = try await service.dailyGame(day: today, keys: members.dailyKeys, as: hostedPlayer)
             var view = views.view(replica, state)
             view.daily = try await dailyTable(of: state)
             return try answer(id, view)
@@ -213,7 +213,7 @@ struct ControlRouter: ControlResponder {
             // Without a player, only wins count: the other games are not read.
             let wins: @Sendable (GameOverview) -> Bool = { a.player != nil || $0.isRace || $0.status == .won }
             var result = try views.scores(try await service.games(archived: true, where: wins), player: a.player)
-            if a.daily == true { result.daily = try await dailyTable(day: Self.today).0 }
+            if a.daily == true { result.daily = try await dailyTable(day: today).0 }
             return try answer(id, result)
         case Commands.Invite.name:
             let a: Commands.Invite.Arguments = try args(line)
@@ -392,7 +392,7 @@ struct ControlRouter: ControlResponder {
     }
 
     /// Today, by this device's clock and time zone (days since 1970-01-01).
-    static var today: Int { DailyBoard.day(ofMillis: Date().millis, utcOffsetSeconds: SystemClock.localUTCOffsetSeconds()) }
+    var today: Int { DailyBoard.day(ofMillis: views.clock.wallMillis, utcOffsetSeconds: SystemClock.localUTCOffsetSeconds()) }
 
     /// The table of the day whose board `state` is, when it is one.
     private func dailyTable(of state: GameState) async throws -> Commands.DailyTable? {

@@ -69,7 +69,7 @@ extension ReplyViews {
 
     /// How `peers` and `peer-changed` events show a peer: named by its
     /// profile when one came (a daemon of this circle), else as it said.
-    func peer(_ standing: PeerStanding, now: Date = Date()) -> PeerInfo {
+    func peer(_ standing: PeerStanding) -> PeerInfo {
         let p = standing.snapshot
         var info = PeerInfo(
             peer: p.id.description, name: p.name ?? "", addresses: p.addresses, state: p.state.shown,
@@ -91,7 +91,7 @@ extension ReplyViews {
     }
 
     /// A static peer whose last dial failed, as `peers --all` shows it.
-    static func unreached(_ peer: UnreachedPeer, now: Date = Date()) -> UnreachedPeerInfo {
+    static func unreached(_ peer: UnreachedPeer) -> UnreachedPeerInfo {
         UnreachedPeerInfo(address: peer.address, reason: peer.reason, failedAt: peer.since.millisAt)
     }
 }

@@ -71,7 +71,7 @@ extension ReplyViews {
     /// A played game's time in milliseconds: a racer's from the race's
     /// start to its end; a game played together, its played time.
     func millis(_ g: Played) -> UInt64 {
-        g.racer != nil ? g.state.elapsedMillis(nowMillis: Date().millis) : play.playedMillis(g.state)
+        g.racer != nil ? g.state.elapsedMillis(nowMillis: clock.wallMillis) : play.playedMillis(g.state)
     }
 
     /// 3BV per second of `millis`, absent for no time.

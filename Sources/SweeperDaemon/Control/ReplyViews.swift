@@ -28,6 +28,8 @@ struct ReplyViews: Sendable {
     let links: LinkRegistry
     /// The games' played time.
     let play: PlayClock
+    /// The daemon's clock: what a race's running time and an invitation's expiry are read by.
+    let clock: any DaemonClock
 
     /// Players: every author of an op in the game, creator first.
     func players(_ replica: GameReplica, _ state: GameState) -> [PeerID] {
@@ -123,7 +125,7 @@ struct ReplyViews: Sendable {
             // After a win every mine shows flagged, and the count says so too.
             digest: whole.digestHex, revealed: state.revealedCount, flags: state.status == .won ? p.mines : state.board.flagCount, board: state.rows,
             players: players, trippedByPeer: state.trippedBy?.description,
-            elapsedMillis: Int(clamping: whole.isRace ? state.elapsedMillis(nowMillis: Date().millis) : play.playedMillis(state)),
+            elapsedMillis: Int(clamping: whole.isRace ? state.elapsedMillis(nowMillis: clock.wallMillis) : play.playedMillis(state)),
             progress: state.board.progress,
             assisted: state.isAssisted, questionMarks: state.genesis.questionMarks, mineLayout: cheat ? state.layoutRows : nil,
             wrongFlags: state.status == .lost ? Self.wrongFlags(state) : nil,
@@ -465,7 +467,8 @@ extension ControlRouter {
     }
 
     /// The circle's invitations, newest first, with the codes of open ones made here.
-    func invitations(now: UInt64 = Date().millis) -> [InvitationInfo] {
+    func invitations() -> [InvitationInfo] {
+        let now = views.clock.wallMillis
         let view = members.view
         let secrets = members.secrets
         func named(_ peer: PeerID) -> String? { book.name(of: peer) ?? view.members[peer]?.name.nonEmpty }

@@ -21,13 +21,16 @@ import Synchronization
 /// move would sit on the move's path.
 final class PeerBook: Sendable {
     private let store: Store
+    /// What a profile's serial and a peer's last sight are read by.
+    private let clock: any DaemonClock
     private let logger: Logger
     private let names: Mutex<[PeerID: String]>
     private let profiles: Mutex<[PeerID: ProfileNote]>
 
     /// The book of the peers `store` remembers.
-    init(store: Store, logger: Logger) {
+    init(store: Store, clock: any DaemonClock = SystemClock(), logger: Logger) {
         self.store = store
+        self.clock = clock
         self.logger = logger
         var known: [PeerID: String] = [:]
         for peer in (try? store.peers()) ?? [] {
@@ -113,7 +116,7 @@ final class PeerBook: Sendable {
     func ownProfile(identity: SigningIdentity, name: String, colour: UInt8) -> ProfileNote {
         let held = profile(of: identity.peerID)
         if let held, held.name == PlayerName.cleaned(name), held.colour == min(colour, ProfileNote.colourLimit) { return held }
-        let now = UInt64(max(0, Date().timeIntervalSince1970 * 1000))
+        let now = clock.wallMillis
         let note = ProfileNote(signing: identity, serial: max(now, (held?.serial ?? 0) + 1), name: name, colour: colour)
         take(note)
         return note
@@ -128,7 +131,7 @@ final class PeerBook: Sendable {
         names.withLock { $0[peer] = name }
         do {
             try store.savePeer(StoredPeer(
-                peerID: peer.description, name: name, address: address ?? previous?.address, lastSeen: Date()),
+                peerID: peer.description, name: name, address: address ?? previous?.address, lastSeen: Date(timeIntervalSince1970: Double(clock.wallMillis) / 1000)),
                 durability: .deferred)
         } catch {
             logger.warning("could not remember a peer", metadata: ["error": "\(error)"])
