@@ -73,6 +73,7 @@ public enum Daemon {
             return refuse("\(error)")
         }
         defer { store.close() }
+        logger.info("store opened", metadata: ["path": "\(store.path)", "checkedEveryPage": "\(store.checkedEveryPage)"])
 
         // The daemon's one event loop: the control socket, the peer links,
         // the peer node and the game service all run on its thread, so a move

@@ -149,8 +149,10 @@ extension Store {
             }
             movedAside = aside
         }
-        // A log left beside the old name would be replayed onto the restored file.
+        // A log left beside the old name would be replayed onto the restored file;
+        // the old file's clean-close stamp says nothing of the restored one.
         removeLog(of: target)
+        CleanStamp.remove(for: target)
         guard rename(partial, target) == 0 else {
             let why = String(cString: strerror(errno))
             if let aside = movedAside { for done in moved { rename(aside + done, target + done) } }

@@ -44,16 +44,33 @@ public final class Store: Sendable {
     private let idleReaders = Mutex<[SQLiteConnection]>([])
     /// Whether ``close()`` ran: no connection opens after it.
     private let closed = Atomic<Bool>(false)
+    /// Whether opening read every page to check it (else a clean close's
+    /// stamp said the file was as it left it; see `CleanStamp`).
+    public let checkedEveryPage: Bool
+    /// When every page was last checked (ms since 1970), for the stamp a clean close leaves.
+    let wholeCheckMillis: UInt64
 
     /// Opens (creating if needed) the store in `directory`, which is made with
-    /// mode 0700 if missing; the database files are kept 0600.
-    public init(directory: String) throws(StoreError) {
+    /// mode 0700 if missing; the database files are kept 0600. An existing
+    /// database is checked first, every page of it unless a clean close
+    /// left it as it is (see ``wholeCheckInterval``).
+    public convenience init(directory: String) throws(StoreError) {
+        try self.init(directory: directory, nowMillis: UInt64(max(0, Date().timeIntervalSince1970 * 1000)))
+    }
+
+    init(directory: String, nowMillis: UInt64) throws(StoreError) {
         try Self.prepareDirectory(directory)
         let path = directory + "/" + Self.fileName
         self.path = path
+        var stamp: CleanStamp?
         if FileManager.default.fileExists(atPath: path) {
-            try Self.inspectExisting(path: path)
+            stamp = Self.cleanStamp(for: path, nowMillis: nowMillis)
+            try Self.inspectExisting(path: path, everyPage: stamp == nil)
         }
+        checkedEveryPage = stamp == nil
+        wholeCheckMillis = stamp?.checkedMillis ?? nowMillis
+        // From here on the file may change: a crash leaves no stamp, and the next open checks every page.
+        CleanStamp.remove(for: path)
         let connection: SQLiteConnection
         do {
             let old = umask(0o077)
@@ -87,6 +104,8 @@ public final class Store: Sendable {
     /// database; later calls fail. After a clean close the database file
     /// holds every commit by itself (a copy of it is a whole backup): the
     /// readers close first, and the writer checkpoints before it closes.
+    /// A close whose checkpoint took every commit leaves a stamp of the
+    /// file, so that the next open need not read every page again.
     public func close() {
         closed.store(true, ordering: .sequentiallyConsistent)
         for reader in idleReaders.withLock({ readers in
@@ -96,10 +115,19 @@ public final class Store: Sendable {
         }) {
             reader.close()
         }
-        writer.withLock { connection in
-            try? connection?.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-            connection?.close()
+        let clean = writer.withLock { connection -> Bool in
+            guard let open = connection else { return false }
+            // (busy, log frames, frames checkpointed): every frame in the file, none left in the log.
+            let outcome = try? open.rows("PRAGMA wal_checkpoint(TRUNCATE)").first.map { row in
+                (try row.get(0, as: Int.self), try row.get(1, as: Int.self), try row.get(2, as: Int.self))
+            }
+            open.close()
             connection = nil
+            guard let (busy, frames, moved) = outcome ?? nil else { return false }
+            return busy == 0 && frames == moved
+        }
+        if clean, let file = FileIdentity(path: path) {
+            _ = CleanStamp(file: file, checkedMillis: wholeCheckMillis).write(for: path)
         }
     }
 
@@ -113,8 +141,9 @@ public final class Store: Sendable {
         }
     }
 
-    /// Looks at an existing file without writing to it: header, integrity, schema version.
-    static func inspectExisting(path: String) throws(StoreError) {
+    /// Looks at an existing file without writing to it: header, integrity
+    /// (every page, when `everyPage`), schema version.
+    static func inspectExisting(path: String, everyPage: Bool = true) throws(StoreError) {
         guard let header = try? FileDescriptorReader.readAll(path: path, limit: 99) else {
             throw .corrupt(path: path, detail: "cannot be read")
         }
@@ -126,7 +155,7 @@ public final class Store: Sendable {
         do {
             let connection = try SQLiteConnection(path: path, readOnly: true)
             defer { connection.close() }
-            outcome = try connection.transaction(immediate: false) { db in try check(db, path: path) }
+            outcome = try connection.transaction(immediate: false) { db in try check(db, path: path, everyPage: everyPage) }
         } catch {
             // Only SQLite's own verdict makes a file damaged: a full disk, a
             // read-only file system or an I/O error while opening is said as such.
@@ -139,10 +168,12 @@ public final class Store: Sendable {
     }
 
     /// Integrity and version checks on a read-only connection.
-    private static func check(_ db: SQLiteConnection, path: String) throws -> Result<Void, StoreError> {
-        let check = try db.column("PRAGMA quick_check", as: String.self)
-        if check != ["ok"] {
-            return .failure(.corrupt(path: path, detail: check.prefix(3).joined(separator: "; ")))
+    private static func check(_ db: SQLiteConnection, path: String, everyPage: Bool) throws -> Result<Void, StoreError> {
+        if everyPage {
+            let check = try db.column("PRAGMA quick_check", as: String.self)
+            if check != ["ok"] {
+                return .failure(.corrupt(path: path, detail: check.prefix(3).joined(separator: "; ")))
+            }
         }
         let version = try db.scalar("PRAGMA user_version", as: Int.self) ?? 0
         if version > schemaVersion {
