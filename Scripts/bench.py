@@ -6,7 +6,8 @@ Run it through Scripts/bench.sh, which builds the release binaries first:
     Scripts/bench.sh                    # everything: ~3 min after the release build
     Scripts/bench.sh --quick            # fewer moves and repeats, for trying it out
     Scripts/bench.sh --only boards,sync # some sections: boards, sync, lab (= latency,
-                                        # discovery, resources), latency (alone), web, hosted
+                                        # discovery, resources), latency (alone), web, hosted,
+                                        # startup, classroom
     Scripts/bench.sh --hosts 2,4        # the lab sizes for latency (default 2,4,8)
     Scripts/bench.sh --out FILE         # the report elsewhere (default BENCHMARKS.md)
 
@@ -23,6 +24,11 @@ Sections and their anchors:
   hosted     Scripts/bench_hosted.py: eight hosted players on one host (in the lab when root), each
              moving five times a second for a minute: a tap in one phone's browser to the frame
              in another's, moves and events lost, the host's CPU and memory.
+  classroom  Scripts/bench_classroom.py: 32 daemons in the lab, one circle, a full mesh: start to all
+             linked, idle CPU, memory and bytes a device, a move to all others, a device's catch-up.
+  startup    Scripts/bench_startup.py: `sweeper status` after spawning `sweeperd` over 28 games of
+             100,000 ops and over 200 games, the first start (a replay) and the next (snapshots),
+             beside a start over nothing; a long game's wake.
   package    (--package DEB) the .deb's size, what it installs, its daemon's idle memory.
 
 Every sub-benchmark prints `result: KEY VALUE` lines; this script gathers them, checks
@@ -198,7 +204,7 @@ class Daemon:
 
     def connected(self):
         peers = (self.try_cli("peers") or {}).get("peers", [])
-        return {p["id"] for p in peers if p.get("state") == "connected"}
+        return {p["peer"] for p in peers if p.get("state") == "connected"}
 
 
 def wait_for(condition, seconds, what):
@@ -226,7 +232,7 @@ def circle(lab, bindir):
         d.stop()
     for d in daemons:
         d.start()
-    ids = [d.cli("status")["peerID"] for d in daemons]
+    ids = [d.cli("status")["peer"] for d in daemons]
     wait_for(lambda: all(d.connected() >= set(ids) - {ids[k]} for k, d in enumerate(daemons)), 90,
              f"{lab.hosts} daemons to link by mDNS")
     return daemons, ids
@@ -268,7 +274,7 @@ def bench_tool(bindir, *args, lab=None, host=None):
 
 
 def new_game(d, others, width, height, mines, seed):
-    game = d.cli("new", "--width", str(width), "--height", str(height), "--mines", str(mines), "--seed", str(seed))["id"]
+    game = d.cli("new", "--width", str(width), "--height", str(height), "--mines", str(mines), "--seed", str(seed))["game"]
     wait_for(lambda: all(o.try_cli("show", game) is not None for o in others), 60, f"game {game} on every host")
     return game
 
@@ -982,6 +988,10 @@ def report(results, args, started, wall):
     lines += bench_web.render(r, goals, fmt, verdict)
     import bench_hosted
     lines += bench_hosted.render(r, goals, fmt, verdict)
+    import bench_startup
+    lines += bench_startup.render(r, goals, fmt, verdict)
+    import bench_classroom
+    lines += bench_classroom.render(r, goals, fmt, verdict)
 
     met = [g for g in goals if g[1]]
     missed = [g for g in goals if not g[1]]
@@ -997,8 +1007,8 @@ def report(results, args, started, wall):
 def main():
     parser = argparse.ArgumentParser(description="Runs every benchmark and writes BENCHMARKS.md.")
     parser.add_argument("--quick", action="store_true", help="fewer moves and repeats")
-    parser.add_argument("--only", default="boards,sync,lab,web,hosted",
-                        help="comma-separated: boards, sync, lab (latency, discovery, resources), latency (alone), web, hosted")
+    parser.add_argument("--only", default="boards,sync,lab,web,hosted,startup,classroom",
+                        help="comma-separated: boards, sync, lab (latency, discovery, resources), latency (alone), web, hosted, startup, classroom")
     parser.add_argument("--hosts", default="2,4,8", help="lab sizes for latency, comma-separated (2 to 9)")
     parser.add_argument("--out", default=os.path.join(ROOT, "BENCHMARKS.md"))
     parser.add_argument("--bindir", required=True, help="the release binaries")
@@ -1007,9 +1017,9 @@ def main():
     parser.add_argument("--baseline", help="an earlier release's binaries (sweeperd, sweeper): two-host move latency beside ours")
     args = parser.parse_args()
     sections = set(args.only.split(","))
-    unknown = sections - {"boards", "sync", "lab", "latency", "web", "hosted"}
+    unknown = sections - {"boards", "sync", "lab", "latency", "web", "hosted", "startup", "classroom"}
     if unknown:
-        parser.error(f"unknown sections {sorted(unknown)}; allowed: boards, sync, lab, latency, web, hosted")
+        parser.error(f"unknown sections {sorted(unknown)}; allowed: boards, sync, lab, latency, web, hosted, startup, classroom")
     try:
         args.hosts = [int(h) for h in args.hosts.split(",")]
         assert all(2 <= h <= 9 for h in args.hosts)
@@ -1037,6 +1047,14 @@ def main():
         log("hosted")
         import bench_hosted
         results.update(bench_hosted.section(args.bindir, args.quick))
+    if "startup" in sections:
+        log("startup")
+        import bench_startup
+        results.update(bench_startup.section(args.bindir, args.quick))
+    if "classroom" in sections:
+        log("classroom")
+        import bench_classroom
+        results.update(bench_classroom.section(args.bindir, args.quick))
     if args.package:
         log("package")
         package_section(args, results)

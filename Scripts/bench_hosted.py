@@ -183,7 +183,7 @@ class Player:
             if e.get("id") == "events":
                 self.subscribed = bool(e.get("ok"))
             elif e.get("event") == "cells" and e.get("game") == self.game:
-                self.events.append((now, e.get("by"), e.get("x"), e.get("y"), e.get("cells")))
+                self.events.append((now, e.get("byPeer"), e.get("x"), e.get("y"), e.get("cells")))
             elif e.get("event") == "events-dropped":
                 self.dropped += e.get("dropped", 0)
 
@@ -320,7 +320,7 @@ def phones(config_path):
     for p in players:
         p.request("status")
     load.drain(20, lambda: all(p.subscribed and len(p.answers) == 1 for p in players))
-    for p in (p for p in players if not p.subscribed or p.answers.get(1, {}).get("result", {}).get("peerID") != p.peer):
+    for p in (p for p in players if not p.subscribed or p.answers.get(1, {}).get("result", {}).get("peer") != p.peer):
         raise RuntimeError(f"{p.name}'s sockets: not subscribed, or playing as another: {p.answers.get(1)}")
     print("connected", flush=True)
     sys.stdin.readline()
@@ -365,7 +365,7 @@ def check(players, load, moves, latencies, missed):
             sent_at.setdefault((p.peer, x, y), []).append(t)
     expected = {}
     for m in moves:
-        key = (m.get("author"), m.get("x"), m.get("y"))
+        key = (m.get("authorPeer"), m.get("x"), m.get("y"))
         expected[key] = expected.get(key, 0) + 1
     missing, extra, to_event = 0, 0, []
     for p in players:
@@ -382,7 +382,7 @@ def check(players, load, moves, latencies, missed):
         missing += sum(max(0, n - got.get(k, 0)) for k, n in expected.items())
         extra += sum(max(0, n - expected.get(k, 0)) for k, n in got.items())
     refused = [e for p in players for e in p.refused]
-    load_moves = sum(1 for m in moves if m.get("author") in by_peer and m.get("kind") in ("flag", "unmark"))
+    load_moves = sum(1 for m in moves if m.get("authorPeer") in by_peer and m.get("kind") in ("flag", "unmark"))
     return {"sent": len(load.sends), "ok": sum(1 for p, i, *_ in load.sends if p.answers.get(i, {}).get("ok")),
             "refused": len(refused), "refusals": refused[:5], "unanswered": sum(1 for p, i, *_ in load.sends if i not in p.answers),
             "replay_moves": len(moves), "replay_load_moves": load_moves, "expected": len(moves) * len(players),
@@ -404,7 +404,7 @@ def cpu_ticks(pid=None):
 
 def bench(host, pid, tls, spawn, seconds, root):
     """Adds the players, runs the phones (`spawn` starts the phones' process), measures the host; returns results."""
-    game = host.cli("new", "--width", str(WIDTH), "--height", str(HEIGHT), "--mines", str(MINES), "--seed", str(SEED))["id"]
+    game = host.cli("new", "--width", str(WIDTH), "--height", str(HEIGHT), "--mines", str(MINES), "--seed", str(SEED))["game"]
     mines = [(x, y) for y, row in enumerate(host.cli("show", game, "--cheat")["mineLayout"]) for x, c in enumerate(row) if c == "*"]
     time.sleep(2)
     figures = {"rss_no_players_kb": rss_kb(pid)}

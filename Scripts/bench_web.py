@@ -167,7 +167,7 @@ def wait_held(daemon, game, seconds):
 
 
 def tap_to_draw(ann, bob, root, samples, remote=None):
-    game = ann.cli("new", "--width", "30", "--height", "16", "--mines", "99", "--seed", "31")["id"]
+    game = ann.cli("new", "--width", "30", "--height", "16", "--mines", "99", "--seed", "31")["game"]
     wait_held(bob, game, 30)
     mines = mines_of(ann, game)
     phone, desktop = browser(root, True), browser(root, False, remote)
@@ -203,7 +203,7 @@ def tap_to_draw(ann, bob, root, samples, remote=None):
 
 
 def big_board(ann, bob, root, moves, tabs):
-    game = ann.cli("new", "--width", "500", "--height", "500", "--mines", "50000", "--seed", "9")["id"]
+    game = ann.cli("new", "--width", "500", "--height", "500", "--mines", "50000", "--seed", "9")["game"]
     wait_held(bob, game, 120)
     figures = {}
     d = browser(root, False)

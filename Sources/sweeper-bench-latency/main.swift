@@ -4,7 +4,8 @@
 //   sweeper-bench-latency moves MOVER_SOCKET GAME COUNT WATCHER_SOCKET…
 //       flags COUNT hidden cells of GAME on the mover's daemon, one at a time,
 //       and times each from the move's answer to the `cells` event with that
-//       cell arriving on each watcher's event stream (other daemons).
+//       cell arriving on each watcher's event stream (other daemons), and
+//       each move from its request to its arrival on the last of them.
 //   sweeper-bench-latency paced-moves MOVER_SOCKET GAME COUNT PACE_MS WATCHER_SOCKET…
 //       the same, one move every PACE_MS as a player's keys come (every
 //       thread and the disk idle in between), timed from request and answer.
@@ -150,6 +151,8 @@ func moves(mover: String, watchers: [String], game: String, count: Int, pace: Du
     try await ControlClient.withConnection(socketPath: mover) { move in
         var fromAnswer: [Double] = []
         var fromRequest: [Double] = []
+        // Per move, from its request to its arrival on the last watcher: every other screen shows it.
+        var toAll: [Double] = []
         var lost = 0
         var early = 0
         var last = clock.now - .seconds(1)
@@ -161,16 +164,20 @@ func moves(mover: String, watchers: [String], game: String, count: Int, pace: Du
             let sent = clock.now
             _ = try await move.call(Commands.Flag.self, .init(game: game, x: cell.x, y: cell.y, mark: "flag"))
             let answered = clock.now
+            var last: Double? = 0
             for watcher in arrivals {
                 guard let arrived = await watcher.wait(for: cell, timeout: .seconds(5)) else {
                     lost += 1
+                    last = nil
                     continue
                 }
                 guard i >= warmup else { continue }
                 if arrived < answered { early += 1 }
                 fromAnswer.append(seconds(arrived - answered))
                 fromRequest.append(seconds(arrived - sent))
+                last = last.map { Swift.max($0, seconds(arrived - sent)) }
             }
+            if i >= warmup, let last { toAll.append(last) }
         }
         // The median of the first and the last tenth: does a move cost more as the game grows?
         let tenth = max(1, fromAnswer.count / 10)
@@ -179,6 +186,7 @@ func moves(mover: String, watchers: [String], game: String, count: Int, pace: Du
         let prefix = pace == nil ? "move" : "paced-move"
         report("\(prefix)-answer-to-event", fromAnswer, extra: " lost=\(lost) before_answer=\(early) warmup=\(warmup) watchers=\(watchers.count)" + trend)
         report("\(prefix)-request-to-event", fromRequest)
+        if !toAll.isEmpty { report("\(prefix)-request-to-all", toAll) }
     }
 }
 

@@ -1,7 +1,7 @@
 // sweeper-bench-sync: figures for SweeperSync. Build in
 // release; Scripts/bench-sync.sh runs it and compares with Yjs (pycrdt).
 //
-//   sweeper-bench-sync [--trace PATH]
+//   sweeper-bench-sync [--trace PATH] [--write-store DIR GAMES OPS]
 //
 // Prints, for people and as `result: KEY VALUE` lines for Scripts/bench.sh:
 //
@@ -52,7 +52,13 @@ while let a = arguments.popFirst() {
     switch a {
     case "--trace": tracePath = arguments.popFirst()
     case "--profile-catch-up": profileCatchUp = arguments.popFirst().flatMap { Int($0) }
-    default: fail("unknown argument \(a); usage: sweeper-bench-sync [--trace PATH] [--profile-catch-up N]")
+    case "--write-store":
+        guard let directory = arguments.popFirst(), let games = arguments.popFirst().flatMap({ Int($0) }),
+              let ops = arguments.popFirst().flatMap({ Int($0) }), games > 0, ops > 0
+        else { fail("--write-store takes a directory, a number of games and of ops (both 1 or more)") }
+        writeStore(directory: directory, games: games, ops: ops)
+        exit(0)
+    default: fail("unknown argument \(a); usage: sweeper-bench-sync [--trace PATH] [--profile-catch-up N] [--write-store DIR GAMES OPS]")
     }
 }
 

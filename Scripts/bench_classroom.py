@@ -1,0 +1,189 @@
+#!/usr/bin/env python3
+"""A classroom: a circle of 32 real daemons in the lab, every one linked to every other.
+
+    sudo python3 Scripts/bench_classroom.py --bindir .build/release [--hosts 32] [--quick]
+
+The lab of Scripts/netns-lab.sh: each host a network namespace on one bridge with its
+own D-Bus and avahi-daemon, each daemon found by mDNS alone. One circle (h1 invites,
+the others join), then every daemon restarts at once: the time from the restart to
+every daemon linked to every other (a full mesh: N×(N−1)/2 links). Idle, for 30 s
+(10 with --quick): each daemon's CPU (schedstat), memory (VmRSS) and the bytes its host
+sent on the wire (the bridge port's counter: mDNS included). A move on h1 to each of
+the others (`sweeper-bench-latency moves`): per watcher, and to the last of them. Then
+h<N> stops, the others play a lesson's worth of moves (`sweeper-bench-latency load`),
+and h<N> starts again: the time until it holds the game as h1 does.
+
+It prints `result: classroom.KEY VALUE` lines; render() below says what each is, for
+Scripts/bench.py. Needs root. Every process started is stopped by its pid; traffic
+stays on the lab's 198.18.0.0/24.
+"""
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench  # noqa: E402  (the lab, the daemons and the circle)
+
+
+def log(message):
+    sys.stderr.write(f"[classroom] {message}\n")
+    sys.stderr.flush()
+
+
+def sent_bytes(lab, i):
+    """What host i has sent on the wire: the receive counter of its port on the lab's bridge."""
+    prefix = open(f"{lab.dir}/prefix").read().strip()
+    out = subprocess.run(["ip", "netns", "exec", f"{prefix}sw", "cat", f"/sys/class/net/{prefix}p{i}/statistics/rx_bytes"],
+                         capture_output=True, text=True, timeout=10)
+    return int(out.stdout.strip() or 0)
+
+
+def full_mesh(daemons, ids):
+    return all(d.connected() >= set(ids) - {ids[k]} for k, d in enumerate(daemons))
+
+
+def digest(d, game):
+    shown = d.try_cli("show", game)
+    return shown.get("digest") if shown else None
+
+
+def measure(bindir, hosts, quick):
+    results = {"classroom.hosts": hosts}
+    lab = bench.Lab(hosts)
+    try:
+        daemons = [bench.Daemon(lab, i, bindir) for i in range(1, hosts + 1)]
+        for d in daemons:
+            d.start()
+        for d in daemons[1:]:
+            code = daemons[0].cli("invite")["code"]
+            bench.wait_for(lambda: d.try_cli("join", code) is not None, 120, f"h{d.i} to join by mDNS")
+        log(f"{hosts} daemons joined one circle")
+        for d in daemons:
+            d.stop()
+        # Every daemon starts at once; the clock runs until each is linked to every other.
+        t0 = time.monotonic()
+        for d in daemons:
+            d.launch()
+        for d in daemons:
+            bench.wait_for(lambda: d.try_cli("status") is not None, 60, f"h{d.i} to answer")
+        ids = [d.cli("status")["peer"] for d in daemons]
+        bench.wait_for(lambda: full_mesh(daemons, ids), 300, f"{hosts} daemons to link to each other")
+        linked = time.monotonic() - t0
+        results["classroom.linked_s"] = linked
+        log(f"all {hosts * (hosts - 1) // 2} links up {linked:.1f} s after every daemon was started")
+
+        time.sleep(10)
+        seconds = 10 if quick else 30
+        c0 = [bench.cpu_ns(d.pid) for d in daemons]
+        b0 = [sent_bytes(lab, d.i) for d in daemons]
+        w0 = time.monotonic()
+        time.sleep(seconds)
+        wall = time.monotonic() - w0
+        cpu = [100.0 * (bench.cpu_ns(d.pid) - c) / 1e9 / wall for d, c in zip(daemons, c0)]
+        rate = [(sent_bytes(lab, d.i) - b) / wall for d, b in zip(daemons, b0)]
+        rss = [bench.rss_mb(d.pid) for d in daemons]
+        for name, values in (("idle_cpu_percent", cpu), ("idle_bytes_per_s", rate), ("idle_rss_mb", rss)):
+            results[f"classroom.{name}_mean"] = statistics.mean(values)
+            results[f"classroom.{name}_max"] = max(values)
+        log(f"idle over {wall:.0f} s, per device: CPU {statistics.mean(cpu):.3f}% of a core (max {max(cpu):.3f}), "
+            f"{statistics.mean(rate):.0f} B/s sent (max {max(rate):.0f}), {statistics.mean(rss):.1f} MB (max {max(rss):.1f})")
+
+        game = bench.new_game(daemons[0], daemons[1:], 200, 200, 8000, 1)
+        count = 30 if quick else 100
+        out = bench.bench_tool(bindir, "moves", daemons[0].socket, game, str(count), *[d.socket for d in daemons[1:]])
+        for line in out.splitlines():
+            f = bench.fields(line) if " p50_ms=" in line else None
+            if not f:
+                continue
+            key = {"move-request-to-event": "move", "move-request-to-all": "move_all"}.get(line.split()[0])
+            if key:
+                results[f"classroom.{key}_p50_ms"], results[f"classroom.{key}_p99_ms"] = f["p50_ms"], f["p99_ms"]
+                results[f"classroom.{key}_samples"] = f["n"]
+                if "lost" in f:
+                    results[f"classroom.{key}_lost"] = f["lost"]
+                log(line)
+
+        # h<N> leaves; four others play a lesson's worth of moves; h<N> comes back.
+        away = daemons[-1]
+        away.stop()
+        players, rate_per_player = daemons[:4], 20
+        play = 10 if quick else 45
+        out = bench.bench_tool(bindir, "load", game, str(rate_per_player), str(play), *[d.socket for d in players])
+        made = bench.fields(next(l for l in out.splitlines() if l.startswith("load-answer-to-event")))["moves"]
+        results["classroom.catchup_moves"] = made
+        target = digest(daemons[0], game)
+        bench.wait_for(lambda: all(digest(d, game) == target for d in daemons[1:-1]), 120, "the others to agree")
+        t0 = time.monotonic()
+        away.launch()
+        bench.wait_for(lambda: digest(away, game) == target, 300, f"h{away.i} to catch up")
+        results["classroom.catchup_s"] = time.monotonic() - t0
+        log(f"h{away.i}, away for {made:.0f} moves, held the game as h1 does {results['classroom.catchup_s']:.2f} s after it started")
+    finally:
+        lab.down()
+    return results
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--bindir", required=True)
+    parser.add_argument("--hosts", type=int, default=32)
+    parser.add_argument("--quick", action="store_true")
+    args = parser.parse_args()
+    if os.geteuid() != 0:
+        parser.error("needs root (network namespaces)")
+    if not 2 <= args.hosts <= 200:
+        parser.error("--hosts takes 2 to 200")
+    for key, value in sorted(measure(args.bindir, args.hosts, args.quick).items()):
+        print(f"result: {key} {value:.3f}")
+
+
+def section(bindir, quick):
+    """Runs this benchmark as Scripts/bench.py's `classroom` section; its results."""
+    argv = [sys.executable, os.path.abspath(__file__), "--bindir", bindir] + (["--quick"] if quick else [])
+    out = subprocess.run(argv, capture_output=True, text=True, timeout=3600)
+    sys.stderr.write(out.stderr)
+    if out.returncode != 0:
+        raise RuntimeError(f"bench_classroom.py failed:\n{out.stderr[-3000:]}")
+    return {p[1]: float(p[2]) for p in (line.split() for line in out.stdout.splitlines()) if len(p) == 3 and p[0] == "result:"}
+
+
+def render(r, goals, fmt, verdict):
+    """The report's section for a classroom, and its goals appended to `goals`."""
+    linked = r("classroom.linked_s")
+    if linked is None:
+        return []
+    n = int(r("classroom.hosts") or 0)
+    p99_all, cpu, rate = r("classroom.move_all_p99_ms"), r("classroom.idle_cpu_percent_max"), r("classroom.idle_bytes_per_s_max")
+    checks = [(f"{n} devices all linked within 10 s of starting", linked < 10),
+              (f"a move to all {n - 1} others, p99 under 20 ms", p99_all is not None and p99_all < 20),
+              (f"{n} devices idle: under 1% of a core each", cpu is not None and cpu < 1),
+              (f"{n} devices idle: under 1 KB/s each on the wire", rate is not None and rate < 1024)]
+    goals.extend(checks)
+    return ["## A classroom: 32 devices", "",
+            f"{n} real daemons in the lab (each in a network namespace with its own D-Bus and avahi-daemon, on one bridge, "
+            "found by mDNS alone), one circle, every device linked to every other (a full mesh): `Scripts/bench_classroom.py`. "
+            "Two cores hold all of them: every figure below is paid by the same two cores the whole class shares, where each "
+            "pupil's device would have its own. Start: every daemon restarted at once, until each lists every other as "
+            "connected. Idle: over 30 s, each daemon's CPU (schedstat), memory (VmRSS) and what its host sent on the wire "
+            "(its bridge port's counter, mDNS included). A move: flags on h1, from the request to the `cells` event on each "
+            "other daemon's event stream (per watcher), and to the last of them (per move). Catch-up: the last device stops, "
+            "four others make the moves below at 20 a second each, and it starts again: until it holds the game as h1 does "
+            "(its start and its links included).", "",
+            "| | figure | goal |", "|---|---:|---|",
+            f"| all {n * (n - 1) // 2} links up after a start | {fmt(linked, ' s')} | under 10 s: {verdict(checks[0][1])} |",
+            f"| a move to one other, p50 / p99 | {fmt(r('classroom.move_p50_ms'), ' ms')} / {fmt(r('classroom.move_p99_ms'), ' ms')} | – |",
+            f"| a move to all {n - 1} others, p50 / p99 | {fmt(r('classroom.move_all_p50_ms'), ' ms')} / {fmt(p99_all, ' ms')} | "
+            f"p99 under 20 ms: {verdict(checks[1][1])} |",
+            f"| idle CPU a device, mean (max) | {fmt(r('classroom.idle_cpu_percent_mean'), '%')} ({fmt(cpu, '%')}) | under 1%: {verdict(checks[2][1])} |",
+            f"| idle bytes sent a second a device, mean (max) | {fmt(r('classroom.idle_bytes_per_s_mean'), ' B/s')} ({fmt(rate, ' B/s')}) | "
+            f"under 1 KB/s: {verdict(checks[3][1])} |",
+            f"| memory a device, mean (max) | {fmt(r('classroom.idle_rss_mb_mean'), ' MB')} ({fmt(r('classroom.idle_rss_mb_max'), ' MB')}) | – |",
+            f"| catch-up of a device away for {fmt(r('classroom.catchup_moves'))} moves | {fmt(r('classroom.catchup_s'), ' s')} | – |", ""]
+
+
+if __name__ == "__main__":
+    main()
