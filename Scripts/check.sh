@@ -19,6 +19,8 @@
 #   - nothing stops processes by name: no `pkill -f` or `killall` in
 #     Scripts/, Tests/ or .ci/ (a process started is stopped by its pid);
 #   - no `fatalError(` or `try!` in Sources/: input never crashes the daemon;
+#   - no `import Foundation` in the program's Sources/ (FoundationEssentials:
+#     the whole of Foundation brings ICU, some 30 MB, into the package);
 #   - no peer protocol version written as a number outside PeerCapabilities
 #     (Sources/SweeperMessages/PeerMessage.swift): a comparison with a
 #     literal drifts when the protocol moves on;
@@ -77,6 +79,12 @@ done < <(grep -rn -E '(^|[^[:alnum:]_-])(pkill[[:space:]]+-f|killall)([[:space:]
 while IFS=: read -r file line _; do
     fail "$file:$line crashes instead of failing (fatalError or try!): throw, or answer with an error"
 done < <(grep -rn --include='*.swift' -E 'fatalError\(|try!' Sources 2>/dev/null | grep -v -E '^[^:]+:[0-9]+:[[:space:]]*///?')
+
+# The program links FoundationEssentials, never the whole of Foundation (its
+# ICU data alone is some 30 MB of the package and of a daemon's memory).
+while IFS=: read -r file line _; do
+    fail "$file:$line imports Foundation: import FoundationEssentials (the whole of Foundation brings ICU into the program)"
+done < <(grep -rn --include='*.swift' -E '^(@preconcurrency )?import Foundation$' Sources 2>/dev/null | grep -v '^Sources/sweeper-bench-')
 
 # Peer protocol versions by name.
 while IFS=: read -r file line _; do

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A game's sleeping form kept for the next start (see the
 /// `v8-game-snapshots` migration): read at start instead of replaying the
