@@ -207,6 +207,15 @@ class Daemon:
         return {p["peer"] for p in peers if p.get("state") == "connected"}
 
 
+def sub_benchmark(argv, timeout):
+    """Runs a benchmark script that prints `result: KEY VALUE` lines; its results (its log to stderr)."""
+    out = subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
+    sys.stderr.write(out.stderr)
+    if out.returncode != 0:
+        raise RuntimeError(f"{os.path.basename(argv[1])} failed:\n{out.stderr[-3000:]}")
+    return {p[1]: float(p[2]) for p in (line.split() for line in out.stdout.splitlines()) if len(p) == 3 and p[0] == "result:"}
+
+
 def wait_for(condition, seconds, what):
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:

@@ -144,11 +144,7 @@ def main():
 def section(bindir, quick):
     """Runs this benchmark as Scripts/bench.py's `classroom` section; its results."""
     argv = [sys.executable, os.path.abspath(__file__), "--bindir", bindir] + (["--quick"] if quick else [])
-    out = subprocess.run(argv, capture_output=True, text=True, timeout=3600)
-    sys.stderr.write(out.stderr)
-    if out.returncode != 0:
-        raise RuntimeError(f"bench_classroom.py failed:\n{out.stderr[-3000:]}")
-    return {p[1]: float(p[2]) for p in (line.split() for line in out.stdout.splitlines()) if len(p) == 3 and p[0] == "result:"}
+    return bench.sub_benchmark(argv, timeout=3600)
 
 
 def render(r, goals, fmt, verdict):

@@ -30,6 +30,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench  # noqa: E402  (its sub-benchmark runner)
+
 
 # Starts of each state: the first (a replay), then the ones that read snapshots (their median is the figure).
 STARTS = 5
@@ -148,11 +151,7 @@ def main():
 def section(bindir, quick):
     """Runs this benchmark as Scripts/bench.py's `startup` section; its results."""
     argv = [sys.executable, os.path.abspath(__file__), "--bindir", bindir] + (["--quick"] if quick else [])
-    out = subprocess.run(argv, capture_output=True, text=True, timeout=3 * 3600)
-    sys.stderr.write(out.stderr)
-    if out.returncode != 0:
-        raise RuntimeError(f"bench_startup.py failed:\n{out.stderr[-3000:]}")
-    return {p[1]: float(p[2]) for p in (line.split() for line in out.stdout.splitlines()) if len(p) == 3 and p[0] == "result:"}
+    return bench.sub_benchmark(argv, timeout=3 * 3600)
 
 
 def render(r, goals, fmt, verdict):
