@@ -22,10 +22,8 @@ let package = Package(
         .library(name: "SweeperCrypto", targets: ["SweeperCrypto"]),
         .library(name: "SweeperSync", targets: ["SweeperSync"]),
         .library(name: "SweeperMembership", targets: ["SweeperMembership"]),
-        .executable(name: "sweeper-bench-sync", targets: ["sweeper-bench-sync"]),
-        .executable(name: "sweeper-bench-membership", targets: ["sweeper-bench-membership"]),
-        .executable(name: "sweeper-bench-viewer", targets: ["sweeper-bench-viewer"]),
-        // For the fuzz targets in Fuzz/ (a separate package that depends on this one).
+        // For the fuzz targets in Fuzz/ and the tools in Benchmarks/ (packages
+        // of their own that depend on this one).
         .library(name: "SweeperNet", targets: ["SweeperNet"]),
         .library(name: "SweeperEventLoop", targets: ["SweeperEventLoop"]),
         .library(name: "SweeperMessages", targets: ["SweeperMessages"]),
@@ -34,6 +32,7 @@ let package = Package(
         .library(name: "SweeperDaemon", targets: ["SweeperDaemon"]),
         .library(name: "SweeperDiscovery", targets: ["SweeperDiscovery"]),
         .library(name: "SweeperWeb", targets: ["SweeperWeb"]),
+        .library(name: "SweeperTUI", targets: ["SweeperTUI"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -82,16 +81,6 @@ let package = Package(
         .testTarget(
             name: "SweeperMembershipTests",
             dependencies: ["SweeperMembership", "SweeperCrypto", "SweeperSync"],
-            swiftSettings: strict
-        ),
-        .executableTarget(
-            name: "sweeper-bench-sync",
-            dependencies: ["SweeperSync", "SweeperCrypto", "SweeperGame", "SweeperStore", "SweeperDaemon"],
-            swiftSettings: strict
-        ),
-        .executableTarget(
-            name: "sweeper-bench-membership",
-            dependencies: ["SweeperMembership", "SweeperCrypto", "SweeperSync", "SweeperGame"],
             swiftSettings: strict
         ),
 
@@ -270,12 +259,6 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        // Scripts/bench-latency.sh: move-to-event latency between two lab hosts.
-        .executableTarget(
-            name: "sweeper-bench-latency",
-            dependencies: ["SweeperControl", "SweeperCrypto"],
-            swiftSettings: strict
-        ),
 
         // MARK: Man pages, systemd unit, packaging.
         .testTarget(
@@ -285,8 +268,6 @@ let package = Package(
         ),
 
         // MARK: Executables.
-        .executableTarget(name: "sweeper-bench-game", dependencies: ["SweeperGame"], swiftSettings: strict),
-        .executableTarget(name: "sweeper-bench-viewer", dependencies: ["SweeperTUI", "SweeperControl"], swiftSettings: strict),
         // The one program installed: the CLI and viewer, and the daemon when
         // called `sweeperd` (a multi-call binary, as busybox is).
         .executableTarget(

@@ -20,12 +20,12 @@ if [[ ! -x $TATHAM ]]; then
     echo "bench-boards: $TATHAM not found; install it with: apt-get install -y sgt-puzzles" >&2
     exit 2
 fi
-scratch=${SCRATCH:-.build}
+scratch=${SCRATCH:-Benchmarks/.build}
 if [[ -z ${SKIP_BUILD:-} ]]; then
-    swift build -c release --scratch-path "$scratch" --product sweeper >/dev/null
-    swift build -c release --scratch-path "$scratch" --product sweeper-bench-game >/dev/null
+    swift build -c release --package-path Benchmarks --scratch-path "$scratch" --product sweeper >/dev/null
+    swift build -c release --package-path Benchmarks --scratch-path "$scratch" --product sweeper-bench-game >/dev/null
 fi
-BIN=$(swift build -c release --scratch-path "$scratch" --show-bin-path)
+BIN=$(swift build -c release --package-path Benchmarks --scratch-path "$scratch" --show-bin-path)
 SWEEPER=$BIN/sweeper
 
 # Best wall-clock time of three runs of a command, in seconds.

@@ -3,9 +3,9 @@
 #
 #   bash Scripts/bench-sync.sh        (SCRATCH=DIR to share a build directory)
 #
-# Builds sweeper-bench-sync in release under SCRATCH (default .build-sync),
-# runs it pinned to one core, then replays the same games as Yjs updates
-# with pycrdt. Measures (CPU time of one thread unless said otherwise):
+# Builds sweeper-bench-sync (Benchmarks/) in release under SCRATCH (default
+# Benchmarks/.build), runs it pinned to one core, then replays the same games
+# as Yjs updates with pycrdt. Measures (CPU time of one thread unless said otherwise):
 #
 # - sync.apply_rate_ops_per_s: 10,000 ops, each decoded, signature-verified
 #   and applied one by one (best of 3);
@@ -57,9 +57,9 @@
 # missing; if that fails, the Yjs figures are skipped with a note.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scratch="${SCRATCH:-.build-sync}"
-swift build -c release --scratch-path "$scratch" --product sweeper-bench-sync >&2
-bin="$scratch/release/sweeper-bench-sync"
+scratch="${SCRATCH:-Benchmarks/.build}"
+swift build -c release --package-path Benchmarks --scratch-path "$scratch" --product sweeper-bench-sync >&2
+bin="$(swift build -c release --package-path Benchmarks --scratch-path "$scratch" --show-bin-path)/sweeper-bench-sync"
 trace="$(mktemp --suffix=.json)"
 trap 'rm -f "$trace"' EXIT
 # One core: the figures are per thread CPU time anyway; taskset keeps it honest.

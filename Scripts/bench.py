@@ -1021,7 +1021,7 @@ def main():
     parser.add_argument("--hosts", default="2,4,8", help="lab sizes for latency, comma-separated (2 to 9)")
     parser.add_argument("--out", default=os.path.join(ROOT, "BENCHMARKS.md"))
     parser.add_argument("--bindir", required=True, help="the release binaries")
-    parser.add_argument("--scratch", default=".build", help="the build directory (for bench-sync.sh)")
+    parser.add_argument("--scratch", default="Benchmarks/.build", help="the build directory (for bench-sync.sh)")
     parser.add_argument("--package", help="the Debian package built by Packaging/build-deb.sh: its size and its idle daemon")
     parser.add_argument("--baseline", help="an earlier release's binaries (sweeperd, sweeper): two-host move latency beside ours")
     args = parser.parse_args()

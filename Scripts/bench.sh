@@ -16,12 +16,16 @@
 # Needs root (network namespaces) and what Scripts/install-deps.sh installs
 # (sgt-puzzles, avahi-daemon, avahi-utils, dbus, iproute2, python3; pycrdt is
 # installed with pip when missing). SCRATCH sets the build directory (default
-# .build). Every figure also goes to stdout as `result: KEY VALUE` lines in the
+# Benchmarks/.build). Every figure also goes to stdout as `result: KEY VALUE` lines in the
 # sub-benchmarks; see Scripts/bench.py.
+#
+# The tools live in the Benchmarks package (Benchmarks/Package.swift), apart
+# from the product; it builds `sweeper` and `sweeperd` too, so that one bin
+# directory holds every program the benchmarks run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="/opt/swift/usr/bin:$PATH"
-scratch=${SCRATCH:-.build}
+scratch=${SCRATCH:-Benchmarks/.build}
 
 if [[ $(id -u) -ne 0 ]]; then echo "bench: needs root (network namespaces for the lab)" >&2; exit 2; fi
 for tool in ip dbus-daemon avahi-daemon avahi-publish avahi-browse python3 bc /usr/games/sgt-mines; do
@@ -32,9 +36,9 @@ if ! python3 -c 'import pycrdt' 2>/dev/null; then
 fi
 
 for product in sweeper sweeperd sweeper-bench-game sweeper-bench-sync sweeper-bench-membership sweeper-bench-viewer sweeper-bench-latency; do
-    swift build -c release --scratch-path "$scratch" --product "$product" >&2
+    swift build -c release --package-path Benchmarks --scratch-path "$scratch" --product "$product" >&2
 done
-bin=$(swift build -c release --scratch-path "$scratch" --show-bin-path)
+bin=$(swift build -c release --package-path Benchmarks --scratch-path "$scratch" --show-bin-path)
 # The Debian package as users get it (one static program; its own scratch path, .build-pkg).
 deb=$(bash Packaging/build-deb.sh | tail -n 1)
 exec python3 Scripts/bench.py --bindir "$bin" --scratch "$scratch" --package "$deb" "$@"

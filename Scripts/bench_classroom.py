@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A classroom: a circle of 32 real daemons in the lab, every one linked to every other.
 
-    sudo python3 Scripts/bench_classroom.py --bindir .build/release [--hosts 32] [--quick]
+    sudo python3 Scripts/bench_classroom.py --bindir Benchmarks/.build/release [--hosts 32] [--quick]
 
 The lab of Scripts/netns-lab.sh: each host a network namespace on one bridge with its
 own D-Bus and avahi-daemon, each daemon found by mDNS alone. One circle (h1 invites,

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Hosted players: eight people playing one game from their phones, hosted by one daemon.
 
-    sudo /usr/bin/python3 Scripts/bench_hosted.py --bindir .build/release --lab [--quick]
-    /usr/bin/python3 Scripts/bench_hosted.py --bindir .build/release   # loopback, no root
+    sudo /usr/bin/python3 Scripts/bench_hosted.py --bindir Benchmarks/.build/release --lab [--quick]
+    /usr/bin/python3 Scripts/bench_hosted.py --bindir Benchmarks/.build/release   # loopback, no root
 
 One daemon hosts eight players (`sweeper player add P1` … `P8`): with `--lab`
 in lab host h1 (Scripts/netns-lab.sh), its board served to that network over

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Start-up: how soon a daemon answers over what it keeps, and how soon a long game wakes.
 
-    python3 Scripts/bench_startup.py --bindir .build/release [--quick]
+    python3 Scripts/bench_startup.py --bindir Benchmarks/.build/release [--quick]
 
 For each stored state, `sweeper-bench-sync --write-store` writes a state directory
 as the daemon writes it (games on 500×500 boards with 50,000 mines, played by three

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The web board in real browsers: what a player on a phone or a desktop meets.
 
-    /usr/bin/python3 Scripts/bench_web.py --bindir .build/release [--quick]
+    /usr/bin/python3 Scripts/bench_web.py --bindir Benchmarks/.build/release [--quick]
 
 Two daemons on this machine (loopback, joined in one circle), each with
 Debian's Chromium (headless, driven by chromedriver through python3-selenium)

@@ -38,6 +38,10 @@ rc=$?
 set -e
 if [[ $rc -ne 2 ]]; then echo "test.sh: malformed board input exited $rc, not 2" >&2; exit 1; fi
 
+# The benchmark tools (a package of their own, Benchmarks/, run only by
+# Scripts/bench.sh) still build against the libraries they measure.
+swift build --package-path Benchmarks
+
 # A short fuzz run: every decoder that outside bytes reach, 20 s per target
 # under libFuzzer and AddressSanitizer (a longer run: Scripts/fuzz.sh 1800).
 bash Scripts/fuzz.sh 20

@@ -105,7 +105,7 @@ public enum OpPayload: Hashable, Sendable {
     }
 
     /// The payload's encoding: kind ‖ payload, as in an op's canonical bytes.
-    package var encoded: [UInt8] {
+    public var encoded: [UInt8] {
         var w = ByteWriter()
         encode(into: &w)
         return w.bytes
