@@ -26,7 +26,7 @@ let package = Package(
         .executable(name: "sweeper-bench-latency", targets: ["sweeper-bench-latency"]),
     ],
     dependencies: [
-        .package(name: "Sweeper", path: ".."),
+        .package(name: "Sweeper", path: "..")
     ],
     targets: [
         // Generation against Tatham's Mines: boards per second, no-guess and not.

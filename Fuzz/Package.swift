@@ -36,12 +36,19 @@ let package = Package(
             swiftSettings: strict),
         fuzzTarget("FuzzPeerFrames", [sweeper("SweeperNet"), sweeper("SweeperMessages"), nio("NIOCore"), nio("NIOEmbedded")]),
         fuzzTarget("FuzzHandshake", [sweeper("SweeperCrypto")]),
-        fuzzTarget("FuzzSecretStream", [sweeper("SweeperNet"), sweeper("SweeperMessages"), sweeper("SweeperCrypto"), sweeper("SweeperSync"), sweeper("SweeperMembership")]),
+        fuzzTarget(
+            "FuzzSecretStream",
+            [sweeper("SweeperNet"), sweeper("SweeperMessages"), sweeper("SweeperCrypto"), sweeper("SweeperSync"), sweeper("SweeperMembership")]),
         fuzzTarget("FuzzOp", [sweeper("SweeperSync")]),
         fuzzTarget("FuzzSyncMessage", [sweeper("SweeperSync"), sweeper("SweeperCrypto")]),
         fuzzTarget("FuzzReplica", [sweeper("SweeperConventions"), sweeper("SweeperSync"), sweeper("SweeperCrypto"), sweeper("SweeperGame")]),
-        fuzzTarget("FuzzControl", [sweeper("SweeperControl"), sweeper("SweeperDaemon"), sweeper("SweeperStore"), sweeper("SweeperCrypto"), nio("NIOCore"), nio("NIOEmbedded"), nio("NIOPosix"),
-                                   .product(name: "Logging", package: "swift-log")]),
+        fuzzTarget(
+            "FuzzControl",
+            [
+                sweeper("SweeperControl"), sweeper("SweeperDaemon"), sweeper("SweeperStore"), sweeper("SweeperCrypto"), nio("NIOCore"), nio("NIOEmbedded"),
+                nio("NIOPosix"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         fuzzTarget("FuzzMembership", [sweeper("SweeperMembership"), sweeper("SweeperSync"), sweeper("SweeperCrypto")]),
         fuzzTarget("FuzzInviteCode", [sweeper("SweeperCrypto"), sweeper("SweeperSync")]),
         fuzzTarget("FuzzBoardText", [sweeper("SweeperGame")]),

@@ -27,6 +27,11 @@
 #   - the DocC catalogue of SweeperSync names every op kind (each case of
 #     OpPayload as a ``OpPayload/case`` link), and no catalogue page holds
 #     Swift code outside a code block (an `import` line);
+#   - every Swift file is as swift-format writes it with the repository's
+#     .swift-format (4 spaces, 160 columns; semicolons between short
+#     statements, `case let`, several variables or enum cases on one line
+#     and forEach are the house's choice): `swift format format -i -r` the
+#     file, as swift-nio keeps its formatting in CI;
 #   - the fixed sleeps of a test file (Thread.sleep, usleep, Task.sleep with
 #     a literal) add up to no more than its budget in
 #     Scripts/check-budgets.txt, 0.1 s for a file not listed (a poll's
@@ -103,6 +108,26 @@ fi
 while IFS=: read -r file line _; do
     fail "$file:$line holds a Swift line outside a code block"
 done < <(find Sources -path '*.docc/*' -name '*.md' -exec grep -Hn -E '^import [A-Z]' {} + 2>/dev/null)
+
+# One format: swift-format's, configured by .swift-format. At most 20 lines
+# of findings, then how many more, so that a reformat of many files is
+# still told in a screen.
+if [[ -f .swift-format ]]; then
+    formatted=()
+    for path in Sources Tests Benchmarks/Sources Benchmarks/Package.swift Fuzz/Sources Fuzz/Package.swift Plugins Package.swift; do
+        [[ -e "$path" ]] && formatted+=("$path")
+    done
+    if ! command -v swift >/dev/null || ! swift format --version >/dev/null 2>&1; then
+        fail ".swift-format is here but swift-format is not (it comes with the Swift toolchain, 6.0 and later)"
+    elif ((${#formatted[@]} > 0)); then
+        findings=$(swift format lint --strict --parallel --configuration .swift-format -r "${formatted[@]}" 2>&1 | grep -E '^[^:]+:[0-9]+:[0-9]+: (error|warning): ')
+        count=$(grep -c . <<<"$findings")
+        while IFS=: read -r file line _ _ message; do
+            [[ -n "$file" ]] && fail "$file:$line is not as swift-format writes it:${message#*:} (swift format format -i $file, or by hand)"
+        done < <(head -n 20 <<<"$findings")
+        if ((count > 20)); then fail "$((count - 20)) more lines are not as swift-format writes them (swift format format -i -r ${formatted[*]})"; fi
+    fi
+fi
 
 # Fixed sleeps in the tests, within the budgets (seconds), and under 5 s in all.
 sleeps=0

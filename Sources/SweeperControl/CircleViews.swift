@@ -1,4 +1,5 @@
 import FoundationEssentials
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -278,20 +279,24 @@ extension ControlFormatting {
         func when(_ ms: UInt64) -> String { date(millis: ms) }
         var out = ""
         if let gone = r.removedHere {
-            out += "This device was removed from the circle by \(gone.removedByName ?? shortID(gone.removedByPeer)) on \(when(gone.removedAt)); ask an admin for a new invite.\n"
+            out +=
+                "This device was removed from the circle by \(gone.removedByName ?? shortID(gone.removedByPeer)) on \(when(gone.removedAt)); ask an admin for a new invite.\n"
         }
-        out += table(["DEVICE", "NAME", "ROLE", "JOINED", "INVITED BY", "ADMITTED BY", "LAST SEEN"], r.members.map { m in
-            let admitted = m.founder ? "-" : (m.admittedByName ?? m.admittedByPeer.map(shortID) ?? "-")
-            let invited = m.founder ? "-" : (m.invitedByName ?? m.invitedByPeer.map(shortID) ?? "-")
-            let seen = m.thisDevice ? "this device" : m.linked ? "linked now" : m.lastSeenAt.map { ago(secondsSince($0, now: now)) } ?? "never"
-            let role = m.invitationsOffByPeer == nil ? m.role : "\(m.role), no invites"
-            var name = m.name.isEmpty ? "-" : m.name
-            if let host = m.hostedByPeer { name += " (hosted by \(m.hostedByName ?? shortID(host)))" }
-            return [shortID(m.peer), name, role, when(m.joinedAt), invited, admitted, seen]
-        })
+        out += table(
+            ["DEVICE", "NAME", "ROLE", "JOINED", "INVITED BY", "ADMITTED BY", "LAST SEEN"],
+            r.members.map { m in
+                let admitted = m.founder ? "-" : (m.admittedByName ?? m.admittedByPeer.map(shortID) ?? "-")
+                let invited = m.founder ? "-" : (m.invitedByName ?? m.invitedByPeer.map(shortID) ?? "-")
+                let seen = m.thisDevice ? "this device" : m.linked ? "linked now" : m.lastSeenAt.map { ago(secondsSince($0, now: now)) } ?? "never"
+                let role = m.invitationsOffByPeer == nil ? m.role : "\(m.role), no invites"
+                var name = m.name.isEmpty ? "-" : m.name
+                if let host = m.hostedByPeer { name += " (hosted by \(m.hostedByName ?? shortID(host)))" }
+                return [shortID(m.peer), name, role, when(m.joinedAt), invited, admitted, seen]
+            })
         for m in r.members {
             if let off = m.invitationsOffByPeer {
-                out += "\(m.thisDevice ? "This device's" : "\(m.name.isEmpty ? shortID(m.peer) : m.name)'s") invitations are off (turned off by \(m.invitationsOffByName ?? shortID(off))).\n"
+                out +=
+                    "\(m.thisDevice ? "This device's" : "\(m.name.isEmpty ? shortID(m.peer) : m.name)'s") invitations are off (turned off by \(m.invitationsOffByName ?? shortID(off))).\n"
             }
             if let places = m.equivocatedPlaces, !places.isEmpty { out += forkWarning(name: m.name, peerID: m.peer, places: places) }
             if m.overDailyQuota == true {
@@ -301,9 +306,11 @@ extension ControlFormatting {
         }
         if !r.removed.isEmpty {
             out += "Removed:\n"
-            out += table(["DEVICE", "NAME", "REMOVED", "BY"], r.removed.map { d in
-                [shortID(d.peer), d.name.isEmpty ? "-" : d.name, when(d.removedAt), d.removedByName ?? shortID(d.removedByPeer)]
-            })
+            out += table(
+                ["DEVICE", "NAME", "REMOVED", "BY"],
+                r.removed.map { d in
+                    [shortID(d.peer), d.name.isEmpty ? "-" : d.name, when(d.removedAt), d.removedByName ?? shortID(d.removedByPeer)]
+                })
             for d in r.removed {
                 if let places = d.equivocatedPlaces, !places.isEmpty { out += forkWarning(name: d.name, peerID: d.peer, places: places) }
             }
@@ -325,10 +332,12 @@ extension ControlFormatting {
         if r.invitations.isEmpty { return "No invitations.\n" }
         let now = Date()
         func when(_ ms: UInt64) -> String { date(millis: ms, near: now) }
-        var out = table(["INVITATION", "MADE BY", "EXPIRES", "STATE"], r.invitations.map { i in
-            let state = i.state == .used ? "used by \(i.usedByName ?? i.usedByPeer.map(shortID) ?? "?")" : i.state.rawValue
-            return [shortID(i.invitation), i.madeByName ?? shortID(i.madeByPeer), when(i.expiresAt), state]
-        })
+        var out = table(
+            ["INVITATION", "MADE BY", "EXPIRES", "STATE"],
+            r.invitations.map { i in
+                let state = i.state == .used ? "used by \(i.usedByName ?? i.usedByPeer.map(shortID) ?? "?")" : i.state.rawValue
+                return [shortID(i.invitation), i.madeByName ?? shortID(i.madeByPeer), when(i.expiresAt), state]
+            })
         for i in r.invitations { if let code = i.code { out += "\(shortID(i.invitation)): \(code)\n" } }
         return out
     }

@@ -1,14 +1,15 @@
 import FoundationEssentials
+import NIOCore
+import NIOPosix
+import SweeperConventions
+import SweeperEventLoop
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import NIOCore
-import NIOPosix
-import SweeperEventLoop
-import Synchronization
-import SweeperConventions
 
 /// Why a client call failed without an answer from the daemon.
 public enum ControlClientError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -219,11 +220,12 @@ public final class ControlClient: Sendable {
             return .int(s.nextID)
         }
         // A move's line (a player's key) is written directly; any other by JSONEncoder.
-        let line = if let move = arguments as? Commands.MoveArguments {
-            Data(move.requestLine(command: command, id: id))
-        } else {
-            try ControlCoding.line(Request(id: id, command: command, arguments: arguments))
-        }
+        let line =
+            if let move = arguments as? Commands.MoveArguments {
+                Data(move.requestLine(command: command, id: id))
+            } else {
+                try ControlCoding.line(Request(id: id, command: command, arguments: arguments))
+            }
         let data: Data = try await withCheckedThrowingContinuation { (waiter: Waiter) in
             let refused: (any Error)? = state.withLock { s in
                 if let refusal = s.refusal { return refusal }

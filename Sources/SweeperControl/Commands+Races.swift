@@ -65,8 +65,10 @@ extension Commands {
         /// moved ended while it had not moved (absent, or an unused tablet).
         public var didNotStart: Bool?
         /// Creates a standing.
-        public init(peer: String, name: String, colour: Int? = nil, status: PlayStatus, gaveUp: Bool? = nil, progress: Double, flags: Int,
-                    playedMillis: Int? = nil, assisted: Bool? = nil) {
+        public init(
+            peer: String, name: String, colour: Int? = nil, status: PlayStatus, gaveUp: Bool? = nil, progress: Double, flags: Int,
+            playedMillis: Int? = nil, assisted: Bool? = nil
+        ) {
             self.peer = peer
             self.name = name
             self.colour = colour
@@ -132,8 +134,10 @@ extension Commands {
         /// Where the game stood after it.
         public var status: PlayStatus
         /// Creates a move.
-        public init(index: Int, name: String, authorPeer: String, kind: String, x: Int?, y: Int?, changed: [CellChange], atMillis: Int, madeAt: Int64,
-                    status: PlayStatus) {
+        public init(
+            index: Int, name: String, authorPeer: String, kind: String, x: Int?, y: Int?, changed: [CellChange], atMillis: Int, madeAt: Int64,
+            status: PlayStatus
+        ) {
             self.index = index
             self.name = name
             self.authorPeer = authorPeer

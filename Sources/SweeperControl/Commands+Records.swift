@@ -71,8 +71,10 @@ extension Commands {
             /// With `daily`: today's board of the day, its results and streaks.
             public var daily: DailyTable?
             /// Creates the list.
-            public init(scores: [BestTime], classes: [ScoreClass]? = nil, assistedWins: [AssistedWin]? = nil, practice: [BestTime]? = nil,
-                        player: PlayerRecord? = nil, daily: DailyTable? = nil) {
+            public init(
+                scores: [BestTime], classes: [ScoreClass]? = nil, assistedWins: [AssistedWin]? = nil, practice: [BestTime]? = nil,
+                player: PlayerRecord? = nil, daily: DailyTable? = nil
+            ) {
                 self.scores = scores
                 self.classes = classes
                 self.assistedWins = assistedWins
@@ -131,8 +133,10 @@ extension Commands {
         /// Whether they asked for a hint or looked at the mines.
         public var assisted: Bool?
         /// Creates a result.
-        public init(name: String, peer: String, game: String, status: PlayStatus, playedMillis: Int, progress: Double,
-                    threeBVPerSecond: Double? = nil, assisted: Bool? = nil) {
+        public init(
+            name: String, peer: String, game: String, status: PlayStatus, playedMillis: Int, progress: Double,
+            threeBVPerSecond: Double? = nil, assisted: Bool? = nil
+        ) {
             self.name = name
             self.peer = peer
             self.game = game

@@ -1,10 +1,11 @@
 import FoundationEssentials
+import SweeperConventions
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import SweeperConventions
 
 /// Text forms of control results, shared by the CLI and the viewer.
 public enum ControlFormatting {
@@ -134,7 +135,8 @@ public enum ControlFormatting {
                 let players: String = g.chosenPlayerNames.map { "only " + $0.joined(separator: ", ") } ?? g.playerNames.joined(separator: ", ")
                 return [
                     shortID(g.game) + (g.archived == true ? " (archived)" : ""),
-                    size(width: g.width, height: g.height, mines: g.mines) + (g.noGuess == true ? " no-guess" : ""), state, duration(wholeSecondsOf: g.elapsedMillis), date(at: g.createdAt), ended, players,
+                    size(width: g.width, height: g.height, mines: g.mines) + (g.noGuess == true ? " no-guess" : ""), state,
+                    duration(wholeSecondsOf: g.elapsedMillis), date(at: g.createdAt), ended, players,
                 ]
             })
     }
@@ -150,7 +152,8 @@ public enum ControlFormatting {
                     if let w = g.width, let h = g.height, let m = g.mines {
                         sized = size(width: w, height: h, mines: m) + (g.noGuess == true ? " no-guess" : "")
                     }
-                    let players = g.chosenPlayerNames.map { "only " + $0.joined(separator: ", ") }
+                    let players =
+                        g.chosenPlayerNames.map { "only " + $0.joined(separator: ", ") }
                         ?? g.playerNames.map { $0.joined(separator: ", ") } ?? "\(g.playerCount)"
                     return [
                         shortID(g.game) + (g.forgotten ? " (forgotten)" : ""), sized, g.status.map { status($0, progress: g.progress ?? 0) } ?? "-",
@@ -184,7 +187,8 @@ public enum ControlFormatting {
             out += "Warning: \(over.joined(separator: ", ")) sent more moves than a game can take; they were refused (a broken device, or an attack).\n"
         }
         if let forked = v.equivocatedByNames, !forked.isEmpty {
-            out += "Warning: \(forked.joined(separator: ", ")) signed two different moves at one place: devices may show different boards (a broken device, or an attack).\n"
+            out +=
+                "Warning: \(forked.joined(separator: ", ")) signed two different moves at one place: devices may show different boards (a broken device, or an attack).\n"
         }
         if let layout = v.mineLayout {
             out += "Mines (assisted):\n"
@@ -245,14 +249,15 @@ public enum ControlFormatting {
 
     /// The `status` report.
     public static func status(_ s: Commands.Status.Result) -> String {
-        (s.removedNote.map { "Removed: \($0)\n" } ?? "") + table(
-            ["", ""],
-            [
-                ["peer id", s.peer], ["player", s.name], ["circle", s.circleTag],
-                ["listening", s.listening.isEmpty ? "-" : s.listening.joined(separator: ", ")], ["mdns", s.mdns],
-                ["peers", "\(s.peerCount)"], ["games", "\(s.gameCount)"], ["version", s.version], ["pid", "\(s.pid)"],
-            ]
-        ).split(separator: "\n", omittingEmptySubsequences: false).dropFirst().joined(separator: "\n")
+        (s.removedNote.map { "Removed: \($0)\n" } ?? "")
+            + table(
+                ["", ""],
+                [
+                    ["peer id", s.peer], ["player", s.name], ["circle", s.circleTag],
+                    ["listening", s.listening.isEmpty ? "-" : s.listening.joined(separator: ", ")], ["mdns", s.mdns],
+                    ["peers", "\(s.peerCount)"], ["games", "\(s.gameCount)"], ["version", s.version], ["pid", "\(s.pid)"],
+                ]
+            ).split(separator: "\n", omittingEmptySubsequences: false).dropFirst().joined(separator: "\n")
             + (s.presence.map { $0.isEmpty ? "" : "\n" + watching($0) } ?? "")
     }
 
@@ -269,15 +274,18 @@ public enum ControlFormatting {
         }
         var place = 0
         let rows = r.racers.map { racer -> [String] in
-            let how: String = switch racer.status {
-            case .won: "won"
-            case .lost: racer.gaveUp == true ? "gave up" : "lost"
-            case .playing: racer.didNotStart == true ? "did not start" : "playing"
-            }
+            let how: String =
+                switch racer.status {
+                case .won: "won"
+                case .lost: racer.gaveUp == true ? "gave up" : "lost"
+                case .playing: racer.didNotStart == true ? "did not start" : "playing"
+                }
             if racer.status == .won { place += 1 }
             let shown = racer.peer == r.shownPeer ? " (shown)" : ""
-            return [racer.status == .won ? "\(place)" : "-", racer.name + shown, how + (racer.assisted == true ? ", assisted" : ""),
-                    "\(Int((racer.progress * 100).rounded(.down)))%", "\(racer.flags)", racer.playedMillis.map { duration(wholeSecondsOf: $0) } ?? "-"]
+            return [
+                racer.status == .won ? "\(place)" : "-", racer.name + shown, how + (racer.assisted == true ? ", assisted" : ""),
+                "\(Int((racer.progress * 100).rounded(.down)))%", "\(racer.flags)", racer.playedMillis.map { duration(wholeSecondsOf: $0) } ?? "-",
+            ]
         }
         lines += table(["#", "RACER", "RESULT", "OPENED", "FLAGS", "TIME"], rows).split(separator: "\n").map(String.init)
         return lines
@@ -289,14 +297,17 @@ public enum ControlFormatting {
             lines.append("Nobody has played it yet: sweeper daily opens it.")
         } else {
             let rows = d.results.enumerated().map { i, r -> [String] in
-                let how: String = switch r.status {
-                case .won: "won"
-                case .lost: "lost"
-                case .playing: "playing \(Int((r.progress * 100).rounded(.down)))%"
-                }
-                return [r.status == .won ? "\(i + 1)" : "-", r.name, how + (r.assisted == true ? ", assisted" : ""),
-                        r.status == .won ? duration(millis: r.playedMillis) : duration(wholeSecondsOf: r.playedMillis),
-                        r.threeBVPerSecond.map { String(cFormat: "%.2f", $0) } ?? "-"]
+                let how: String =
+                    switch r.status {
+                    case .won: "won"
+                    case .lost: "lost"
+                    case .playing: "playing \(Int((r.progress * 100).rounded(.down)))%"
+                    }
+                return [
+                    r.status == .won ? "\(i + 1)" : "-", r.name, how + (r.assisted == true ? ", assisted" : ""),
+                    r.status == .won ? duration(millis: r.playedMillis) : duration(wholeSecondsOf: r.playedMillis),
+                    r.threeBVPerSecond.map { String(cFormat: "%.2f", $0) } ?? "-",
+                ]
             }
             lines += table(["#", "PLAYER", "RESULT", "TIME", "3BV/S"], rows).split(separator: "\n").map(String.init)
         }
@@ -312,26 +323,40 @@ public enum ControlFormatting {
         if classes.isEmpty { out += "No ranked wins yet.\n" }
         for c in classes {
             out += "\n" + c.name + "\n"
-            out += table(["#", "TIME", "3BV/S", "PLAYERS", "DATE", "GAME"], c.best.enumerated().map { i, b in
-                ["\(i + 1)", duration(millis: b.playedMillis), b.threeBVPerSecond.map { String(cFormat: "%.2f", $0) } ?? "-", b.playerNames.joined(separator: ", "),
-                 date(at: b.startedAt), shortID(b.game)]
-            })
+            out += table(
+                ["#", "TIME", "3BV/S", "PLAYERS", "DATE", "GAME"],
+                c.best.enumerated().map { i, b in
+                    [
+                        "\(i + 1)", duration(millis: b.playedMillis), b.threeBVPerSecond.map { String(cFormat: "%.2f", $0) } ?? "-",
+                        b.playerNames.joined(separator: ", "),
+                        date(at: b.startedAt), shortID(b.game),
+                    ]
+                })
         }
         if let assisted = r.assistedWins, !assisted.isEmpty {
             out += "\nAssisted (not ranked)\n"
-            out += table(["SIZE", "TIME", "PLAYERS", "HINTS", "LOOKED AT THE MINES", "GAME"], assisted.map { a in
-                [size(width: a.win.width, height: a.win.height, mines: a.win.mines) + (a.win.noGuess == true ? " no-guess" : ""),
-                 duration(wholeSecondsOf: a.win.playedMillis), a.win.playerNames.joined(separator: ", "),
-                 a.hints.isEmpty ? "-" : a.hints.map { "\($0.name) \($0.hintCount)" }.joined(separator: ", "),
-                 a.peeks.isEmpty ? "-" : a.peeks.map { "\($0.name) \(date(at: $0.peekedAt))" }.joined(separator: ", "), shortID(a.win.game)]
-            })
+            out += table(
+                ["SIZE", "TIME", "PLAYERS", "HINTS", "LOOKED AT THE MINES", "GAME"],
+                assisted.map { a in
+                    [
+                        size(width: a.win.width, height: a.win.height, mines: a.win.mines) + (a.win.noGuess == true ? " no-guess" : ""),
+                        duration(wholeSecondsOf: a.win.playedMillis), a.win.playerNames.joined(separator: ", "),
+                        a.hints.isEmpty ? "-" : a.hints.map { "\($0.name) \($0.hintCount)" }.joined(separator: ", "),
+                        a.peeks.isEmpty ? "-" : a.peeks.map { "\($0.name) \(date(at: $0.peekedAt))" }.joined(separator: ", "), shortID(a.win.game),
+                    ]
+                })
         }
         if let practice = r.practice, !practice.isEmpty {
             out += "\nPractice, seed chosen (not ranked)\n"
-            out += table(["SIZE", "TIME", "PLAYERS", "DATE", "GAME"], practice.map { b in
-                [size(width: b.width, height: b.height, mines: b.mines) + (b.noGuess == true ? " no-guess" : ""), duration(wholeSecondsOf: b.playedMillis),
-                 b.playerNames.joined(separator: ", "), date(at: b.startedAt), shortID(b.game)]
-            })
+            out += table(
+                ["SIZE", "TIME", "PLAYERS", "DATE", "GAME"],
+                practice.map { b in
+                    [
+                        size(width: b.width, height: b.height, mines: b.mines) + (b.noGuess == true ? " no-guess" : ""),
+                        duration(wholeSecondsOf: b.playedMillis),
+                        b.playerNames.joined(separator: ", "), date(at: b.startedAt), shortID(b.game),
+                    ]
+                })
         }
         if let d = r.daily {
             out += "\n" + daily(d).joined(separator: "\n") + "\n"
@@ -341,11 +366,15 @@ public enum ControlFormatting {
             out += p.bestThreeBVPerSecond.map { String(cFormat: ", best 3BV/s %.2f", $0) } ?? ""
             out += "\n"
             if !p.records.isEmpty {
-                out += table(["SIZE", "BEST", "3BV/S", "WITH", "DATE"], p.records.map { b in
-                    [size(width: b.width, height: b.height, mines: b.mines) + (b.noGuess == true ? " no-guess" : ""), duration(millis: b.playedMillis),
-                     b.threeBVPerSecond.map { String(cFormat: "%.2f", $0) } ?? "-",
-                     b.playerNames.count > 1 ? b.playerNames.filter { $0 != p.name }.joined(separator: ", ") : "alone", date(at: b.startedAt)]
-                })
+                out += table(
+                    ["SIZE", "BEST", "3BV/S", "WITH", "DATE"],
+                    p.records.map { b in
+                        [
+                            size(width: b.width, height: b.height, mines: b.mines) + (b.noGuess == true ? " no-guess" : ""), duration(millis: b.playedMillis),
+                            b.threeBVPerSecond.map { String(cFormat: "%.2f", $0) } ?? "-",
+                            b.playerNames.count > 1 ? b.playerNames.filter { $0 != p.name }.joined(separator: ", ") : "alone", date(at: b.startedAt),
+                        ]
+                    })
             }
         }
         return out.hasPrefix("\n") ? String(out.dropFirst()) : out
@@ -355,8 +384,9 @@ public enum ControlFormatting {
     public static func ending(_ e: GameEnding) -> [String] {
         var lines: [String] = []
         let rate = e.threeBVPerSecond.map { String(cFormat: "%.2f", $0) } ?? "-"
-        lines.append((e.status == .won ? "Won" : "Lost") + " in \(duration(millis: e.playedMillis)): 3BV \(e.solvedThreeBV)/\(e.threeBV), 3BV/s \(rate), "
-            + "\(count(e.clicks, "click")), efficiency \(Int((e.efficiency * 100).rounded()))%")
+        lines.append(
+            (e.status == .won ? "Won" : "Lost") + " in \(duration(millis: e.playedMillis)): 3BV \(e.solvedThreeBV)/\(e.threeBV), 3BV/s \(rate), "
+                + "\(count(e.clicks, "click")), efficiency \(Int((e.efficiency * 100).rounded()))%")
         if let who = e.trippedByName {
             var line = "\(who) tripped the mine" + (e.trippedCell.map { " at \($0.x),\($0.y)" } ?? "")
             // The ending's own time, said once: only a different figure (an older daemon's) is added.
@@ -381,12 +411,14 @@ public enum ControlFormatting {
     /// The `peers` table.
     public static func peers(_ peers: [PeerInfo]) -> String {
         if peers.isEmpty { return "No peers known.\n" }
-        return table(["PEER", "NAME", "STATE", "ADDRESSES", "VIA", "SEEN", "RTT"], peers.map { p in
-            let seen = p.lastSeenAt.map { secondsSince($0) }.map { $0 < 1 ? "now" : "\(Int($0))s ago" } ?? "-"
-            let rtt = p.roundTripMillis.map { "\($0) ms" } ?? "-"
-            let state = p.lackWords.map { "\(p.stateWords) (\($0))" } ?? p.stateWords
-            let name = p.hostNames.map { "\(p.name) (hosts \($0.joined(separator: ", ")))" } ?? p.name
-            return [shortID(p.peer), name, state, p.addresses.isEmpty ? "-" : p.addresses.joined(separator: " "), p.via.joined(separator: ","), seen, rtt]
-        })
+        return table(
+            ["PEER", "NAME", "STATE", "ADDRESSES", "VIA", "SEEN", "RTT"],
+            peers.map { p in
+                let seen = p.lastSeenAt.map { secondsSince($0) }.map { $0 < 1 ? "now" : "\(Int($0))s ago" } ?? "-"
+                let rtt = p.roundTripMillis.map { "\($0) ms" } ?? "-"
+                let state = p.lackWords.map { "\(p.stateWords) (\($0))" } ?? p.stateWords
+                let name = p.hostNames.map { "\(p.name) (hosts \($0.joined(separator: ", ")))" } ?? p.name
+                return [shortID(p.peer), name, state, p.addresses.isEmpty ? "-" : p.addresses.joined(separator: " "), p.via.joined(separator: ","), seen, rtt]
+            })
     }
 }

@@ -1,10 +1,11 @@
 import FoundationEssentials
+import SweeperConventions
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import SweeperConventions
 
 // The games as answers and events show them: status, summary, full view,
 // players, cells.

@@ -1,8 +1,9 @@
+import NIOCore
+import NIOPosix
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import NIOCore
-import NIOPosix
 
 /// Who is at the other end of a Unix socket, as the kernel says
 /// (`SO_PEERCRED`): the daemon checks its callers with it, and the client

@@ -1,4 +1,5 @@
 import FoundationEssentials
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -128,7 +129,6 @@ extension PeerInfo {
         return String(localTime: then.timeIntervalSince1970, format: "%H:%M")
     }
 
-
     /// What each side lacks, while linked and not in sync (`they lack 3, we lack 0`).
     public var lackWords: String? {
         guard state == .connected, let sync, !sync.inSync else { return nil }
@@ -170,10 +170,14 @@ extension ControlFormatting {
     public static func peers(_ result: Commands.Peers.Result) -> String {
         var out = peers(result.peers)
         if let unreached = result.unreached, !unreached.isEmpty {
-            out += "\nNot reached:\n" + table(["ADDRESS", "WHY", "WHEN"], unreached.map {
-                let ago = secondsSince($0.failedAt)
-                return [$0.address, $0.reason, ago < 1 ? "now" : "\(Int(ago))s ago"]
-            })
+            out +=
+                "\nNot reached:\n"
+                + table(
+                    ["ADDRESS", "WHY", "WHEN"],
+                    unreached.map {
+                        let ago = secondsSince($0.failedAt)
+                        return [$0.address, $0.reason, ago < 1 ? "now" : "\(Int(ago))s ago"]
+                    })
         }
         let notes = result.peers.compactMap(\.versionNote)
         if !notes.isEmpty { out += "\n" + notes.map { $0 + "\n" }.joined() }

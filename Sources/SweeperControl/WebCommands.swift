@@ -161,7 +161,8 @@ extension ControlError {
         ControlError(
             code: "not-from-the-web",
             message:
-                "'\(command)' is not sent from a web page: a browser plays and reads, and the circle and this device's settings stay with its owner (the sweeper command)")
+                "'\(command)' is not sent from a web page: a browser plays and reads, and the circle and this device's settings stay with its owner (the sweeper command)"
+        )
     }
     /// No paired browser has that id or name.
     public static func unknownWebDevice(_ device: String) -> ControlError {

@@ -36,8 +36,9 @@ public enum Blake2b {
         out.withUnsafeMutableBufferPointer { o in
             if let key {
                 key.withUnsafeBytes { k in
-                    _ = sweeper_generichash(o.baseAddress, length, input, UInt64(data.count),
-                                            k.baseAddress?.assumingMemoryBound(to: UInt8.self), k.count)
+                    _ = sweeper_generichash(
+                        o.baseAddress, length, input, UInt64(data.count),
+                        k.baseAddress?.assumingMemoryBound(to: UInt8.self), k.count)
                 }
             } else {
                 _ = sweeper_generichash(o.baseAddress, length, input, UInt64(data.count), nil, 0)

@@ -187,7 +187,8 @@ extension InviteCode {
     /// BLAKE2b-16("sweeper/invite/v1" ‖ version ‖ secret ‖ root); 31
     /// bytes, 50 symbols.
     public static func encode(_ invitation: InvitationSecret, root: [UInt8]) -> String {
-        let payload = invitation.secret.bytes + Array(root.prefix(rootByteCount))
+        let payload =
+            invitation.secret.bytes + Array(root.prefix(rootByteCount))
             + [UInt8](repeating: 0, count: max(0, rootByteCount - root.count))
         let body = [pinnedVersion] + payload + check(version: pinnedVersion, key: payload)
         return prefix + "-" + CrockfordBase32.encode(body, groupedBy: 5)

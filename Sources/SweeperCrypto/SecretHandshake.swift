@@ -240,8 +240,9 @@ public struct SecretHandshake: ~Copyable {
     private func keys(_ a: [UInt8], _ b: [UInt8], client: PeerID, server: PeerID, peer: PeerID) -> HandshakeResult {
         let sharedBytes = shared?.bytes ?? []
         func derive(_ label: String) -> SecretBytes {
-            SecretBytes(copying: Blake2b.hash(
-                parts: [Array("sweeper/shs/v1/\(label)".utf8), sharedBytes, a, b, client.bytes, server.bytes], key: circle.secret))
+            SecretBytes(
+                copying: Blake2b.hash(
+                    parts: [Array("sweeper/shs/v1/\(label)".utf8), sharedBytes, a, b, client.bytes, server.bytes], key: circle.secret))
         }
         let c2s = derive("client-to-server"), s2c = derive("server-to-client")
         return role == .client

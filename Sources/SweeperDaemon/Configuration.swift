@@ -1,13 +1,14 @@
 import FoundationEssentials
+import Logging
+import SweeperControl
+import SweeperConventions
+import SweeperNet
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Logging
-import SweeperControl
-import SweeperConventions
-import SweeperNet
 
 /// Everything `sweeperd` is told: by flags, by the config file, by XDG defaults.
 public struct DaemonSettings: Equatable, Sendable {

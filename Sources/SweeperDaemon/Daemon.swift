@@ -1,9 +1,4 @@
 import FoundationEssentials
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Logging
 import NIOPosix
 import ServiceLifecycle
@@ -11,6 +6,12 @@ import SweeperControl
 import SweeperConventions
 import SweeperStore
 import SweeperWeb
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// `sweeperd` put together: locks, store, game service, peer network,
 /// control server, systemd notification, all services under one `ServiceGroup`.
@@ -52,7 +53,8 @@ public enum Daemon {
         // Said plainly rather than as a lock failure: everything else needs writes too.
         if access(settings.stateDirectory, W_OK) != 0 && errno == EROFS {
             return refuse(
-                "the state directory \(settings.stateDirectory) is on a read-only file system; sweeperd keeps its games there and must write them — make it writable again (nothing was changed)")
+                "the state directory \(settings.stateDirectory) is on a read-only file system; sweeperd keeps its games there and must write them — make it writable again (nothing was changed)"
+            )
         }
         do {
             stateLock = try InstanceLock(

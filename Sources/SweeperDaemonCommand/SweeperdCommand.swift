@@ -1,14 +1,15 @@
 import ArgumentParser
 import FoundationEssentials
+import SweeperControl
+import SweeperConventions
+import SweeperDaemon
+import SweeperMessages
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import SweeperControl
-import SweeperDaemon
-import SweeperMessages
-import SweeperConventions
 
 /// `sweeperd`: the Sweeper daemon's command line. Parses its arguments and
 /// runs `SweeperDaemon`. The one installed program runs it when called by
@@ -28,7 +29,8 @@ public struct SweeperdCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: programName,
         abstract: "The Sweeper daemon: keeps games, serves the sweeper CLI, syncs with the family's daemons.",
-        discussion: "Settings also come from $XDG_CONFIG_HOME/sweeper/config.toml (keys: state_dir, socket, listen, peers, name, mdns, log_level, web_port, …); flags win.",
+        discussion:
+            "Settings also come from $XDG_CONFIG_HOME/sweeper/config.toml (keys: state_dir, socket, listen, peers, name, mdns, log_level, web_port, …); flags win.",
         version: versionText)
 
     /// What `--version` prints, for both programs: the release, the

@@ -1,12 +1,13 @@
 import CAvahi
 import FoundationEssentials
+import Logging
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Logging
-import Synchronization
 
 /// What this daemon announces on the network.
 public struct ServiceAnnouncement: Sendable, Equatable {
@@ -352,11 +353,13 @@ public final class AvahiDiscovery: Sendable {
         guard let client = core.client, avahi_client_get_state(client) == AVAHI_CLIENT_S_RUNNING else { return }
         let userdata = UnsafeMutableRawPointer(Unmanaged.passUnretained(self).toOpaque())
         if core.group == nil {
-            core.group = avahi_entry_group_new(client, { group, groupState, userdata in
-                guard let userdata else { return }
-                let me = Unmanaged<AvahiDiscovery>.fromOpaque(UnsafeRawPointer(userdata)).takeUnretainedValue()
-                me.groupChanged(group, groupState)
-            }, userdata)
+            core.group = avahi_entry_group_new(
+                client,
+                { group, groupState, userdata in
+                    guard let userdata else { return }
+                    let me = Unmanaged<AvahiDiscovery>.fromOpaque(UnsafeRawPointer(userdata)).takeUnretainedValue()
+                    me.groupChanged(group, groupState)
+                }, userdata)
         }
         guard let group = core.group else {
             setStatus(.unavailable("cannot make an entry group: \(Self.message(avahi_client_errno(client)))"))

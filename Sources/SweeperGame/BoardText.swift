@@ -77,7 +77,8 @@ extension TextBoard {
             }
             let sides = BoardGeometry.minimumSide...BoardGeometry.maximumSide
             guard sides.contains(w), sides.contains(h) else {
-                throw BoardTextError(line: headerLine, fault: "size \(w)×\(h) is out of range: width and height must be \(sides.lowerBound) to \(sides.upperBound)")
+                throw BoardTextError(
+                    line: headerLine, fault: "size \(w)×\(h) is out of range: width and height must be \(sides.lowerBound) to \(sides.upperBound)")
             }
             guard (0..<w).contains(sx), (0..<h).contains(sy) else {
                 throw BoardTextError(line: headerLine, fault: "start cell \(sx),\(sy) is off the \(w)×\(h) board")
@@ -99,7 +100,8 @@ extension TextBoard {
                     case UInt8(ascii: "*"): mines.append(true)
                     default:
                         let shown = String(decoding: [byte], as: UTF8.self)
-                        throw BoardTextError(line: lineNumber, fault: "bad character `\(shown)` in column \(col + 1): only `.` (safe) and `*` (mine) are allowed")
+                        throw BoardTextError(
+                            line: lineNumber, fault: "bad character `\(shown)` in column \(col + 1): only `.` (safe) and `*` (mine) are allowed")
                     }
                 }
             }

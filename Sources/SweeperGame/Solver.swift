@@ -340,7 +340,9 @@ struct SolverCore {
         if minesLeft == 0 || minesLeft == unknownCount {
             let mine = minesLeft != 0
             for cell in 0..<(width * height) where state[cell] == SolverCore.unknown {
-                if mine { markMine(cell) } else {
+                if mine {
+                    markMine(cell)
+                } else {
                     reveal(cell)
                     if let callback = onDeducedSafe, callback(cell) { stopped = true }
                 }
@@ -392,7 +394,9 @@ struct SolverCore {
             forEachCell(ax: Int(setAX[j]), ay: Int(setAY[j]), mask: setMask[j]) { inside[$0] = true }
         }
         for cell in 0..<(width * height) where state[cell] == SolverCore.unknown && !inside[cell] {
-            if outcome { markMine(cell) } else {
+            if outcome {
+                markMine(cell)
+            } else {
                 reveal(cell)
                 if let callback = onDeducedSafe, callback(cell) { stopped = true }
             }

@@ -136,16 +136,21 @@ public struct LegacyRecord: Hashable, Sendable {
     public let hash: RecordHash
 
     /// Makes and signs a record.
-    public init(signing identity: SigningIdentity, circle: CircleID, madeMillis: UInt64, parents: Set<RecordHash>,
-                change: LegacyChange) {
+    public init(
+        signing identity: SigningIdentity, circle: CircleID, madeMillis: UInt64, parents: Set<RecordHash>,
+        change: LegacyChange
+    ) {
         let sortedParents = parents.sorted().prefix(Self.parentLimit)
         let bytes = Self.encode(circle: circle, author: identity.peerID, madeMillis: madeMillis, parents: Array(sortedParents), change: change)
-        self.init(circle: circle, author: identity.peerID, madeMillis: madeMillis, parents: Array(sortedParents), change: change,
-                  signature: identity.sign(Self.signatureDomain + bytes), signedBytes: bytes)
+        self.init(
+            circle: circle, author: identity.peerID, madeMillis: madeMillis, parents: Array(sortedParents), change: change,
+            signature: identity.sign(Self.signatureDomain + bytes), signedBytes: bytes)
     }
 
-    private init(circle: CircleID, author: PeerID, madeMillis: UInt64, parents: [RecordHash], change: LegacyChange,
-                 signature: Signature, signedBytes: [UInt8]) {
+    private init(
+        circle: CircleID, author: PeerID, madeMillis: UInt64, parents: [RecordHash], change: LegacyChange,
+        signature: Signature, signedBytes: [UInt8]
+    ) {
         self.circle = circle
         self.author = author
         self.madeMillis = madeMillis
@@ -156,8 +161,10 @@ public struct LegacyRecord: Hashable, Sendable {
         hash = RecordHash(unchecked: Blake2b.hash(Self.hashDomain, signedBytes, length: RecordHash.byteCount))
     }
 
-    private static func encode(circle: CircleID, author: PeerID, madeMillis: UInt64, parents: [RecordHash],
-                               change: LegacyChange) -> [UInt8] {
+    private static func encode(
+        circle: CircleID, author: PeerID, madeMillis: UInt64, parents: [RecordHash],
+        change: LegacyChange
+    ) -> [UInt8] {
         var w = ByteWriter(capacity: 128)
         w.byte(version)
         w.append(circle.bytes)
@@ -195,8 +202,9 @@ public struct LegacyRecord: Hashable, Sendable {
         let change = try LegacyChange.decode(from: &r)
         try r.expectEnd()
         guard let signature = Signature(bytes: bytes.suffix(Signature.byteCount)) else { throw .truncated(field: "signature") }
-        self.init(circle: circle, author: author, madeMillis: made, parents: parents, change: change, signature: signature,
-                  signedBytes: body)
+        self.init(
+            circle: circle, author: author, madeMillis: made, parents: parents, change: change, signature: signature,
+            signedBytes: body)
     }
 
     public static func == (a: LegacyRecord, b: LegacyRecord) -> Bool { a.hash == b.hash }

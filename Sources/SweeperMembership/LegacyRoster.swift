@@ -121,7 +121,8 @@ public struct LegacyRoster: Sendable, Equatable {
                 }
                 if case .found(let proof) = record.change {
                     if members[author] == nil, removed[author] == nil, firstKey.isValidMembershipProof(proof, for: author),
-                        !anyRekey || rekeyAncestors.contains(record.hash) {
+                        !anyRekey || rekeyAncestors.contains(record.hash)
+                    {
                         members[author] = Member(peer: author, name: "", admittedBy: nil, invitation: nil, joined: record.madeMillis, founded: record.hash)
                         applied[author, default: []].append(record.hash)
                     }
@@ -175,9 +176,13 @@ public struct LegacyRoster: Sendable, Equatable {
                 $0.joined != $1.joined ? $0.joined < $1.joined : ($0.founded?.bytes ?? []).lexicographicallyPrecedes($1.founded?.bytes ?? [])
             }
             let admitted = members.values.filter { $0.founded == nil }.sorted { ($0.joined, $0.peer) < ($1.joined, $1.peer) }
-            self.members = founders.enumerated().map { i, m in
-                Entry(peer: m.peer, role: i == 0 ? .founder : .admin, name: m.name, admittedBy: nil, invitation: nil, joinedMillis: m.joined)
-            } + admitted.map { Entry(peer: $0.peer, role: .member, name: $0.name, admittedBy: $0.admittedBy, invitation: $0.invitation, joinedMillis: $0.joined) }
+            self.members =
+                founders.enumerated().map { i, m in
+                    Entry(peer: m.peer, role: i == 0 ? .founder : .admin, name: m.name, admittedBy: nil, invitation: nil, joinedMillis: m.joined)
+                }
+                + admitted.map {
+                    Entry(peer: $0.peer, role: .member, name: $0.name, admittedBy: $0.admittedBy, invitation: $0.invitation, joinedMillis: $0.joined)
+                }
             return
         }
     }

@@ -191,8 +191,11 @@ struct MembershipDerivation {
         }
         for (i, m) in legacy.members.enumerated() where events[m.peer] == nil {
             let l: [UInt64] = m.role == .founder ? [] : [0, UInt64(i)]
-            events[m.peer] = [Event(kind: .admit, through: 0, author: m.admittedBy, role: m.role, lineage: l, name: m.name,
-                                    invitation: m.invitation, millis: m.joinedMillis)]
+            events[m.peer] = [
+                Event(
+                    kind: .admit, through: 0, author: m.admittedBy, role: m.role, lineage: l, name: m.name,
+                    invitation: m.invitation, millis: m.joinedMillis)
+            ]
             lineage[m.peer] = l
         }
         for (peer, removal) in legacy.removed where events[peer] == nil {
@@ -284,9 +287,10 @@ struct MembershipDerivation {
                         let switches = subjectEvents.filter { $0.kind == .invitesOff || $0.kind == .invitesOn }.compactMap(\.record)
                         let named = switches.isEmpty ? [] : pins[hash] ?? ancestors(of: hash)
                         round.events[subject, default: []].append(
-                            Event(kind: again ? .readmit : .admit, through: through, author: author, authorSeq: seq, record: hash, lineage: l,
-                                  name: name, invitation: key, millis: record.madeMillis, pinned: cut.pinned,
-                                  supersedes: Set(switches.filter(named.contains))))
+                            Event(
+                                kind: again ? .readmit : .admit, through: through, author: author, authorSeq: seq, record: hash, lineage: l,
+                                name: name, invitation: key, millis: record.madeMillis, pinned: cut.pinned,
+                                supersedes: Set(switches.filter(named.contains))))
                         if !round.taken.contains(subject), round.lineage[subject].map({ l.lexicographicallyPrecedes($0) }) ?? true {
                             round.lineage[subject] = l
                             let entry = (lineage: l, peer: subject)
@@ -300,8 +304,9 @@ struct MembershipDerivation {
                         let target = Self.standing(events(for: subject), before: through + 1)
                         guard target.role == .member, me < Seniority(role: .member, lineage: lineage(of: subject), peer: subject) else { continue }
                         round.events[subject, default: []].append(
-                            Event(kind: .promote, through: through, author: author, authorSeq: seq, record: hash, millis: record.madeMillis,
-                                  pinned: cut.pinned))
+                            Event(
+                                kind: .promote, through: through, author: author, authorSeq: seq, record: hash, millis: record.madeMillis,
+                                pinned: cut.pinned))
                     case .invitations(let subject, let claimed, let allowed):
                         guard role <= .admin else { continue }
                         let cut = self.cut(of: subject, by: hash, claimed: claimed)
@@ -309,8 +314,9 @@ struct MembershipDerivation {
                         let target = Self.standing(events(for: subject), before: through + 1)
                         guard target.role == .member, me < Seniority(role: .member, lineage: lineage(of: subject), peer: subject) else { continue }
                         round.events[subject, default: []].append(
-                            Event(kind: allowed ? .invitesOn : .invitesOff, through: through, author: author, authorSeq: seq, record: hash,
-                                  millis: record.madeMillis, seniority: me, pinned: cut.pinned))
+                            Event(
+                                kind: allowed ? .invitesOn : .invitesOff, through: through, author: author, authorSeq: seq, record: hash,
+                                millis: record.madeMillis, seniority: me, pinned: cut.pinned))
                     case .remove(let subject, let claimed, let kept):
                         guard role <= .admin, subject != author else { continue }
                         var cut = self.cut(of: subject, by: hash, claimed: claimed)
@@ -327,8 +333,9 @@ struct MembershipDerivation {
                             cut.pinned.formUnion(chain(through: granting))
                         }
                         round.events[subject, default: []].append(
-                            Event(kind: .remove, through: effective, author: author, authorSeq: seq, record: hash, millis: record.madeMillis,
-                                  kept: kept, pinned: cut.pinned))
+                            Event(
+                                kind: .remove, through: effective, author: author, authorSeq: seq, record: hash, millis: record.madeMillis,
+                                kept: kept, pinned: cut.pinned))
                     case .rekey:
                         round.rekeys.append((record, role))
                     }
@@ -358,7 +365,8 @@ struct MembershipDerivation {
                     if let record = e.record { removalRecords.append(record) }
                     // The most senior remover is named.
                     if let a = e.author, let b = by.author, let sa = view.members[a]?.seniority ?? seniority(a, round),
-                        let sb = view.members[b]?.seniority ?? seniority(b, round), sa < sb {
+                        let sb = view.members[b]?.seniority ?? seniority(b, round), sa < sb
+                    {
                         by = e
                     }
                 }

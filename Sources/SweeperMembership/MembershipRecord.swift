@@ -51,7 +51,6 @@ public struct RecordHash: Hashable, Comparable, Sendable, CustomStringConvertibl
     }
 }
 
-
 /// A device's role in a circle. A lower raw value is more senior.
 public enum Role: UInt8, Sendable, Comparable, CaseIterable, CustomStringConvertible {
     /// The device that made the circle: one per circle, never removed.
@@ -261,8 +260,10 @@ public struct MembershipRecord: Hashable, Sendable {
     public let hash: RecordHash
 
     /// Makes and signs a record at `seq` in the author's chain.
-    public init(signing identity: SigningIdentity, circle: CircleID, madeMillis: UInt64, seq: UInt64, previous: RecordHash?,
-                parents: Set<RecordHash>, change: MembershipChange) {
+    public init(
+        signing identity: SigningIdentity, circle: CircleID, madeMillis: UInt64, seq: UInt64, previous: RecordHash?,
+        parents: Set<RecordHash>, change: MembershipChange
+    ) {
         var others = parents
         if let previous { others.remove(previous) }
         let sortedParents = Array(others.sorted().prefix(Self.parentLimit))
@@ -276,12 +277,15 @@ public struct MembershipRecord: Hashable, Sendable {
         RecordFields.write(parents: sortedParents, into: &w)
         change.encode(into: &w)
         let bytes = w.bytes
-        self.init(circle: circle, author: identity.peerID, madeMillis: madeMillis, seq: seq, previous: seq > 1 ? previous : nil,
-                  parents: sortedParents, change: change, signature: identity.sign(Self.signatureDomain + bytes), signedBytes: bytes)
+        self.init(
+            circle: circle, author: identity.peerID, madeMillis: madeMillis, seq: seq, previous: seq > 1 ? previous : nil,
+            parents: sortedParents, change: change, signature: identity.sign(Self.signatureDomain + bytes), signedBytes: bytes)
     }
 
-    private init(circle: CircleID, author: PeerID, madeMillis: UInt64, seq: UInt64, previous: RecordHash?, parents: [RecordHash],
-                 change: MembershipChange, signature: Signature, signedBytes: [UInt8]) {
+    private init(
+        circle: CircleID, author: PeerID, madeMillis: UInt64, seq: UInt64, previous: RecordHash?, parents: [RecordHash],
+        change: MembershipChange, signature: Signature, signedBytes: [UInt8]
+    ) {
         self.circle = circle
         self.author = author
         self.madeMillis = madeMillis
@@ -323,8 +327,9 @@ public struct MembershipRecord: Hashable, Sendable {
         let change = try MembershipChange.decode(from: &r)
         try r.expectEnd()
         guard let signature = Signature(bytes: bytes.suffix(Signature.byteCount)) else { throw .truncated(field: "signature") }
-        self.init(circle: circle, author: author, madeMillis: made, seq: seq, previous: previous, parents: parents, change: change,
-                  signature: signature, signedBytes: body)
+        self.init(
+            circle: circle, author: author, madeMillis: made, seq: seq, previous: previous, parents: parents, change: change,
+            signature: signature, signedBytes: body)
     }
 
     public static func == (a: MembershipRecord, b: MembershipRecord) -> Bool { a.hash == b.hash }

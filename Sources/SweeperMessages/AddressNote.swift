@@ -1,10 +1,11 @@
+import SweeperConventions
+import SweeperCrypto
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import SweeperConventions
-import SweeperCrypto
 
 /// One address a daemon listens at: an IPv4 or IPv6 unicast address and a
 /// port, as an address note carries it.

@@ -1,5 +1,5 @@
-import SweeperCrypto
 import SweeperConventions
+import SweeperCrypto
 
 /// A message of the application above the transport (SweeperMessages
 /// defines them): a type byte the transport does not use itself, and a
@@ -200,7 +200,8 @@ public enum AdmissionRefusal: UInt8, Error, Sendable, Equatable, CustomStringCon
         case .expired: "the invite code has expired; ask for a new one"
         case .revoked: "the invite code was revoked; ask for a new one"
         case .unavailable: "the circle's member that answered cannot admit anyone now"
-        case .elsewhere: "the invitation was made on another member's device, which did not answer: start that device's daemon (or give its address with --address)"
+        case .elsewhere:
+            "the invitation was made on another member's device, which did not answer: start that device's daemon (or give its address with --address)"
         case .removedDevice: "this device was removed from the circle: only an admin's invitation brings it back"
         }
     }

@@ -1,13 +1,14 @@
 import FoundationEssentials
+import NIOCore
+import NIOPosix
+import SweeperConventions
+import SweeperCrypto
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import NIOCore
-import NIOPosix
-import SweeperConventions
-import SweeperCrypto
 
 /// What a node knows of the other daemons, without sockets: the peers of
 /// its circle (how each became known, where it was seen, its name, whether
@@ -257,23 +258,23 @@ struct PeerDirectory: Sendable {
             // offline until a link comes up again, however mDNS's caches
             // still list it and however often it is dialled meanwhile.
             let state: PeerLinkState =
-                if link != nil { .connected }
-                else if record.everLinked || record.dialFailed { .offline }
-                else if dialsInFlight.contains(id) { .connecting }
-                else if record.sighted { .discovered }
-                else { .offline }
-            out.append(PeerSnapshot(
-                id: id, name: record.name, addresses: record.addresses, state: state, origins: record.origins,
-                lastSeen: record.lastSeen, roundTrip: link?.roundTrip, linkID: link?.id,
-                circleTag: record.circleTag, otherCircle: false, lastHeard: record.lastHeard))
+                if link != nil { .connected } else if record.everLinked || record.dialFailed { .offline } else if dialsInFlight.contains(id) {
+                    .connecting
+                } else if record.sighted { .discovered } else { .offline }
+            out.append(
+                PeerSnapshot(
+                    id: id, name: record.name, addresses: record.addresses, state: state, origins: record.origins,
+                    lastSeen: record.lastSeen, roundTrip: link?.roundTrip, linkID: link?.id,
+                    circleTag: record.circleTag, otherCircle: false, lastHeard: record.lastHeard))
         }
         out.sort { ($0.state == .connected ? 0 : 1, $0.name ?? "", $0.id) < ($1.state == .connected ? 0 : 1, $1.name ?? "", $1.id) }
         if includeOtherCircles {
             for (id, record) in foreign.sorted(by: { $0.key < $1.key }) {
-                out.append(PeerSnapshot(
-                    id: id, name: PlayerName.cleaned(record.sighting.name), addresses: record.sighting.addresses.map(\.hostPortText), state: .discovered,
-                    origins: [.mdns], lastSeen: record.lastSeen, roundTrip: nil, linkID: nil,
-                    circleTag: record.sighting.circleTag, otherCircle: true))
+                out.append(
+                    PeerSnapshot(
+                        id: id, name: PlayerName.cleaned(record.sighting.name), addresses: record.sighting.addresses.map(\.hostPortText), state: .discovered,
+                        origins: [.mdns], lastSeen: record.lastSeen, roundTrip: nil, linkID: nil,
+                        circleTag: record.sighting.circleTag, otherCircle: true))
             }
         }
         return out

@@ -150,8 +150,9 @@ extension LinkChannel {
     static func configure(_ channel: any Channel, _ configuration: PeerNodeConfiguration) -> EventLoopFuture<LinkChannel> {
         channel.eventLoop.makeCompletedFuture {
             let ops = channel.pipeline.syncOperations
-            try ops.addHandler(ByteToMessageHandler(
-                FrameDecoder(limit: configuration.frameLimit, openingLimit: configuration.handshakeFrameLimit)))
+            try ops.addHandler(
+                ByteToMessageHandler(
+                    FrameDecoder(limit: configuration.frameLimit, openingLimit: configuration.handshakeFrameLimit)))
             try ops.addHandler(MessageToByteHandler(FrameEncoder()))
             let handler = PeerLinkHandler(eventLoop: channel.eventLoop, pingInterval: TimeAmount(configuration.pingInterval))
             try ops.addHandler(handler)

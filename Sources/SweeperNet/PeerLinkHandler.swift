@@ -1,12 +1,13 @@
 import Dispatch
 import FoundationEssentials
+import NIOCore
+import SweeperCrypto
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import NIOCore
-import SweeperCrypto
 
 /// One peer connection's protocol, run on its channel's event loop: the
 /// secret handshake, then a secret stream each way (its header first), then

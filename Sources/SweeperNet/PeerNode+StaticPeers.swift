@@ -1,5 +1,5 @@
-import SweeperCrypto
 import FoundationEssentials
+import SweeperCrypto
 
 /// How a peer dialled by address stands, for `connect` to say.
 public struct StaticDial: Sendable, Equatable {
@@ -21,7 +21,8 @@ extension PeerNode {
         guard let target = staticTargets[key] else { return nil }
         // The peer may have linked first (its own dial, or after this one's
         // link was closed as a duplicate): a linked peer known at this address.
-        let peer = target.flatMap { isConnected($0) ? $0 : nil }
+        let peer =
+            target.flatMap { isConnected($0) ? $0 : nil }
             ?? snapshot().first { $0.state == .connected && $0.addresses.contains(key) }?.id ?? target
         let linked = peer.map(isConnected) ?? false
         return StaticDial(peer: peer, linked: linked, failure: linked ? nil : unreached[key]?.reason)

@@ -1,17 +1,18 @@
 import Dispatch
 import FoundationEssentials
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import ServiceLifecycle
-import SweeperEventLoop
 import SweeperCrypto
+import SweeperEventLoop
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The peer side of a daemon: it listens, dials static and discovered
 /// peers with capped exponential backoff, runs the secret handshake, keeps
@@ -157,18 +158,6 @@ public actor PeerNode: Service {
         work.yield(.dialStatic(host: host, port: port))
     }
 
-    /// Records an mDNS sighting: a member of this circle is dialled (the
-    /// peer with the smaller id first, so both rarely dial at once); a
-    /// daemon of another circle is only remembered, for `peers --all`.
-    public func sighted(_ sighting: PeerSighting) {
-        if directory.sighted(sighting, circleTags: credentials.tags, refused: credentials.refused) { work.yield(.dialPeer(sighting.peer)) }
-    }
-
-    /// Records that mDNS no longer sees `peer`.
-    public func sightingLost(_ peer: PeerID) {
-        directory.sightingLost(peer)
-    }
-
     // MARK: Inspection
 
     /// Every known peer, this circle's first, then (with `includeOtherCircles`)
@@ -298,7 +287,8 @@ public actor PeerNode: Service {
             } catch {
                 await logFailure(key, "dial failed: \(error)")
                 // An unscoped link-local address cannot be dialled: say so rather than "Invalid argument".
-                let reason = LinkLocalAddress.isUnscoped(host)
+                let reason =
+                    LinkLocalAddress.isUnscoped(host)
                     ? "a link-local IPv6 address needs its interface, as in [fe80::1%eth0]:7455" : UnreachedPeer.explain(error)
                 await noteUnreached(key, reason)
             }
@@ -432,8 +422,9 @@ public actor PeerNode: Service {
                             }
                         }
                         return self.assumeIsolated { node in
-                            guard let up = node.linkUp(
-                                keys.peer, initiatedLocally: role == .client, origin: origin, remote: remote, channel: raw)
+                            guard
+                                let up = node.linkUp(
+                                    keys.peer, initiatedLocally: role == .client, origin: origin, remote: remote, channel: raw)
                             else { return nil }
                             handle.withLockedValue { $0 = up }
                             return { message in try self.assumeIsolated { try $0.handle(message, on: up) } }
@@ -456,7 +447,11 @@ public actor PeerNode: Service {
             if !invitationLink.withLockedValue({ $0 }) { logger.debug("closing a duplicate link", metadata: ["remote": "\(remote)"]) }
             // The address reached `peer`, linked (or linking) another way: the static target is that peer. A device refused is not.
             if let staticTarget, let peer = peer ?? proven.withLockedValue({ $0 }) {
-                if credentials.admits(peer) { await setStaticPeer(staticTarget, peer) } else { await noteUnreached(staticTarget, "refused: not in this circle") }
+                if credentials.admits(peer) {
+                    await setStaticPeer(staticTarget, peer)
+                } else {
+                    await noteUnreached(staticTarget, "refused: not in this circle")
+                }
             }
             return nil
         }

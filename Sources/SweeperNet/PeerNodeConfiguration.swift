@@ -1,11 +1,12 @@
 import FoundationEssentials
+import NIOCore
+import SweeperCrypto
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import NIOCore
-import SweeperCrypto
 
 /// This daemon's credentials on the network.
 public struct NodeCredentials: Sendable {

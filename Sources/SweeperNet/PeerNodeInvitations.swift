@@ -1,15 +1,16 @@
 import FoundationEssentials
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import ServiceLifecycle
 import SweeperCrypto
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Invitation links: a member answers a joining device's admission request,
 /// and a joining device redeems an invitation with a member.

@@ -1,10 +1,11 @@
 import FoundationEssentials
+import Logging
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Logging
 
 /// Logs a recurring complaint at most once per interval per key (a remote
 /// address, a peer and a reason…), so a peer that misbehaves a thousand

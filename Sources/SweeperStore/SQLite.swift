@@ -134,9 +134,11 @@ enum SQLiteDate {
     static func text(of date: Date) -> String {
         let micros = (date.timeIntervalSince1970 * 1_000_000).rounded()
         let kept: Int64 =
-            micros.isNaN ? 0
-            : micros <= Double(writtenMicros.lowerBound) ? writtenMicros.lowerBound
-            : micros >= Double(writtenMicros.upperBound) ? writtenMicros.upperBound : Int64(micros)
+            micros.isNaN
+            ? 0
+            : micros <= Double(writtenMicros.lowerBound)
+                ? writtenMicros.lowerBound
+                : micros >= Double(writtenMicros.upperBound) ? writtenMicros.upperBound : Int64(micros)
         let (millis, _) = floorDivide(kept, 1000)
         let (days, inDay) = floorDivide(millis, 86_400_000)
         let h = inDay / 3_600_000, m = inDay / 60_000 % 60, s = inDay / 1000 % 60, ms = inDay % 1000
@@ -288,7 +290,8 @@ final class SQLiteConnection: @unchecked Sendable {
             }
         }
         guard Int(sqlite3_bind_parameter_count(statement)) == arguments.count else {
-            throw SQLiteError(extendedCode: SQLITE_RANGE, message: "\(arguments.count) arguments for \(sqlite3_bind_parameter_count(statement)) parameters", sql: sql)
+            throw SQLiteError(
+                extendedCode: SQLITE_RANGE, message: "\(arguments.count) arguments for \(sqlite3_bind_parameter_count(statement)) parameters", sql: sql)
         }
         for (i, argument) in arguments.enumerated() {
             let index = Int32(i + 1)

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import SweeperConventions
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

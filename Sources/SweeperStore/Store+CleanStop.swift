@@ -1,5 +1,6 @@
 import FoundationEssentials
 import SweeperConventions
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -33,7 +34,7 @@ struct CleanStamp: Equatable {
         guard let bytes = try? FileDescriptorReader.readAll(path: path(for: database), limit: 256) else { return nil }
         let parts = String(decoding: bytes, as: UTF8.self).split(separator: " ").map(String.init)
         guard parts.count == 7, parts[0] == "v1", let size = Int64(parts[1]), let inode = UInt64(parts[2]), let changed = Int64(parts[3]),
-              let modified = Int64(parts[4]), let checked = UInt64(parts[5]), parts[6] == "end\n"
+            let modified = Int64(parts[4]), let checked = UInt64(parts[5]), parts[6] == "end\n"
         else { return nil }
         return CleanStamp(file: FileIdentity(size: size, inode: inode, changedNanos: changed, modifiedNanos: modified), checkedMillis: checked)
     }
@@ -88,7 +89,7 @@ extension Store {
     /// page, at `nowMillis`: the clean close's stamp when it may.
     static func cleanStamp(for path: String, nowMillis: UInt64) -> CleanStamp? {
         guard let stamp = CleanStamp.read(for: path), FileIdentity(path: path) == stamp.file,
-              nowMillis >= stamp.checkedMillis, nowMillis - stamp.checkedMillis < wholeCheckInterval
+            nowMillis >= stamp.checkedMillis, nowMillis - stamp.checkedMillis < wholeCheckInterval
         else { return nil }
         // A write-ahead log left over: the last stop was not clean.
         if let log = FileIdentity(path: path + "-wal"), log.size > 0 { return nil }

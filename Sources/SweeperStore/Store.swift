@@ -1,7 +1,8 @@
 import CSQLite
 import FoundationEssentials
-import Synchronization
 import SweeperConventions
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -179,8 +180,9 @@ public final class Store: Sendable {
         if version > schemaVersion {
             return .failure(.newerSchema(path: path, found: version, known: schemaVersion))
         }
-        if try db.tableExists(migrationsTable), try !Set(db.column("SELECT identifier FROM \(migrationsTable)", as: String.self))
-            .isSubset(of: migrations.map(\.identifier))
+        if try db.tableExists(migrationsTable),
+            try !Set(db.column("SELECT identifier FROM \(migrationsTable)", as: String.self))
+                .isSubset(of: migrations.map(\.identifier))
         {
             return .failure(.newerSchema(path: path, found: max(version, schemaVersion + 1), known: schemaVersion))
         }
@@ -227,7 +229,8 @@ public final class Store: Sendable {
 
     static let migrations: [Migration] = [
         Migration(identifier: "v1") { db in
-            try db.execute("""
+            try db.execute(
+                """
                 CREATE TABLE identity (
                     id INTEGER PRIMARY KEY CHECK (id = 1),
                     secretKey BLOB NOT NULL,
@@ -271,7 +274,8 @@ public final class Store: Sendable {
         },
         // Players' signed profiles (name and colour), the newest of each author.
         Migration(identifier: "v2-profiles") { db in
-            try db.execute("""
+            try db.execute(
+                """
                 CREATE TABLE profiles (
                     author BLOB PRIMARY KEY NOT NULL,
                     serial INTEGER NOT NULL,
@@ -281,7 +285,8 @@ public final class Store: Sendable {
         },
         // Players' signed shares of each game's played time, the newest of each (author, game).
         Migration(identifier: "v3-play-time") { db in
-            try db.execute("""
+            try db.execute(
+                """
                 CREATE TABLE play_notes (
                     author BLOB NOT NULL,
                     game BLOB NOT NULL,
@@ -297,7 +302,8 @@ public final class Store: Sendable {
         },
         // What this device chose to sync: games it follows or forgot.
         Migration(identifier: "v4-game-choices") { db in
-            try db.execute("""
+            try db.execute(
+                """
                 CREATE TABLE game_choices (
                     game TEXT PRIMARY KEY NOT NULL,
                     choice TEXT NOT NULL CHECK (choice IN ('follow', 'forget')),
@@ -309,7 +315,8 @@ public final class Store: Sendable {
         // the circle's later keys a member handed over (a device admitted
         // after them was sealed none); the secrets of invitations made here.
         Migration(identifier: "v5-membership") { db in
-            try db.execute("""
+            try db.execute(
+                """
                 CREATE TABLE membership_records (
                     hash BLOB PRIMARY KEY NOT NULL,
                     circle BLOB NOT NULL,
@@ -349,7 +356,8 @@ public final class Store: Sendable {
         // moment any of its ops is written, changed or deleted, whichever
         // release writes them: a snapshot kept always describes the ops held.
         Migration(identifier: "v8-game-snapshots") { db in
-            try db.execute("""
+            try db.execute(
+                """
                 CREATE TABLE game_snapshots (
                     game TEXT NOT NULL,
                     circle BLOB NOT NULL,

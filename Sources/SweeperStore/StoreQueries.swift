@@ -19,7 +19,9 @@ extension Store {
     @discardableResult
     public func saveIdentity(_ identity: StoredIdentity) throws(StoreError) -> Bool {
         try write { db in
-            try db.run("INSERT OR IGNORE INTO identity (id, secretKey, publicKey, created) VALUES (1, ?, ?, ?)", [identity.secretKey, identity.publicKey, identity.created])
+            try db.run(
+                "INSERT OR IGNORE INTO identity (id, secretKey, publicKey, created) VALUES (1, ?, ?, ?)",
+                [identity.secretKey, identity.publicKey, identity.created])
             return db.changes == 1
         }
     }
@@ -32,7 +34,9 @@ extension Store {
     /// Sets (or replaces) the circle key.
     public func setCircleKey(_ key: Data) throws(StoreError) {
         try write { db in
-            try db.run("INSERT INTO circle (id, key, joined) VALUES (1, ?, ?) ON CONFLICT(id) DO UPDATE SET key = excluded.key, joined = excluded.joined", [key, Date()])
+            try db.run(
+                "INSERT INTO circle (id, key, joined) VALUES (1, ?, ?) ON CONFLICT(id) DO UPDATE SET key = excluded.key, joined = excluded.joined",
+                [key, Date()])
         }
     }
 
@@ -48,7 +52,9 @@ extension Store {
         try write(durability) { db in
             let now = Date()
             for r in records {
-                try db.run("INSERT OR IGNORE INTO membership_records (hash, circle, record, received) VALUES (?, ?, ?, ?)", [Data(r.hash), Data(circle), Data(r.record), now])
+                try db.run(
+                    "INSERT OR IGNORE INTO membership_records (hash, circle, record, received) VALUES (?, ?, ?, ?)",
+                    [Data(r.hash), Data(circle), Data(r.record), now])
             }
         }
     }
@@ -81,7 +87,9 @@ extension Store {
     /// Keeps the secret of an invitation made here (its code can be shown again).
     public func saveInvitation(_ invitation: [UInt8], circle: [UInt8], secret: [UInt8], at time: Date = Date()) throws(StoreError) {
         try write { db in
-            try db.run("INSERT OR REPLACE INTO invitations (invitation, circle, secret, made) VALUES (?, ?, ?, ?)", [Data(invitation), Data(circle), Data(secret), time])
+            try db.run(
+                "INSERT OR REPLACE INTO invitations (invitation, circle, secret, made) VALUES (?, ?, ?, ?)",
+                [Data(invitation), Data(circle), Data(secret), time])
         }
     }
 
@@ -122,11 +130,12 @@ extension Store {
     /// itself at each hello: it says it again).
     public func savePeer(_ peer: StoredPeer, durability: Durability = .synced) throws(StoreError) {
         try write(durability) { db in
-            try db.run("""
-                    INSERT INTO peers (peerID, name, address, lastSeen) VALUES (?, ?, ?, ?)
-                    ON CONFLICT(peerID) DO UPDATE SET name = excluded.name,
-                        address = coalesce(excluded.address, address), lastSeen = excluded.lastSeen
-                    """, [peer.peerID, peer.name, peer.address, peer.lastSeen])
+            try db.run(
+                """
+                INSERT INTO peers (peerID, name, address, lastSeen) VALUES (?, ?, ?, ?)
+                ON CONFLICT(peerID) DO UPDATE SET name = excluded.name,
+                    address = coalesce(excluded.address, address), lastSeen = excluded.lastSeen
+                """, [peer.peerID, peer.name, peer.address, peer.lastSeen])
         }
     }
 
@@ -146,11 +155,12 @@ extension Store {
     /// any peer (its author's own is made again at start).
     public func saveProfile(author: [UInt8], serial: UInt64, note: [UInt8]) throws(StoreError) {
         try write(.deferred) { db in
-            try db.run("""
-                    INSERT INTO profiles (author, serial, note) VALUES (?, ?, ?)
-                    ON CONFLICT(author) DO UPDATE SET serial = excluded.serial, note = excluded.note
-                    WHERE excluded.serial > serial
-                    """, [Data(author), Int64(bitPattern: serial), Data(note)])
+            try db.run(
+                """
+                INSERT INTO profiles (author, serial, note) VALUES (?, ?, ?)
+                ON CONFLICT(author) DO UPDATE SET serial = excluded.serial, note = excluded.note
+                WHERE excluded.serial > serial
+                """, [Data(author), Int64(bitPattern: serial), Data(note)])
         }
     }
 
@@ -168,11 +178,12 @@ extension Store {
     /// a few seconds earlier), and peers' shares come again from any peer.
     public func savePlayNote(author: [UInt8], game: [UInt8], serial: UInt64, note: [UInt8]) throws(StoreError) {
         try write(.deferred) { db in
-            try db.run("""
-                    INSERT INTO play_notes (author, game, serial, note) VALUES (?, ?, ?, ?)
-                    ON CONFLICT(author, game) DO UPDATE SET serial = excluded.serial, note = excluded.note
-                    WHERE excluded.serial > serial
-                    """, [Data(author), Data(game), Int64(bitPattern: serial), Data(note)])
+            try db.run(
+                """
+                INSERT INTO play_notes (author, game, serial, note) VALUES (?, ?, ?, ?)
+                ON CONFLICT(author, game) DO UPDATE SET serial = excluded.serial, note = excluded.note
+                WHERE excluded.serial > serial
+                """, [Data(author), Data(game), Int64(bitPattern: serial), Data(note)])
         }
     }
 
@@ -194,7 +205,9 @@ extension Store {
     @discardableResult
     public func createGame(_ game: StoredGame, ops: [StoredOp] = [], durability: Durability = .synced) throws(StoreError) -> Bool {
         try write(durability) { db in
-            try db.run("INSERT OR IGNORE INTO games (id, params, created, lastActivity, status) VALUES (?, ?, ?, ?, ?)", [game.id, game.params, game.created, game.lastActivity, game.status])
+            try db.run(
+                "INSERT OR IGNORE INTO games (id, params, created, lastActivity, status) VALUES (?, ?, ?, ?, ?)",
+                [game.id, game.params, game.created, game.lastActivity, game.status])
             guard db.changes == 1 else { return false }
             for op in ops { try Self.insert(op, db) }
             return true
@@ -223,7 +236,9 @@ extension Store {
     static func insert(_ op: StoredOp, _ db: SQLiteConnection) throws {
         // Cached statements: every move writes one, and parsing the SQL anew
         // each time cost more than the insert.
-        try db.run("INSERT OR IGNORE INTO ops (gameID, author, seq, lamport, bytes, vouched) VALUES (?, ?, ?, ?, ?, ?)", [op.gameID, op.author, op.seq, op.lamport, op.bytes, op.vouched ? 1 : 0], cached: true)
+        try db.run(
+            "INSERT OR IGNORE INTO ops (gameID, author, seq, lamport, bytes, vouched) VALUES (?, ?, ?, ?, ?, ?)",
+            [op.gameID, op.author, op.seq, op.lamport, op.bytes, op.vouched ? 1 : 0], cached: true)
     }
 
     /// Stores ops again with the signatures that came for them (each held
@@ -235,9 +250,11 @@ extension Store {
         return try write(durability) { db in
             var updated = 0
             for op in ops {
-                try db.run("UPDATE ops SET bytes = ?, vouched = 0 WHERE gameID = ? AND author = ? AND seq = ?", [op.bytes, op.gameID, op.author, op.seq], cached: true)
+                try db.run(
+                    "UPDATE ops SET bytes = ?, vouched = 0 WHERE gameID = ? AND author = ? AND seq = ?", [op.bytes, op.gameID, op.author, op.seq], cached: true)
                 updated += db.changes
-                try db.run("UPDATE ops SET vouched = 0 WHERE gameID = ? AND author = ? AND seq < ? AND vouched = 1", [op.gameID, op.author, op.seq], cached: true)
+                try db.run(
+                    "UPDATE ops SET vouched = 0 WHERE gameID = ? AND author = ? AND seq < ? AND vouched = 1", [op.gameID, op.author, op.seq], cached: true)
             }
             return updated
         }
@@ -289,8 +306,10 @@ extension Store {
     public func ops(gameID: String) throws(StoreError) -> [StoredOp] {
         try read { db in
             try db.rows("SELECT * FROM ops WHERE gameID = ? ORDER BY rowid", [gameID]).map {
-                StoredOp(gameID: try $0.get("gameID"), author: try $0.get("author"), seq: try $0.get("seq"), lamport: try $0.get("lamport"), bytes: try $0.get("bytes"),
-                         vouched: (try $0.get("vouched") as Int?) == 1)
+                StoredOp(
+                    gameID: try $0.get("gameID"), author: try $0.get("author"), seq: try $0.get("seq"), lamport: try $0.get("lamport"),
+                    bytes: try $0.get("bytes"),
+                    vouched: (try $0.get("vouched") as Int?) == 1)
             }
         }
     }

@@ -76,8 +76,10 @@ public struct Flood: Hashable, Sendable {
     /// every cell not `seen` yet is marked seen and offered to `opens`; the
     /// cells it takes open, and those with no adjacent mine lead on to their
     /// neighbours. Returns the cells opened, in the order they opened.
-    private static func walk(from cell: Int, chord: Bool, on layout: MineLayout, seen: inout CellBits,
-                             opens: (Int) -> Bool) -> [Int] {
+    private static func walk(
+        from cell: Int, chord: Bool, on layout: MineLayout, seen: inout CellBits,
+        opens: (Int) -> Bool
+    ) -> [Int] {
         let geometry = layout.geometry
         var opened: [Int] = []
         var stack: [Int] = []

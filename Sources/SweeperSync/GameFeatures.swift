@@ -20,3 +20,20 @@ public struct GameFeatures: OptionSet, Hashable, Sendable {
     /// Every feature: what a peer of the current version reads.
     public static let all: GameFeatures = [.roles, .floods, .hints, .daily, .race]
 }
+
+extension GameState {
+    /// Whether the game is a race (resign ops are a race's alone): peers
+    /// before hello version 14 cannot read the game.
+    public var usesRace: Bool { genesis.isRace }
+
+    /// Every feature the game uses: a peer that reads them all may be sent it.
+    public var features: GameFeatures {
+        var out: GameFeatures = []
+        if usesRoles { out.insert(.roles) }
+        if usesFloods { out.insert(.floods) }
+        if usesHints { out.insert(.hints) }
+        if usesDaily { out.insert(.daily) }
+        if usesRace { out.insert(.race) }
+        return out
+    }
+}

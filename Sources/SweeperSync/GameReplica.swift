@@ -224,7 +224,7 @@ public struct GameReplica: Sendable {
     /// the key and the genesis opens (else the game stays unread here).
     private func readableState(genesisOp: Op) -> GameState? {
         guard let header = privateHeader, let key = header.key, case .privateGenesis(let g) = genesisOp.payload,
-              let genesis = g.open(with: key, creator: header.creator)
+            let genesis = g.open(with: key, creator: header.creator)
         else { return nil }
         var s = GameState(genesisOp: genesisOp, genesis: genesis)
         s.isPrivate = true
@@ -377,7 +377,7 @@ public struct GameReplica: Sendable {
             state?.apply(op)
         case .sealed(let box):
             guard let cells = state?.genesis.geometry.cellCount, let payload = header.opened(box, cellCount: cells),
-                  state?.allows(payload, by: op.author) == true
+                state?.allows(payload, by: op.author) == true
             else { return }
             state?.apply(payload, of: op)
         default:

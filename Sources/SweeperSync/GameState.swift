@@ -345,21 +345,6 @@ public struct GameState: Sendable {
     /// Whether the game is a race (``Genesis/isRace``).
     public var isRace: Bool { lanes != nil }
 
-    /// Whether the game is a race (resign ops are a race's alone): peers
-    /// before hello version 14 cannot read the game.
-    public var usesRace: Bool { genesis.isRace }
-
-    /// Every feature the game uses: a peer that reads them all may be sent it.
-    public var features: GameFeatures {
-        var out: GameFeatures = []
-        if usesRoles { out.insert(.roles) }
-        if usesFloods { out.insert(.floods) }
-        if usesHints { out.insert(.hints) }
-        if usesDaily { out.insert(.daily) }
-        if usesRace { out.insert(.race) }
-        return out
-    }
-
     /// A race's racers (the creator and its players), in key order; empty
     /// for a game played together.
     public var racers: [PeerID] { lanes?.keys.sorted() ?? [] }
@@ -456,7 +441,9 @@ public struct GameState: Sendable {
             if let b = best {
                 if precedes(stamp.lamport, stamp.author, b.stamp.lamport, b.stamp.author)
                     || (!precedes(b.stamp.lamport, b.stamp.author, stamp.lamport, stamp.author) && Int(cell) < b.cell)
-                { best = (Int(cell), stamp) }
+                {
+                    best = (Int(cell), stamp)
+                }
             } else {
                 best = (Int(cell), stamp)
             }

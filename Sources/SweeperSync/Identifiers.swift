@@ -1,5 +1,5 @@
-import SweeperCrypto
 import SweeperConventions
+import SweeperCrypto
 
 /// A game's identity: 16 bytes derived from its genesis (see
 /// ``Genesis/gameID(creator:)``), printed as 32 hex digits.

@@ -122,7 +122,8 @@ public struct LinkSegment: Hashable, Sendable {
     /// author and the hash of the op before the first (``previous`` when
     /// given, else as the receiver holds it). Nothing is verified here.
     func ops(game id: GameID, author key: PeerID, proof: [UInt8], previous before: OpHash) -> OpSegment {
-        OpSegment(rebuilding: steps, game: id, author: key, proof: proof, firstSeq: firstSeq,
-                  previous: before, signature: signature)
+        OpSegment(
+            rebuilding: steps, game: id, author: key, proof: proof, firstSeq: firstSeq,
+            previous: before, signature: signature)
     }
 }

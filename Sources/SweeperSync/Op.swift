@@ -1,7 +1,7 @@
-import Synchronization
 import SweeperConventions
 import SweeperCrypto
 import SweeperGame
+import Synchronization
 
 /// What an op does.
 public enum OpPayload: Hashable, Sendable {
@@ -252,8 +252,10 @@ public struct Op: Hashable, Sendable {
         /// message checked before its turn) is not made again.
         let verdict = Atomic<UInt8>(0)
 
-        init(gameID: GameID, author: PeerID, seq: UInt64, lamport: UInt64, previous: OpHash, wallClockMillis: UInt64,
-             membershipProof: [UInt8], payload: OpPayload, signature: Signature?, hash: OpHash) {
+        init(
+            gameID: GameID, author: PeerID, seq: UInt64, lamport: UInt64, previous: OpHash, wallClockMillis: UInt64,
+            membershipProof: [UInt8], payload: OpPayload, signature: Signature?, hash: OpHash
+        ) {
             self.gameID = gameID
             self.author = author
             self.seq = seq
@@ -321,8 +323,10 @@ public struct Op: Hashable, Sendable {
     /// (Lamport, author): the total order used for last-writer-wins and first reveals.
     public var stamp: Stamp { Stamp(lamport: lamport, author: author) }
 
-    init(gameID: GameID, author: PeerID, seq: UInt64, lamport: UInt64, previous: OpHash, wallClockMillis: UInt64,
-         membershipProof: [UInt8], payload: OpPayload, signature: Signature?) {
+    init(
+        gameID: GameID, author: PeerID, seq: UInt64, lamport: UInt64, previous: OpHash, wallClockMillis: UInt64,
+        membershipProof: [UInt8], payload: OpPayload, signature: Signature?
+    ) {
         let canonicalBytes = Self.canonicalBytes(
             gameID: gameID, author: author, seq: seq, lamport: lamport, previous: previous, wallClockMillis: wallClockMillis,
             membershipProof: membershipProof, payload: payload)
@@ -333,19 +337,23 @@ public struct Op: Hashable, Sendable {
     }
 
     /// Makes and signs an op (the signing identity is the author).
-    init(signing identity: SigningIdentity, circle: CircleKey, gameID: GameID, seq: UInt64, lamport: UInt64,
-         previous: OpHash, wallClockMillis: UInt64, payload: OpPayload) {
-        let unsigned = Op(gameID: gameID, author: identity.peerID, seq: seq, lamport: lamport, previous: previous,
-                          wallClockMillis: wallClockMillis, membershipProof: circle.membershipProof(for: identity.peerID),
-                          payload: payload, signature: nil)
+    init(
+        signing identity: SigningIdentity, circle: CircleKey, gameID: GameID, seq: UInt64, lamport: UInt64,
+        previous: OpHash, wallClockMillis: UInt64, payload: OpPayload
+    ) {
+        let unsigned = Op(
+            gameID: gameID, author: identity.peerID, seq: seq, lamport: lamport, previous: previous,
+            wallClockMillis: wallClockMillis, membershipProof: circle.membershipProof(for: identity.peerID),
+            payload: payload, signature: nil)
         self = unsigned.with(signature: identity.sign(Self.signatureDomain + unsigned.canonicalBytes))
     }
 
     /// The same op with `signature` attached (or removed).
     func with(signature: Signature?) -> Op {
-        Op(storage: Storage(
-            gameID: gameID, author: author, seq: seq, lamport: lamport, previous: previous, wallClockMillis: wallClockMillis,
-            membershipProof: membershipProof, payload: payload, signature: signature, hash: hash))
+        Op(
+            storage: Storage(
+                gameID: gameID, author: author, seq: seq, lamport: lamport, previous: previous, wallClockMillis: wallClockMillis,
+                membershipProof: membershipProof, payload: payload, signature: signature, hash: hash))
     }
 
     private init(storage: Storage) {
@@ -409,8 +417,9 @@ public struct Op: Hashable, Sendable {
         default: throw .unknownKind(field: "signature flag", value: flag)
         }
         try r.expectEnd()
-        self.init(gameID: game, author: author, seq: seq, lamport: lamport, previous: previous, wallClockMillis: wall,
-                  membershipProof: proof, payload: payload, signature: signature)
+        self.init(
+            gameID: game, author: author, seq: seq, lamport: lamport, previous: previous, wallClockMillis: wall,
+            membershipProof: proof, payload: payload, signature: signature)
     }
 }
 

@@ -85,13 +85,16 @@ public struct OpAuthor: Sendable {
     ///   - race: whether this author and `players` race, each on a board of
     ///     their own (`players` must be given).
     /// - Throws: when the layout does not fit the parameters or the start holds a mine.
-    public func genesis(parameters: GameParameters, layout: MineLayout, seed: UInt64, questionMarks: Bool,
-                        createdAtMillis: UInt64, players: Set<PeerID>? = nil, race: Bool = false) throws(SyncDecodingError) -> Op {
+    public func genesis(
+        parameters: GameParameters, layout: MineLayout, seed: UInt64, questionMarks: Bool,
+        createdAtMillis: UInt64, players: Set<PeerID>? = nil, race: Bool = false
+    ) throws(SyncDecodingError) -> Op {
         let g = try Genesis(
             parameters: parameters, layout: layout, questionMarks: questionMarks, seed: seed, createdAtMillis: createdAtMillis,
             players: players.map { $0.subtracting([identity.peerID]) }, isRace: race)
-        return Op(signing: identity, circle: circle, gameID: g.gameID(creator: identity.peerID), seq: 1, lamport: 1,
-                  previous: .none, wallClockMillis: createdAtMillis, payload: .genesis(g))
+        return Op(
+            signing: identity, circle: circle, gameID: g.gameID(creator: identity.peerID), seq: 1, lamport: 1,
+            previous: .none, wallClockMillis: createdAtMillis, payload: .genesis(g))
     }
 
     /// The genesis op of a new private game: only `players` and this
@@ -99,8 +102,10 @@ public struct OpAuthor: Sendable {
     /// each of them; the genesis is sealed with it.
     /// - Throws: as ``genesis(parameters:layout:seed:questionMarks:createdAtMillis:players:)``,
     ///   and when a player's key cannot be sealed to.
-    public func privateGenesis(parameters: GameParameters, layout: MineLayout, seed: UInt64, questionMarks: Bool,
-                               createdAtMillis: UInt64, players: Set<PeerID>) throws(SyncDecodingError) -> Op {
+    public func privateGenesis(
+        parameters: GameParameters, layout: MineLayout, seed: UInt64, questionMarks: Bool,
+        createdAtMillis: UInt64, players: Set<PeerID>
+    ) throws(SyncDecodingError) -> Op {
         let others = players.subtracting([identity.peerID])
         let g = try Genesis(
             parameters: parameters, layout: layout, questionMarks: questionMarks, seed: seed, createdAtMillis: createdAtMillis,
@@ -114,14 +119,17 @@ public struct OpAuthor: Sendable {
         var w = ByteWriter()
         g.encode(into: &w)
         let p = PrivateGenesis(readers: readers, sealedGenesis: key.seal(w.bytes))
-        return Op(signing: identity, circle: circle, gameID: p.gameID(creator: identity.peerID), seq: 1, lamport: 1,
-                  previous: .none, wallClockMillis: createdAtMillis, payload: .privateGenesis(p))
+        return Op(
+            signing: identity, circle: circle, gameID: p.gameID(creator: identity.peerID), seq: 1, lamport: 1,
+            previous: .none, wallClockMillis: createdAtMillis, payload: .privateGenesis(p))
     }
 
     /// The genesis op of a new game: generates the board from `parameters`
     /// and `seed` with `SweeperGame`'s `Generator`, then signs its genesis.
-    public func newGame(_ parameters: GameParameters, seed: UInt64, questionMarks: Bool,
-                        createdAtMillis: UInt64) throws(NewGameError) -> Op {
+    public func newGame(
+        _ parameters: GameParameters, seed: UInt64, questionMarks: Bool,
+        createdAtMillis: UInt64
+    ) throws(NewGameError) -> Op {
         let board: GeneratedBoard
         do {
             board = try Generator.generate(parameters, seed: seed)
@@ -129,8 +137,9 @@ public struct OpAuthor: Sendable {
             throw .generation(error)
         }
         do {
-            return try genesis(parameters: parameters, layout: board.layout, seed: seed, questionMarks: questionMarks,
-                               createdAtMillis: createdAtMillis)
+            return try genesis(
+                parameters: parameters, layout: board.layout, seed: seed, questionMarks: questionMarks,
+                createdAtMillis: createdAtMillis)
         } catch {
             throw .invalidBoard(error)
         }
@@ -297,7 +306,8 @@ public struct OpAuthor: Sendable {
         }
         let previous = game.lastOp(of: identity.peerID)
         let lamport = max(game.maxLamport, previous?.lamport ?? 0) + 1
-        return Op(signing: identity, circle: circle, gameID: game.gameID, seq: game.chainLength(of: identity.peerID) + 1, lamport: lamport,
-                  previous: previous?.hash ?? .none, wallClockMillis: now, payload: payload)
+        return Op(
+            signing: identity, circle: circle, gameID: game.gameID, seq: game.chainLength(of: identity.peerID) + 1, lamport: lamport,
+            previous: previous?.hash ?? .none, wallClockMillis: now, payload: payload)
     }
 }

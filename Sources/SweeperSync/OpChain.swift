@@ -105,9 +105,9 @@ struct OpChain: Sendable {
             let read = try archive.ops(of: game, by: author, seqs: seqs.lowerBound...upper)
             // The archive gives back exactly the ops this chain holds.
             guard read.count == Int(upper - seqs.lowerBound + 1),
-                  read.enumerated().allSatisfy({
-                      $0.element.seq == seqs.lowerBound + UInt64($0.offset) && match(seq: $0.element.seq, hash: $0.element.hash) != .different
-                  })
+                read.enumerated().allSatisfy({
+                    $0.element.seq == seqs.lowerBound + UInt64($0.offset) && match(seq: $0.element.seq, hash: $0.element.hash) != .different
+                })
             else { throw OpArchiveMiss(game: game, author: author, seqs: seqs.lowerBound...upper) }
             out += read
         }

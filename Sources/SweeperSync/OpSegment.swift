@@ -29,7 +29,8 @@ public struct OpSegment: Sendable, Hashable {
         guard let first = ops.first, let last = ops.last, last.signature != nil, ops.count <= Self.opLimit else { return nil }
         for (i, op) in ops.enumerated() {
             guard op.author == first.author, op.gameID == first.gameID, op.seq == first.seq + UInt64(i),
-                  op.membershipProof == first.membershipProof else { return nil }
+                op.membershipProof == first.membershipProof
+            else { return nil }
         }
         self.ops = ops
     }
@@ -79,22 +80,26 @@ public struct OpSegment: Sendable, Hashable {
         let previous = OpHash(unchecked: try r.take(OpHash.byteCount, "previous hash"))
         let steps = try SegmentSteps.decode(from: &r)
         let signature = Signature(bytes: try r.take(Signature.byteCount, "signature"))
-        return OpSegment(rebuilding: steps, game: game, author: author, proof: proof, firstSeq: firstSeq,
-                         previous: previous, signature: signature)
+        return OpSegment(
+            rebuilding: steps, game: game, author: author, proof: proof, firstSeq: firstSeq,
+            previous: previous, signature: signature)
     }
 
     /// Rebuilds the ops of a segment from what the wire carried and what the
     /// receiver knows: each op's canonical bytes, chained by hashes from
     /// `previous`, the last carrying `signature`. Nothing is verified here.
-    init(rebuilding steps: [SegmentSteps.Step], game: GameID, author: PeerID, proof: [UInt8], firstSeq: UInt64,
-         previous: OpHash, signature: Signature?) {
+    init(
+        rebuilding steps: [SegmentSteps.Step], game: GameID, author: PeerID, proof: [UInt8], firstSeq: UInt64,
+        previous: OpHash, signature: Signature?
+    ) {
         var ops: [Op] = []
         ops.reserveCapacity(steps.count)
         var previous = previous
         for (i, step) in steps.enumerated() {
-            let op = Op(gameID: game, author: author, seq: firstSeq + UInt64(i), lamport: step.lamport, previous: previous,
-                        wallClockMillis: step.wall, membershipProof: proof, payload: step.payload,
-                        signature: i == steps.count - 1 ? signature : nil)
+            let op = Op(
+                gameID: game, author: author, seq: firstSeq + UInt64(i), lamport: step.lamport, previous: previous,
+                wallClockMillis: step.wall, membershipProof: proof, payload: step.payload,
+                signature: i == steps.count - 1 ? signature : nil)
             previous = op.hash
             ops.append(op)
         }

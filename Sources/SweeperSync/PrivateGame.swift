@@ -85,7 +85,7 @@ public struct PrivateGenesis: Hashable, Sendable {
         guard let plain = key.open(sealedGenesis) else { return nil }
         var r = ByteReader(plain)
         guard let g = try? Genesis.decode(from: &r), (try? r.expectEnd()) != nil,
-              g.players == players.subtracting([creator])
+            g.players == players.subtracting([creator])
         else { return nil }
         return g
     }

@@ -38,7 +38,8 @@ extension Replica {
     @discardableResult
     public mutating func install(_ woken: GameReplica, from job: WakeJob) -> Bool {
         guard let asleep = sleeping[job.game], asleep.vector == job.asleep.vector, asleep.unsignedHeads == job.asleep.unsignedHeads,
-              readers.map(\.peerID) == job.readers.map(\.peerID) else { return false }
+            readers.map(\.peerID) == job.readers.map(\.peerID)
+        else { return false }
         var woken = woken
         for author in asleep.equivocators { woken.noteEquivocator(author) }
         sleeping[job.game] = nil

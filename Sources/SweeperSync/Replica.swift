@@ -401,10 +401,13 @@ public struct Replica: Sendable {
         if sleeping[last.gameID] != nil {
             // Nothing wakes a sleeping game before the segment's author and signature are checked.
             let reason: OpRejection? =
-                !isAuthorized(last.author, proof: last.membershipProof) ? .notMember
-                : isRemoved(last) ? .removedAuthor
-                : overDailyQuota.contains(last.author) ? .overDailyQuota
-                : !segment.isChained || !last.hasValidSignature ? .badSignature : nil
+                !isAuthorized(last.author, proof: last.membershipProof)
+                ? .notMember
+                : isRemoved(last)
+                    ? .removedAuthor
+                    : overDailyQuota.contains(last.author)
+                        ? .overDailyQuota
+                        : !segment.isChained || !last.hasValidSignature ? .badSignature : nil
             if let reason {
                 for op in segment.ops { outcome.rejected.append((op.gameID, op.author, op.seq, reason)) }
                 count(outcome)
@@ -414,7 +417,8 @@ public struct Replica: Sendable {
         guard wake(last.gameID) else { return refused(segment.ops) }
         // No copy of the game is held here: the game is changed in place below.
         if let same = games[last.gameID]?.holds(last), same,
-           last.signature == nil || games[last.gameID]?.isSigned(author: last.author, seq: last.seq) == true {
+            last.signature == nil || games[last.gameID]?.isSigned(author: last.author, seq: last.seq) == true
+        {
             // Already held up to its end; a mismatch earlier would show as a conflict of `last`.
             outcome.duplicates = segment.ops.count
             return outcome
@@ -435,7 +439,8 @@ public struct Replica: Sendable {
             replica.beginSegment()
             for op in segment.ops { replica.admit(op, limit: limit, outcome: &outcome) }
             if let end = replica.lastOp(of: last.author), end.signature == nil,
-               let first = segment.ops.first, end.seq >= first.seq, end.seq < last.seq {
+                let first = segment.ops.first, end.seq >= first.seq, end.seq < last.seq
+            {
                 // A later op of the segment was refused, so the ops accepted
                 // before it end the chain without a signature: they could
                 // never be relayed, nor restored after a restart (the state

@@ -11,7 +11,8 @@ extension SyncSession {
         var heads: [HeadSignature] = []
         for (game, unsigned) in unsignedOnLink.sorted(by: { $0.key < $1.key }) {
             guard let signature = replica.op(in: game, author: me, seq: unsigned.seq)?.signature,
-                  let head = head(of: ChainHead(game: game, author: me, seq: unsigned.seq), signature: signature) else { continue }
+                let head = head(of: ChainHead(game: game, author: me, seq: unsigned.seq), signature: signature)
+            else { continue }
             heads.append(head)
         }
         unsignedOnLink = [:]

@@ -231,7 +231,8 @@ public struct SyncSession: Sendable {
             var heads: [HeadSignature] = []
             for chain in chains where sends(chain.game, of: replica) {
                 guard let signature = replica.op(in: chain.game, author: chain.author, seq: chain.seq)?.signature,
-                      let head = head(of: chain, signature: signature) else { continue }
+                    let head = head(of: chain, signature: signature)
+                else { continue }
                 heads.append(head)
                 if chain.author == liveAuthor, let unsigned = unsignedOnLink[chain.game], unsigned.seq <= chain.seq {
                     unsignedOnLink[chain.game] = nil
@@ -458,8 +459,9 @@ public struct SyncSession: Sendable {
                 if replica.hash(in: game, author: peer, seq: seq) == nil { askForSummary = true }
                 continue
             }
-            let op = Op(gameID: game, author: peer, seq: seq, lamport: lamport, previous: previous, wallClockMillis: wall,
-                        membershipProof: proof(of: peer, in: replica), payload: live.payload, signature: live.signature)
+            let op = Op(
+                gameID: game, author: peer, seq: seq, lamport: lamport, previous: previous, wallClockMillis: wall,
+                membershipProof: proof(of: peer, in: replica), payload: live.payload, signature: live.signature)
             step.outcome.merge(live.signature == nil ? replica.insert(vouched: op) : replica.insert(op))
             peerHolds[game, default: VersionVector()].advance(peer, to: seq)
         }
@@ -514,7 +516,8 @@ public struct SyncSession: Sendable {
                 // Live only when the peer holds everything before the new ops: it rebuilds each from the one before.
                 let earliest = accepted.filter { $0.gameID == game && $0.author == author }.map(\.seq).min() ?? 1
                 if author == liveAuthor, hasPeerSummary, (peerHolds[game]?[author] ?? 0) + 1 >= earliest,
-                   let pushed = live(game, after: peerHolds[game]?[author] ?? 0, replica: replica) {
+                    let pushed = live(game, after: peerHolds[game]?[author] ?? 0, replica: replica)
+                {
                     liveOps += pushed
                     continue
                 }
@@ -536,7 +539,8 @@ public struct SyncSession: Sendable {
     /// numbered all the games it may.
     private mutating func live(_ game: GameID, after seq: UInt64, replica: Replica) -> [LiveOp]? {
         guard let me = liveAuthor, let replicaGame = replica.games[game], seq < replicaGame.chainLength(of: me),
-              let ref = liveOut.reference(to: game, reverse: liveIn), let ops = try? replicaGame.ops(of: me, after: seq) else { return nil }
+            let ref = liveOut.reference(to: game, reverse: liveIn), let ops = try? replicaGame.ops(of: me, after: seq)
+        else { return nil }
         let length = replicaGame.chainLength(of: me)
         // The first op names the game as it stands on the link (numbering a
         // new one); the rest by the number or place that gives.
@@ -546,8 +550,9 @@ public struct SyncSession: Sendable {
         for op in ops {
             var position = LiveOp.Position.absolute(seq: op.seq, lamport: op.lamport, wall: op.wallClockMillis)
             if let newest = liveOut.newest[game], newest.seq + 1 == op.seq, op.lamport > newest.lamport {
-                position = .next(lamportStep: op.lamport - newest.lamport - 1,
-                                 wallChange: Int64(bitPattern: op.wallClockMillis &- newest.wall))
+                position = .next(
+                    lamportStep: op.lamport - newest.lamport - 1,
+                    wallChange: Int64(bitPattern: op.wallClockMillis &- newest.wall))
             }
             liveOut.newest[game] = (op.seq, op.lamport, op.wallClockMillis)
             let count = (unsignedOnLink[game]?.count ?? 0) + 1
@@ -558,8 +563,10 @@ public struct SyncSession: Sendable {
             } else {
                 unsignedOnLink[game] = (count, op.seq)
             }
-            out.append(LiveOp(game: out.isEmpty ? ref : then, position: position,
-                              payload: op.payload, signature: signature))
+            out.append(
+                LiveOp(
+                    game: out.isEmpty ? ref : then, position: position,
+                    payload: op.payload, signature: signature))
         }
         peerHolds[game, default: VersionVector()].advance(me, to: length)
         return out

@@ -1,13 +1,14 @@
 import Dispatch
 import FoundationEssentials
+import SweeperControl
+import SweeperConventions
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import SweeperControl
-import Synchronization
-import SweeperConventions
 
 /// Starts `sweeperd` in the background when no daemon answers, so one
 /// command starts a game.

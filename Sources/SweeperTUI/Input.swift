@@ -172,20 +172,21 @@ public struct InputDecoder: Sendable {
             return decodeCSI(at: i)
         case UInt8(ascii: "O"):
             guard i + 2 < pending.count else { return .incomplete }
-            let key: Key? = switch pending[i + 2] {
-            case UInt8(ascii: "A"): .up
-            case UInt8(ascii: "B"): .down
-            case UInt8(ascii: "C"): .right
-            case UInt8(ascii: "D"): .left
-            case UInt8(ascii: "H"): .home
-            case UInt8(ascii: "F"): .end
-            case UInt8(ascii: "M"): .enter
-            case UInt8(ascii: "P"): .function(1)
-            case UInt8(ascii: "Q"): .function(2)
-            case UInt8(ascii: "R"): .function(3)
-            case UInt8(ascii: "S"): .function(4)
-            default: nil
-            }
+            let key: Key? =
+                switch pending[i + 2] {
+                case UInt8(ascii: "A"): .up
+                case UInt8(ascii: "B"): .down
+                case UInt8(ascii: "C"): .right
+                case UInt8(ascii: "D"): .left
+                case UInt8(ascii: "H"): .home
+                case UInt8(ascii: "F"): .end
+                case UInt8(ascii: "M"): .enter
+                case UInt8(ascii: "P"): .function(1)
+                case UInt8(ascii: "Q"): .function(2)
+                case UInt8(ascii: "R"): .function(3)
+                case UInt8(ascii: "S"): .function(4)
+                default: nil
+                }
             return .event(key.map { .key($0) }, length: 3)
         case 0x1B:
             // Escape pressed twice: the first is a key of its own.
@@ -260,14 +261,15 @@ public struct InputDecoder: Sendable {
     private static func mouse(code: Int, column: Int, row: Int, pressed: Bool) -> MouseEvent {
         let motion = code & 32 != 0
         let base = code & ~(4 | 8 | 16 | 32)  // without shift, meta, control, motion
-        let button: MouseButton = switch base {
-        case 0: .left
-        case 1: .middle
-        case 2: .right
-        case 64: .wheelUp
-        case 65: .wheelDown
-        default: .other(code)
-        }
+        let button: MouseButton =
+            switch base {
+            case 0: .left
+            case 1: .middle
+            case 2: .right
+            case 64: .wheelUp
+            case 65: .wheelDown
+            default: .other(code)
+            }
         return MouseEvent(button: button, column: column, row: row, pressed: pressed, motion: motion)
     }
 }

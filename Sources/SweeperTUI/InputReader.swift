@@ -1,5 +1,6 @@
 import Dispatch
 import FoundationEssentials
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

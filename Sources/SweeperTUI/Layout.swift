@@ -187,7 +187,8 @@ public struct ViewerRenderer: Sendable {
     private func title(_ screen: inout Screen, _ viewer: Viewer) {
         var text = " Sweeper"
         if let g = viewer.game {
-            text += glyphs.separator + "game " + ControlFormatting.shortID(g.game) + glyphs.separator
+            text +=
+                glyphs.separator + "game " + ControlFormatting.shortID(g.game) + glyphs.separator
                 + "\(g.width)×\(g.height), " + ControlFormatting.count(g.mines, "mine")
             if g.assisted { text += glyphs.separator + "assisted" }
             if g.onlyHere == true { text += glyphs.separator + "only on this device" }
@@ -278,10 +279,13 @@ public struct ViewerRenderer: Sendable {
                     // Another player's cursor: the cell's background in their
                     // colour (underlined without colour), and their letter, or
                     // `+` for several players on one cell (the status line names them).
-                    let look = color ? Style(foreground: mark.colour.foreground, background: mark.colour.background, bold: true)
+                    let look =
+                        color
+                        ? Style(foreground: mark.colour.foreground, background: mark.colour.background, bold: true)
                         : Style(bold: true, underline: true)
-                    cell.style = Style(foreground: color ? cell.style.foreground ?? look.foreground : nil, background: look.background,
-                                       bold: cell.style.bold, underline: !color)
+                    cell.style = Style(
+                        foreground: color ? cell.style.foreground ?? look.foreground : nil, background: look.background,
+                        bold: cell.style.bold, underline: !color)
                     if cell.style.foreground == cell.style.background { cell.style.foreground = look.foreground }
                     second = ScreenCell(peers.count > 1 ? "+" : mark.letter, look)
                 }
@@ -289,7 +293,9 @@ public struct ViewerRenderer: Sendable {
                     // A player points here: the cell flashes in their colour
                     // (swapped every other second) with a `!` beside it.
                     let lit = Int((viewer.clock - point.since).rounded(.down)) % 2 == 0
-                    let look = color ? Style(foreground: mark.colour.foreground, background: mark.colour.background, bold: true, reverse: !lit)
+                    let look =
+                        color
+                        ? Style(foreground: mark.colour.foreground, background: mark.colour.background, bold: true, reverse: !lit)
                         : Style(bold: true, reverse: lit, underline: true)
                     cell.style = look
                     second = ScreenCell("!", look)
@@ -305,84 +311,6 @@ public struct ViewerRenderer: Sendable {
         }
     }
 
-    /// How the viewer marks another player: a letter of their own and a colour.
-    struct PlayerMark: Equatable {
-        /// Upper case for their cursor, lower case for their last move.
-        var letter: Character
-        /// Their colour.
-        var colour: PlayerColour
-    }
-
-    /// The mark of every other player the viewer shows: those looking at
-    /// the game and those whose last move is marked.
-    static func playerMarks(_ viewer: Viewer) -> [String: PlayerMark] {
-        var names: [String: String] = [:]
-        for p in viewer.watching { names[p.peer] = p.name }
-        for peer in viewer.lastActed.keys where names[peer] == nil { names[peer] = viewer.name(of: peer) }
-        for point in viewer.points.values where names[point.peer] == nil { names[point.peer] = point.name }
-        var chosen: [String: Int] = [:]
-        for p in viewer.game?.players ?? [] { if let c = p.colour { chosen[p.peer] = c } }
-        for p in viewer.watching { if let c = p.colour { chosen[p.peer] = c } }
-        for point in viewer.points.values { if let c = point.colour { chosen[point.peer] = c } }
-        let colours = Self.playerColours(Array(names.keys), chosen: chosen)
-        // Each player's letter as the daemon hands it out over the whole
-        // circle (the same on every screen), else as this screen would.
-        var letters = PlayerLetters.assign(names)
-        for p in viewer.game?.players ?? [] { if let l = p.letter?.first, names[p.peer] != nil { letters[p.peer] = l } }
-        for (peer, p) in viewer.presence where names[peer] != nil { if let l = p.letter?.first { letters[peer] = l } }
-        var marks: [String: PlayerMark] = [:]
-        for (peer, letter) in letters { if let colour = colours[peer] { marks[peer] = PlayerMark(letter: letter, colour: colour) } }
-        return marks
-    }
-
-    /// A player's colour: a background that reads on dark and light
-    /// terminals, with a foreground that reads on it.
-    public struct PlayerColour: Equatable, Sendable {
-        /// The background.
-        public var background: Color
-        /// The text on it.
-        public var foreground: Color
-    }
-
-    /// The eight player colours, in the order they are handed out.
-    public static let playerPalette: [PlayerColour] = [
-        PlayerColour(background: .blue, foreground: .brightWhite),
-        PlayerColour(background: .green, foreground: .black),
-        PlayerColour(background: .magenta, foreground: .brightWhite),
-        PlayerColour(background: .cyan, foreground: .black),
-        PlayerColour(background: .red, foreground: .brightWhite),
-        PlayerColour(background: .yellow, foreground: .black),
-        PlayerColour(background: .brightBlue, foreground: .black),
-        PlayerColour(background: .brightMagenta, foreground: .black),
-    ]
-
-    /// A colour for each player (by peer id), derived from the id, so each
-    /// player keeps theirs from one screen to the next; up to eight players
-    /// get eight different colours (a taken colour passes to the next free one,
-    /// in the order of the ids).
-    public static func playerColours(_ peers: [String], chosen: [String: Int] = [:]) -> [String: PlayerColour] {
-        var taken = Set<Int>()
-        var out: [String: PlayerColour] = [:]
-        // A colour a player chose in their profile is theirs.
-        for peer in Set(peers).sorted() {
-            guard let c = chosen[peer], (1...playerPalette.count).contains(c) else { continue }
-            taken.insert(c - 1)
-            out[peer] = playerPalette[c - 1]
-        }
-        for peer in Set(peers).sorted() where out[peer] == nil {
-            // FNV-1a of the printed id: the same on every machine and run.
-            var hash: UInt32 = 2_166_136_261
-            for b in peer.utf8 { hash = (hash ^ UInt32(b)) &* 16_777_619 }
-            var index = Int(hash % UInt32(playerPalette.count))
-            if taken.count < playerPalette.count {
-                while taken.contains(index) { index = (index + 1) % playerPalette.count }
-            }
-            taken.insert(index)
-            out[peer] = playerPalette[index]
-        }
-        return out
-    }
-
     private func status(_ screen: inout Screen, _ viewer: Viewer) {
         let y = screen.height - 3
         let sep = glyphs.separator
@@ -390,23 +318,29 @@ public struct ViewerRenderer: Sendable {
             // A replay: where in the game, who did what; and its keys.
             screen.put(0, y, fit(" " + timeline, screen.width), Style(bold: true))
             if let m = viewer.replay?.current, let mark = Self.playerMarks(viewer)[m.authorPeer] {
-                let look = color ? Style(foreground: mark.colour.foreground, background: mark.colour.background, bold: true) : Style(bold: true, underline: true)
+                let look =
+                    color ? Style(foreground: mark.colour.foreground, background: mark.colour.background, bold: true) : Style(bold: true, underline: true)
                 screen.put(0, y + 1, " " + String(mark.letter), look)
                 screen.put(2, y + 1, text(" \(m.name): \(m.changed.count) cell" + (m.changed.count == 1 ? "" : "s") + " changed"))
             }
-            screen.put(0, y + 2, fit(viewer.message.map { " " + $0 } ?? " space play/pause\(sep)←/→ step\(sep)+/- speed\(sep)Home/End\(sep)q back to the game", screen.width, words: viewer.message == nil),
-                       Style(dim: viewer.message == nil))
+            screen.put(
+                0, y + 2,
+                fit(
+                    viewer.message.map { " " + $0 } ?? " space play/pause\(sep)←/→ step\(sep)+/- speed\(sep)Home/End\(sep)q back to the game", screen.width,
+                    words: viewer.message == nil),
+                Style(dim: viewer.message == nil))
             return
         }
         if let g = viewer.game {
             var line = " Mines left \(viewer.minesLeft)\(sep)Flags \(viewer.flags)\(sep)\(ControlFormatting.duration(viewer.elapsed))\(sep)"
             let x = screen.put(0, y, line)
-            let (word, colour): (String, Color?) = switch g.status {
-            case .won: ("won", .green)
-            case .lost: ("lost", .red)
-            // A spectator "watches"; who has the game open is "looking" (below): two words for two things.
-            case .playing: (g.watching == true ? "you watch" : "playing", nil)
-            }
+            let (word, colour): (String, Color?) =
+                switch g.status {
+                case .won: ("won", .green)
+                case .lost: ("lost", .red)
+                // A spectator "watches"; who has the game open is "looking" (below): two words for two things.
+                case .playing: (g.watching == true ? "you watch" : "playing", nil)
+                }
             var next = screen.put(x, y, word, style(Style(foreground: colour, bold: g.status != .playing)))
             line = "\(sep)\(Int((viewer.progress * 100).rounded(.down)))%"
             if let t = g.trippedByPeer { line += "\(sep)mine tripped by \(viewer.name(of: t))" }
@@ -429,7 +363,9 @@ public struct ViewerRenderer: Sendable {
                     }
                     if i > 0 { next = screen.put(next, y, ", ") }
                     if let mark = marks[p.peer] {
-                        let look = color ? Style(foreground: mark.colour.foreground, background: mark.colour.background, bold: true)
+                        let look =
+                            color
+                            ? Style(foreground: mark.colour.foreground, background: mark.colour.background, bold: true)
                             : Style(bold: true, underline: true)
                         next = screen.put(next, y, String(mark.letter), look)
                         next = screen.put(next, y, " ")
@@ -440,19 +376,23 @@ public struct ViewerRenderer: Sendable {
             var who = " Players: " + (g.players.isEmpty ? "none yet" : g.players.map { "\($0.name) \($0.score)" }.joined(separator: ", "))
             if let race = g.race {
                 // Each racer's own board, as it stands: the race at a glance.
-                who = " Race: " + race.racers.map { r in
-                    let how: String = switch r.status {
-                    case .won: "won " + ControlFormatting.duration(wholeSecondsOf: r.playedMillis ?? 0)
-                    case .lost: r.gaveUp == true ? "gave up" : "lost"
-                    case .playing where r.didNotStart == true: "did not start"
-                    case .playing: "\(Int((r.progress * 100).rounded(.down)))%" + (r.flags > 0 ? " \(glyphs.flag)\(r.flags)" : "")
-                    }
-                    // Where another racer's cursor is, on their own board.
-                    let at = r.status == .playing && r.peer != race.shownPeer
-                        ? viewer.watching.first { $0.peer == r.peer }.flatMap { p in p.x.flatMap { x in p.y.map { " at \(x),\($0)" } } } ?? ""
-                        : ""
-                    return "\(r.name) \(how)\(at)"
-                }.joined(separator: ", ") + (race.over == true ? sep + (race.winnerName.map { "\($0) wins" } ?? "nobody cleared it") : "")
+                who =
+                    " Race: "
+                    + race.racers.map { r in
+                        let how: String =
+                            switch r.status {
+                            case .won: "won " + ControlFormatting.duration(wholeSecondsOf: r.playedMillis ?? 0)
+                            case .lost: r.gaveUp == true ? "gave up" : "lost"
+                            case .playing where r.didNotStart == true: "did not start"
+                            case .playing: "\(Int((r.progress * 100).rounded(.down)))%" + (r.flags > 0 ? " \(glyphs.flag)\(r.flags)" : "")
+                            }
+                        // Where another racer's cursor is, on their own board.
+                        let at =
+                            r.status == .playing && r.peer != race.shownPeer
+                            ? viewer.watching.first { $0.peer == r.peer }.flatMap { p in p.x.flatMap { x in p.y.map { " at \(x),\($0)" } } } ?? ""
+                            : ""
+                        return "\(r.name) \(how)\(at)"
+                    }.joined(separator: ", ") + (race.over == true ? sep + (race.winnerName.map { "\($0) wins" } ?? "nobody cleared it") : "")
             }
             let circle = viewer.peers.filter { !$0.otherCircle }
             if case .retrying = viewer.connection {
@@ -478,7 +418,8 @@ public struct ViewerRenderer: Sendable {
             return
         } else {
             // A finished game: what there is to do with it first.
-            bottom = viewer.game.map { $0.status != .playing } == true
+            bottom =
+                viewer.game.map { $0.status != .playing } == true
                 ? " r replay\(sep)n new game\(sep)g games\(sep)? help\(sep)q quit"
                 : " arrows/hjkl move\(sep)space reveal\(sep)f flag\(sep)H hint\(sep)? help\(sep)q quit"
             bottomStyle = Style(dim: true)
@@ -538,12 +479,15 @@ public struct ViewerRenderer: Sendable {
         case let .games(list, sel):
             title = "Games (enter opens, esc closes)"
             // In columns: id, size, how it stands, time, what sets it apart, who played.
-            lines = ControlFormatting.columns(list.prefix(max(1, screen.height - 6)).map { g in
-                [ControlFormatting.shortID(g.game),
-                 ControlFormatting.size(width: g.width, height: g.height, mines: g.mines) + (g.noGuess == true ? " no-guess" : ""),
-                 ControlFormatting.status(g.status, progress: g.progress), ControlFormatting.duration(wholeSecondsOf: g.elapsedMillis),
-                 ControlFormatting.marks(g).joined(separator: ", "), g.playerNames.joined(separator: ", ")]
-            })
+            lines = ControlFormatting.columns(
+                list.prefix(max(1, screen.height - 6)).map { g in
+                    [
+                        ControlFormatting.shortID(g.game),
+                        ControlFormatting.size(width: g.width, height: g.height, mines: g.mines) + (g.noGuess == true ? " no-guess" : ""),
+                        ControlFormatting.status(g.status, progress: g.progress), ControlFormatting.duration(wholeSecondsOf: g.elapsedMillis),
+                        ControlFormatting.marks(g).joined(separator: ", "), g.playerNames.joined(separator: ", "),
+                    ]
+                })
             if lines.isEmpty { lines = ["no games"] }
             selected = sel
         case .peers:
@@ -560,7 +504,8 @@ public struct ViewerRenderer: Sendable {
             lines = form.lines
         case let .ending(ending):
             title = ending.status == .won ? "Won!" : "Lost"
-            lines = ControlFormatting.ending(ending) + (viewer.game?.daily.map { [""] + ControlFormatting.daily($0) } ?? [])
+            lines =
+                ControlFormatting.ending(ending) + (viewer.game?.daily.map { [""] + ControlFormatting.daily($0) } ?? [])
                 + (viewer.game?.race.map { [""] + ControlFormatting.race($0) } ?? [])
                 + ["", "r plays the game again; any other key closes this"]
         }

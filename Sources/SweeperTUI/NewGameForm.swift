@@ -49,7 +49,8 @@ public struct NewGameForm: Equatable, Sendable {
         guard let last else { return }
         noGuess = last.noGuess ?? false
         if let preset = last.preset?.lowercased(),
-           let row = choices.firstIndex(where: { if case .preset(preset, _, _, _) = $0 { true } else { false } }) {
+            let row = choices.firstIndex(where: { if case .preset(preset, _, _, _) = $0 { true } else { false } })
+        {
             selected = row
         } else if let w = last.width, let h = last.height, let m = last.mines {
             if case .like(w, h, m)? = choices.first {

@@ -1,12 +1,13 @@
 import FoundationEssentials
+import SweeperControl
+import SweeperConventions
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import SweeperControl
-import SweeperConventions
-import Synchronization
 
 /// What `sweeper play` was asked for.
 public struct PlayOptions: Sendable {
@@ -142,7 +143,9 @@ public enum PlaySession {
             },
             Task { [asked] in await openFirstGame(options, asked: asked, continuation) },
             Task {
-                if let status = try? await request(socket, Commands.Status.self, Empty()) { continuation.yield(.identity(id: status.peer, name: status.name, removed: status.removedNote)) }
+                if let status = try? await request(socket, Commands.Status.self, Empty()) {
+                    continuation.yield(.identity(id: status.peer, name: status.name, removed: status.removedNote))
+                }
                 if let peers = try? await request(socket, Commands.Peers.self, .init()) { continuation.yield(.peers(peers)) }
             },
         ]

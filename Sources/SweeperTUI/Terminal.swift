@@ -1,3 +1,5 @@
+import SweeperConventions
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -5,7 +7,6 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import SweeperConventions
 
 /// The escape sequences the viewer sends to enter and leave its screen.
 public enum TerminalSequences {

@@ -347,7 +347,7 @@ public struct Viewer: Sendable {
             return (game.map { [.refresh(game: $0.game)] } ?? []) + [.listPeers]
         case .point:
             guard replay == nil, let id = game?.game, event.game == id, let p = event.presence, let x = event.x, let y = event.y,
-                  x >= 0, y >= 0, x < game?.width ?? 0, y < game?.height ?? 0
+                x >= 0, y >= 0, x < game?.width ?? 0, y < game?.height ?? 0
             else { return [] }
             let own = p.own == true || p.peer == selfID
             let line = own ? "You point at \(x),\(y)." : "\(p.name): look here (\(x),\(y))"

@@ -92,7 +92,8 @@ extension Viewer {
             }
             guard race.shownPeer == selfID else {
                 let whose = race.racers.first { $0.peer == race.shownPeer }?.name
-                message = race.racers.contains { $0.peer == selfID }
+                message =
+                    race.racers.contains { $0.peer == selfID }
                     ? "This is \(whose ?? "another racer")'s board: G gives up only your own (press G on yours)."
                     : "You do not race in this game: G gives up only your own board in a race."
                 return []

@@ -1,11 +1,12 @@
 import FoundationEssentials
+import SweeperConventions
+import SweeperCrypto
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import SweeperConventions
-import SweeperCrypto
 
 /// The web board's own TLS certificate for the home network: a P-256 key
 /// and a self-signed X.509 certificate, made once (by `openssl`, as
@@ -44,8 +45,8 @@ public struct WebCertificate: Sendable {
         ])
         chmod(newKey, 0o600)
         guard status == 0, read(keyPath: newKey, certificatePath: newCertificate) != nil,
-              rename(newKey, keyPath) == 0, rename(newCertificate, certificatePath) == 0,
-              let made = read(keyPath: keyPath, certificatePath: certificatePath)
+            rename(newKey, keyPath) == 0, rename(newCertificate, certificatePath) == 0,
+            let made = read(keyPath: keyPath, certificatePath: certificatePath)
         else {
             unlink(newKey)
             unlink(newCertificate)
@@ -56,7 +57,7 @@ public struct WebCertificate: Sendable {
 
     private static func read(keyPath: String, certificatePath: String) -> WebCertificate? {
         guard let key = try? FileDescriptorReader.readAll(path: keyPath, limit: 1 << 16), !key.isEmpty,
-              let der = try? FileDescriptorReader.readAll(path: certificatePath, limit: 1 << 16), der.first == 0x30
+            let der = try? FileDescriptorReader.readAll(path: certificatePath, limit: 1 << 16), der.first == 0x30
         else { return nil }
         return WebCertificate(der: der, keyPEM: key)
     }

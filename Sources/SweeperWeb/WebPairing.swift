@@ -226,17 +226,25 @@ public final class WebPairing: Sendable {
     public static func describe(userAgent: String?) -> String {
         guard let agent = userAgent else { return "a browser" }
         let browser =
-            agent.contains("Firefox/") ? "Firefox"
-            : agent.contains("Edg/") ? "Edge"
-            : agent.contains("Chrome/") || agent.contains("CriOS/") ? "Chrome"
-            : agent.contains("Safari/") ? "Safari" : "A browser"
+            agent.contains("Firefox/")
+            ? "Firefox"
+            : agent.contains("Edg/")
+                ? "Edge"
+                : agent.contains("Chrome/") || agent.contains("CriOS/")
+                    ? "Chrome"
+                    : agent.contains("Safari/") ? "Safari" : "A browser"
         let system =
-            agent.contains("Android") ? "Android"
-            : agent.contains("iPhone") ? "iPhone"
-            : agent.contains("iPad") ? "iPad"
-            : agent.contains("Windows") ? "Windows"
-            : agent.contains("Mac OS X") ? "a Mac"
-            : agent.contains("Linux") ? "Linux" : "a device"
+            agent.contains("Android")
+            ? "Android"
+            : agent.contains("iPhone")
+                ? "iPhone"
+                : agent.contains("iPad")
+                    ? "iPad"
+                    : agent.contains("Windows")
+                        ? "Windows"
+                        : agent.contains("Mac OS X")
+                            ? "a Mac"
+                            : agent.contains("Linux") ? "Linux" : "a device"
         return "\(browser) on \(system)"
     }
 }

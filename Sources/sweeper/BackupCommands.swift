@@ -1,13 +1,14 @@
 import ArgumentParser
 import FoundationEssentials
+import SweeperControl
+import SweeperConventions
+import SweeperDaemon
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import SweeperControl
-import SweeperConventions
-import SweeperDaemon
 
 /// A path as the user typed it, made absolute against this process's
 /// working directory (the daemon's is another).
@@ -61,7 +62,8 @@ struct RestoreCommand: ParsableCommand {
         let now = Int64(Date().timeIntervalSince1970)
         let day = now >= 0 ? now / 86_400 : (now - 86_399) / 86_400
         let second = now - day * 86_400
-        let stamp = CivilDate(daysSince1970: day).text + "-" + CivilDate.padded(second / 3600, 2) + CivilDate.padded(second / 60 % 60, 2)
+        let stamp =
+            CivilDate(daysSince1970: day).text + "-" + CivilDate.padded(second / 3600, 2) + CivilDate.padded(second / 60 % 60, 2)
             + CivilDate.padded(second % 60, 2)
         let report: DeviceRestore.Report
         do {
@@ -75,7 +77,8 @@ struct RestoreCommand: ParsableCommand {
             printJSON(report)
             return
         }
-        var text = "Restored device \(ControlFormatting.shortID(report.peerID)) (\(ControlFormatting.count(report.games, "game"))) into \(report.stateDirectory).\n"
+        var text =
+            "Restored device \(ControlFormatting.shortID(report.peerID)) (\(ControlFormatting.count(report.games, "game"))) into \(report.stateDirectory).\n"
         if let aside = report.movedAside { text += "The device that was there is kept at \(aside).\n" }
         text += """
             Start it: systemctl --user start sweeperd (or sweeperd &); its circle takes it back as it was.

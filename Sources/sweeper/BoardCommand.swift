@@ -1,12 +1,13 @@
 import ArgumentParser
 import FoundationEssentials
+import SweeperConventions
+import SweeperGame
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import SweeperConventions
-import SweeperGame
 
 /// `sweeper board`: offline board tools that need no daemon.
 struct BoardCommand: ParsableCommand {

@@ -1,12 +1,13 @@
 import ArgumentParser
 import FoundationEssentials
+import SweeperControl
+import SweeperGame
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import SweeperControl
-import SweeperGame
 
 // The circle from the command line: invitations, joining, the members and their roles.
 
@@ -91,7 +92,8 @@ struct JoinCommand: AsyncParsableCommand {
             let status = try? await ControlClient.withConnection(socketPath: options.socketPath) { try await $0.call(Commands.Status.self, Empty()) }
             if let status, status.mdns == "disabled", status.peerCount == 0 {
                 Output.write(
-                    "This daemon has mDNS off and no peer linked: give the address of the member that made the code with --address HOST:PORT\(timeout > 0 ? " (waiting \(Int(timeout)) s for one to be connected meanwhile)" : "").\n".utf8,
+                    "This daemon has mDNS off and no peer linked: give the address of the member that made the code with --address HOST:PORT\(timeout > 0 ? " (waiting \(Int(timeout)) s for one to be connected meanwhile)" : "").\n"
+                        .utf8,
                     to: STDERR_FILENO)
             } else if timeout > 0, isatty(STDERR_FILENO) == 1, !options.json {
                 Output.write("Looking for the member that made the code (up to \(Int(timeout)) s)…\n".utf8, to: STDERR_FILENO)
@@ -100,7 +102,9 @@ struct JoinCommand: AsyncParsableCommand {
         try await callDaemon(options, Commands.Join.self, .init(code: code, address: address, oldGames: choice, waitSeconds: timeout)) { r in
             var out = "Joined circle \(r.circleTag)."
             if let n = r.forgottenGameCount, n > 0 { out += " Forgot the \(n) game\(n == 1 ? "" : "s") held before." }
-            if let n = r.keptGameCount, n > 0 { out += " The \(n) game\(n == 1 ? "" : "s") held before stay\(n == 1 ? "s" : "") here, never sent to the new circle." }
+            if let n = r.keptGameCount, n > 0 {
+                out += " The \(n) game\(n == 1 ? "" : "s") held before stay\(n == 1 ? "s" : "") here, never sent to the new circle."
+            }
             return out + "\n"
         }
     }
@@ -113,7 +117,8 @@ struct JoinCommand: AsyncParsableCommand {
         guard let held = status?.gameCount, held > 0 else { return nil }
         for _ in 0..<3 {
             Output.write(
-                "This device holds \(held) game\(held == 1 ? "" : "s"). Keep them (readable here, never sent to the new circle) or forget them? [K/f] ".utf8, to: STDERR_FILENO)
+                "This device holds \(held) game\(held == 1 ? "" : "s"). Keep them (readable here, never sent to the new circle) or forget them? [K/f] ".utf8,
+                to: STDERR_FILENO)
             guard let line = readLine() else { return nil }
             switch line.trimmedOfWhitespace.lowercased() {
             case "", "k", "keep": return .keep
@@ -166,7 +171,9 @@ enum Switch: String, ExpressibleByArgument, CaseIterable {
 struct CircleInvitesCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "invites",
-        abstract: "Turn a member's invitations off (its codes, old and new, admit nobody) or on again. The founder and admins may, for members less senior than they are.")
+        abstract:
+            "Turn a member's invitations off (its codes, old and new, admit nobody) or on again. The founder and admins may, for members less senior than they are."
+    )
     @OptionGroup var options: ClientOptions
     @Argument(help: "The member: its player name, or its peer id or a unique start of it (see sweeper circle).")
     var device: String
@@ -182,7 +189,9 @@ struct CircleInvitesCommand: AsyncParsableCommand {
 struct CircleRemoveCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "remove",
-        abstract: "Remove a device from the circle: it can no longer link, its later moves are refused, and the circle gets a new key. The founder and admins may, for devices less senior than they are.")
+        abstract:
+            "Remove a device from the circle: it can no longer link, its later moves are refused, and the circle gets a new key. The founder and admins may, for devices less senior than they are."
+    )
     @OptionGroup var options: ClientOptions
     @Argument(help: "The device: its player name, or its peer id or a unique start of it (see sweeper circle).")
     var device: String
@@ -200,7 +209,8 @@ struct CircleRemoveCommand: AsyncParsableCommand {
         }
         try await callDaemon(options, Commands.CircleRemove.self, .init(device: device)) { r in
             let hosted = r.hostedRemovedNames.map { " The players it hosted are removed with it: \($0.joined(separator: ", "))." } ?? ""
-            return "Removed \(ControlFormatting.device(name: r.name, peerID: r.peer)); \(r.keptOps) of its moves stay.\(hosted) The circle's new tag is \(r.circleTag).\n"
+            return
+                "Removed \(ControlFormatting.device(name: r.name, peerID: r.peer)); \(r.keptOps) of its moves stay.\(hosted) The circle's new tag is \(r.circleTag).\n"
         }
     }
 }

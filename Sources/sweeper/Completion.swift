@@ -1,11 +1,12 @@
 import ArgumentParser
 import FoundationEssentials
+import SweeperControl
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import SweeperControl
 
 /// Values the shell completions offer that only the daemon knows: the ids
 /// of its games. Asked in a blocking call of at most half a second, so a

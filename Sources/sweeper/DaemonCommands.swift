@@ -1,12 +1,13 @@
 import ArgumentParser
 import FoundationEssentials
+import SweeperControl
+import SweeperGame
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import SweeperControl
-import SweeperGame
 
 /// Options shared by every command that talks to the daemon.
 struct ClientOptions: ParsableArguments {
@@ -106,7 +107,8 @@ struct FollowCommand: AsyncParsableCommand {
     @Argument(help: "A game id or unique prefix.") var game: String
     func run() async throws {
         try await callDaemon(options, Commands.Follow.self, .init(game: game)) { r in
-            r.held ? "Following \(r.game) (held here, \(ControlFormatting.count(r.ops, "op"))).\n" : "Following \(r.game): it comes from the peers that have it.\n"
+            r.held
+                ? "Following \(r.game) (held here, \(ControlFormatting.count(r.ops, "op"))).\n" : "Following \(r.game): it comes from the peers that have it.\n"
         }
     }
 }
@@ -162,7 +164,9 @@ struct NewGameOptions: ParsableArguments {
     var players: String?
     @Flag(
         name: .customLong("private"),
-        help: "Only the players read the game: its moves are sealed with a key only they hold; the other members relay it unread and do not list it. Needs --players.")
+        help:
+            "Only the players read the game: its moves are sealed with a key only they hold; the other members relay it unread and do not list it. Needs --players."
+    )
     var isPrivate = false
     @Flag(
         help: "Race: you and the players (--players, or every member of the circle) each play this board on a board of your own; the first to clear it wins.")
@@ -229,7 +233,8 @@ struct AddPlayersCommand: AsyncParsableCommand {
     }
     func run() async throws {
         try await callDaemon(options, Commands.AddPlayers.self, .init(game: game, players: players)) { r in
-            (r.added == 0 ? "Nobody new: " : "Added \(r.added). ") + "Players of \(ControlFormatting.shortID(r.game)): \(r.chosenPlayerNames.joined(separator: ", ")).\n"
+            (r.added == 0 ? "Nobody new: " : "Added \(r.added). ")
+                + "Players of \(ControlFormatting.shortID(r.game)): \(r.chosenPlayerNames.joined(separator: ", ")).\n"
         }
     }
 }
@@ -247,7 +252,8 @@ struct ArchiveCommand: AsyncParsableCommand {
         if !undo, !yes, isatty(STDIN_FILENO) == 1, !options.json {
             // Which game the id names, before anyone is asked.
             let view = try await askDaemon(options, Commands.Show.self, .init(game: game))
-            let what = "\(ControlFormatting.shortID(view.game)) (\(ControlFormatting.size(width: view.width, height: view.height, mines: view.mines)), "
+            let what =
+                "\(ControlFormatting.shortID(view.game)) (\(ControlFormatting.size(width: view.width, height: view.height, mines: view.mines)), "
                 + "\(ControlFormatting.status(view.status, progress: view.progress)))"
             try askYes("Archive \(what) on every device?", or: "Nothing archived.")
         }
@@ -285,18 +291,20 @@ struct ShowCommand: AsyncParsableCommand {
     func run() async throws {
         let arguments = Commands.GameArguments(game: game, cheat: cheat ? true : nil, racer: racer, look: look ? true : nil)
         let json = options.json
-        try await callDaemon(options, Commands.Show.self, arguments, again: { error in
-            // Another's board of today gives yours away: asked on a terminal, as the daemon says why.
-            guard error.code == "makes-practice", !json else { return nil }
-            guard isatty(STDIN_FILENO) == 1 else {
-                Output.write("sweeper: \(error.message); add --look to show it all the same\n".utf8, to: STDERR_FILENO)
-                throw ExitCode(1)
-            }
-            try askYes("\(error.message.prefix(1).uppercased() + error.message.dropFirst()). Show it?", or: "Not shown.")
-            var looking = arguments
-            looking.look = true
-            return looking
-        }, text: ControlFormatting.show)
+        try await callDaemon(
+            options, Commands.Show.self, arguments,
+            again: { error in
+                // Another's board of today gives yours away: asked on a terminal, as the daemon says why.
+                guard error.code == "makes-practice", !json else { return nil }
+                guard isatty(STDIN_FILENO) == 1 else {
+                    Output.write("sweeper: \(error.message); add --look to show it all the same\n".utf8, to: STDERR_FILENO)
+                    throw ExitCode(1)
+                }
+                try askYes("\(error.message.prefix(1).uppercased() + error.message.dropFirst()). Show it?", or: "Not shown.")
+                var looking = arguments
+                looking.look = true
+                return looking
+            }, text: ControlFormatting.show)
     }
 }
 

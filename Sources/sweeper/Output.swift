@@ -1,11 +1,12 @@
 import FoundationEssentials
+import SweeperConventions
+import SweeperGame
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import SweeperConventions
-import SweeperGame
 
 /// Writes the program's output with `write(2)`, which reports errors:
 /// Foundation's `FileHandle.write(_:)` traps on them, and a reader that

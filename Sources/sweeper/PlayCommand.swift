@@ -1,12 +1,13 @@
 import ArgumentParser
 import FoundationEssentials
+import SweeperControl
+import SweeperTUI
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import SweeperControl
-import SweeperTUI
 
 /// `sweeper play [GAME] [new-game options]`: the live board viewer.
 struct PlayCommand: AsyncParsableCommand {

@@ -25,7 +25,8 @@ struct PlayerCommand: AsyncParsableCommand {
         text += "Or open https://ADDRESS:PORT/ and type the code \(code). It works once.\n"
         text += WebLauncher.qr(p.url)
         if let fingerprint = p.fingerprint {
-            text += "The phone warns that the certificate is not trusted: it is this computer's own. Check that it shows this SHA-256 fingerprint:\n  \(fingerprint)\n"
+            text +=
+                "The phone warns that the certificate is not trusted: it is this computer's own. Check that it shows this SHA-256 fingerprint:\n  \(fingerprint)\n"
         }
         return text
     }

@@ -1,12 +1,13 @@
 import ArgumentParser
 import FoundationEssentials
+import SweeperConventions
+import SweeperDaemonCommand
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import SweeperConventions
-import SweeperDaemonCommand
 
 /// `sweeper`: the Sweeper client. Each subcommand parses its arguments and
 /// calls into the libraries.

@@ -1,14 +1,15 @@
 import ArgumentParser
 import FoundationEssentials
+import SweeperControl
+import SweeperConventions
+import SweeperQR
+import SweeperTUI
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import SweeperControl
-import SweeperConventions
-import SweeperQR
-import SweeperTUI
 
 /// `sweeper web`: the board in a browser, on this computer or a phone.
 struct WebCommand: AsyncParsableCommand {
@@ -23,7 +24,9 @@ struct WebCommand: AsyncParsableCommand {
 struct WebOpenCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "open",
-        abstract: "Open the board in a browser on this computer (an address that logs one browser in, once, within ten minutes); --lan serves phones on the home network.")
+        abstract:
+            "Open the board in a browser on this computer (an address that logs one browser in, once, within ten minutes); --lan serves phones on the home network."
+    )
     @OptionGroup var options: ClientOptions
     @Option(help: "A game id or unique prefix to open (default: the most recent game in progress).")
     var game: String?

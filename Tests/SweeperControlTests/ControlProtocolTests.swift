@@ -1,8 +1,9 @@
 import Foundation
-import SweeperConventions
 import NIOCore
 import NIOEmbedded
+import SweeperConventions
 import Testing
+
 @testable import SweeperControl
 
 @Suite struct LineFramerTests {
@@ -153,13 +154,17 @@ import Testing
         let games = [
             GameSummary(
                 game: "0123456789abcdef", width: 9, height: 9, mines: 10, status: .won, progress: 1, elapsedMillis: 65000, playerNames: ["ada", "bob"],
-                createdAt: 1795000000000, endedAt: 1795000065000, assisted: false),
-            GameSummary(game: "fedcba9876543210", width: 30, height: 16, mines: 99, status: .playing, progress: 0.5, elapsedMillis: 4000000, playerNames: [], createdAt: 1000, assisted: true),
+                createdAt: 1_795_000_000_000, endedAt: 1_795_000_065_000, assisted: false),
+            GameSummary(
+                game: "fedcba9876543210", width: 30, height: 16, mines: 99, status: .playing, progress: 0.5, elapsedMillis: 4_000_000, playerNames: [],
+                createdAt: 1000, assisted: true),
         ]
         let text = ControlFormatting.games(games)
         let lines = text.split(separator: "\n")
         #expect(lines.count == 3)
-        #expect(lines[1].contains("01234567") && lines[1].contains("9×9 (10)") && lines[1].contains("won") && lines[1].contains("0:01:05") && lines[1].contains("ada, bob"))
+        #expect(
+            lines[1].contains("01234567") && lines[1].contains("9×9 (10)") && lines[1].contains("won") && lines[1].contains("0:01:05")
+                && lines[1].contains("ada, bob"))
         #expect(lines[2].contains("30×16 (99)") && lines[2].contains("50% (assisted)") && lines[2].contains("1:06:40"))
         // When each started, and ended once won or lost.
         #expect(lines[0].contains("STARTED") && lines[0].contains("ENDED"))
@@ -192,7 +197,8 @@ import Testing
 @Suite struct PeerWordingTests {
     func peer(_ state: PeerState, _ sync: PeerInfo.Sync?, other: Bool = false) -> PeerInfo {
         PeerInfo(
-            peer: "abcdef", name: "bob", addresses: ["198.18.0.2:7455"], state: state, via: ["mdns"], lastSeenAt: Int64(Date().timeIntervalSince1970 * 1000) - 0,
+            peer: "abcdef", name: "bob", addresses: ["198.18.0.2:7455"], state: state, via: ["mdns"],
+            lastSeenAt: Int64(Date().timeIntervalSince1970 * 1000) - 0,
             roundTripMillis: nil, sync: sync, otherCircle: other)
     }
 
@@ -259,7 +265,8 @@ import Testing
         // The daemon words the note (ControlProtocolDocTests); the list shows it as it came.
         func peer(_ name: String, _ version: Int?) -> PeerInfo {
             var p = PeerInfo(
-                peer: "P-\(name)", name: name, addresses: [], state: .connected, via: ["mdns"], lastSeenAt: Int64(Date().timeIntervalSince1970 * 1000) - 0, roundTripMillis: 1,
+                peer: "P-\(name)", name: name, addresses: [], state: .connected, via: ["mdns"], lastSeenAt: Int64(Date().timeIntervalSince1970 * 1000) - 0,
+                roundTripMillis: 1,
                 sync: .init(theyLack: 0, weLack: 0), otherCircle: false)
             p.protocolVersion = version
             if let version, version < 4 { p.versionNote = "\(name) runs an older Sweeper (peer protocol \(version)). Upgrade it." }
@@ -279,27 +286,31 @@ import Testing
         #expect(text.contains("ann (you) is in game 01234567 at 3,4\n"), "\(text)")
         #expect(text.contains("Mum is in game fedcba98 at 0,7\n"))
         #expect(!text.contains("Dad"))
-        let status = ControlFormatting.status(Commands.Status.Result(
-            peer: "ME", name: "ann", circleTag: "t", listening: [], mdns: "running", peerCount: 1, gameCount: 2, version: "v", pid: 1,
-            presence: presence))
+        let status = ControlFormatting.status(
+            Commands.Status.Result(
+                peer: "ME", name: "ann", circleTag: "t", listening: [], mdns: "running", peerCount: 1, gameCount: 2, version: "v", pid: 1,
+                presence: presence))
         #expect(status.contains("Mum is in game fedcba98 at 0,7"))
     }
 
     @Test func scoresAreATableAFamilyReads() {
         let date = 1_795_000_000.0
-        var best = Commands.BestTime(width: 9, height: 9, mines: 10, playedMillis: 65000, game: "0123456789abcdef", playerNames: ["Sam", "Mum"], startedAt: Int64(date * 1000))
+        var best = Commands.BestTime(
+            width: 9, height: 9, mines: 10, playedMillis: 65000, game: "0123456789abcdef", playerNames: ["Sam", "Mum"], startedAt: Int64(date * 1000))
         best.threeBVPerSecond = 0.42
         var second = best
         second.playedMillis = 80_000
         second.playerNames = ["Max"]
         let helped = Commands.AssistedWin(
-            win: Commands.BestTime(width: 16, height: 16, mines: 40, playedMillis: 30000, game: "fedcba9876543210", playerNames: ["Max"], startedAt: Int64(date * 1000)),
+            win: Commands.BestTime(
+                width: 16, height: 16, mines: 40, playedMillis: 30000, game: "fedcba9876543210", playerNames: ["Max"], startedAt: Int64(date * 1000)),
             hints: [Commands.HintCount(name: "Max", hintCount: 3)], peeks: [Commands.Peek(name: "Sam", peekedAt: Int64((date + 5) * 1000))])
-        let text = ControlFormatting.scores(Commands.Scores.Result(
-            scores: [best],
-            classes: [Commands.ScoreClass(name: "Beginner 9×9 (10), classic", width: 9, height: 9, mines: 10, noGuess: false, best: [best, second])],
-            assistedWins: [helped], practice: [],
-            player: Commands.PlayerRecord(name: "Sam", played: 4, won: 2, lost: 2, minesTripped: 1, bestThreeBVPerSecond: 0.42, records: [best])))
+        let text = ControlFormatting.scores(
+            Commands.Scores.Result(
+                scores: [best],
+                classes: [Commands.ScoreClass(name: "Beginner 9×9 (10), classic", width: 9, height: 9, mines: 10, noGuess: false, best: [best, second])],
+                assistedWins: [helped], practice: [],
+                player: Commands.PlayerRecord(name: "Sam", played: 4, won: 2, lost: 2, minesTripped: 1, bestThreeBVPerSecond: 0.42, records: [best])))
         #expect(text.hasPrefix("Beginner 9×9 (10), classic\n"), "\(text)")
         let lines = text.split(separator: "\n").map(String.init)
         let first = lines.first { $0.hasPrefix("1 ") }
@@ -319,7 +330,10 @@ import Testing
 @Suite struct PeerProblemsTextTests {
     @Test func unreachedPeersAndMDNSAreSaid() {
         let result = Commands.Peers.Result(
-            peers: [], unreached: [UnreachedPeerInfo(address: "10.9.8.7:7455", reason: "no route to the host", failedAt: Int64(Date().timeIntervalSince1970 * 1000) - 12000)],
+            peers: [],
+            unreached: [
+                UnreachedPeerInfo(address: "10.9.8.7:7455", reason: "no route to the host", failedAt: Int64(Date().timeIntervalSince1970 * 1000) - 12000)
+            ],
             mdns: "unavailable (avahi-daemon is not running)")
         let text = ControlFormatting.peers(result)
         #expect(text.contains("10.9.8.7:7455") && text.contains("no route to the host") && text.contains("12s ago"), "\(text)")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import SweeperControl
 
 /// The hand-written line of a `cells` event against `JSONEncoder`'s.
@@ -25,9 +26,12 @@ import Testing
     }
 
     func event(_ r: inout Random, plain: Bool) -> ControlEvent {
-        let cells = r.chance() ? nil : (0..<r.below(5)).map { _ in
-            CellChange(x: r.below(500) - 2, y: r.below(500), value: text(&r, plain: plain))
-        }
+        let cells =
+            r.chance()
+            ? nil
+            : (0..<r.below(5)).map { _ in
+                CellChange(x: r.below(500) - 2, y: r.below(500), value: text(&r, plain: plain))
+            }
         let progress: Double? = plain ? nil : r.chance() ? nil : [0, 1, 0.5, 1e-7, Double(r.below(1_000_000)) / 999_983][r.below(5)]
         return ControlEvent(
             event: .cells, game: r.chance() ? text(&r, plain: plain) : nil, cells: cells,

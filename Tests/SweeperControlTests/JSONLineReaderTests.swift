@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import SweeperControl
 
 /// The hot control lines read and written without `JSONDecoder` and
@@ -12,8 +13,11 @@ import Testing
     func event(_ line: Data) -> ControlEvent? { line.withUnsafeBytes { ControlEvent(jsonLine: $0) } }
 
     @Test func readsJSONValues() {
-        #expect(read(#"{"a":[1,-2,3.5,1e3,true,false,null],"b":{"c":"d"}} "#)
-            == .object(["a": .array([.int(1), .int(-2), .double(3.5), .double(1000), .bool(true), .bool(false), .null]), "b": .object(["c": .string("d")])]))
+        #expect(
+            read(#"{"a":[1,-2,3.5,1e3,true,false,null],"b":{"c":"d"}} "#)
+                == .object([
+                    "a": .array([.int(1), .int(-2), .double(3.5), .double(1000), .bool(true), .bool(false), .null]), "b": .object(["c": .string("d")]),
+                ]))
         #expect(read("\n [ ] \r\n") == .array([]))
         #expect(read(#""\u00e9\ud83d\udca3\/\\\"\n\t\b\f\r\u0000""#) == .string("é💣/\\\"\n\t\u{8}\u{c}\r\u{0}"))
         #expect(read("\"é💣\"") == .string("é💣"))

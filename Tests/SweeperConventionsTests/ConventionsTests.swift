@@ -43,8 +43,10 @@ import Testing
 
     @Test func dropsFormatCharactersThatReorderOrHideWhatANameShows() {
         // Bidi embeddings, overrides and isolates, the marks, zero-width characters, the BOM, a soft hyphen.
-        for invisible: Unicode.Scalar in ["\u{202A}", "\u{202B}", "\u{202C}", "\u{202D}", "\u{202E}", "\u{2066}", "\u{2067}", "\u{2068}",
-                                         "\u{2069}", "\u{200E}", "\u{200F}", "\u{200B}", "\u{200C}", "\u{200D}", "\u{2060}", "\u{FEFF}", "\u{AD}"] {
+        for invisible: Unicode.Scalar in [
+            "\u{202A}", "\u{202B}", "\u{202C}", "\u{202D}", "\u{202E}", "\u{2066}", "\u{2067}", "\u{2068}",
+            "\u{2069}", "\u{200E}", "\u{200F}", "\u{200B}", "\u{200C}", "\u{200D}", "\u{2060}", "\u{FEFF}", "\u{AD}",
+        ] {
             #expect(PlayerName.cleaned("M\(Character(invisible))ax") == "Max", "U+\(String(invisible.value, radix: 16, uppercase: true))")
         }
         // "Max" shown right to left as "xaM" by an override, then back: plain "Max" (reads as it is stored).

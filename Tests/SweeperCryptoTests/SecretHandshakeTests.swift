@@ -1,4 +1,5 @@
 import Testing
+
 @testable import SweeperCrypto
 
 /// Runs a handshake between two parties, optionally tampering with each

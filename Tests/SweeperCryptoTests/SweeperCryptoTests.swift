@@ -1,4 +1,5 @@
 import Testing
+
 @testable import SweeperCrypto
 
 @Suite struct SigningTests {

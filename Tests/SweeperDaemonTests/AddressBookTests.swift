@@ -65,7 +65,8 @@ import Testing
         let any4 = try SocketAddress(ipAddress: "0.0.0.0", port: 7456)
         let one = try SocketAddress(ipAddress: "198.18.0.2", port: 7457)
         let interfaces = ["2001:db8::5", "198.18.0.2", "10.0.0.7"]
-        #expect(AddressGossip.dialable(listening: [any6], interfaces: interfaces).map(\.description)
+        #expect(
+            AddressGossip.dialable(listening: [any6], interfaces: interfaces).map(\.description)
                 == ["198.18.0.2:7455", "10.0.0.7:7455", "[2001:db8::5]:7455"])
         #expect(AddressGossip.dialable(listening: [any4], interfaces: interfaces).map(\.description) == ["198.18.0.2:7456", "10.0.0.7:7456"])
         #expect(AddressGossip.dialable(listening: [one], interfaces: interfaces).map(\.description) == ["198.18.0.2:7457"])

@@ -4,6 +4,7 @@ import SweeperCrypto
 import SweeperGame
 import SweeperSync
 import Testing
+
 @testable import SweeperDaemon
 
 extension GameService {

@@ -5,6 +5,7 @@ import SweeperGame
 import SweeperMessages
 import SweeperSync
 import Testing
+
 @testable import SweeperDaemon
 
 /// What the daemon's own parts do over time, on a clock the test moves by

@@ -1,6 +1,7 @@
 import Foundation
 import SweeperControl
 import Testing
+
 @testable import SweeperDaemon
 
 @Suite struct ConfigurationTests {
@@ -11,7 +12,8 @@ import Testing
     }
 
     @Test func parsesTheSubset() throws {
-        let entries = try ConfigFileParser.parse("""
+        let entries = try ConfigFileParser.parse(
+            """
             # comment
             name = "Ada \\"A\\" L"   # trailing comment
             mdns = false
@@ -63,7 +65,9 @@ import Testing
         #expect(s.mdns == false)
         #expect(s.peers == ["h:1"])
 
-        let defaults = try DaemonSettings.resolve(overrides: DaemonOverrides(), environment: ["HOME": "/home/u", "USER": "login", "XDG_RUNTIME_DIR": "/run/user/5", "XDG_CONFIG_HOME": "/nonexistent"])
+        let defaults = try DaemonSettings.resolve(
+            overrides: DaemonOverrides(),
+            environment: ["HOME": "/home/u", "USER": "login", "XDG_RUNTIME_DIR": "/run/user/5", "XDG_CONFIG_HOME": "/nonexistent"])
         #expect(defaults.name == "login")
         #expect(defaults.stateDirectory == "/home/u/.local/state/sweeper")
         #expect(defaults.socketPath == "/run/user/5/sweeper/control.sock")
@@ -139,12 +143,17 @@ import Testing
                 return error
             }
         }
-        #expect(failure(o).map { "\($0.file ?? ""):\($0.line ?? 0)" } == "\(file):2" && failure(o)?.message.contains("loud") == true, "\(String(describing: failure(o)))")
+        #expect(
+            failure(o).map { "\($0.file ?? ""):\($0.line ?? 0)" } == "\(file):2" && failure(o)?.message.contains("loud") == true,
+            "\(String(describing: failure(o)))")
         o.logLevel = "debug"
-        #expect(failure(o).map { "\($0.file ?? ""):\($0.line ?? 0)" } == "\(file):3" && failure(o)?.description.contains("'peers': 'no-port'") == true,
-                "\(String(describing: failure(o)))")
+        #expect(
+            failure(o).map { "\($0.file ?? ""):\($0.line ?? 0)" } == "\(file):3" && failure(o)?.description.contains("'peers': 'no-port'") == true,
+            "\(String(describing: failure(o)))")
         o.peers = ["10.0.0.3:7455"]
-        #expect(failure(o).map { "\($0.file ?? ""):\($0.line ?? 0)" } == "\(file):4" && failure(o)?.message.contains("web_port") == true, "\(String(describing: failure(o)))")
+        #expect(
+            failure(o).map { "\($0.file ?? ""):\($0.line ?? 0)" } == "\(file):4" && failure(o)?.message.contains("web_port") == true,
+            "\(String(describing: failure(o)))")
         o.webPort = 70000
         #expect(failure(o)?.file == nil, "a value given on the command line is named as the file's")
     }

@@ -6,6 +6,7 @@ import SweeperControl
 import SweeperMessages
 import SweeperNet
 import Testing
+
 @testable import SweeperDaemon
 
 /// Docs/control-protocol.md against the daemon: every example in it is one

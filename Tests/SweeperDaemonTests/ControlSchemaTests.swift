@@ -2,10 +2,11 @@ import Foundation
 import NIOCore
 import NIOEmbedded
 import ServiceLifecycle
-import SweeperWeb
 import SweeperControl
 import SweeperCrypto
+import SweeperWeb
 import Testing
+
 @testable import SweeperDaemon
 
 /// One vocabulary for the whole control protocol: every key of every
@@ -34,13 +35,21 @@ import Testing
 
         init(from decoder: any Decoder) throws {
             let c = try decoder.singleValueContainer()
-            if c.decodeNil() { self = .null }
-            else if let v = try? c.decode(Bool.self) { self = .bool(v) }
-            else if let v = try? c.decode(Int64.self) { self = .int(v) }
-            else if let v = try? c.decode(Double.self) { self = .number(v) }
-            else if let v = try? c.decode(String.self) { self = .string(v) }
-            else if let v = try? c.decode([Value].self) { self = .list(v) }
-            else { self = .object(try c.decode([String: Value].self)) }
+            if c.decodeNil() {
+                self = .null
+            } else if let v = try? c.decode(Bool.self) {
+                self = .bool(v)
+            } else if let v = try? c.decode(Int64.self) {
+                self = .int(v)
+            } else if let v = try? c.decode(Double.self) {
+                self = .number(v)
+            } else if let v = try? c.decode(String.self) {
+                self = .string(v)
+            } else if let v = try? c.decode([Value].self) {
+                self = .list(v)
+            } else {
+                self = .object(try c.decode([String: Value].self))
+            }
         }
 
         var description: String {
@@ -128,10 +137,13 @@ import Testing
     @Test func theRegistryRefusesTheVersionOneVocabulary() throws {
         let fields = try Self.registry()
         // A version 1 answer: every one of its keys is refused.
-        let old = try #require(Value.parse(Data(#"""
-            {"peerID": "ABCDE-FGHJK", "id": "0123", "elapsedSeconds": 3, "lastSeenSecondsAgo": 1.5, "roundTripMs": 0.4,
-             "created": 1795000000.5, "heldBy": ["Mum"], "trippedBy": "Max", "by": "Mum", "seconds": 4, "millis": 4000}
-            """#.utf8)))
+        let old = try #require(
+            Value.parse(
+                Data(
+                    #"""
+                    {"peerID": "ABCDE-FGHJK", "id": "0123", "elapsedSeconds": 3, "lastSeenSecondsAgo": 1.5, "roundTripMs": 0.4,
+                     "created": 1795000000.5, "heldBy": ["Mum"], "trippedBy": "Max", "by": "Mum", "seconds": 4, "millis": 4000}
+                    """#.utf8)))
         let found = Self.problems(old, at: "", of: "v1", fields: fields)
         #expect(found.count == 11 && found.allSatisfy { $0.contains("unknown key") }, "\(found)")
         // A name where a peer id belongs, seconds where an instant does, a fraction or a boolean for a count: refused too.
@@ -215,7 +227,8 @@ import Testing
         _ = await send(ada.router, #"{"id":1,"command":"archive","game":"\#(lostGame)"}"#)
         _ = await send(ada.router, #"{"id":1,"command":"games","archived":true}"#)
         _ = await send(ada.router, #"{"id":1,"command":"archive","game":"\#(lostGame)","archived":false}"#)
-        let won = try await ScoresTests.win(ada, try await show(ada.router, (await send(ada.router, #"{"id":1,"command":"new","preset":"beginner"}"#))["game"]?.string ?? ""), hint: true)
+        let won = try await ScoresTests.win(
+            ada, try await show(ada.router, (await send(ada.router, #"{"id":1,"command":"new","preset":"beginner"}"#))["game"]?.string ?? ""), hint: true)
         _ = await send(ada.router, #"{"id":1,"command":"show","game":"\#(won.game)"}"#)
         let bobs = try #require((await send(bob.router, #"{"id":1,"command":"new","preset":"beginner","seed":3}"#))["game"]?.string)
         let seen = await Self.until(10) {
@@ -281,10 +294,12 @@ import Testing
         }
         #expect(found.isEmpty, "\(found.joined(separator: "\n"))")
         let answered = Set(answers.map(\.command))
-        for command in ["status", "peers", "circle", "games", "new", "show", "reveal", "flag", "replay", "hint", "scores", "daily",
-                        "invite", "invitations", "profile", "presence", "sync", "follow", "forget", "archive", "connect", "web-devices",
-                        "player-list", "backup", "join", "point", "resign", "invite-revoke", "circle-remove", "circle-admin", "web", "player-add",
-                        "player-pair", "web-lan", "circle-invitations", "chord", "add-players"] {
+        for command in [
+            "status", "peers", "circle", "games", "new", "show", "reveal", "flag", "replay", "hint", "scores", "daily",
+            "invite", "invitations", "profile", "presence", "sync", "follow", "forget", "archive", "connect", "web-devices",
+            "player-list", "backup", "join", "point", "resign", "invite-revoke", "circle-remove", "circle-admin", "web", "player-add",
+            "player-pair", "web-lan", "circle-invitations", "chord", "add-players",
+        ] {
             #expect(answered.contains(command), "\(command) was not answered (refused: \(refused))")
         }
         for kind in ["game-added", "cells", "game-changed", "game-forgotten", "peer-changed", "point", "profile-changed"] {

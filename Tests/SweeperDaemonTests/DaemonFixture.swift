@@ -7,6 +7,7 @@ import SweeperCrypto
 import SweeperNet
 import SweeperStore
 import Testing
+
 @testable import SweeperDaemon
 
 /// A daemon's parts over a store in a temporary directory, assembled as

@@ -4,6 +4,7 @@ import SweeperCrypto
 import SweeperGame
 import SweeperSync
 import Testing
+
 @testable import SweeperDaemon
 
 /// The board of the day is its player's own: another member's daemon makes

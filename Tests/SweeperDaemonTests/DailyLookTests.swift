@@ -2,6 +2,7 @@ import Foundation
 import SweeperControl
 import SweeperSync
 import Testing
+
 @testable import SweeperDaemon
 
 /// Every board of a day has the same mines: looking at another player's
@@ -17,7 +18,8 @@ import Testing
         let view = try await show(router, game.game)
         let cell = try #require((0..<game.width * game.height).first { !layout.isMine($0) && Array(view.board[$0 / game.width])[$0 % game.width] == "#" })
         let command = flag ? "flag" : "reveal"
-        let _: Commands.MoveResult = try await result(router, #"{"id":5,"command":"\#(command)","game":"\#(game.game)","x":\#(cell % game.width),"y":\#(cell / game.width)}"#)
+        let _: Commands.MoveResult = try await result(
+            router, #"{"id":5,"command":"\#(command)","game":"\#(game.game)","x":\#(cell % game.width),"y":\#(cell / game.width)}"#)
     }
 
     @Test func lookingAtAnothersBoardOfTodayIsAskedAndMarksOnesOwn() async throws {

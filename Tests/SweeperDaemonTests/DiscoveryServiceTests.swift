@@ -1,7 +1,8 @@
 import SweeperCrypto
-@testable import SweeperDiscovery
 import Testing
+
 @testable import SweeperDaemon
+@testable import SweeperDiscovery
 
 /// Which mDNS records become daemons to dial.
 @Suite struct DiscoveryServiceTests {

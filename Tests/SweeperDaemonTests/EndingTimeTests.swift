@@ -4,6 +4,7 @@ import SweeperCrypto
 import SweeperGame
 import SweeperSync
 import Testing
+
 @testable import SweeperDaemon
 
 /// A lost game says one time: when the mine was tripped is when the game
@@ -24,7 +25,9 @@ import Testing
         let _: Commands.MoveResult = try await result(f.router, #"{"id":3,"command":"reveal","game":"\#(game.game)","x":\#(mine.x),"y":\#(mine.y)}"#)
         let lost: GameView = try await result(f.router, #"{"id":4,"command":"show","game":"\#(game.game)"}"#)
         let ending = try #require(lost.ending)
-        #expect(ending.status == .lost && ending.trippedAfterMillis == ending.playedMillis, "lost in \(ending.playedMillis) ms, tripped after \(ending.trippedAfterMillis ?? -1) ms")
+        #expect(
+            ending.status == .lost && ending.trippedAfterMillis == ending.playedMillis,
+            "lost in \(ending.playedMillis) ms, tripped after \(ending.trippedAfterMillis ?? -1) ms")
         let text = ControlFormatting.ending(ending).joined(separator: "\n")
         #expect(text.contains("Lost in \(ControlFormatting.duration(millis: ending.playedMillis))") && !text.contains(" after "), "\(text)")
         await f.cleanup()

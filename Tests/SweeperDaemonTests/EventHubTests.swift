@@ -1,8 +1,9 @@
 import Foundation
 import NIOCore
 import NIOEmbedded
-import Testing
 import SweeperControl
+import Testing
+
 @testable import SweeperDaemon
 
 /// The lines written to an embedded channel, decoded.

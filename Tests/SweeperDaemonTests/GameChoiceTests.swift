@@ -3,6 +3,7 @@ import SweeperControl
 import SweeperStore
 import SweeperSync
 import Testing
+
 @testable import SweeperDaemon
 
 /// `forget`, `follow` and `sync` through the control router, on a daemon

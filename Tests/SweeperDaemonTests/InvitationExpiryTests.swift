@@ -4,6 +4,7 @@ import SweeperCrypto
 import SweeperNet
 import SweeperStore
 import Testing
+
 @testable import SweeperDaemon
 
 /// An invitation expires by the daemon's clock: moved by hand here, so

@@ -1,5 +1,6 @@
 import SweeperCrypto
 import Testing
+
 @testable import SweeperDaemon
 
 /// Which invitations a member accepts the handshake of: a member in bad

@@ -2,6 +2,7 @@ import SweeperCrypto
 import SweeperMembership
 import SweeperNet
 import Testing
+
 @testable import SweeperDaemon
 
 /// Whoever answers an invitation cannot define the circle for the joining

@@ -1,4 +1,5 @@
 import Synchronization
+
 @testable import SweeperDaemon
 
 /// A clock the test moves by hand: time stands still until ``advance(by:)``,

@@ -2,10 +2,11 @@ import Foundation
 import Logging
 import SweeperControl
 import SweeperCrypto
-@testable import SweeperMessages
 import SweeperStore
 import Testing
+
 @testable import SweeperDaemon
+@testable import SweeperMessages
 
 /// Names are people: two members that chose one name while apart are told
 /// apart wherever a name is shown.

@@ -4,6 +4,7 @@ import SweeperMessages
 import SweeperNet
 import SweeperSync
 import Testing
+
 @testable import SweeperDaemon
 
 /// Played time: what counts, what does not, and that every daemon adds up

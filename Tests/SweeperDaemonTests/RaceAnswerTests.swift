@@ -3,6 +3,7 @@ import SweeperControl
 import SweeperCrypto
 import SweeperSync
 import Testing
+
 @testable import SweeperDaemon
 
 /// In a race every answer about a move speaks of the mover's own board:
@@ -27,7 +28,9 @@ import Testing
         let moved = try #require(answer)
         let hers = try await show(ann, race.game)
         let mine = try await show(f.router, race.game)
-        #expect(moved.status == hers.status && moved.progress == hers.progress, "answered \(moved.status) \(moved.progress), her board \(hers.status) \(hers.progress)")
+        #expect(
+            moved.status == hers.status && moved.progress == hers.progress,
+            "answered \(moved.status) \(moved.progress), her board \(hers.status) \(hers.progress)")
         #expect(hers.progress != mine.progress || hers.status != mine.status, "the two boards did not differ: the test shows nothing")
         for cell in moved.changed { #expect(Array(hers.board[cell.y])[cell.x] != "#", "a cell the answer names is covered on her board") }
         await f.cleanup()

@@ -2,6 +2,7 @@ import SweeperCrypto
 import SweeperGame
 import SweeperSync
 import Testing
+
 @testable import SweeperDaemon
 
 /// Which ops a daemon pushes to a peer, given whom that peer says it is linked to.

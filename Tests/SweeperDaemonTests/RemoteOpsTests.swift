@@ -10,6 +10,7 @@ import SweeperGame
 import SweeperStore
 import SweeperSync
 import Testing
+
 @testable import SweeperDaemon
 
 /// The road a peer's ops take into the daemon, through the calls the peer
@@ -55,7 +56,7 @@ import Testing
 
     @Test func aPeersGameAndMovesAreCommittedShownAndSurviveARestart() async throws {
         let f = try await DaemonFixture()
-        
+
         let viewer = try await viewer(f)
 
         // Bob, a member of the same circle, makes a game and a move on his side.

@@ -5,6 +5,7 @@ import SweeperControl
 import SweeperCrypto
 import SweeperMessages
 import Testing
+
 @testable import SweeperDaemon
 
 /// The events a subscription holds, delivered to a channel made, attached
@@ -26,8 +27,9 @@ private func drained(_ subscription: EventConnection) throws -> [[String: Any]] 
         let _: Commands.Profile.Result = try await result(f.router, #"{"id":1,"command":"profile","name":"Grandma"}"#)
         let renamed = try drained(subscription).filter { $0["event"] as? String == "profile-changed" }
         let presence = renamed.first?["presence"] as? [String: Any]
-        #expect(renamed.count == 1 && presence?["name"] as? String == "Grandma"
-            && presence?["peer"] as? String == f.core.router.signer.peerID.description, "\(renamed)")
+        #expect(
+            renamed.count == 1 && presence?["name"] as? String == "Grandma"
+                && presence?["peer"] as? String == f.core.router.signer.peerID.description, "\(renamed)")
         #expect(presence?["game"] == nil)
         await f.cleanup()
     }

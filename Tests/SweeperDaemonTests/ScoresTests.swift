@@ -3,6 +3,7 @@ import SweeperControl
 import SweeperGame
 import SweeperSync
 import Testing
+
 @testable import SweeperDaemon
 
 /// Records: ranked wins per class, help and practice apart, the ending.
@@ -15,7 +16,8 @@ import Testing
         let layout = try #require(await f.service.replica.state(of: id)?.genesis.layout)
         var view = game
         for y in 0..<game.height {
-            for x in 0..<game.width where !layout.isMine(y * game.width + x) && view.board[y][view.board[y].index(view.board[y].startIndex, offsetBy: x)] == "#" {
+            for x in 0..<game.width where !layout.isMine(y * game.width + x) && view.board[y][view.board[y].index(view.board[y].startIndex, offsetBy: x)] == "#"
+            {
                 if hint { _ = try await result(f.router, #"{"id":9,"command":"hint","game":"\#(game.game)"}"#, as: Commands.Hint.Result.self) }
                 let move: Commands.MoveResult = try await result(f.router, #"{"id":4,"command":"reveal","game":"\#(game.game)","x":\#(x),"y":\#(y)}"#)
                 #expect(move.status != .lost)

@@ -3,6 +3,7 @@ import SweeperControl
 import SweeperStore
 import SweeperSync
 import Testing
+
 @testable import SweeperDaemon
 
 /// A start reads each sleeping game from its snapshot instead of replaying

@@ -4,6 +4,7 @@ import SweeperConventions
 import SweeperStore
 import SweeperSync
 import Testing
+
 @testable import SweeperDaemon
 
 /// A game's older moves live in the store, not in memory: the daemon keeps

@@ -2,9 +2,10 @@ import Foundation
 import NIOPosix
 import SweeperControl
 import SweeperConventions
-@testable import SweeperStore
 import Testing
+
 @testable import SweeperDaemon
+@testable import SweeperStore
 
 /// Databases written by earlier releases, kept as SQL dumps in `Fixtures/`
 /// with the digests each release showed:

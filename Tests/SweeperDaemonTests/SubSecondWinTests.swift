@@ -2,6 +2,7 @@ import Foundation
 import SweeperControl
 import SweeperSync
 import Testing
+
 @testable import SweeperDaemon
 
 /// A win in under a second keeps its real time: it ranks by milliseconds,

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import SweeperDiscovery
 
 /// How one TXT string from anyone on the network is read.

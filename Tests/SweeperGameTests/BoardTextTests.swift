@@ -1,4 +1,5 @@
 import Testing
+
 @testable import SweeperGame
 
 @Suite struct BoardTextTests {

@@ -1,5 +1,6 @@
 import PropertyBased
 import Testing
+
 @testable import SweeperGame
 
 @Suite struct GeneratorTests {

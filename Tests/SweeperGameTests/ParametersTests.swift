@@ -1,15 +1,17 @@
 import Testing
+
 @testable import SweeperGame
 
 @Suite struct ParametersTests {
     @Test(arguments: Preset.allCases)
     func presetsHaveTheClassicSizes(preset: Preset) throws {
         let p = try GameParameters(preset: preset)
-        let expected: (Int, Int, Int) = switch preset {
-        case .beginner: (9, 9, 10)
-        case .intermediate: (16, 16, 40)
-        case .expert: (30, 16, 99)
-        }
+        let expected: (Int, Int, Int) =
+            switch preset {
+            case .beginner: (9, 9, 10)
+            case .intermediate: (16, 16, 40)
+            case .expert: (30, 16, 99)
+            }
         #expect((p.width, p.height, p.mines) == expected)
         #expect(p.start == Cell(x: (p.width - 1) / 2, y: (p.height - 1) / 2))
     }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import SweeperGame
 
 /// The classic effect tables and the rules around them.

@@ -1,5 +1,6 @@
 import PropertyBased
 import Testing
+
 @testable import SweeperGame
 
 /// Every layout consistent with what `board` shows: the board's mine total,

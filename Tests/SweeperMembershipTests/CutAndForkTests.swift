@@ -1,6 +1,7 @@
 import SweeperCrypto
 import SweeperSync
 import Testing
+
 @testable import SweeperMembership
 
 /// A cut (a removal, an invitations switch, a promotion, a second

@@ -1,6 +1,7 @@
 import SweeperCrypto
 import SweeperSync
 import Testing
+
 @testable import SweeperMembership
 
 /// A player hosted by a device: an invitation whose key is the player's

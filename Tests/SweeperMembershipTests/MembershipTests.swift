@@ -1,6 +1,7 @@
 import SweeperCrypto
 import SweeperSync
 import Testing
+
 @testable import SweeperMembership
 
 enum Devices {
@@ -74,8 +75,10 @@ struct Device {
 
 /// A record signed by `who` with every field chosen: what a device acting
 /// in bad faith writes (backdated parents, a place in its chain taken twice).
-func forge(_ who: SigningIdentity, seq: UInt64, previous: RecordHash?, parents: Set<RecordHash> = [], _ change: MembershipChange,
-           made: UInt64 = 5) -> MembershipRecord {
+func forge(
+    _ who: SigningIdentity, seq: UInt64, previous: RecordHash?, parents: Set<RecordHash> = [], _ change: MembershipChange,
+    made: UInt64 = 5
+) -> MembershipRecord {
     MembershipRecord(signing: who, circle: Devices.circle, madeMillis: made, seq: seq, previous: previous, parents: parents, change: change)
 }
 
@@ -273,8 +276,9 @@ func family() -> (dad: Device, mum: Device, max: Device) {
         mum.take(from: dad)
         #expect(mum.view.invitationSwitchRefusal(by: mum.peer, of: sam.peer, allowing: true) == .offByMoreSenior(.founder))
         let mumHead = mum.membership.chainHead(of: mum.peer)
-        let junior = forge(mum.identity, seq: (mumHead?.seq ?? 0) + 1, previous: mumHead?.hash, parents: mum.membership.heads,
-                           .invitations(subject: sam.peer, through: 5, allowed: true))
+        let junior = forge(
+            mum.identity, seq: (mumHead?.seq ?? 0) + 1, previous: mumHead?.hash, parents: mum.membership.heads,
+            .invitations(subject: sam.peer, through: 5, allowed: true))
         dad.membership.insert([junior])
         #expect(dad.membership.records[junior.hash] != nil)
         #expect(dad.view.members[sam.peer]?.invitationsOffBy == dad.peer)
@@ -344,7 +348,8 @@ func family() -> (dad: Device, mum: Device, max: Device) {
         dad.remove(max.peer)
         let head = max.membership.chainHead(of: max.peer)
         let puppet = Devices.identity(66)
-        let admission = forge(max.identity, seq: (head?.seq ?? 0) + 1, previous: head?.hash, .admit(subject: puppet.peerID, invitation: key, name: "x", through: 0))
+        let admission = forge(
+            max.identity, seq: (head?.seq ?? 0) + 1, previous: head?.hash, .admit(subject: puppet.peerID, invitation: key, name: "x", through: 0))
         var stale = mum  // missed the removal
         stale.membership.insert([admission])
         #expect(stale.view.isMember(puppet.peerID), "the attack needs a member that missed the removal")
@@ -352,8 +357,9 @@ func family() -> (dad: Device, mum: Device, max: Device) {
         #expect(!stale.view.isMember(puppet.peerID))
         #expect(stale.view.invitations[key]?.state == .revoked(by: dad.peer))
         // Nobody else may use Max's invitation either: only its maker admits.
-        let other = forge(mum.identity, seq: (mum.membership.chainHead(of: mum.peer)?.seq ?? 0) + 1,
-                          previous: mum.membership.chainHead(of: mum.peer)?.hash, .admit(subject: puppet.peerID, invitation: key, name: "x", through: 0))
+        let other = forge(
+            mum.identity, seq: (mum.membership.chainHead(of: mum.peer)?.seq ?? 0) + 1,
+            previous: mum.membership.chainHead(of: mum.peer)?.hash, .admit(subject: puppet.peerID, invitation: key, name: "x", through: 0))
         dad.membership.insert([other])
         #expect(!dad.view.isMember(puppet.peerID))
     }
@@ -478,8 +484,9 @@ func family() -> (dad: Device, mum: Device, max: Device) {
         #expect(mum.membership.insert([maxFounds]).refused == [.founding])
         #expect(mum.view.role(of: max.peer) == .member)
         // A migrated circle takes no founding at all.
-        let legacy = LegacyRecord(signing: dad.identity, circle: Devices.circle, madeMillis: 1, parents: [],
-                                  change: .found(proof: Devices.firstKey.membershipProof(for: dad.peer)))
+        let legacy = LegacyRecord(
+            signing: dad.identity, circle: Devices.circle, madeMillis: 1, parents: [],
+            change: .found(proof: Devices.firstKey.membershipProof(for: dad.peer)))
         var migrated = CircleMembership(firstKey: Devices.firstKey, legacy: [legacy])
         #expect(migrated.view.role(of: dad.peer) == .founder)
         #expect(migrated.insert([second]).refused == [.founding])
@@ -494,8 +501,9 @@ func family() -> (dad: Device, mum: Device, max: Device) {
         dad.make(.admit(subject: first, invitation: key, name: "a", through: 0))
         dad.make(.admit(subject: second, invitation: key, name: "b", through: 0))
         mum.take(from: dad)
-        let byMum = forge(mum.identity, seq: (mum.membership.chainHead(of: mum.peer)?.seq ?? 0) + 1,
-                          previous: mum.membership.chainHead(of: mum.peer)?.hash, .admit(subject: Devices.identity(42).peerID, invitation: key, name: "c", through: 0))
+        let byMum = forge(
+            mum.identity, seq: (mum.membership.chainHead(of: mum.peer)?.seq ?? 0) + 1,
+            previous: mum.membership.chainHead(of: mum.peer)?.hash, .admit(subject: Devices.identity(42).peerID, invitation: key, name: "c", through: 0))
         mum.membership.insert([byMum])
         #expect(mum.view.isMember(first))
         #expect(!mum.view.isMember(second) && !mum.view.isMember(Devices.identity(42).peerID))
@@ -512,8 +520,9 @@ func family() -> (dad: Device, mum: Device, max: Device) {
         let head = try #require(max.membership.chainHead(of: max.peer))
         let skip = forge(max.identity, seq: head.seq + 2, previous: head.hash, .invite(key: Devices.identity(90).peerID, expiresMillis: 1))
         #expect(dad.membership.insert([skip]).refused == [.badChain])
-        let borrowed = forge(max.identity, seq: 2, previous: dad.membership.chainHead(of: dad.peer)?.hash,
-                             .invite(key: Devices.identity(91).peerID, expiresMillis: 1))
+        let borrowed = forge(
+            max.identity, seq: 2, previous: dad.membership.chainHead(of: dad.peer)?.hash,
+            .invite(key: Devices.identity(91).peerID, expiresMillis: 1))
         #expect(dad.membership.insert([borrowed]).refused == [.badChain])
         _ = mum
     }
@@ -641,12 +650,16 @@ func family() -> (dad: Device, mum: Device, max: Device) {
             case 3:
                 // A backdated removal: no parents.
                 let head = devices[who].membership.chainHead(of: devices[who].peer)
-                devices[who].membership.insert([forge(devices[who].identity, seq: (head?.seq ?? 0) + 1, previous: head?.hash,
-                                                      .remove(subject: subject, through: 0, kept: [:]))])
+                devices[who].membership.insert([
+                    forge(
+                        devices[who].identity, seq: (head?.seq ?? 0) + 1, previous: head?.hash,
+                        .remove(subject: subject, through: 0, kept: [:]))
+                ])
             case 4:
                 // Equivocation at the last place.
                 if let head = devices[who].membership.chainHead(of: devices[who].peer), head.seq > 1,
-                    let prev = devices[who].membership.records[head.hash]?.previous {
+                    let prev = devices[who].membership.records[head.hash]?.previous
+                {
                     devices[who].membership.insert([forge(devices[who].identity, seq: head.seq, previous: prev, .promote(subject: subject, through: 0))])
                 }
             default:

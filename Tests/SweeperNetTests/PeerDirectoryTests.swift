@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import SweeperCrypto
 import Testing
+
 @testable import SweeperNet
 
 /// What a node knows of peers, without sockets.

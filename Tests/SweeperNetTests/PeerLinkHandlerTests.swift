@@ -1,8 +1,9 @@
 import NIOCore
 import NIOEmbedded
+import SweeperCrypto
 import Synchronization
 import Testing
-import SweeperCrypto
+
 @testable import SweeperNet
 
 /// The messages a link handed on.

@@ -2,10 +2,11 @@ import Foundation
 import Logging
 import NIOCore
 import NIOPosix
-import Synchronization
-import Testing
 import SweeperCrypto
 import SweeperTestSupport
+import Synchronization
+import Testing
+
 @testable import SweeperNet
 
 /// Records what a node hands to its sync layer.
@@ -99,14 +100,20 @@ struct TestNode {
         let a = try await TestNode(circle: circle, name: "alice")
         let b = try await TestNode(circle: circle, name: "bob")
         await a.node.addStaticPeer(host: "127.0.0.1", port: b.port)
-        #expect(await eventuallyAsync { let x = a.delegate.openLinks.count, y = b.delegate.openLinks.count; return x == 1 && y == 1 })
+        #expect(
+            await eventuallyAsync {
+                let x = a.delegate.openLinks.count, y = b.delegate.openLinks.count; return x == 1 && y == 1
+            })
         let fromA = try #require(a.delegate.openLinks.first)
         let fromB = try #require(b.delegate.openLinks.first)
         #expect(fromA.peer == b.node.peerID)
         #expect(fromB.peer == a.node.peerID)
         fromA.send(ApplicationMessage(type: 1, body: [1, 2, 3]), droppable: false)
         fromB.send(ApplicationMessage(type: 1, body: [4, 5]), droppable: false)
-        #expect(await eventuallyAsync { let x = b.delegate.received, y = a.delegate.received; return x == [[1, 2, 3]] && y == [[4, 5]] })
+        #expect(
+            await eventuallyAsync {
+                let x = b.delegate.received, y = a.delegate.received; return x == [[1, 2, 3]] && y == [[4, 5]]
+            })
         // The hello names the peer; `peers` shows it connected, found statically on one side and incoming on the other.
         #expect(await eventuallyAsync { await a.node.snapshot().first?.name == "bob" })
         let seenByA = try #require(await a.node.snapshot().first)
@@ -136,9 +143,14 @@ struct TestNode {
         let b = try await TestNode(circle: circle, name: "b")
         await a.node.addStaticPeer(host: "127.0.0.1", port: b.port)
         await b.node.addStaticPeer(host: "127.0.0.1", port: a.port)
-        #expect(await eventuallyAsync { let x = await a.node.connectedCount, y = await b.node.connectedCount; return x == 1 && y == 1 })
+        #expect(
+            await eventuallyAsync {
+                let x = await a.node.connectedCount, y = await b.node.connectedCount; return x == 1 && y == 1
+            })
         // Stay settled: the loser of the tie-break must not come back.
-        let settled = await holdsAsync(1.5) { let x = await a.node.connectedCount, y = await b.node.connectedCount; return x == 1 && y == 1 }
+        let settled = await holdsAsync(1.5) {
+            let x = await a.node.connectedCount, y = await b.node.connectedCount; return x == 1 && y == 1
+        }
         let (linksA, linksB) = (await a.node.connectedCount, await b.node.connectedCount)
         #expect(settled, "a: \(linksA) links, b: \(linksB)")
         let linkA = try #require(a.delegate.openLinks.first)
@@ -185,7 +197,9 @@ struct TestNode {
     @Test func garbageAndOversizedFramesAreDroppedAndServingGoesOn() async throws {
         let circle = CircleKey()
         let a = try await TestNode(circle: circle, name: "a")
-        for payload: [UInt8] in [Array("GET / HTTP/1.1\r\n\r\n".utf8), [0xFF, 0xFF, 0xFF, 0xFF, 1, 2], [0, 0, 0, 0], [0, 0, 0, 64] + [UInt8](repeating: 7, count: 64)] {
+        for payload: [UInt8] in [
+            Array("GET / HTTP/1.1\r\n\r\n".utf8), [0xFF, 0xFF, 0xFF, 0xFF, 1, 2], [0, 0, 0, 0], [0, 0, 0, 64] + [UInt8](repeating: 7, count: 64),
+        ] {
             let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                 .connect(host: "127.0.0.1", port: a.port).get()
             try await channel.writeAndFlush(ByteBuffer(bytes: payload))

@@ -1,14 +1,14 @@
 import CSodium
 import Foundation
 import SweeperConventions
+import SweeperGame
+import SweeperMembership
+import SweeperMessages
 import Testing
 
 @testable import SweeperCrypto
 @testable import SweeperNet
-import SweeperMessages
 @testable import SweeperSync
-import SweeperMembership
-import SweeperGame
 
 /// Docs/peer-protocol.md against the implementation: every test vector in
 /// the document is recomputed here from its inputs, with the same code the
@@ -121,15 +121,17 @@ import SweeperGame
     @Test func identitiesPeerIDsCircleTagAndMembershipProofs() throws {
         let v = try Self.vector("identities")
         let cast = try Cast()
-        Self.check(v, inputs: ["alice-seed", "bob-seed", "circle-key"], outputs: [
-            ("alice-key", Self.hex(cast.alice.peerID.bytes)),
-            ("alice-peer-id", "\"\(cast.alice.peerID.description)\""),
-            ("bob-key", Self.hex(cast.bob.peerID.bytes)),
-            ("bob-peer-id", "\"\(cast.bob.peerID.description)\""),
-            ("circle-tag", "\"\(cast.circle.tag)\""),
-            ("alice-membership-proof", Self.hex(cast.circle.membershipProof(for: cast.alice.peerID))),
-            ("bob-membership-proof", Self.hex(cast.circle.membershipProof(for: cast.bob.peerID))),
-        ])
+        Self.check(
+            v, inputs: ["alice-seed", "bob-seed", "circle-key"],
+            outputs: [
+                ("alice-key", Self.hex(cast.alice.peerID.bytes)),
+                ("alice-peer-id", "\"\(cast.alice.peerID.description)\""),
+                ("bob-key", Self.hex(cast.bob.peerID.bytes)),
+                ("bob-peer-id", "\"\(cast.bob.peerID.description)\""),
+                ("circle-tag", "\"\(cast.circle.tag)\""),
+                ("alice-membership-proof", Self.hex(cast.circle.membershipProof(for: cast.alice.peerID))),
+                ("bob-membership-proof", Self.hex(cast.circle.membershipProof(for: cast.bob.peerID))),
+            ])
         #expect(try PeerID(parsing: v.text("alice-peer-id")) == cast.alice.peerID)
     }
 
@@ -148,14 +150,16 @@ import SweeperGame
         let secret = try #require(InvitationSecret(bytes: try v.bytes("secret")))
         let request = AdmissionRequest(secret: secret, joining: cast.bob.peerID, member: cast.alice.peerID)
         let root = try Self.vector("membership-v2").bytes("founding-hash")
-        Self.check(v, inputs: ["secret"], outputs: [
-            ("code", "\"\(InviteCode.encode(secret))\""),
-            ("pinned-code", "\"\(InviteCode.encode(secret, root: root))\""),
-            ("invitation-key", Self.hex(secret.identity.peerID.bytes)),
-            ("handshake-key", Self.hex(InvitationSecret.handshakeKey(for: secret.identity.peerID).bytes)),
-            ("admission", Self.hex(LinkMessage.admission(request).encoded)),
-            ("refused-expired", Self.hex(LinkMessage.refused(.expired).encoded)),
-        ])
+        Self.check(
+            v, inputs: ["secret"],
+            outputs: [
+                ("code", "\"\(InviteCode.encode(secret))\""),
+                ("pinned-code", "\"\(InviteCode.encode(secret, root: root))\""),
+                ("invitation-key", Self.hex(secret.identity.peerID.bytes)),
+                ("handshake-key", Self.hex(InvitationSecret.handshakeKey(for: secret.identity.peerID).bytes)),
+                ("admission", Self.hex(LinkMessage.admission(request).encoded)),
+                ("refused-expired", Self.hex(LinkMessage.refused(.expired).encoded)),
+            ])
         #expect(try InviteCode.read(v.text("code")) == .invitation(secret))
         #expect(try InviteCode.read(v.text("pinned-code")) == .pinned(secret, root: Array(root.prefix(InviteCode.rootByteCount))))
         guard case .admission(let decoded) = try LinkMessage(decoding: v.bytes("admission")) else {
@@ -169,12 +173,14 @@ import SweeperGame
     @Test func txtRecord() throws {
         let v = try Self.vector("txt-record")
         let cast = try Cast()
-        Self.check(v, inputs: [], outputs: [
-            ("v", "\"\(PeerCapabilities.currentVersion)\""),
-            ("id", "\"\(cast.alice.peerID.description)\""),
-            ("circle", "\"\(cast.circle.tag)\""),
-            ("name", "\"Alice\""),
-        ])
+        Self.check(
+            v, inputs: [],
+            outputs: [
+                ("v", "\"\(PeerCapabilities.currentVersion)\""),
+                ("id", "\"\(cast.alice.peerID.description)\""),
+                ("circle", "\"\(cast.circle.tag)\""),
+                ("name", "\"Alice\""),
+            ])
     }
 
     // MARK: The link
@@ -189,8 +195,8 @@ import SweeperGame
         let start = client.start()
         let m1 = try #require(start)
         guard case .send(let m2) = try server.receive(m1), case .send(let m3) = try client.receive(m2),
-              case .finish(let m4Optional, let serverResult) = try server.receive(m3), let m4 = m4Optional,
-              case .finish(nil, let clientResult) = try client.receive(m4)
+            case .finish(let m4Optional, let serverResult) = try server.receive(m3), let m4 = m4Optional,
+            case .finish(nil, let clientResult) = try client.receive(m4)
         else {
             Issue.record("the handshake did not run in four messages")
             return
@@ -208,20 +214,22 @@ import SweeperGame
         let serverAuthKey = Blake2b.hash(parts: [label("server-auth"), shared, a, b, cast.alice.peerID.bytes], key: cast.circle.secret)
         #expect(Array(m1[32...]) == Blake2b.hash(parts: [label("hello"), a], key: cast.circle.secret))
 
-        Self.check(v, inputs: ["client-ephemeral-secret", "server-ephemeral-secret"], outputs: [
-            ("client-ephemeral-public", Self.hex(a)),
-            ("server-ephemeral-public", Self.hex(b)),
-            ("message-1", Self.hex(m1)),
-            ("message-2", Self.hex(m2)),
-            ("shared-secret", Self.hex(shared)),
-            ("shared-hash", Self.hex(sharedHash)),
-            ("client-auth-key", Self.hex(clientAuthKey)),
-            ("message-3", Self.hex(m3)),
-            ("server-auth-key", Self.hex(serverAuthKey)),
-            ("message-4", Self.hex(m4)),
-            ("client-to-server-key", Self.hex(clientResult.sendKey.bytes)),
-            ("server-to-client-key", Self.hex(clientResult.receiveKey.bytes)),
-        ])
+        Self.check(
+            v, inputs: ["client-ephemeral-secret", "server-ephemeral-secret"],
+            outputs: [
+                ("client-ephemeral-public", Self.hex(a)),
+                ("server-ephemeral-public", Self.hex(b)),
+                ("message-1", Self.hex(m1)),
+                ("message-2", Self.hex(m2)),
+                ("shared-secret", Self.hex(shared)),
+                ("shared-hash", Self.hex(sharedHash)),
+                ("client-auth-key", Self.hex(clientAuthKey)),
+                ("message-3", Self.hex(m3)),
+                ("server-auth-key", Self.hex(serverAuthKey)),
+                ("message-4", Self.hex(m4)),
+                ("client-to-server-key", Self.hex(clientResult.sendKey.bytes)),
+                ("server-to-client-key", Self.hex(clientResult.receiveKey.bytes)),
+            ])
     }
 
     /// X25519 (libsodium's `crypto_scalarmult`), computed here rather than
@@ -253,10 +261,12 @@ import SweeperGame
         #expect(try receiver.open(v.bytes("frame-2")) == plain2)
         // Replaying a frame fails: each frame's nonce follows from the last.
         #expect(throws: SecretStreamError.forged) { try receiver.open(try v.bytes("frame-2")) }
-        Self.check(v, inputs: ["header", "frame-1", "frame-2"], outputs: [
-            ("plain-1", Self.hex(plain1)),
-            ("plain-2", Self.hex(plain2)),
-        ])
+        Self.check(
+            v, inputs: ["header", "frame-1", "frame-2"],
+            outputs: [
+                ("plain-1", Self.hex(plain1)),
+                ("plain-2", Self.hex(plain2)),
+            ])
     }
 
     @Test func linkMessages() throws {
@@ -291,14 +301,16 @@ import SweeperGame
             signing: cast.alice, circle: circle, madeMillis: made + 1, parents: [founding.hash],
             change: .invite(key: invitation.peerID, expiresMillis: try v.number("expires")))
         let message = PeerMessage.membership([founding.encoded, invite.encoded])
-        Self.check(v, inputs: ["made", "invitation-seed", "expires"], outputs: [
-            ("circle-id", Self.hex(circle.bytes)),
-            ("founding", Self.hex(founding.encoded)),
-            ("founding-hash", Self.hex(founding.hash.bytes)),
-            ("invitation-key", Self.hex(invitation.peerID.bytes)),
-            ("invite", Self.hex(invite.encoded)),
-            ("message", Self.hex(message.encoded)),
-        ])
+        Self.check(
+            v, inputs: ["made", "invitation-seed", "expires"],
+            outputs: [
+                ("circle-id", Self.hex(circle.bytes)),
+                ("founding", Self.hex(founding.encoded)),
+                ("founding-hash", Self.hex(founding.hash.bytes)),
+                ("invitation-key", Self.hex(invitation.peerID.bytes)),
+                ("invite", Self.hex(invite.encoded)),
+                ("message", Self.hex(message.encoded)),
+            ])
         let records = try [v.bytes("founding"), v.bytes("invite")].map { try LegacyRecord(decoding: $0) }
         let membership = CircleMembership(firstKey: cast.circle, legacy: records)
         #expect(membership.view.role(of: cast.alice.peerID) == .founder)
@@ -329,14 +341,16 @@ import SweeperGame
             signing: cast.alice, circle: circle, madeMillis: made + 3, seq: 4, previous: admit.hash, parents: [admit.hash],
             change: .promote(subject: bob, through: 0))
         let message = PeerMessage.membership([founding, invite, admit, promote].map(\.encoded))
-        Self.check(v, inputs: ["made", "invitation-seed", "expires"], outputs: [
-            ("founding", Self.hex(founding.encoded)),
-            ("founding-hash", Self.hex(founding.hash.bytes)),
-            ("invite", Self.hex(invite.encoded)),
-            ("admit", Self.hex(admit.encoded)),
-            ("promote", Self.hex(promote.encoded)),
-            ("message", Self.hex(message.encoded)),
-        ])
+        Self.check(
+            v, inputs: ["made", "invitation-seed", "expires"],
+            outputs: [
+                ("founding", Self.hex(founding.encoded)),
+                ("founding-hash", Self.hex(founding.hash.bytes)),
+                ("invite", Self.hex(invite.encoded)),
+                ("admit", Self.hex(admit.encoded)),
+                ("promote", Self.hex(promote.encoded)),
+                ("message", Self.hex(message.encoded)),
+            ])
         var membership = CircleMembership(firstKey: cast.circle)
         let records = try ["founding", "invite", "admit", "promote"].map { try MembershipRecord(decoding: v.bytes($0)) }
         #expect(membership.insert(records).added.count == 4)
@@ -398,15 +412,17 @@ import SweeperGame
             case nil: "void"
             }
         }
-        Self.check(w, inputs: ["made", "first-key-seed", "second-key-seed"], outputs: [
-            ("invite", Self.hex(invite.encoded)),
-            ("removal", Self.hex(removal.encoded)),
-            ("fork", Self.hex(fork.encoded)),
-            ("first-invitation", state(first)),
-            ("second-invitation", state(second)),
-            ("bob-removed-through", view.removed[cast.bob.peerID].map { String($0.through) } ?? "-"),
-            ("bob-forked-at", (view.equivocations[cast.bob.peerID] ?? []).map(String.init).joined(separator: ", ")),
-        ])
+        Self.check(
+            w, inputs: ["made", "first-key-seed", "second-key-seed"],
+            outputs: [
+                ("invite", Self.hex(invite.encoded)),
+                ("removal", Self.hex(removal.encoded)),
+                ("fork", Self.hex(fork.encoded)),
+                ("first-invitation", state(first)),
+                ("second-invitation", state(second)),
+                ("bob-removed-through", view.removed[cast.bob.peerID].map { String($0.through) } ?? "-"),
+                ("bob-forked-at", (view.equivocations[cast.bob.peerID] ?? []).map(String.init).joined(separator: ", ")),
+            ])
     }
 
     // MARK: Ops, segments and sync messages
@@ -428,21 +444,26 @@ import SweeperGame
             let geometry = BoardGeometry(width: width, height: height)
             let parameters = try GameParameters(width: width, height: height, mines: mines.count, start: geometry.cell(at: start))
             let layout = try MineLayout(geometry: geometry, mineIndices: mines)
-            genesis = try Genesis(parameters: parameters, layout: layout, questionMarks: true,
-                                  seed: try v.number("seed"), createdAtMillis: try v.number("created"))
+            genesis = try Genesis(
+                parameters: parameters, layout: layout, questionMarks: true,
+                seed: try v.number("seed"), createdAtMillis: try v.number("created"))
             id = genesis.gameID(creator: cast.alice.peerID)
             let reveal = try PeerProtocolVectorTests.vector("op-reveal")
             let mark = try PeerProtocolVectorTests.vector("op-mark")
             let assisted = try PeerProtocolVectorTests.vector("op-assisted")
-            genesisOp = Op(signing: cast.alice, circle: cast.circle, gameID: id, seq: 1, lamport: 1, previous: .none,
-                           wallClockMillis: genesis.createdAtMillis, payload: .genesis(genesis))
+            genesisOp = Op(
+                signing: cast.alice, circle: cast.circle, gameID: id, seq: 1, lamport: 1, previous: .none,
+                wallClockMillis: genesis.createdAtMillis, payload: .genesis(genesis))
             let cells = try #require(reveal["cells"]).split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
-            self.reveal = Op(signing: cast.bob, circle: cast.circle, gameID: id, seq: 1, lamport: 2, previous: .none,
-                             wallClockMillis: try reveal.number("wall-clock"), payload: .reveal(CellRuns(cells: cells)))
-            self.mark = Op(signing: cast.bob, circle: cast.circle, gameID: id, seq: 2, lamport: 3, previous: self.reveal.hash,
-                           wallClockMillis: try mark.number("wall-clock"), payload: .mark(cell: Int(try mark.number("cell")), mark: .flag))
-            self.assisted = Op(signing: cast.alice, circle: cast.circle, gameID: id, seq: 2, lamport: 4, previous: genesisOp.hash,
-                               wallClockMillis: try assisted.number("wall-clock"), payload: .assisted)
+            self.reveal = Op(
+                signing: cast.bob, circle: cast.circle, gameID: id, seq: 1, lamport: 2, previous: .none,
+                wallClockMillis: try reveal.number("wall-clock"), payload: .reveal(CellRuns(cells: cells)))
+            self.mark = Op(
+                signing: cast.bob, circle: cast.circle, gameID: id, seq: 2, lamport: 3, previous: self.reveal.hash,
+                wallClockMillis: try mark.number("wall-clock"), payload: .mark(cell: Int(try mark.number("cell")), mark: .flag))
+            self.assisted = Op(
+                signing: cast.alice, circle: cast.circle, gameID: id, seq: 2, lamport: 4, previous: genesisOp.hash,
+                wallClockMillis: try assisted.number("wall-clock"), payload: .assisted)
         }
     }
 
@@ -462,10 +483,12 @@ import SweeperGame
         let game = try Game(cast)
         var genesisBytes = ByteWriter()
         game.genesis.encode(into: &genesisBytes)
-        Self.check(try Self.vector("game"), inputs: ["width", "height", "mine-cells", "start-cell", "seed", "created"], outputs: [
-            ("genesis", Self.hex(genesisBytes.bytes)),
-            ("game-id", Self.hex(game.id.bytes)),
-        ])
+        Self.check(
+            try Self.vector("game"), inputs: ["width", "height", "mine-cells", "start-cell", "seed", "created"],
+            outputs: [
+                ("genesis", Self.hex(genesisBytes.bytes)),
+                ("game-id", Self.hex(game.id.bytes)),
+            ])
         Self.check(try Self.vector("op-genesis"), inputs: [], outputs: try Self.opOutputs(game.genesisOp))
         Self.check(try Self.vector("op-reveal"), inputs: ["cells", "wall-clock"], outputs: try Self.opOutputs(game.reveal))
         Self.check(try Self.vector("op-mark"), inputs: ["cell", "wall-clock"], outputs: try Self.opOutputs(game.mark))
@@ -481,27 +504,31 @@ import SweeperGame
         // Protocol 12: Alice asks for a hint and is shown cell 44, then
         // says she chose the game's seed.
         let h = try Self.vector("op-hint")
-        let hint = Op(signing: cast.alice, circle: cast.circle, gameID: game.id, seq: 3, lamport: 5, previous: game.assisted.hash,
-                      wallClockMillis: try h.number("wall-clock"), payload: .hint(cell: Int(try h.number("cell"))))
+        let hint = Op(
+            signing: cast.alice, circle: cast.circle, gameID: game.id, seq: 3, lamport: 5, previous: game.assisted.hash,
+            wallClockMillis: try h.number("wall-clock"), payload: .hint(cell: Int(try h.number("cell"))))
         Self.check(h, inputs: ["cell", "wall-clock"], outputs: try Self.opOutputs(hint))
         let sd = try Self.vector("op-seeded")
-        let seeded = Op(signing: cast.alice, circle: cast.circle, gameID: game.id, seq: 4, lamport: 6, previous: hint.hash,
-                        wallClockMillis: try sd.number("wall-clock"), payload: .seeded)
+        let seeded = Op(
+            signing: cast.alice, circle: cast.circle, gameID: game.id, seq: 4, lamport: 6, previous: hint.hash,
+            wallClockMillis: try sd.number("wall-clock"), payload: .seeded)
         Self.check(sd, inputs: ["wall-clock"], outputs: try Self.opOutputs(seeded))
         #expect(replica.insert(hint).accepted.count == 1 && replica.insert(seeded).accepted.count == 1)
         let state = try #require(replica.state(of: game.id))
         #expect(state.hintsBy == [cast.alice.peerID: 1] && state.isSeeded && state.isAssisted)
         // Only the creator says it chose the seed.
-        let bobs = Op(signing: cast.bob, circle: cast.circle, gameID: game.id, seq: 3, lamport: 7, previous: game.mark.hash,
-                      wallClockMillis: 1, payload: .seeded)
+        let bobs = Op(
+            signing: cast.bob, circle: cast.circle, gameID: game.id, seq: 3, lamport: 7, previous: game.mark.hash,
+            wallClockMillis: 1, payload: .seeded)
         #expect(replica.insert(bobs).rejected.first?.reason == .notPlayer)
 
         // The daily op (this game is not the day's board: the op's encoding
         // alone), and the seed of that day's board in Alice's circle.
         let dv = try Self.vector("op-daily")
         let day = Int(try dv.number("day"))
-        let daily = Op(signing: cast.alice, circle: cast.circle, gameID: game.id, seq: 5, lamport: 7, previous: seeded.hash,
-                       wallClockMillis: try dv.number("wall-clock"), payload: .daily(day: day))
+        let daily = Op(
+            signing: cast.alice, circle: cast.circle, gameID: game.id, seq: 5, lamport: 7, previous: seeded.hash,
+            wallClockMillis: try dv.number("wall-clock"), payload: .daily(day: day))
         let seed = DailyBoard.seed(circle: cast.circle, day: day)
         Self.check(dv, inputs: ["day", "wall-clock"], outputs: try Self.opOutputs(daily) + [("board-seed", String(seed, radix: 16))])
         #expect(replica.insert(daily).accepted.count == 1 && replica.state(of: game.id)?.dailyDay == day)
@@ -520,23 +547,27 @@ import SweeperGame
         var genesisBytes = ByteWriter()
         genesis.encode(into: &genesisBytes)
         Self.check(v, inputs: [], outputs: [("genesis", Self.hex(genesisBytes.bytes)), ("game-id", Self.hex(id.bytes))])
-        let genesisOp = Op(signing: cast.alice, circle: cast.circle, gameID: id, seq: 1, lamport: 1, previous: .none,
-                           wallClockMillis: genesis.createdAtMillis, payload: .genesis(genesis))
+        let genesisOp = Op(
+            signing: cast.alice, circle: cast.circle, gameID: id, seq: 1, lamport: 1, previous: .none,
+            wallClockMillis: genesis.createdAtMillis, payload: .genesis(genesis))
         let p = try Self.vector("op-players")
         let carol = try SigningIdentity(seed: p.bytes("carol-seed"))
-        let players = Op(signing: cast.alice, circle: cast.circle, gameID: id, seq: 2, lamport: 2, previous: genesisOp.hash,
-                         wallClockMillis: try p.number("wall-clock"), payload: .players([carol.peerID]))
+        let players = Op(
+            signing: cast.alice, circle: cast.circle, gameID: id, seq: 2, lamport: 2, previous: genesisOp.hash,
+            wallClockMillis: try p.number("wall-clock"), payload: .players([carol.peerID]))
         Self.check(p, inputs: ["carol-seed", "wall-clock"], outputs: try Self.opOutputs(players))
         let a = try Self.vector("op-archive")
-        let archive = Op(signing: cast.bob, circle: cast.circle, gameID: id, seq: 1, lamport: 3, previous: .none,
-                         wallClockMillis: try a.number("wall-clock"), payload: .archive(true))
+        let archive = Op(
+            signing: cast.bob, circle: cast.circle, gameID: id, seq: 1, lamport: 3, previous: .none,
+            wallClockMillis: try a.number("wall-clock"), payload: .archive(true))
         Self.check(a, inputs: ["wall-clock"], outputs: try Self.opOutputs(archive))
 
         // A replica takes them; carol's move counts only after alice's op.
         var replica = Replica(circle: cast.circle)
         for op in [genesisOp, archive] { #expect(replica.insert(op).accepted.count == 1) }
-        let carolsMove = Op(signing: carol, circle: cast.circle, gameID: id, seq: 1, lamport: 4, previous: .none,
-                            wallClockMillis: archive.wallClockMillis, payload: .mark(cell: 0, mark: .flag))
+        let carolsMove = Op(
+            signing: carol, circle: cast.circle, gameID: id, seq: 1, lamport: 4, previous: .none,
+            wallClockMillis: archive.wallClockMillis, payload: .mark(cell: 0, mark: .flag))
         #expect(replica.insert(carolsMove).rejection(of: carolsMove) == .notPlayer)
         #expect(replica.insert(players).accepted.count == 1)
         #expect(replica.insert(carolsMove).accepted.count == 1)
@@ -559,11 +590,13 @@ import SweeperGame
         var genesisBytes = ByteWriter()
         genesis.encode(into: &genesisBytes)
         Self.check(try Self.vector("game-race"), inputs: [], outputs: [("genesis", Self.hex(genesisBytes.bytes)), ("game-id", Self.hex(id.bytes))])
-        let genesisOp = Op(signing: cast.alice, circle: cast.circle, gameID: id, seq: 1, lamport: 1, previous: .none,
-                           wallClockMillis: genesis.createdAtMillis, payload: .genesis(genesis))
+        let genesisOp = Op(
+            signing: cast.alice, circle: cast.circle, gameID: id, seq: 1, lamport: 1, previous: .none,
+            wallClockMillis: genesis.createdAtMillis, payload: .genesis(genesis))
         let r = try Self.vector("op-resign")
-        let resign = Op(signing: cast.bob, circle: cast.circle, gameID: id, seq: 1, lamport: 2, previous: .none,
-                        wallClockMillis: try r.number("wall-clock"), payload: .resign)
+        let resign = Op(
+            signing: cast.bob, circle: cast.circle, gameID: id, seq: 1, lamport: 2, previous: .none,
+            wallClockMillis: try r.number("wall-clock"), payload: .resign)
         Self.check(r, inputs: ["wall-clock"], outputs: try Self.opOutputs(resign))
         var replica = Replica(circle: cast.circle)
         for op in [genesisOp, resign] { #expect(replica.insert(op).accepted.count == 1) }
@@ -599,13 +632,15 @@ import SweeperGame
             readers: sealed.map { SealedKey(player: $0.key, sealed: $0.value) },
             sealedGenesis: key.seal(innerBytes.bytes, nonce: try v.bytes("genesis-nonce")))
         let id = payload.gameID(creator: cast.alice.peerID)
-        let genesisOp = Op(signing: cast.alice, circle: cast.circle, gameID: id, seq: 1, lamport: 1, previous: .none,
-                           wallClockMillis: inner.createdAtMillis, payload: .privateGenesis(payload))
+        let genesisOp = Op(
+            signing: cast.alice, circle: cast.circle, gameID: id, seq: 1, lamport: 1, previous: .none,
+            wallClockMillis: inner.createdAtMillis, payload: .privateGenesis(payload))
         let cells = try #require(v["cells"]).split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
         var move = ByteWriter()
         OpPayload.reveal(CellRuns(cells: cells)).encode(into: &move)
-        let reveal = Op(signing: cast.bob, circle: cast.circle, gameID: id, seq: 1, lamport: 2, previous: .none,
-                        wallClockMillis: try v.number("wall-clock"), payload: .sealed(key.seal(move.bytes, nonce: try v.bytes("move-nonce"))))
+        let reveal = Op(
+            signing: cast.bob, circle: cast.circle, gameID: id, seq: 1, lamport: 2, previous: .none,
+            wallClockMillis: try v.number("wall-clock"), payload: .sealed(key.seal(move.bytes, nonce: try v.bytes("move-nonce"))))
         let genesisOutputs = try Self.opOutputs(genesisOp).map { ("genesis-\($0.0)", $0.1) }
         let revealOutputs = try Self.opOutputs(reveal).map { ("reveal-\($0.0)", $0.1) }
         Self.check(
@@ -630,12 +665,14 @@ import SweeperGame
         let summary = SyncMessage.summary([game.id: VersionVector(heads: [cast.alice.peerID: 2, cast.bob.peerID: 2])], wantsReply: true)
         let ops = SyncMessage.ops([segment])
         Self.check(try Self.vector("segment"), inputs: [], outputs: [("segment", Self.hex(segment.encoded))])
-        Self.check(try Self.vector("sync-messages"), inputs: [], outputs: [
-            ("summary", Self.hex(summary.encoded)),
-            ("ops", Self.hex(ops.encoded)),
-            ("link-message", Self.hex(PeerMessage.sync(summary.encoded).encoded)),
-            ("interest", Self.hex(SyncMessage.interest(.only([game.id])).encoded)),
-        ])
+        Self.check(
+            try Self.vector("sync-messages"), inputs: [],
+            outputs: [
+                ("summary", Self.hex(summary.encoded)),
+                ("ops", Self.hex(ops.encoded)),
+                ("link-message", Self.hex(PeerMessage.sync(summary.encoded).encoded)),
+                ("interest", Self.hex(SyncMessage.interest(.only([game.id])).encoded)),
+            ])
         #expect(try SyncMessage(decoding: try Self.vector("sync-messages").bytes("interest")) == .interest(.only([game.id])))
         // Protocol 10: the same summary in a part, ended by an empty summary
         // asking for an answer; a session takes the two as the summary.
@@ -649,9 +686,11 @@ import SweeperGame
         let described = SyncMessage.descriptions([
             GameDescription(creator: cast.alice.peerID, genesis: game.genesis, status: .playing, progressPermille: 250)
         ])
-        Self.check(try Self.vector("game-descriptions"), inputs: [], outputs: [
-            ("describe", Self.hex(describe.encoded)), ("descriptions", Self.hex(described.encoded)),
-        ])
+        Self.check(
+            try Self.vector("game-descriptions"), inputs: [],
+            outputs: [
+                ("describe", Self.hex(describe.encoded)), ("descriptions", Self.hex(described.encoded)),
+            ])
         let read = try SyncMessage(decoding: try Self.vector("game-descriptions").bytes("descriptions"))
         guard case .descriptions(let list) = read, list.first?.gameID == game.id else {
             Issue.record("the descriptions vector does not describe the game: \(read)")
@@ -674,11 +713,14 @@ import SweeperGame
         let f = try Self.vector("op-flood")
         let exceptions = try #require(f["exceptions"]).split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
         let flood = try #require(Flood(cell: Int(try f.number("cell")), chord: try f.number("chord") == 1, exceptions: exceptions))
-        let floodOp = Op(signing: cast.bob, circle: cast.circle, gameID: game.id, seq: 3, lamport: 5, previous: game.mark.hash,
-                         wallClockMillis: try f.number("wall-clock"), payload: .flood(flood))
-        Self.check(f, inputs: ["cell", "chord", "exceptions", "wall-clock"], outputs: try Self.opOutputs(floodOp) + [
-            ("opens", flood.cells(in: game.genesis.layout).map(String.init).joined(separator: ", ")),
-        ])
+        let floodOp = Op(
+            signing: cast.bob, circle: cast.circle, gameID: game.id, seq: 3, lamport: 5, previous: game.mark.hash,
+            wallClockMillis: try f.number("wall-clock"), payload: .flood(flood))
+        Self.check(
+            f, inputs: ["cell", "chord", "exceptions", "wall-clock"],
+            outputs: try Self.opOutputs(floodOp) + [
+                ("opens", flood.cells(in: game.genesis.layout).map(String.init).joined(separator: ", "))
+            ])
 
         // Bob's side of a link to Alice, who holds his reveal and said so in her first summary.
         var alice = Replica(circle: cast.circle)
@@ -697,11 +739,13 @@ import SweeperGame
         let heads = bobSide.signHeads(replica: bob)
         let unsigned = SyncMessage.unsigned([ChainHead(game: game.id, author: cast.bob.peerID, seq: 3)])
         let v = try Self.vector("live-push")
-        Self.check(v, inputs: [], outputs: [
-            ("live", Self.hex(try #require(live.first).encoded)),
-            ("heads", Self.hex(try #require(heads.first).encoded)),
-            ("unsigned", Self.hex(unsigned.encoded)),
-        ])
+        Self.check(
+            v, inputs: [],
+            outputs: [
+                ("live", Self.hex(try #require(live.first).encoded)),
+                ("heads", Self.hex(try #require(heads.first).encoded)),
+                ("unsigned", Self.hex(unsigned.encoded)),
+            ])
         #expect(live.count == 1 && heads.count == 1)
 
         // Alice's side rebuilds both ops from the document's bytes, unsigned,
@@ -744,10 +788,12 @@ import SweeperGame
         quiet.peerTakesChains = true
         let pushed = quiet.push([game.assisted, game.mark], replica: alice)
         let v = try Self.vector("chains")
-        Self.check(v, inputs: [], outputs: [
-            ("catch-up", Self.hex(try #require(answer.first).encoded)),
-            ("push", Self.hex(try #require(pushed.first).encoded)),
-        ])
+        Self.check(
+            v, inputs: [],
+            outputs: [
+                ("catch-up", Self.hex(try #require(answer.first).encoded)),
+                ("push", Self.hex(try #require(pushed.first).encoded)),
+            ])
         #expect(answer.count == 1 && pushed.count == 1)
 
         // Bob's side rebuilds both ops from the document's bytes.
@@ -768,10 +814,12 @@ import SweeperGame
         let spot = try #require(PresenceSpot(game: game.id.bytes, x: Int(try v.number("x")), y: Int(try v.number("y"))))
         let here = PresenceNote(signing: cast.alice, serial: try v.number("here-serial"), spot: spot)
         let gone = PresenceNote(signing: cast.alice, serial: try v.number("gone-serial"), spot: nil)
-        Self.check(v, inputs: ["x", "y", "here-serial", "gone-serial"], outputs: [
-            ("here", Self.hex(PeerMessage.presence(here).encoded)),
-            ("gone", Self.hex(PeerMessage.presence(gone).encoded)),
-        ])
+        Self.check(
+            v, inputs: ["x", "y", "here-serial", "gone-serial"],
+            outputs: [
+                ("here", Self.hex(PeerMessage.presence(here).encoded)),
+                ("gone", Self.hex(PeerMessage.presence(gone).encoded)),
+            ])
         for key in ["here", "gone"] {
             guard case .presence(let note) = try PeerMessage(decoding: v.bytes(key)) else {
                 Issue.record("vector presence: \(key) is not a presence message")
@@ -825,8 +873,9 @@ import SweeperGame
             try #require(parts.count == 2, "vector play: a period is start+length")
             return PlayPeriod(start: parts[0], length: parts[1])
         }
-        let note = try #require(PlayNote(
-            signing: cast.alice, game: game.id.bytes, serial: try v.number("serial"), earlier: try v.number("earlier"), periods: periods))
+        let note = try #require(
+            PlayNote(
+                signing: cast.alice, game: game.id.bytes, serial: try v.number("serial"), earlier: try v.number("earlier"), periods: periods))
         Self.check(v, inputs: ["serial", "earlier", "periods"], outputs: [("message", Self.hex(PeerMessage.play(note).encoded))])
         guard case .play(let decoded) = try PeerMessage(decoding: v.bytes("message")) else {
             Issue.record("vector play: not a play message")
@@ -839,7 +888,9 @@ import SweeperGame
         let names = Set(try Self.vectors().keys)
         let checked: Set<String> = [
             "identities", "invite-code", "txt-record", "handshake", "secret-stream", "link-messages",
-            "game", "op-genesis", "op-reveal", "op-mark", "op-assisted", "game-players", "op-players", "op-archive", "private-game", "op-flood", "segment", "sync-messages", "live-push", "presence", "profile", "play", "membership", "membership-v2", "invitation-switch", "cut-and-fork", "summary-parts", "game-descriptions", "op-hint", "op-seeded", "op-daily", "daily-board", "invitation", "point", "game-race", "op-resign", "chains", "addresses",
+            "game", "op-genesis", "op-reveal", "op-mark", "op-assisted", "game-players", "op-players", "op-archive", "private-game", "op-flood", "segment",
+            "sync-messages", "live-push", "presence", "profile", "play", "membership", "membership-v2", "invitation-switch", "cut-and-fork", "summary-parts",
+            "game-descriptions", "op-hint", "op-seeded", "op-daily", "daily-board", "invitation", "point", "game-race", "op-resign", "chains", "addresses",
         ]
         #expect(names == checked, "vectors nothing checks: \(names.subtracting(checked)); missing: \(checked.subtracting(names))")
     }

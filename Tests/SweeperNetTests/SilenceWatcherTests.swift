@@ -1,9 +1,10 @@
 import Foundation
 import NIOCore
 import NIOPosix
-import Testing
-@testable import SweeperNet
 import SweeperTestSupport
+import Testing
+
+@testable import SweeperNet
 
 /// A link is closed for silence only when its peer was silent while the
 /// event loop was free to read: a loop busy with other work for longer

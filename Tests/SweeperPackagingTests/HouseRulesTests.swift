@@ -22,6 +22,7 @@ import Testing
             try text.write(toFile: full, atomically: true, encoding: .utf8)
         }
         // Within every rule first: the script passes.
+        try write(".swift-format", String(contentsOfFile: "\(repositoryRoot)/.swift-format", encoding: .utf8))
         try write("Sources/SweeperGame/Small.swift", String(repeating: "let a = 1\n", count: 600))
         try write("Sources/SweeperDaemon/Control/Router.swift", "import SweeperControl\n")
         try write("Sources/SweeperDaemon/System/DaemonClock.swift", "let now = Date()\n")
@@ -42,6 +43,7 @@ import Testing
         try write("Sources/SweeperSync/Op.swift", "public enum OpPayload {\n    case reveal(Int)\n    indirect case flood(Int)\n}\n")
         try write("Sources/SweeperGame/SweeperGame.docc/SweeperGame.md", "import SweeperConventions\n\n# ``SweeperGame``\n")
         try write("Tests/Slow.swift", "Thread.sleep(forTimeInterval: 1.5)\nusleep(200_000)\n")
+        try write("Sources/SweeperGame/Ugly.swift", "func f() {\n  return\n}\n")
         // Two files within their own budgets, but together past 5 s of sleeping.
         try write("Scripts/check-budgets.txt", "sleep Tests/LongA.swift 2.5\nsleep Tests/LongB.swift 2.5\n")
         try write("Tests/LongA.swift", "Thread.sleep(forTimeInterval: 2.5)\n")
@@ -52,16 +54,20 @@ import Testing
         for (file, rule) in [
             ("Sources/SweeperGame/Big.swift", "601 lines"), ("Sources/SweeperDaemon/Games/Service.swift", "imports SweeperControl"),
             ("Sources/SweeperDaemon/Games/Service.swift", "reads the time directly"), ("Tests/Lab.sh", "by name"),
-            ("Sources/SweeperNet/Frame.swift", "crashes"), ("Sources/SweeperStore/Rows.swift:1", "imports Foundation"), ("Sources/SweeperControl/Views.swift", "peer protocol version"),
+            ("Sources/SweeperNet/Frame.swift", "crashes"), ("Sources/SweeperStore/Rows.swift:1", "imports Foundation"),
+            ("Sources/SweeperControl/Views.swift", "peer protocol version"),
             ("Tests/Slow.swift", "sleeps 1.700 s"), ("SweeperSync.docc/SweeperSync.md", "op kind flood"),
             ("Sources/SweeperGame/SweeperGame.docc/SweeperGame.md:1", "outside a code block"),
             ("the tests sleep 6.750 s", "in all"),
+            ("Sources/SweeperGame/Ugly.swift:2", "not as swift-format writes it: [Indentation]"),
         ] {
             #expect(lines.contains { $0.contains(file) && $0.contains(rule) }, "no line for \(file) (\(rule)):\n\(broken.stderr)")
         }
-        #expect(!lines.contains {
-            $0.contains("Small.swift") || $0.contains("Router.swift") || $0.contains("Store/Store.swift") || $0.contains("System/DaemonClock.swift") || $0.contains("Fine.swift")
-                || $0.contains("PeerMessage.swift") || $0.contains("LongA.swift") || $0.contains("LongB.swift")
-        })
+        #expect(
+            !lines.contains {
+                $0.contains("Small.swift") || $0.contains("Router.swift") || $0.contains("Store/Store.swift") || $0.contains("System/DaemonClock.swift")
+                    || $0.contains("Fine.swift")
+                    || $0.contains("PeerMessage.swift") || $0.contains("LongA.swift") || $0.contains("LongB.swift")
+            })
     }
 }

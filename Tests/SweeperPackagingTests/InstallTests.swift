@@ -141,8 +141,10 @@ import Testing
         let expected = try runProcess([builtProgram("sweeper"), "--version"]).stdout
         #expect(version.stdout == expected && !expected.isEmpty, "installed sweeper says \(version.stdout)")
         // The release, both protocols and the commit built from: what a bug report needs to say.
-        #expect(expected.range(of: #"^\d+\.\d+\.\d+ \(peer protocol \d+, control protocol \d+, commit ([0-9a-f]{12}(\+changes)?|unknown)\)\n$"#,
-                               options: .regularExpression) != nil, "\(expected)")
+        #expect(
+            expected.range(
+                of: #"^\d+\.\d+\.\d+ \(peer protocol \d+, control protocol \d+, commit ([0-9a-f]{12}(\+changes)?|unknown)\)\n$"#,
+                options: .regularExpression) != nil, "\(expected)")
         // This tree is a git checkout: the commit is its HEAD's.
         let head = try runProcess(["/usr/bin/git", "-C", repositoryRoot, "rev-parse", "--short=12", "HEAD"]).stdout
         #expect(expected.contains("commit " + head.trimmingCharacters(in: .whitespacesAndNewlines)), "\(expected) is not of \(head)")

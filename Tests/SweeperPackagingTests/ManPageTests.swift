@@ -131,9 +131,11 @@ import Testing
         let outcome = try runProcess([mandoc, "-Tutf8", "-O", "width=200", "\(repositoryRoot)/Man/\(name)"])
         #expect(outcome.status == 0)
         // Bold and underline come as overstrikes: the letters alone are read.
-        let text = String(String.UnicodeScalarView(outcome.stdout.unicodeScalars.reduce(into: [Unicode.Scalar]()) { out, c in
-            if c == "\u{8}" { _ = out.popLast() } else { out.append(c) }
-        }))
+        let text = String(
+            String.UnicodeScalarView(
+                outcome.stdout.unicodeScalars.reduce(into: [Unicode.Scalar]()) { out, c in
+                    if c == "\u{8}" { _ = out.popLast() } else { out.append(c) }
+                }))
         let words = text.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "(" || $0 == "[" })
         // A one-letter option (`-h`) is one; a longer word after one dash is a slip.
         let slips = words.map { $0.trimmingCharacters(in: .punctuationCharacters.subtracting(CharacterSet(charactersIn: "-"))) }.filter { w in

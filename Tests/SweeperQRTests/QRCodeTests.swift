@@ -9,6 +9,7 @@
 // `segnoMaskChoiceExplained` reproduces segno's choice by scoring its way.
 
 import Testing
+
 @testable import SweeperQR
 
 // MARK: - Helpers
@@ -67,8 +68,9 @@ func segnoStyleMask(_ bytes: [UInt8], correction: QRCode.Correction, version: In
     @Test(arguments: mainVectors)
     func everyMaskMatchesHashAndPenalty(_ vector: MainVector) throws {
         for mask in 0..<8 {
-            let code = try QRCode(bytes: Array(vector.text.utf8), correction: vector.correction,
-                                  version: vector.version, mask: mask)
+            let code = try QRCode(
+                bytes: Array(vector.text.utf8), correction: vector.correction,
+                version: vector.version, mask: mask)
             #expect(code.mask == mask)
             #expect(fnv1a(code) == vector.hashes[mask], "mask \(mask)")
             #expect(code.penaltyScore == vector.penalties[mask], "mask \(mask)")
@@ -78,8 +80,9 @@ func segnoStyleMask(_ bytes: [UInt8], correction: QRCode.Correction, version: In
     @Test(arguments: mainVectors)
     func segnoMaskChoiceExplained(_ vector: MainVector) {
         let bytes = Array(vector.text.utf8)
-        #expect(segnoStyleMask(bytes, correction: vector.correction, version: vector.version)
-            == vector.segnoMask)
+        #expect(
+            segnoStyleMask(bytes, correction: vector.correction, version: vector.version)
+                == vector.segnoMask)
     }
 
     @Test(arguments: sweepVectors)
@@ -91,15 +94,18 @@ func segnoStyleMask(_ bytes: [UInt8], correction: QRCode.Correction, version: In
         #expect(code.mask == vector.specMask)
         #expect(fnv1a(code) == vector.specHash)
         #expect(code.penaltyScore == vector.penalties[vector.specMask])
-        let segnos = try QRCode(bytes: bytes, correction: vector.correction,
-                                version: vector.version, mask: vector.segnoMask)
+        let segnos = try QRCode(
+            bytes: bytes, correction: vector.correction,
+            version: vector.version, mask: vector.segnoMask)
         #expect(fnv1a(segnos) == vector.segnoHash)
         #expect(segnos.penaltyScore == vector.penalties[vector.segnoMask])
-        #expect(segnoStyleMask(bytes, correction: vector.correction, version: vector.version)
-            == vector.segnoMask)
+        #expect(
+            segnoStyleMask(bytes, correction: vector.correction, version: vector.version)
+                == vector.segnoMask)
         for mask in 0..<8 where mask != vector.specMask && mask != vector.segnoMask {
-            let other = try QRCode(bytes: bytes, correction: vector.correction,
-                                   version: vector.version, mask: mask)
+            let other = try QRCode(
+                bytes: bytes, correction: vector.correction,
+                version: vector.version, mask: mask)
             #expect(other.penaltyScore == vector.penalties[mask], "mask \(mask)")
         }
         // One byte more no longer fits this version.
@@ -124,10 +130,10 @@ func segnoStyleMask(_ bytes: [UInt8], correction: QRCode.Correction, version: In
 @Suite struct FormatAndVersionInformation {
     /// ISO/IEC 18004:2015 Table C.1 (format information, after masking).
     @Test(arguments: [
-        (QRCode.Correction.low, 0, 0b111011111000100), (.low, 7, 0b110100101110110),
-        (.medium, 0, 0b101010000010010), (.medium, 7, 0b100101010100000),
-        (.quartile, 0, 0b011010101011111), (.quartile, 7, 0b010101111101101),
-        (.high, 0, 0b001011010001001), (.high, 7, 0b000100000111011),
+        (QRCode.Correction.low, 0, 0b1110111_11000100), (.low, 7, 0b1101001_01110110),
+        (.medium, 0, 0b1010100_00010010), (.medium, 7, 0b1001010_10100000),
+        (.quartile, 0, 0b0110101_01011111), (.quartile, 7, 0b0101011_11101101),
+        (.high, 0, 0b0010110_10001001), (.high, 7, 0b0001000_00111011),
     ])
     func formatBitsMatchSpecTable(correction: QRCode.Correction, mask: Int, expected: Int) throws {
         #expect(QRCode.formatBits(correction: correction, mask: mask) == expected)
@@ -150,8 +156,10 @@ func segnoStyleMask(_ bytes: [UInt8], correction: QRCode.Correction, version: In
     }
 
     /// ISO/IEC 18004:2015 Table D.1 (version information).
-    @Test(arguments: [(7, 0x07C94), (8, 0x085BC), (9, 0x09A99), (10, 0x0A4D3), (21, 0x15683),
-                      (32, 0x209D5), (40, 0x28C69)])
+    @Test(arguments: [
+        (7, 0x07C94), (8, 0x085BC), (9, 0x09A99), (10, 0x0A4D3), (21, 0x15683),
+        (32, 0x209D5), (40, 0x28C69),
+    ])
     func versionBitsMatchSpecTable(version: Int, expected: Int) throws {
         #expect(QRCode.versionBits(version: version) == expected)
         let code = try QRCode(bytes: [0x41], correction: .low, version: version)
@@ -169,8 +177,10 @@ func segnoStyleMask(_ bytes: [UInt8], correction: QRCode.Correction, version: In
 
     /// ISO/IEC 18004:2015 Annex I: "01234567" as 1-M.
     @Test func reedSolomonMatchesSpecExample() {
-        let data: [UInt8] = [0x10, 0x20, 0x0C, 0x56, 0x61, 0x80, 0xEC, 0x11,
-                             0xEC, 0x11, 0xEC, 0x11, 0xEC, 0x11, 0xEC, 0x11]
+        let data: [UInt8] = [
+            0x10, 0x20, 0x0C, 0x56, 0x61, 0x80, 0xEC, 0x11,
+            0xEC, 0x11, 0xEC, 0x11, 0xEC, 0x11, 0xEC, 0x11,
+        ]
         let ecc = QRCode.reedSolomonRemainder(data, divisor: QRCode.reedSolomonDivisor(degree: 10))
         #expect(ecc == [0xA5, 0x24, 0xD4, 0xC1, 0xED, 0x36, 0xC7, 0x87, 0x2C, 0x55])
     }
@@ -225,8 +235,10 @@ func segnoStyleMask(_ bytes: [UInt8], correction: QRCode.Correction, version: In
 // MARK: - Text rendering
 
 @Suite struct Rendering {
-    static let codes: [QRCode] = ["", "hello", "https://192.168.1.20:8392/pair#K7Q2-M4XD-93FA",
-                                  String(repeating: "ü", count: 150)].compactMap { try? QRCode($0) }
+    static let codes: [QRCode] = [
+        "", "hello", "https://192.168.1.20:8392/pair#K7Q2-M4XD-93FA",
+        String(repeating: "ü", count: 150),
+    ].compactMap { try? QRCode($0) }
 
     @Test(arguments: [0, 1, 2, 4], [false, true])
     func terminalTextShapeAndContent(quietZone: Int, invert: Bool) {
@@ -261,8 +273,9 @@ func segnoStyleMask(_ bytes: [UInt8], correction: QRCode.Correction, version: In
         // With invert the quiet zone is drawn: first line is all full blocks.
         #expect(inverted.first.map { $0.allSatisfy { $0 == "█" } } == true)
         // Without it, the first line (quiet zone) is blank.
-        #expect(code.terminalText().split(separator: "\n", omittingEmptySubsequences: false)
-            .first.map { $0.allSatisfy { $0 == " " } } == true)
+        #expect(
+            code.terminalText().split(separator: "\n", omittingEmptySubsequences: false)
+                .first.map { $0.allSatisfy { $0 == " " } } == true)
     }
 
     @Test(arguments: [0, 2, 4])

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import SweeperQR
 
 // The vectors of Fixtures/vectors.json: texts and random bytes encoded by

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import SweeperStore
 
 /// The store's own layer over SQLite's C API: dates as the GRDB library
@@ -82,7 +83,9 @@ import Testing
             group.addTask {
                 for i in 0..<100 {
                     // Two ops a commit: a read sees an even count.
-                    let ops = (1...2).map { StoredOp(gameID: "g1", author: Data([UInt8($0)]), seq: Int64(i + 1), lamport: Int64(i + 1), bytes: Data([UInt8(i % 256)])) }
+                    let ops = (1...2).map {
+                        StoredOp(gameID: "g1", author: Data([UInt8($0)]), seq: Int64(i + 1), lamport: Int64(i + 1), bytes: Data([UInt8(i % 256)]))
+                    }
                     try store.append(ops, durability: .deferred)
                 }
                 return []

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import SweeperStore
 
 /// Game snapshots (the `v8-game-snapshots` migration): kept only for the
@@ -20,7 +21,8 @@ import Testing
         let store = try Store(directory: dir.path)
         defer { store.close() }
         for id in ["g1", "g2"] {
-            let game = StoredGame(id: id, params: Data("{}".utf8), created: Date(timeIntervalSince1970: 10), lastActivity: Date(timeIntervalSince1970: 10), status: "playing")
+            let game = StoredGame(
+                id: id, params: Data("{}".utf8), created: Date(timeIntervalSince1970: 10), lastActivity: Date(timeIntervalSince1970: 10), status: "playing")
             #expect(try store.createGame(game, ops: [StoredOp(gameID: id, author: a, seq: 1, lamport: 1, bytes: Data(id.utf8))]))
         }
         // A snapshot of ops the store does not hold (two, where it holds one) is not kept.
@@ -47,7 +49,8 @@ import Testing
         defer { dir.cleanup() }
         do {
             let store = try Store(directory: dir.path)
-            let game = StoredGame(id: "g1", params: Data("{}".utf8), created: Date(timeIntervalSince1970: 10), lastActivity: Date(timeIntervalSince1970: 10), status: "playing")
+            let game = StoredGame(
+                id: "g1", params: Data("{}".utf8), created: Date(timeIntervalSince1970: 10), lastActivity: Date(timeIntervalSince1970: 10), status: "playing")
             #expect(try store.createGame(game, ops: [StoredOp(gameID: "g1", author: a, seq: 1, lamport: 1, bytes: Data([1]))]))
             #expect(try store.saveSnapshots([snapshot("g1", ops: 1)]) == 1)
             store.close()

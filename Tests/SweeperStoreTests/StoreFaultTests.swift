@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import SweeperStore
 
 /// The store on a tiny tmpfs (root only), unmounted and removed by `cleanup()`.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import SweeperStore
 
 /// A fresh temporary directory, removed by `cleanup()`.
@@ -41,7 +42,8 @@ private func mode(_ path: String) throws -> Int {
         defer { store.close() }
         let a = Data([0xAA])
         let genesis = StoredOp(gameID: "g1", author: a, seq: 1, lamport: 1, bytes: Data("genesis".utf8))
-        let game = StoredGame(id: "g1", params: Data("{}".utf8), created: Date(timeIntervalSince1970: 10), lastActivity: Date(timeIntervalSince1970: 10), status: "playing")
+        let game = StoredGame(
+            id: "g1", params: Data("{}".utf8), created: Date(timeIntervalSince1970: 10), lastActivity: Date(timeIntervalSince1970: 10), status: "playing")
         #expect(try store.createGame(game, ops: [genesis], durability: .deferred))
         #expect(try store.durabilitySettings().synchronous == 2)
         let added = try store.append(
@@ -59,7 +61,8 @@ private func mode(_ path: String) throws -> Int {
         do {
             let store = try Store(directory: dir.path)
             #expect(try store.identity() == nil)
-            let id = StoredIdentity(secretKey: Data(repeating: 7, count: 64), publicKey: Data(repeating: 9, count: 32), created: Date(timeIntervalSince1970: 1000))
+            let id = StoredIdentity(
+                secretKey: Data(repeating: 7, count: 64), publicKey: Data(repeating: 9, count: 32), created: Date(timeIntervalSince1970: 1000))
             #expect(try store.saveIdentity(id))
             #expect(try store.saveIdentity(StoredIdentity(secretKey: Data([1]), publicKey: Data([2]))) == false)
             try store.setCircleKey(Data(repeating: 3, count: 32))
@@ -88,14 +91,16 @@ private func mode(_ path: String) throws -> Int {
         defer { store.close() }
         let a = Data([0xAA]), b = Data([0xBB])
         let genesis = StoredOp(gameID: "g1", author: a, seq: 1, lamport: 1, bytes: Data("genesis".utf8))
-        let game = StoredGame(id: "g1", params: Data("{}".utf8), created: Date(timeIntervalSince1970: 10), lastActivity: Date(timeIntervalSince1970: 10), status: "playing")
+        let game = StoredGame(
+            id: "g1", params: Data("{}".utf8), created: Date(timeIntervalSince1970: 10), lastActivity: Date(timeIntervalSince1970: 10), status: "playing")
         #expect(try store.createGame(game, ops: [genesis]))
         #expect(try store.createGame(game) == false)
-        let added = try store.append([
-            StoredOp(gameID: "g1", author: a, seq: 2, lamport: 2, bytes: Data("a2".utf8)),
-            StoredOp(gameID: "g1", author: b, seq: 1, lamport: 2, bytes: Data("b1".utf8)),
-            StoredOp(gameID: "g1", author: a, seq: 2, lamport: 9, bytes: Data("dup".utf8)),
-        ], updating: "g1", status: "won", at: Date(timeIntervalSince1970: 20))
+        let added = try store.append(
+            [
+                StoredOp(gameID: "g1", author: a, seq: 2, lamport: 2, bytes: Data("a2".utf8)),
+                StoredOp(gameID: "g1", author: b, seq: 1, lamport: 2, bytes: Data("b1".utf8)),
+                StoredOp(gameID: "g1", author: a, seq: 2, lamport: 9, bytes: Data("dup".utf8)),
+            ], updating: "g1", status: "won", at: Date(timeIntervalSince1970: 20))
         #expect(added == 2)
         #expect(try store.append([genesis]) == 0)
         let ops = try store.ops(gameID: "g1")
@@ -182,7 +187,9 @@ private func mode(_ path: String) throws -> Int {
         let dir = try TempDir()
         defer { dir.cleanup() }
         // The schema the first release wrote, with a row in each table that matters.
-        try runSQLite(dir.dbPath, """
+        try runSQLite(
+            dir.dbPath,
+            """
             CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY);
             INSERT INTO grdb_migrations VALUES ('v1');
             \(firstSchema)
@@ -204,7 +211,9 @@ private func mode(_ path: String) throws -> Int {
         let dir = try TempDir()
         defer { dir.cleanup() }
         // The schema of the release before played time: the first one and profiles.
-        try runSQLite(dir.dbPath, """
+        try runSQLite(
+            dir.dbPath,
+            """
             CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY);
             INSERT INTO grdb_migrations VALUES ('v1'), ('v2-profiles');
             \(firstSchema)
@@ -230,7 +239,9 @@ private func mode(_ path: String) throws -> Int {
     @Test func aDatabaseWithPlayedTimeGainsGameChoicesAndForgetsWithoutATrace() throws {
         let dir = try TempDir()
         defer { dir.cleanup() }
-        try runSQLite(dir.dbPath, """
+        try runSQLite(
+            dir.dbPath,
+            """
             CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY);
             INSERT INTO grdb_migrations VALUES ('v1'), ('v2-profiles'), ('v3-play-time');
             \(firstSchema)
@@ -250,7 +261,8 @@ private func mode(_ path: String) throws -> Int {
         #expect(try store.games().map(\.id).sorted() == ["aa", "bb"])
         #expect(try store.gameChoices().isEmpty)
         // Padding, so that the rebuilt file is visibly smaller than the one before.
-        try store.append((1...400).map { StoredOp(gameID: "aa", author: Data([3]), seq: Int64($0), lamport: Int64($0), bytes: Data(repeating: 0x5A, count: 200)) })
+        try store.append(
+            (1...400).map { StoredOp(gameID: "aa", author: Data([3]), seq: Int64($0), lamport: Int64($0), bytes: Data(repeating: 0x5A, count: 200)) })
         let sizeBefore = try fileSize(dir.dbPath) + fileSize(dir.dbPath + "-wal")
         #expect(try store.forgetGame(id: "aa", gameBytes: [0xAA]) == 402)
         #expect(try store.games().map(\.id) == ["bb"])
@@ -281,7 +293,9 @@ extension StoreTests {
     @Test func aDatabaseWithGameChoicesGainsMembershipRecords() throws {
         let dir = try TempDir()
         defer { dir.cleanup() }
-        try runSQLite(dir.dbPath, """
+        try runSQLite(
+            dir.dbPath,
+            """
             CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY);
             INSERT INTO grdb_migrations VALUES ('v1'), ('v2-profiles'), ('v3-play-time'), ('v4-game-choices');
             \(firstSchema)

@@ -1,6 +1,7 @@
 import SweeperCrypto
 import SweeperGame
 import Testing
+
 @testable import SweeperSync
 
 /// Nothing a peer sends makes a replica rebuild a sleeping game before it
@@ -151,8 +152,9 @@ extension Replica {
         var previous = OpHash.none
         var ops: [Op] = []
         for seq in 1...(quota + 3) {
-            let op = forge.op(mallory, game: genesis.gameID, seq: seq, lamport: seq + 1, previous: previous,
-                              payload: .mark(cell: cell, mark: seq % 2 == 1 ? .flag : .none))
+            let op = forge.op(
+                mallory, game: genesis.gameID, seq: seq, lamport: seq + 1, previous: previous,
+                payload: .mark(cell: cell, mark: seq % 2 == 1 ? .flag : .none))
             ops.append(op)
             previous = op.hash
         }

@@ -1,6 +1,7 @@
 import SweeperCrypto
 import SweeperGame
 import Testing
+
 @testable import SweeperSync
 
 /// The board of the day: derived from the circle and the day alone, the
@@ -122,8 +123,9 @@ import Testing
     /// Bob's op of `payload` in `game`, the first of his chain, made by
     /// hand (his own daemon refuses to make it).
     func forged(_ payload: OpPayload, by bob: OpAuthor, in game: Op, lamport: UInt64? = nil) -> Op {
-        Op(signing: bob.identity, circle: circle, gameID: game.gameID, seq: 1, lamport: lamport ?? game.lamport + 2,
-           previous: .none, wallClockMillis: 9, payload: payload)
+        Op(
+            signing: bob.identity, circle: circle, gameID: game.gameID, seq: 1, lamport: lamport ?? game.lamport + 2,
+            previous: .none, wallClockMillis: 9, payload: payload)
     }
 
     @Test func onlyTheCreatorMovesOnItsBoardOfTheDay() throws {

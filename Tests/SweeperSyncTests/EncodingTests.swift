@@ -1,7 +1,8 @@
-import SweeperCrypto
 import SweeperConventions
+import SweeperCrypto
 import SweeperGame
 import Testing
+
 @testable import SweeperSync
 
 @Suite struct OpEncodingTests {

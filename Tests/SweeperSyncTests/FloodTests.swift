@@ -2,6 +2,7 @@ import SweeperConventions
 import SweeperCrypto
 import SweeperGame
 import Testing
+
 @testable import SweeperSync
 
 @Suite struct FloodTests {
@@ -32,9 +33,10 @@ import Testing
     static func agrees(_ cells: [Int], with opened: [Int], on board: Board) -> Bool {
         let openedSet = Set(opened)
         let layout = board.layout
-        return openedSet.isSubset(of: cells) && cells.allSatisfy {
-            openedSet.contains($0) || (board.isRevealed($0) && (layout.isMine($0) || layout.adjacentMines($0) > 0))
-        }
+        return openedSet.isSubset(of: cells)
+            && cells.allSatisfy {
+                openedSet.contains($0) || (board.isRevealed($0) && (layout.isMine($0) || layout.adjacentMines($0) > 0))
+            }
     }
 
     @Test(arguments: 1...12 as ClosedRange<UInt64>)

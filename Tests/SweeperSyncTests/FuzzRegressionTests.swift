@@ -1,6 +1,7 @@
 import SweeperCrypto
 import SweeperGame
 import Testing
+
 @testable import SweeperSync
 
 /// Inputs found while fuzzing (Scripts/fuzz.sh) that trapped, kept as they were found.
@@ -40,10 +41,12 @@ import Testing
         replica.insert(genesis)
         let before = try #require(replica.state(of: genesis.gameID)?.digest)
         // The reveal payloads exactly as in the input: cells 0..<3, 4 and 37..<70; then 0..<43, 44 and 77..<110.
-        let first = Op(signing: bob, circle: circle, gameID: genesis.gameID, seq: 1, lamport: 2, previous: .none,
-                       wallClockMillis: 0x31 << 48 | 0x0103, payload: .reveal(CellRuns(validRuns: [0..<3, 4..<5, 37..<70])))
-        let second = Op(signing: bob, circle: circle, gameID: genesis.gameID, seq: 2, lamport: 3, previous: first.hash,
-                        wallClockMillis: 0x20 << 48 | 0x6f6f, payload: .reveal(CellRuns(validRuns: [0..<43, 44..<45, 77..<110])))
+        let first = Op(
+            signing: bob, circle: circle, gameID: genesis.gameID, seq: 1, lamport: 2, previous: .none,
+            wallClockMillis: 0x31 << 48 | 0x0103, payload: .reveal(CellRuns(validRuns: [0..<3, 4..<5, 37..<70])))
+        let second = Op(
+            signing: bob, circle: circle, gameID: genesis.gameID, seq: 2, lamport: 3, previous: first.hash,
+            wallClockMillis: 0x20 << 48 | 0x6f6f, payload: .reveal(CellRuns(validRuns: [0..<43, 44..<45, 77..<110])))
         let segment = try #require(OpSegment(verifiedOps: [first.with(signature: nil), second]))
         let outcome = replica.insert(try OpSegment(decoding: segment.encoded))
         #expect(outcome.accepted.isEmpty)
@@ -76,8 +79,9 @@ import Testing
         let game = try #require(replica.games[genesis.gameID])
         let first = try #require(try bob.assist(in: game, atMillis: 1))
         #expect(replica.insert(first).accepted.count == 1)
-        let stray = Op(signing: bob.identity, circle: circle, gameID: genesis.gameID, seq: 3, lamport: 9,
-                       previous: OpHash(unchecked: [UInt8](repeating: 0x6A, count: 32)), wallClockMillis: 2, payload: .assisted)
+        let stray = Op(
+            signing: bob.identity, circle: circle, gameID: genesis.gameID, seq: 3, lamport: 9,
+            previous: OpHash(unchecked: [UInt8](repeating: 0x6A, count: 32)), wallClockMillis: 2, payload: .assisted)
         #expect(replica.insert(stray).waiting == 1)
         let now = try #require(replica.games[genesis.gameID])
         let board = try #require(now.state?.board)

@@ -1,6 +1,7 @@
 import SweeperCrypto
 import SweeperGame
 import Testing
+
 @testable import SweeperSync
 
 /// A device that takes only some games asks a peer what the others are,
@@ -16,7 +17,8 @@ import Testing
         while let i = (0..<2).first(where: { !inbox[$0].isEmpty }), rounds < 1_000 {
             rounds += 1
             let message = try SyncMessage(decoding: inbox[i].removeFirst().encoded)
-            let step = i == 0
+            let step =
+                i == 0
                 ? sessions[0].receive(message, replica: &holder)
                 : sessions[1].receive(message, replica: &other, taking: taken)
             inbox[1 - i] += step.replies
@@ -79,21 +81,25 @@ import Testing
         // Another game's genesis, named as if it were the one asked about.
         let other = try Fixtures.genesis(by: ann, seed: 6)
         guard case .genesis(let otherGenesis) = other.payload, case .genesis(let askedGenesis) = asked.payload else { return }
-        _ = session.receive(.descriptions([GameDescription(creator: ann.identity.peerID, genesis: otherGenesis, status: .won, progressPermille: 1000)]),
-                            replica: &mine, taking: .only([]))
+        _ = session.receive(
+            .descriptions([GameDescription(creator: ann.identity.peerID, genesis: otherGenesis, status: .won, progressPermille: 1000)]),
+            replica: &mine, taking: .only([]))
         #expect(session.described.isEmpty)
         // The game asked about, under another creator: another id, not taken.
-        _ = session.receive(.descriptions([GameDescription(creator: Fixtures.identity(3).peerID, genesis: askedGenesis, status: .won, progressPermille: 1000)]),
-                            replica: &mine, taking: .only([]))
+        _ = session.receive(
+            .descriptions([GameDescription(creator: Fixtures.identity(3).peerID, genesis: askedGenesis, status: .won, progressPermille: 1000)]),
+            replica: &mine, taking: .only([]))
         #expect(session.described.isEmpty)
-        _ = session.receive(.descriptions([GameDescription(creator: ann.identity.peerID, genesis: askedGenesis, status: .lost, progressPermille: 400)]),
-                            replica: &mine, taking: .only([]))
+        _ = session.receive(
+            .descriptions([GameDescription(creator: ann.identity.peerID, genesis: askedGenesis, status: .lost, progressPermille: 400)]),
+            replica: &mine, taking: .only([]))
         #expect(session.described[asked.gameID]?.status == .lost)
         // Asked once per link: the next summary asks nothing again.
         #expect(session.receive(.summary(holder.summary, wantsReply: false), replica: &mine, taking: .only([])).replies.isEmpty)
 
         // A status byte past 2, or progress past 1000, does not decode.
-        var bytes = SyncMessage.descriptions([GameDescription(creator: ann.identity.peerID, genesis: askedGenesis, status: .won, progressPermille: 1000)]).encoded
+        var bytes = SyncMessage.descriptions([GameDescription(creator: ann.identity.peerID, genesis: askedGenesis, status: .won, progressPermille: 1000)])
+            .encoded
         bytes[bytes.count - 3] = 3
         #expect(throws: SyncDecodingError.self) { try SyncMessage(decoding: bytes) }
         #expect(throws: SyncDecodingError.self) { try SyncMessage(decoding: [1, 7, 1] + ann.identity.peerID.bytes + [0]) }

@@ -2,6 +2,7 @@ import SweeperConventions
 import SweeperCrypto
 import SweeperGame
 import Testing
+
 @testable import SweeperSync
 
 /// Chain segments in the link's compact form (sync message type 8): what
@@ -156,8 +157,10 @@ import Testing
     @Test func encodingRoundTripsAndRefusesWhatIsMalformed() throws {
         let scene = try Scene(seed: 45)
         let segment = try #require(scene.pair.replicas[0].games[scene.world.gameID]?.segment(of: scene.sender, after: 1))
-        for (game, author, known) in [(LinkGameRef.new(scene.world.gameID), LinkSegment.Author.key(scene.sender), false),
-                                      (.numbered(2), .sender, true), (.summarized(7), .summarized(4_095), false)] {
+        for (game, author, known) in [
+            (LinkGameRef.new(scene.world.gameID), LinkSegment.Author.key(scene.sender), false),
+            (.numbered(2), .sender, true), (.summarized(7), .summarized(4_095), false),
+        ] {
             let s = try #require(LinkSegment(segment, game: game, author: author, previousKnown: known))
             #expect(try SyncMessage(decoding: SyncMessage.chains([s]).encoded) == .chains([s]))
             #expect((s.previous == nil) == known)

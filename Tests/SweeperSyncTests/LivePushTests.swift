@@ -1,7 +1,8 @@
-import SweeperCrypto
 import SweeperConventions
+import SweeperCrypto
 import SweeperGame
 import Testing
+
 @testable import SweeperSync
 
 /// Live pushes between two sessions: how they name games, what they leave
@@ -147,8 +148,10 @@ import Testing
     }
 
     @Test func referencesRoundTripAndRefuseWhatIsPastTheLimit() throws {
-        let refs: [LinkGameRef] = [.new(GameID(unchecked: Array(0..<16))), .numbered(1), .numbered(LinkGameRef.limit),
-                                   .receiverNumbered(1), .receiverNumbered(LinkGameRef.limit), .summarized(0), .summarized(LinkGameRef.limit - 1)]
+        let refs: [LinkGameRef] = [
+            .new(GameID(unchecked: Array(0..<16))), .numbered(1), .numbered(LinkGameRef.limit),
+            .receiverNumbered(1), .receiverNumbered(LinkGameRef.limit), .summarized(0), .summarized(LinkGameRef.limit - 1),
+        ]
         for ref in refs {
             for signature in [nil, bob.identity.sign([1])] {
                 let op = LiveOp(game: ref, position: .next(lamportStep: 0, wallChange: -5), payload: .mark(cell: 3, mark: .none), signature: signature)

@@ -3,6 +3,7 @@ import PropertyBased
 import SweeperCrypto
 import SweeperGame
 import Testing
+
 @testable import SweeperSync
 
 /// The replica's view of an op set: its vectors and the game's digest.
@@ -102,7 +103,8 @@ func replica(_ circle: CircleKey, inserting ops: [Op]) -> Replica {
             var sim = Simulation(seed: UInt64(seed))
             let report = try sim.run()
             if !report.problems.isEmpty {
-                Issue.record("""
+                Issue.record(
+                    """
                     simulation seed \(seed) failed (replay: SWEEPER_SIM_SEED=\(seed) swift test --filter replaySeed):
                     \(report.problems.prefix(8).joined(separator: "\n"))
                     """)
@@ -149,7 +151,9 @@ func replica(_ circle: CircleKey, inserting ops: [Op]) -> Replica {
         let seed = try #require(UInt64(text), "SWEEPER_SIM_SEED is not a number: \(text)")
         var sim = Simulation(seed: seed)
         let report = try sim.run()
-        print("seed \(seed): \(report.ops) ops, \(report.messages) messages, \(report.restarts) restarts, \(report.partitions) partitions, healed in \(report.healTicks) ticks, \(report.addedPlayerMoves) moves by an added player, \(sim.refusedBeforeTheirAdd) refused before their add arrived; forged \(sim.injected), rejected \(sim.rejected)")
+        print(
+            "seed \(seed): \(report.ops) ops, \(report.messages) messages, \(report.restarts) restarts, \(report.partitions) partitions, healed in \(report.healTicks) ticks, \(report.addedPlayerMoves) moves by an added player, \(sim.refusedBeforeTheirAdd) refused before their add arrived; forged \(sim.injected), rejected \(sim.rejected)"
+        )
         for p in report.problems { print("  \(p)") }
         #expect(report.problems.isEmpty)
     }

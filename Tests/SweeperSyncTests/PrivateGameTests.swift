@@ -2,6 +2,7 @@ import SweeperConventions
 import SweeperCrypto
 import SweeperGame
 import Testing
+
 @testable import SweeperSync
 
 /// Private games: their ops are sealed with a key only the players hold;
@@ -81,8 +82,9 @@ import Testing
         OpPayload.reveal(CellRuns(cells: [safeCell(state)])).encode(into: &w)
         let intruder = outsider.make(.sealed(key.seal(w.bytes)), in: try held(rs[2], id), atMillis: clock)
         // A player's plain op would tell everyone the move.
-        let plain = Op(signing: playerID, circle: circle, gameID: id, seq: 1, lamport: 2, previous: .none, wallClockMillis: clock,
-                       payload: .reveal(CellRuns(cells: [safeCell(state)])))
+        let plain = Op(
+            signing: playerID, circle: circle, gameID: id, seq: 1, lamport: 2, previous: .none, wallClockMillis: clock,
+            payload: .reveal(CellRuns(cells: [safeCell(state)])))
         for i in rs.indices {
             #expect(rs[i].insert(intruder).rejection(of: intruder) == .notPlayer)
             #expect(rs[i].insert(plain).rejection(of: plain) == .notPlayer)
@@ -91,10 +93,12 @@ import Testing
         let before = try #require(rs[1].state(of: id)?.digest)
         var off = ByteWriter()
         OpPayload.mark(cell: 81, mark: .flag).encode(into: &off)
-        let junk = Op(signing: playerID, circle: circle, gameID: id, seq: 1, lamport: 2, previous: .none, wallClockMillis: clock,
-                      payload: .sealed(key.seal([0xFF, 1, 2])))
-        let offBoard = Op(signing: playerID, circle: circle, gameID: id, seq: 2, lamport: 3, previous: junk.hash, wallClockMillis: clock,
-                          payload: .sealed(key.seal(off.bytes)))
+        let junk = Op(
+            signing: playerID, circle: circle, gameID: id, seq: 1, lamport: 2, previous: .none, wallClockMillis: clock,
+            payload: .sealed(key.seal([0xFF, 1, 2])))
+        let offBoard = Op(
+            signing: playerID, circle: circle, gameID: id, seq: 2, lamport: 3, previous: junk.hash, wallClockMillis: clock,
+            payload: .sealed(key.seal(off.bytes)))
         for i in rs.indices {
             #expect(rs[i].insert(junk).accepted == [junk])
             #expect(rs[i].insert(offBoard).accepted == [offBoard])

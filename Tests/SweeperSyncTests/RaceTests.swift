@@ -1,6 +1,7 @@
 import SweeperCrypto
 import SweeperGame
 import Testing
+
 @testable import SweeperSync
 
 /// Race games: one genesis, one layout, a board per racer. A racer's moves
@@ -25,8 +26,10 @@ import Testing
 
     /// Makes `author`'s op with `make` against `replica`, and inserts it.
     @discardableResult
-    func play(_ author: OpAuthor, _ replica: inout Replica, _ game: GameID,
-              _ make: (OpAuthor, GameReplica) throws -> Op?) throws -> Op? {
+    func play(
+        _ author: OpAuthor, _ replica: inout Replica, _ game: GameID,
+        _ make: (OpAuthor, GameReplica) throws -> Op?
+    ) throws -> Op? {
         let held = try #require(replica.games[game])
         guard let op = try make(author, held) else { return nil }
         #expect(replica.insert(op).rejection(of: op) == nil)
@@ -63,13 +66,15 @@ import Testing
         // Carol does not race: she watches, and her op is refused.
         let game = try #require(replica.games[id])
         #expect(throws: MoveError.notAPlayer) { try carol.reveal(cell, in: game, atMillis: 3_000) }
-        let forged = Op(signing: carol.identity, circle: circle, gameID: id, seq: 1, lamport: 9, previous: .none, wallClockMillis: 3_000,
-                        payload: .reveal(CellRuns(cells: [cell])))
+        let forged = Op(
+            signing: carol.identity, circle: circle, gameID: id, seq: 1, lamport: 9, previous: .none, wallClockMillis: 3_000,
+            payload: .reveal(CellRuns(cells: [cell])))
         #expect(replica.insert(forged).rejection(of: forged) == .notPlayer)
         // Nobody joins a race once made.
         #expect(throws: MoveError.racersAreFixed) { try ann.addPlayers([carol.identity.peerID], in: game, atMillis: 3_000) }
-        let addition = Op(signing: ann.identity, circle: circle, gameID: id, seq: 3, lamport: 20, previous: ops[1].hash, wallClockMillis: 3_000,
-                          payload: .players([carol.identity.peerID]))
+        let addition = Op(
+            signing: ann.identity, circle: circle, gameID: id, seq: 3, lamport: 20, previous: ops[1].hash, wallClockMillis: 3_000,
+            payload: .players([carol.identity.peerID]))
         #expect(replica.insert(addition).rejection(of: addition) == .notPlayer)
         // Any order gives one state, whose digest covers each racer's board.
         let digest = try #require(replica.state(of: id)?.digest)
@@ -104,8 +109,9 @@ import Testing
         let ended = try #require(replica.games[id])
         #expect(try bob.resign(in: ended, atMillis: 71_000) == nil, "one resign a racer")
         // A move Bob's chain holds after his resign (crafted: his device makes none) changes nothing.
-        let late = Op(signing: bob.identity, circle: circle, gameID: id, seq: 2, lamport: resign.lamport + 1, previous: resign.hash,
-                      wallClockMillis: 71_000, payload: .reveal(CellRuns(cells: safe)))
+        let late = Op(
+            signing: bob.identity, circle: circle, gameID: id, seq: 2, lamport: resign.lamport + 1, previous: resign.hash,
+            wallClockMillis: 71_000, payload: .reveal(CellRuns(cells: safe)))
         let digest = now.digest
         #expect(replica.insert(late).accepted.count == 1)
         #expect(replica.state(of: id)?.digest == digest && replica.state(of: id)?.lane(of: bob.identity.peerID)?.status == .lost)
@@ -130,8 +136,9 @@ import Testing
         // Carol may not resign in a race she does not run; nobody resigns a game played together.
         let game = try #require(replica.games[id])
         #expect(throws: MoveError.notARace) { try carol.resign(in: game, atMillis: 5) }
-        let forged = Op(signing: carol.identity, circle: circle, gameID: id, seq: 1, lamport: 5, previous: .none, wallClockMillis: 5,
-                        payload: .resign)
+        let forged = Op(
+            signing: carol.identity, circle: circle, gameID: id, seq: 1, lamport: 5, previous: .none, wallClockMillis: 5,
+            payload: .resign)
         #expect(replica.insert(forged).rejection(of: forged) == .notPlayer)
         let together = try Fixtures.genesis(by: ann)
         var plain = Replica(circle: circle)
@@ -161,8 +168,11 @@ import Testing
         let plain = try ann.genesis(
             parameters: parameters, layout: layout, seed: 7, questionMarks: false, createdAtMillis: 1_000, players: [bob.identity.peerID])
         #expect(plain.gameID != genesis.gameID)
-        let resign = try Op(decoding: Op(signing: bob.identity, circle: circle, gameID: genesis.gameID, seq: 1, lamport: 2, previous: .none,
-                                         wallClockMillis: 5, payload: .resign).encoded)
+        let resign = try Op(
+            decoding: Op(
+                signing: bob.identity, circle: circle, gameID: genesis.gameID, seq: 1, lamport: 2, previous: .none,
+                wallClockMillis: 5, payload: .resign
+            ).encoded)
         #expect(resign.payload == .resign)
     }
 

@@ -1,6 +1,7 @@
 import SweeperCrypto
 import SweeperGame
 import Testing
+
 @testable import SweeperSync
 
 /// A removed device that an admin admits again plays again: its removal's
@@ -11,8 +12,9 @@ import Testing
 
     /// Bob's next op in `game` after his op `after`, a flag on `cell`.
     func next(after previous: Op, cell: Int) -> Op {
-        Forge(circle: circle).op(bob, game: previous.gameID, seq: previous.seq + 1, lamport: previous.lamport + 100, previous: previous.hash,
-                                 payload: .mark(cell: cell, mark: .flag))
+        Forge(circle: circle).op(
+            bob, game: previous.gameID, seq: previous.seq + 1, lamport: previous.lamport + 100, previous: previous.hash,
+            payload: .mark(cell: cell, mark: .flag))
     }
 
     @Test func aDeviceAdmittedAgainMovesAgainAfterWhatItsRemovalKept() throws {

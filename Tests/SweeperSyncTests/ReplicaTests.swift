@@ -1,17 +1,21 @@
 import SweeperCrypto
 import SweeperGame
 import Testing
+
 @testable import SweeperSync
 
 /// Builds ops by hand, valid or not, for acceptance tests.
 struct Forge {
     let circle: CircleKey
 
-    func op(_ identity: SigningIdentity, game: GameID, seq: UInt64, lamport: UInt64, previous: OpHash,
-            payload: OpPayload, proofCircle: CircleKey? = nil, author: PeerID? = nil, wall: UInt64 = 5) -> Op {
+    func op(
+        _ identity: SigningIdentity, game: GameID, seq: UInt64, lamport: UInt64, previous: OpHash,
+        payload: OpPayload, proofCircle: CircleKey? = nil, author: PeerID? = nil, wall: UInt64 = 5
+    ) -> Op {
         let who = author ?? identity.peerID
-        let unsigned = Op(gameID: game, author: who, seq: seq, lamport: lamport, previous: previous, wallClockMillis: wall,
-                          membershipProof: (proofCircle ?? circle).membershipProof(for: who), payload: payload, signature: nil)
+        let unsigned = Op(
+            gameID: game, author: who, seq: seq, lamport: lamport, previous: previous, wallClockMillis: wall,
+            membershipProof: (proofCircle ?? circle).membershipProof(for: who), payload: payload, signature: nil)
         return unsigned.with(signature: identity.sign(Op.signatureDomain + unsigned.canonicalBytes))
     }
 }
@@ -263,8 +267,9 @@ struct Forge {
         try #require(longest.ops.count >= 3)
         var ops = longest.ops
         let victim = ops[1]
-        ops[1] = Op(gameID: victim.gameID, author: victim.author, seq: victim.seq, lamport: victim.lamport, previous: victim.previous,
-                    wallClockMillis: victim.wallClockMillis + 1, membershipProof: victim.membershipProof, payload: victim.payload, signature: nil)
+        ops[1] = Op(
+            gameID: victim.gameID, author: victim.author, seq: victim.seq, lamport: victim.lamport, previous: victim.previous,
+            wallClockMillis: victim.wallClockMillis + 1, membershipProof: victim.membershipProof, payload: victim.payload, signature: nil)
         let tampered = try #require(OpSegment(verifiedOps: ops))
         let encoded = SyncMessage.ops([tampered]).encoded
         var fresh = Replica(circle: world.circle)
@@ -287,9 +292,10 @@ struct Forge {
         var ops: [Op] = []
         for seq in 1...6 {
             let cell = seq == 4 ? state.genesis.geometry.cellCount + 7 : cells[seq]  // the 4th is off the board
-            ops.append(forge.op(
-                bob, game: g.gameID, seq: UInt64(seq), lamport: UInt64(seq + 1), previous: ops.last?.hash ?? .none,
-                payload: .mark(cell: cell, mark: .flag)))
+            ops.append(
+                forge.op(
+                    bob, game: g.gameID, seq: UInt64(seq), lamport: UInt64(seq + 1), previous: ops.last?.hash ?? .none,
+                    payload: .mark(cell: cell, mark: .flag)))
         }
         // Held: 1 (without its signature, vouched for by 2's) and 2; waiting: 6.
         let held = try #require(OpSegment(verifiedOps: [ops[0].with(signature: nil), ops[1]]))

@@ -1,7 +1,8 @@
 import Foundation
-import Synchronization
 import SweeperCrypto
 import SweeperGame
+import Synchronization
+
 @testable import SweeperSync
 
 /// A deterministic simulated network of daemons running the real
@@ -31,14 +32,14 @@ struct Simulation {
         var peers = 16
         var players = 4
         var activeTicks = 40
-        var moveChance = 4           // in 10, per tick, that some player moves
+        var moveChance = 4  // in 10, per tick, that some player moves
         var lossPercent = 10
         var duplicatePercent = 5
         var maxDelay = 6
-        var tickEvery = 8            // anti-entropy summary period, in ticks
+        var tickEvery = 8  // anti-entropy summary period, in ticks
         var forgeries = 5
-        var partitionPercent = 5     // per tick, chance a partition starts
-        var restartPercent = 4       // per tick, chance a peer restarts
+        var partitionPercent = 5  // per tick, chance a partition starts
+        var restartPercent = 4  // per tick, chance a peer restarts
         /// Each chain's newest ops a replica keeps in memory; the rest it
         /// reads back from its disk (few, so that games of a few dozen
         /// moves already do).
@@ -164,8 +165,9 @@ struct Simulation {
         for i in 0..<config.peers {
             let author = OpAuthor(identity: Fixtures.identity(UInt64(i) + 1, salt: UInt8(truncatingIfNeeded: seed)), circle: circle)
             let disk = SimulatedDisk()
-            peers.append(Peer(
-                author: author, replica: Replica(circle: circle, reader: author.identity, archive: disk, recentOpsKept: config.recentOpsKept), disk: disk))
+            peers.append(
+                Peer(
+                    author: author, replica: Replica(circle: circle, reader: author.identity, archive: disk, recentOpsKept: config.recentOpsKept), disk: disk))
         }
         // A ring plus random chords: connected, a few hops across.
         for i in 0..<config.peers { links.insert([i, (i + 1) % config.peers].sorted()) }
@@ -272,8 +274,10 @@ struct Simulation {
         }
         for _ in 0..<copies {
             sent += 1
-            queue.append(Envelope(deliverAt: at, order: sent, from: from, to: to, bytes: bytes, epoch: epochs[link] ?? 0, live: live || chains,
-                                  forgedHead: forgedHead))
+            queue.append(
+                Envelope(
+                    deliverAt: at, order: sent, from: from, to: to, bytes: bytes, epoch: epochs[link] ?? 0, live: live || chains,
+                    forgedHead: forgedHead))
         }
     }
 
@@ -360,7 +364,8 @@ struct Simulation {
             peers[p].disk[Self.key(op)] = (op, false)
             for seq in stride(from: op.seq, to: 0, by: -1) {
                 guard let held = peers[p].replica.games[op.gameID]?.op(author: op.author, seq: seq),
-                      peers[p].disk[Self.key(held)]?.vouched == true else { break }
+                    peers[p].disk[Self.key(held)]?.vouched == true
+                else { break }
                 peers[p].disk[Self.key(held)] = (held, false)
             }
         }
@@ -416,7 +421,7 @@ struct Simulation {
         store(outcome, at: 0)
         noteValid(op)
         guard let game = peers[0].replica.games[op.gameID],
-              let daily = try peers[0].author.daily(20_000 + Int(seed % 3), in: game, atMillis: 1_790_000_000_000 + seed)
+            let daily = try peers[0].author.daily(20_000 + Int(seed % 3), in: game, atMillis: 1_790_000_000_000 + seed)
         else { return }
         let next = peers[0].replica.insert(daily)
         store(next, at: 0)

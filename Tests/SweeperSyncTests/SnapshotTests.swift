@@ -2,6 +2,7 @@ import SweeperConventions
 import SweeperCrypto
 import SweeperGame
 import Testing
+
 @testable import SweeperSync
 
 /// A sleeping game written down for the next start (``SleepingGame/snapshot``):

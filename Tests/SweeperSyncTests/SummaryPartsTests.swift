@@ -1,6 +1,7 @@
 import SweeperCrypto
 import SweeperGame
 import Testing
+
 @testable import SweeperSync
 
 /// A summary too big for one message goes in parts, which the receiver

@@ -1,5 +1,6 @@
 import SweeperCrypto
 import SweeperGame
+
 @testable import SweeperSync
 
 /// A fixture that could not be made (a bug in the test, not a finding).
@@ -44,8 +45,10 @@ enum Fixtures {
     }
 
     /// A genesis op for a fresh small game.
-    static func genesis(by author: OpAuthor, width: Int = 9, height: Int = 9, mines: Int = 10, seed: UInt64 = 1,
-                        questionMarks: Bool = true, players: Set<PeerID>? = nil, race: Bool = false) throws -> Op {
+    static func genesis(
+        by author: OpAuthor, width: Int = 9, height: Int = 9, mines: Int = 10, seed: UInt64 = 1,
+        questionMarks: Bool = true, players: Set<PeerID>? = nil, race: Bool = false
+    ) throws -> Op {
         let (p, l) = try layout(width: width, height: height, mines: mines, seed: seed)
         return try author.genesis(
             parameters: p, layout: l, seed: seed, questionMarks: questionMarks, createdAtMillis: 1_790_000_000_000 + seed,
@@ -60,7 +63,7 @@ enum Fixtures {
         var source = Replica(circle: circle)
         source.insert(genesis)
         guard let state = source.state(of: genesis.gameID),
-              let cell = (0..<state.genesis.geometry.cellCount).first(where: { !state.board.isRevealed($0) })
+            let cell = (0..<state.genesis.geometry.cellCount).first(where: { !state.board.isRevealed($0) })
         else { throw FixtureError("the fixture game has no covered cell") }
         let forge = Forge(circle: circle)
         var ops: [Op] = []

@@ -1,6 +1,7 @@
 import SweeperCrypto
 import SweeperGame
 import Testing
+
 @testable import SweeperSync
 
 /// What one peer message may cost the thread that handles it in waking

@@ -2,6 +2,7 @@ import Foundation
 import SweeperCrypto
 import SweeperStore
 import SweeperTestSupport
+
 @testable import SweeperSync
 
 // A toolkit for scripting hostile peers and control clients against a real
@@ -20,7 +21,6 @@ enum AdversaryError: Error, CustomStringConvertible {
         }
     }
 }
-
 
 // MARK: A daemon under attack
 
@@ -46,8 +46,10 @@ final class TargetDaemon {
     /// Starts the daemon and waits (at most 60 s) until its control socket answers `status`.
     func start() throws {
         pid = try TestDaemons.launch(
-            ["--state-dir", root + "/state", "--socket", socketPath, "--no-mdns", "--name", name, "--listen", "127.0.0.1:0", "--web-port", "0",
-             "--log-level", "info"],
+            [
+                "--state-dir", root + "/state", "--socket", socketPath, "--no-mdns", "--name", name, "--listen", "127.0.0.1:0", "--web-port", "0",
+                "--log-level", "info",
+            ],
             environment: environment, log: logPath, ready: { [socketPath] in TestDaemons.answers(socketPath) })
     }
 
@@ -300,9 +302,11 @@ final class WireClient {
         let bound = withUnsafePointer(to: &local) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        let connected = bound == 0 && withUnsafePointer(to: &remote) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        } == 0
+        let connected =
+            bound == 0
+            && withUnsafePointer(to: &remote) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            } == 0
         guard connected else {
             let why = String(cString: strerror(errno))
             close(fd)

@@ -5,6 +5,7 @@ import SweeperMembership
 import SweeperMessages
 import SweeperTestSupport
 import Testing
+
 @testable import SweeperSync
 
 /// Hostile peers against a real `sweeperd`: strangers, garbage,
@@ -174,10 +175,11 @@ import Testing
         let older = try AdversaryPeer(port: port, from: "127.0.0.45", circle: circle, identity: try scene.admit(from: "127.0.0.45"))
         older.sendHello(version: 12)
         // The honest peer knows Mallory as a member before she points.
-        #expect(eventually(20) {
-            ((try scene.honest.result(#"{"id":1,"command":"circle"}"#))["members"] as? [[String: Any]] ?? [])
-                .contains { $0["peer"] as? String == mallory.peerID.description }
-        })
+        #expect(
+            eventually(20) {
+                ((try scene.honest.result(#"{"id":1,"command":"circle"}"#))["members"] as? [[String: Any]] ?? [])
+                    .contains { $0["peer"] as? String == mallory.peerID.description }
+            })
 
         let wall = UInt64(Date().timeIntervalSince1970 * 1000)
         func point(_ who: SigningIdentity, _ serial: UInt64, x: Int, in g: GameID = game) -> PointNote {
@@ -200,7 +202,7 @@ import Testing
             var seen: [String] = []
             while !enough(seen), let event = viewer.readJSON() {
                 guard event["event"] as? String == "point", let x = event["x"] as? Int,
-                      let by = (event["presence"] as? [String: Any])?["peer"] as? String
+                    let by = (event["presence"] as? [String: Any])?["peer"] as? String
                 else { continue }
                 let who = by == mallory.peerID.description ? "mallory" : by == honestID.description ? "honest" : by
                 seen.append("\(who) \(x)")
@@ -304,8 +306,9 @@ import Testing
         let forger = SigningIdentity()
         try attack("127.0.0.30", forger) {
             [scene.targetID, honestID].map { victim in
-                Forge.op(author: forger, circle: circle, game: game, seq: 500, payload: .mark(cell: 0, mark: .flag),
-                         signer: forger, claimedAuthor: victim)
+                Forge.op(
+                    author: forger, circle: circle, game: game, seq: 500, payload: .mark(cell: 0, mark: .flag),
+                    signer: forger, claimedAuthor: victim)
             }
         }
         checks.append((offset, ["refused ops", "reason=badSignature", "peer=\(forger.peerID.shortDescription)"], "forged signature"))
@@ -314,8 +317,11 @@ import Testing
         offset = target.log().utf8.count
         let breaker = SigningIdentity()
         try attack("127.0.0.31", breaker) {
-            [Forge.op(author: breaker, circle: circle, game: game, previous: OpHash(unchecked: Forge.randomBytes(32)),
-                      payload: .mark(cell: 0, mark: .flag))]
+            [
+                Forge.op(
+                    author: breaker, circle: circle, game: game, previous: OpHash(unchecked: Forge.randomBytes(32)),
+                    payload: .mark(cell: 0, mark: .flag))
+            ]
         }
         checks.append((offset, ["refused ops", "reason=brokenChain", "peer=\(breaker.peerID.shortDescription)"], "broken chain"))
 
@@ -328,8 +334,10 @@ import Testing
             parameters: generated.parameters, layout: generated.layout, seed: 7, questionMarks: false, createdAtMillis: 1)
         guard case .genesis(let g) = realGenesis.payload else { Issue.record("no genesis"); return }
         try attack("127.0.0.32", inventor) {
-            [Forge.op(author: inventor, circle: circle, game: invented, seq: 2, payload: .mark(cell: 3, mark: .flag)),
-             Forge.op(author: inventor, circle: circle, game: invented, payload: .genesis(g))]
+            [
+                Forge.op(author: inventor, circle: circle, game: invented, seq: 2, payload: .mark(cell: 3, mark: .flag)),
+                Forge.op(author: inventor, circle: circle, game: invented, payload: .genesis(g)),
+            ]
         }
         checks.append((offset, ["refused ops", "reason=invalidGenesis", "peer=\(inventor.peerID.shortDescription)"], "invented game"))
 
@@ -337,8 +345,10 @@ import Testing
         offset = target.log().utf8.count
         let outlander = SigningIdentity()
         try attack("127.0.0.33", outlander) {
-            [Forge.op(author: outlander, circle: circle, game: game, payload: .mark(cell: 256, mark: .flag)),
-             Forge.op(author: outlander, circle: circle, game: game, payload: .reveal(CellRuns(cells: 250..<300)))]
+            [
+                Forge.op(author: outlander, circle: circle, game: game, payload: .mark(cell: 256, mark: .flag)),
+                Forge.op(author: outlander, circle: circle, game: game, payload: .reveal(CellRuns(cells: 250..<300))),
+            ]
         }
         checks.append((offset, ["refused ops", "reason=cellOutOfRange", "peer=\(outlander.peerID.shortDescription)"], "cells off the board"))
 
@@ -389,8 +399,10 @@ import Testing
         var tries = 0
         repeat {
             tries += 1
-            p.send(ops: [Forge.op(author: mallory, circle: circle, game: game, payload: .mark(cell: 0, mark: .flag)),
-                         Forge.op(author: mallory, circle: circle, game: game, payload: .mark(cell: 1, mark: .flag))])
+            p.send(ops: [
+                Forge.op(author: mallory, circle: circle, game: game, payload: .mark(cell: 0, mark: .flag)),
+                Forge.op(author: mallory, circle: circle, game: game, payload: .mark(cell: 1, mark: .flag)),
+            ])
             p.send(sync: .summary([game: VersionVector()], wantsReply: true))
             #expect(p.nextSync { if case .ops = $0 { true } else { false } } != nil, "the daemon stopped talking")
         } while tries < 3 && !eventually(3, { named().count == 1 })
@@ -419,9 +431,10 @@ import Testing
             #expect(p.isClosed(within: 10), "the link stayed up")
         }
         let short = mallory.peerID.shortDescription
-        #expect(eventually(10) {
-            target.logLines(since: offset, containing: "peer unlinked", "peer=\(short)", "reason=a malformed sync message").count == 2
-        }, "\(target.log(since: offset))")
+        #expect(
+            eventually(10) {
+                target.logLines(since: offset, containing: "peer unlinked", "peer=\(short)", "reason=a malformed sync message").count == 2
+            }, "\(target.log(since: offset))")
         #expect(try scene.stillServes() == nil)
     }
 
@@ -449,8 +462,12 @@ import Testing
         let offset = target.log().utf8.count
         let p = try AdversaryPeer(port: port, from: "127.0.0.40", circle: circle, identity: mallory)
         p.sendHello(version: 8)
-        p.send(sync: .live([LiveOp(game: .new(game), position: .absolute(seq: 1, lamport: 1_000, wall: 1),
-                                   payload: .mark(cell: cell, mark: .flag), signature: nil)]))
+        p.send(
+            sync: .live([
+                LiveOp(
+                    game: .new(game), position: .absolute(seq: 1, lamport: 1_000, wall: 1),
+                    payload: .mark(cell: cell, mark: .flag), signature: nil)
+            ]))
         #expect(eventually(15) { try target.digests()[scene.game] != before }, "the target did not show the live move")
         let asked = p.nextSync { message in
             guard case .unsigned(let chains) = message else { return false }
@@ -460,12 +477,17 @@ import Testing
 
         // A flood with an exception off the 16×16 board.
         let offBoard = try #require(Flood(cell: cell, chord: false, exceptions: [256]))
-        p.send(sync: .live([LiveOp(game: .numbered(1), position: .absolute(seq: 2, lamport: 1_002, wall: 3),
-                                   payload: .flood(offBoard), signature: nil)]))
+        p.send(
+            sync: .live([
+                LiveOp(
+                    game: .numbered(1), position: .absolute(seq: 2, lamport: 1_002, wall: 3),
+                    payload: .flood(offBoard), signature: nil)
+            ]))
         // A head of the target's own chain (its genesis) that is not its signature: refused, the link kept.
         p.send(sync: .heads([HeadSignature(game: .numbered(1), author: scene.targetID, seq: 1, signature: mallory.sign([1]))]))
         expectLoggedOnce(target, since: offset, ["refused ops", "reason=badSignature", "peer=\(mallory.peerID.shortDescription)"], what: "another's bad head")
-        expectLoggedOnce(target, since: offset, ["refused ops", "reason=cellOutOfRange", "peer=\(mallory.peerID.shortDescription)"], what: "a flood off the board")
+        expectLoggedOnce(
+            target, since: offset, ["refused ops", "reason=cellOutOfRange", "peer=\(mallory.peerID.shortDescription)"], what: "a flood off the board")
         let shown = try #require(try target.digests()[scene.game])
         #expect(shown != before)
         #expect(try scene.honest.digests()[scene.game] == before, "an unsigned move travelled on")
@@ -473,7 +495,8 @@ import Testing
         // A head signature that is not hers: the link closes, the move stays.
         p.send(sync: .heads([HeadSignature(game: .numbered(1), author: nil, seq: 1, signature: mallory.sign([0]))]))
         #expect(p.isClosed(within: 10), "a bad head signature did not close the link")
-        expectLoggedOnce(target, since: offset, ["dropping a peer", "not its author's", "peer=\(mallory.peerID.shortDescription)"], what: "a bad head signature")
+        expectLoggedOnce(
+            target, since: offset, ["dropping a peer", "not its author's", "peer=\(mallory.peerID.shortDescription)"], what: "a bad head signature")
         #expect(try target.digests()[scene.game] == shown)
         #expect(try scene.honest.digests()[scene.game] == before)
 
@@ -543,7 +566,8 @@ import Testing
             // She is sent the sealed game to relay, and cannot read it.
             #expect(answer.map { Self.games(in: $0).contains(privateGame) } == true)
         }
-        expectLoggedOnce(target, since: eveOffset, ["refused ops", "reason=notPlayer", "peer=\(eve.peerID.shortDescription)"], what: "a non-player's ops in a private game")
+        expectLoggedOnce(
+            target, since: eveOffset, ["refused ops", "reason=notPlayer", "peer=\(eve.peerID.shortDescription)"], what: "a non-player's ops in a private game")
         #expect(try target.digests()[privateText] == scene.honest.digests()[privateText])
         let after = try target.digests()
         #expect(after.filter { $0.key != privateText } == before)
@@ -650,7 +674,9 @@ import Testing
         let (target, port, circle) = (scene.target, scene.port, scene.circle)
         let game = try #require(GameID(hex: scene.game))
         let years: UInt64 = 34 * 365 * 86_400_000
-        func elapsed() throws -> Double { (try target.result(#"{"id":1,"command":"show","game":"\#(scene.game)"}"#)["elapsedMillis"] as? Int).map { Double($0) / 1000 } ?? -1 }
+        func elapsed() throws -> Double {
+            (try target.result(#"{"id":1,"command":"show","game":"\#(scene.game)"}"#)["elapsedMillis"] as? Int).map { Double($0) / 1000 } ?? -1
+        }
         let before = try elapsed()
         let offset = target.log().utf8.count
         let mallory = SigningIdentity()
@@ -660,7 +686,9 @@ import Testing
         m.send(message: PeerMessage.presence(PresenceNote(signing: mallory, serial: 1, spot: nil)).encoded)
         let share = try #require(PlayNote(signing: mallory, game: game.bytes, serial: 1, earlier: years, periods: []))
         m.send(message: PeerMessage.play(share).encoded)
-        expectLoggedOnce(target, since: offset, ["refused a profile", "its author is not a member", "author=\(mallory.peerID.shortDescription)"], what: "a stranger's profile")
+        expectLoggedOnce(
+            target, since: offset, ["refused a profile", "its author is not a member", "author=\(mallory.peerID.shortDescription)"],
+            what: "a stranger's profile")
         expectLoggedOnce(target, since: offset, ["refused a share of played time", "author=\(mallory.peerID.shortDescription)"], what: "a stranger's share")
         expectLoggedOnce(target, since: offset, ["refused a presence note", "author=\(mallory.peerID.shortDescription)"], what: "a stranger's presence")
         let peers = try target.result(#"{"id":1,"command":"peers","all":true}"#)["peers"] as? [[String: Any]] ?? []
@@ -678,7 +706,8 @@ import Testing
         let offset2 = target.log().utf8.count
         let huge = try #require(PlayNote(signing: mel, game: game.bytes, serial: 2, earlier: years, periods: []))
         link.send(message: PeerMessage.play(huge).encoded)
-        expectLoggedOnce(target, since: offset2, ["refused a share of played time", "more time than the game has lasted"], what: "a member's share of 34 years")
+        expectLoggedOnce(
+            target, since: offset2, ["refused a share of played time", "more time than the game has lasted"], what: "a member's share of 34 years")
         #expect(try elapsed() == counted)
         #expect(try scene.stillServes() == nil)
     }
@@ -696,8 +725,9 @@ import Testing
         let m = try AdversaryPeer(port: port, from: "127.0.0.43", circle: circle, identity: mallory)
         m.sendHello(version: PeerCapabilities.currentVersion)
         for serial in 1...3 { m.send(message: PeerMessage.addresses(AddressNote(signing: mallory, serial: UInt64(serial), addresses: [])).encoded) }
-        expectLoggedOnce(target, since: offset, ["refused a note of addresses", "its author is not a member", "author=\(mallory.peerID.shortDescription)"],
-                         what: "a stranger's address notes")
+        expectLoggedOnce(
+            target, since: offset, ["refused a note of addresses", "its author is not a member", "author=\(mallory.peerID.shortDescription)"],
+            what: "a stranger's address notes")
         #expect(!m.isClosed(within: 1), "a stranger's well-formed note closed its link")
 
         let mel = try scene.admit(from: "127.0.0.44")
@@ -710,9 +740,10 @@ import Testing
         crafted.replaceSubrange(at..<(at + 4), with: [127, 0, 0, 1])
         link.send(message: crafted)
         #expect(link.isClosed(within: 10), "a note naming loopback kept the link up")
-        #expect(eventually(10) {
-            !target.logLines(since: offset, containing: "peer unlinked", "peer=\(mel.peerID.shortDescription)", "not a unicast address").isEmpty
-        }, "\(target.log(since: offset))")
+        #expect(
+            eventually(10) {
+                !target.logLines(since: offset, containing: "peer unlinked", "peer=\(mel.peerID.shortDescription)", "not a unicast address").isEmpty
+            }, "\(target.log(since: offset))")
         #expect(try scene.stillServes() == nil)
     }
 
@@ -882,8 +913,9 @@ import Testing
         #expect(try target.digests().count == before.count)
         #expect(target.isRunning)
         withExtendedLifetime((member, other)) {}
-        #expect(eventually(40) { target.openDescriptors() <= descriptors + 2 },
-                "descriptors: \(descriptors) before, \(target.openDescriptors()) after")
+        #expect(
+            eventually(40) { target.openDescriptors() <= descriptors + 2 },
+            "descriptors: \(descriptors) before, \(target.openDescriptors()) after")
     }
 
     /// A connection that sends the first handshake message with the circle

@@ -1,7 +1,8 @@
 import Foundation
 import Logging
-import Testing
 import SweeperTestSupport
+import Testing
+
 @testable import SweeperDiscovery
 
 /// Collects discovery events; waits for one that matches (bounded).
@@ -57,12 +58,13 @@ struct AvahiDiscoveryTests {
 
         // A daemon published on host 2 is found and resolved here.
         _ = try lab.spawn(2, ["avahi-publish", "-s", "bob on h2", "_sweeper._tcp", "7456", "id=BOB", "name=bob"])
-        #expect(await waitFor(log) { event in
-            if case .found(let r) = event {
-                return r.instanceName == "bob on h2" && r.port == 7456 && r.txt["id"] == "BOB" && r.addresses.contains { $0.ip == "198.18.0.2" }
-            }
-            return false
-        })
+        #expect(
+            await waitFor(log) { event in
+                if case .found(let r) = event {
+                    return r.instanceName == "bob on h2" && r.port == 7456 && r.txt["id"] == "BOB" && r.addresses.contains { $0.ip == "198.18.0.2" }
+                }
+                return false
+            })
 
         // avahi-daemon goes away and comes back: unavailable, then running again, bob found again.
         try lab.run(["avahi-stop", "1"])

@@ -47,8 +47,9 @@ import Testing
         ann.stop()
         try FileManager.default.removeItem(atPath: ann.stateDirectory)
         let restored = try ann.cli(["restore", file, "--state-dir", ann.stateDirectory])
-        #expect(restored.status == 0 && restored.stdout.contains("Restored device") && restored.stdout.contains("run it on this machine only"),
-                "\(restored.stdout)\(restored.stderr)")
+        #expect(
+            restored.status == 0 && restored.stdout.contains("Restored device") && restored.stdout.contains("run it on this machine only"),
+            "\(restored.stdout)\(restored.stderr)")
         // A device there already is not replaced unless asked, and then kept aside.
         let over = try ann.cli(["restore", file, "--state-dir", ann.stateDirectory])
         #expect(over.status == 1 && over.stderr.contains("--replace"), "\(over.stderr)")
@@ -65,12 +66,16 @@ import Testing
         #expect(try ann.json(["show", game])["digest"] as? String == digest)
         #expect(try ann.cli(["scores"]).stdout == scores)
         // Its circle takes it back: linked to bob again, and bob's next move reaches it.
-        #expect(eventually(30) {
-            ((try? bob.json(["peers"]))?["peers"] as? [[String: Any]] ?? []).contains { $0["peer"] as? String == me && $0["state"] as? String == "connected" }
-        }, "bob never linked to the restored device: \((try? bob.cli(["peers"]).stdout) ?? "")")
+        #expect(
+            eventually(30) {
+                ((try? bob.json(["peers"]))?["peers"] as? [[String: Any]] ?? []).contains {
+                    $0["peer"] as? String == me && $0["state"] as? String == "connected"
+                }
+            }, "bob never linked to the restored device: \((try? bob.cli(["peers"]).stdout) ?? "")")
         let cell = try #require(firstCovered(try bob.json(["show", game])["board"] as? [String] ?? []))
         #expect(try bob.cli(["flag", game, "\(cell.x)", "\(cell.y)"]).status == 0)
-        #expect(eventually(20) { (try? ann.json(["show", game]))?["digest"] as? String == (try? bob.json(["show", game]))?["digest"] as? String },
-                "the restored device did not take bob's move")
+        #expect(
+            eventually(20) { (try? ann.json(["show", game]))?["digest"] as? String == (try? bob.json(["show", game]))?["digest"] as? String },
+            "the restored device did not take bob's move")
     }
 }

@@ -37,7 +37,8 @@ private struct AnsweredMove {
 @Suite(.serialized, .enabled(if: labAvailable, Comment(rawValue: labUnavailableReason ?? "")))
 struct ChaosTests {
     @Test func fiveHostsUnderChaosConvergeAndLoseNoAnsweredMove() throws {
-        let seed = ProcessInfo.processInfo.environment["SWEEPER_CHAOS_SEED"].flatMap { UInt64($0) }
+        let seed =
+            ProcessInfo.processInfo.environment["SWEEPER_CHAOS_SEED"].flatMap { UInt64($0) }
             ?? UInt64.random(in: 1...999_999)
         print("chaos: seed \(seed) (replay with SWEEPER_CHAOS_SEED=\(seed))")
         var random = SplitMix64(seed: seed)
@@ -133,7 +134,8 @@ struct ChaosTests {
             }
         }
         let healed = Date()
-        let summary = "seed \(seed): \(round) rounds, \(answered.count) moves answered, \(refused) not answered, \(kills) SIGKILLs, \(terms) SIGTERMs, \(cuts) cuts"
+        let summary =
+            "seed \(seed): \(round) rounds, \(answered.count) moves answered, \(refused) not answered, \(kills) SIGKILLs, \(terms) SIGTERMs, \(cuts) cuts"
         guard c.waitConverged(game, hosts, seconds: 90) != nil else {
             Issue.record("\(summary): no common digest 90 s after healing")
             return
@@ -149,14 +151,17 @@ struct ChaosTests {
                 let look = cell(board, move.x, move.y)
                 let present = move.flag ? look == "F" : (look.map { ".12345678".contains($0) } ?? false)
                 if !present && missing.count < 10 {
-                    missing.append("h\(i + 1) shows \(look.map(String.init) ?? "nothing") at \(move.x),\(move.y) (\(move.flag ? "flagged" : "revealed") on h\(move.host))")
+                    missing.append(
+                        "h\(i + 1) shows \(look.map(String.init) ?? "nothing") at \(move.x),\(move.y) (\(move.flag ? "flagged" : "revealed") on h\(move.host))")
                 }
                 return present
             }
             if onAll { found += 1 }
         }
         let statuses = hosts.map { c[$0].show(game)?["status"] as? String ?? "?" }
-        print("chaos: \(summary); one digest \(String(format: "%.1f", convergedAfter)) s after healing; \(found) of \(answered.count) answered moves found on all 5 hosts")
+        print(
+            "chaos: \(summary); one digest \(String(format: "%.1f", convergedAfter)) s after healing; \(found) of \(answered.count) answered moves found on all 5 hosts"
+        )
         #expect(found == answered.count, "\(summary): \(answered.count - found) answered moves missing: \(missing)")
         #expect(answered.count >= 100, "\(summary): too few moves to mean anything")
         #expect(kills + terms + cuts >= 3, "\(summary): too little chaos to mean anything")

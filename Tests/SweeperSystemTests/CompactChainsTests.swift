@@ -4,6 +4,7 @@ import SweeperCrypto
 import SweeperMessages
 import SweeperTestSupport
 import Testing
+
 @testable import SweeperSync
 
 /// Segments in the link's compact form against a real `sweeperd`: a

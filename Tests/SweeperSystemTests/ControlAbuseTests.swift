@@ -57,8 +57,10 @@ import Testing
         let d = try TargetDaemon(name: "ann")
         defer { d.cleanup() }
         try d.start()
-        let asNobody = ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", DaemonHarness.sweeper,
-                        "--socket", d.socketPath, "--json", "status"]
+        let asNobody = [
+            "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", DaemonHarness.sweeper,
+            "--socket", d.socketPath, "--json", "status",
+        ]
 
         // The directory (0700) and socket (0600) keep other users out.
         var st = stat()
@@ -111,8 +113,11 @@ import Testing
             (Array(#"{"id":10,"command":"show","game":"zz"}"#.utf8), "unknown-game", 10),
             ([0xFF, 0xFE, 0x00, 0x7B, 0x0D], "malformed-request", nil),  // not UTF-8, a NUL
             (Array(repeating: UInt8(ascii: "["), count: 60_000), "malformed-request", nil),  // deep nesting
-            (Array(("{\"id\":11,\"command\":\"status\",\"x\":" + String(repeating: "{\"a\":", count: 10_000) + "1"
-                    + String(repeating: "}", count: 10_000) + "}").utf8), "", nil),  // deep but valid: some answer
+            (
+                Array(
+                    ("{\"id\":11,\"command\":\"status\",\"x\":" + String(repeating: "{\"a\":", count: 10_000) + "1"
+                        + String(repeating: "}", count: 10_000) + "}").utf8), "", nil
+            ),  // deep but valid: some answer
             (Array(repeating: UInt8(ascii: "a"), count: 3 << 20), "line-too-long", nil),  // 3 MiB
             (Array((#"{"id":12,"command":"status","pad":""# + String(repeating: "x", count: 70_000) + "\"}").utf8), "line-too-long", nil),
         ]
@@ -157,12 +162,13 @@ import Testing
         var c: ControlLineClient? = try ControlLineClient(path: d.socketPath)
         var batch: [UInt8] = []
         for i in 0..<count {
-            let line = switch i % 4 {
-            case 0: #"{"id":\#(i),"command":"status"}"#
-            case 1: #"{"id":\#(i),"command":"show","game":"\#(game)"}"#
-            case 2: #"{"id":\#(i),"command":"nope"}"#
-            default: #"{"id":\#(i),"command":"hint","game":"\#(game)"}"#
-            }
+            let line =
+                switch i % 4 {
+                case 0: #"{"id":\#(i),"command":"status"}"#
+                case 1: #"{"id":\#(i),"command":"show","game":"\#(game)"}"#
+                case 2: #"{"id":\#(i),"command":"nope"}"#
+                default: #"{"id":\#(i),"command":"hint","game":"\#(game)"}"#
+                }
             batch += Array((line + "\n").utf8)
         }
         let writer = Thread { [c, batch] in c?.send(batch) }

@@ -1,9 +1,10 @@
 import Foundation
 import SweeperCrypto
 import SweeperGame
-@testable import SweeperSync
 import SweeperTestSupport
 import Testing
+
+@testable import SweeperSync
 
 /// End-to-end tests: the real `sweeperd` on a temporary state directory and
 /// socket, driven by the real `sweeper` and by raw socket lines.
@@ -104,8 +105,9 @@ import Testing
         // A script that asked for JSON gets JSON then too.
         let noDaemonJSON = try h.cli(["--json", "status"])
         let error = (try? JSONSerialization.jsonObject(with: Data(noDaemonJSON.stdout.utf8)) as? [String: Any])?["error"] as? [String: Any]
-        #expect(noDaemonJSON.status == 3 && error?["code"] as? String == "no-daemon" && (error?["message"] as? String ?? "").contains("sweeperd"),
-                "\(noDaemonJSON.stdout)")
+        #expect(
+            noDaemonJSON.status == 3 && error?["code"] as? String == "no-daemon" && (error?["message"] as? String ?? "").contains("sweeperd"),
+            "\(noDaemonJSON.stdout)")
         try h.start()
         #expect(try [won, lostGame].map { try h.json(["show", $0])["digest"] as? String } == digests)
         #expect(try h.json(["status"])["peer"] as? String == me)
@@ -212,11 +214,12 @@ import Testing
         // Taken, dialled, and not linked: connect says so and exits 1.
         let linkLocal = try h.cli(["connect", "[fe80::1]:7455"])
         #expect(linkLocal.status == 1 && linkLocal.stderr.contains("Not linked to [fe80::1]:7455"), "\(linkLocal.stderr)")
-        #expect(eventually(15) {
-            ((try? h.json(["peers", "--all"]))?["unreached"] as? [[String: Any]] ?? []).contains {
-                $0["address"] as? String == "[fe80::1]:7455" && ($0["reason"] as? String ?? "").contains("needs its interface")
-            }
-        }, "\((try? h.cli(["peers", "--all"]).stdout) ?? "")")
+        #expect(
+            eventually(15) {
+                ((try? h.json(["peers", "--all"]))?["unreached"] as? [[String: Any]] ?? []).contains {
+                    $0["address"] as? String == "[fe80::1]:7455" && ($0["reason"] as? String ?? "").contains("needs its interface")
+                }
+            }, "\((try? h.cli(["peers", "--all"]).stdout) ?? "")")
     }
 
     @Test func garbageAndOversizedLinesGetErrorAnswersAndServingGoesOn() throws {
@@ -345,9 +348,12 @@ import Testing
         let code = try #require(try bob.json(["invite"])["code"] as? String)
         #expect(try ann.cli(["join", code, "--address", try bob.peerAddress()]).status == 0)
         let bobID = try #require(try bob.json(["status"])["peer"] as? String)
-        #expect(eventually(20) {
-            ((try? ann.json(["peers"]))?["peers"] as? [[String: Any]] ?? []).contains { $0["peer"] as? String == bobID && $0["state"] as? String == "connected" }
-        }, "ann never linked to bob: \((try? ann.cli(["peers"]))?.stdout ?? "")")
+        #expect(
+            eventually(20) {
+                ((try? ann.json(["peers"]))?["peers"] as? [[String: Any]] ?? []).contains {
+                    $0["peer"] as? String == bobID && $0["state"] as? String == "connected"
+                }
+            }, "ann never linked to bob: \((try? ann.cli(["peers"]))?.stdout ?? "")")
         #expect(eventually(20) { (try? ann.json(["show", game])) != nil })
         // Connecting to a peer that answers says it linked, and to whom.
         let carl = try DaemonHarness()
@@ -356,8 +362,10 @@ import Testing
         #expect(try carl.join(bob).status == 0)
         let linked = try carl.cli(["--json", "connect", try ann.peerAddress()])
         let said = try JSONSerialization.jsonObject(with: Data(linked.stdout.utf8)) as? [String: Any]
-        #expect(linked.status == 0 && said?["linked"] as? Bool == true && said?["name"] as? String == "ann",
-                "\(linked.stdout)\n— carl's log:\n\((try? String(contentsOfFile: carl.logPath, encoding: .utf8)) ?? "")\n— ann's log:\n\((try? String(contentsOfFile: ann.logPath, encoding: .utf8))?.suffix(3000) ?? "")")
+        #expect(
+            linked.status == 0 && said?["linked"] as? Bool == true && said?["name"] as? String == "ann",
+            "\(linked.stdout)\n— carl's log:\n\((try? String(contentsOfFile: carl.logPath, encoding: .utf8)) ?? "")\n— ann's log:\n\((try? String(contentsOfFile: ann.logPath, encoding: .utf8))?.suffix(3000) ?? "")"
+        )
         #expect(said?["peer"] as? String == (try ann.json(["status"])["peer"] as? String))
     }
 
@@ -428,7 +436,9 @@ import Testing
         #expect(unasked.status == 2 && unasked.stderr.contains("--yes"), "\(unasked.stderr)")
         _ = bob.stop()
         let removed = try ann.cli(["circle", "remove", "cat", "--yes"])
-        #expect(removed.status == 0 && removed.stdout.contains("Removed cat") && removed.stdout.contains("1 of its moves stay"), "\(removed.stdout)\(removed.stderr)")
+        #expect(
+            removed.status == 0 && removed.stdout.contains("Removed cat") && removed.stdout.contains("1 of its moves stay"),
+            "\(removed.stdout)\(removed.stderr)")
         let newTag = try #require(try ann.json(["status"])["circleTag"] as? String)
         #expect(newTag != oldTag)
         #expect(eventually(10) { !linked(ann, catID) })
@@ -468,9 +478,10 @@ import Testing
         #expect(try cat.json(["profile"])["name"] as? String == "cat")
         // Bob's new profile (name and colour in one signed note) reaches cat.
         #expect(try bob.cli(["profile", "--name", "Bobby", "--colour", "red"]).status == 0)
-        #expect(eventually(20) {
-            ((try? cat.json(["circle"]))?["members"] as? [[String: Any]] ?? []).contains { $0["name"] as? String == "Bobby" }
-        })
+        #expect(
+            eventually(20) {
+                ((try? cat.json(["circle"]))?["members"] as? [[String: Any]] ?? []).contains { $0["name"] as? String == "Bobby" }
+            })
         let refused = try cat.cli(["profile", "--colour", "red"])
         #expect(refused.status == 1 && refused.stderr.contains("free colours: blue"), "\(refused.stderr)")
         #expect(try cat.cli(["profile", "--name", "Cat2", "--colour", "green"]).status == 0)
@@ -617,7 +628,9 @@ import Testing
             let sync = peer?["sync"] as? [String: Any]
             return sync.flatMap { s in (s["theyLack"] as? Int).flatMap { a in (s["weLack"] as? Int).map { [a, $0] } } }
         }
-        #expect(eventually(20) { lag(cat, "bob") == [0, 0] && lag(bob, "cat") == [0, 0] }, "cat sees bob \(String(describing: lag(cat, "bob"))), bob sees cat \(String(describing: lag(bob, "cat")))")
+        #expect(
+            eventually(20) { lag(cat, "bob") == [0, 0] && lag(bob, "cat") == [0, 0] },
+            "cat sees bob \(String(describing: lag(cat, "bob"))), bob sees cat \(String(describing: lag(bob, "cat")))")
         let created = Double(try #require(entry["createdAt"] as? Int)) / 1000
         #expect(abs(created - Date().timeIntervalSince1970) < 60)
         let text = try cat.cli(["games", "--available"]).stdout
@@ -723,11 +736,12 @@ import Testing
         let admitted = try cat.cli(["--json", "join", open, "--address", try bob.peerAddress()])
         #expect(admitted.status == 0, "\(admitted.stderr)")
         let catID = try #require(try cat.json(["status"])["peer"] as? String)
-        #expect(eventually(20) {
-            ((try? ann.json(["circle"]))?["members"] as? [[String: Any]] ?? []).contains {
-                $0["peer"] as? String == catID && $0["admittedByPeer"] as? String == bobID && $0["invitedByPeer"] as? String == bobID
-            }
-        })
+        #expect(
+            eventually(20) {
+                ((try? ann.json(["circle"]))?["members"] as? [[String: Any]] ?? []).contains {
+                    $0["peer"] as? String == catID && $0["admittedByPeer"] as? String == bobID && $0["invitedByPeer"] as? String == bobID
+                }
+            })
     }
 
     @Test func exitCodesAndErrors() throws {
@@ -760,7 +774,8 @@ import Testing
         let huge = try h.cli(["new", "--preset", "huge"])
         #expect(huge.status == 2 && huge.stderr.contains("beginner") && huge.stderr.contains("expert"), "\(huge.status) \(huge.stderr)")
         let farStart = try h.cli(["new", "--start", "20,20"])
-        #expect(farStart.status == 2 && farStart.stderr.contains("off the board") && farStart.stderr.contains("0 to 8"), "\(farStart.status) \(farStart.stderr)")
+        #expect(
+            farStart.status == 2 && farStart.stderr.contains("off the board") && farStart.stderr.contains("0 to 8"), "\(farStart.status) \(farStart.stderr)")
         let badCode = try h.cli(["join", "SWEEPER-ABCDE"])
         #expect(badCode.status == 1 && badCode.stderr.contains("invite code"))
         // An invite code made here is refused here: this device is in that circle.
@@ -783,14 +798,16 @@ import Testing
         // A script is told the same as JSON, and the exit says it did not link.
         let nobodyJSON = try h.cli(["--json", "connect", "127.0.0.1:9", "--wait", "1"])
         let told = try JSONSerialization.jsonObject(with: Data(nobodyJSON.stdout.utf8)) as? [String: Any]
-        #expect(nobodyJSON.status == 1 && told?["linked"] as? Bool == false && told?["address"] as? String == "127.0.0.1:9"
+        #expect(
+            nobodyJSON.status == 1 && told?["linked"] as? Bool == false && told?["address"] as? String == "127.0.0.1:9"
                 && (told?["reason"] as? String ?? "").contains("refused"), "\(nobodyJSON.stdout)")
         #expect(try h.json(["peers"])["peers"] as? [Any] != nil)
         // Nothing listens there: `peers --all` says so, with why and when.
-        #expect(eventually(10) {
-            let unreached = try h.json(["peers", "--all"])["unreached"] as? [[String: Any]] ?? []
-            return unreached.contains { $0["address"] as? String == "127.0.0.1:9" && ($0["reason"] as? String ?? "").contains("refused") }
-        })
+        #expect(
+            eventually(10) {
+                let unreached = try h.json(["peers", "--all"])["unreached"] as? [[String: Any]] ?? []
+                return unreached.contains { $0["address"] as? String == "127.0.0.1:9" && ($0["reason"] as? String ?? "").contains("refused") }
+            })
         let peersText = try h.cli(["peers", "--all"]).stdout
         #expect(peersText.contains("Not reached") && peersText.contains("127.0.0.1:9"), "\(peersText)")
         // This daemon runs without mDNS, and the list says what that means.
@@ -871,9 +888,11 @@ import Testing
         chmod(h.root, 0o755)
         chmod(h.root + "/run", 0o755)
         chmod(h.socketPath, 0o777)
-        let o = try h.run("/usr/bin/setpriv", [
-            "--reuid=65534", "--regid=65534", "--clear-groups", DaemonHarness.sweeper, "--socket", h.socketPath, "status",
-        ])
+        let o = try h.run(
+            "/usr/bin/setpriv",
+            [
+                "--reuid=65534", "--regid=65534", "--clear-groups", DaemonHarness.sweeper, "--socket", h.socketPath, "status",
+            ])
         // The call was made: the client ran as nobody and reached the daemon (a client that
         // could not run, where the build directory is closed to other users, fails here).
         #expect(!o.stderr.contains("failed to execute") && o.status != 126 && o.status != 127, "the client did not run: \(o.stderr)")
@@ -971,7 +990,7 @@ func threeDaemonsInOneCircle() throws -> (DaemonHarness, DaemonHarness, DaemonHa
     let (ann, bob, cat) = try threeDaemons()
     do {
         guard try ann.join(bob).status == 0, try cat.join(bob).status == 0,
-              try cat.cli(["connect", try ann.peerAddress()]).status == 0
+            try cat.cli(["connect", try ann.peerAddress()]).status == 0
         else { throw HarnessError.socket("joining bob's circle failed") }
         let named = eventually(20) {
             Set(((try? ann.json(["circle"]))?["members"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }) == ["ann", "bob", "cat"]

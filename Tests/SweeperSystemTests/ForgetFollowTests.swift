@@ -40,7 +40,8 @@ import Testing
         #expect(try forgetter.request(#"{"id":1,"command":"forget","game":"\#(game)"}"#)["ok"] as? Bool == true)
         #expect(try forgetter.digests()[game] == nil)
         #expect(try forgetter.request(#"{"id":2,"command":"follow","game":"\#(game)"}"#)["ok"] as? Bool == true)
-        #expect(eventually(30) { try forgetter.digests()[game] == digest && played(forgetter) == time },
-                "the game and its played time did not come back: \((try? played(forgetter)).flatMap { $0 } ?? -1) s; log:\n\(forgetter.log())")
+        #expect(
+            eventually(30) { try forgetter.digests()[game] == digest && played(forgetter) == time },
+            "the game and its played time did not come back: \((try? played(forgetter)).flatMap { $0 } ?? -1) s; log:\n\(forgetter.log())")
     }
 }

@@ -169,11 +169,14 @@ private typealias Kit = WebPageKit
         #expect(eventually(10) { try table(dad)?["over"] as? Bool == true }, "Dad's daemon never saw the race end")
         let here = try #require(try table(laptop))
         let there = try #require(try table(dad))
-        #expect(here["winnerName"] as? String == "Ann" && there["winnerName"] as? String == "Ann", "winners: \(here["winnerName"] ?? "none") / \(there["winnerName"] ?? "none")")
+        #expect(
+            here["winnerName"] as? String == "Ann" && there["winnerName"] as? String == "Ann",
+            "winners: \(here["winnerName"] ?? "none") / \(there["winnerName"] ?? "none")")
         func standings(_ t: [String: Any]) -> [String] {
             ((t["racers"] as? [[String: Any]]) ?? []).map { "\($0["peer"] ?? "")=\($0["status"] ?? "")" }.sorted()
         }
-        #expect(standings(here) == ["\(annID)=won", "\(benID)=lost"].sorted() && standings(here) == standings(there), "\(standings(here)) / \(standings(there))")
+        #expect(
+            standings(here) == ["\(annID)=won", "\(benID)=lost"].sorted() && standings(here) == standings(there), "\(standings(here)) / \(standings(there))")
         let script = "return document.getElementById('race-head').innerText"
         for phone in [annPhone, benPhone] {
             let head = try phone.wait(10, for: script) { ($0 as? String ?? "").contains("Ann won") }

@@ -98,7 +98,9 @@ import Testing
         #expect(((try annBrowser.ask("status"))["result"] as? [String: Any])?["peer"] as? String == annID)
         #expect(((try benBrowser.ask("status"))["result"] as? [String: Any])?["name"] as? String == "Ben")
         // A pairing works once.
-        #expect(try WebTestClient(port: annBrowser.port).request("GET", WebTestClient.target(of: annURL), headers: [("Host", "127.0.0.1:\(annBrowser.port)")]).status == 403)
+        #expect(
+            try WebTestClient(port: annBrowser.port).request("GET", WebTestClient.target(of: annURL), headers: [("Host", "127.0.0.1:\(annBrowser.port)")])
+                .status == 403)
 
         // Ann starts a game from her phone; Ann, Ben and Dad each flag a cell.
         let made = try annBrowser.ask("new", #""preset": "beginner", "seed": 11"#)
@@ -226,7 +228,9 @@ import Testing
         let here = try #require(try table(host))
         #expect(here["over"] as? Bool == true && there?["over"] as? Bool == true)
         func standings(_ t: [String: Any]?) -> String {
-            ((t?["racers"] as? [[String: Any]]) ?? []).map { r in r.keys.sorted().filter { $0 != "shownPeer" }.map { "\($0)=\(r[$0] ?? "")" }.joined(separator: ",") }.sorted().joined(separator: ";")
+            ((t?["racers"] as? [[String: Any]]) ?? []).map { r in
+                r.keys.sorted().filter { $0 != "shownPeer" }.map { "\($0)=\(r[$0] ?? "")" }.joined(separator: ",")
+            }.sorted().joined(separator: ";")
         }
         #expect(!standings(here).isEmpty && standings(here) == standings(there), "the host's table \(standings(here)) against Dad's \(standings(there))")
 

@@ -16,7 +16,8 @@ import Testing
         try member.start()
         try newcomer.start()
         let code = try #require(try member.result(#"{"id":1,"command":"invite"}"#)["code"] as? String)
-        let join = try StartedProcess([TestDaemons.sweeper, "--socket", newcomer.socketPath, "join", code, "--timeout", "20"], environment: newcomer.environment)
+        let join = try StartedProcess(
+            [TestDaemons.sweeper, "--socket", newcomer.socketPath, "join", code, "--timeout", "20"], environment: newcomer.environment)
         // Said while it waits, long before the wait ends.
         let said = eventually(8) { join.stderrSoFar.contains("--address HOST:PORT") }
         #expect(said, "nothing said of --address while waiting: \(join.stderrSoFar)")

@@ -38,9 +38,10 @@ final class LabDaemon {
 
     /// Starts the daemon in its host and waits (at most 30 s) until it answers `status`.
     func start(mdns: Bool = true) throws {
-        let arguments = [
-            "--state-dir", stateDirectory, "--socket", socketPath, "--listen", "0.0.0.0:7455", "--name", name, "--log-level", "debug",
-        ] + (mdns ? [] : ["--no-mdns"])
+        let arguments =
+            [
+                "--state-dir", stateDirectory, "--socket", socketPath, "--listen", "0.0.0.0:7455", "--name", name, "--log-level", "debug",
+            ] + (mdns ? [] : ["--no-mdns"])
         pid = try TestDaemons.launch(
             arguments, environment: environment, log: logPath, seconds: 30,
             spawn: { [lab, host] in try lab.spawn(host, $0, environment: $1, output: $2) },
@@ -281,7 +282,9 @@ struct PeerScenarioTests {
         #expect(try c[1].cli(["peers"]).stdout.contains("offline since"))
         // Twenty seconds on, mDNS's cache and the redials have not made it "seen" or "connecting" again.
         var shown = "offline"
-        let stays = holds(20, every: 0.25) { shown = state(1, of: 3) ?? "-"; return shown == "offline" }
+        let stays = holds(20, every: 0.25) {
+            shown = state(1, of: 3) ?? "-"; return shown == "offline"
+        }
         #expect(stays, "h1 showed h3 as \(shown)")
         try c.lab.heal(3)
         #expect(c.waitConnected([1, 2, 3], seconds: 90))
@@ -439,7 +442,8 @@ struct PeerScenarioTests {
         #expect(try c[3].cli(["follow", game]).status == 0)
         guard c.waitConverged(game, [1, 2, 3]) != nil else { return }
         let followed = try play(rounds: rounds, converging: [1, 2, 3])
-        print("""
+        print(
+            """
             While \(moves) moves were made in \(String(format: "%.1f", took)) s, h3 received on its veth / as link payload: \
             \(forgotten.veth) / \(forgotten.links) bytes with the game forgotten, \(idle.veth) / \(idle.links) idle for as long, \
             \(followed.veth) / \(followed.links) once it followed the game
@@ -447,7 +451,9 @@ struct PeerScenarioTests {
         // Nothing of the game on the links: what came is what comes idle (a
         // ping or summary more or less), a small part of the game's traffic
         // (live pushes make that traffic some 30 bytes of payload a move).
-        #expect(forgotten.links < idle.links + 600 && forgotten.links * 5 < followed.links, "link payload \(forgotten.links) forgotten, \(idle.links) idle, \(followed.links) followed")
+        #expect(
+            forgotten.links < idle.links + 600 && forgotten.links * 5 < followed.links,
+            "link payload \(forgotten.links) forgotten, \(idle.links) idle, \(followed.links) followed")
         // The veth also carries mDNS and ARP, which still settle after the
         // daemons' restart (several KB either way between runs): it is
         // held to less than what the game costs when followed.
@@ -484,7 +490,7 @@ struct PeerScenarioTests {
         #expect(cell(c[3].board(game), target.x, target.y) == "F")
     }
 
-        @Test func aHostCutOffKeepsPlayingAloneAndAllConvergeAfterItComesBack() throws {
+    @Test func aHostCutOffKeepsPlayingAloneAndAllConvergeAfterItComesBack() throws {
         let c = try Circle(hosts: 3, members: 3)
         defer { c.down() }
         guard c.waitConnected([1, 2, 3]) else { return }

@@ -18,8 +18,9 @@ import Testing
         #expect(eventually(15) { lines().contains { $0.contains("trying avahi again") } }, "discovery never tried again:\n\(lines().joined(separator: "\n"))")
         // Each try is quiet: one line at warning in all, with the remedy (the old daemon added one at info every 3 s).
         let loud = lines().filter { !$0.contains("debug") }
-        #expect(loud.count == 1 && loud[0].contains("cannot reach avahi-daemon") && loud[0].contains("mdns = false"),
-                "\(loud.joined(separator: "\n"))")
+        #expect(
+            loud.count == 1 && loud[0].contains("cannot reach avahi-daemon") && loud[0].contains("mdns = false"),
+            "\(loud.joined(separator: "\n"))")
         // Still a working daemon.
         #expect(try h.cli(["status"]).status == 0)
     }

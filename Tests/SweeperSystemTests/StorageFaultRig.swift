@@ -49,7 +49,6 @@ enum Capabilities {
     }()
 }
 
-
 // MARK: - The rig: a daemon by pid, mounts, cleanup
 
 /// A `sweeperd` started with posix_spawn on the harness's state directory,

@@ -19,7 +19,8 @@ import Testing
     /// as the kill left them, and after a restart every answered move's cells
     /// look as answered. Several rounds on the same state directory.
     @Test(.timeLimit(.minutes(5))) func sigkillDuringHeavyWritesKeepsEveryAnsweredMove() throws {
-        let seed = ProcessInfo.processInfo.environment["SWEEPER_FAULT_SEED"].flatMap { UInt64($0) }
+        let seed =
+            ProcessInfo.processInfo.environment["SWEEPER_FAULT_SEED"].flatMap { UInt64($0) }
             ?? UInt64.random(in: 1...UInt64.max)
         print("StorageFaultTests.sigkill: SWEEPER_FAULT_SEED=\(seed)")
         var random = SplitMix64(seed: seed)
@@ -91,7 +92,9 @@ import Testing
             allAnswered += moves
             let after = Dictionary(uniqueKeysWithValues: games.map { ($0.id, rig.board($0.id)) })
             let (cells, lost) = missing(allAnswered, boards: after)
-            print("StorageFaultTests.sigkill round \(round): killed after \(moves.count) answered moves (\(killAfterMoves)+\(Int(killDelay * 1000)) ms); all rounds: \(allAnswered.count) answered, \(cells - lost.count) of \(cells) answered cells found")
+            print(
+                "StorageFaultTests.sigkill round \(round): killed after \(moves.count) answered moves (\(killAfterMoves)+\(Int(killDelay * 1000)) ms); all rounds: \(allAnswered.count) answered, \(cells - lost.count) of \(cells) answered cells found"
+            )
             #expect(lost.isEmpty, "round \(round), seed \(seed): \(lost.count) answered cells lost: \(lost.prefix(10))")
         }
         #expect(rounds >= 2)

@@ -33,9 +33,12 @@ import Testing
             #expect(switched.status == 0, "\(switched.stderr)")
             let id = try #require(start.game, "bob could not start a game")
             // Listed on one side or the other within a few of the peers' summaries.
-            #expect(eventually(20) { let l = listed(id); return l.held || l.offered }, "round \(round): \(id) is listed nowhere on ann's device")
-            let where_ = listed(id)
-            if where_.held { taken += 1 } else { offered += 1 }
+            #expect(
+                eventually(20) {
+                    let l = listed(id); return l.held || l.offered
+                }, "round \(round): \(id) is listed nowhere on ann's device")
+            let listing = listed(id)
+            if listing.held { taken += 1 } else { offered += 1 }
             // Following it by its short id brings it (or keeps it) here.
             let followed = try ann.cli(["follow", String(id.prefix(8))])
             #expect(followed.status == 0, "round \(round): follow \(id.prefix(8)): \(followed.stderr)")

@@ -57,7 +57,14 @@ final class TmuxPane {
     @discardableResult
     func waitFor(_ what: String = "", _ test: ([String]) -> Bool) -> [String] {
         var screen: [String] = []
-        if eventually(10, every: 0.05, { screen = capture(); return test(screen) }) { return screen }
+        if eventually(
+            10, every: 0.05,
+            {
+                screen = capture(); return test(screen)
+            })
+        {
+            return screen
+        }
         Issue.record("timed out waiting for \(what); the pane shows:\n\(screen.joined(separator: "\n"))")
         return screen
     }
@@ -76,7 +83,14 @@ final class TmuxPane {
     /// The one process under the pane's shell (the player), waiting a bounded time for it.
     func playPID() -> Int32? {
         var children: [Int32] = []
-        if eventually(5, every: 0.05, { children = childPIDs(); return children.count == 1 }) { return children[0] }
+        if eventually(
+            5, every: 0.05,
+            {
+                children = childPIDs(); return children.count == 1
+            })
+        {
+            return children[0]
+        }
         Issue.record("no single process under the pane's shell: \(childPIDs())")
         return nil
     }
@@ -298,7 +312,8 @@ final class TmuxPane {
         try h.start()
         _ = try h.json(["new", "--preset", "beginner", "--seed", "4"])
         let play = "\(DaemonHarness.sweeper) --socket \(h.socketPath) play"
-        let command = "stty -g > \(h.root)/stty-before; printf 'before play\\n'; SWIFT_BACKTRACE=enable=no \(play); "
+        let command =
+            "stty -g > \(h.root)/stty-before; printf 'before play\\n'; SWIFT_BACKTRACE=enable=no \(play); "
             + "echo \"play exited $?\"; stty -g > \(h.root)/stty-1; read go; \(play); echo \"again exited $?\"; stty -g > \(h.root)/stty-2; sleep 600"
         let pane = try TmuxPane(width: 80, height: 24, command: command, environment: environment(h))
         defer { pane.kill() }
@@ -391,8 +406,10 @@ final class TmuxPane {
         let (a, b, game) = try linkedPair()
         defer { a.cleanup(); b.cleanup() }
         let mines = try #require(try b.json(["show", game, "--cheat"])["mineLayout"] as? [String])
-        let mine = try #require(mines.enumerated().lazy.compactMap { y, row in
-            row.firstIndex(of: "*").map { (x: row.distance(from: row.startIndex, to: $0), y: y) } }.first)
+        let mine = try #require(
+            mines.enumerated().lazy.compactMap { y, row in
+                row.firstIndex(of: "*").map { (x: row.distance(from: row.startIndex, to: $0), y: y) }
+            }.first)
         let annPane = try TmuxPane(width: 100, height: 30, command: playCommand(a, game), environment: environment(a))
         defer { annPane.kill() }
         let bobPane = try TmuxPane(width: 100, height: 30, command: playCommand(b, game), environment: environment(b))
@@ -440,7 +457,10 @@ final class TmuxPane {
             let cell = try #require(firstCovered(try board(mover, game)))
             #expect(try mover.cli(["flag", game, "\(cell.x)", "\(cell.y)"]).status == 0, "\(who)")
             cells.append(cell)
-            #expect(eventually(10) { (try? a.json(["show", game]))?["flags"] as? Int == cells.count && (try? b.json(["show", game]))?["flags"] as? Int == cells.count })
+            #expect(
+                eventually(10) {
+                    (try? a.json(["show", game]))?["flags"] as? Int == cells.count && (try? b.json(["show", game]))?["flags"] as? Int == cells.count
+                })
         }
         let moves = try #require(try a.json(["replay", game])["moves"] as? [[String: Any]])
         #expect(moves.map { $0["name"] as? String } == ["ann", "bob", "ann"] && moves.allSatisfy { $0["kind"] as? String == "flag" }, "\(moves)")
@@ -456,7 +476,8 @@ final class TmuxPane {
             let screen = pane.waitFor("step \(i + 1): \(who) at \(cell.x),\(cell.y)") { s in
                 guard 2 + cell.y < s.count else { return false }
                 let row = Array(s[2 + cell.y])
-                return s.joined(separator: "\n").contains("move \(i + 1)/3") && 2 + 2 * cell.x < row.count && row[2 + 2 * cell.x] == Character(String(who.prefix(1)))
+                return s.joined(separator: "\n").contains("move \(i + 1)/3") && 2 + 2 * cell.x < row.count
+                    && row[2 + 2 * cell.x] == Character(String(who.prefix(1)))
             }
             #expect(screen.joined(separator: "\n").contains("\(who) flag at \(cell.x),\(cell.y)"))
         }

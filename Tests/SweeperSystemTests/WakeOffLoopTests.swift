@@ -3,6 +3,7 @@ import SweeperCrypto
 import SweeperGame
 import SweeperTestSupport
 import Testing
+
 @testable import SweeperSync
 
 /// A member's move in a game that sleeps on a real `sweeperd` and takes
@@ -68,8 +69,9 @@ import Testing
         let game = try #require(replica.games[id])
         let move = try #require(try author.setMark(.flag, on: cells[1], in: game, atMillis: 1_790_000_010_000))
         p.send(ops: [move])
-        #expect(live(30) { !target.logLines(since: offset, containing: "waking games off the event loop").isEmpty },
-                "the game was not woken off the loop; log:\n\(target.log(since: offset))")
+        #expect(
+            live(30) { !target.logLines(since: offset, containing: "waking games off the event loop").isEmpty },
+            "the game was not woken off the loop; log:\n\(target.log(since: offset))")
         #expect(try digest() == before, "the move went in before it came again")
         // As a live peer does: answer each summary that asks with what the daemon lacks (the move), pings answered meanwhile.
         var went = false, asked = 0

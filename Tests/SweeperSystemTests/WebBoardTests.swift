@@ -67,7 +67,8 @@ import Testing
         #expect(try WebTestClient(port: port).upgrade(host: host, origin: "http://attacker.example", cookie: cookie).status == 403)
         #expect(try WebTestClient(port: port).upgrade(host: host, origin: "http://127.0.0.1:9", cookie: cookie).status == 403, "a page on another port")
         #expect(try WebTestClient(port: port).upgrade(host: host, origin: nil, cookie: cookie).status == 403, "no origin")
-        #expect(try WebTestClient(port: port).upgrade(host: "attacker.example:\(port)", origin: "http://attacker.example:\(port)", cookie: cookie).status != 101)
+        #expect(
+            try WebTestClient(port: port).upgrade(host: "attacker.example:\(port)", origin: "http://attacker.example:\(port)", cookie: cookie).status != 101)
         #expect(try WebTestClient(port: port).upgrade(host: host, origin: origin, cookie: "sweeper-session=00").status == 403, "a made-up session")
         #expect(try WebTestClient(port: port).upgrade(host: host, origin: origin, cookie: cookie).status == 101)
         // After a restart every browser logs in again.
@@ -96,7 +97,8 @@ import Testing
         #expect((refused["error"] as? [String: Any])?["code"] as? String == "not-from-the-web")
         try requests.sendText(#"{"id": 3, "command": "web"}"#)
         #expect(((try requests.readJSON())?["error"] as? [String: Any])?["code"] as? String == "not-from-the-web")
-        #expect(NSDictionary(dictionary: try h.json(["invite", "--list"])) == NSDictionary(dictionary: invitationsBefore), "an invitation was made from the web")
+        #expect(
+            NSDictionary(dictionary: try h.json(["invite", "--list"])) == NSDictionary(dictionary: invitationsBefore), "an invitation was made from the web")
         // A move from the page is a move: the CLI sees it.
         let before = try #require(try h.json(["show"])["board"] as? [String])
         let covered = before.enumerated().flatMap { y, row in row.enumerated().filter { $0.element == "#" }.map { (x: $0.offset, y: y) } }

@@ -41,8 +41,9 @@ struct WebFamilyTests {
             let cell = try #require(Kit.covered(try Kit.rows(h, game)).filter { !mines.contains($0) }.dropFirst(n * 7).first)
             #expect(try h.cli(["flag", game, "\(cell[0])", "\(cell[1])"]).status == 0)
         }
-        #expect(eventually(20) { (try? Self.letters(ann, game))?.count == 2 && (try? Self.letters(bob, game)) == (try? Self.letters(ann, game)) },
-                "the daemons do not agree on the letters: \((try? Self.letters(ann, game)) ?? [:]) and \((try? Self.letters(bob, game)) ?? [:])")
+        #expect(
+            eventually(20) { (try? Self.letters(ann, game))?.count == 2 && (try? Self.letters(bob, game)) == (try? Self.letters(ann, game)) },
+            "the daemons do not agree on the letters: \((try? Self.letters(ann, game)) ?? [:]) and \((try? Self.letters(bob, game)) ?? [:])")
         let given = try Self.letters(ann, game)
         let page = try Kit.open(.desktop, ann, game: game)
         defer { page.quit() }
@@ -84,10 +85,13 @@ struct WebFamilyTests {
         defer { page.quit() }
         try page.open(url)
         let asking = "const e = document.getElementById('confirm-layer'); return e && !e.hidden ? document.getElementById('confirm-text').textContent : null"
-        let question = try page.wait(15, for: asking) {
-            $0 as? String != nil
-        } as? String
-        #expect((question ?? "").contains("bob's board of the day") && (question ?? "").contains("not ranked"), "the page did not ask: \(String(describing: question))")
+        let question =
+            try page.wait(15, for: asking) {
+                $0 as? String != nil
+            } as? String
+        #expect(
+            (question ?? "").contains("bob's board of the day") && (question ?? "").contains("not ranked"),
+            "the page did not ask: \(String(describing: question))")
         // No: nothing is shown, and nothing of Ann's is marked.
         try page.run("document.getElementById('confirm-no').click()")
         // The page has done with the question once it says so.

@@ -6,8 +6,11 @@ import Testing
 /// own certificate (its fingerprint what the CLI prints), only to browsers
 /// paired with a one-time code, guesses limited, paired browsers listed
 /// and revoked (their WebSockets closed at once), and off again.
-@Suite(.serialized, .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/curl")
-    && FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl"), "curl and openssl are not installed"))
+@Suite(
+    .serialized,
+    .enabled(
+        if: FileManager.default.isExecutableFile(atPath: "/usr/bin/curl")
+            && FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl"), "curl and openssl are not installed"))
 struct WebLANTests {
     /// `curl -k` to the board: status, headers (lower-cased names) and body.
     static func curl(_ url: String, headers: [String] = [], timeout: Int = 5) throws -> (status: Int, headers: [String: String], body: String) {
@@ -68,7 +71,9 @@ struct WebLANTests {
         let devices = try h.json(["web", "devices"])["devices"] as? [[String: Any]] ?? []
         #expect(devices.count == 1)
         let id = try #require(devices.first?["device"] as? String)
-        let upgrade = ["Connection: Upgrade", "Upgrade: websocket", "Sec-WebSocket-Version: 13", "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==", "Cookie: " + cookie]
+        let upgrade = [
+            "Connection: Upgrade", "Upgrade: websocket", "Sec-WebSocket-Version: 13", "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==", "Cookie: " + cookie,
+        ]
         #expect(try Self.curl(base + "/ws", headers: upgrade + ["Origin: http://attacker.example"], timeout: 2).status == 403)
         #expect(try Self.curl(base + "/ws", headers: upgrade + ["Origin: http://127.0.0.1:\(port)"], timeout: 2).status == 403, "http origin on https")
         // An open WebSocket closes at once when its browser is revoked.
@@ -133,7 +138,8 @@ final class TLSWebSocket {
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         try process.run()
-        let request = "GET /ws HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nOrigin: https://127.0.0.1:\(port)\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n"
+        let request =
+            "GET /ws HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nOrigin: https://127.0.0.1:\(port)\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n"
             + "Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nCookie: \(cookie)\r\n\r\n"
         input.fileHandleForWriting.write(Data(request.utf8))
         var head = Data()

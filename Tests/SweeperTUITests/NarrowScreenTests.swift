@@ -13,9 +13,13 @@ import Testing
     }
 
     @Test func aLongPeersLineEndsWithAnEllipsisAfterAWholeWord() {
-        var v = viewer(gameView(["##", "##"], mines: 1, players: [
-            PlayerScore(peer: "a", name: "Grandmother", score: 23), PlayerScore(peer: "b", name: "Sam", score: 12), PlayerScore(peer: "c", name: "Max", score: 8),
-        ]))
+        var v = viewer(
+            gameView(
+                ["##", "##"], mines: 1,
+                players: [
+                    PlayerScore(peer: "a", name: "Grandmother", score: 23), PlayerScore(peer: "b", name: "Sam", score: 12),
+                    PlayerScore(peer: "c", name: "Max", score: 8),
+                ]))
         v.peers = [peer("grandmothers-tablet", .init(theyLack: 4, weLack: 0)), peer("kitchen", .init(theyLack: 0, weLack: 0))]
         for renderer in [ViewerRenderer(glyphs: .ascii, color: false), ViewerRenderer(glyphs: .unicode, color: false)] {
             let screen = renderer.render(&v, width: 80, height: 12)

@@ -135,10 +135,12 @@ func viewer(_ view: GameView) -> Viewer {
         var v = viewer(gameView(["##", "##"], mines: 1))
         _ = v.handle(.character("g"))
         v.showGames([
-            GameSummary(game: "aaaa1111", width: 9, height: 9, mines: 10, status: .playing, progress: 0, elapsedMillis: 0,
-                        playerNames: ["🦊 Fox", "Mum"], createdAt: 0, assisted: false),
-            GameSummary(game: "bbbb2222", width: 9, height: 9, mines: 10, status: .playing, progress: 0, elapsedMillis: 0,
-                        playerNames: ["Max", "Mum"], createdAt: 0, assisted: false),
+            GameSummary(
+                game: "aaaa1111", width: 9, height: 9, mines: 10, status: .playing, progress: 0, elapsedMillis: 0,
+                playerNames: ["🦊 Fox", "Mum"], createdAt: 0, assisted: false),
+            GameSummary(
+                game: "bbbb2222", width: 9, height: 9, mines: 10, status: .playing, progress: 0, elapsedMillis: 0,
+                playerNames: ["Max", "Mum"], createdAt: 0, assisted: false),
         ])
         let screen = ViewerRenderer(glyphs: .ascii, color: false).render(&v, width: 90, height: 24)
         let rows = (0..<24).map { screen.line($0) }.filter { $0.contains("Mum") }
@@ -154,9 +156,10 @@ func viewer(_ view: GameView) -> Viewer {
         v.selfID = "me"
         let r = ViewerRenderer(glyphs: .unicode, color: true)
         let before = r.render(&v, width: 80, height: 24)
-        let actions = v.apply(ControlEvent(
-            event: .cells, game: "abcdef1234567890", cells: [CellChange(x: 1, y: 1, value: "F")], status: .playing, byPeer: "me",
-            x: 1, y: 1))
+        let actions = v.apply(
+            ControlEvent(
+                event: .cells, game: "abcdef1234567890", cells: [CellChange(x: 1, y: 1, value: "F")], status: .playing, byPeer: "me",
+                x: 1, y: 1))
         // The event is the move: nothing is fetched.
         #expect(actions == [])
         let after = r.render(&v, width: 80, height: 24)
@@ -183,11 +186,13 @@ func viewer(_ view: GameView) -> Viewer {
         #expect(v.game?.players.first?.score == 3)
         #expect(v.look(1, 0) == "1" && abs(v.progress - 3.0 / 8.0) < 1e-9)
         // My move answers with its cells; it did not end the game: no fetch.
-        let mine = Commands.MoveResult(game: v.game?.game ?? "", changed: [CellChange(x: 2, y: 0, value: "1")], status: .playing, progress: 0.5, trippedByPeer: nil)
+        let mine = Commands.MoveResult(
+            game: v.game?.game ?? "", changed: [CellChange(x: 2, y: 0, value: "1")], status: .playing, progress: 0.5, trippedByPeer: nil)
         #expect(v.apply(mine) == [])
         #expect(v.game?.players.first { $0.peer == "me" }?.score == 1)
         // The move that ends it: one fetch, for the ending.
-        let last = Commands.MoveResult(game: v.game?.game ?? "", changed: [CellChange(x: 2, y: 2, value: "X")], status: .lost, progress: 0.5, trippedByPeer: "me")
+        let last = Commands.MoveResult(
+            game: v.game?.game ?? "", changed: [CellChange(x: 2, y: 2, value: "X")], status: .lost, progress: 0.5, trippedByPeer: "me")
         #expect(v.apply(last) == [.refresh(game: v.game?.game ?? "")])
     }
 
@@ -202,14 +207,20 @@ func viewer(_ view: GameView) -> Viewer {
         #expect(screen.line(2).hasPrefix("|# # # 2b# |"))
         // A plain reveal names no cell: not the first cell it opened (a guess),
         // but where the player's cursor is while they look at the game.
-        _ = v.apply(ControlEvent(event: .cells, game: v.game?.game, cells: [
-            CellChange(x: 0, y: 1, value: "."), CellChange(x: 1, y: 1, value: "."), CellChange(x: 4, y: 1, value: "1"),
-        ], byPeer: "p2"))
+        _ = v.apply(
+            ControlEvent(
+                event: .cells, game: v.game?.game,
+                cells: [
+                    CellChange(x: 0, y: 1, value: "."), CellChange(x: 1, y: 1, value: "."), CellChange(x: 4, y: 1, value: "1"),
+                ], byPeer: "p2"))
         #expect(v.lastActed["p2"] == BoardPosition(x: 3, y: 0))
         _ = v.apply(ControlEvent(event: .presence, presence: PresenceInfo(peer: "p2", name: "Bob", game: v.game?.game, x: 1, y: 1)))
-        _ = v.apply(ControlEvent(event: .cells, game: v.game?.game, cells: [
-            CellChange(x: 0, y: 2, value: "."), CellChange(x: 1, y: 2, value: "."), CellChange(x: 4, y: 2, value: "1"),
-        ], byPeer: "p2"))
+        _ = v.apply(
+            ControlEvent(
+                event: .cells, game: v.game?.game,
+                cells: [
+                    CellChange(x: 0, y: 2, value: "."), CellChange(x: 1, y: 2, value: "."), CellChange(x: 4, y: 2, value: "1"),
+                ], byPeer: "p2"))
         #expect(v.lastActed["p2"] == BoardPosition(x: 1, y: 1))
         // Events of other games change nothing.
         _ = v.apply(ControlEvent(event: .cells, game: "other", cells: [CellChange(x: 1, y: 3, value: "1")], byPeer: "p2"))
@@ -326,9 +337,12 @@ func viewer(_ view: GameView) -> Viewer {
     /// last heard ("Mum in sync"): their state is not known.
     @Test func thePeersLineSaysNothingStaleWhileTheDaemonIsAway() {
         var v = viewer(gameView(["##", "##"], mines: 1))
-        v.peers = [PeerInfo(
-            peer: "p1", name: "Mum", addresses: [], state: .connected, via: [], lastSeenAt: Int64(Date().timeIntervalSince1970 * 1000) - 0, roundTripMillis: 1,
-            sync: PeerInfo.Sync(theyLack: 0, weLack: 0), otherCircle: false)]
+        v.peers = [
+            PeerInfo(
+                peer: "p1", name: "Mum", addresses: [], state: .connected, via: [], lastSeenAt: Int64(Date().timeIntervalSince1970 * 1000) - 0,
+                roundTripMillis: 1,
+                sync: PeerInfo.Sync(theyLack: 0, weLack: 0), otherCircle: false)
+        ]
         var screen = ViewerRenderer(glyphs: .ascii, color: false).render(&v, width: 90, height: 12)
         #expect(screen.text.contains("Mum in sync"), "\(screen.text)")
         v.connection = .retrying("The daemon went away; retrying in 1.0 s (attempt 1).")
@@ -521,7 +535,9 @@ func viewer(_ view: GameView) -> Viewer {
         _ = v.apply(ControlEvent(event: .cells, game: id, cells: [CellChange(x: 0, y: 0, value: "F")], status: .playing, byPeer: "p1", x: 0, y: 0))
         _ = v.apply(ControlEvent(event: .cells, game: id, cells: [CellChange(x: 2, y: 1, value: "F")], status: .playing, byPeer: "p2", x: 2, y: 1))
         v.peers = ["p1", "p2"].map {
-            PeerInfo(peer: $0, name: $0 == "p1" ? "h1" : "h2", addresses: [], state: .connected, via: [], lastSeenAt: nil, roundTripMillis: nil, sync: nil, otherCircle: false)
+            PeerInfo(
+                peer: $0, name: $0 == "p1" ? "h1" : "h2", addresses: [], state: .connected, via: [], lastSeenAt: nil, roundTripMillis: nil, sync: nil,
+                otherCircle: false)
         }
         let screen = ViewerRenderer(glyphs: .ascii, color: false).render(&v, width: 44, height: 10)
         let layout = BoardLayout(width: 44, height: 10, boardWidth: 4, boardHeight: 2)
@@ -608,7 +624,8 @@ func viewer(_ view: GameView) -> Viewer {
         var v = viewer(gameView(["##", "##"], mines: 1))
         #expect(v.handle(.character("g")) == [.listGames])
         let games = ["g1", "g2"].map {
-            GameSummary(game: $0, width: 9, height: 9, mines: 10, status: .playing, progress: 0, elapsedMillis: 0, playerNames: [], createdAt: 0, assisted: false)
+            GameSummary(
+                game: $0, width: 9, height: 9, mines: 10, status: .playing, progress: 0, elapsedMillis: 0, playerNames: [], createdAt: 0, assisted: false)
         }
         v.showGames(games)
         _ = v.handle(.down)
@@ -695,8 +712,10 @@ func viewer(_ view: GameView) -> Viewer {
         GameEnding(
             status: status, playedMillis: 102000, threeBV: 30, solvedThreeBV: status == .won ? 30 : 21, threeBVPerSecond: 0.29, clicks: 40,
             efficiency: 0.75,
-            parts: [GameEnding.PlayerPart(name: "Sam", cellsOpened: 50, threeBV: 20, flagsRight: 4, flagsWrong: 1, clicks: 30, hintCount: 0, peekedAt: nil),
-                    GameEnding.PlayerPart(name: "Mum", cellsOpened: 10, threeBV: 10, flagsRight: 0, flagsWrong: 0, clicks: 10, hintCount: 2, peekedAt: nil)],
+            parts: [
+                GameEnding.PlayerPart(name: "Sam", cellsOpened: 50, threeBV: 20, flagsRight: 4, flagsWrong: 1, clicks: 30, hintCount: 0, peekedAt: nil),
+                GameEnding.PlayerPart(name: "Mum", cellsOpened: 10, threeBV: 10, flagsRight: 0, flagsWrong: 0, clicks: 10, hintCount: 2, peekedAt: nil),
+            ],
             trippedByName: status == .lost ? "Max" : nil, trippedCell: status == .lost ? CellPosition(x: 3, y: 1) : nil,
             trippedAfterMillis: status == .lost ? 192000 : nil, winThatDidNotStandName: undone, ranked: status == .won,
             record: status == .won ? "Best Beginner 9×9 (10), classic time: Sam & Mum, 0:01:42" : nil)
@@ -745,14 +764,17 @@ func viewer(_ view: GameView) -> Viewer {
 /// A game played again in the viewer.
 @Suite struct ReplayViewerTests {
     static let result = Commands.Replay.Result(
-        game: "abcdef1234567890", width: 3, height: 2, mines: 1, opening: ["..#", "1##"], startedAt: 1000000,
+        game: "abcdef1234567890", width: 3, height: 2, mines: 1, opening: ["..#", "1##"], startedAt: 1_000_000,
         moves: [
-            Commands.ReplayMove(index: 1, name: "Sam", authorPeer: "p1", kind: "flag", x: 2, y: 1, changed: [CellChange(x: 2, y: 1, value: "F")],
-                                atMillis: 4000, madeAt: 1004000, status: .playing),
-            Commands.ReplayMove(index: 2, name: "Mum", authorPeer: "p2", kind: "reveal", x: 2, y: 0, changed: [CellChange(x: 2, y: 0, value: "1")],
-                                atMillis: 64000, madeAt: 1064000, status: .playing),
-            Commands.ReplayMove(index: 3, name: "Sam", authorPeer: "p1", kind: "reveal", x: 1, y: 1, changed: [CellChange(x: 1, y: 1, value: "1")],
-                                atMillis: 70000, madeAt: 1070000, status: .won),
+            Commands.ReplayMove(
+                index: 1, name: "Sam", authorPeer: "p1", kind: "flag", x: 2, y: 1, changed: [CellChange(x: 2, y: 1, value: "F")],
+                atMillis: 4000, madeAt: 1_004_000, status: .playing),
+            Commands.ReplayMove(
+                index: 2, name: "Mum", authorPeer: "p2", kind: "reveal", x: 2, y: 0, changed: [CellChange(x: 2, y: 0, value: "1")],
+                atMillis: 64000, madeAt: 1_064_000, status: .playing),
+            Commands.ReplayMove(
+                index: 3, name: "Sam", authorPeer: "p1", kind: "reveal", x: 1, y: 1, changed: [CellChange(x: 1, y: 1, value: "1")],
+                atMillis: 70000, madeAt: 1_070_000, status: .won),
         ],
         status: .won)
 

@@ -50,8 +50,10 @@ import Testing
 
     @Test func openingAnothersBoardOfTodayAsksFirst() {
         var v = viewer(gameView(["##", "##"], mines: 1))
-        v.askToLook(game: "fedcba9876543210", why: "that is Max's board of the day, the same board as yours: looking at it before yours has ended "
-            + "marks yours as having looked at the mines (not ranked), for everyone to see")
+        v.askToLook(
+            game: "fedcba9876543210",
+            why: "that is Max's board of the day, the same board as yours: looking at it before yours has ended "
+                + "marks yours as having looked at the mines (not ranked), for everyone to see")
         guard case let .confirm(question, action)? = v.overlay else {
             Issue.record("nothing asked: \(String(describing: v.overlay))")
             return
@@ -66,7 +68,8 @@ import Testing
     }
 
     @Test func aRenameShowsAtOnceWhereverThePlayerIsNamed() {
-        var v = viewer(gameView(["##", "##"], mines: 1, players: [PlayerScore(peer: "p2", name: "Mum", score: 3), PlayerScore(peer: "me", name: "ann", score: 1)]))
+        var v = viewer(
+            gameView(["##", "##"], mines: 1, players: [PlayerScore(peer: "p2", name: "Mum", score: 3), PlayerScore(peer: "me", name: "ann", score: 1)]))
         v.selfID = "me"
         _ = v.apply(ControlEvent(event: .presence, presence: PresenceInfo(peer: "p2", name: "Mum", game: "abcdef1234567890", x: 0, y: 0)))
         var renamed = PresenceInfo(peer: "p2", name: "Grandma", game: nil, x: nil, y: nil, colour: 3)
@@ -110,10 +113,12 @@ import Testing
 
     @Test func anotherRacersCursorIsInTheRaceLineNotOnYourBoard() {
         var view = gameView(["####", "1234", "####"], mines: 3)
-        view.race = Commands.RaceTable(shownPeer: "me", racers: [
-            Commands.RacerStanding(peer: "me", name: "ann", status: .playing, progress: 0.2, flags: 0),
-            Commands.RacerStanding(peer: "p2", name: "Sam", status: .playing, progress: 0.4, flags: 0),
-        ])
+        view.race = Commands.RaceTable(
+            shownPeer: "me",
+            racers: [
+                Commands.RacerStanding(peer: "me", name: "ann", status: .playing, progress: 0.2, flags: 0),
+                Commands.RacerStanding(peer: "p2", name: "Sam", status: .playing, progress: 0.4, flags: 0),
+            ])
         var v = viewer(view)
         v.selfID = "me"
         v.cursor = BoardPosition(x: 0, y: 0)

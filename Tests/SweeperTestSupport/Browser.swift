@@ -53,8 +53,10 @@ public final class Browser {
             stopProcess(driverPID)
             throw ProcessError("chromedriver did not answer on port \(port)")
         }
-        var args = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--user-data-dir=" + profile,
-                    "--no-first-run", "--disable-background-networking", "--disable-extensions", "--disable-sync"]
+        var args = [
+            "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--user-data-dir=" + profile,
+            "--no-first-run", "--disable-background-networking", "--disable-extensions", "--disable-sync",
+        ]
         if insecure { args.append("--ignore-certificate-errors") }
         var options: [String: Any] = ["binary": Self.chromium]
         switch device {

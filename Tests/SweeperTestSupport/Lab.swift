@@ -96,7 +96,7 @@ public final class Lab {
         return n
     }
 
-        public func cut(_ i: Int) throws { try run(["cut", "\(i)"]) }
+    public func cut(_ i: Int) throws { try run(["cut", "\(i)"]) }
     public func heal(_ i: Int) throws { try run(["heal", "\(i)"]) }
 
     /// Stops everything started here by pid, then the lab. Safe to call twice.

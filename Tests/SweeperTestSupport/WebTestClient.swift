@@ -64,8 +64,10 @@ public final class WebTestClient {
 
     /// Sends a WebSocket handshake; the response (101 when accepted).
     public func upgrade(host: String, origin: String?, cookie: String?) throws -> Response {
-        var headers = [("Host", host), ("Upgrade", "websocket"), ("Connection", "Upgrade"), ("Sec-WebSocket-Key", "dGhlIHNhbXBsZSBub25jZQ=="),
-                       ("Sec-WebSocket-Version", "13")]
+        var headers = [
+            ("Host", host), ("Upgrade", "websocket"), ("Connection", "Upgrade"), ("Sec-WebSocket-Key", "dGhlIHNhbXBsZSBub25jZQ=="),
+            ("Sec-WebSocket-Version", "13"),
+        ]
         if let origin { headers.append(("Origin", origin)) }
         if let cookie { headers.append(("Cookie", cookie)) }
         return try request("GET", "/ws", headers: headers)

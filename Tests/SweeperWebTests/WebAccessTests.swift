@@ -1,6 +1,8 @@
+import FoundationEssentials
 import NIOHTTP1
 import Synchronization
 import Testing
+
 @testable import SweeperWeb
 
 /// Who may use the web board: one-time login secrets, sessions, the
@@ -145,5 +147,3 @@ import Testing
         }
     }
 }
-
-import FoundationEssentials

@@ -2,6 +2,7 @@ import FoundationEssentials
 import NIOSSL
 import Synchronization
 import Testing
+
 @testable import SweeperWeb
 
 /// Pairing phones on the home network: one-time codes, guesses limited,

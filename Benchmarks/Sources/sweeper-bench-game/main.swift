@@ -16,11 +16,12 @@ let geometry = BoardGeometry(width: 500, height: 500)
 let oneMine = try MineLayout(geometry: geometry, mineIndices: [geometry.cellCount - 1])
 var floodTimes: [Double] = []
 for _ in 0..<15 {
-    floodTimes.append(seconds {
-        var board = Board(layout: oneMine)
-        let opened = board.uncover(0).revealed.count
-        precondition(opened == geometry.cellCount - 1, "flood must open every safe cell")
-    })
+    floodTimes.append(
+        seconds {
+            var board = Board(layout: oneMine)
+            let opened = board.uncover(0).revealed.count
+            precondition(opened == geometry.cellCount - 1, "flood must open every safe cell")
+        })
 }
 print(String(format: "flood 500x500 (one mine): median %.2f ms over %d runs", median(floodTimes) * 1000, floodTimes.count))
 print(String(format: "result: boards.flood_500x500_ms %.3f", median(floodTimes) * 1000))
@@ -32,7 +33,10 @@ for (w, h, m, count) in [(9, 9, 10, 200), (16, 16, 40, 200), (30, 16, 99, 200), 
     let t = try seconds {
         for k in 0..<count { attempts += try Generator.generate(p, seed: UInt64(k)).attempts }
     }
-    print(String(format: "no-guess %dx%d/%d: %.3f ms per board (%d boards, %.2f layouts tried per board)", w, h, m, t / Double(count) * 1000, count, Double(attempts) / Double(count)))
+    print(
+        String(
+            format: "no-guess %dx%d/%d: %.3f ms per board (%d boards, %.2f layouts tried per board)", w, h, m, t / Double(count) * 1000, count,
+            Double(attempts) / Double(count)))
 }
 
 // Solving: the verdict alone on expert boards.

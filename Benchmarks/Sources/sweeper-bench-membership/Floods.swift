@@ -1,3 +1,9 @@
+import SweeperCrypto
+import SweeperGame
+import SweeperMembership
+import SweeperSync
+import Synchronization
+
 // What one hostile message costs the daemon's event loop, and what a flood
 // of them leaves in memory: each handler below is what the daemon runs on
 // its loop for that message (the sync session and replica, the membership
@@ -7,11 +13,6 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Synchronization
-import SweeperCrypto
-import SweeperGame
-import SweeperMembership
-import SweeperSync
 
 /// Ops kept in memory for a replica to read back, as the store gives them.
 final class MemoryArchive: OpArchive {
@@ -81,7 +82,8 @@ func measureFloods() {
         }
         if let game = replica.games[id], let op = try? outsiderAuthor.assist(in: game, atMillis: 1) { outsiderOps.append(op) }
         if let game = replica.games[id],
-            let op = covered.dropFirst(400).lazy.compactMap({ try? bobAuthor.setMark(.flag, on: $0, in: game, atMillis: 1_790_000_000_001) }).first {
+            let op = covered.dropFirst(400).lazy.compactMap({ try? bobAuthor.setMark(.flag, on: $0, in: game, atMillis: 1_790_000_000_001) }).first
+        {
             bobNext.append(op)
         }
         archive.keep(ops)
@@ -173,13 +175,17 @@ func measureFloods() {
     let beforeRecords = residentMB()
     var recordLongest = 0.0
     for n in 0..<1_024 {
-        let parent = MembershipRecord(signing: stranger, circle: circle, madeMillis: 1, seq: UInt64(n + 1), previous: nil, parents: [],
-                                      change: .invite(key: stranger.peerID, expiresMillis: 1)).hash
-        let record = MembershipRecord(signing: stranger, circle: circle, madeMillis: 2, seq: 1, previous: nil, parents: [parent],
-                                      change: .remove(subject: alice.peerID, through: UInt64(n), kept: kept))
+        let parent = MembershipRecord(
+            signing: stranger, circle: circle, madeMillis: 1, seq: UInt64(n + 1), previous: nil, parents: [],
+            change: .invite(key: stranger.peerID, expiresMillis: 1)
+        ).hash
+        let record = MembershipRecord(
+            signing: stranger, circle: circle, madeMillis: 2, seq: 1, previous: nil, parents: [parent],
+            change: .remove(subject: alice.peerID, through: UInt64(n), kept: kept))
         recordLongest = max(recordLongest, timed { membership.insert([record], arrivedMillis: 1_000) })
     }
-    report("records", "1,024 records of 100 KB naming parents nobody has, one per message: longest", recordLongest,
-           residentMB() - beforeRecords)
+    report(
+        "records", "1,024 records of 100 KB naming parents nobody has, one per message: longest", recordLongest,
+        residentMB() - beforeRecords)
     print("  waiting: \(membership.waitingCount) records, \(membership.waitingBytes / 1024) KiB")
 }

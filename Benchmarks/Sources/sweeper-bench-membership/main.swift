@@ -1,3 +1,7 @@
+import SweeperCrypto
+import SweeperMembership
+import SweeperSync
+
 // sweeper-bench-membership: what deriving a circle's membership costs.
 // Build in release; Scripts/bench.sh runs it.
 //
@@ -27,9 +31,6 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import SweeperCrypto
-import SweeperMembership
-import SweeperSync
 
 let firstKey = (try? CircleKey(bytes: [UInt8](repeating: 0xC1, count: 32))) ?? CircleKey()
 

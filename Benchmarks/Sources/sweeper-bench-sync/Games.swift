@@ -2,17 +2,18 @@
 // the end with the engine, a long game of random moves, and catch-up
 // messages made of them.
 
+import FoundationEssentials
+import SweeperCrypto
+import SweeperDaemon
+import SweeperGame
+import SweeperStore
+import SweeperSync
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import FoundationEssentials
-import SweeperCrypto
-import SweeperGame
-import SweeperStore
-import SweeperDaemon
-import SweeperSync
 
 let circle = CircleKey()
 let players = (0..<4).map { _ in OpAuthor(identity: SigningIdentity(), circle: circle) }
@@ -96,12 +97,15 @@ final class Pool {
         } catch {
             fail("generator: \(error)")
         }
-        let parameters = (try? GameParameters(width: parameters.width, height: parameters.height, mines: parameters.mines,
-                                              start: parameters.geometry.cell(at: board.start), noGuess: parameters.noGuess)) ?? parameters
+        let parameters =
+            (try? GameParameters(
+                width: parameters.width, height: parameters.height, mines: parameters.mines,
+                start: parameters.geometry.cell(at: board.start), noGuess: parameters.noGuess)) ?? parameters
         let genesis: Op
         do {
-            genesis = try authors[0].genesis(parameters: parameters, layout: board.layout, seed: seed, questionMarks: false,
-                                             createdAtMillis: startMillis)
+            genesis = try authors[0].genesis(
+                parameters: parameters, layout: board.layout, seed: seed, questionMarks: false,
+                createdAtMillis: startMillis)
         } catch {
             fail("genesis: \(error)")
         }
@@ -203,10 +207,14 @@ final class Pool {
         case .flag(let m):
             op = try? author.setMark(.flag, on: m, in: game, atMillis: clock)
         case .chord(let c):
-            op = checkWithEngine ? try? author.chord(c, in: game, atMillis: clock)
+            op =
+                checkWithEngine
+                ? try? author.chord(c, in: game, atMillis: clock)
                 : try? author.reveal(cells: cells, in: game, atMillis: clock)
         case .reveal(let c):
-            op = checkWithEngine ? try? author.reveal(c, in: game, atMillis: clock)
+            op =
+                checkWithEngine
+                ? try? author.reveal(c, in: game, atMillis: clock)
                 : try? author.reveal(cells: cells, in: game, atMillis: clock)
         }
         if checkWithEngine, let op {
@@ -283,10 +291,11 @@ final class Pool {
 /// and flag changes (the 10,000-op catch-up figure).
 @MainActor func longGame(count: Int) -> (Replica, GameID, [Op]) {
     guard let parameters = try? GameParameters(width: 100, height: 100, mines: 1500),
-          let board = try? Generator.generate(parameters, seed: 5),
-          let start = try? GameParameters(width: 100, height: 100, mines: 1500, start: parameters.geometry.cell(at: board.start)),
-          let genesis = try? players[0].genesis(parameters: start, layout: board.layout, seed: 5, questionMarks: false,
-                                                createdAtMillis: startMillis)
+        let board = try? Generator.generate(parameters, seed: 5),
+        let start = try? GameParameters(width: 100, height: 100, mines: 1500, start: parameters.geometry.cell(at: board.start)),
+        let genesis = try? players[0].genesis(
+            parameters: start, layout: board.layout, seed: 5, questionMarks: false,
+            createdAtMillis: startMillis)
     else { fail("long game") }
     var rng = BoardRandom(seed: 2026)
     var clock = startMillis
@@ -507,7 +516,8 @@ func recordedPeer(of author: PeerID, among authors: [OpAuthor], creator: PeerID)
 /// the one before, by the recorded clock) and after its last move. Returns
 /// too the peers' ends of the links, to take the messages.
 @MainActor func livePushes(genesis: Op, actions: [Op], authors: [OpAuthor])
-    -> (messages: [LiveMessage], inlineHeads: Int, pausedHeads: Int, receivers: [PeerID: SyncSession]) {
+    -> (messages: [LiveMessage], inlineHeads: Int, pausedHeads: Int, receivers: [PeerID: SyncSession])
+{
     var world = Replica(circle: circle)
     world.insert(genesis)
     var sessions: [PeerID: SyncSession] = [:]

@@ -1,14 +1,15 @@
 // How the sync benchmark measures: CPU time, heap in use, medians, and
 // the `result:` lines Scripts/bench.sh reads.
 
+import SweeperCrypto
+import SweeperGame
+import SweeperSync
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import SweeperCrypto
-import SweeperGame
-import SweeperSync
 
 /// CPU time of this thread, in seconds.
 func cpuSeconds() -> Double {
@@ -69,7 +70,8 @@ func heapInUse() -> Int {
     let totals = xml.split(separator: "</heap>").last.map(String.init) ?? xml
     func figure(_ element: String) -> Int {
         guard let line = totals.split(separator: "\n").first(where: { $0.hasPrefix(element) }),
-              let at = line.firstRange(of: "size=\"") else { return 0 }
+            let at = line.firstRange(of: "size=\"")
+        else { return 0 }
         return Int(line[at.upperBound...].prefix { $0.isNumber }) ?? 0
     }
     return figure("<system type=\"current\"") - figure("<total type=\"fast\"") - figure("<total type=\"rest\"")

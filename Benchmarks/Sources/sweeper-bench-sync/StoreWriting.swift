@@ -1,14 +1,15 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import FoundationEssentials
 import SweeperCrypto
 import SweeperDaemon
 import SweeperGame
 import SweeperStore
 import SweeperSync
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// `--write-store DIR GAMES OPS`: a daemon's state directory holding
 /// `GAMES` games on 500×500 boards (50,000 mines), each played by three
@@ -21,7 +22,7 @@ import SweeperSync
     defer { store.close() }
     let me = players[0].identity
     guard (try? store.saveIdentity(StoredIdentity(secretKey: Data(me.secretKeyBytes), publicKey: Data(me.peerID.bytes)))) != nil,
-          (try? store.setCircleKey(Data(circle.bytes))) != nil
+        (try? store.setCircleKey(Data(circle.bytes))) != nil
     else { fail("cannot write the identity and circle") }
     guard let parameters = try? GameParameters(width: 500, height: 500, mines: 50_000) else { fail("500×500") }
     var written = 0

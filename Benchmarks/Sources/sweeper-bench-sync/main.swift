@@ -33,14 +33,15 @@
 // With --trace, writes the recorded games' actions (the cells each changed,
 // per player) and our byte counts as JSON, for the Yjs side.
 
+import SweeperCrypto
+import SweeperGame
+import SweeperSync
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import SweeperCrypto
-import SweeperGame
-import SweeperSync
 
 // MARK: Arguments
 
@@ -54,7 +55,7 @@ while let a = arguments.popFirst() {
     case "--profile-catch-up": profileCatchUp = arguments.popFirst().flatMap { Int($0) }
     case "--write-store":
         guard let directory = arguments.popFirst(), let games = arguments.popFirst().flatMap({ Int($0) }),
-              let ops = arguments.popFirst().flatMap({ Int($0) }), games > 0, ops > 0
+            let ops = arguments.popFirst().flatMap({ Int($0) }), games > 0, ops > 0
         else { fail("--write-store takes a directory, a number of games and of ops (both 1 or more)") }
         writeStore(directory: directory, games: games, ops: ops)
         exit(0)
@@ -92,7 +93,9 @@ for _ in 0..<3 {
     guard fresh.state(of: longID)?.digest == longReplica.state(of: longID)?.digest else { fail("apply: digests differ") }
 }
 let applyBest = applyTimes.min() ?? 1
-print("apply: \(stored.count) ops, each decoded, signature-verified and applied one by one: \(Int(Double(stored.count) / applyBest)) ops/s (best of 3: \(format(applyBest * 1000)) ms)")
+print(
+    "apply: \(stored.count) ops, each decoded, signature-verified and applied one by one: \(Int(Double(stored.count) / applyBest)) ops/s (best of 3: \(format(applyBest * 1000)) ms)"
+)
 result("sync.apply_rate_ops_per_s", Int(Double(stored.count) / applyBest))
 
 // MARK: Catch-up
@@ -107,9 +110,12 @@ for _ in 0..<5 {
     applyLinkCatchUp(longCatchUp.messages, session: longCatchUp.session, into: &fresh)
     catchUpTimes.append(cpuSeconds() - t0)
     guard fresh.state(of: longID)?.digest == longReplica.state(of: longID)?.digest,
-          fresh.games[longID]?.opCount == longOps.count else { fail("catch-up: replica differs") }
+        fresh.games[longID]?.opCount == longOps.count
+    else { fail("catch-up: replica differs") }
 }
-print("catch-up: \(longOps.count)-op game (3 authors, 100×100, random reveals and mark changes) in \(longCatchUp.messages.count) chains message(s) of \(longBytes) bytes, as a link of version 15 carries it: decoded, rebuilt, hash chains + 3 signatures checked, applied in \(format(median(catchUpTimes) * 1000)) ms CPU (median of 5; goal < 20 ms)")
+print(
+    "catch-up: \(longOps.count)-op game (3 authors, 100×100, random reveals and mark changes) in \(longCatchUp.messages.count) chains message(s) of \(longBytes) bytes, as a link of version 15 carries it: decoded, rebuilt, hash chains + 3 signatures checked, applied in \(format(median(catchUpTimes) * 1000)) ms CPU (median of 5; goal < 20 ms)"
+)
 result("sync.catchup_10k_ms", median(catchUpTimes) * 1000)
 
 // MARK: Recorded multi-player games
@@ -123,7 +129,8 @@ struct RecordedGame {
 }
 
 guard let beginner = try? GameParameters(preset: .beginner), let expert = try? GameParameters(preset: .expert),
-      let huge = try? GameParameters(width: 100, height: 100, mines: 2000) else { fail("parameters") }
+    let huge = try? GameParameters(width: 100, height: 100, mines: 2000)
+else { fail("parameters") }
 let recordedGames = [
     RecordedGame(key: "beginner2", title: "beginner (9×9, 10 mines), 2 players", parameters: beginner, seed: 11, players: 2),
     RecordedGame(key: "expert3", title: "expert (30×16, 99 mines), 3 players", parameters: expert, seed: 77, players: 3),
@@ -198,13 +205,21 @@ for (gi, spec) in recordedGames.enumerated() {
     let changes = trace.map(\.changes.count).reduce(0, +)
     print("\(spec.key): \(spec.title): \(actions.count) actions (\(reveals) reveals and chords, \(marks) flags), \(state.status), \(changes) cell changes")
     print("  genesis (layout included) as sent: \(push(genesis).count) bytes (not in the totals below; Yjs has no board either)")
-    print("  ours, live pushes: \(liveBytes) bytes (\(format(Double(liveBytes) / Double(max(1, actions.count)))) per action), in \(live.messages.count) messages, with \(live.inlineHeads) heads signed in a push and \(live.pausedHeads) in heads messages after a pause of \(SyncSession.headPause) or the game's end")
-    print("  ours, pushed one op per message, each signed (before live pushes): \(pushBytes) bytes (\(format(Double(pushBytes) / Double(max(1, actions.count)))) per action)")
+    print(
+        "  ours, live pushes: \(liveBytes) bytes (\(format(Double(liveBytes) / Double(max(1, actions.count)))) per action), in \(live.messages.count) messages, with \(live.inlineHeads) heads signed in a push and \(live.pausedHeads) in heads messages after a pause of \(SyncSession.headPause) or the game's end"
+    )
+    print(
+        "  ours, pushed one op per message, each signed (before live pushes): \(pushBytes) bytes (\(format(Double(pushBytes) / Double(max(1, actions.count)))) per action)"
+    )
     print("  ours, stored one op per record, each signed: \(storedBytes) bytes")
-    print("  ours, catch-up as a link of version 15 carries it (chain segments in the link's compact form, one signature per author) from the creator to a device that holds the genesis: \(chainBytes) bytes, after the two first summaries (\(catchUp.summaryBytes) bytes)")
+    print(
+        "  ours, catch-up as a link of version 15 carries it (chain segments in the link's compact form, one signature per author) from the creator to a device that holds the genesis: \(chainBytes) bytes, after the two first summaries (\(catchUp.summaryBytes) bytes)"
+    )
     print("  ours, as chain segments in an ops message (before version 15): \(segmentMessage.count) bytes")
     print("  ours, as chain segments with every op's signature kept: \(allSignedChainBytes) bytes")
-    print("  ours, apply: every live push and heads message decoded, rebuilt, applied and its heads verified on a fresh replica: \(format(liveApply * 1000, 2)) ms CPU (\(format(liveApply * 1e6 / Double(max(1, actions.count)), 1)) µs a move; best of 3); every signed push decoded, verified and applied: \(format(pushApply * 1000, 2)) ms (\(format(pushApply * 1e6 / Double(max(1, actions.count)), 1)) µs a move); as one catch-up message: \(format(chainApply * 1000, 2)) ms")
+    print(
+        "  ours, apply: every live push and heads message decoded, rebuilt, applied and its heads verified on a fresh replica: \(format(liveApply * 1000, 2)) ms CPU (\(format(liveApply * 1e6 / Double(max(1, actions.count)), 1)) µs a move; best of 3); every signed push decoded, verified and applied: \(format(pushApply * 1000, 2)) ms (\(format(pushApply * 1e6 / Double(max(1, actions.count)), 1)) µs a move); as one catch-up message: \(format(chainApply * 1000, 2)) ms"
+    )
     result("sync.\(spec.key).ops", recorder.ops.count)
     result("sync.\(spec.key).actions", actions.count)
     result("sync.\(spec.key).ours_live_bytes", liveBytes)
@@ -217,7 +232,8 @@ for (gi, spec) in recordedGames.enumerated() {
     result("sync.\(spec.key).ours_apply_ms", pushApply * 1000)
 
     traceJSON += "{\"key\": \"\(spec.key)\", \"title\": \"\(spec.title)\", \"players\": \(spec.players),\n"
-    traceJSON += "\"ours\": {\"live\": \(liveBytes), \"push\": \(pushBytes), \"stored\": \(storedBytes), \"chain\": \(chainBytes), \"chain_all_signed\": \(allSignedChainBytes), \"apply_ms\": \(decimal(pushApply * 1000))},\n"
+    traceJSON +=
+        "\"ours\": {\"live\": \(liveBytes), \"push\": \(pushBytes), \"stored\": \(storedBytes), \"chain\": \(chainBytes), \"chain_all_signed\": \(allSignedChainBytes), \"apply_ms\": \(decimal(pushApply * 1000))},\n"
     traceJSON += "\"actions\": [\n"
     for (i, a) in trace.enumerated() {
         let changes = a.changes.map { "[\($0.0),\($0.1)]" }.joined(separator: ",")
@@ -232,7 +248,9 @@ traceJSON += "]}\n"
 let opCounts = [50, 1_000, 10_000, 100_000]
 print("scale: real games by 3 players (as above), cut at N ops (the genesis included), sent as one catch-up message;")
 print("  catch-up = decode + hash chains and 3 signatures checked + applied into a fresh replica, CPU, median of 3;")
-print("  memory = heap bytes in use (glibc malloc_info: arenas minus free chunks, plus mmapped chunks) after minus before building that replica (decoded message freed, replica alive),")
+print(
+    "  memory = heap bytes in use (glibc malloc_info: arenas minus free chunks, plus mmapped chunks) after minus before building that replica (decoded message freed, replica alive),"
+)
 print("  as the daemon holds it (ops written to a SQLite store, older ones let go of: with the replica minus after it is freed), and with every op in memory")
 for (w, h, mines) in [(16, 16, 40), (100, 100, 2_000), (500, 500, 50_000)] {
     guard let parameters = try? GameParameters(width: w, height: h, mines: mines) else { fail("\(w)×\(h)") }
@@ -251,7 +269,9 @@ for (w, h, mines) in [(16, 16, 40), (100, 100, 2_000), (500, 500, 50_000)] {
         }
         let message = catchUpMessage(ops[0..<count])
         let (ms, allHeld, stored) = measureCatchUp(message, game: recorder.gameID, ops: count)
-        print("    \(count) ops: message \(message.count) bytes; catch-up \(format(ms, 2)) ms; replica holds \(stored.bytes) bytes (\(stored.bytes / count) per op), \(allHeld) with every op in memory; asleep \(stored.asleepBytes) bytes, woken in \(format(stored.wakeMs, 2)) ms")
+        print(
+            "    \(count) ops: message \(message.count) bytes; catch-up \(format(ms, 2)) ms; replica holds \(stored.bytes) bytes (\(stored.bytes / count) per op), \(allHeld) with every op in memory; asleep \(stored.asleepBytes) bytes, woken in \(format(stored.wakeMs, 2)) ms"
+        )
         result("scale.\(w)x\(h).\(count).catchup_ms", ms)
         result("scale.\(w)x\(h).\(count).memory_bytes", stored.bytes)
         result("scale.\(w)x\(h).\(count).all_held_bytes", allHeld)
@@ -278,7 +298,9 @@ for mines in [50, 250] {
     let genesisSize = game.genesisOp.map { $0.encoded.count } ?? 0
     guard let op = try? players[2].reveal(cells: cells, in: game, atMillis: startMillis + 1000) else { fail("flood op") }
     let push = SyncMessage.ops([OpSegment(verifiedOps: [op])].compactMap { $0 }).encoded.count
-    print("flood on 500×500 with \(mines) mines: \(cells.count) cells in \(runs.runs.count) runs: op \(op.encoded.count) bytes signed, \(push) bytes as a push message (goal < 2,048); genesis with layout \(genesisSize) bytes")
+    print(
+        "flood on 500×500 with \(mines) mines: \(cells.count) cells in \(runs.runs.count) runs: op \(op.encoded.count) bytes signed, \(push) bytes as a push message (goal < 2,048); genesis with layout \(genesisSize) bytes"
+    )
 }
 
 // MARK: The largest flood of a 500×500 board with 10% mines
@@ -297,13 +319,15 @@ do {
         if region.count > best.count { best = (c, region.count) }
     }
     guard best.cell >= 0, let op = try? players[2].reveal(best.cell, in: game, atMillis: startMillis + 1000),
-          let runsOp = try? players[2].reveal(cells: floodState.board.cellsUncovered(by: best.cell), in: game, atMillis: startMillis + 1000)
+        let runsOp = try? players[2].reveal(cells: floodState.board.cellsUncovered(by: best.cell), in: game, atMillis: startMillis + 1000)
     else { fail("flood op") }
     guard case .flood(let flood) = op.payload else { fail("the reveal is not a flood op") }
     let payloadBytes = op.payload.encoded.count
     let signedPush = SyncMessage.ops([OpSegment(verifiedOps: [op])].compactMap { $0 }).encoded.count
     let runsPush = SyncMessage.ops([OpSegment(verifiedOps: [runsOp])].compactMap { $0 }).encoded.count
-    print("largest flood on 500×500 with 25,000 mines (10%): \(best.count) cells; as a flood op (the cell and \(flood.exceptions.count) exceptions): payload \(payloadBytes) bytes, op \(op.encoded.count) bytes signed, \(signedPush) bytes as a signed push (goal: op under 200 bytes); as cell runs (before flood ops): op \(runsOp.encoded.count) bytes, \(runsPush) bytes as a push")
+    print(
+        "largest flood on 500×500 with 25,000 mines (10%): \(best.count) cells; as a flood op (the cell and \(flood.exceptions.count) exceptions): payload \(payloadBytes) bytes, op \(op.encoded.count) bytes signed, \(signedPush) bytes as a signed push (goal: op under 200 bytes); as cell runs (before flood ops): op \(runsOp.encoded.count) bytes, \(runsPush) bytes as a push"
+    )
     result("sync.flood10.cells", best.count)
     result("sync.flood10.op_bytes", op.encoded.count)
     result("sync.flood10.push_bytes", signedPush)

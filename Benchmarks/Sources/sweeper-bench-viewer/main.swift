@@ -34,9 +34,10 @@ let moves = 200
 /// The event of Mum's n-th move: one flag somewhere on the covered half.
 func event(_ n: Int) throws -> Data {
     let x = side / 2 + n % (side / 2), y = (n * 7) % side
-    return try encoder.encode(ControlEvent(
-        event: .cells, game: id, cells: [CellChange(x: x, y: y, value: "F")], status: .playing, minesLeft: 24_999, byPeer: "P2", x: x, y: y,
-        progress: 0.55))
+    return try encoder.encode(
+        ControlEvent(
+            event: .cells, game: id, cells: [CellChange(x: x, y: y, value: "F")], status: .playing, minesLeft: 24_999, byPeer: "P2", x: x, y: y,
+            progress: 0.55))
 }
 let events = try (0..<moves).map(event)
 let eventBytes = Double(events.reduce(0) { $0 + $1.count }) / Double(moves)
@@ -51,17 +52,18 @@ func run(refetch: Bool) throws -> [Double] {
     var shown = renderer.render(&viewer, width: 120, height: 40)
     var times: [Double] = []
     for line in events {
-        times.append(try seconds {
-            let e = try JSONDecoder().decode(ControlEvent.self, from: line)
-            _ = viewer.apply(e)
-            if refetch {
-                let fetched = try JSONDecoder().decode(ResultBox<GameView>.self, from: showLine).result
-                viewer.load(fetched)
-            }
-            let next = renderer.render(&viewer, width: 120, height: 40)
-            _ = ScreenRenderer(color: true).diff(from: shown, to: next)
-            shown = next
-        })
+        times.append(
+            try seconds {
+                let e = try JSONDecoder().decode(ControlEvent.self, from: line)
+                _ = viewer.apply(e)
+                if refetch {
+                    let fetched = try JSONDecoder().decode(ResultBox<GameView>.self, from: showLine).result
+                    viewer.load(fetched)
+                }
+                let next = renderer.render(&viewer, width: 120, height: 40)
+                _ = ScreenRenderer(color: true).diff(from: shown, to: next)
+                shown = next
+            })
     }
     return times
 }
@@ -75,8 +77,10 @@ let after = try run(refetch: false)
 let before = try run(refetch: true)
 let afterBytes = eventBytes
 let beforeBytes = eventBytes + Double(showLine.count)
-print(String(format: "viewer, a remote move on 500x500: %.0f bytes and %.3f ms of CPU (median of %d); fetching the board again: %.0f bytes and %.2f ms",
-             afterBytes, median(after) * 1000, moves, beforeBytes, median(before) * 1000))
+print(
+    String(
+        format: "viewer, a remote move on 500x500: %.0f bytes and %.3f ms of CPU (median of %d); fetching the board again: %.0f bytes and %.2f ms",
+        afterBytes, median(after) * 1000, moves, beforeBytes, median(before) * 1000))
 print(String(format: "result: viewer.move_bytes %.0f", afterBytes))
 print(String(format: "result: viewer.move_ms %.4f", median(after) * 1000))
 print(String(format: "result: viewer.refetch_bytes %.0f", beforeBytes))

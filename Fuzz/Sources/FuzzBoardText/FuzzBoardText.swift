@@ -25,7 +25,8 @@ public func main(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer
         var seeds: [String] = []
         for (i, p) in [(9, 9, 10), (16, 16, 40), (8, 3, 5), (2, 2, 1)].enumerated() {
             guard let parameters = try? GameParameters(width: p.0, height: p.1, mines: p.2),
-                  let board = try? Generator.generate(parameters, seed: UInt64(i)) else { continue }
+                let board = try? Generator.generate(parameters, seed: UInt64(i))
+            else { continue }
             seeds.append(TextBoard(layout: board.layout, start: parameters.start).text)
         }
         seeds.append(seeds.joined(separator: "\n"))

@@ -3,6 +3,7 @@
 // (keys, types, addresses, names, log level).
 import Foundation
 import FuzzSupport
+
 @testable import SweeperDaemon
 
 let scratch: String = {

@@ -11,8 +11,9 @@ import NIOEmbedded
 import NIOPosix
 import SweeperControl
 import SweeperCrypto
-@testable import SweeperDaemon
 import SweeperStore
+
+@testable import SweeperDaemon
 
 /// A daemon's request router over a store in a scratch directory (on tmpfs
 /// when there is one), assembled as `sweeperd` assembles it (its peer node
@@ -216,7 +217,9 @@ func seeds() -> [[UInt8]] {
         // Event lines, as a viewer reads them (the daemon refuses them as requests).
         let presence = PresenceInfo(peer: "7ZQ4M", name: "Mum \"é\"", game: "0123", x: 3, y: 4, colour: 2, own: true)
         let events = [
-            ControlEvent(event: .cells, game: "0123", cells: [CellChange(x: 1, y: 2, value: "3")], status: .playing, minesLeft: 9, byPeer: "7ZQ4M", x: 1, y: 2, progress: 0.25),
+            ControlEvent(
+                event: .cells, game: "0123", cells: [CellChange(x: 1, y: 2, value: "3")], status: .playing, minesLeft: 9, byPeer: "7ZQ4M", x: 1, y: 2,
+                progress: 0.25),
             ControlEvent(event: .presence, presence: presence),
             ControlEvent(event: .point, game: "0123", byName: "Mum", x: 3, y: 4, presence: presence),
         ].map { Array((try? $0.jsonLine()) ?? Data()) }

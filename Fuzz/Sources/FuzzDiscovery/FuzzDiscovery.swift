@@ -4,6 +4,7 @@
 import FuzzSupport
 import SweeperCrypto
 import SweeperNet
+
 @testable import SweeperDaemon
 @testable import SweeperDiscovery
 

@@ -11,14 +11,16 @@ public func fuzzHandshake(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let mode = input.byte()
     let testedRole: SecretHandshake.Role = mode & 1 == 0 ? .server : .client
     let honestRole: SecretHandshake.Role = testedRole == .server ? .client : .server
-    let expected: PeerID? = switch (mode >> 1) & 3 {
-    case 1: Fixtures.players[1].peerID
-    case 2: Fixtures.players[2].peerID
-    case 3: Fixtures.players[0].peerID
-    default: nil
-    }
-    var tested = SecretHandshake(role: testedRole, circle: Fixtures.circle, identity: Fixtures.players[0],
-                                 expectedPeer: testedRole == .client ? expected : nil)
+    let expected: PeerID? =
+        switch (mode >> 1) & 3 {
+        case 1: Fixtures.players[1].peerID
+        case 2: Fixtures.players[2].peerID
+        case 3: Fixtures.players[0].peerID
+        default: nil
+        }
+    var tested = SecretHandshake(
+        role: testedRole, circle: Fixtures.circle, identity: Fixtures.players[0],
+        expectedPeer: testedRole == .client ? expected : nil)
     // The honest side is usually a member; (mode >> 3) & 1 makes it this very daemon.
     let honestIdentity = mode & 8 == 0 ? Fixtures.players[1] : Fixtures.players[0]
     var honest = SecretHandshake(role: honestRole, circle: Fixtures.circle, identity: honestIdentity)

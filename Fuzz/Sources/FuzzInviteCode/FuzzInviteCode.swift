@@ -15,8 +15,9 @@ public func fuzzInviteCode(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     case .invitation(let secret):
         check((try? InviteCode.read(InviteCode.encode(secret))) == .invitation(secret), "an invitation code does not survive re-encoding")
     case .pinned(let secret, let root):
-        check((try? InviteCode.read(InviteCode.encode(secret, root: root))) == .pinned(secret, root: root),
-              "a code naming its circle's root does not survive re-encoding")
+        check(
+            (try? InviteCode.read(InviteCode.encode(secret, root: root))) == .pinned(secret, root: root),
+            "a code naming its circle's root does not survive re-encoding")
     case .circleKey(let key):
         check((try? InviteCode.decode(text)) == key, "the two readers disagree on an earlier release's code")
     case nil:

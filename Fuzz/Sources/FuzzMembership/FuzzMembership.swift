@@ -52,8 +52,9 @@ public func fuzzMembership(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         switch try? AnyMembershipRecord(decoding: bytes) {
         case .current(let record):
             let again = try? MembershipRecord(decoding: record.encoded)
-            check(again == record && again?.signature == record.signature && again?.change == record.change && again?.seq == record.seq,
-                  "a record does not survive re-encoding")
+            check(
+                again == record && again?.signature == record.signature && again?.change == record.change && again?.seq == record.seq,
+                "a record does not survive re-encoding")
         case .legacy(let record):
             let again = try? LegacyRecord(decoding: record.encoded)
             check(again == record && again?.change == record.change, "a record of version 1 does not survive re-encoding")
@@ -112,15 +113,21 @@ public func fuzzMembership(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         case 9:
             // A rekey sealed to made-up recipients.
             let fake = (0..<Int(input.byte() % 8)).map { Fixtures.identity(UInt8(200 + $0)).peerID }
-            copies[who].insert([forged(m, me, parents: m.heads, samePlace: false,
-                                       .rekey(to: CircleKey(), epoch: m.view.currentEpoch + 1, members: fake))])
+            copies[who].insert([
+                forged(
+                    m, me, parents: m.heads, samePlace: false,
+                    .rekey(to: CircleKey(), epoch: m.view.currentEpoch + 1, members: fake))
+            ])
         case 10:
             // An admin turns a member's invitations off or on, as the daemon would.
             _ = try? copies[who].record(.invitations(subject: subject, through: through, allowed: input.byte() & 1 == 1), by: me, atMillis: clock)
         case 11:
             // A switch forged with every field chosen: no parents, any place.
-            copies[who].insert([forged(m, me, parents: [], samePlace: input.byte() & 1 == 1,
-                                       .invitations(subject: subject, through: UInt64(input.byte() % 4), allowed: input.byte() & 1 == 1))])
+            copies[who].insert([
+                forged(
+                    m, me, parents: [], samePlace: input.byte() & 1 == 1,
+                    .invitations(subject: subject, through: UInt64(input.byte() % 4), allowed: input.byte() & 1 == 1))
+            ])
         case 14:
             // A removed device, at a place at or below its cut as some copy
             // holds it, signs an invitation and admits a puppet with it, and
@@ -132,10 +139,12 @@ public func fuzzMembership(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
             let before = copies[holder].records.values.first { $0.author == me.peerID && $0.seq == place - 1 }?.hash
             guard place == 1 || before != nil else { break }
             let key = invitations[Int(input.byte()) % invitations.count].peerID
-            let invite = MembershipRecord(signing: me, circle: circleID, madeMillis: 3, seq: place, previous: before, parents: [],
-                                          change: .invite(key: key, expiresMillis: .max))
-            let admit = MembershipRecord(signing: me, circle: circleID, madeMillis: 4, seq: place + 1, previous: invite.hash, parents: [],
-                                         change: .admit(subject: puppet.peerID, invitation: key, name: "p", through: 0))
+            let invite = MembershipRecord(
+                signing: me, circle: circleID, madeMillis: 3, seq: place, previous: before, parents: [],
+                change: .invite(key: key, expiresMillis: .max))
+            let admit = MembershipRecord(
+                signing: me, circle: circleID, madeMillis: 4, seq: place + 1, previous: invite.hash, parents: [],
+                change: .admit(subject: puppet.peerID, invitation: key, name: "p", through: 0))
             copies[other].insert([invite, admit])
             copies[holder].insert([invite, admit])
             check(!copies[holder].view.isMember(puppet.peerID), "a fork below a cut admitted a device where the cut is held")
@@ -189,8 +198,9 @@ public func main(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer
         _ = try? m.record(.rekey(to: CircleKey(), epoch: 1, members: [a.peerID]), by: a, atMillis: 6)
         _ = try? m.record(.revoke(key: invitations[0].peerID), by: a, atMillis: 7)
         var seeds = m.ordered.map { [0] + $0.encoded }
-        let legacy = LegacyRecord(signing: a, circle: circleID, madeMillis: 1, parents: [],
-                                  change: .found(proof: Fixtures.circle.membershipProof(for: a.peerID)))
+        let legacy = LegacyRecord(
+            signing: a, circle: circleID, madeMillis: 1, parents: [],
+            change: .found(proof: Fixtures.circle.membershipProof(for: a.peerID)))
         seeds.append([0] + legacy.encoded)
         // Scripts: invite, admit, exchange, promote, remove, backdated removal, equivocation, stranger, exchange.
         seeds.append([1, 0, 0, 0, 0, 0, 1, 1, 0, 1, 1, 11, 0, 0, 2, 1, 0, 3, 2, 0, 1, 6, 0, 1, 7, 2, 8, 0, 3, 11, 0, 1, 5])

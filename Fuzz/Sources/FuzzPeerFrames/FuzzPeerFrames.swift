@@ -7,9 +7,10 @@ import FuzzSupport
 import NIOCore
 import NIOEmbedded
 import SweeperCrypto
-@testable import SweeperNet
 import SweeperMessages
 import SweeperSync
+
+@testable import SweeperNet
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzPeerFrames(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
@@ -17,8 +18,9 @@ public func fuzzPeerFrames(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let piece = Int(input.byte() % 64) + 1
     let bytes = input.rest()
     let configuration = PeerNodeConfiguration()
-    let channel = EmbeddedChannel(handler: ByteToMessageHandler(
-        FrameDecoder(limit: configuration.frameLimit, openingLimit: configuration.handshakeFrameLimit)))
+    let channel = EmbeddedChannel(
+        handler: ByteToMessageHandler(
+            FrameDecoder(limit: configuration.frameLimit, openingLimit: configuration.handshakeFrameLimit)))
     var frames = 0
     var handshake = SecretHandshake(role: .server, circle: Fixtures.circle, identity: Fixtures.players[0])
     var handshakeFailed = false
@@ -70,8 +72,9 @@ private func linkHandler(_ bytes: [UInt8], piece: Int, configuration: PeerNodeCo
     let handler = PeerLinkHandler(eventLoop: loop, pingInterval: .seconds(10))
     let channel = EmbeddedChannel(loop: loop)
     do {
-        try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(
-            FrameDecoder(limit: configuration.frameLimit, openingLimit: configuration.handshakeFrameLimit)))
+        try channel.pipeline.syncOperations.addHandler(
+            ByteToMessageHandler(
+                FrameDecoder(limit: configuration.frameLimit, openingLimit: configuration.handshakeFrameLimit)))
         try channel.pipeline.syncOperations.addHandler(MessageToByteHandler(FrameEncoder()))
         try channel.pipeline.syncOperations.addHandler(handler)
         try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 7455)).wait()
@@ -117,21 +120,29 @@ public func main(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer
         return [
             [8] + framed([hello]),
             [1] + framed([hello, [UInt8](repeating: 0, count: SecretHandshake.clientAuthLength)]),
-            [63] + framed([LinkMessage.hello(PeerHello(protocolVersion: PeerCapabilities.currentVersion, listenPort: 7455, name: "ann")).encoded, LinkMessage.ping(42).encoded]),
+            [63]
+                + framed([
+                    LinkMessage.hello(PeerHello(protocolVersion: PeerCapabilities.currentVersion, listenPort: 7455, name: "ann")).encoded,
+                    LinkMessage.ping(42).encoded,
+                ]),
             [3] + framed([PeerMessage.sync(summary).encoded, LinkMessage.pong(7).encoded]),
             [5] + framed([LinkMessage.links(Fixtures.players.map(\.peerID)).encoded, LinkMessage.links([]).encoded]),
-            [7] + framed([
-                PeerMessage.presence(PresenceNote(
-                    signing: Fixtures.players[1], serial: 1_795_000_000_000,
-                    spot: PresenceSpot(game: [UInt8](repeating: 7, count: 16), x: 3, y: 4))).encoded,
-                PeerMessage.presence(PresenceNote(signing: Fixtures.players[1], serial: 1_795_000_000_001, spot: nil)).encoded,
-                PeerMessage.profile(ProfileNote(signing: Fixtures.players[1], serial: 1, name: "Mum", colour: 8)).encoded,
-            ]),
-            [9] + framed(
-                PlayNote(
-                    signing: Fixtures.players[1], game: [UInt8](repeating: 7, count: 16), serial: 1_795_000_000_002, earlier: 61_000,
-                    periods: [PlayPeriod(start: 1_795_000_000_000, length: 3_000), PlayPeriod(start: 1_795_000_100_000, length: 0)]
-                ).map { [PeerMessage.play($0).encoded] } ?? []),
+            [7]
+                + framed([
+                    PeerMessage.presence(
+                        PresenceNote(
+                            signing: Fixtures.players[1], serial: 1_795_000_000_000,
+                            spot: PresenceSpot(game: [UInt8](repeating: 7, count: 16), x: 3, y: 4))
+                    ).encoded,
+                    PeerMessage.presence(PresenceNote(signing: Fixtures.players[1], serial: 1_795_000_000_001, spot: nil)).encoded,
+                    PeerMessage.profile(ProfileNote(signing: Fixtures.players[1], serial: 1, name: "Mum", colour: 8)).encoded,
+                ]),
+            [9]
+                + framed(
+                    PlayNote(
+                        signing: Fixtures.players[1], game: [UInt8](repeating: 7, count: 16), serial: 1_795_000_000_002, earlier: 61_000,
+                        periods: [PlayPeriod(start: 1_795_000_000_000, length: 3_000), PlayPeriod(start: 1_795_000_100_000, length: 0)]
+                    ).map { [PeerMessage.play($0).encoded] } ?? []),
         ]
     }
     return runFuzzer(argc, argv, fuzzPeerFrames)

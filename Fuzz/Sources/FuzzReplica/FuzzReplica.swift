@@ -11,10 +11,11 @@
 // ops (as the daemon does at start, the ops no signature covers given as
 // vouched) gives the same state.
 import FuzzSupport
-import Synchronization
-@testable import SweeperConventions
 import SweeperCrypto
 import SweeperGame
+import Synchronization
+
+@testable import SweeperConventions
 @testable import SweeperSync
 
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -134,8 +135,9 @@ struct World {
         }
         let previous = flags & 16 == 0 && seq == next ? (last?.hash ?? .none) : OpHash(unchecked: [UInt8](repeating: input.byte(), count: 32))
         let wall = UInt64(input.uint16()) << 48 | UInt64(input.uint16())
-        let made = Op(signing: who, circle: Fixtures.circle, gameID: gameID, seq: seq, lamport: lamport, previous: previous,
-                      wallClockMillis: wall, payload: payload)
+        let made = Op(
+            signing: who, circle: Fixtures.circle, gameID: gameID, seq: seq, lamport: lamport, previous: previous,
+            wallClockMillis: wall, payload: payload)
         // Only what a peer can send: the op as the receiver decodes it.
         guard let op = try? Op(decoding: made.encoded) else { return }
         if flags & 64 != 0 {
@@ -258,11 +260,15 @@ public func main(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer
         guard case .genesis(let g) = Fixtures.genesis.payload else { return [] }
         let reveal = OpPayload.reveal(CellRuns(cells: [0, 1, 2, 30, 31, 80]))
         // A sealed move of bob's in the private game (game 1 of the list).
-        let sealed = Fixtures.replica.games[Fixtures.privateGenesis.gameID].flatMap {
-            try? Fixtures.authors[1].setMark(.flag, on: 0, in: $0, atMillis: 1_700_000_002_000)?.payload
-        } ?? .assisted
+        let sealed =
+            Fixtures.replica.games[Fixtures.privateGenesis.gameID].flatMap {
+                try? Fixtures.authors[1].setMark(.flag, on: 0, in: $0, atMillis: 1_700_000_002_000)?.payload
+            } ?? .assisted
         return [
-            remote(1, 1, sealed, tail: [1]) + remote(0, 1, .privatePlayers([SealedKey(player: Fixtures.players[2].peerID, sealed: [UInt8](repeating: 7, count: GameKey.sealedByteCount))]), tail: [1]) + [3, 1, 0, 0],
+            remote(1, 1, sealed, tail: [1])
+                + remote(
+                    0, 1, .privatePlayers([SealedKey(player: Fixtures.players[2].peerID, sealed: [UInt8](repeating: 7, count: GameKey.sealedByteCount))]),
+                    tail: [1]) + [3, 1, 0, 0],
             remote(0, 1, .players([Fixtures.players[2].peerID]), tail: [0]) + remote(2, 1, .archive(true), tail: [0]) + [3, 0, 1, 2],
             remote(1, 0, reveal, tail: [0]) + remote(2, 0, .mark(cell: 5, mark: .flag), tail: [0]) + [3, 0, 1, 2],
             remote(0, 0, .genesis(g)) + [1, 1, 1, 0, 40, 0, 0, 1] + [3, 1, 7, 7, 7],
@@ -274,7 +280,9 @@ public func main(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer
             // Live pushes: a flood with an exception, a mark, then a flood signed at once.
             remote(1, 64, .flood(Flood(cell: 40, chord: false, exceptions: [31, 49]) ?? Flood(cell: 0, chord: false, exceptions: [])!), tail: [0])
                 + remote(1, 64, .mark(cell: 7, mark: .flag), tail: [0])
-                + remote(1, 192, .flood(Flood(cell: 10, chord: true, exceptions: [0, 81]) ?? Flood(cell: 0, chord: false, exceptions: [])!), tail: [0]) + [3, 0, 1, 2],
+                + remote(1, 192, .flood(Flood(cell: 10, chord: true, exceptions: [0, 81]) ?? Flood(cell: 0, chord: false, exceptions: [])!), tail: [0]) + [
+                    3, 0, 1, 2,
+                ],
             [1, 0, 0, 0, 10, 0, 0, 1, 1, 1, 2, 11, 0, 0, 2, 1, 2, 3, 12, 0, 0, 3, 3, 0, 0, 40, 0, 1, 4, 0, 5, 0, 20, 0, 0, 9],
             // The race (game 2): a resign from cat, who does not race, and from ann; bob's and ann's moves on their own boards.
             remote(2, 0, .resign, tail: [2]) + remote(0, 0, .resign, tail: [2]) + remote(1, 0, reveal, tail: [2])

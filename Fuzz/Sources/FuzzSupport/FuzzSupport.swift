@@ -4,6 +4,7 @@ import CFuzzer
 import Foundation
 import SweeperCrypto
 import SweeperGame
+
 @testable import SweeperSync
 
 /// Reads a fuzz input front to back; past the end every read gives zeros

@@ -3,6 +3,7 @@
 // answers, pushes, and reports how far apart the two sides are.
 import FuzzSupport
 import SweeperCrypto
+
 @testable import SweeperSync
 
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -89,9 +90,10 @@ public func main(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer
             // Made directly: the fixture's game may be over, which the replica does not mind.
             guard let game = bobReplica.games[id] else { break }
             let bobID = Fixtures.players[1].peerID
-            let op = Op(signing: Fixtures.players[1], circle: Fixtures.circle, gameID: id, seq: game.chainLength(of: bobID) + 1,
-                        lamport: game.maxLamport + 1, previous: game.lastOp(of: bobID)?.hash ?? .none, wallClockMillis: 1_700_000_009_000 + UInt64(cell),
-                        payload: .flood(Flood(cell: cell, chord: cell == 12, exceptions: [cell + 1]) ?? Flood(cell: 0, chord: false, exceptions: [])!))
+            let op = Op(
+                signing: Fixtures.players[1], circle: Fixtures.circle, gameID: id, seq: game.chainLength(of: bobID) + 1,
+                lamport: game.maxLamport + 1, previous: game.lastOp(of: bobID)?.hash ?? .none, wallClockMillis: 1_700_000_009_000 + UInt64(cell),
+                payload: .flood(Flood(cell: cell, chord: cell == 12, exceptions: [cell + 1]) ?? Flood(cell: 0, chord: false, exceptions: [])!))
             bobReplica.insert(op)
             moves.append(op)
         }

@@ -6,8 +6,9 @@
 import FoundationEssentials
 import FuzzSupport
 import NIOHTTP1
-import Synchronization
 import SweeperControl
+import Synchronization
+
 @testable import SweeperWeb
 
 final class NoDevices: WebDeviceKeeper, Sendable {

@@ -1,9 +1,4 @@
 import FoundationEssentials
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Logging
 import SweeperCrypto
 import SweeperMembership
@@ -12,6 +7,12 @@ import SweeperNet
 import SweeperStore
 import SweeperSync
 import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// This daemon's copy of its circle's membership records (see
 /// ``CircleMembership``), kept in the store's membership table and in
@@ -106,7 +107,8 @@ final class CircleMembers: Sendable {
             guard let held = membership.rootCommitment, held.starts(with: root) else { throw AdoptionError.otherRoot }
         }
         guard membership.view.isMember(identity.peerID) else { throw AdoptionError.notAdmitted }
-        let kept = membership.legacy.records.map { (hash: $0.hash.bytes, record: $0.encoded) }
+        let kept =
+            membership.legacy.records.map { (hash: $0.hash.bytes, record: $0.encoded) }
             + membership.ordered.map { (hash: $0.hash.bytes, record: $0.encoded) }
         try store.saveMembershipRecords(circle: membership.circle.bytes, kept)
         let later = Array(keys.dropFirst())
@@ -173,9 +175,11 @@ final class CircleMembers: Sendable {
     var dailyKeys: DailyKeys {
         let (first, epochs) = state.withLock { ($0.firstKey, $0.view.epochs) }
         let handed = handed.withLock { $0 }
-        return DailyKeys(first: first, later: epochs.map { epoch in
-            (epoch.madeMillis, epoch.key(for: identity) ?? handed.first(where: epoch.matches))
-        })
+        return DailyKeys(
+            first: first,
+            later: epochs.map { epoch in
+                (epoch.madeMillis, epoch.key(for: identity) ?? handed.first(where: epoch.matches))
+            })
     }
 
     /// Whom the peer node links, and with which keys.
@@ -354,8 +358,9 @@ final class CircleMembers: Sendable {
             guard view.members[me]?.invites ?? false else { return .failure(.revoked) }
             if view.isRemoved(peer), (view.role(of: me) ?? .member) > .admin { return .failure(.removedDevice) }
             let through = membership.chainHead(of: peer)?.seq ?? 0
-            guard let record = try? membership.record(
-                .admit(subject: peer, invitation: request.invitation, name: "", through: through), by: identity, atMillis: now)
+            guard
+                let record = try? membership.record(
+                    .admit(subject: peer, invitation: request.invitation, name: "", through: through), by: identity, atMillis: now)
             else { return .failure(.unavailable) }
             return membership.view.isMember(peer) ? .success(record) : .failure(.unavailable)
         }
@@ -433,23 +438,23 @@ final class CircleMembers: Sendable {
     /// Names `peer` an admin. Only the founder and admins do, for a member
     /// less senior than they are.
     func promote(_ peer: PeerID) throws(AuthorityError) -> MembershipRecord {
-        try change(of: peer, refusal: { $0.promotionRefusal(by: $1, of: peer) }) { .promote(subject: peer, through: $0) }
+        try change(of: peer, refusal: { $0.promotionRefusal(by: $1, of: peer) }, making: { .promote(subject: peer, through: $0) })
     }
 
     /// Turns `peer`'s invitations off (`allowed` false) or on again. Only
     /// the founder and admins do, for a member less senior than they are;
     /// only as senior a device as the one that turned them off turns them on.
     func switchInvitations(of peer: PeerID, allowed: Bool) throws(AuthorityError) -> MembershipRecord {
-        try change(of: peer, refusal: { $0.invitationSwitchRefusal(by: $1, of: peer, allowing: allowed) }) {
-            .invitations(subject: peer, through: $0, allowed: allowed)
-        }
+        try change(
+            of: peer, refusal: { $0.invitationSwitchRefusal(by: $1, of: peer, allowing: allowed) },
+            making: { .invitations(subject: peer, through: $0, allowed: allowed) })
     }
 
     /// Makes, keeps and sends the record of a change to `peer` that the
     /// view's rules allow this device (`refusal` says why not, given the
     /// view and this device), through the newest record of `peer`'s held here.
     private func change(
-        of peer: PeerID, refusal: (MembershipView, PeerID) -> AuthorityRefusal?, _ change: (_ through: UInt64) -> MembershipChange
+        of peer: PeerID, refusal: (MembershipView, PeerID) -> AuthorityRefusal?, making change: (_ through: UInt64) -> MembershipChange
     ) throws(AuthorityError) -> MembershipRecord {
         let me = identity.peerID
         let record = try state.withLock { membership throws(AuthorityError) -> MembershipRecord in

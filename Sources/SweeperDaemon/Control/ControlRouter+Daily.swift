@@ -22,7 +22,8 @@ extension ControlRouter {
         guard let day = state.dailyDay, day == today, state.creator != me else { return false }
         let keys = members.dailyKeys
         if let mine = try await service.dailyGames(of: day, keys: keys).first(where: { $0.state.creator == me }),
-           mine.state.status != .playing || mine.state.peeks[me] != nil {
+            mine.state.status != .playing || mine.state.peeks[me] != nil
+        {
             // Ended, or marked already: nothing more to give away.
             return false
         }

@@ -24,7 +24,9 @@ extension ControlRouter {
     /// The answer to a line from a browser whose hosted player is gone.
     static func playerGone(_ line: Data) -> Data {
         let head = line.withUnsafeBytes { JSONLineReader.value($0)?.object }.flatMap(RequestHead.init(members:))
-        return (try? ControlCoding.line(Answer<Empty>.failure(head?.id, ControlError(code: "not-a-member", message: "this browser's player is no longer hosted here")))) ?? Data()
+        return
+            (try? ControlCoding.line(
+                Answer<Empty>.failure(head?.id, ControlError(code: "not-a-member", message: "this browser's player is no longer hosted here")))) ?? Data()
     }
 
     /// Answers the hosted players' commands: add, pair, list, remove.

@@ -1,11 +1,12 @@
 import FoundationEssentials
+import SweeperControl
+import SweeperWeb
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import SweeperControl
-import SweeperWeb
 
 extension ControlRouter {
     /// Answers the web board's commands: a login address, the home

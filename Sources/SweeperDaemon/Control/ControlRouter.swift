@@ -1,19 +1,20 @@
 import FoundationEssentials
+import Logging
+import SweeperControl
+import SweeperConventions
+import SweeperCrypto
+import SweeperGame
+import SweeperMessages
+import SweeperNet
+import SweeperStore
+import SweeperSync
+import SweeperWeb
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Logging
-import SweeperMessages
-import SweeperControl
-import SweeperConventions
-import SweeperCrypto
-import SweeperGame
-import SweeperNet
-import SweeperStore
-import SweeperSync
-import SweeperWeb
 
 /// The daemon's request router: the one place that reads a control
 /// request, calls the game service or the peer network for it, and words
@@ -195,7 +196,8 @@ struct ControlRouter: ControlResponder {
             let game = state.gameID.description
             guard let cell else {
                 return try answer(
-                    id, Commands.Hint.Result(
+                    id,
+                    Commands.Hint.Result(
                         game: game, x: nil, y: nil, kind: nil, message: "no cell can be proven safe from what is shown; time to guess"))
             }
             return try answer(id, Commands.Hint.Result(game: game, x: cell.x, y: cell.y, kind: .safe, message: "\(cell.x),\(cell.y) is safe"))
@@ -276,9 +278,11 @@ struct ControlRouter: ControlResponder {
             }
             if a.check != true { await network.connect(endpoint) }
             let dial = await network.staticDial(endpoint)
-            return try answer(id, Commands.Connect.Result(
-                linked: dial?.linked ?? false, peer: dial?.peer?.description, name: dial?.peer.map { views.name(of: $0) },
-                reason: dial?.failure))
+            return try answer(
+                id,
+                Commands.Connect.Result(
+                    linked: dial?.linked ?? false, peer: dial?.peer?.description, name: dial?.peer.map { views.name(of: $0) },
+                    reason: dial?.failure))
         case Commands.Web.name, Commands.WebLAN.name, Commands.WebPair.name, Commands.WebDevices.name, Commands.WebRevoke.name:
             return try await webCommand(command, id, line)
         case Commands.PlayerAdd.name, Commands.PlayerPair.name, Commands.PlayerList.name, Commands.PlayerRemove.name:
@@ -522,7 +526,9 @@ struct ControlRouter: ControlResponder {
         case .ambiguousGame(let game, let matches):
             ControlError(
                 code: "ambiguous-game",
-                message: "'\(game)' starts \(matches.count) game ids (\(matches.prefix(4).map { String($0.description.prefix(12)) }.joined(separator: ", "))…); type more of it")
+                message:
+                    "'\(game)' starts \(matches.count) game ids (\(matches.prefix(4).map { String($0.description.prefix(12)) }.joined(separator: ", "))…); type more of it"
+            )
         case .outsideBoard(let x, let y, let w, let h):
             ControlError(code: "outside-board", message: "cell \(x),\(y) is outside the \(w)×\(h) board (x 0–\(w - 1), y 0–\(h - 1))")
         case .gameOver(let status):

@@ -1,18 +1,19 @@
 import FoundationEssentials
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Logging
 import NIOCore
 import NIOPosix
 import ServiceLifecycle
 import SweeperControl
+import SweeperConventions
 import SweeperEventLoop
 import SweeperNet
 import Synchronization
-import SweeperConventions
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// What the daemon does with one request line.
 public enum ControlReply: Sendable {

@@ -1,12 +1,13 @@
 import FoundationEssentials
+import NIOCore
+import SweeperControl
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import NIOCore
-import SweeperControl
-import Synchronization
 
 /// Fans events out to the control connections subscribed to them: each
 /// event is written to their sockets by the publisher, in the call that

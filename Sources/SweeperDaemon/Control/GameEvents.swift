@@ -27,13 +27,14 @@ final class GameEvents: GameChangeSink {
             let state = changed.state
             events.publish(
                 ControlEvent(
-                event: .cells, game: state.gameID.description, cells: ReplyViews.cellChanges(changed.cells, in: state),
-                status: state.status.shown, minesLeft: state.board.minesLeft, byPeer: text(of: changed.author),
-                x: changed.clicked?.x, y: changed.clicked?.y, progress: state.board.progress, trippedByPeer: state.trippedBy?.description,
-                racer: changed.racer.map { views.standing(of: $0, on: state) }),
+                    event: .cells, game: state.gameID.description, cells: ReplyViews.cellChanges(changed.cells, in: state),
+                    status: state.status.shown, minesLeft: state.board.minesLeft, byPeer: text(of: changed.author),
+                    x: changed.clicked?.x, y: changed.clicked?.y, progress: state.board.progress, trippedByPeer: state.trippedBy?.description,
+                    racer: changed.racer.map { views.standing(of: $0, on: state) }),
                 readers: readers(of: state))
         case .listing(let replica, let state):
-            events.publish(ControlEvent(event: .gameChanged, game: state.gameID.description, summary: views.summary(replica, state)), readers: readers(of: state))
+            events.publish(
+                ControlEvent(event: .gameChanged, game: state.gameID.description, summary: views.summary(replica, state)), readers: readers(of: state))
         case .gone(let id):
             events.publish(ControlEvent(event: .gameForgotten, game: id.description))
         }

@@ -1,14 +1,15 @@
 import FoundationEssentials
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import SweeperControl
 import SweeperCrypto
 import SweeperMessages
 import SweeperNet
 import SweeperSync
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Turns the peer side's reports into viewers' events: `presence` (who
 /// looks where), `point` (who points at a cell) and `peer-changed` (how a

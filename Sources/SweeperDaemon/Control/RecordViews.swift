@@ -1,13 +1,14 @@
 import FoundationEssentials
+import SweeperControl
+import SweeperCrypto
+import SweeperGame
+import SweeperSync
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import SweeperControl
-import SweeperCrypto
-import SweeperGame
-import SweeperSync
 
 /// Records and endings as `scores`, `show` and the viewer give them.
 ///
@@ -114,7 +115,13 @@ extension ReplyViews {
             guard only.map({ $0 == c }) ?? true else { continue }
             classes[c, default: []].append(bestTime(g, figures: figures ? g.replica.figures(of: g.racer) : nil))
         }
-        return classes.mapValues { $0.sorted { ($0.playedMillis, $0.startedAt, $0.game, $0.playerNames.joined(separator: ",")) < ($1.playedMillis, $1.startedAt, $1.game, $1.playerNames.joined(separator: ",")) } }
+        return classes.mapValues {
+            $0.sorted {
+                ($0.playedMillis, $0.startedAt, $0.game, $0.playerNames.joined(separator: ",")) < (
+                    $1.playedMillis, $1.startedAt, $1.game, $1.playerNames.joined(separator: ",")
+                )
+            }
+        }
     }
 
     /// Who asked for hints in a game, most first.
@@ -124,7 +131,9 @@ extension ReplyViews {
 
     /// Who looked at the mines in a game, earliest first.
     func peeks(_ state: GameState) -> [Commands.Peek] {
-        state.peeks.map { Commands.Peek(name: name(of: $0.key), peekedAt: Int64(clamping: $0.value)) }.sorted { ($0.peekedAt, $0.name) < ($1.peekedAt, $1.name) }
+        state.peeks.map { Commands.Peek(name: name(of: $0.key), peekedAt: Int64(clamping: $0.value)) }.sorted {
+            ($0.peekedAt, $0.name) < ($1.peekedAt, $1.name)
+        }
     }
 
     /// `scores`: every class's ten best, the wins not ranked, and with
@@ -133,8 +142,9 @@ extension ReplyViews {
         let games = Self.played(held)
         let ranked = rankedWins(games)
         let classes = ranked.keys.sorted().map { c in
-            Commands.ScoreClass(name: c.name, width: c.width, height: c.height, mines: c.mines, noGuess: c.noGuess,
-                                best: Array(ranked[c, default: []].prefix(Self.classSize)))
+            Commands.ScoreClass(
+                name: c.name, width: c.width, height: c.height, mines: c.mines, noGuess: c.noGuess,
+                best: Array(ranked[c, default: []].prefix(Self.classSize)))
         }
         var assisted: [Commands.AssistedWin] = []
         var practice: [Commands.BestTime] = []
@@ -204,7 +214,8 @@ extension ReplyViews {
             let c = RecordClass(state.genesis.parameters)
             let names = players(g).map(name(of:))
             if let best = rankedWins(Self.played(games), only: c, figures: false)[c]?.first,
-               best.game == state.gameID.description, best.playerNames == names {
+                best.game == state.gameID.description, best.playerNames == names
+            {
                 record = "Best \(c.name) time: \(best.playerNames.joined(separator: " & ")), \(ControlFormatting.duration(millis: best.playedMillis))"
             }
         }

@@ -1,15 +1,16 @@
 import FoundationEssentials
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Logging
 import SweeperConventions
 import SweeperCrypto
 import SweeperGame
 import SweeperStore
 import SweeperSync
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// One circle's games: SweeperSync's replica and this daemon's op author in
 /// that circle. The first circle is the current one; earlier circles (left

@@ -1,9 +1,4 @@
 import FoundationEssentials
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Logging
 import NIOCore
 import NIOPosix
@@ -12,6 +7,12 @@ import SweeperCrypto
 import SweeperGame
 import SweeperStore
 import SweeperSync
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Which games and ops this device holds: a removed device's later ops
 /// dropped, games forgotten and followed, the sync mode, and the games of a
@@ -164,7 +165,6 @@ extension GameService {
     }
 
     // MARK: What syncs
-
 
     /// What this device tells its peers it takes.
     var interest: GameInterest {

@@ -1,9 +1,4 @@
 import FoundationEssentials
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Logging
 import NIOCore
 import SweeperConventions
@@ -11,6 +6,12 @@ import SweeperCrypto
 import SweeperGame
 import SweeperStore
 import SweeperSync
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The boards of the day: each player's own, made from the day and the
 /// circle key in force that day, and the day's results and streaks.
@@ -60,7 +61,8 @@ extension GameService {
         for g in candidates {
             // Read without waking it: a streak looks at many days' boards.
             guard let (_, replica) = engine.awakened(g.state.gameID), let state = replica.state,
-                  boards.contains(where: { DailyBoard.matches(state.genesis, $0) }) else { continue }
+                boards.contains(where: { DailyBoard.matches(state.genesis, $0) })
+            else { continue }
             let creator = state.creator
             if let held = firsts[creator], (held.state.startMillis, held.state.gameID) <= (state.startMillis, state.gameID) { continue }
             firsts[creator] = (replica, state)

@@ -1,9 +1,4 @@
 import FoundationEssentials
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Logging
 import NIOCore
 import SweeperConventions
@@ -11,6 +6,12 @@ import SweeperCrypto
 import SweeperGame
 import SweeperStore
 import SweeperSync
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// A player's moves: the op each makes, signed with the key of the player
 /// (this daemon's own, or one it hosts), committed before it is answered.
@@ -56,14 +57,15 @@ extension GameService {
         let author = author(circle, player)
         let now = clock.wallMillis
         if case .mark(.question) = move, !state.genesis.questionMarks { throw GameServiceError.noQuestionMarks }
-        let op = try madeOp({
-            switch move {
-            case .reveal: try author.reveal(index, in: replica, atMillis: now)
-            case .chord: try author.chord(index, in: replica, atMillis: now)
-            case .mark(let mark?): try author.setMark(mark, on: index, in: replica, atMillis: now)
-            case .mark(nil): try author.cycleMark(index, in: replica, atMillis: now)
-            }
-        }, geometry: geometry, x: x, y: y)
+        let op = try madeOp(
+            {
+                switch move {
+                case .reveal: try author.reveal(index, in: replica, atMillis: now)
+                case .chord: try author.chord(index, in: replica, atMillis: now)
+                case .mark(let mark?): try author.setMark(mark, on: index, in: replica, atMillis: now)
+                case .mark(nil): try author.cycleMark(index, in: replica, atMillis: now)
+                }
+            }, geometry: geometry, x: x, y: y)
         guard let op else { return .unchanged(state.shown(to: author.identity.peerID)) }
         return .made(circle: circle, op: op, before: state.status)
     }

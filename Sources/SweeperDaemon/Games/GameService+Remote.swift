@@ -1,9 +1,4 @@
 import FoundationEssentials
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Logging
 import NIOCore
 import SweeperConventions
@@ -11,6 +6,12 @@ import SweeperCrypto
 import SweeperGame
 import SweeperStore
 import SweeperSync
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Peers' ops: taken in the link's sync session, shown and relayed at once,
 /// written behind without an fsync (their authors hold them).
@@ -68,8 +69,10 @@ extension GameService {
         for author in over.subtracting(before).sorted() {
             logger.warning(
                 "a member's device sent more moves in a day than a family's play makes: the rest are refused until its day is over",
-                metadata: ["author": "\(author.shortDescription)", "ops": "\(authorQuota.used[author]?.ops ?? 0)",
-                           "bytes": "\(authorQuota.used[author]?.bytes ?? 0)"])
+                metadata: [
+                    "author": "\(author.shortDescription)", "ops": "\(authorQuota.used[author]?.ops ?? 0)",
+                    "bytes": "\(authorQuota.used[author]?.bytes ?? 0)",
+                ])
         }
     }
 

@@ -1,9 +1,4 @@
 import FoundationEssentials
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Logging
 import NIOCore
 import SweeperConventions
@@ -11,6 +6,12 @@ import SweeperCrypto
 import SweeperGame
 import SweeperStore
 import SweeperSync
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Where the game service sends what changed, each called synchronously
 /// in the call that made the change.

@@ -1,16 +1,17 @@
 import FoundationEssentials
+import Logging
+import SweeperCrypto
+import SweeperMessages
+import SweeperNet
+import SweeperStore
+import SweeperSync
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Logging
-import SweeperMessages
-import SweeperCrypto
-import SweeperNet
-import SweeperStore
-import SweeperSync
-import Synchronization
 
 /// The arithmetic of played time, pure: the caller passes the times (a
 /// steady clock in seconds, the wall clock in ms since 1970).

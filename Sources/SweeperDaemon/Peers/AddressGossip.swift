@@ -81,9 +81,11 @@ final class AddressGossip: Sendable {
         for bound in listening {
             guard let port = bound.port.flatMap(UInt16.init(exactly:)), let ip = bound.ipAddress else { continue }
             let hosts: [String] =
-                ip == "::" ? interfaces.sorted { !$0.contains(":") && $1.contains(":") }
-                : ip == "0.0.0.0" ? interfaces.filter { !$0.contains(":") }
-                : [ip]
+                ip == "::"
+                ? interfaces.sorted { !$0.contains(":") && $1.contains(":") }
+                : ip == "0.0.0.0"
+                    ? interfaces.filter { !$0.contains(":") }
+                    : [ip]
             for host in hosts {
                 if let a = ListenAddress(host: host, port: port), !out.contains(a) { out.append(a) }
             }
@@ -105,11 +107,13 @@ final class AddressGossip: Sendable {
         guard note.author != identity.peerID else { return nil }
         guard isMember(note.author) else { return "its author is not a member" }
         let now = clock.seconds
-        gossip.spread(note, as: .addresses(note), from: link, take: { note in
-            guard self.book.withLock({ $0.take(note, at: now) }) else { return false }
-            self.dial(note, seen: AddressBook.isFresh(note, wallMillis: self.clock.wallMillis))
-            return true
-        }, where: { !$0.handle.reportedLinks.contains(note.author) })
+        gossip.spread(
+            note, as: .addresses(note), from: link,
+            take: { note in
+                guard self.book.withLock({ $0.take(note, at: now) }) else { return false }
+                self.dial(note, seen: AddressBook.isFresh(note, wallMillis: self.clock.wallMillis))
+                return true
+            }, where: { !$0.handle.reportedLinks.contains(note.author) })
         return nil
     }
 

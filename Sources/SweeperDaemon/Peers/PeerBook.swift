@@ -1,16 +1,17 @@
 import FoundationEssentials
+import Logging
+import SweeperConventions
+import SweeperCrypto
+import SweeperMessages
+import SweeperNet
+import SweeperStore
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Logging
-import SweeperMessages
-import SweeperConventions
-import SweeperCrypto
-import SweeperNet
-import SweeperStore
-import Synchronization
 
 /// The players this daemon knows: their profiles (signed names and
 /// colours, replicated circle-wide: see ``ProfileNote``), the names heard
@@ -130,8 +131,10 @@ final class PeerBook: Sendable {
         let name = clean.isEmpty ? (previous?.name ?? peer.shortDescription) : clean
         names.withLock { $0[peer] = name }
         do {
-            try store.savePeer(StoredPeer(
-                peerID: peer.description, name: name, address: address ?? previous?.address, lastSeen: Date(timeIntervalSince1970: Double(clock.wallMillis) / 1000)),
+            try store.savePeer(
+                StoredPeer(
+                    peerID: peer.description, name: name, address: address ?? previous?.address,
+                    lastSeen: Date(timeIntervalSince1970: Double(clock.wallMillis) / 1000)),
                 durability: .deferred)
         } catch {
             logger.warning("could not remember a peer", metadata: ["error": "\(error)"])

@@ -1,15 +1,16 @@
 import FoundationEssentials
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Logging
 import SweeperCrypto
 import SweeperMessages
 import SweeperNet
 import SweeperSync
 import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The peer node's delegate: where everything the links bring comes in.
 /// It keeps the ``LinkRegistry`` up to date as links come and go, decodes
@@ -229,7 +230,8 @@ final class PeerInbox: PeerNodeDelegate, Sendable {
             gossip.spread(note, as: decoded, from: link, take: takeProfile)
         case .play(let note):
             if let game = GameID(bytes: note.game), members.view.isMember(note.author) || members.view.isRemoved(note.author),
-               !service.replica.isKnown(game), service.interest.contains(game) {
+                !service.replica.isKnown(game), service.interest.contains(game)
+            {
                 // A game taken here but not held yet (followed again: its shares come before its catch-up).
                 let kept = waitingShares.withLock { waiting in
                     guard waiting.values.reduce(0, { $0 + $1.count }) < Self.waitingShareLimit else { return false }
@@ -302,8 +304,9 @@ final class PeerInbox: PeerNodeDelegate, Sendable {
     private func refuse(_ message: PeerMessage, by author: PeerID, on link: PeerLink, _ why: String) {
         let what = message.kind.description
         _ = complaints.withLock {
-            $0.log(logger, key: "\(link.peer) \(what) refused", "refused a \(what): \(why)",
-                   metadata: ["peer": "\(link.peer.shortDescription)", "author": "\(author.shortDescription)"])
+            $0.log(
+                logger, key: "\(link.peer) \(what) refused", "refused a \(what): \(why)",
+                metadata: ["peer": "\(link.peer.shortDescription)", "author": "\(author.shortDescription)"])
         }
     }
 

@@ -150,7 +150,8 @@ struct PeerLink: Sendable {
                 // Too big for one message: in parts to a peer that takes them; an
                 // older peer gets the summary's first games (it sends what it
                 // believes missing of the others, which is only wasteful).
-                let split = capabilities.readsParts
+                let split =
+                    capabilities.readsParts
                     ? SyncMessage.parts(of: games, wantsReply: wantsReply, byteBudget: Self.syncMessageBudget)
                     : [SyncMessage.truncated(games, wantsReply: wantsReply, byteBudget: Self.olderPeerSummaryBudget)]
                 for part in split { sendSync(part.encoded, droppable: false) }

@@ -1,9 +1,4 @@
 import FoundationEssentials
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Logging
 import NIOCore
 import ServiceLifecycle
@@ -12,6 +7,12 @@ import SweeperCrypto
 import SweeperDiscovery
 import SweeperMessages
 import SweeperNet
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The daemon's peer side: the node that links to peers, the inbox that
 /// takes what they send (and owns the sync sessions' timers), and mDNS

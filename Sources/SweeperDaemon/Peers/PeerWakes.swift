@@ -1,6 +1,6 @@
-import Synchronization
 import SweeperCrypto
 import SweeperSync
+import Synchronization
 
 /// What peers' messages may cost the event loop in waking sleeping games
 /// (rebuilding each from its ops in the store), and the games woken off

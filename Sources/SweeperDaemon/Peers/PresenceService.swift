@@ -1,9 +1,4 @@
 import FoundationEssentials
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Logging
 import NIOCore
 import SweeperCrypto
@@ -11,6 +6,12 @@ import SweeperMessages
 import SweeperNet
 import SweeperSync
 import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Who is looking at which game: this daemon's player (where its viewers'
 /// cursors are) and the other players (their daemons' presence notes).

@@ -89,9 +89,10 @@ final class SyncSessions: Sendable {
     /// understands one, then the summary asking for the peer's.
     private func start(_ link: PeerLink, interest: GameInterest, replica: Replica) {
         let readsInterest = link.capabilities.readsInterest
-        link.send(link.session.withSession { session in
-            readsInterest ? session.start(replica: replica, interest: interest) : session.start(replica: replica)
-        })
+        link.send(
+            link.session.withSession { session in
+                readsInterest ? session.start(replica: replica, interest: interest) : session.start(replica: replica)
+            })
     }
 
     /// Tells every linked peer this device's interest (which changed: a

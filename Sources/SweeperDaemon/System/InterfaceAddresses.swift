@@ -17,7 +17,7 @@ enum InterfaceAddresses {
         while let entry = next {
             defer { next = entry.pointee.ifa_next }
             guard let address = entry.pointee.ifa_addr, entry.pointee.ifa_flags & UInt32(IFF_UP) != 0,
-                  entry.pointee.ifa_flags & UInt32(IFF_LOOPBACK) == 0
+                entry.pointee.ifa_flags & UInt32(IFF_LOOPBACK) == 0
             else { continue }
             let family = Int32(address.pointee.sa_family)
             var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
@@ -40,7 +40,10 @@ enum InterfaceAddresses {
             let string = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             let lower = string.lowercased()
             if string.hasPrefix("127.") || string.hasPrefix("169.254.") || lower.hasPrefix("fe8") || lower.hasPrefix("fe9")
-                || lower.hasPrefix("fea") || lower.hasPrefix("feb") || lower == "::1" || out.contains(string) { continue }
+                || lower.hasPrefix("fea") || lower.hasPrefix("feb") || lower == "::1" || out.contains(string)
+            {
+                continue
+            }
             out.append(string)
         }
         return out

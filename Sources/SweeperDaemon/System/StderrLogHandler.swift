@@ -1,11 +1,12 @@
 import FoundationEssentials
+import Logging
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Logging
-import Synchronization
 
 /// A swift-log handler writing one line per message to stderr, with `<N>`
 /// syslog priority prefixes when stderr is the journal (`$JOURNAL_STREAM`
