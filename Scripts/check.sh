@@ -99,10 +99,11 @@ done < <(grep -rn --include='*.swift' --include='*.js' -E '[pP]rotocolVersion[A-
 
 # The DocC catalogues keep up with the code.
 catalogue=Sources/SweeperSync/SweeperSync.docc/SweeperSync.md
-if [[ -f Sources/SweeperSync/Op.swift && -f "$catalogue" ]]; then
+ops=$(find Sources/SweeperSync -name Op.swift 2>/dev/null | head -n 1)
+if [[ -n "$ops" && -f "$catalogue" ]]; then
     while IFS= read -r kind; do
         grep -q "\`\`OpPayload/$kind" "$catalogue" || fail "$catalogue does not name the op kind $kind (\`\`OpPayload/$kind…\`\`)"
-    done < <(awk '/public (indirect )?enum OpPayload/,/^}/' Sources/SweeperSync/Op.swift |
+    done < <(awk '/public (indirect )?enum OpPayload/,/^}/' "$ops" |
         grep -oE '^    (indirect )?case [a-zA-Z]+' | awk '{ print $NF }')
 fi
 while IFS=: read -r file line _; do
