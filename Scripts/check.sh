@@ -8,10 +8,17 @@
 # The rules:
 #   - no source file under Sources/ is over 600 lines (split a big type by
 #     aspect, Type+Aspect.swift, as swift-nio does);
-#   - in the daemon, only the control part (Sources/SweeperDaemon/Control/)
-#     and the composition root (Daemon.swift, DaemonCore.swift,
-#     Configuration.swift) import SweeperControl: the games, the peers and
+#   - in the daemon, only the control part (Sources/SweeperDaemon/Control/),
+#     the composition root (Daemon.swift, DaemonCore.swift) and the
+#     settings (Settings/Configuration.swift: the new-game defaults are the
+#     control protocol's) import SweeperControl: the games, the peers and
 #     the circle know nothing of the control protocol;
+#   - the daemon's folders are layers, each above those before it:
+#     Settings, System, Web, Players, Games, Circle, Peers, Control, and the
+#     composition root (the files directly in Sources/SweeperDaemon); a
+#     file names no type declared in a layer above its own (comments
+#     aside), so that the parts form no cycle: a part above hands a part
+#     below what it needs as a protocol the lower part declares;
 #   - the daemon reads the time only through its clock (System/DaemonClock):
 #     Date(), Task.sleep and ContinuousClock elsewhere may not grow past
 #     the counts in Scripts/check-budgets.txt (they are being moved to the
@@ -55,10 +62,38 @@ done < <(find Sources -name '*.swift' | sort)
 # The control protocol stays at the daemon's edge.
 while IFS= read -r file; do
     case "$file" in
-    Sources/SweeperDaemon/Control/* | Sources/SweeperDaemon/Daemon.swift | Sources/SweeperDaemon/DaemonCore.swift | Sources/SweeperDaemon/Configuration.swift) ;;
+    Sources/SweeperDaemon/Control/* | Sources/SweeperDaemon/Daemon.swift | Sources/SweeperDaemon/DaemonCore.swift | Sources/SweeperDaemon/Settings/Configuration.swift) ;;
     *) fail "$file imports SweeperControl (only the daemon's Control/ and its composition root may)" ;;
     esac
 done < <(grep -rl --include='*.swift' '^import SweeperControl' Sources/SweeperDaemon 2>/dev/null | sort)
+
+# The daemon's folders in layers: no file names a type of a layer above its own.
+daemon=Sources/SweeperDaemon
+layers=(Settings System Web Players Games Circle Peers Control .)
+layerFiles() {
+    if [[ $1 == . ]]; then find "$daemon" -maxdepth 1 -name '*.swift'; else find "$daemon/$1" -name '*.swift' 2>/dev/null; fi
+}
+if [[ -d $daemon ]]; then
+    above=$(mktemp)
+    for ((i = ${#layers[@]} - 1; i >= 0; i--)); do
+        layer=${layers[i]}
+        # $above holds "Type Layer" for every layer above this one.
+        if [[ -s $above ]]; then
+            while IFS= read -r file; do
+                while IFS=: read -r line type; do
+                    owner=$(awk -v t="$type" '$1 == t { print $2; exit }' "$above")
+                    [[ $owner == . ]] && owner="the composition root"
+                    fail "$file:$line names $type of $owner, a layer above $(basename "$(dirname "$file")")/ (the daemon's layers, lowest first: ${layers[*]/#./root}): take it as a protocol declared below"
+                done < <(sed 's|//.*||' "$file" | grep -nowF -f <(awk '{ print $1 }' "$above") | sort -u -t: -k2,2)
+            done < <(layerFiles "$layer" | sort)
+        fi
+        while IFS= read -r file; do
+            grep -hoE '^(public |package |final |private |fileprivate |internal )*(struct|class|actor|enum|protocol|typealias) [A-Z][A-Za-z0-9]*' "$file" |
+                awk -v l="$layer" '{ print $NF, l }'
+        done < <(layerFiles "$layer") >>"$above"
+    done
+    rm -f "$above"
+fi
 
 # The daemon's time, through its clock, within the budgets.
 budgets=Scripts/check-budgets.txt

@@ -111,7 +111,10 @@ public enum Daemon {
             })
         let web = WebServer(board: core.web, lan: core.router.webDevices.lan(default: settings.webLAN))
         var services: [any Service] = [server, web] + network.services
-        if notifier.isEnabled { services.append(StatusService(status: status, network: network)) }
+        if notifier.isEnabled {
+            services.append(
+                StatusService(status: status) { [network] in (await network.connectedCount(), network.mdnsStatus) })
+        }
         if notifier.isEnabled, let interval = notifier.watchdogInterval {
             services.append(WatchdogService(notifier: notifier, interval: interval))
         }

@@ -78,7 +78,7 @@ struct DaemonCore: Sendable {
         let selection = SyncSelection(mode: mode, choices: (try? store.gameChoices()) ?? [:])
         let hosted = HostedPlayers(store: store)
         let play = PlayClock(
-            identity: engine.identity, hosted: hosted, store: store, links: links, gossip: gossip, forgotten: selection.forgotten, clock: clock, logger: logger)
+            identity: engine.identity, hosted: hosted, store: store, shares: gossip, forgotten: selection.forgotten, clock: clock, logger: logger)
         let members = CircleMembers(store: store, identity: engine.identity, firstKey: engine.circle, clock: clock, logger: logger)
         let views = ReplyViews(ownID: engine.identity.peerID, ownName: settings.name, peers: book, members: members, links: links, play: play, clock: clock)
         let service = GameService(

@@ -16,10 +16,12 @@ import Darwin
 /// Peers' ops: taken in the link's sync session, shown and relayed at once,
 /// written behind without an fsync (their authors hold them).
 extension GameService {
-    /// Handles one sync message from a peer of the current circle in its
-    /// link's session: the session inserts the ops (the replica verifies
-    /// each), then viewers are told, the ops are relayed and queued for
-    /// writing (see ``commitRemote(_:before:)``).
+    /// Takes what a peer's sync message brings into the current circle's
+    /// replica: `step` runs the message in the peer's sync session (the
+    /// peer side owns sessions: ``receive(_:in:wakeBudget:now:)`` in
+    /// `Peers/`) with the replica and the games this device takes; then
+    /// viewers are told of the games in `touched`, the ops are relayed and
+    /// queued for writing (see ``commitRemote(_:before:)``).
     ///
     /// Waking the sleeping games it needs reads back at most `wakeBudget`
     /// ops here (`nil`: no bound); the games past it come back in
@@ -27,16 +29,11 @@ extension GameService {
     ///
     /// With `now` (the steady clock, in seconds), the ops taken count
     /// against their authors' ``AuthorQuota``.
-    func receive(_ message: SyncMessage, in session: SharedSyncSession, wakeBudget: Int? = nil, now: Double? = nil) throws -> RemoteIntake {
+    func take(
+        touching touched: [GameID], wakeBudget: Int? = nil, now: Double? = nil,
+        _ step: (inout Replica, GameInterest) -> SyncSession.Step
+    ) throws -> RemoteIntake {
         try reloadIfPending()
-        // Only ops bring changes to show, and only to the games they belong to.
-        var touched: [GameID] = []
-        switch message {
-        case .ops(let segments): touched = segments.compactMap { $0.ops.last?.gameID }
-        // Live pushes and chains name games by the link's numbers, which the session reads.
-        case .live, .chains: touched = Array(session.withSession { $0.games(in: message) })
-        case .summary, .summaryPart, .interest, .heads, .unsigned, .describe, .descriptions: break
-        }
         let before = engine.statuses(of: touched)
         let interest = self.interest
         // Authors whose day ended write again from this message on.
@@ -44,9 +41,9 @@ extension GameService {
         let (done, woken, deferred) = engine.withReplica(circle: 0) { replica in
             replica.wakeBudget = wakeBudget
             defer { replica.wakeBudget = nil }
-            let step = session.withSession { $0.receive(message, replica: &replica, taking: interest) }
+            let done = step(&replica, interest)
             let jobs = replica.takeDeferredWakes().sorted()
-            return (step, (wakeBudget ?? 0) - (replica.wakeBudget ?? 0), jobs)
+            return (done, (wakeBudget ?? 0) - (replica.wakeBudget ?? 0), jobs)
         }
         let catchUps = done.catchUps.compactMap { c in replica.wakeJob(for: c.game).map { (job: $0, catchUp: c) } }
         commitRemote(done.outcome, before: before)

@@ -13,16 +13,34 @@ import Glibc
 import Darwin
 #endif
 
+/// Where new ops go to the peers: their sync sessions. The games know no
+/// more of the peer side than this (the peers' `SyncSessions` is one).
+protocol GameOpSink: Sendable {
+    /// Pushes new ops, this player's or a peer's, to every link that takes them.
+    func push(_ ops: [Op], replica: Replica)
+    /// Signs the heads of this player's chains that live pushes left unsigned.
+    func signHeads(replica: Replica)
+}
+
+/// Which games may go to which peers: none of a circle left, a private
+/// game only to its players (the peers' `LinkRegistry` is one).
+protocol GameScopeSink: Sendable {
+    /// The games that go on no link: those of circles this device left.
+    func withhold(_ games: Set<GameID>)
+    /// Who plays each private game.
+    func setPrivatePlayers(_ players: [GameID: Set<PeerID>])
+}
+
 /// Where the game service sends what changed, each called synchronously
 /// in the call that made the change.
 struct GameServiceSinks: Sendable {
     /// What changed in the games, for the viewers.
     var changes: any GameChangeSink
     /// The peers' sync sessions: every new op, local or a peer's, is pushed at once.
-    var sessions: SyncSessions
+    var sessions: any GameOpSink
     /// The links: told which games may go on none (those of circles left)
     /// and who plays each private game.
-    var links: LinkRegistry
+    var links: any GameScopeSink
     /// systemd's status line (the game count).
     var status: DaemonStatus
     /// Played time: hears this player's moves and the games' ends.

@@ -13,6 +13,13 @@ import Glibc
 import Darwin
 #endif
 
+/// Where this player's signed shares of played time go: to the peers that
+/// may see each one's game (the peers' `NoteGossip` spreads them).
+protocol PlayNoteSink: Sendable {
+    /// Sends `note` to every link that may see its game.
+    func spread(_ note: PlayNote)
+}
+
 /// The arithmetic of played time, pure: the caller passes the times (a
 /// steady clock in seconds, the wall clock in ms since 1970).
 ///
@@ -272,8 +279,7 @@ final class PlayClock: Sendable {
     /// The players this daemon hosts: each counts and signs a share of its own.
     private let players: HostedPlayers?
     private let store: Store
-    private let gossip: NoteGossip
-    private let links: LinkRegistry
+    private let shares: any PlayNoteSink
     private let logger: Logger
     private let clock: any DaemonClock
     /// Games made before this (ms since 1970), with nobody's share known,
@@ -283,15 +289,14 @@ final class PlayClock: Sendable {
     /// A clock over the shares kept in `store`; the games of `forgotten`
     /// (forgotten on this device) keep none.
     init(
-        identity: SigningIdentity, hosted: HostedPlayers? = nil, store: Store, links: LinkRegistry, gossip: NoteGossip, forgotten: Set<GameID> = [],
+        identity: SigningIdentity, hosted: HostedPlayers? = nil, store: Store, shares: any PlayNoteSink, forgotten: Set<GameID> = [],
         clock: any DaemonClock = SystemClock(), logger: Logger
     ) {
         self.clock = clock
         self.identity = identity
         self.players = hosted
         self.store = store
-        self.links = links
-        self.gossip = gossip
+        self.shares = shares
         self.logger = logger
         var ledger = PlayLedger(ownID: identity.peerID)
         for game in forgotten { ledger.forget(game) }
@@ -411,7 +416,7 @@ final class PlayClock: Sendable {
         }
         for note in notes {
             keep(note)
-            gossip.broadcast(.play(note)) { [links] in links.sends(game: note.game, on: $0) }
+            shares.spread(note)
         }
     }
 

@@ -76,3 +76,5 @@ final class LinkRegistry: Sendable {
         return link.takes(game: bytes)
     }
 }
+
+extension LinkRegistry: GameScopeSink {}

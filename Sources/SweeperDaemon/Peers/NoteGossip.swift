@@ -60,3 +60,11 @@ final class NoteGossip: Sendable {
         for link in links.all where scope(link) { link.send(message) }
     }
 }
+
+extension NoteGossip: PlayNoteSink {
+    /// This player's share of a game's played time, to every link that may
+    /// see the game.
+    func spread(_ note: PlayNote) {
+        broadcast(.play(note)) { [links] in links.sends(game: note.game, on: $0) }
+    }
+}

@@ -184,3 +184,5 @@ final class SyncSessions: Sendable {
         }
     }
 }
+
+extension SyncSessions: GameOpSink {}

@@ -70,15 +70,17 @@ struct WatchdogService: Service {
     }
 }
 
-/// Keeps the status line's peer count and mDNS state current.
+/// Keeps the status line's peer count and mDNS state current, as
+/// `peers` reads them (the number of links up, and mDNS's state).
 struct StatusService: Service {
     let status: DaemonStatus
-    let network: PeerNetwork
+    let peers: @Sendable () async -> (linked: Int, mdns: String)
 
     func run() async throws {
         try? await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
-                status.peersChanged(to: await network.connectedCount(), mdns: network.mdnsStatus)
+                let now = await peers()
+                status.peersChanged(to: now.linked, mdns: now.mdns)
                 try await Task.sleep(for: .seconds(5))
             }
         }
