@@ -5,7 +5,8 @@ import SweeperNet
 import Synchronization
 
 /// How signed notes (``SignedNote``: presence, profiles, shares of played
-/// time) spread among the circle's daemons: one mechanism for every kind.
+/// time, addresses) and membership records spread among the circle's
+/// daemons: the one place that sends to many links.
 ///
 /// A note heard on a link is checked (a forged one is dropped and logged),
 /// then taken by whoever keeps its kind; a note new to this daemon goes on
@@ -53,6 +54,15 @@ final class NoteGossip: Sendable {
     /// but its author's that `scope` admits.
     func forward(_ message: PeerMessage, by author: PeerID, from origin: PeerLink, where scope: (PeerLink) -> Bool = { _ in true }) {
         for link in links.all where link.id != origin.id && link.peer != author && scope(link) { link.send(message) }
+    }
+
+    /// Membership records new here, to every link but `origin` (records made
+    /// here, with no origin: to every link). A record needs no check of its
+    /// own here: ``CircleMembers`` took it as new, its chain and signature
+    /// checked. Each link splits them into batches and leaves out what its
+    /// peer cannot read (``PeerLink/send(membership:)``).
+    func spread(membership records: [[UInt8]], from origin: PeerLink? = nil) {
+        for link in links.all where link.id != origin?.id { link.send(membership: records) }
     }
 
     /// Sends this daemon's own note to every link that `scope` admits.

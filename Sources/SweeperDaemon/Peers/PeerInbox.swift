@@ -470,7 +470,7 @@ final class PeerInbox: PeerNodeDelegate, Sendable {
             }
         }
         guard !intake.added.isEmpty else { return }
-        for other in links.all where other.id != link.id { other.send(membership: intake.added) }
+        gossip.spread(membership: intake.added, from: link)
         // Records that waited here, woken by this link's, may be new to it too.
         let theirs = Set(sent)
         let woken = intake.added.filter { !theirs.contains($0) }
@@ -479,7 +479,7 @@ final class PeerInbox: PeerNodeDelegate, Sendable {
 
     /// Sends membership records made here to every linked peer.
     func send(membership records: [[UInt8]]) {
-        for link in links.all { link.send(membership: records) }
+        gossip.spread(membership: records)
     }
 
     func admissionRequested(_ request: AdmissionRequest, from peer: PeerID) -> AdmissionReply {
