@@ -254,7 +254,7 @@ let package = Package(
             name: "SweeperSystemTests",
             dependencies: [
                 "SweeperTestSupport", "SweeperSync", "SweeperCrypto", "SweeperGame", "SweeperStore", "SweeperDiscovery",
-                "SweeperMembership", "SweeperMessages", "sweeperd", "sweeper",
+                "SweeperMembership", "SweeperMessages", "SweeperControl", "SweeperTUI", "sweeperd", "sweeper",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict

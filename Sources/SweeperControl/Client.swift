@@ -68,6 +68,9 @@ public final class ControlClient: Sendable {
     private let outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
     private let events: AsyncStream<ControlEvent>.Continuation
     private let eventStream: AsyncStream<ControlEvent>
+    /// Finished when the connection closes.
+    private let ending: AsyncStream<Never>.Continuation
+    private let ended: AsyncStream<Never>
 
     /// Runs the connection's tasks on its event loop.
     private let executor: EventLoopTaskExecutor
@@ -76,6 +79,16 @@ public final class ControlClient: Sendable {
         self.outbound = outbound
         self.executor = executor
         (eventStream, events) = AsyncStream.makeStream(of: ControlEvent.self)
+        (ended, ending) = AsyncStream.makeStream(of: Never.self)
+    }
+
+    /// Whether the connection has closed: a call on it fails at once.
+    public var isClosed: Bool { state.withLock { $0.closed } }
+
+    /// Returns when the connection closes (the daemon went away) or the
+    /// calling task is cancelled.
+    public func waitUntilClosed() async {
+        for await _ in ended {}
     }
 
     /// The default socket path: `$SWEEPER_SOCKET`, else
@@ -313,5 +326,6 @@ public final class ControlClient: Sendable {
         }
         for w in waiters { w.resume(throwing: refusal ?? ControlClientError.connectionClosed) }
         events.finish()
+        ending.finish()
     }
 }

@@ -129,6 +129,10 @@ public enum PlaySession {
 
         let socket = options.socketPath
         let cursor = CursorReporter()
+        // One connection for the session's requests, kept open: a key costs no connect.
+        let requests = RequestConnection.kept(to: socket)
+        requests.keepOpen()
+        defer { requests.close() }
         let tasks = [
             Task {
                 await subscribe(
@@ -362,7 +366,7 @@ public enum PlaySession {
 
     static func request<C: ControlCommand>(_ socket: String, _ command: C.Type, _ arguments: C.Arguments) async throws -> C.Result
     where C.Arguments: Sendable, C.Result: Sendable {
-        try await ControlClient.withConnection(socketPath: socket) { try await $0.call(command, arguments) }
+        try await RequestConnection.kept(to: socket).call(command, arguments)
     }
 
     /// Opens the game asked for, a new one, or the most recent game in progress (a new one when there is none).
