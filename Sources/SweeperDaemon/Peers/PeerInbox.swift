@@ -48,6 +48,8 @@ final class PeerInbox: PeerNodeDelegate, Sendable {
     private let complaints = Mutex(RateLimitedLog())
     /// What peers' messages may cost the loop in waking games, and the games woken off it.
     private let wakes = PeerWakes()
+    /// How the peers stand, as `peers` and the viewers show them.
+    let standings: PeerStandings
     /// Profiles whose author no admission names yet, kept (unchecked) until
     /// the records that admit it are taken: a host sends a new player's
     /// admission and profile one after the other, and records are taken
@@ -82,6 +84,7 @@ final class PeerInbox: PeerNodeDelegate, Sendable {
         self.play = play
         self.members = members
         self.logger = logger
+        standings = PeerStandings(service: service, links: links, sessions: sessions, peers: peers)
     }
 
     /// How often this player's pause is checked for heads to sign.
@@ -517,54 +520,7 @@ final class PeerInbox: PeerNodeDelegate, Sendable {
 
     func peerChanged(_ snapshot: PeerSnapshot) {
         // The sync counts need the service's summary: read in a job of its own.
-        let linkID = snapshot.linkID
-        Task { [service, links, changes] in
-            let lags = linkID == nil ? [:] : await Self.lags(links.all.filter { $0.id == linkID }, service: service)
-            changes.peerChanged(self.standing(snapshot, lag: linkID.flatMap { lags[$0] }))
-        }
-    }
-
-    /// How a peer the node knows stands, with its lag when linked.
-    func standing(_ snapshot: PeerSnapshot, lag: SyncLag?) -> PeerStanding {
-        let version = snapshot.linkID.flatMap { links.link(id: $0)?.capabilities.version }
-        return PeerStanding(snapshot: snapshot, lag: lag, protocolVersion: version.flatMap { $0 > 0 ? $0 : nil })
-    }
-
-    /// Each linked peer's name and the games its last summary said it holds.
-    func peerHoldings() -> [PeerHoldings] {
-        sessions.holdings.map {
-            PeerHoldings(peer: $0.link.peer, name: peers.name(of: $0.link.peer) ?? $0.link.peer.shortDescription, holds: $0.holds, described: $0.described)
-        }
-    }
-
-    /// What each linked peer lacks and holds beyond us, by link id; absent
-    /// until the peer's first summary.
-    func lags() async -> [UInt64: SyncLag] {
-        await Self.lags(links.all, service: service)
-    }
-
-    /// Only what each side takes counts (`sync mine` takes only its own
-    /// games): ops of a game the peer does not take are nothing it lacks,
-    /// and ops of one this device does not take nothing this device lacks.
-    private static func lags(_ links: [PeerLink], service: GameService) async -> [UInt64: SyncLag] {
-        guard !links.isEmpty else { return [:] }
-        let (ours, interest) = await (service.replica.summary, service.interest)
-        var out: [UInt64: SyncLag] = [:]
-        for link in links {
-            guard let (theirs, takes) = link.session.withSession({ $0.hasPeerSummary ? ($0.peerHolds, $0.peerInterest) : nil }) else { continue }
-            var theyLack = 0
-            var weLack = 0
-            for game in Set(ours.keys).union(theirs.keys) {
-                // The peer's summary may claim any sequence numbers: lag(against:) saturates instead of trapping.
-                var (ahead, behind) = (ours[game] ?? VersionVector()).lag(against: theirs[game] ?? VersionVector())
-                if !takes.contains(game) { ahead = 0 }
-                if !interest.contains(game) { behind = 0 }
-                theyLack = theyLack.addingReportingOverflow(ahead).overflow ? .max : theyLack + ahead
-                weLack = weLack.addingReportingOverflow(behind).overflow ? .max : weLack + behind
-            }
-            out[link.id] = SyncLag(theyLack: theyLack, weLack: weLack)
-        }
-        return out
+        Task { [standings, changes] in changes.peerChanged(await standings.standing(snapshot)) }
     }
 }
 

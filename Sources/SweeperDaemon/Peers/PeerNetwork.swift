@@ -151,8 +151,8 @@ final class PeerNetwork: Sendable {
     /// How every peer the node knows stands, this circle's first (then,
     /// with `all`, daemons of other circles).
     func peers(all: Bool) async -> [PeerStanding] {
-        let lags = await inbox.lags()
-        return await node.snapshot(includeOtherCircles: all).map { p in inbox.standing(p, lag: p.linkID.flatMap { lags[$0] }) }
+        let lags = await inbox.standings.lags()
+        return await node.snapshot(includeOtherCircles: all).map { p in inbox.standings.standing(p, lag: p.linkID.flatMap { lags[$0] }) }
     }
 
     /// How `endpoint`, dialled by address, stands now; nil when it is not.
