@@ -4,8 +4,8 @@
 # vs Yjs (pycrdt), catch-up and scale, membership derivation, move latency with 2, 4 and 8 real
 # daemons in network namespaces vs a bare TCP round trip, discovery vs Avahi's
 # own announcement, memory and idle CPU, the Debian package's size and its
-# daemon's idle memory. About 5 minutes of measuring on 2 cores, after the
-# release builds (about 10 minutes from cold).
+# daemon's idle memory. About 25 minutes of measuring on 2 cores, after the
+# release builds (about 15 minutes from cold).
 #
 #   sudo Scripts/bench.sh [--quick] [--only boards,sync,lab] [--hosts 2,4,8] [--out FILE] [--baseline BINDIR]
 #
