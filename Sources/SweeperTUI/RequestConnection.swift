@@ -74,10 +74,11 @@ final class RequestConnection: Sendable {
 extension RequestConnection {
     private static let kept = Mutex<[String: RequestConnection]>([:])
 
-    /// The kept connection of this process to the daemon at `socket`.
+    /// The kept connection of this process to the daemon at `socket` (a
+    /// new one when the last was closed for good).
     static func kept(to socket: String) -> RequestConnection {
         kept.withLock { all in
-            if let connection = all[socket] { return connection }
+            if let connection = all[socket], !connection.state.withLock({ $0.closed }) { return connection }
             let connection = RequestConnection(socket: socket)
             all[socket] = connection
             return connection

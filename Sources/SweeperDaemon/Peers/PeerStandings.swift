@@ -14,7 +14,8 @@ struct PeerStandings: Sendable {
     /// How a peer the node knows stands, with its lag when linked (read
     /// from the service's summary).
     func standing(_ snapshot: PeerSnapshot) async -> PeerStanding {
-        let lags = snapshot.linkID == nil ? [:] : await Self.lags(links.all.filter { $0.id == snapshot.linkID }, service: service)
+        let linked = snapshot.linkID.flatMap { links.link(id: $0) }
+        let lags = await Self.lags(linked.map { [$0] } ?? [], service: service)
         return standing(snapshot, lag: snapshot.linkID.flatMap { lags[$0] })
     }
 
