@@ -43,8 +43,9 @@ import Testing
         let f = try await DaemonFixture()
         let hosted = try await f.host(["Ann", "Bob"])
         let (ann, bob) = (try #require(hosted["Ann"]).router, try #require(hosted["Bob"]).router)
-        // Only Ann (and this device) may move: Bob watches.
-        let game: GameView = try await result(f.router, #"{"id":2,"command":"new","preset":"beginner","players":["Ann"]}"#)
+        // Only Ann (and this device) may move: Bob watches. A no-guess board,
+        // so a safe cell can always be proven from the opening.
+        let game: GameView = try await result(f.router, #"{"id":2,"command":"new","preset":"beginner","noGuess":true,"players":["Ann"]}"#)
         #expect(try await show(bob, game.game).watching == true)
         await #expect(throws: ControlError.self) {
             let _: Commands.Hint.Result = try await result(bob, #"{"id":3,"command":"hint","game":"\#(game.game)"}"#)
