@@ -80,7 +80,7 @@ let package = Package(
         .target(name: "SweeperMembership", dependencies: ["SweeperCrypto", "SweeperSync", "SweeperConventions"], swiftSettings: strict),
         .testTarget(
             name: "SweeperMembershipTests",
-            dependencies: ["SweeperMembership", "SweeperCrypto", "SweeperSync"],
+            dependencies: ["SweeperMembership", "SweeperCrypto", "SweeperSync", "SweeperConventions"],
             swiftSettings: strict
         ),
 

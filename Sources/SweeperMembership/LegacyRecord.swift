@@ -70,7 +70,7 @@ public enum LegacyChange: Hashable, Sendable {
         }
     }
 
-    static func decode(from r: inout ByteReader) throws(SyncDecodingError) -> LegacyChange {
+    static func decode(from r: inout ByteReader) throws(ByteDecodingError) -> LegacyChange {
         let k = try r.byte("membership kind")
         guard let kind = Kind(rawValue: k) else { throw .unknownKind(field: "membership kind", value: k) }
         switch kind {
@@ -184,7 +184,7 @@ public struct LegacyRecord: Hashable, Sendable {
     /// Decodes ``encoded`` bytes, refusing unknown versions and kinds, bad
     /// lengths, unordered lists and trailing bytes. Checks nothing else:
     /// that is ``CircleMembership/insert(_:)``'s job.
-    public init(decoding bytes: [UInt8]) throws(SyncDecodingError) {
+    public init(decoding bytes: [UInt8]) throws(ByteDecodingError) {
         guard bytes.count > Signature.byteCount else { throw .truncated(field: "membership record") }
         let body = Array(bytes.dropLast(Signature.byteCount))
         var r = ByteReader(body)

@@ -173,7 +173,7 @@ public enum MembershipChange: Hashable, Sendable {
         }
     }
 
-    static func decode(from r: inout ByteReader) throws(SyncDecodingError) -> MembershipChange {
+    static func decode(from r: inout ByteReader) throws(ByteDecodingError) -> MembershipChange {
         let k = try r.byte("membership kind")
         guard let kind = Kind(rawValue: k) else { throw .unknownKind(field: "membership kind", value: k) }
         switch kind {
@@ -310,7 +310,7 @@ public struct MembershipRecord: Hashable, Sendable {
     /// Decodes ``encoded`` bytes, refusing other versions and unknown kinds,
     /// bad lengths, unordered lists and trailing bytes. Checks nothing else:
     /// that is ``CircleMembership/insert(_:)``'s job.
-    public init(decoding bytes: [UInt8]) throws(SyncDecodingError) {
+    public init(decoding bytes: [UInt8]) throws(ByteDecodingError) {
         guard bytes.count > Signature.byteCount else { throw .truncated(field: "membership record") }
         guard bytes.count <= Self.byteLimit else { throw .valueOutOfRange(field: "membership record length", value: UInt64(bytes.count)) }
         let body = Array(bytes.dropLast(Signature.byteCount))
@@ -344,7 +344,7 @@ public enum AnyMembershipRecord: Sendable {
     case legacy(LegacyRecord)
 
     /// Decodes a record of version 1 or 2.
-    public init(decoding bytes: [UInt8]) throws(SyncDecodingError) {
+    public init(decoding bytes: [UInt8]) throws(ByteDecodingError) {
         guard let version = bytes.first else { throw .truncated(field: "membership record") }
         if version == LegacyRecord.version {
             self = .legacy(try LegacyRecord(decoding: bytes))

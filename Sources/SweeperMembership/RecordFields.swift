@@ -9,7 +9,7 @@ enum RecordFields {
     /// The length of a sealed circle key.
     static let sealedKeyByteCount = CircleKey.byteCount + SealedBox.overhead
 
-    static func peer(_ r: inout ByteReader, _ field: String) throws(SyncDecodingError) -> PeerID {
+    static func peer(_ r: inout ByteReader, _ field: String) throws(ByteDecodingError) -> PeerID {
         do {
             return try PeerID(bytes: try r.take(PeerID.byteCount, field))
         } catch {
@@ -21,7 +21,7 @@ enum RecordFields {
         w.lengthPrefixed(Array(PlayerName.truncated(name).utf8))
     }
 
-    static func name(_ r: inout ByteReader) throws(SyncDecodingError) -> String {
+    static func name(_ r: inout ByteReader) throws(ByteDecodingError) -> String {
         let bytes = try r.lengthPrefixed("admitted name", max: PlayerName.byteLimit)
         guard let name = String(validating: bytes, as: UTF8.self) else { throw .invalidText(field: "admitted name") }
         return name
@@ -35,7 +35,7 @@ enum RecordFields {
         }
     }
 
-    static func kept(_ r: inout ByteReader, limit: Int) throws(SyncDecodingError) -> [GameID: UInt64] {
+    static func kept(_ r: inout ByteReader, limit: Int) throws(ByteDecodingError) -> [GameID: UInt64] {
         let count = try r.int("kept game count", max: limit)
         var kept: [GameID: UInt64] = [:]
         var last: GameID?
@@ -58,7 +58,7 @@ enum RecordFields {
         }
     }
 
-    static func rekey(_ r: inout ByteReader, limit: Int) throws(SyncDecodingError)
+    static func rekey(_ r: inout ByteReader, limit: Int) throws(ByteDecodingError)
         -> (epoch: UInt64, check: [UInt8], sealed: [PeerID: [UInt8]])
     {
         let epoch = try r.varint("key epoch")
@@ -81,7 +81,7 @@ enum RecordFields {
         for p in parents { w.append(p.bytes) }
     }
 
-    static func parents(_ r: inout ByteReader, limit: Int) throws(SyncDecodingError) -> [RecordHash] {
+    static func parents(_ r: inout ByteReader, limit: Int) throws(ByteDecodingError) -> [RecordHash] {
         let count = try r.int("parent count", max: limit)
         var parents: [RecordHash] = []
         for _ in 0..<count {

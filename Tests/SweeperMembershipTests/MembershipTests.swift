@@ -1,3 +1,4 @@
+import SweeperConventions
 import SweeperCrypto
 import SweeperSync
 import Testing
@@ -129,11 +130,11 @@ func family() -> (dad: Device, mum: Device, max: Device) {
         let record = try #require(madeRecord)
         let bytes = record.encoded
         for cut in [0, 1, 20, 60, bytes.count - 65] {
-            #expect(throws: SyncDecodingError.self) { try MembershipRecord(decoding: Array(bytes.prefix(cut))) }
+            #expect(throws: ByteDecodingError.self) { try MembershipRecord(decoding: Array(bytes.prefix(cut))) }
         }
         var v3 = bytes
         v3[0] = 3
-        #expect(throws: SyncDecodingError.unknownVersion(3)) { try MembershipRecord(decoding: v3) }
+        #expect(throws: ByteDecodingError.unknownVersion(3)) { try MembershipRecord(decoding: v3) }
         let legacy = LegacyRecord(signing: a.identity, circle: Devices.circle, madeMillis: 1, parents: [], change: .revoke(key: a.peer))
         guard case .legacy = try AnyMembershipRecord(decoding: legacy.encoded) else {
             Issue.record("a record of version 1 did not read as one")
@@ -409,7 +410,7 @@ func family() -> (dad: Device, mum: Device, max: Device) {
             sealed[try PeerID(bytes: bytes)] = [UInt8](repeating: 1, count: MembershipChange.sealedKeyByteCount)
         }
         let big = forge(dad, seq: 1, previous: nil, .rekey(epoch: 1, check: [UInt8](repeating: 0, count: 16), sealed: sealed))
-        #expect(throws: SyncDecodingError.self) { try MembershipRecord(decoding: big.encoded) }
+        #expect(throws: ByteDecodingError.self) { try MembershipRecord(decoding: big.encoded) }
         // A removal listing more games than fit in a record's bytes.
         var kept: [GameID: UInt64] = [:]
         for n in 0..<8_000 {
@@ -420,7 +421,7 @@ func family() -> (dad: Device, mum: Device, max: Device) {
         }
         let long = forge(dad, seq: 1, previous: nil, .remove(subject: Devices.identity(2).peerID, through: 0, kept: kept))
         #expect(long.encoded.count > MembershipRecord.byteLimit)
-        #expect(throws: SyncDecodingError.self) { try MembershipRecord(decoding: long.encoded) }
+        #expect(throws: ByteDecodingError.self) { try MembershipRecord(decoding: long.encoded) }
     }
 
     /// A member writes rekeys to a thousand made-up recipients each (115 KB

@@ -31,13 +31,13 @@ import Testing
     @Test func decodingRejectsTrailingTruncatedAndUnknown() throws {
         let op = try Fixtures.genesis(by: author)
         let bytes = op.encoded
-        #expect(throws: SyncDecodingError.trailingBytes(count: 1)) { try Op(decoding: bytes + [0]) }
+        #expect(throws: ByteDecodingError.trailingBytes(count: 1)) { try Op(decoding: bytes + [0]) }
         for cut in [0, 1, 17, 60, bytes.count / 2, bytes.count - 1] {
-            #expect(throws: SyncDecodingError.self) { try Op(decoding: Array(bytes.prefix(cut))) }
+            #expect(throws: ByteDecodingError.self) { try Op(decoding: Array(bytes.prefix(cut))) }
         }
         var v2 = bytes
         v2[0] = 2
-        #expect(throws: SyncDecodingError.unknownVersion(2)) { try Op(decoding: v2) }
+        #expect(throws: ByteDecodingError.unknownVersion(2)) { try Op(decoding: v2) }
     }
 
     @Test func decodingNeverTrapsOnMutatedBytes() throws {
@@ -69,7 +69,7 @@ import Testing
         w.varint(CellRuns.cellLimit)
         w.byte(1)
         var r = ByteReader(w.bytes)
-        #expect(throws: SyncDecodingError.cellOutOfRange(CellRuns.cellLimit)) { try OpPayload.decode(from: &r) }
+        #expect(throws: ByteDecodingError.cellOutOfRange(CellRuns.cellLimit)) { try OpPayload.decode(from: &r) }
 
         var runs = ByteWriter()
         runs.byte(OpPayload.Kind.reveal.rawValue)
@@ -77,14 +77,14 @@ import Testing
         runs.varint(CellRuns.cellLimit - 1)
         runs.varint(1)
         var rr = ByteReader(runs.bytes)
-        #expect(throws: SyncDecodingError.cellOutOfRange(CellRuns.cellLimit)) { try OpPayload.decode(from: &rr) }
+        #expect(throws: ByteDecodingError.cellOutOfRange(CellRuns.cellLimit)) { try OpPayload.decode(from: &rr) }
     }
 
     @Test func varintsMustBeShortest() throws {
         var r = ByteReader([0x80, 0x00])
-        #expect(throws: SyncDecodingError.badVarint(field: "x")) { try r.varint("x") }
+        #expect(throws: ByteDecodingError.badVarint(field: "x")) { try r.varint("x") }
         var big = ByteReader([UInt8](repeating: 0xFF, count: 10) + [0x01])
-        #expect(throws: SyncDecodingError.self) { try big.varint("x") }
+        #expect(throws: ByteDecodingError.self) { try big.varint("x") }
         var w = ByteWriter()
         for v: UInt64 in [0, 1, 127, 128, 300, 1 << 40, .max] { w.varint(v) }
         var rr = ByteReader(w.bytes)
@@ -124,7 +124,7 @@ import Testing
     @Test func genesisRefusesAMineOnTheStart() throws {
         let (p, _) = try Fixtures.layout(width: 9, height: 9, mines: 10, seed: 1)
         let onStart = try MineLayout(geometry: p.geometry, mineIndices: [p.geometry.index(of: p.start)] + Array(0..<9))
-        #expect(throws: SyncDecodingError.self) {
+        #expect(throws: ByteDecodingError.self) {
             try Genesis(parameters: p, layout: onStart, questionMarks: false, seed: 0, createdAtMillis: 0)
         }
     }
@@ -148,11 +148,11 @@ import Testing
         }
         let summary = SyncMessage.summary(world.replicas[0].summary, wantsReply: true)
         #expect(try SyncMessage(decoding: summary.encoded) == summary)
-        #expect(throws: SyncDecodingError.self) { try SyncMessage(decoding: message.encoded + [0]) }
-        #expect(throws: SyncDecodingError.unknownVersion(9)) { try SyncMessage(decoding: [9, 0]) }
-        #expect(throws: SyncDecodingError.unknownKind(field: "message type", value: 9)) { try SyncMessage(decoding: [1, 9]) }
+        #expect(throws: ByteDecodingError.self) { try SyncMessage(decoding: message.encoded + [0]) }
+        #expect(throws: ByteDecodingError.unknownVersion(9)) { try SyncMessage(decoding: [9, 0]) }
+        #expect(throws: ByteDecodingError.unknownKind(field: "message type", value: 9)) { try SyncMessage(decoding: [1, 9]) }
         // A huge claimed count with no bytes behind it is refused before allocating.
-        #expect(throws: SyncDecodingError.self) { try SyncMessage(decoding: [1, 0, 0, 0xFF, 0xFF, 0x03]) }
+        #expect(throws: ByteDecodingError.self) { try SyncMessage(decoding: [1, 0, 0, 0xFF, 0xFF, 0x03]) }
     }
 }
 

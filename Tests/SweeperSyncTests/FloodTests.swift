@@ -102,14 +102,14 @@ import Testing
         off.varint(1)
         off.varint(CellRuns.cellLimit)
         var offReader = ByteReader(off.bytes)
-        #expect(throws: SyncDecodingError.self) { try OpPayload.decode(from: &offReader) }
+        #expect(throws: ByteDecodingError.self) { try OpPayload.decode(from: &offReader) }
         // A count the input cannot hold is refused before anything is allocated.
         var huge = ByteWriter()
         huge.byte(9)
         huge.varint(2)
         huge.varint(CellRuns.cellLimit)
         var hugeReader = ByteReader(huge.bytes)
-        #expect(throws: SyncDecodingError.self) { try OpPayload.decode(from: &hugeReader) }
+        #expect(throws: ByteDecodingError.self) { try OpPayload.decode(from: &hugeReader) }
     }
 
     @Test func aReplicaRefusesAFloodNamingCellsOffItsBoard() throws {

@@ -1,3 +1,4 @@
+import SweeperConventions
 import SweeperCrypto
 import SweeperGame
 import Testing
@@ -101,11 +102,11 @@ import Testing
         var bytes = SyncMessage.descriptions([GameDescription(creator: ann.identity.peerID, genesis: askedGenesis, status: .won, progressPermille: 1000)])
             .encoded
         bytes[bytes.count - 3] = 3
-        #expect(throws: SyncDecodingError.self) { try SyncMessage(decoding: bytes) }
-        #expect(throws: SyncDecodingError.self) { try SyncMessage(decoding: [1, 7, 1] + ann.identity.peerID.bytes + [0]) }
+        #expect(throws: ByteDecodingError.self) { try SyncMessage(decoding: bytes) }
+        #expect(throws: ByteDecodingError.self) { try SyncMessage(decoding: [1, 7, 1] + ann.identity.peerID.bytes + [0]) }
         // More than 256 games in one request is malformed.
         let many = (0...SyncMessage.describeLimit).map { i in GameID(unchecked: [UInt8](repeating: 0, count: 14) + [UInt8(i >> 8), UInt8(i & 255)]) }
-        #expect(throws: SyncDecodingError.self) { try SyncMessage(decoding: SyncMessage.describe(many).encoded) }
+        #expect(throws: ByteDecodingError.self) { try SyncMessage(decoding: SyncMessage.describe(many).encoded) }
         #expect(try SyncMessage(decoding: SyncMessage.describe(Array(many.prefix(256))).encoded) == .describe(Array(many.prefix(256))))
     }
 }

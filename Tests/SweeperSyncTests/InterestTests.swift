@@ -1,3 +1,4 @@
+import SweeperConventions
 import SweeperCrypto
 import SweeperGame
 import Testing
@@ -28,9 +29,9 @@ import Testing
         }
         // The ids go in ascending order, whatever the set's order.
         #expect(SyncMessage.interest(.only([b, a])).encoded == [1, 2, 1, 2] + a.bytes + b.bytes)
-        #expect(throws: SyncDecodingError.self) { try SyncMessage(decoding: [1, 2, 2, 0]) }  // unknown kind
-        #expect(throws: SyncDecodingError.self) { try SyncMessage(decoding: [1, 2, 1, 1] + a.bytes + [0]) }  // trailing byte
-        #expect(throws: SyncDecodingError.self) { try SyncMessage(decoding: [1, 2, 1, 2] + a.bytes) }  // cut short
+        #expect(throws: ByteDecodingError.self) { try SyncMessage(decoding: [1, 2, 2, 0]) }  // unknown kind
+        #expect(throws: ByteDecodingError.self) { try SyncMessage(decoding: [1, 2, 1, 1] + a.bytes + [0]) }  // trailing byte
+        #expect(throws: ByteDecodingError.self) { try SyncMessage(decoding: [1, 2, 1, 2] + a.bytes) }  // cut short
     }
 
     @Test func aPeerIsSentOnlyTheGamesItTakes() throws {

@@ -171,11 +171,11 @@ import Testing
         var bytes = SyncMessage.chains([fromOne]).encoded
         // Flag a previous hash on a segment from seq 1: malformed.
         bytes[3] |= 1
-        #expect(throws: SyncDecodingError.self) { try SyncMessage(decoding: bytes) }
+        #expect(throws: ByteDecodingError.self) { try SyncMessage(decoding: bytes) }
         // An author place past the limit.
         var w = ByteWriter()
         w.byte(1); w.byte(8); w.varint(1); w.varint(2); w.varint(UInt64(LinkSegment.authorLimit) + 2)
-        #expect(throws: SyncDecodingError.valueOutOfRange(field: "author", value: UInt64(LinkSegment.authorLimit) + 2)) {
+        #expect(throws: ByteDecodingError.valueOutOfRange(field: "author", value: UInt64(LinkSegment.authorLimit) + 2)) {
             try SyncMessage(decoding: w.bytes)
         }
     }

@@ -165,6 +165,6 @@ import Testing
         w.varint(0)
         w.varint(0)
         OpPayload.mark(cell: 0, mark: .flag).encode(into: &w)
-        #expect(throws: SyncDecodingError.self) { try SyncMessage(decoding: w.bytes) }
+        #expect(throws: ByteDecodingError.self) { try SyncMessage(decoding: w.bytes) }
     }
 }

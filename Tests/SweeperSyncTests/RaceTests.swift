@@ -1,3 +1,4 @@
+import SweeperConventions
 import SweeperCrypto
 import SweeperGame
 import Testing
@@ -157,7 +158,7 @@ import Testing
 
     @Test func aRaceNamesItsRacersAndSurvivesItsEncoding() throws {
         let (parameters, layout) = try Fixtures.layout(width: 9, height: 9, mines: 10, seed: 7)
-        #expect(throws: SyncDecodingError.invalidGenesis("a race names its players")) {
+        #expect(throws: ByteDecodingError.invalidGenesis("a race names its players")) {
             try Genesis(parameters: parameters, layout: layout, questionMarks: false, seed: 7, createdAtMillis: 1, isRace: true)
         }
         let (_, genesis) = try race()

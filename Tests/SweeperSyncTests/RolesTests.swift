@@ -1,3 +1,4 @@
+import SweeperConventions
 import SweeperCrypto
 import SweeperGame
 import Testing
@@ -141,16 +142,16 @@ import Testing
         #expect(good[countAt - 1] == OpPayload.Kind.players.rawValue)
         var empty = good
         empty.replaceSubrange(countAt..<(countAt + 33), with: [0])
-        #expect(throws: SyncDecodingError.valueOutOfRange(field: "player count", value: 0)) { try Op(decoding: empty) }
+        #expect(throws: ByteDecodingError.valueOutOfRange(field: "player count", value: 0)) { try Op(decoding: empty) }
         // Two keys out of order.
         var twice = good
         let key = Array(good[(countAt + 1)..<(countAt + 33)])
         let smaller = [UInt8](repeating: 0, count: 32)
         twice.replaceSubrange(countAt..<(countAt + 33), with: [2] + key + smaller)
-        #expect(throws: SyncDecodingError.unordered(field: "players")) { try Op(decoding: twice) }
+        #expect(throws: ByteDecodingError.unordered(field: "players")) { try Op(decoding: twice) }
         var archive = creator.make(.archive(true), in: game, atMillis: clock).encoded
         archive[archive.count - 64 - 1 - 1] = 2
-        #expect(throws: SyncDecodingError.unknownKind(field: "archived", value: 2)) { try Op(decoding: archive) }
+        #expect(throws: ByteDecodingError.unknownKind(field: "archived", value: 2)) { try Op(decoding: archive) }
     }
 
     @Test func aPeerTooOldToReadRolesIsNotSentGamesThatUseThem() throws {

@@ -1,3 +1,4 @@
+import SweeperConventions
 import SweeperCrypto
 import SweeperGame
 import Testing
@@ -111,7 +112,7 @@ struct Pair {
     @Test func undecodableBytesAreCountedAndThrown() {
         var replica = Replica(circle: Fixtures.circle(1))
         var session = SyncSession()
-        #expect(throws: SyncDecodingError.self) { _ = try session.receive(encoded: [1, 1, 5], replica: &replica) }
+        #expect(throws: ByteDecodingError.self) { _ = try session.receive(encoded: [1, 1, 5], replica: &replica) }
         #expect(replica.rejectionCounts[.malformed] == 1)
     }
 }

@@ -72,10 +72,10 @@ import Testing
         #expect(Self.succeeded(replica.sleep(genesis.gameID)))
         let bytes = try #require(replica.sleeping[genesis.gameID]).snapshot
         // Every cut short, another format, trailing bytes.
-        for n in 0..<bytes.count { #expect(throws: SyncDecodingError.self) { try SleepingGame(snapshot: Array(bytes.prefix(n))) } }
+        for n in 0..<bytes.count { #expect(throws: ByteDecodingError.self) { try SleepingGame(snapshot: Array(bytes.prefix(n))) } }
         var other = bytes
         other[0] = SleepingGame.snapshotFormat + 1
-        #expect(throws: SyncDecodingError.self) { try SleepingGame(snapshot: other) }
-        #expect(throws: SyncDecodingError.self) { try SleepingGame(snapshot: bytes + [0]) }
+        #expect(throws: ByteDecodingError.self) { try SleepingGame(snapshot: other) }
+        #expect(throws: ByteDecodingError.self) { try SleepingGame(snapshot: bytes + [0]) }
     }
 }

@@ -1,3 +1,4 @@
+import SweeperConventions
 import SweeperCrypto
 import SweeperGame
 import Testing
@@ -28,7 +29,7 @@ import Testing
     @Test func aSummaryOfMoreGamesThanAMessageHoldsGoesInParts() throws {
         let author = Fixtures.identity(1).peerID
         let games = Self.summary(of: SyncMessage.gameLimit + 1, author: author)
-        #expect(throws: SyncDecodingError.self) { try SyncMessage(decoding: SyncMessage.summary(games, wantsReply: true).encoded) }
+        #expect(throws: ByteDecodingError.self) { try SyncMessage(decoding: SyncMessage.summary(games, wantsReply: true).encoded) }
         let budget = 1 << 20
         let parts = SyncMessage.parts(of: games, wantsReply: true, byteBudget: budget)
         #expect(parts.count > 1)
@@ -58,7 +59,7 @@ import Testing
         // A part that also asks for an answer is malformed.
         var both = SyncMessage.summaryPart([:]).encoded
         both[2] = 3
-        #expect(throws: SyncDecodingError.self) { try SyncMessage(decoding: both) }
+        #expect(throws: ByteDecodingError.self) { try SyncMessage(decoding: both) }
     }
 
     /// A session that gets a summary in parts answers as it answers the

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Logging
+import SweeperConventions
 import SweeperCrypto
 import SweeperMembership
 import SweeperMessages
@@ -496,7 +497,7 @@ final class CircleMembers: Sendable {
 
     /// Takes records a peer sent: the new ones are kept. Throws when one
     /// cannot be decoded (the peer is dropped).
-    func take(_ encoded: [[UInt8]]) throws(SyncDecodingError) -> Intake {
+    func take(_ encoded: [[UInt8]]) throws(ByteDecodingError) -> Intake {
         var records: [MembershipRecord] = []
         var legacy = 0
         for bytes in encoded {

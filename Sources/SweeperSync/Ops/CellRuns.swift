@@ -54,7 +54,7 @@ public struct CellRuns: Hashable, Sendable, Sequence {
         }
     }
 
-    static func decode(from r: inout ByteReader) throws(SyncDecodingError) -> CellRuns {
+    static func decode(from r: inout ByteReader) throws(ByteDecodingError) -> CellRuns {
         let count = try r.int("run count", max: cellLimit / 2 + 1)
         guard count > 0 else { throw .badRuns }
         var runs: [Range<Int>] = []

@@ -112,7 +112,7 @@ public struct Flood: Hashable, Sendable {
         }
     }
 
-    static func decode(from r: inout ByteReader) throws(SyncDecodingError) -> Flood {
+    static func decode(from r: inout ByteReader) throws(ByteDecodingError) -> Flood {
         let head = try r.varint("flood cell")
         guard head >> 1 < UInt64(CellRuns.cellLimit) else { throw .cellOutOfRange(Int(clamping: head >> 1)) }
         let count = try r.int("exception count", max: CellRuns.cellLimit)

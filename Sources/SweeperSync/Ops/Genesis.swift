@@ -39,7 +39,7 @@ public struct Genesis: Hashable, Sendable {
     public init(
         parameters: GameParameters, layout: MineLayout, questionMarks: Bool, seed: UInt64, createdAtMillis: UInt64,
         players: Set<PeerID>? = nil, isRace: Bool = false
-    ) throws(SyncDecodingError) {
+    ) throws(ByteDecodingError) {
         if let players, players.count > Self.playerLimit { throw .tooLarge(field: "players", limit: Self.playerLimit) }
         guard !isRace || players != nil else { throw .invalidGenesis("a race names its players") }
         guard layout.geometry == parameters.geometry else { throw .invalidGenesis("layout size does not match the parameters") }
@@ -117,7 +117,7 @@ public struct Genesis: Hashable, Sendable {
 
     /// Reads keys written by ``encodePlayers(_:into:)``: ascending, no
     /// repeats, at most ``playerLimit``, and at least `minimum`.
-    static func decodePlayers(from r: inout ByteReader, minimum: Int) throws(SyncDecodingError) -> Set<PeerID> {
+    static func decodePlayers(from r: inout ByteReader, minimum: Int) throws(ByteDecodingError) -> Set<PeerID> {
         let count = try r.int("player count", max: playerLimit)
         guard count >= minimum else { throw .valueOutOfRange(field: "player count", value: UInt64(count)) }
         var out = Set<PeerID>()
@@ -156,7 +156,7 @@ public struct Genesis: Hashable, Sendable {
         return best
     }
 
-    static func decode(from r: inout ByteReader) throws(SyncDecodingError) -> Genesis {
+    static func decode(from r: inout ByteReader) throws(ByteDecodingError) -> Genesis {
         let side = BoardGeometry.maximumSide
         let width = try r.int("width", max: side)
         let height = try r.int("height", max: side)
@@ -188,9 +188,9 @@ public struct Genesis: Hashable, Sendable {
             players: players, isRace: options & 8 != 0)
     }
 
-    static func decodeLayout(_ coding: LayoutCoding, _ bytes: [UInt8], geometry: BoardGeometry, mines: Int) throws(SyncDecodingError) -> MineLayout {
+    static func decodeLayout(_ coding: LayoutCoding, _ bytes: [UInt8], geometry: BoardGeometry, mines: Int) throws(ByteDecodingError) -> MineLayout {
         let n = geometry.cellCount
-        func gapIndices(count: Int) throws(SyncDecodingError) -> [Int] {
+        func gapIndices(count: Int) throws(ByteDecodingError) -> [Int] {
             var r = ByteReader(bytes)
             var out: [Int] = []
             out.reserveCapacity(count)
@@ -212,13 +212,13 @@ public struct Genesis: Hashable, Sendable {
             case .mineGaps:
                 return try MineLayout(geometry: geometry, mineIndices: gapIndices(count: mines))
             case .safeGaps:
-                guard mines <= n else { throw SyncDecodingError.invalidGenesis("more mines than cells") }
+                guard mines <= n else { throw ByteDecodingError.invalidGenesis("more mines than cells") }
                 let safe = try gapIndices(count: n - mines)
                 var isMine = [Bool](repeating: true, count: n)
                 for i in safe { isMine[i] = false }
                 return MineLayout(geometry: geometry, isMine: isMine)
             }
-        } catch let e as SyncDecodingError {
+        } catch let e as ByteDecodingError {
             throw e
         } catch let e as LayoutError {
             throw .invalidGenesis(e.description)

@@ -136,7 +136,7 @@ public enum OpPayload: Hashable, Sendable {
         }
     }
 
-    static func decode(from r: inout ByteReader) throws(SyncDecodingError) -> OpPayload {
+    static func decode(from r: inout ByteReader) throws(ByteDecodingError) -> OpPayload {
         let k = try r.byte("op kind")
         guard let kind = Kind(rawValue: k) else { throw .unknownKind(field: "op kind", value: k) }
         switch kind {
@@ -395,7 +395,7 @@ public struct Op: Hashable, Sendable {
     /// Decodes ``encoded`` bytes, rejecting unknown versions, bad lengths,
     /// out-of-range values and trailing bytes. Does not verify anything:
     /// that is the ``Replica``'s job.
-    public init(decoding bytes: [UInt8]) throws(SyncDecodingError) {
+    public init(decoding bytes: [UInt8]) throws(ByteDecodingError) {
         var r = ByteReader(bytes)
         let version = try r.byte("version")
         guard version == Self.version else { throw .unknownVersion(version) }
@@ -444,7 +444,7 @@ public struct Stamp: Hashable, Comparable, Sendable {
 
 extension PeerID {
     /// A key read by a decoder (`ByteReader.take` returns exactly 32 bytes).
-    static func fromDecoded(_ bytes: [UInt8]) throws(SyncDecodingError) -> PeerID {
+    static func fromDecoded(_ bytes: [UInt8]) throws(ByteDecodingError) -> PeerID {
         do {
             return try PeerID(bytes: bytes)
         } catch {

@@ -47,7 +47,7 @@ public enum NewGameError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The generator found no board (no-guess generation gave up).
     case generation(GenerationError)
     /// The generated board does not make a valid genesis.
-    case invalidBoard(SyncDecodingError)
+    case invalidBoard(ByteDecodingError)
 
     public var description: String {
         switch self {
@@ -88,7 +88,7 @@ public struct OpAuthor: Sendable {
     public func genesis(
         parameters: GameParameters, layout: MineLayout, seed: UInt64, questionMarks: Bool,
         createdAtMillis: UInt64, players: Set<PeerID>? = nil, race: Bool = false
-    ) throws(SyncDecodingError) -> Op {
+    ) throws(ByteDecodingError) -> Op {
         let g = try Genesis(
             parameters: parameters, layout: layout, questionMarks: questionMarks, seed: seed, createdAtMillis: createdAtMillis,
             players: players.map { $0.subtracting([identity.peerID]) }, isRace: race)
@@ -105,7 +105,7 @@ public struct OpAuthor: Sendable {
     public func privateGenesis(
         parameters: GameParameters, layout: MineLayout, seed: UInt64, questionMarks: Bool,
         createdAtMillis: UInt64, players: Set<PeerID>
-    ) throws(SyncDecodingError) -> Op {
+    ) throws(ByteDecodingError) -> Op {
         let others = players.subtracting([identity.peerID])
         let g = try Genesis(
             parameters: parameters, layout: layout, questionMarks: questionMarks, seed: seed, createdAtMillis: createdAtMillis,

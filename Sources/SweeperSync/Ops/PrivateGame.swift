@@ -25,7 +25,7 @@ public struct SealedKey: Hashable, Sendable {
     }
 
     /// Reads ``encode(_:into:)``: ascending, no repeats, `minimum` to `maximum` entries.
-    static func decode(from r: inout ByteReader, minimum: Int, maximum: Int) throws(SyncDecodingError) -> [SealedKey] {
+    static func decode(from r: inout ByteReader, minimum: Int, maximum: Int) throws(ByteDecodingError) -> [SealedKey] {
         let count = try r.int("player count", max: maximum)
         guard count >= minimum else { throw .valueOutOfRange(field: "player count", value: UInt64(count)) }
         var out: [SealedKey] = []
@@ -73,7 +73,7 @@ public struct PrivateGenesis: Hashable, Sendable {
         w.lengthPrefixed(sealedGenesis)
     }
 
-    static func decode(from r: inout ByteReader) throws(SyncDecodingError) -> PrivateGenesis {
+    static func decode(from r: inout ByteReader) throws(ByteDecodingError) -> PrivateGenesis {
         let readers = try SealedKey.decode(from: &r, minimum: 1, maximum: Genesis.playerLimit + 1)
         let sealed = try r.lengthPrefixed("sealed genesis", max: sealedLimit)
         return PrivateGenesis(readers: readers, sealedGenesis: sealed)

@@ -42,7 +42,7 @@ public enum GameInterest: Sendable, Hashable {
         for id in games.sorted() { w.append(id.bytes) }
     }
 
-    static func decode(from r: inout ByteReader) throws(SyncDecodingError) -> GameInterest {
+    static func decode(from r: inout ByteReader) throws(ByteDecodingError) -> GameInterest {
         let kind = try r.byte("interest kind")
         guard kind <= 1 else { throw .unknownKind(field: "interest kind", value: kind) }
         let count = try r.int("interest game count", max: gameLimit)

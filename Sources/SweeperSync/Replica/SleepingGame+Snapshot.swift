@@ -37,7 +37,7 @@ extension SleepingGame {
 
     /// The sleeping game `bytes` describe; throws when they do not decode
     /// as this build's format.
-    public init(snapshot bytes: [UInt8]) throws(SyncDecodingError) {
+    public init(snapshot bytes: [UInt8]) throws(ByteDecodingError) {
         var r = ByteReader(bytes)
         let format = try r.byte("snapshot format")
         guard format == Self.snapshotFormat else { throw .unknownVersion(format) }
@@ -65,7 +65,7 @@ extension SleepingGame {
         }
     }
 
-    static func decodeHeads(from r: inout ByteReader) throws(SyncDecodingError) -> [PeerID: UInt64] {
+    static func decodeHeads(from r: inout ByteReader) throws(ByteDecodingError) -> [PeerID: UInt64] {
         let count = try r.int("head count", max: 1 << 16)
         var out: [PeerID: UInt64] = [:]
         var previous: PeerID?
@@ -114,7 +114,7 @@ extension GameOverview {
         for author in authors { w.append(author.bytes) }
     }
 
-    init(decoding r: inout ByteReader) throws(SyncDecodingError) {
+    init(decoding r: inout ByteReader) throws(ByteDecodingError) {
         guard let game = GameID(bytes: try r.take(GameID.byteCount, "game")) else { throw .truncated(field: "game") }
         gameID = game
         creator = try PeerID.fromDecoded(try r.take(PeerID.byteCount, "creator"))
@@ -149,7 +149,7 @@ extension GameOverview {
         creatorProgress = Double(bitPattern: try r.uint64("creator's progress"))
         dailyDay = flags & 128 != 0 ? try r.int("day", max: Int(Int32.max)) : nil
         players = flags & 64 != 0 ? try Genesis.decodePlayers(from: &r, minimum: 0) : nil
-        authors = try r.list("authors", max: 1 << 16) { (r: inout ByteReader) throws(SyncDecodingError) in
+        authors = try r.list("authors", max: 1 << 16) { (r: inout ByteReader) throws(ByteDecodingError) in
             try PeerID.fromDecoded(try r.take(PeerID.byteCount, "author"))
         }
     }

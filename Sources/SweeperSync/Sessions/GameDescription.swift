@@ -49,7 +49,7 @@ public struct GameDescription: Sendable, Hashable {
         w.varint(progressPermille)
     }
 
-    static func decode(from r: inout ByteReader) throws(SyncDecodingError) -> GameDescription {
+    static func decode(from r: inout ByteReader) throws(ByteDecodingError) -> GameDescription {
         let creator = try PeerID.fromDecoded(try r.take(PeerID.byteCount, "creator key"))
         var g = ByteReader(try r.lengthPrefixed("genesis", max: genesisByteLimit))
         let genesis = try Genesis.decode(from: &g)

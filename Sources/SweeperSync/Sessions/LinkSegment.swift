@@ -86,7 +86,7 @@ public struct LinkSegment: Hashable, Sendable {
         w.append(signature.bytes)
     }
 
-    static func decode(from r: inout ByteReader) throws(SyncDecodingError) -> LinkSegment {
+    static func decode(from r: inout ByteReader) throws(ByteDecodingError) -> LinkSegment {
         let (game, flags) = try LinkGameRef.decode(from: &r, flagBits: 1)
         let code = try r.varint("author")
         let author: Author

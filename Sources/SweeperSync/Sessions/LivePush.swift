@@ -41,7 +41,7 @@ public enum LinkGameRef: Hashable, Sendable {
     }
 
     /// Reads a reference and the flags packed below it.
-    static func decode(from r: inout ByteReader, flagBits: UInt64) throws(SyncDecodingError) -> (LinkGameRef, UInt64) {
+    static func decode(from r: inout ByteReader, flagBits: UInt64) throws(ByteDecodingError) -> (LinkGameRef, UInt64) {
         let head = try r.varint("game reference")
         let flags = head & ((1 << flagBits) - 1)
         let code = head >> flagBits
@@ -119,7 +119,7 @@ public struct LiveOp: Hashable, Sendable {
         if let signature { w.append(signature.bytes) }
     }
 
-    static func decode(from r: inout ByteReader) throws(SyncDecodingError) -> LiveOp {
+    static func decode(from r: inout ByteReader) throws(ByteDecodingError) -> LiveOp {
         let (game, flags) = try LinkGameRef.decode(from: &r, flagBits: 2)
         let position: Position
         if flags & 1 != 0 {
@@ -169,7 +169,7 @@ public struct HeadSignature: Hashable, Sendable {
         w.append(signature.bytes)
     }
 
-    static func decode(from r: inout ByteReader) throws(SyncDecodingError) -> HeadSignature {
+    static func decode(from r: inout ByteReader) throws(ByteDecodingError) -> HeadSignature {
         let (game, flags) = try LinkGameRef.decode(from: &r, flagBits: 1)
         let author = flags & 1 != 0 ? try PeerID.fromDecoded(try r.take(PeerID.byteCount, "author key")) : nil
         let seq = try r.varint("seq")

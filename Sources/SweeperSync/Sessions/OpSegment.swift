@@ -66,13 +66,13 @@ public struct OpSegment: Sendable, Hashable {
     }
 
     /// Decodes a segment on its own (see ``encoded``).
-    public init(decoding bytes: [UInt8]) throws(SyncDecodingError) {
+    public init(decoding bytes: [UInt8]) throws(ByteDecodingError) {
         var r = ByteReader(bytes)
         self = try Self.decode(from: &r)
         try r.expectEnd()
     }
 
-    static func decode(from r: inout ByteReader) throws(SyncDecodingError) -> OpSegment {
+    static func decode(from r: inout ByteReader) throws(ByteDecodingError) -> OpSegment {
         let game = GameID(unchecked: try r.take(GameID.byteCount, "game id"))
         let author = try PeerID.fromDecoded(try r.take(PeerID.byteCount, "author key"))
         let proof = try r.take(CircleKey.proofByteCount, "membership proof")
@@ -138,14 +138,14 @@ enum SegmentSteps {
     }
 
     /// Reads a segment's first seq (at least 1).
-    static func firstSeq(from r: inout ByteReader) throws(SyncDecodingError) -> UInt64 {
+    static func firstSeq(from r: inout ByteReader) throws(ByteDecodingError) -> UInt64 {
         let firstSeq = try r.varint("first seq")
         guard firstSeq >= 1, firstSeq < UInt64.max / 2 else { throw .valueOutOfRange(field: "first seq", value: firstSeq) }
         return firstSeq
     }
 
     /// Reads the op count and the ops, Lamport times rising.
-    static func decode(from r: inout ByteReader) throws(SyncDecodingError) -> [Step] {
+    static func decode(from r: inout ByteReader) throws(ByteDecodingError) -> [Step] {
         let count = try r.int("op count", max: OpSegment.opLimit)
         guard count >= 1 else { throw .valueOutOfRange(field: "op count", value: 0) }
         // Each op takes at least 3 bytes, so a count the input cannot hold is refused before allocating.

@@ -177,7 +177,7 @@ public enum SyncMessage: Sendable, Hashable {
 
     /// Decodes a message, refusing oversized input, unknown versions and
     /// types, bad lengths and trailing bytes.
-    public init(decoding bytes: [UInt8]) throws(SyncDecodingError) {
+    public init(decoding bytes: [UInt8]) throws(ByteDecodingError) {
         guard bytes.count <= Self.byteLimit else { throw .tooLarge(field: "sync message", limit: Self.byteLimit) }
         var r = ByteReader(bytes)
         let version = try r.byte("version")

@@ -489,7 +489,7 @@ public struct SyncSession: Sendable {
     /// rethrown, so that the transport can drop and log the peer.
     public mutating func receive(
         encoded bytes: [UInt8], replica: inout Replica, taking interest: GameInterest = .everything
-    ) throws(SyncDecodingError) -> Step {
+    ) throws(ByteDecodingError) -> Step {
         let message: SyncMessage
         do {
             message = try SyncMessage(decoding: bytes)
