@@ -396,6 +396,13 @@ public struct Replica: Sendable {
     /// the next, then admits its ops in order.
     @discardableResult
     public mutating func insert(_ segment: OpSegment) -> InsertOutcome {
+        insert(segment, lastOpProven: false)
+    }
+
+    /// Inserts a chain segment; with `lastOpProven`, its last op is known to
+    /// be its author's (a later op whose signature was checked names its
+    /// hash, through the ops between), so its own signature is not checked.
+    mutating func insert(_ segment: OpSegment, lastOpProven: Bool) -> InsertOutcome {
         var outcome = InsertOutcome()
         guard let last = segment.ops.last else { return outcome }
         if sleeping[last.gameID] != nil {
@@ -407,7 +414,7 @@ public struct Replica: Sendable {
                     ? .removedAuthor
                     : overDailyQuota.contains(last.author)
                         ? .overDailyQuota
-                        : !segment.isChained || !last.hasValidSignature ? .badSignature : nil
+                        : !segment.isChained || !(lastOpProven || last.hasValidSignature) ? .badSignature : nil
             if let reason {
                 for op in segment.ops { outcome.rejected.append((op.gameID, op.author, op.seq, reason)) }
                 count(outcome)
@@ -431,7 +438,7 @@ public struct Replica: Sendable {
             for op in segment.ops { outcome.rejected.append((op.gameID, op.author, op.seq, .removedAuthor)) }
         } else if overDailyQuota.contains(last.author) {
             for op in segment.ops { outcome.rejected.append((op.gameID, op.author, op.seq, .overDailyQuota)) }
-        } else if !segment.isChained || !last.hasValidSignature {
+        } else if !segment.isChained || !(lastOpProven || last.hasValidSignature) {
             for op in segment.ops { outcome.rejected.append((op.gameID, op.author, op.seq, .badSignature)) }
         } else {
             let limit = max(0, pendingLimit - totalPending + (games[last.gameID]?.pendingCount ?? 0))
@@ -477,14 +484,16 @@ public struct Replica: Sendable {
                 return ag != bg ? ag : a.key < b.key
             }
             for (_, chainOps) in sortedAuthors {
+                let chain = chainOps.sorted(by: { $0.seq < $1.seq })
+                let proven = Self.provenSeqs(chain)
                 var run: [Op] = []
-                for op in chainOps.sorted(by: { $0.seq < $1.seq }) {
+                for op in chain {
                     if let previous = run.last, op.seq != previous.seq + 1 {
                         run = []
                     }
                     run.append(op)
                     if op.signature != nil, let segment = OpSegment(verifiedOps: run) {
-                        outcome.merge(insert(segment))
+                        outcome.merge(insert(segment, lastOpProven: proven.contains { $0.contains(op.seq) }))
                         run = []
                     }
                 }
@@ -494,6 +503,28 @@ public struct Replica: Sendable {
             outcome.merge(insert(vouched: op))
         }
         return outcome
+    }
+
+    /// The seqs of one author's stored ops (sorted by seq) that a checked
+    /// signature proves are the author's: in each run of consecutive seqs, the ops up to
+    /// its newest signed op, when each names the hash of the one before and
+    /// that op's signature is valid. One signature check then stands for the
+    /// run, as in a catch-up, where a restart checked every signed op's own
+    /// (one per move of this device: most of a long game's replay). A run
+    /// that does not chain is left to be checked op by op, as before.
+    static func provenSeqs(_ chain: [Op]) -> [ClosedRange<UInt64>] {
+        var out: [ClosedRange<UInt64>] = []
+        var start = 0
+        while start < chain.count {
+            var end = start + 1
+            while end < chain.count && chain[end].seq == chain[end - 1].seq + 1 { end += 1 }
+            if let newest = chain[start..<end].lastIndex(where: { $0.signature != nil }) {
+                let chained = (start..<newest).allSatisfy { chain[$0 + 1].previous == chain[$0].hash && chain[$0 + 1].lamport > chain[$0].lamport }
+                if chained && chain[newest].hasValidSignature { out.append(chain[start].seq...chain[newest].seq) }
+            }
+            start = end
+        }
+        return out
     }
 
     /// Segments that bring a peer holding `vector` of `game` up to date (a
