@@ -63,7 +63,7 @@ struct DaemonCore: Sendable {
             "games loaded", metadata: ["fromSnapshots": "\(engine.loaded.fromSnapshots)", "replayed": "\(engine.loaded.replayed)"])
         let events = EventHub()
         let links = LinkRegistry()
-        let sessions = SyncSessions(ownID: engine.identity.peerID, links: links, clock: clock)
+        let sessions = SyncSessions(ownID: engine.identity.peerID, links: links, eventLoop: eventLoop, clock: clock, logger: logger)
         let gossip = NoteGossip(links: links, logger: logger)
         let status = DaemonStatus(notifier: notifier)
         let book = PeerBook(store: store, clock: clock, logger: logger)

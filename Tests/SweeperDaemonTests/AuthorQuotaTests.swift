@@ -29,11 +29,11 @@ extension GameService {
             bobReplica.insert(op)
             return bobReplica.segments(for: game, after: before.vector)
         }
-        let session = SharedSyncSession(SyncSession())
+        var session = SyncSession()
         let opening = bobReplica.segments(for: game, after: VersionVector()) + (try flag(.flag, at: 2_000))
-        let taken = try await f.service.receive(.ops(opening), in: session, now: 100)
+        let taken = try await f.service.receive(.ops(opening), in: &session, now: 100)
         #expect(taken.accepted.count == 2)
-        let one = try await f.service.receive(.ops(try flag(.none, at: 3_000)), in: session, now: 101)
+        let one = try await f.service.receive(.ops(try flag(.none, at: 3_000)), in: &session, now: 101)
         #expect(one.accepted.count == 1, "under the quota, refused: \(one.rejected.map(\.reason))")
         func shown() async throws -> Bool? {
             let circle = try await result(f.router, #"{"id":1,"command":"circle"}"#, as: Commands.Circle.Result.self)
@@ -43,13 +43,13 @@ extension GameService {
 
         // Over it: refused, and not stored.
         let past = try flag(.flag, at: 4_000)
-        let refused = try await f.service.receive(.ops(past), in: session, now: 102)
+        let refused = try await f.service.receive(.ops(past), in: &session, now: 102)
         #expect(refused.accepted.isEmpty && refused.rejected.map(\.reason) == [.overDailyQuota])
         await f.service.writeRemoteOps()
         #expect(try f.store.ops(gameID: game.description).count == 3)
 
         // A day after its first op, it writes again.
-        let later = try await f.service.receive(.ops(past), in: session, now: 100 + AuthorQuota.day)
+        let later = try await f.service.receive(.ops(past), in: &session, now: 100 + AuthorQuota.day)
         #expect(later.accepted.count == 1)
         #expect(try await shown() == nil)
         await f.cleanup()

@@ -69,7 +69,7 @@ import Testing
             // Made after this store began counting played time (a game from before falls back to its wall-clock age).
             createdAtMillis: UInt64(Date().timeIntervalSince1970 * 1000) + 60_000,
             players: [bob.identity.peerID, SigningIdentity().peerID])
-        let taken = try await f.service.receive(.ops([try #require(OpSegment(verifiedOps: [genesis]))]), in: SharedSyncSession(SyncSession()))
+        let taken = try await f.service.receive(.ops([try #require(OpSegment(verifiedOps: [genesis]))]))
         #expect(taken.accepted.count == 1)
         let viewer = Viewer()
         f.core.presence.setCursor(PresenceSpot(game: genesis.gameID.bytes, x: 2, y: 3), viewer: ObjectIdentifier(viewer))

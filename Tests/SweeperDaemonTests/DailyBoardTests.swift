@@ -36,7 +36,7 @@ import Testing
         let bob = OpAuthor(identity: SigningIdentity(), circle: f.circle)
         try await f.admit(bob.identity.peerID)
         let (genesis, daily, board) = try Self.dailyGame(by: bob, circle: f.circle)
-        let intake = try await f.service.receive(.ops([try #require(OpSegment(verifiedOps: [genesis, daily]))]), in: SharedSyncSession(SyncSession()))
+        let intake = try await f.service.receive(.ops([try #require(OpSegment(verifiedOps: [genesis, daily]))]))
         #expect(intake.accepted.count == 2)
         let cell = board.parameters.geometry.cell(at: try Self.safeCell(board, genesis: genesis, circle: f.circle))
         let id = genesis.gameID.description
@@ -78,15 +78,15 @@ import Testing
         carols.insert(genesis)
         let game = try #require(carols.games[genesis.gameID])
         let move = try #require(try carol.reveal(try Self.safeCell(board, genesis: genesis, circle: f.circle), in: game, atMillis: 2_000))
-        let session = SharedSyncSession(SyncSession())
-        _ = try await f.service.receive(.ops([try #require(OpSegment(verifiedOps: [genesis]))]), in: session)
-        let taken = try await f.service.receive(.ops([try #require(OpSegment(verifiedOps: [move]))]), in: session)
+        var session = SyncSession()
+        _ = try await f.service.receive(.ops([try #require(OpSegment(verifiedOps: [genesis]))]), in: &session)
+        let taken = try await f.service.receive(.ops([try #require(OpSegment(verifiedOps: [move]))]), in: &session)
         #expect(taken.accepted.count == 1)
         await f.service.writeRemoteOps()
         let id = genesis.gameID.description
         #expect(try f.store.ops(gameID: id).count == 2)
         // Bob's daily op makes it his board of the day: Carol's move leaves the replica and the store.
-        let later = try await f.service.receive(.ops([try #require(OpSegment(verifiedOps: [genesis, daily]))]), in: session)
+        let later = try await f.service.receive(.ops([try #require(OpSegment(verifiedOps: [genesis, daily]))]), in: &session)
         #expect(later.accepted.map(\.hash) == [daily.hash])
         await f.service.writeRemoteOps()
         let stored = try f.store.ops(gameID: id)

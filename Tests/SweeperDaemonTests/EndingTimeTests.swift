@@ -58,7 +58,7 @@ import Testing
             ops.append(op)
         }
         #expect(ops.count > 2 && replica.games[genesis.gameID]?.state?.status == .won)
-        let taken = try await f.service.receive(.ops([try #require(OpSegment(verifiedOps: ops))]), in: SharedSyncSession(SyncSession()))
+        let taken = try await f.service.receive(.ops([try #require(OpSegment(verifiedOps: ops))]))
         #expect(taken.accepted.count == ops.count)
         let view = try await show(f.router, genesis.gameID.description)
         let ending = try #require(view.ending)

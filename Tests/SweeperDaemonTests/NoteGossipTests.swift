@@ -24,7 +24,7 @@ import Testing
             channel = EmbeddedChannel()
             let handle = PeerLinkHandle(
                 id: id, peer: peer, channel: channel, reported: NIOLockedValueBox([]), version: NIOLockedValueBox(version))
-            link = PeerLink(handle: handle, session: SharedSyncSession(SyncSession()))
+            link = PeerLink(handle: handle)
         }
 
         /// The application messages written to the link since the last call, decoded.

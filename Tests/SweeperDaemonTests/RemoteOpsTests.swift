@@ -71,9 +71,9 @@ import Testing
         bobReplica.insert(first)
 
         // It arrives as a catch-up in the link's session.
-        let session = SharedSyncSession(SyncSession())
+        var session = SyncSession()
         let segments = bobReplica.segments(for: game, after: VersionVector())
-        let intake = try await f.service.receive(.ops(segments), in: session)
+        let intake = try await f.service.receive(.ops(segments), in: &session)
         #expect(intake.accepted.count == 2)
         // The write follows in a job of its own; this waits for it.
         await f.service.writeRemoteOps()
@@ -88,7 +88,7 @@ import Testing
         let second = try #require(try bob.reveal(next, in: bobGameNow, atMillis: 3_000))
         bobReplica.insert(second)
         let pushed = bobReplica.segments(for: game, after: bobGameNow.vector)
-        let moved = try await f.service.receive(.ops(pushed), in: session)
+        let moved = try await f.service.receive(.ops(pushed), in: &session)
         #expect(moved.accepted.count == 1)
         let shown = try await events(viewer, f)
         #expect(shown.count == 1 && shown.first?.event == .cells && shown.first?.byPeer == bobIdentity.peerID.description)
@@ -98,7 +98,7 @@ import Testing
         #expect(shown.first?.x == g.cell(at: next).x && shown.first?.y == g.cell(at: next).y)
 
         // A duplicate changes nothing; an outsider's op is refused and never stored.
-        let again = try await f.service.receive(.ops(pushed), in: SharedSyncSession(SyncSession()))
+        let again = try await f.service.receive(.ops(pushed))
         #expect(again.accepted.isEmpty && again.rejected.isEmpty)
         #expect(try await events(viewer, f).isEmpty)
         let mallory = OpAuthor(identity: SigningIdentity(), circle: CircleKey())
@@ -106,7 +106,7 @@ import Testing
         let fake = try mallory.genesis(
             parameters: generated.parameters, layout: generated.layout, seed: 4, questionMarks: false, createdAtMillis: 5)
         malloryReplica.insert(fake)
-        let refused = try await f.service.receive(.ops(malloryReplica.segments(for: fake.gameID, after: VersionVector())), in: session)
+        let refused = try await f.service.receive(.ops(malloryReplica.segments(for: fake.gameID, after: VersionVector())), in: &session)
         #expect(refused.rejected.first?.reason == .notMember)
         #expect(try f.store.game(id: fake.gameID.description) == nil)
 
@@ -136,11 +136,10 @@ import Testing
         bobSide.liveAuthor = bobIdentity.peerID
         var ourSide = SyncSession()
         ourSide.peer = bobIdentity.peerID
-        let session = SharedSyncSession(ourSide)
         // The genesis as a catch-up, then our first summary, which lets Bob push live.
-        _ = try await f.service.receive(.ops(bobReplica.segments(for: game, after: VersionVector())), in: session)
+        _ = try await f.service.receive(.ops(bobReplica.segments(for: game, after: VersionVector())), in: &ourSide)
         let ours = await f.service.replica
-        let summary = try #require(session.withSession { $0.start(replica: ours) }.first)
+        let summary = try #require(ourSide.start(replica: ours).first)
         _ = bobSide.receive(summary, replica: &bobReplica)
         _ = try await events(viewer, f)
 
@@ -154,7 +153,7 @@ import Testing
             Issue.record("not one unsigned live push: \(pushed)")
             return
         }
-        let intake = try await f.service.receive(pushed[0], in: session)
+        let intake = try await f.service.receive(pushed[0], in: &ourSide)
         #expect(intake.accepted.map(\.hash) == [move.hash] && intake.violation == nil)
         let shown = try await events(viewer, f)
         #expect(shown.first?.event == .cells && shown.first?.byPeer == bobIdentity.peerID.description)
@@ -177,7 +176,7 @@ import Testing
         var bobNewSide = SyncSession()
         bobNewSide.liveAuthor = bobIdentity.peerID
         let answer = try #require(asked.first.map { bobNewSide.receive($0, replica: &bobReplica).replies }?.first)
-        let signed = try await restarted.service.receive(answer, in: SharedSyncSession(ourNewSide))
+        let signed = try await restarted.service.receive(answer, in: &ourNewSide)
         #expect(signed.violation == nil)
         await restarted.service.writeRemoteOps()
         let after = try f.store.ops(gameID: game.description)
@@ -189,7 +188,7 @@ import Testing
         var forged = SyncSession()
         forged.peer = bobIdentity.peerID
         let fake = HeadSignature(game: .new(game), author: nil, seq: 2, signature: bobIdentity.sign([1, 2, 3]))
-        let refused = try await restarted.service.receive(.heads([fake]), in: SharedSyncSession(forged))
+        let refused = try await restarted.service.receive(.heads([fake]), in: &forged)
         #expect(refused.violation != nil)
         await restarted.network.node.shutdown()
         await f.cleanup()

@@ -66,8 +66,8 @@ import Testing
             let op = try #require(try bob.setMark(i % 2 == 0 ? .flag : .none, on: cell, in: g, atMillis: 2_000 + UInt64(i)))
             bobReplica.insert(op)
         }
-        let session = SharedSyncSession(SyncSession())
-        let intake = try await f.service.receive(.ops(bobReplica.segments(for: game, after: VersionVector())), in: session)
+        var session = SyncSession()
+        let intake = try await f.service.receive(.ops(bobReplica.segments(for: game, after: VersionVector())), in: &session)
         #expect(intake.accepted.count == 151)
         // The write follows in a job of its own; this waits for it.
         await f.service.writeRemoteOps()

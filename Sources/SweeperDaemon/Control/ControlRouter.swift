@@ -90,7 +90,8 @@ struct ControlRouter: ControlResponder {
         case Commands.Games.name:
             let a: Commands.Games.Arguments = try args(line)
             let available =
-                a.available == true && hostedPlayer == nil ? await service.available(from: network.inbox.standings.peerHoldings()).map(views.available) : nil
+                a.available == true && hostedPlayer == nil
+                ? await service.available(from: await network.inbox.standings.peerHoldings()).map(views.available) : nil
             let games = try await service.overviews(archived: a.archived == true).map(views.summary)
             return try answer(id, Commands.Games.Result(games: games, available: available))
         case Commands.AddPlayers.name:
@@ -109,7 +110,7 @@ struct ControlRouter: ControlResponder {
             return try answer(id, Commands.Forget.Result(game: game.description, held: false, ops: deleted))
         case Commands.Follow.name:
             let a: Commands.Follow.Arguments = try args(line)
-            let available = Set(network.inbox.standings.peerHoldings().flatMap(\.holds.keys))
+            let available = Set(await network.inbox.standings.peerHoldings().flatMap(\.holds.keys))
             let (game, held, ops) = try await service.follow(a.game, available: available)
             await network.inbox.interestChanged()
             return try answer(id, Commands.Follow.Result(game: game.description, held: held, ops: ops))

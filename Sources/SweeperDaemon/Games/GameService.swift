@@ -145,6 +145,18 @@ actor GameService {
 
     nonisolated var unownedExecutor: UnownedSerialExecutor { eventLoop.executor.asUnownedSerialExecutor() }
 
+    /// Runs `body` on the service: at once when called on its event loop
+    /// (the daemon runs the peer node on the same loop, so a peer's op goes
+    /// from the socket into the game in the call that read it), else in the
+    /// loop's next turn, in the order of the calls.
+    nonisolated func onLoop(_ body: @escaping @Sendable (isolated GameService) -> Void) {
+        if eventLoop.inEventLoop {
+            assumeIsolated(body)
+        } else {
+            eventLoop.execute { self.assumeIsolated(body) }
+        }
+    }
+
     /// A service over `engine` (loaded from `store`).
     init(
         store: Store, engine: GameEngine, sinks: GameServiceSinks, logger: Logger, eventLoop: any EventLoop,

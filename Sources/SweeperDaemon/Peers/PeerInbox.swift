@@ -19,7 +19,7 @@ import Darwin
 ///
 /// | message | goes to |
 /// |---|---|
-/// | sync | the link's session, through the ``GameService`` (verified, applied, shown, relayed, written behind) |
+/// | sync | the ``SyncSessions``: the link's session, through the ``GameService`` (verified, applied, shown, relayed, written behind) |
 /// | presence, point | the ``PresenceService`` |
 /// | profile | the ``NoteGossip``, kept by the ``PeerBook`` |
 /// | play | the ``NoteGossip``, kept by the ``PlayClock`` |
@@ -31,7 +31,7 @@ import Darwin
 /// of played time and membership record held. It also runs the timers of
 /// the sync sessions (anti-entropy, head signatures), and reports the
 /// node's `peerChanged` snapshots with each peer's lag (``PeerChangeSink``).
-final class PeerInbox: PeerNodeDelegate, Sendable {
+final class PeerInbox: PeerNodeDelegate, SyncIntakeListener, Sendable {
     private let service: GameService
     private let links: LinkRegistry
     private let sessions: SyncSessions
@@ -46,8 +46,6 @@ final class PeerInbox: PeerNodeDelegate, Sendable {
     private let logger: Logger
     /// Complaints about peers, at most once a minute per peer and kind.
     private let complaints = Mutex(RateLimitedLog())
-    /// What peers' messages may cost the loop in waking games, and the games woken off it.
-    private let wakes = PeerWakes()
     /// How the peers stand, as `peers` and the viewers show them.
     let standings: PeerStandings
     /// Profiles whose author no admission names yet, kept (unchecked) until
@@ -85,6 +83,14 @@ final class PeerInbox: PeerNodeDelegate, Sendable {
         self.members = members
         self.logger = logger
         standings = PeerStandings(service: service, links: links, sessions: sessions, peers: peers)
+        sessions.listen(self)
+    }
+
+    /// A peer changed what it takes: it needs the played time of what it
+    /// takes now, its own shares too (a game it forgot and follows again
+    /// needs its time back, its own share included).
+    func interestChanged(on link: PeerLink, service: isolated GameService) {
+        sendPlayNotes(on: link, includingTheirs: true)
     }
 
     /// How often this player's pause is checked for heads to sign.
@@ -118,17 +124,9 @@ final class PeerInbox: PeerNodeDelegate, Sendable {
         if sessions.headsAreDue() { await signHeads() }
     }
 
-    /// Runs `body` on the service: at once when called on the service's
-    /// event loop (the daemon runs the node on the same loop, so a peer's
-    /// op goes from the socket into the game in the call that read it),
-    /// else in the loop's next turn, in the order of the calls.
+    /// Runs `body` on the service (``GameService/onLoop(_:)``).
     private func onService(_ body: @escaping @Sendable (isolated GameService) -> Void) {
-        let service = self.service
-        if service.eventLoop.inEventLoop {
-            service.assumeIsolated(body)
-        } else {
-            service.eventLoop.execute { service.assumeIsolated(body) }
-        }
+        service.onLoop(body)
     }
 
     /// Runs `body` on the service, as ``onService(_:)`` does, and waits for it.
@@ -172,6 +170,7 @@ final class PeerInbox: PeerNodeDelegate, Sendable {
     func linkClosed(_ handle: PeerLinkHandle) {
         onService { _ in
             self.links.remove(id: handle.id)
+            self.sessions.close(handle.id)
             // The last link to that peer: whoever it carried looks nowhere now.
             if !self.links.all.contains(where: { $0.peer == handle.peer }) { self.presence.linkLost(to: handle.peer) }
         }
@@ -211,7 +210,7 @@ final class PeerInbox: PeerNodeDelegate, Sendable {
     /// Hands a message to its owner: one routing line per kind.
     private func route(_ decoded: PeerMessage, on link: PeerLink, service: isolated GameService) {
         switch decoded {
-        case .sync(let bytes): received(sync: bytes, on: link, service: service)
+        case .sync(let bytes): sessions.received(sync: bytes, on: link, service: service)
         case .presence(let note):
             // Notes only from members: a holder of the circle key no admission names is no one here.
             guard members.view.isMember(note.author) else { return refuse(decoded, by: note.author, on: link, "its author is not a member") }
@@ -258,9 +257,10 @@ final class PeerInbox: PeerNodeDelegate, Sendable {
         if taken, let game = GameID(bytes: note.game) { service.playedTimeChanged(game) }
     }
 
-    /// Games came (their genesis among `accepted`): the shares of played
-    /// time kept waiting for them are taken now, checked as any share is.
-    private func gamesCame(_ accepted: [Op], service: isolated GameService) {
+    /// Ops came (a game's genesis among `accepted`: the game came): the
+    /// shares of played time kept waiting for the game are taken now,
+    /// checked as any share is.
+    func taken(_ accepted: [Op], service: isolated GameService) {
         let games = Set(accepted.filter(\.payload.isGenesis).map(\.gameID))
         guard !games.isEmpty else { return }
         let ready = waitingShares.withLock { waiting in games.flatMap { waiting.removeValue(forKey: $0) ?? [] } }
@@ -313,128 +313,6 @@ final class PeerInbox: PeerNodeDelegate, Sendable {
         }
     }
 
-    /// Handles a link's sync message in its turn: at once, or after the
-    /// messages before it that are handled off the loop.
-    private func received(sync bytes: [UInt8], on link: PeerLink, service: isolated GameService) {
-        guard link.intake.enter(bytes) else { return }
-        handle(from: bytes, on: link, service: service)
-    }
-
-    /// Handles `first` and then every message of the link that waited
-    /// behind it, until one goes off the loop (which goes on from there
-    /// when it comes back) or none waits. From the first message that goes
-    /// off the loop until none waits, the link is not read (`paused`): what
-    /// the peer sends meanwhile waits in the socket, so nothing piles up here.
-    private func handle(from first: [UInt8], on link: PeerLink, service: isolated GameService, paused: Bool = false) {
-        var next: [UInt8]? = first
-        while let bytes = next {
-            // A link dropped meanwhile (for what an earlier message did): what waited behind it goes.
-            guard links.link(id: link.id) != nil else {
-                while link.intake.next() != nil {}
-                return
-            }
-            guard bytes.count < SyncMessage.offLoopBytes else {
-                if !paused { link.handle.pauseReading() }
-                Task.detached {
-                    let prepared = Result<SyncMessage, any Error> {
-                        let message = try SyncMessage(decoding: bytes)
-                        message.checkSignatures()
-                        return message
-                    }
-                    self.onService { service in
-                        self.handle(prepared, on: link, service: service)
-                        if let more = link.intake.next() {
-                            self.handle(from: more, on: link, service: service, paused: true)
-                        } else {
-                            link.handle.resumeReading()
-                        }
-                    }
-                }
-                return
-            }
-            handle(Result { try SyncMessage(decoding: bytes) }, on: link, service: service)
-            next = link.intake.next()
-        }
-        if paused { link.handle.resumeReading() }
-    }
-
-    private func handle(_ decoded: Result<SyncMessage, any Error>, on link: PeerLink, service: isolated GameService) {
-        let message: SyncMessage
-        do {
-            message = try decoded.get()
-        } catch {
-            drop(link, sent: "sync message", error)
-            return
-        }
-        do {
-            let now = clock.seconds
-            let intake = try service.receive(message, in: link.session, wakeBudget: wakes.budget(for: link.peer, now: now), now: now)
-            wakes.spent(intake.wokenOps, by: link.peer)
-            if let violation = intake.violation {
-                drop(link, sent: "sync message", SyncViolation(description: violation))
-                return
-            }
-            if !intake.deferredWakes.isEmpty {
-                _ = complaints.withLock {
-                    $0.log(
-                        logger, level: .info, key: "\(link.peer) deferred wakes", "waking games off the event loop for a peer's moves",
-                        metadata: ["peer": "\(link.peer.shortDescription)", "games": "\(intake.deferredWakes.count)"])
-                }
-                wakes.queue(intake.deferredWakes, for: link.peer)
-                wakeNext(service: service)
-            }
-            link.send(intake.replies)
-            gamesCame(intake.accepted, service: service)
-            if !intake.catchUps.isEmpty { catchUp(intake.catchUps, on: link) }
-            logRefusals(intake.rejected, from: link.peer)
-            // A peer that changed what it takes needs the played time of what it now takes.
-            if case .interest = message { sendPlayNotes(on: link, includingTheirs: true) }
-        } catch {
-            // Storage failed: nothing was kept, the peer will offer the ops again.
-            logger.error("could not commit ops from a peer", metadata: ["peer": "\(link.peer.shortDescription)", "error": "\(error)"])
-        }
-    }
-
-    /// Reads a catch-up of sleeping games off the loop and sends it: one at
-    /// a time per link (a summary that comes meanwhile and needs one more
-    /// leaves it to the next anti-entropy round).
-    private func catchUp(_ catchUps: [(job: WakeJob, catchUp: CatchUp)], on link: PeerLink) {
-        guard link.intake.startCatchUp() else { return }
-        Task.detached {
-            let segments = catchUps.flatMap { job, catchUp in job.run().map { catchUp.segments(of: $0) } ?? [] }
-            self.onService { service in
-                link.intake.catchUpSent()
-                guard self.links.link(id: link.id) != nil else { return }
-                link.send(link.session.withSession { $0.carrying(segments, replica: service.replica) })
-            }
-        }
-    }
-
-    /// Wakes the next game a peer's message needed awake past what it may
-    /// cost the loop: rebuilt on another thread, put in on the loop (when
-    /// it still sleeps as it did), then each peer that needed it is asked
-    /// for its summary, which brings the ops refused meanwhile.
-    private func wakeNext(service: isolated GameService) {
-        guard let game = wakes.next() else { return }
-        guard let job = service.replica.wakeJob(for: game) else {
-            _ = wakes.finished(game)
-            return wakeNext(service: service)
-        }
-        Task.detached {
-            let woken = job.run()
-            self.onService { service in
-                let installed = woken.map { service.install($0, from: job) } ?? false
-                let askers = self.wakes.finished(game)
-                if installed {
-                    for link in self.links.all where askers.contains(link.peer) {
-                        link.send(link.session.withSession { $0.tick(replica: service.replica) })
-                    }
-                }
-                self.wakeNext(service: service)
-            }
-        }
-    }
-
     /// Sends a link every share of played time held of the games its peer
     /// takes: when its hello comes (but the peer's own shares), and again
     /// when it changes what it takes, its own too (a game it forgot and
@@ -457,7 +335,7 @@ final class PeerInbox: PeerNodeDelegate, Sendable {
             do {
                 intake = try members.take(records)
             } catch {
-                self.onService { _ in self.drop(link, sent: "membership record", error) }
+                self.onService { _ in link.drop(sent: "membership record", error, complaints: self.complaints, logger: self.logger) }
                 return
             }
             self.onService { _ in self.took(intake, sent: records, from: link) }
@@ -489,42 +367,10 @@ final class PeerInbox: PeerNodeDelegate, Sendable {
         members.admit(request, from: peer)
     }
 
-    /// Drops a peer that sent something malformed: logged once a minute per peer and kind.
-    private func drop(_ link: PeerLink, sent what: String, _ error: any Error) {
-        _ = complaints.withLock {
-            $0.log(
-                logger, key: "\(link.peer) malformed \(what)", "dropping a peer that sent a malformed \(what)",
-                metadata: ["peer": "\(link.peer.shortDescription)", "error": "\(error)"])
-        }
-        link.close(because: "a malformed \(what): \(error)")
-    }
-
-    /// Logs the ops a peer sent that were refused: one line per peer and
-    /// reason a minute, with the count and the first op refused.
-    private func logRefusals(_ refused: [OpRefusal], from peer: PeerID) {
-        for (reason, ops) in Dictionary(grouping: refused, by: \.reason).sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
-            // Ops whose game wakes off the loop come again: nothing is wrong with them.
-            guard reason != .wakeDeferred, let first = ops.first else { continue }
-            _ = complaints.withLock {
-                $0.log(
-                    logger, key: "\(peer) refused \(reason)", "refused ops from a peer",
-                    metadata: [
-                        "peer": "\(peer.shortDescription)", "reason": "\(reason)", "count": "\(ops.count)",
-                        "game": "\(first.gameID)", "author": "\(first.author.shortDescription)", "seq": "\(first.seq)",
-                    ])
-            }
-        }
-    }
-
     // MARK: Peers as shown
 
     func peerChanged(_ snapshot: PeerSnapshot) {
         // The sync counts need the service's summary: read in a job of its own.
         Task { [standings, changes] in changes.peerChanged(await standings.standing(snapshot)) }
     }
-}
-
-/// What a peer did that no honest peer does (see ``SyncSession/Step/violation``).
-struct SyncViolation: Error, CustomStringConvertible {
-    let description: String
 }

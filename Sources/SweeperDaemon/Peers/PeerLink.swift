@@ -1,3 +1,4 @@
+import Logging
 import SweeperCrypto
 import SweeperMembership
 import SweeperMessages
@@ -5,86 +6,34 @@ import SweeperNet
 import SweeperSync
 import Synchronization
 
-/// A sync session shared by the link's reader (ops coming in, through the
-/// game service) and the pushes (ops going out), each under the session's
-/// lock, so neither overwrites what the other noted.
-final class SharedSyncSession: Sendable {
-    private let session: Mutex<SyncSession>
-
-    /// Shares `session`.
-    init(_ session: SyncSession) {
-        self.session = Mutex(session)
-    }
-
-    /// Runs `body` on the session, under its lock.
-    func withSession<R: Sendable>(_ body: (inout SyncSession) -> R) -> R {
-        session.withLock { body(&$0) }
-    }
-}
-
-/// A link's sync messages in the order they came, while one of them is
-/// handled: a big one is decoded and its signatures checked on another
-/// thread before its turn on the event loop, and the link's later
-/// messages wait for it here (the link stops reading meanwhile).
-///
-/// It also notes whether a catch-up for the peer is being read off the
-/// loop: one at a time per link, so that a peer that keeps saying it lacks
-/// everything makes one read at a time, not one per summary.
-final class SyncIntake: Sendable {
-    private let state = Mutex<(busy: Bool, waiting: [[UInt8]])>((false, []))
-    private let catchingUp = Mutex(false)
-
-    /// Whether a catch-up may start now (none is being read): it is then noted as started.
-    func startCatchUp() -> Bool {
-        catchingUp.withLock { running in
-            defer { running = true }
-            return !running
-        }
-    }
-
-    /// The catch-up being read is sent.
-    func catchUpSent() {
-        catchingUp.withLock { $0 = false }
-    }
+/// What a link's peer takes, as its sync session last heard it (its
+/// interest): kept apart from the session, which lives on the event loop,
+/// for the parts that send notes about a game from anywhere.
+final class PeerInterest: Sendable {
+    private let interest = Mutex(GameInterest.everything)
 
     init() {}
 
-    /// Takes `bytes` for handling now (`true`), or keeps them behind the
-    /// message being handled (`false`).
-    func enter(_ bytes: [UInt8]) -> Bool {
-        state.withLock { s in
-            if s.busy {
-                s.waiting.append(bytes)
-                return false
-            }
-            s.busy = true
-            return true
-        }
+    /// Whether the peer takes `game`.
+    func contains(_ game: GameID) -> Bool {
+        interest.withLock { $0.contains(game) }
     }
 
-    /// The next message kept waiting, or `nil` (and nothing is handled any more).
-    func next() -> [UInt8]? {
-        state.withLock { s in
-            if s.waiting.isEmpty {
-                s.busy = false
-                return nil
-            }
-            return s.waiting.removeFirst()
-        }
+    /// The peer said it takes `interest` now.
+    func set(_ interest: GameInterest) {
+        self.interest.withLock { $0 = interest }
     }
 }
 
 /// One link to a peer of the circle as the daemon holds it: the
-/// transport's handle, the link's sync session, and what the peer
-/// understands (from its hello). Every message the daemon sends a peer
+/// transport's handle, what the peer takes, and what it understands (from
+/// its hello); its sync session is the ``SyncSessions``'. Every message the daemon sends a peer
 /// goes through here, so that a peer is never sent a message it cannot read.
 struct PeerLink: Sendable {
     /// The transport's link.
     let handle: PeerLinkHandle
-    /// The link's sync session.
-    let session: SharedSyncSession
-    /// Its sync messages waiting behind one handled off the loop.
-    let intake = SyncIntake()
+    /// What the peer takes, as it last said.
+    let interest = PeerInterest()
 
     /// Unique for the life of the node.
     var id: UInt64 { handle.id }
@@ -100,7 +49,7 @@ struct PeerLink: Sendable {
     /// peers that take it.
     func takes(game bytes: [UInt8]) -> Bool {
         guard let game = GameID(bytes: bytes) else { return true }
-        return session.withSession { $0.peerInterest.contains(game) }
+        return interest.contains(game)
     }
 
     /// Sends a message when the peer understands its kind (every peer
@@ -193,6 +142,17 @@ struct PeerLink: Sendable {
 
     /// Drops the link (a peer that sent something malformed), saying why in the log.
     func close(because reason: String? = nil) { handle.close(because: reason) }
+
+    /// Drops the link for a malformed `what` its peer sent: logged at most
+    /// once a minute per peer and kind, in `complaints`.
+    func drop(sent what: String, _ error: any Error, complaints: borrowing Mutex<RateLimitedLog>, logger: Logger) {
+        _ = complaints.withLock {
+            $0.log(
+                logger, key: "\(peer) malformed \(what)", "dropping a peer that sent a malformed \(what)",
+                metadata: ["peer": "\(peer.shortDescription)", "error": "\(error)"])
+        }
+        close(because: "a malformed \(what): \(error)")
+    }
 }
 
 extension PeerMessage {

@@ -15,7 +15,7 @@ struct PeerStandings: Sendable {
     /// from the service's summary).
     func standing(_ snapshot: PeerSnapshot) async -> PeerStanding {
         let linked = snapshot.linkID.flatMap { links.link(id: $0) }
-        let lags = await Self.lags(linked.map { [$0] } ?? [], service: service)
+        let lags = await Self.lags(linked.map { [$0] } ?? [], service: service, sessions: sessions)
         return standing(snapshot, lag: snapshot.linkID.flatMap { lags[$0] })
     }
 
@@ -26,8 +26,8 @@ struct PeerStandings: Sendable {
     }
 
     /// Each linked peer's name and the games its last summary said it holds.
-    func peerHoldings() -> [PeerHoldings] {
-        sessions.holdings.map {
+    func peerHoldings() async -> [PeerHoldings] {
+        await sessions.summaries(of: links.all).map {
             PeerHoldings(peer: $0.link.peer, name: peers.name(of: $0.link.peer) ?? $0.link.peer.shortDescription, holds: $0.holds, described: $0.described)
         }
     }
@@ -35,18 +35,18 @@ struct PeerStandings: Sendable {
     /// What each linked peer lacks and holds beyond us, by link id; absent
     /// until the peer's first summary.
     func lags() async -> [UInt64: SyncLag] {
-        await Self.lags(links.all, service: service)
+        await Self.lags(links.all, service: service, sessions: sessions)
     }
 
     /// Only what each side takes counts (`sync mine` takes only its own
     /// games): ops of a game the peer does not take are nothing it lacks,
     /// and ops of one this device does not take nothing this device lacks.
-    private static func lags(_ links: [PeerLink], service: GameService) async -> [UInt64: SyncLag] {
+    private static func lags(_ links: [PeerLink], service: GameService, sessions: SyncSessions) async -> [UInt64: SyncLag] {
         guard !links.isEmpty else { return [:] }
         let (ours, interest) = await (service.replica.summary, service.interest)
         var out: [UInt64: SyncLag] = [:]
-        for link in links {
-            guard let (theirs, takes) = link.session.withSession({ $0.hasPeerSummary ? ($0.peerHolds, $0.peerInterest) : nil }) else { continue }
+        for summary in await sessions.summaries(of: links) {
+            let (link, theirs, takes) = (summary.link, summary.holds, summary.takes)
             var theyLack = 0
             var weLack = 0
             for game in Set(ours.keys).union(theirs.keys) {

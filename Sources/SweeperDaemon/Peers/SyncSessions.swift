@@ -1,32 +1,95 @@
+import Logging
+import NIOCore
 import SweeperCrypto
 import SweeperMessages
 import SweeperNet
 import SweeperSync
 import Synchronization
 
+/// A link's sync session and what waits for it, on the event loop only
+/// (``SyncSessions`` holds every one in a loop-bound box, so nothing
+/// here needs a lock): the session, the link's sync messages waiting
+/// behind one handled off the loop, and whether a catch-up for the peer
+/// is being read off the loop.
+final class LinkSession {
+    /// The session.
+    var sync: SyncSession
+    /// Whether one of the link's messages is being handled (off the loop, or in a loop turn).
+    var busy = false
+    /// The link's sync messages that came meanwhile, in order.
+    var waiting: [[UInt8]] = []
+    /// Whether a catch-up for the peer is being read off the loop: one at
+    /// a time per link, so that a peer that keeps saying it lacks
+    /// everything makes one read at a time, not one per summary.
+    var catchingUp = false
+
+    init(_ sync: SyncSession) { self.sync = sync }
+}
+
+/// What the sessions tell the rest of the peer side about what a link's
+/// sync messages did (the ``PeerInbox`` listens).
+protocol SyncIntakeListener: AnyObject, Sendable {
+    /// Ops were taken (a game's genesis among them: what waited for that game may go on).
+    func taken(_ accepted: [Op], service: isolated GameService)
+    /// The peer of `link` changed what it takes.
+    func interestChanged(on link: PeerLink, service: isolated GameService)
+}
+
 /// The one owner of the links' sync sessions: it opens a session when a
 /// link comes up and tells it what the peer reads once its hello comes,
-/// pushes new ops to every link (it is the game service's sink for ops,
-/// called synchronously the moment the service holds them), signs the
-/// heads of this player's live pushes, runs the anti-entropy ticks, and
-/// says what each peer holds.
+/// receives every sync message a link brings and sends the replies, pushes
+/// new ops to every link (it is the game service's sink for ops, called
+/// synchronously the moment the service holds them), signs the heads of
+/// this player's live pushes, runs the anti-entropy ticks, and says what
+/// each peer holds.
 ///
-/// Every method that takes a `replica` runs on the game service (whose
-/// replica it is), so that each link's session messages are made and sent
-/// in one order.
+/// The sessions live on the event loop that runs the links and the game
+/// service: every method that touches one runs there (the service's
+/// methods do, and the inbox calls on the service), in one order, so no
+/// session has a lock of its own.
 final class SyncSessions: Sendable {
     /// This daemon's own id: its own ops go to every link.
     let ownID: PeerID
     private let links: LinkRegistry
+    /// Each link's session, by link id.
+    private let sessions: NIOLoopBoundBox<[UInt64: LinkSession]>
+    private let eventLoop: any EventLoop
     /// When this daemon last pushed an op of its own, while its heads wait to be signed.
     private let lastOwnPush = Mutex<Double?>(nil)
     private let clock: any DaemonClock
+    private let logger: Logger
+    /// Complaints about peers' sync messages, at most once a minute per peer and kind.
+    private let complaints = Mutex(RateLimitedLog())
+    /// What peers' messages may cost the loop in waking games, and the games woken off it.
+    private let wakes = PeerWakes()
+    private let listener = Mutex<WeakListener>(WeakListener())
+    private struct WeakListener { weak var value: (any SyncIntakeListener)? }
 
-    /// Sessions over the links of `links`.
-    init(ownID: PeerID, links: LinkRegistry, clock: any DaemonClock = SystemClock()) {
+    /// Sessions over the links of `links`, on `eventLoop`.
+    init(ownID: PeerID, links: LinkRegistry, eventLoop: any EventLoop, clock: any DaemonClock = SystemClock(), logger: Logger) {
         self.ownID = ownID
         self.clock = clock
         self.links = links
+        self.eventLoop = eventLoop
+        self.logger = logger
+        sessions = .makeBoxSendingValue([:], as: [UInt64: LinkSession].self, eventLoop: eventLoop)
+    }
+
+    /// Tells `listener` what links' sync messages do from now on.
+    func listen(_ listener: any SyncIntakeListener) {
+        self.listener.withLock { $0.value = listener }
+    }
+
+    private var intakeListener: (any SyncIntakeListener)? { listener.withLock { $0.value } }
+
+    /// The session of `link` while it is up (on the loop).
+    func session(of link: PeerLink) -> LinkSession? {
+        sessions.value[link.id]
+    }
+
+    /// Closes the session of a link that went down (on the loop).
+    func close(_ id: UInt64) {
+        sessions.value[id] = nil
     }
 
     // MARK: A link's session
@@ -43,7 +106,8 @@ final class SyncSessions: Sendable {
         session.peerDescribes = false
         session.peer = handle.peer
         let messages = interest.isEverything ? session.start(replica: replica) : []
-        let link = PeerLink(handle: handle, session: SharedSyncSession(session))
+        let link = PeerLink(handle: handle)
+        sessions.value[link.id] = LinkSession(session)
         links.add(link)
         link.send(messages)
     }
@@ -64,21 +128,18 @@ final class SyncSessions: Sendable {
     /// pushes), and a session whose start waited for the hello starts.
     func helloCame(on link: PeerLink, interest: GameInterest, replica: Replica) {
         let capabilities = link.capabilities
-        if capabilities.readsRoles {
-            let messages = link.session.withSession { session in
-                session.peerReads = Self.features(read: capabilities)
-                session.peerDescribes = capabilities.describesGames
-                session.peerTakesChains = capabilities.takesChains
-                // A session that started before the hello sends its summary
-                // again, asking for the peer's, so that such games it lacks come now.
-                var messages = session.hasPeerSummary ? session.tick(replica: replica) : []
-                if capabilities.readsLive {
-                    // This device's own ops go to it live from now on, and it
-                    // is asked for the signatures of what it pushed live before.
-                    session.liveAuthor = ownID
-                    messages += session.askForSignatures(replica: replica)
-                }
-                return messages
+        if capabilities.readsRoles, let session = session(of: link) {
+            session.sync.peerReads = Self.features(read: capabilities)
+            session.sync.peerDescribes = capabilities.describesGames
+            session.sync.peerTakesChains = capabilities.takesChains
+            // A session that started before the hello sends its summary
+            // again, asking for the peer's, so that such games it lacks come now.
+            var messages = session.sync.hasPeerSummary ? session.sync.tick(replica: replica) : []
+            if capabilities.readsLive {
+                // This device's own ops go to it live from now on, and it
+                // is asked for the signatures of what it pushed live before.
+                session.sync.liveAuthor = ownID
+                messages += session.sync.askForSignatures(replica: replica)
             }
             link.send(messages)
         }
@@ -88,11 +149,10 @@ final class SyncSessions: Sendable {
     /// Sends a link's session start: the interest, when the peer
     /// understands one, then the summary asking for the peer's.
     private func start(_ link: PeerLink, interest: GameInterest, replica: Replica) {
-        let readsInterest = link.capabilities.readsInterest
+        guard let session = session(of: link) else { return }
         link.send(
-            link.session.withSession { session in
-                readsInterest ? session.start(replica: replica, interest: interest) : session.start(replica: replica)
-            })
+            link.capabilities.readsInterest
+                ? session.sync.start(replica: replica, interest: interest) : session.sync.start(replica: replica))
     }
 
     /// Tells every linked peer this device's interest (which changed: a
@@ -101,6 +161,188 @@ final class SyncSessions: Sendable {
     /// told get the summary only.
     func interestChanged(_ interest: GameInterest, replica: Replica) {
         for link in links.all { start(link, interest: interest, replica: replica) }
+    }
+
+    // MARK: Receiving
+
+    /// Runs one sync message in a link's `session` through the service: the
+    /// session inserts the ops (the replica verifies each), then viewers are
+    /// told, the ops are relayed and queued for writing
+    /// (``GameService/take(touching:wakeBudget:now:_:)`` says how, and what
+    /// the budget and `now` do). The session is held only while it takes
+    /// the message: the relay that follows pushes through every session,
+    /// this one too.
+    static func run(
+        _ message: SyncMessage, in session: LinkSession, service: isolated GameService, wakeBudget: Int? = nil, now: Double? = nil
+    ) throws -> RemoteIntake {
+        // Only ops bring changes to show, and only to the games they belong to.
+        let touched: [GameID]
+        switch message {
+        case .ops(let segments): touched = segments.compactMap { $0.ops.last?.gameID }
+        // Live pushes and chains name games by the link's numbers, which the session reads.
+        case .live, .chains: touched = Array(session.sync.games(in: message))
+        case .summary, .summaryPart, .interest, .heads, .unsigned, .describe, .descriptions: touched = []
+        }
+        return try service.take(touching: touched, wakeBudget: wakeBudget, now: now) { replica, interest in
+            session.sync.receive(message, replica: &replica, taking: interest)
+        }
+    }
+
+    /// Handles a link's sync message in its turn: at once, or after the
+    /// messages before it that are handled off the loop.
+    func received(sync bytes: [UInt8], on link: PeerLink, service: isolated GameService) {
+        guard let session = session(of: link) else { return }
+        guard !session.busy else { return session.waiting.append(bytes) }
+        session.busy = true
+        handle(from: bytes, on: link, service: service)
+    }
+
+    /// The next message of `link` kept waiting, or `nil` (and nothing is handled any more).
+    private func next(on link: PeerLink) -> [UInt8]? {
+        guard let session = session(of: link) else { return nil }
+        guard !session.waiting.isEmpty else {
+            session.busy = false
+            return nil
+        }
+        return session.waiting.removeFirst()
+    }
+
+    /// Handles `first` and then every message of the link that waited
+    /// behind it, until one goes off the loop (which goes on from there
+    /// when it comes back) or none waits. From the first message that goes
+    /// off the loop until none waits, the link is not read (`paused`): what
+    /// the peer sends meanwhile waits in the socket, so nothing piles up here.
+    private func handle(from first: [UInt8], on link: PeerLink, service: isolated GameService, paused: Bool = false) {
+        var next: [UInt8]? = first
+        while let bytes = next {
+            // A link dropped meanwhile (for what an earlier message did): what waited behind it goes with its session.
+            guard links.link(id: link.id) != nil else { return }
+            guard bytes.count < SyncMessage.offLoopBytes else {
+                if !paused { link.handle.pauseReading() }
+                let actor = service
+                Task.detached {
+                    let prepared = Result<SyncMessage, any Error> {
+                        let message = try SyncMessage(decoding: bytes)
+                        message.checkSignatures()
+                        return message
+                    }
+                    actor.onLoop { service in
+                        self.handle(prepared, on: link, service: service)
+                        if let more = self.next(on: link) {
+                            self.handle(from: more, on: link, service: service, paused: true)
+                        } else {
+                            link.handle.resumeReading()
+                        }
+                    }
+                }
+                return
+            }
+            handle(Result { try SyncMessage(decoding: bytes) }, on: link, service: service)
+            next = self.next(on: link)
+        }
+        if paused { link.handle.resumeReading() }
+    }
+
+    private func handle(_ decoded: Result<SyncMessage, any Error>, on link: PeerLink, service: isolated GameService) {
+        let message: SyncMessage
+        do {
+            message = try decoded.get()
+        } catch {
+            link.drop(sent: "sync message", error, complaints: complaints, logger: logger)
+            return
+        }
+        guard let session = session(of: link) else { return }
+        do {
+            let now = clock.seconds
+            let intake = try Self.run(message, in: session, service: service, wakeBudget: wakes.budget(for: link.peer, now: now), now: now)
+            wakes.spent(intake.wokenOps, by: link.peer)
+            if let violation = intake.violation {
+                link.drop(sent: "sync message", SyncViolation(description: violation), complaints: complaints, logger: logger)
+                return
+            }
+            if !intake.deferredWakes.isEmpty {
+                _ = complaints.withLock {
+                    $0.log(
+                        logger, level: .info, key: "\(link.peer) deferred wakes", "waking games off the event loop for a peer's moves",
+                        metadata: ["peer": "\(link.peer.shortDescription)", "games": "\(intake.deferredWakes.count)"])
+                }
+                wakes.queue(intake.deferredWakes, for: link.peer)
+                wakeNext(service: service)
+            }
+            link.send(intake.replies)
+            let listener = intakeListener
+            listener?.taken(intake.accepted, service: service)
+            if !intake.catchUps.isEmpty { catchUp(intake.catchUps, on: link, service: service) }
+            logRefusals(intake.rejected, from: link.peer)
+            if case .interest = message {
+                link.interest.set(session.sync.peerInterest)
+                // A peer that changed what it takes needs the played time of what it now takes.
+                listener?.interestChanged(on: link, service: service)
+            }
+        } catch {
+            // Storage failed: nothing was kept, the peer will offer the ops again.
+            logger.error("could not commit ops from a peer", metadata: ["peer": "\(link.peer.shortDescription)", "error": "\(error)"])
+        }
+    }
+
+    /// Reads a catch-up of sleeping games off the loop and sends it: one at
+    /// a time per link (a summary that comes meanwhile and needs one more
+    /// leaves it to the next anti-entropy round).
+    private func catchUp(_ catchUps: [(job: WakeJob, catchUp: CatchUp)], on link: PeerLink, service: isolated GameService) {
+        guard let session = session(of: link), !session.catchingUp else { return }
+        session.catchingUp = true
+        let actor = service
+        Task.detached {
+            let segments = catchUps.flatMap { job, catchUp in job.run().map { catchUp.segments(of: $0) } ?? [] }
+            actor.onLoop { service in
+                guard let session = self.session(of: link) else { return }
+                session.catchingUp = false
+                link.send(session.sync.carrying(segments, replica: service.replica))
+            }
+        }
+    }
+
+    /// Wakes the next game a peer's message needed awake past what it may
+    /// cost the loop: rebuilt on another thread, put in on the loop (when
+    /// it still sleeps as it did), then each peer that needed it is asked
+    /// for its summary, which brings the ops refused meanwhile.
+    private func wakeNext(service: isolated GameService) {
+        guard let game = wakes.next() else { return }
+        guard let job = service.replica.wakeJob(for: game) else {
+            _ = wakes.finished(game)
+            return wakeNext(service: service)
+        }
+        let actor = service
+        Task.detached {
+            let woken = job.run()
+            actor.onLoop { service in
+                let installed = woken.map { service.install($0, from: job) } ?? false
+                let askers = self.wakes.finished(game)
+                if installed {
+                    for link in self.links.all where askers.contains(link.peer) {
+                        if let session = self.session(of: link) { link.send(session.sync.tick(replica: service.replica)) }
+                    }
+                }
+                self.wakeNext(service: service)
+            }
+        }
+    }
+
+    /// Logs the ops a peer sent that were refused: one line per peer and
+    /// reason a minute, with the count and the first op refused.
+    private func logRefusals(_ refused: [OpRefusal], from peer: PeerID) {
+        for (reason, ops) in Dictionary(grouping: refused, by: \.reason).sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+            // Ops whose game wakes off the loop come again: nothing is wrong with them.
+            guard reason != .wakeDeferred, let first = ops.first else { continue }
+            _ = complaints.withLock {
+                $0.log(
+                    logger, key: "\(peer) refused \(reason)", "refused ops from a peer",
+                    metadata: [
+                        "peer": "\(peer.shortDescription)", "reason": "\(reason)", "count": "\(ops.count)",
+                        "game": "\(first.gameID)", "author": "\(first.author.shortDescription)", "seq": "\(first.seq)",
+                    ])
+            }
+        }
     }
 
     // MARK: Pushes
@@ -123,7 +365,7 @@ final class SyncSessions: Sendable {
             for op in relayed where unsigned.contains(op.hash) && op.author != link.peer {
                 wanted[op.author, default: []].insert(ChainHead(game: op.gameID, author: op.author, seq: op.seq))
             }
-            link.send(link.session.withSession { $0.push(relayed, replica: replica) })
+            if let session = session(of: link) { link.send(session.sync.push(relayed, replica: replica)) }
         }
         for (author, chains) in wanted {
             guard let authorLink = all.first(where: { $0.peer == author && $0.capabilities.readsLive }) else { continue }
@@ -162,7 +404,7 @@ final class SyncSessions: Sendable {
     /// Sends every linked peer the signatures of the heads this daemon's
     /// live pushes to it left unsigned.
     func signHeads(replica: Replica) {
-        for link in links.all { link.send(link.session.withSession { $0.signHeads(replica: replica) }) }
+        for link in links.all { if let session = session(of: link) { link.send(session.sync.signHeads(replica: replica)) } }
     }
 
     /// One anti-entropy round: every link's session sends its summary. A
@@ -170,19 +412,37 @@ final class SyncSessions: Sendable {
     /// waits for the next tick.
     func tick(replica: Replica) {
         for link in links.all where link.handle.isWritable {
-            link.send(link.session.withSession { $0.tick(replica: replica) })
+            if let session = session(of: link) { link.send(session.sync.tick(replica: replica)) }
         }
     }
 
     // MARK: Inspection
 
-    /// Each linked peer and the games its last summary said it holds; a
-    /// peer that has not sent a summary yet is left out.
-    var holdings: [(link: PeerLink, holds: [GameID: VersionVector], described: [GameID: GameListing])] {
-        links.all.compactMap { link in
-            link.session.withSession { $0.hasPeerSummary ? ($0.peerHolds, $0.described) : nil }.map { (link, $0.0, $0.1) }
+    /// What a linked peer's last summary said, and what it takes.
+    struct PeerSummary: Sendable {
+        let link: PeerLink
+        let holds: [GameID: VersionVector]
+        let described: [GameID: GameListing]
+        let takes: GameInterest
+    }
+
+    /// Each of `links` whose peer sent a summary, with what it said; read
+    /// on the loop, where the sessions are.
+    func summaries(of links: [PeerLink]) async -> [PeerSummary] {
+        let read = { @Sendable in
+            links.compactMap { link -> PeerSummary? in
+                guard let s = self.session(of: link)?.sync, s.hasPeerSummary else { return nil }
+                return PeerSummary(link: link, holds: s.peerHolds, described: s.described, takes: s.peerInterest)
+            }
         }
+        if eventLoop.inEventLoop { return read() }
+        return (try? await eventLoop.submit(read).get()) ?? []
     }
 }
 
 extension SyncSessions: GameOpSink {}
+
+/// What a peer did that no honest peer does (see ``SyncSession/Step/violation``).
+struct SyncViolation: Error, CustomStringConvertible {
+    let description: String
+}
