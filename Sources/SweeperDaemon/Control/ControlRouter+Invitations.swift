@@ -130,8 +130,13 @@ extension ControlRouter {
                     throw ControlError(code: "invite-refused", message: "could not join: \(error)")
                 }
                 let games = try await circleChanges.joined(first, forgetGames: forget)
-                // A member reached by its address (no mDNS) stays a peer: dialled from now on, as `connect` does.
-                if let address { await network.connect(address) }
+                // A member reached by its address (no mDNS) stays a peer: dialled from now on, as `connect` does,
+                // and after a restart: remembered now, not only once a link to it says hello (a daemon
+                // stopped at once would otherwise know no address of its circle in a house mDNS does not reach).
+                if let address {
+                    book.remember(member, name: "", address: address.description)
+                    await network.connect(address)
+                }
                 let tag = members.linkPolicy.current.tag
                 logger.notice("joined a circle", metadata: ["circle": "\(tag)", "admittedBy": "\(member.shortDescription)"])
                 return result(tag, admittedBy: member.description, games: games)
