@@ -37,8 +37,8 @@ final class RequestConnection: Sendable {
 
     /// The kept connection while it is open: the same one from request to
     /// request, another after it closed and opened again.
-    var held: ObjectIdentifier? {
-        state.withLock { s in s.client.flatMap { $0.isClosed ? nil : ObjectIdentifier($0) } }
+    var held: ControlClient? {
+        state.withLock { s in s.client.flatMap { $0.isClosed ? nil : $0 } }
     }
 
     /// Opens the kept connection, unless it is open, opening or closed for good.

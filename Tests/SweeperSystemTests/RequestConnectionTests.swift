@@ -21,9 +21,10 @@ import Testing
         #expect(requests.held == nil)
         #expect(try await requests.call(Commands.Status.self, Empty()).name == "tester")
         #expect(await eventuallyAsync(5) { requests.held != nil }, "no connection was kept")
+        // Held here, so a connection opened later cannot take its place in memory and pass for it.
         let first = try #require(requests.held)
         for _ in 0..<5 { _ = try await requests.call(Commands.Status.self, Empty()) }
-        #expect(requests.held == first, "the requests did not share the kept connection")
+        #expect(requests.held === first, "the requests did not share the kept connection")
         // The daemon goes: the kept connection closes, and a request says none answers.
         h.stop()
         #expect(await eventuallyAsync(5) { requests.held == nil }, "the kept connection outlived the daemon")
@@ -31,6 +32,6 @@ import Testing
         // Back again: the next request answers, and a new connection is kept.
         try h.start()
         #expect(try await requests.call(Commands.Status.self, Empty()).name == "tester")
-        #expect(await eventuallyAsync(5) { requests.held.map { $0 != first } ?? false }, "no connection was kept again")
+        #expect(await eventuallyAsync(5) { requests.held.map { $0 !== first } ?? false }, "no connection was kept again")
     }
 }
