@@ -55,7 +55,8 @@ struct DaemonCore: Sendable {
     ) async throws(StartError) -> DaemonCore {
         let engine: GameEngine
         do {
-            engine = try GameEngine.load(store, logger: logger)
+            let report = StartReplayReport(notifier: notifier, clock: clock, logger: logger)
+            engine = try GameEngine.load(store, logger: logger, replaying: report.report)
         } catch {
             throw .state(error)
         }

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import SweeperControl
 import Testing
 
@@ -212,6 +213,29 @@ import Testing
         #expect(n > 0 && String(decoding: buffer[0..<max(0, n)], as: UTF8.self) == "READY=1\nSTATUS=ok")
         #expect(SystemdNotifier(environment: [:]).notify("READY=1") == false)
         #expect(SystemdNotifier(environment: ["NOTIFY_SOCKET": "/x", "WATCHDOG_USEC": "10", "WATCHDOG_PID": "1"]).watchdogInterval == nil)
+
+        // A start that replays games asks systemd for more time as it goes, at most every 2 s of its clock.
+        let clock = ManualClock()
+        var logger = Logger(label: "test")
+        logger.logLevel = .critical
+        let report = StartReplayReport(notifier: notifier, clock: clock, logger: logger)
+        func received() -> [String] {
+            var out: [String] = []
+            while true {
+                let n = recv(fd, &buffer, buffer.count, Int32(MSG_DONTWAIT))
+                guard n > 0 else { return out }
+                out.append(String(decoding: buffer[0..<n], as: UTF8.self))
+            }
+        }
+        report.report(done: 0, total: 3)
+        report.report(done: 1, total: 3)
+        clock.advance(by: .seconds(2))
+        report.report(done: 2, total: 3)
+        report.report(done: 3, total: 3)
+        #expect(
+            received() == [0, 2, 3].map { StartReplayReport.message(done: $0, total: 3) },
+            "the first, one 2 s later and the last; not the one in between")
+        #expect(StartReplayReport.message(done: 2, total: 3) == "EXTEND_TIMEOUT_USEC=120000000\nSTATUS=reading back 3 games from their moves once: 2 done")
     }
 
     @Test func journalPriorities() {

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import SweeperControl
 import SweeperStore
 import SweeperSync
@@ -98,6 +99,33 @@ import Testing
         #expect(load.fromSnapshots == 0 && load.replayed == 1, "\(load)")
         #expect(try await show(restarted.router, made.game).digest == (try await show(f.router, made.game)).digest)
         await restarted.network.node.shutdown()
+        await f.cleanup()
+    }
+
+    @Test func aStartThatReplaysReportsEachGameAndKeepsSnapshotsAsItGoes() async throws {
+        let f = try await DaemonFixture()
+        let count = 2 * GameEngine.snapshotBatch + 4
+        for seed in 1...count {
+            let _: GameView = try await result(f.router, #"{"id":1,"command":"new","preset":"beginner","seed":\#(seed)}"#)
+        }
+        // A player hosted here reads the games too: no snapshot serves the next start, which replays every game.
+        _ = try await f.host(["Ann"])
+        // Snapshots for the new readers (this device's key and Ann's), as the store holds them at each report.
+        func kept() -> Int { ((try? f.store.snapshots()) ?? []).filter { $0.readers.count == 2 * 32 }.count }
+        var reports: [(done: Int, total: Int, kept: Int)] = []
+        var logger = Logger(label: "test")
+        logger.logLevel = .critical
+        let engine = try GameEngine.load(f.store, logger: logger) { done, total in reports.append((done, total, kept())) }
+        #expect(engine.loaded.replayed == count && engine.loaded.fromSnapshots == 0, "\(engine.loaded)")
+        #expect(reports.map(\.done) == Array(0...count) && reports.allSatisfy { $0.total == count }, "\(reports)")
+        // Kept a batch at a time, not only at the end: a start stopped midway goes on from there.
+        #expect(reports.first?.kept == 0)
+        #expect(reports.contains { $0.done < count && $0.kept >= GameEngine.snapshotBatch }, "\(reports.map(\.kept))")
+        #expect(kept() == count)
+        // The start after it replays nothing and reports nothing.
+        reports = []
+        let next = try GameEngine.load(f.store, logger: logger) { done, total in reports.append((done, total, 0)) }
+        #expect(next.loaded.fromSnapshots == count && next.loaded.replayed == 0 && reports.isEmpty)
         await f.cleanup()
     }
 }

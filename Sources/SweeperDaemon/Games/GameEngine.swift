@@ -55,12 +55,21 @@ struct GameEngine: Sendable {
     /// when a player, a listing or a peer needs them.
     static let gamesKeptAwake = 8
 
+    /// How many snapshots of replayed games a start keeps at once.
+    static let snapshotBatch = 8
+
     /// Loads (or makes, on first start) the identity and circle, then
     /// rebuilds every game from its stored ops, one game at a time: each
     /// lets go of its older ops (they are in the store) and goes to sleep
     /// before the next is read, so that loading holds no more than one
     /// game's history and nothing resident grows with games nobody opens.
-    static func load(_ store: Store, logger: Logger) throws -> GameEngine {
+    ///
+    /// The games replayed (no snapshot serves them) are reported to
+    /// `replaying` before each one (how many are done, of how many) and
+    /// once at the end, and their snapshots are kept a batch at a time
+    /// (``snapshotBatch``), so a start stopped midway (a power cut, or
+    /// systemd's start timeout) goes on from there the next time.
+    static func load(_ store: Store, logger: Logger, replaying: (_ done: Int, _ total: Int) -> Void = { _, _ in }) throws -> GameEngine {
         let identity: SigningIdentity
         if let stored = try store.identity() {
             identity = try SigningIdentity(secretKeyBytes: [UInt8](stored.secretKey))
@@ -96,16 +105,21 @@ struct GameEngine: Sendable {
         // the others are replayed, and their snapshots kept for next time.
         let shelf = SnapshotShelf(store, readers: replicas.first.map(readersKey(of:)) ?? Data())
         var malformed = 0, fresh: [StoredSnapshot] = [], fromSnapshots = 0, replayed = 0
+        var replays: [(game: String, circles: [Int])] = []
         for game in try store.games() {
             let replay = replicas.indices.filter { !shelf.install(game.id, into: &replicas[$0]) }
-            guard !replay.isEmpty else {
-                fromSnapshots += 1
-                continue
+            if replay.isEmpty { fromSnapshots += 1 } else { replays.append((game.id, replay)) }
+        }
+        for (done, (game, replay)) in replays.enumerated() {
+            replaying(done, replays.count)
+            if fresh.count >= snapshotBatch {
+                _ = try? store.saveSnapshots(fresh)
+                fresh = []
             }
             replayed += 1
             var ops: [Op] = []
             var vouched: [Op] = []
-            let rows = try store.ops(gameID: game.id)
+            let rows = try store.ops(gameID: game)
             for stored in rows {
                 guard let op = try? Op(decoding: [UInt8](stored.bytes)) else {
                     malformed += 1
@@ -122,6 +136,7 @@ struct GameEngine: Sendable {
                 if let row = snapshot(of: id, in: replicas[i], absentWith: rows.count) { fresh.append(row) }
             }
         }
+        if !replays.isEmpty { replaying(replays.count, replays.count) }
         if malformed > 0 { logger.error("stored ops that cannot be decoded were skipped", metadata: ["count": "\(malformed)"]) }
         if shelf.unreadable > 0 { logger.notice("game snapshots that cannot be read were replaced", metadata: ["count": "\(shelf.unreadable)"]) }
         // Written only when a game was replayed: a start with every snapshot writes nothing.
