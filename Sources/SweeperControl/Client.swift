@@ -15,6 +15,10 @@ import Darwin
 public enum ControlClientError: Error, Equatable, Sendable, CustomStringConvertible {
     /// Nothing answers on the socket.
     case noDaemon(socket: String, detail: String)
+    /// Nothing answers on the socket yet, but a `sweeperd` of this user
+    /// (`pid`) holds its lock: it is starting (a start that reads its games
+    /// back from their moves, once after an upgrade, can take a minute).
+    case starting(socket: String, pid: Int32)
     /// The connection closed before the answer came.
     case connectionClosed
     /// The daemon's answer could not be read.
@@ -24,11 +28,12 @@ public enum ControlClientError: Error, Equatable, Sendable, CustomStringConverti
     case foreignServer(socket: String, uid: UInt32?)
 
     /// A stable code for scripts, as a daemon's refusals have
-    /// (``ControlError/code``): `no-daemon`, `connection-closed`,
-    /// `bad-answer`, `foreign-server`.
+    /// (``ControlError/code``): `no-daemon`, `daemon-starting`,
+    /// `connection-closed`, `bad-answer`, `foreign-server`.
     public var code: String {
         switch self {
         case .noDaemon: "no-daemon"
+        case .starting: "daemon-starting"
         case .connectionClosed: "connection-closed"
         case .badAnswer: "bad-answer"
         case .foreignServer: "foreign-server"
@@ -39,6 +44,8 @@ public enum ControlClientError: Error, Equatable, Sendable, CustomStringConverti
         switch self {
         case let .noDaemon(socket, detail):
             "no sweeperd is answering on \(socket) (\(detail)); start one with `sweeperd &` or `systemctl --user start sweeperd`"
+        case let .starting(socket, pid):
+            "sweeperd (pid \(pid)) is starting and does not answer on \(socket) yet: a start that reads its games back from their moves (once after an upgrade) can take a minute or more; `systemctl --user status sweeperd` or its log says how far it is. Try again in a moment"
         case .connectionClosed:
             "the daemon closed the connection before answering"
         case let .badAnswer(detail):
@@ -123,7 +130,12 @@ public final class ControlClient: Sendable {
             } catch let error as ControlClientError {
                 guard case .noDaemon = error else { throw error }
                 let now = ContinuousClock.now
-                guard now < deadline, now < grace || startingDaemon(socketPath: socketPath) != nil else { throw error }
+                let starting = startingDaemon(socketPath: socketPath)
+                guard now < deadline, now < grace || starting != nil else {
+                    // A daemon that holds the lock is there, only not serving yet: say so, not that there is none.
+                    if let starting { throw ControlClientError.starting(socket: socketPath, pid: starting) }
+                    throw error
+                }
                 try await Task.sleep(for: .milliseconds(50))
             }
         }

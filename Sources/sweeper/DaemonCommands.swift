@@ -57,8 +57,10 @@ func askDaemon<C: ControlCommand>(
         // A script asked for JSON: it gets JSON, whatever went wrong.
         if options.json { printJSON(["error": ControlError(code: error.code, message: error.description)]) }
         Output.write("sweeper: \(error)\n".utf8, to: STDERR_FILENO)
-        if case .noDaemon = error { throw ExitCode(3) }
-        throw ExitCode(1)
+        switch error {
+        case .noDaemon, .starting: throw ExitCode(3)
+        default: throw ExitCode(1)
+        }
     } catch {
         if options.json { printJSON(["error": ControlError(code: "client", message: "\(error)")]) }
         Output.write("sweeper: \(error)\n".utf8, to: STDERR_FILENO)

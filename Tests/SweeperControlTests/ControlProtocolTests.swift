@@ -186,6 +186,44 @@ import Testing
         }
     }
 
+    @Test func aDaemonThatHoldsTheLockButDoesNotAnswerYetIsSaidToBeStarting() async throws {
+        let directory = "/tmp/sweeper-starting-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        // A process named sweeperd (a copy of sleep) holds the socket's lock, as a daemon reading its games back does.
+        try FileManager.default.copyItem(atPath: "/bin/sleep", toPath: "\(directory)/sweeperd")
+        let starting = Process()
+        starting.executableURL = URL(fileURLWithPath: "\(directory)/sweeperd")
+        starting.arguments = ["30"]
+        try starting.run()
+        defer {
+            kill(starting.processIdentifier, SIGKILL)
+            starting.waitUntilExit()
+        }
+        let path = "\(directory)/control.sock"
+        try "\(starting.processIdentifier)\n".write(toFile: path + ".lock", atomically: true, encoding: .utf8)
+        await #expect {
+            try await ControlClient.withConnection(socketPath: path, waitingForStart: .milliseconds(300)) { client in
+                try await client.call(Commands.Status.self, Empty())
+            }
+        } throws: { error in
+            guard case ControlClientError.starting(let socket, let pid) = error else { return false }
+            return socket == path && pid == starting.processIdentifier && "\(error)".contains("is starting")
+                && (error as? ControlClientError)?.code == "daemon-starting"
+        }
+        // Once it is gone, nothing holds the lock: no daemon, as before.
+        kill(starting.processIdentifier, SIGKILL)
+        starting.waitUntilExit()
+        await #expect {
+            try await ControlClient.withConnection(socketPath: path, waitingForStart: .milliseconds(300)) { client in
+                try await client.call(Commands.Status.self, Empty())
+            }
+        } throws: { error in
+            guard case ControlClientError.noDaemon = error else { return false }
+            return true
+        }
+    }
+
     @Test func defaultSocketPathFollowsTheEnvironment() {
         #expect(ControlClient.defaultSocketPath(environment: ["SWEEPER_SOCKET": "/x.sock", "XDG_RUNTIME_DIR": "/run/user/1"]) == "/x.sock")
         #expect(ControlClient.defaultSocketPath(environment: ["XDG_RUNTIME_DIR": "/run/user/1"]) == "/run/user/1/sweeper/control.sock")
