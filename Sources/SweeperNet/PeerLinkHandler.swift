@@ -19,7 +19,8 @@ import Darwin
 /// its frame: no task and no queue stand between the socket and the node,
 /// so a peer's move reaches the game and the viewers without waiting for
 /// the loop's next turn. Keep-alive pings are answered here; pings are sent
-/// every `pingInterval` once the link is up.
+/// every `pingInterval` once the link is up, by one side of an idle link
+/// (see ``ping()``).
 ///
 /// Whatever goes wrong (a frame that fails to decrypt or decode, a failed
 /// handshake, a frame decoder or idle error) closes the connection; the
@@ -55,6 +56,16 @@ final class PeerLinkHandler: ChannelDuplexHandler {
     private var deliver: (@Sendable (LinkMessage) throws -> Void)?
     private var failure: (any Error)?
     private var pings: RepeatedTask?
+    /// When the peer's last ping came: a link whose peer pings already
+    /// hears this side's pongs, so this side's own pings are mostly left out.
+    private var peerPinged: NIODeadline?
+    /// The pings left out since this side last sent one.
+    private var pingsLeftOut = 0
+    /// Whether this side sent a ping yet (the first always goes, to time the round trip).
+    private var pinged = false
+    /// Every how many intervals a side whose peer pings sends one of its own
+    /// anyway, to time the round trip again.
+    static let roundTripEvery = 10
 
     /// Completes when the connection has closed, with the error that closed
     /// it (nil for a plain close by either side).
@@ -141,6 +152,7 @@ final class PeerLinkHandler: ChannelDuplexHandler {
                 }
                 let message = try LinkMessage(decoding: receiver.open(frame.readableBytesView))
                 if case .ping(let token) = message {
+                    peerPinged = context.eventLoop.now
                     context.writeAndFlush(wrapOutboundOut(ByteBuffer(bytes: sealed(.pong(token)))), promise: nil)
                 }
                 try deliver(message)
@@ -181,8 +193,23 @@ final class PeerLinkHandler: ChannelDuplexHandler {
         }
     }
 
+    /// Sends a keep-alive, unless the peer pinged within the last three
+    /// quarters of an interval: then each side already hears the other
+    /// every interval (its pings one way, the pongs the other), and this
+    /// side's ping would only double the traffic of an idle link. One side
+    /// pings then, the other sends one every ``roundTripEvery`` intervals
+    /// to time the round trip; once the peer's pings stop, this side's go
+    /// every interval again, so a peer gone silent is found as soon.
     private func ping() {
         guard let context, !closed else { return }
+        if pinged, pingsLeftOut < Self.roundTripEvery - 1, let heard = peerPinged,
+            context.eventLoop.now - heard < .nanoseconds(pingInterval.nanoseconds * 3 / 4)
+        {
+            pingsLeftOut += 1
+            return
+        }
+        pinged = true
+        pingsLeftOut = 0
         context.writeAndFlush(wrapOutboundOut(ByteBuffer(bytes: sealed(.ping(DispatchTime.now().uptimeNanoseconds)))), promise: nil)
     }
 

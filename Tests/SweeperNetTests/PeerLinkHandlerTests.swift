@@ -95,6 +95,47 @@ private func value<T>(_ future: EventLoopFuture<T>) -> Result<T, any Error>? {
         #expect(client.channel.isActive && server.channel.isActive)
     }
 
+    @Test func oneSideOfAnIdleLinkPingsAndNeitherGoesSilent() throws {
+        let circle = CircleKey()
+        let client = try LinkEnd(pingInterval: .seconds(1))
+        let server = try LinkEnd(pingInterval: .seconds(1))
+        _ = server.start(.server, circle: circle)
+        _ = client.start(.client, circle: circle)
+        try pump(client, server)
+        // 60 s of an idle link, in steps of 50 ms, the server's timer 0.3 s behind the client's.
+        server.loop.advanceTime(by: .milliseconds(300))
+        var longest = [0, 0], since = [0, 0]
+        for _ in 0..<1200 {
+            for end in [client, server] { end.loop.advanceTime(by: .milliseconds(50)) }
+            let before = [client.messages.count, server.messages.count]
+            try pump(client, server)
+            for i in 0..<2 {
+                let now = [client.messages.count, server.messages.count][i]
+                since[i] = now > before[i] ? 0 : since[i] + 50
+                longest[i] = max(longest[i], since[i])
+            }
+        }
+        func pings(_ m: [LinkMessage]) -> Int { m.filter { if case .ping = $0 { true } else { false } }.count }
+        let sent = (client: pings(server.messages), server: pings(client.messages))
+        // Before, each side pinged every second: 120 pings a minute. Now one side does, the other every tenth second.
+        #expect(sent.client + sent.server <= 60 + 60 / PeerLinkHandler.roundTripEvery + 2, "pings \(sent)")
+        #expect(min(sent.client, sent.server) >= 60 / PeerLinkHandler.roundTripEvery - 1, "the quiet side still times the round trip: \(sent)")
+        // Each side hears something at least every second and a bit: far inside the 3 s a silent link is closed after.
+        #expect(longest.allSatisfy { $0 <= 1_100 }, "longest silence heard (ms): \(longest)")
+        #expect(client.channel.isActive && server.channel.isActive)
+
+        // The pinging side falls silent (nothing it sends arrives): the other pings every interval again.
+        let pinger = sent.client > sent.server ? client : server
+        let quiet = pinger === client ? server : client
+        let before = pings(pinger.messages)
+        for _ in 0..<100 {
+            for end in [client, server] { end.loop.advanceTime(by: .milliseconds(50)) }
+            while let bytes = try quiet.channel.readOutbound(as: ByteBuffer.self) { _ = try? pinger.channel.writeInbound(bytes) }
+            while try pinger.channel.readOutbound(as: ByteBuffer.self) != nil {}
+        }
+        #expect(pings(pinger.messages) - before >= 4, "in 5 s of silence the other side pinged \(pings(pinger.messages) - before) times")
+    }
+
     @Test func aTamperedFrameEndsTheLinkWithTheError() throws {
         let circle = CircleKey()
         let client = try LinkEnd()
