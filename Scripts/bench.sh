@@ -35,6 +35,10 @@ if ! python3 -c 'import pycrdt' 2>/dev/null; then
     pip install --quiet --break-system-packages pycrdt >&2 || echo "bench: pycrdt could not be installed; the Yjs figures will be missing" >&2
 fi
 
+# The package depends on the product by path, and SwiftPM keeps its build
+# plan across runs: a source file deleted in Sources/ since the last run
+# stops the build ("missing inputs") until the plan is made again.
+rm -f "$scratch/release.yaml" "$scratch/x86_64-unknown-linux-gnu/release/description.json"
 for product in sweeper sweeperd sweeper-bench-game sweeper-bench-sync sweeper-bench-membership sweeper-bench-viewer sweeper-bench-latency; do
     swift build -c release --package-path Benchmarks --scratch-path "$scratch" --product "$product" >&2
 done
