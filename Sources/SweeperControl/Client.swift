@@ -130,10 +130,9 @@ public final class ControlClient: Sendable {
             } catch let error as ControlClientError {
                 guard case .noDaemon = error else { throw error }
                 let now = ContinuousClock.now
-                let starting = startingDaemon(socketPath: socketPath)
-                guard now < deadline, now < grace || starting != nil else {
+                guard now < deadline, now < grace || startingDaemon(socketPath: socketPath) != nil else {
                     // A daemon that holds the lock is there, only not serving yet: say so, not that there is none.
-                    if let starting { throw ControlClientError.starting(socket: socketPath, pid: starting) }
+                    if let pid = startingDaemon(socketPath: socketPath) { throw ControlClientError.starting(socket: socketPath, pid: pid) }
                     throw error
                 }
                 try await Task.sleep(for: .milliseconds(50))

@@ -59,10 +59,9 @@ final class PeerLinkHandler: ChannelDuplexHandler {
     /// When the peer's last ping came: a link whose peer pings already
     /// hears this side's pongs, so this side's own pings are mostly left out.
     private var peerPinged: NIODeadline?
-    /// The pings left out since this side last sent one.
-    private var pingsLeftOut = 0
-    /// Whether this side sent a ping yet (the first always goes, to time the round trip).
-    private var pinged = false
+    /// The pings left out since this side last sent one; it starts where
+    /// the next one goes, so the first always goes (to time the round trip).
+    private var pingsLeftOut = PeerLinkHandler.roundTripEvery - 1
     /// Every how many intervals a side whose peer pings sends one of its own
     /// anyway, to time the round trip again.
     static let roundTripEvery = 10
@@ -202,13 +201,12 @@ final class PeerLinkHandler: ChannelDuplexHandler {
     /// every interval again, so a peer gone silent is found as soon.
     private func ping() {
         guard let context, !closed else { return }
-        if pinged, pingsLeftOut < Self.roundTripEvery - 1, let heard = peerPinged,
+        if pingsLeftOut < Self.roundTripEvery - 1, let heard = peerPinged,
             context.eventLoop.now - heard < .nanoseconds(pingInterval.nanoseconds * 3 / 4)
         {
             pingsLeftOut += 1
             return
         }
-        pinged = true
         pingsLeftOut = 0
         context.writeAndFlush(wrapOutboundOut(ByteBuffer(bytes: sealed(.ping(DispatchTime.now().uptimeNanoseconds)))), promise: nil)
     }

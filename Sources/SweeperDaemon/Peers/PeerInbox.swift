@@ -124,15 +124,10 @@ final class PeerInbox: PeerNodeDelegate, SyncIntakeListener, Sendable {
         if sessions.headsAreDue() { await signHeads() }
     }
 
-    /// Runs `body` on the service (``GameService/onLoop(_:)``).
-    private func onService(_ body: @escaping @Sendable (isolated GameService) -> Void) {
-        service.onLoop(body)
-    }
-
-    /// Runs `body` on the service, as ``onService(_:)`` does, and waits for it.
+    /// Runs `body` on the service (``GameService/onLoop(_:)``) and waits for it.
     private func onServiceAndWait(_ body: @escaping @Sendable (isolated GameService) -> Void) async {
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            onService { service in
+            service.onLoop { service in
                 body(service)
                 done.resume()
             }
@@ -164,11 +159,11 @@ final class PeerInbox: PeerNodeDelegate, SyncIntakeListener, Sendable {
     // MARK: Links
 
     func linkEstablished(_ handle: PeerLinkHandle) {
-        onService { service in self.sessions.open(handle, interest: service.interest, replica: service.replica) }
+        service.onLoop { service in self.sessions.open(handle, interest: service.interest, replica: service.replica) }
     }
 
     func linkClosed(_ handle: PeerLinkHandle) {
-        onService { _ in
+        service.onLoop { _ in
             self.links.remove(id: handle.id)
             self.sessions.close(handle.id)
             // The last link to that peer: whoever it carried looks nowhere now.
@@ -179,7 +174,7 @@ final class PeerInbox: PeerNodeDelegate, SyncIntakeListener, Sendable {
     func helloReceived(_ hello: PeerHello, dialBack: String?, on handle: PeerLinkHandle) {
         peers.remember(handle.peer, name: hello.name, address: dialBack)
         // On the service, after the link's registration, like every other step of a link.
-        onService { service in
+        service.onLoop { service in
             guard let link = self.links.link(id: handle.id) else { return }
             self.sessions.helloCame(on: link, interest: service.interest, replica: service.replica)
             self.presence.helloReceived(on: link)
@@ -201,7 +196,7 @@ final class PeerInbox: PeerNodeDelegate, SyncIntakeListener, Sendable {
     /// to its owner on the service.
     func received(_ message: ApplicationMessage, on handle: PeerLinkHandle) throws {
         let decoded = try PeerMessage(type: message.type, body: message.body)
-        onService { service in
+        service.onLoop { service in
             guard let link = self.links.link(id: handle.id) else { return }
             self.route(decoded, on: link, service: service)
         }
@@ -335,10 +330,10 @@ final class PeerInbox: PeerNodeDelegate, SyncIntakeListener, Sendable {
             do {
                 intake = try members.take(records)
             } catch {
-                self.onService { _ in link.drop(sent: "membership record", error, complaints: self.complaints, logger: self.logger) }
+                self.service.onLoop { _ in link.drop(sent: "membership record", error, complaints: self.complaints, logger: self.logger) }
                 return
             }
-            self.onService { _ in self.took(intake, sent: records, from: link) }
+            self.service.onLoop { _ in self.took(intake, sent: records, from: link) }
         }
     }
 
