@@ -317,11 +317,11 @@ extension Store {
     /// The bytes of `author`'s ops of a game numbered `first` through
     /// `last`, in seq order (what a game's replica reads back of the ops it
     /// let go of; the ops' unique index serves it).
-    public func opBytes(gameID: String, author: Data, seqs first: Int64, through last: Int64) throws(StoreError) -> [Data] {
+    public func opBytes(gameID: String, author: Data, seqs first: Int64, through last: Int64) throws(StoreError) -> [[UInt8]] {
         try read { db in
             try db.rows(
                 "SELECT bytes FROM ops WHERE gameID = ? AND author = ? AND seq BETWEEN ? AND ? ORDER BY seq", [gameID, author, first, last], cached: true
-            ).map { try $0.get(0, as: Data.self) }
+            ).map { try $0.get(0, as: [UInt8].self) }
         }
     }
 

@@ -418,7 +418,7 @@ struct StoredReplica {
     /// Heap bytes with the game asleep (see `Replica.sleep`).
     var asleepBytes: Int
     /// Milliseconds to wake it (read its ops back from SQLite and rebuild
-    /// it), wall clock, median of 3.
+    /// it), wall clock, median of the wakes asked for (3 in the report).
     var wakeMs: Double
 }
 
@@ -435,7 +435,7 @@ func wallSeconds() -> Double {
 /// asked for); then asleep, and the time to wake it. Measured as heap in
 /// use with the replica minus after it is freed, the store still open:
 /// SQLite's page cache, which every game shares, is not counted.
-@MainActor func storedReplicaBytes(_ message: [UInt8], game: GameID) -> StoredReplica {
+@MainActor func storedReplicaBytes(_ message: [UInt8], game: GameID, wakes rounds: Int = 3) -> StoredReplica {
     let directory = "/tmp/sweeper-bench-store-\(getpid())-\(game.description.prefix(8))"
     defer { _ = try? FileManager.default.removeItem(atPath: directory) }
     guard let store = try? Store(directory: directory) else { fail("bench store") }
@@ -464,7 +464,7 @@ func wallSeconds() -> Double {
     var wakes: [Double] = []
     held = stored(writing: false)
     let count = held.games[game]?.opCount
-    for _ in 0..<3 {
+    for _ in 0..<rounds {
         guard held.sleep(game) else { fail("the stored game did not sleep") }
         let t = wallSeconds()
         guard held.wake(game), held.games[game]?.opCount == count else { fail("the game did not wake whole") }

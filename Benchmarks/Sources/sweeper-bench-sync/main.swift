@@ -48,18 +48,20 @@ import Darwin
 var tracePath: String?
 /// With `--profile-catch-up N`: only the 10,000-op catch-up, N times, for a profiler.
 var profileCatchUp: Int?
+var profileWake: Int?
 var arguments = CommandLine.arguments.dropFirst()
 while let a = arguments.popFirst() {
     switch a {
     case "--trace": tracePath = arguments.popFirst()
     case "--profile-catch-up": profileCatchUp = arguments.popFirst().flatMap { Int($0) }
+    case "--profile-wake": profileWake = arguments.popFirst().flatMap { Int($0) }
     case "--write-store":
         guard let directory = arguments.popFirst(), let games = arguments.popFirst().flatMap({ Int($0) }),
             let ops = arguments.popFirst().flatMap({ Int($0) }), games > 0, ops > 0
         else { fail("--write-store takes a directory, a number of games and of ops (both 1 or more)") }
         writeStore(directory: directory, games: games, ops: ops)
         exit(0)
-    default: fail("unknown argument \(a); usage: sweeper-bench-sync [--trace PATH] [--profile-catch-up N] [--write-store DIR GAMES OPS]")
+    default: fail("unknown argument \(a); usage: sweeper-bench-sync [--trace PATH] [--profile-catch-up N] [--profile-wake N] [--write-store DIR GAMES OPS]")
     }
 }
 
@@ -72,6 +74,15 @@ if let rounds = profileCatchUp {
         applyLinkCatchUp(catchUp.messages, session: catchUp.session, into: &fresh)
     }
     print("catch-up: \(format((cpuSeconds() - t0) * 1000 / Double(max(1, rounds)))) ms a round, \(rounds) rounds")
+    exit(0)
+}
+
+if let rounds = profileWake {
+    guard let parameters = try? GameParameters(width: 500, height: 500, mines: 50_000) else { fail("500×500") }
+    let recorder = Recorder(parameters, seed: 500_500, authors: Array(players[0..<3]), recordTrace: false)
+    recorder.play(upTo: 100_000)
+    let wake = storedReplicaBytes(catchUpMessage(recorder.ops[...]), game: recorder.gameID, wakes: rounds).wakeMs
+    print("wake of \(recorder.ops.count) ops: \(format(wake)) ms (median of \(rounds))")
     exit(0)
 }
 

@@ -25,6 +25,6 @@ public struct StoredOps: OpArchive {
     public func ops(of game: GameID, by author: PeerID, seqs: ClosedRange<UInt64>) throws -> [Op] {
         let rows = try store.opBytes(
             gameID: game.description, author: Data(author.bytes), seqs: Int64(clamping: seqs.lowerBound), through: Int64(clamping: seqs.upperBound))
-        return try rows.map { try Op(decoding: [UInt8]($0)) }
+        return try rows.map { try Op(decoding: $0) }
     }
 }

@@ -215,15 +215,20 @@ extension Replica {
     static func rebuild(
         _ game: GameID, _ asleep: SleepingGame, circle: CircleKey, archive: any OpArchive, readers: [SigningIdentity], recentOpsKept: Int
     ) -> GameReplica? {
-        var ops: [Op] = []
+        // Each author's chain as the store gives it back, in seq order.
+        var chains: [[Op]] = []
         do {
             for author in asleep.authors {
                 guard let n = asleep.vector.heads[author], n > 0 else { continue }
-                ops += try archive.ops(of: game, by: author, seqs: 1...n)
+                let chain = try archive.ops(of: game, by: author, seqs: 1...n)
+                guard chain.count == Int(n), chain.first?.seq == 1, chain.last?.seq == n else { return nil }
+                chains.append(chain)
             }
         } catch {
             return nil
         }
+        // The genesis's chain first: every other op needs the genesis.
+        if let i = chains.firstIndex(where: { $0[0].payload.isGenesis }), i > 0 { chains.insert(chains.remove(at: i), at: 0) }
         // The ops were checked when they were first accepted, and the store
         // gives back what it was given: each chain goes in as one segment up
         // to its newest signed op, vouched for by that op's signature (as in
@@ -231,7 +236,7 @@ extension Replica {
         // link (as after a restart), under the rules that admitted them then.
         var rebuilt = Replica(circle: circle, archive: archive, recentOpsKept: recentOpsKept, pendingLimit: Int.max)
         rebuilt.readers = readers
-        for chain in Self.chains(of: ops) {
+        for chain in chains {
             let signed = chain.lastIndex { $0.signature != nil }.map { $0 + 1 } ?? 0
             if signed > 0 {
                 guard let segment = OpSegment(verifiedOps: Array(chain[..<signed])) else { return nil }
@@ -243,16 +248,6 @@ extension Replica {
         guard var woken = rebuilt.games[game], woken.vector == asleep.vector, woken.unsignedHeads == asleep.unsignedHeads else { return nil }
         for author in asleep.equivocators { woken.noteEquivocator(author) }
         return woken
-    }
-
-    /// `ops` of one game as chains in seq order, the genesis's first.
-    private static func chains(of ops: [Op]) -> [[Op]] {
-        var byAuthor: [PeerID: [Op]] = [:]
-        for op in ops { byAuthor[op.author, default: []].append(op) }
-        return byAuthor.map { $0.value.sorted { $0.seq < $1.seq } }.sorted { a, b in
-            let ag = a.contains { $0.payload.isGenesis }, bg = b.contains { $0.payload.isGenesis }
-            return ag != bg ? ag : a[0].author < b[0].author
-        }
     }
 
     /// How many ops of `game` are accepted, awake or asleep (0 when it is not held).
