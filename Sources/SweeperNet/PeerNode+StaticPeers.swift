@@ -47,6 +47,48 @@ extension PeerNode {
     /// Whether `connect` asked for `key` again since the last look.
     private func takeDialNow(_ key: String) -> Bool { dialNow.remove(key) != nil }
 
+    /// Dials the static peer `host:port` until the node stops: again
+    /// whenever its link drops, with backoff. A peer met there before is
+    /// dialled as mDNS dials it: the larger id waits first, so that usually
+    /// the smaller one alone dials, and no dial goes while another loop
+    /// dials that peer.
+    nonisolated func dialStaticLoop(host: String, port: Int) async {
+        let key = hostPortText(host: host, port: port)
+        if let known = await staticPeer(key), peerID > known { try? await Task.sleep(for: configuration.largerIDDialDelay) }
+        var failures = 0
+        while !Task.isCancelled {
+            let known = await staticPeer(key)
+            if let known, await isConnected(known) {
+                try? await Task.sleep(for: configuration.linkedRecheckInterval)
+                continue
+            }
+            if let known, !(await claimDial(known)) {
+                try? await Task.sleep(for: configuration.linkedRecheckInterval)
+                continue
+            }
+            var established: PeerID?
+            do {
+                // The peer's key is not known: after a failure, the circle's earlier keys in turn.
+                let keys = await credentials.keys
+                let circleKey = keys[failures % keys.count]
+                let channel = try await dial(.host(host, port: port))
+                established = await runLink(
+                    channel, role: .client, key: circleKey, expected: nil, origin: .static, staticTarget: key)
+            } catch {
+                await logFailure(key, "dial failed: \(error)")
+                // An unscoped link-local address cannot be dialled: say so rather than "Invalid argument".
+                let reason =
+                    LinkLocalAddress.isUnscoped(host)
+                    ? "a link-local IPv6 address needs its interface, as in [fe80::1%eth0]:7455" : UnreachedPeer.explain(error)
+                await noteUnreached(key, reason)
+            }
+            if let known { await setDialing(known, false) }
+            if let established { await setStaticPeer(key, established) }
+            failures = established == nil ? failures + 1 : 0
+            await sleep(for: await backoff(failures), orUntilAskedAgain: key)
+        }
+    }
+
     /// Sleeps `duration`, or less when `connect` asks for `key` again.
     nonisolated func sleep(for duration: Duration, orUntilAskedAgain key: String) async {
         let end = ContinuousClock.now + duration

@@ -21,7 +21,7 @@ import Darwin
 public actor PeerNode: Service {
     private(set) var credentials: NodeCredentials
     let identity: SigningIdentity
-    private let configuration: PeerNodeConfiguration
+    let configuration: PeerNodeConfiguration
     let logger: Logger
     /// The loop the node's channels, their handlers, its own state and its tasks run on.
     private let eventLoop: any EventLoop
@@ -149,12 +149,14 @@ public actor PeerNode: Service {
     }
 
     /// Dials `host:port` now and whenever the link drops (with backoff),
-    /// until the node stops. The peer's identity is learnt in the handshake.
-    public func addStaticPeer(host: String, port: Int) {
+    /// until the node stops. The peer's identity is learnt in the handshake;
+    /// `knownAs` names the peer met there before, so that it is dialled as
+    /// mDNS dials: the smaller id first, and by one loop at a time.
+    public func addStaticPeer(host: String, port: Int, knownAs peer: PeerID? = nil) {
         let key = hostPortText(host: host, port: port)
         // Known already (and backing off, or linked): dial now, its last failure forgotten.
         guard staticTargets[key] == nil else { return dialAgainNow(key) }
-        staticTargets[key] = .some(nil)
+        staticTargets[key] = .some(peer)
         work.yield(.dialStatic(host: host, port: port))
     }
 
@@ -239,7 +241,7 @@ public actor PeerNode: Service {
 
     func enqueue(_ item: Work) { work.yield(item) }
 
-    private func backoff(_ failures: Int) -> Duration {
+    func backoff(_ failures: Int) -> Duration {
         let base = Double(configuration.backoffBase.components.seconds) + Double(configuration.backoffBase.components.attoseconds) / 1e18
         let cap = Double(configuration.backoffCap.components.seconds)
         let seconds = min(cap, base * pow(2, Double(min(failures, configuration.backoffDoublingLimit)))) * Double.random(in: 0.8...1.2)
@@ -268,42 +270,12 @@ public actor PeerNode: Service {
         }
     }
 
-    private nonisolated func dialStaticLoop(host: String, port: Int) async {
-        let key = hostPortText(host: host, port: port)
-        var failures = 0
-        while !Task.isCancelled {
-            if let known = await staticPeer(key), await isConnected(known) {
-                try? await Task.sleep(for: configuration.linkedRecheckInterval)
-                continue
-            }
-            var established: PeerID?
-            do {
-                // The peer's key is not known: after a failure, the circle's earlier keys in turn.
-                let keys = await credentials.keys
-                let circleKey = keys[failures % keys.count]
-                let channel = try await dial(.host(host, port: port))
-                established = await runLink(
-                    channel, role: .client, key: circleKey, expected: nil, origin: .static, staticTarget: key)
-            } catch {
-                await logFailure(key, "dial failed: \(error)")
-                // An unscoped link-local address cannot be dialled: say so rather than "Invalid argument".
-                let reason =
-                    LinkLocalAddress.isUnscoped(host)
-                    ? "a link-local IPv6 address needs its interface, as in [fe80::1%eth0]:7455" : UnreachedPeer.explain(error)
-                await noteUnreached(key, reason)
-            }
-            if let established { await setStaticPeer(key, established) }
-            failures = established == nil ? failures + 1 : 0
-            await sleep(for: await backoff(failures), orUntilAskedAgain: key)
-        }
-    }
-
-    private func staticPeer(_ key: String) -> PeerID? { staticTargets[key] ?? nil }
-    private func setStaticPeer(_ key: String, _ peer: PeerID) {
+    func staticPeer(_ key: String) -> PeerID? { staticTargets[key] ?? nil }
+    func setStaticPeer(_ key: String, _ peer: PeerID) {
         staticTargets[key] = .some(peer)
         unreached[key] = nil
     }
-    private func noteUnreached(_ key: String, _ reason: String) { unreached[key] = (reason, Date()) }
+    func noteUnreached(_ key: String, _ reason: String) { unreached[key] = (reason, Date()) }
 
     func isConnected(_ peer: PeerID) -> Bool { links.values.contains { $0.handle.peer == peer } }
 
@@ -314,7 +286,17 @@ public actor PeerNode: Service {
     }
 
     private func dialPlan(_ peer: PeerID) -> (addresses: [SocketAddress], sighted: Bool, gossiped: [SocketAddress])? { directory.dialPlan(peer) }
-    private func setDialing(_ peer: PeerID, _ inFlight: Bool) { directory.setDialing(peer, inFlight: inFlight) }
+    func setDialing(_ peer: PeerID, _ inFlight: Bool) { directory.setDialing(peer, inFlight: inFlight) }
+
+    /// Takes the dial of `peer` for the calling loop; false while it is
+    /// linked or another loop dials it (a static address, mDNS and a
+    /// member's address note may all name one peer: two dials at once
+    /// would make two links, and the second closes the first).
+    func claimDial(_ peer: PeerID) -> Bool {
+        guard !isConnected(peer), !directory.dialsInFlight.contains(peer) else { return false }
+        directory.setDialing(peer, inFlight: true)
+        return true
+    }
     private func stopDialling(_ peer: PeerID) { directory.stopDialling(peer) }
 
     private nonisolated func dialPeerLoop(_ peer: PeerID) async {
@@ -329,12 +311,14 @@ public actor PeerNode: Service {
                 await stopDialling(peer)
                 return
             }
+            guard await claimDial(peer) else {
+                try? await Task.sleep(for: configuration.linkedRecheckInterval)
+                continue
+            }
             var established = false
-            await setDialing(peer, true)
             for address in plan.addresses where !Task.isCancelled {
                 do {
                     let channel = try await dial(.address(address))
-                    await setDialing(peer, false)
                     let origin: PeerOrigin = plan.gossiped.contains(address) ? .gossip : .mdns
                     if await runLink(channel, role: .client, key: await dialKey(for: peer), expected: peer, origin: origin) != nil {
                         established = true
@@ -378,7 +362,7 @@ public actor PeerNode: Service {
     /// the call that read it. This task only waits for the end.
     /// - Parameter key: the circle key a dialling side proves (nil: the
     ///   current one); an accepting side takes the current key or an earlier one.
-    private nonisolated func runLink(
+    nonisolated func runLink(
         _ link: LinkChannel, role: SecretHandshake.Role, key: CircleKey?, expected: PeerID?, origin: PeerOrigin, staticTarget: String? = nil
     ) async -> PeerID? {
         let raw = link.channel

@@ -141,8 +141,9 @@ final class PeerBook: Sendable {
         }
     }
 
-    /// The addresses of peers met before, to dial again at start.
-    func addresses() -> [String] {
-        ((try? store.peers()) ?? []).compactMap(\.address)
+    /// The addresses of peers met before, to dial again at start, with the
+    /// peer met at each.
+    func addresses() -> [(address: String, peer: PeerID?)] {
+        ((try? store.peers()) ?? []).compactMap { p in p.address.map { ($0, try? PeerID(parsing: p.peerID)) } }
     }
 }

@@ -100,9 +100,9 @@ final class PeerNetwork: Sendable {
         }
         // Static peers, and peers met before at the address they listen on
         // (but an IPv6 link-local one kept without its interface: it cannot be dialled).
-        for text in settings.peers + book.addresses() {
+        for (text, known) in settings.peers.map({ ($0, PeerID?.none) }) + book.addresses() {
             guard let peer = HostPort(text), !LinkLocalAddress.isUnscoped(peer.host) else { continue }
-            await node.addStaticPeer(host: peer.host, port: peer.port)
+            await node.addStaticPeer(host: peer.host, port: peer.port, knownAs: known)
         }
         let listening = bound.map(\.hostPortText)
         var discovery: AvahiDiscovery?
