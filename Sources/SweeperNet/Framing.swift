@@ -73,7 +73,10 @@ struct FrameEncoder: MessageToByteEncoder {
     }
 }
 
-/// Closes the channel when no byte has arrived for `timeout`, counting only
+/// Closes the channel when no byte has arrived for the pace's silence
+/// (``KeepAlivePace/silence``: it grows and shrinks with the node's links;
+/// a check already scheduled keeps its time, and a byte read schedules the
+/// next by the silence of now), counting only
 /// time the event loop was free to read. The check runs at the moment the
 /// silence would reach `timeout` (so a silent peer is dropped on time, not a
 /// polling round later); a check that comes late (the loop was busy with
@@ -83,16 +86,27 @@ final class SilenceWatcher: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer
 
-    private let timeout: TimeAmount
+    private let pace: KeepAlivePace
     /// How late a check may run before the loop counts as having been busy.
     private let lateness: TimeAmount
     private var lastRead = NIODeadline.now()
     private var task: Scheduled<Void>?
+    /// When the scheduled check runs.
+    private var due: NIODeadline?
 
-    init(timeout: TimeAmount) {
-        self.timeout = timeout
-        lateness = .nanoseconds(max(timeout.nanoseconds / 6, TimeAmount.milliseconds(10).nanoseconds))
+    /// A watcher of a fixed `timeout`.
+    convenience init(timeout: TimeAmount) {
+        self.init(pace: KeepAlivePace(tick: timeout, silence: timeout, perSecond: Int.max))
     }
+
+    /// A watcher of `pace`'s silence.
+    init(pace: KeepAlivePace) {
+        self.pace = pace
+        lateness = .nanoseconds(max(pace.silence.nanoseconds / 6, TimeAmount.milliseconds(10).nanoseconds))
+    }
+
+    /// How long the peer may stay silent now.
+    private var timeout: TimeAmount { pace.silence }
 
     func handlerAdded(context: ChannelHandlerContext) {
         lastRead = context.eventLoop.now
@@ -102,16 +116,23 @@ final class SilenceWatcher: ChannelInboundHandler {
     func handlerRemoved(context: ChannelHandlerContext) {
         task?.cancel()
         task = nil
+        due = nil
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         lastRead = context.eventLoop.now
+        // The pace shortened (the node lost links): the check comes sooner.
+        if let due, lastRead + timeout < due {
+            task?.cancel()
+            schedule(at: lastRead + timeout, context)
+        }
         context.fireChannelRead(data)
     }
 
     private func schedule(at deadline: NIODeadline, _ context: ChannelHandlerContext) {
         let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
         let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
+        due = deadline
         task = context.eventLoop.scheduleTask(deadline: deadline) {
             handler.value.check(bound.value, due: deadline)
         }
@@ -128,6 +149,7 @@ final class SilenceWatcher: ChannelInboundHandler {
             return
         }
         task = nil
+        self.due = nil
         context.fireErrorCaught(PeerConnectionError.idle)
         context.close(promise: nil)
     }

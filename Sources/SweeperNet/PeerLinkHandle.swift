@@ -136,25 +136,25 @@ struct LinkChannel: Sendable {
 }
 
 extension LinkChannel {
-    /// Closes `channel` once its peer stays silent for the configured
-    /// idle timeout (a live peer pings every second), counting only time
-    /// the loop was free to read (``SilenceWatcher``). Call on the
-    /// channel's loop when the link is up.
-    static func watchSilence(_ channel: any Channel, _ configuration: PeerNodeConfiguration) {
-        try? channel.pipeline.syncOperations.addHandler(SilenceWatcher(timeout: configuration.idleTimeout), position: .first)
+    /// Closes `channel` once its peer stays silent for the idle timeout of
+    /// the node's `pace` (a live peer is heard every interval), counting
+    /// only time the loop was free to read (``SilenceWatcher``). Call on
+    /// the channel's loop when the link is up.
+    static func watchSilence(_ channel: any Channel, _ pace: KeepAlivePace) {
+        try? channel.pipeline.syncOperations.addHandler(SilenceWatcher(pace: pace), position: .first)
     }
 
     /// Sets up a connection's pipeline: frames and the link's protocol
     /// handler. The silence timeout comes once the link is up
     /// (``watchSilence(_:_:)``); until then the handshake timeout governs.
-    static func configure(_ channel: any Channel, _ configuration: PeerNodeConfiguration) -> EventLoopFuture<LinkChannel> {
+    static func configure(_ channel: any Channel, _ configuration: PeerNodeConfiguration, _ pace: KeepAlivePace) -> EventLoopFuture<LinkChannel> {
         channel.eventLoop.makeCompletedFuture {
             let ops = channel.pipeline.syncOperations
             try ops.addHandler(
                 ByteToMessageHandler(
                     FrameDecoder(limit: configuration.frameLimit, openingLimit: configuration.handshakeFrameLimit)))
             try ops.addHandler(MessageToByteHandler(FrameEncoder()))
-            let handler = PeerLinkHandler(eventLoop: channel.eventLoop, pingInterval: TimeAmount(configuration.pingInterval))
+            let handler = PeerLinkHandler(eventLoop: channel.eventLoop, pace: pace)
             try ops.addHandler(handler)
             let limit = max(configuration.sendBufferLimit, 2)
             try channel.syncOptions?.setOption(.writeBufferWaterMark, value: ChannelOptions.Types.WriteBufferWaterMark(low: limit / 2, high: limit))

@@ -41,7 +41,7 @@ final class PeerLinkHandler: ChannelDuplexHandler {
     /// handshake message is all that can legitimately come that early.
     static let heldFrameLimit = FrameDecoder.openingFrameCount
 
-    private let pingInterval: TimeAmount
+    private let pace: KeepAlivePace
     private let handshakeDone: EventLoopPromise<PeerID?>
     private let endedPromise: EventLoopPromise<(any Error)?>
     private var context: ChannelHandlerContext?
@@ -59,6 +59,9 @@ final class PeerLinkHandler: ChannelDuplexHandler {
     /// When the peer's last ping came: a link whose peer pings already
     /// hears this side's pongs, so this side's own pings are mostly left out.
     private var peerPinged: NIODeadline?
+    /// When this side last pinged or left a ping out: the next is due an
+    /// interval after it.
+    private var lastRound: NIODeadline?
     /// The pings left out since this side last sent one; it starts where
     /// the next one goes, so the first always goes (to time the round trip).
     private var pingsLeftOut = PeerLinkHandler.roundTripEvery - 1
@@ -70,9 +73,9 @@ final class PeerLinkHandler: ChannelDuplexHandler {
     /// it (nil for a plain close by either side).
     let ended: EventLoopFuture<(any Error)?>
 
-    /// Creates the handler of a channel on `eventLoop`.
-    init(eventLoop: any EventLoop, pingInterval: TimeAmount) {
-        self.pingInterval = pingInterval
+    /// Creates the handler of a channel on `eventLoop`, pinging at `pace`.
+    init(eventLoop: any EventLoop, pace: KeepAlivePace) {
+        self.pace = pace
         handshakeDone = eventLoop.makePromise()
         endedPromise = eventLoop.makePromise()
         ended = endedPromise.futureResult
@@ -187,23 +190,29 @@ final class PeerLinkHandler: ChannelDuplexHandler {
         self.deliver = deliver
         handshakeDone.succeed(result.peer)
         let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
-        pings = context.eventLoop.scheduleRepeatedTask(initialDelay: pingInterval, delay: pingInterval) { _ in
+        lastRound = context.eventLoop.now
+        pings = context.eventLoop.scheduleRepeatedTask(initialDelay: pace.tick, delay: pace.tick) { _ in
             bound.value.ping()
         }
     }
 
-    /// Sends a keep-alive, unless the peer pinged within the last three
-    /// quarters of an interval: then each side already hears the other
-    /// every interval (its pings one way, the pongs the other), and this
-    /// side's ping would only double the traffic of an idle link. One side
-    /// pings then, the other sends one every ``roundTripEvery`` intervals
-    /// to time the round trip; once the peer's pings stop, this side's go
-    /// every interval again, so a peer gone silent is found as soon.
+    /// Sends a keep-alive once an interval of the node's pace has passed
+    /// (looked at every tick: the interval grows with the node's links),
+    /// unless the peer pinged within the last three quarters of it: then
+    /// each side already hears the other every interval (its pings one way,
+    /// the pongs the other), and this side's ping would only double the
+    /// traffic of an idle link. One side pings then, the other sends one
+    /// every ``roundTripEvery`` intervals to time the round trip; once the
+    /// peer's pings stop, this side's go every interval again, so a peer
+    /// gone silent is found as soon.
     private func ping() {
         guard let context, !closed else { return }
-        if pingsLeftOut < Self.roundTripEvery - 1, let heard = peerPinged,
-            context.eventLoop.now - heard < .nanoseconds(pingInterval.nanoseconds * 3 / 4)
-        {
+        let now = context.eventLoop.now
+        let interval = pace.interval
+        // A quarter tick early counts as on time: the tick's own timer drifts.
+        if let lastRound, now - lastRound + .nanoseconds(pace.tick.nanoseconds / 4) < interval { return }
+        lastRound = now
+        if pingsLeftOut < Self.roundTripEvery - 1, let heard = peerPinged, now - heard < .nanoseconds(interval.nanoseconds * 3 / 4) {
             pingsLeftOut += 1
             return
         }

@@ -22,6 +22,8 @@ public actor PeerNode: Service {
     private(set) var credentials: NodeCredentials
     let identity: SigningIdentity
     let configuration: PeerNodeConfiguration
+    /// How often each link pings, by how many links there are.
+    nonisolated let pace: KeepAlivePace
     let logger: Logger
     /// The loop the node's channels, their handlers, its own state and its tasks run on.
     private let eventLoop: any EventLoop
@@ -76,6 +78,7 @@ public actor PeerNode: Service {
         self.credentials = credentials
         self.identity = credentials.identity
         self.configuration = configuration
+        pace = KeepAlivePace(configuration)
         self.eventLoop = eventLoop
         self.taskExecutor = EventLoopTaskExecutor(eventLoop)
         self.logger = logger
@@ -137,8 +140,8 @@ public actor PeerNode: Service {
             let server = try await ServerBootstrap(group: eventLoop)
                 .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
                 .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
-                .bind(host: host, port: port) { [configuration] channel in
-                    LinkChannel.configure(channel, configuration)
+                .bind(host: host, port: port) { [configuration, pace] channel in
+                    LinkChannel.configure(channel, configuration, pace)
                 }
             servers.append(server.channel)
             if let address = server.channel.localAddress { bound.append(address) }
@@ -261,12 +264,12 @@ public actor PeerNode: Service {
         let bootstrap = ClientBootstrap(group: eventLoop)
             .connectTimeout(configuration.connectTimeout)
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
-        let configuration = self.configuration
+        let configuration = self.configuration, pace = self.pace
         switch target {
         case .host(let host, let port):
-            return try await bootstrap.connect(host: host, port: port) { LinkChannel.configure($0, configuration) }
+            return try await bootstrap.connect(host: host, port: port) { LinkChannel.configure($0, configuration, pace) }
         case .address(let address):
-            return try await bootstrap.connect(to: address) { LinkChannel.configure($0, configuration) }
+            return try await bootstrap.connect(to: address) { LinkChannel.configure($0, configuration, pace) }
         }
     }
 
@@ -395,7 +398,7 @@ public actor PeerNode: Service {
                     ) { [configuration = self.configuration] keys in
                         established.withLockedValue { $0 = true }
                         proven.withLockedValue { $0 = keys.peer }
-                        LinkChannel.watchSilence(raw, configuration)
+                        LinkChannel.watchSilence(raw, self.pace)
                         if role == .server, let proven = keys.circle, let invitation = credentials.invitation(provenBy: proven) {
                             invitationLink.withLockedValue { $0 = true }
                             // It lives for one request: a device that says nothing (pings keep a
@@ -520,6 +523,7 @@ public actor PeerNode: Service {
             id: nextLinkID, peer: peer, channel: channel, reported: NIOLockedValueBox([]), version: NIOLockedValueBox(0))
         nextLinkID += 1
         links[handle.id] = LinkRecord(handle: handle, channel: channel, initiatedLocally: initiatedLocally)
+        pace.setLinks(links.count)
         directory.linked(peer, origin: origin, remote: remote)
         logger.info("peer linked", metadata: ["peer": "\(peer.shortDescription)", "remote": "\(remote)", "via": "\(origin.rawValue)"])
         announceLinks()
@@ -533,6 +537,7 @@ public actor PeerNode: Service {
     private func unregister(_ handle: PeerLinkHandle, reason: String? = nil) {
         guard links[handle.id] != nil else { return }
         links[handle.id] = nil
+        pace.setLinks(links.count)
         directory.unlinked(handle.peer)
         var metadata: Logger.Metadata = ["peer": "\(handle.peer.shortDescription)"]
         if let why = handle.closeReason.withLockedValue({ $0 }) ?? reason { metadata["reason"] = "\(why)" }

@@ -22,9 +22,13 @@ private final class LinkEnd {
     let identity = SigningIdentity()
     let inbox = Inbox()
 
-    init(pingInterval: TimeAmount = .seconds(10)) throws {
+    convenience init(pingInterval: TimeAmount = .seconds(10)) throws {
+        try self.init(pace: KeepAlivePace(tick: pingInterval, silence: pingInterval * 3, perSecond: Int.max))
+    }
+
+    init(pace: KeepAlivePace) throws {
         channel = EmbeddedChannel(loop: loop)
-        handler = PeerLinkHandler(eventLoop: loop, pingInterval: pingInterval)
+        handler = PeerLinkHandler(eventLoop: loop, pace: pace)
         let ops = channel.pipeline.syncOperations
         try ops.addHandler(ByteToMessageHandler(FrameDecoder(limit: 1 << 20, openingLimit: 1024)))
         try ops.addHandler(MessageToByteHandler(FrameEncoder()))
@@ -134,6 +138,56 @@ private func value<T>(_ future: EventLoopFuture<T>) -> Result<T, any Error>? {
             while try pinger.channel.readOutbound(as: ByteBuffer.self) != nil {}
         }
         #expect(pings(pinger.messages) - before >= 4, "in 5 s of silence the other side pinged \(pings(pinger.messages) - before) times")
+    }
+
+    /// An idle link for `seconds`, in steps of 50 ms (the server's timer
+    /// 0.3 s behind the client's): the pings each side sent, and the
+    /// longest each went without hearing anything (ms).
+    private func idle(_ client: LinkEnd, _ server: LinkEnd, seconds: Int) throws -> (pings: [Int], longest: [Int]) {
+        let circle = CircleKey()
+        _ = server.start(.server, circle: circle)
+        _ = client.start(.client, circle: circle)
+        try pump(client, server)
+        server.loop.advanceTime(by: .milliseconds(300))
+        var longest = [0, 0], since = [0, 0]
+        for _ in 0..<(seconds * 20) {
+            for end in [client, server] { end.loop.advanceTime(by: .milliseconds(50)) }
+            let before = [client.messages.count, server.messages.count]
+            try pump(client, server)
+            for i in 0..<2 {
+                let now = [client.messages.count, server.messages.count][i]
+                since[i] = now > before[i] ? 0 : since[i] + 50
+                longest[i] = max(longest[i], since[i])
+            }
+        }
+        func pings(_ m: [LinkMessage]) -> Int { m.filter { if case .ping = $0 { true } else { false } }.count }
+        #expect(client.channel.isActive && server.channel.isActive)
+        return ([pings(server.messages), pings(client.messages)], longest)
+    }
+
+    /// A node of 31 links (a classroom's full mesh, four keep-alive rounds
+    /// a second) pings each every 7.75 s and waits 23.25 s before calling a
+    /// link silent; a node of few links keeps its pace of a second, and a
+    /// link between the two is kept alive by the faster side.
+    @Test func aNodeOfManyLinksPingsEachLessOftenAndAPeerOfFewKeepsItsPace() throws {
+        func pace(links: Int) -> KeepAlivePace {
+            let pace = KeepAlivePace(tick: .seconds(1), silence: .seconds(3), perSecond: 4)
+            pace.setLinks(links)
+            return pace
+        }
+        #expect(pace(links: 3).interval == .seconds(1) && pace(links: 3).silence == .seconds(3))
+        #expect(pace(links: 31).interval == .milliseconds(7_750) && pace(links: 31).silence == .milliseconds(23_250))
+
+        // Both of many links: about one ping in 7.75 s, where a pace of a second sent 60 + 6 a minute.
+        let many = try idle(LinkEnd(pace: pace(links: 31)), LinkEnd(pace: pace(links: 31)), seconds: 120)
+        #expect(many.pings.reduce(0, +) <= 120 / 7 + 3, "pings \(many.pings)")
+        #expect(many.longest.allSatisfy { $0 <= 8_100 }, "longest silence heard (ms): \(many.longest)")
+
+        // One of many links, one of two: the one of two pings about every second (it leaves one out after
+        // the other's rare ping), and both hear each other well within the 3 s the one of two waits.
+        let mixed = try idle(LinkEnd(pace: pace(links: 31)), LinkEnd(pace: pace(links: 2)), seconds: 60)
+        #expect(mixed.pings[1] >= 50, "the side of few links pinged \(mixed.pings[1]) times in a minute")
+        #expect(mixed.longest.allSatisfy { $0 <= 2_000 }, "longest silence heard (ms): \(mixed.longest)")
     }
 
     @Test func aTamperedFrameEndsTheLinkWithTheError() throws {

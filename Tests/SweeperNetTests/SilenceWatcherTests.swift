@@ -1,5 +1,6 @@
 import Foundation
 import NIOCore
+import NIOEmbedded
 import NIOPosix
 import SweeperTestSupport
 import Testing
@@ -60,5 +61,31 @@ import Testing
         // reaches the timeout, not a polling round later.
         #expect(took >= 0.3 - 0.02, "dropped after \(took) s, before 400 ms of silence")
         #expect(took < 1.5, "dropped after \(took) s")
+    }
+
+    /// The silence a link may keep follows the node's pace: long while the
+    /// node holds many links, and once it loses most of them, short again
+    /// from the next byte heard (until then the check keeps its time: the
+    /// peer may still ping at the slower pace it was asked for).
+    @Test func theSilenceFollowsThePaceAndShortensOnlyOnceThePeerIsHeard() throws {
+        let pace = KeepAlivePace(tick: .milliseconds(100), silence: .milliseconds(300), perSecond: 10)
+        pace.setLinks(30)
+        #expect(pace.interval == .seconds(3) && pace.silence == .seconds(9))
+        let channel = EmbeddedChannel()
+        let loop = try #require(channel.eventLoop as? EmbeddedEventLoop)
+        try channel.pipeline.syncOperations.addHandler(SilenceWatcher(pace: pace))
+        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 7455)).wait()
+        // 6 s without a byte: inside 9 s.
+        for _ in 0..<60 { loop.advanceTime(by: .milliseconds(100)) }
+        #expect(channel.isActive, "closed inside the silence of a node of many links")
+        // The node keeps one link: 300 ms from now on, but not before the peer is heard again.
+        pace.setLinks(1)
+        for _ in 0..<10 { loop.advanceTime(by: .milliseconds(100)) }
+        #expect(channel.isActive, "closed before the peer was heard at the new pace")
+        try channel.writeInbound(ByteBuffer(bytes: [1]))
+        for _ in 0..<2 { loop.advanceTime(by: .milliseconds(100)) }
+        #expect(channel.isActive)
+        for _ in 0..<3 { loop.advanceTime(by: .milliseconds(100)) }
+        #expect(!channel.isActive, "still open 500 ms after the last byte, at a silence of 300 ms")
     }
 }
