@@ -198,13 +198,12 @@ final class PeerLinkHandler: ChannelDuplexHandler {
 
     /// Sends a keep-alive once an interval of the node's pace has passed
     /// (looked at every tick: the interval grows with the node's links),
-    /// unless the peer pinged within the last three quarters of it: then
-    /// each side already hears the other every interval (its pings one way,
-    /// the pongs the other), and this side's ping would only double the
-    /// traffic of an idle link. One side pings then, the other sends one
-    /// every ``roundTripEvery`` intervals to time the round trip; once the
-    /// peer's pings stop, this side's go every interval again, so a peer
-    /// gone silent is found as soon.
+    /// unless the peer pinged within it: then each side already hears the
+    /// other every interval (its pings one way, the pongs the other), and
+    /// this side's ping would only double the traffic of an idle link. One
+    /// side pings then, the other sends one every ``roundTripEvery``
+    /// intervals to time the round trip; once the peer's pings stop, this
+    /// side's go every interval again, so a peer gone silent is found as soon.
     private func ping() {
         guard let context, !closed else { return }
         let now = context.eventLoop.now
@@ -212,7 +211,7 @@ final class PeerLinkHandler: ChannelDuplexHandler {
         // A quarter tick early counts as on time: the tick's own timer drifts.
         if let lastRound, now - lastRound + .nanoseconds(pace.tick.nanoseconds / 4) < interval { return }
         lastRound = now
-        if pingsLeftOut < Self.roundTripEvery - 1, let heard = peerPinged, now - heard < .nanoseconds(interval.nanoseconds * 3 / 4) {
+        if pingsLeftOut < Self.roundTripEvery - 1, let heard = peerPinged, now - heard < interval + .nanoseconds(pace.tick.nanoseconds / 4) {
             pingsLeftOut += 1
             return
         }

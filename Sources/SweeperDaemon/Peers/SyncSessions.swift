@@ -418,9 +418,13 @@ final class SyncSessions: Sendable {
         let now = clock.seconds
         let all = links.all
         let due = Self.antiEntropyInterval(links: all.count, tick: interval)
-        for link in all where link.handle.isWritable {
-            // A summary either way within the interval (the peer's tick came first) is this one's exchange.
-            guard let session = session(of: link), now - session.lastSummary >= due - interval / 2 else { continue }
+        // A summary either way within the interval (the peer's tick came first) is this one's exchange.
+        let late = all.compactMap { link in session(of: link).map { (link, $0) } }
+            .filter { $0.0.handle.isWritable && now - $0.1.lastSummary >= due - interval / 2 }
+            .sorted { $0.1.lastSummary < $1.1.lastSummary }
+        // The exchanges spread over the interval rather than all at the tick when links came up together.
+        let quota = max(1, Int((Double(all.count) * interval / due).rounded(.up)))
+        for (link, session) in late.prefix(quota) {
             session.lastSummary = now
             link.send(session.sync.tick(replica: replica))
         }
