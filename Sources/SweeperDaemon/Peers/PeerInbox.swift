@@ -62,10 +62,7 @@ final class PeerInbox: PeerNodeDelegate, SyncIntakeListener, Sendable {
     private let waitingShares = Mutex<[GameID: [(note: PlayNote, message: PeerMessage, link: PeerLink)]]>([:])
     static let waitingShareLimit = 256
 
-    /// How often anti-entropy looks whether a link's summary exchange is
-    /// due: each link compares summaries this often, by whichever side
-    /// looks first, or less often on a node of many links
-    /// (``SyncSessions/antiEntropyInterval(links:tick:)``).
+    /// How often summaries are exchanged with every peer.
     static let antiEntropyInterval: Duration = .seconds(5)
 
     init(
@@ -149,8 +146,7 @@ final class PeerInbox: PeerNodeDelegate, SyncIntakeListener, Sendable {
     /// One anti-entropy round on every link.
     func tick() async {
         guard !links.all.isEmpty else { return }
-        let every = Double(Self.antiEntropyInterval.components.seconds)
-        await onServiceAndWait { service in self.sessions.tick(replica: service.replica, every: every) }
+        await onServiceAndWait { service in self.sessions.tick(replica: service.replica) }
     }
 
     /// Tells every linked peer this device's interest (which changed: a

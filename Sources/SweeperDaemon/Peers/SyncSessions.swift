@@ -22,9 +22,6 @@ final class LinkSession {
     /// a time per link, so that a peer that keeps saying it lacks
     /// everything makes one read at a time, not one per summary.
     var catchingUp = false
-    /// When a summary last crossed the link, either way (the daemon
-    /// clock's seconds): anti-entropy is due an interval after it.
-    var lastSummary = -Double.infinity
 
     init(_ sync: SyncSession) { self.sync = sync }
 }
@@ -257,7 +254,6 @@ final class SyncSessions: Sendable {
         guard let session = session(of: link) else { return }
         do {
             let now = clock.seconds
-            if case .summary = message { session.lastSummary = now }
             let intake = try Self.run(message, in: session, service: service, wakeBudget: wakes.budget(for: link.peer, now: now), now: now)
             wakes.spent(intake.wokenOps, by: link.peer)
             if let violation = intake.violation {
@@ -414,35 +410,11 @@ final class SyncSessions: Sendable {
     /// One anti-entropy round: every link's session sends its summary. A
     /// link whose buffer is full is still sending what it has: its summary
     /// waits for the next tick.
-    func tick(replica: Replica, every interval: Double) {
-        let now = clock.seconds
-        let all = links.all
-        let due = Self.antiEntropyInterval(links: all.count, tick: interval)
-        // A summary either way within the interval (the peer's tick came first) is this one's exchange.
-        let late = all.compactMap { link in session(of: link).map { (link, $0) } }
-            .filter { $0.0.handle.isWritable && now - $0.1.lastSummary >= due - interval / 2 }
-            .sorted { $0.1.lastSummary < $1.1.lastSummary }
-        // The exchanges spread over the interval rather than all at the tick when links came up together.
-        let quota = max(1, Int((Double(all.count) * interval / due).rounded(.up)))
-        for (link, session) in late.prefix(quota) {
-            session.lastSummary = now
-            link.send(session.sync.tick(replica: replica))
+    func tick(replica: Replica) {
+        for link in links.all where link.handle.isWritable {
+            if let session = session(of: link) { link.send(session.sync.tick(replica: replica)) }
         }
     }
-
-    /// How often each of `links` links compares summaries: every `tick`
-    /// while they are few, and for more links than ``antiEntropyPerSecond``
-    /// a tick, less often, so that a node of many links starts a bounded
-    /// number of exchanges a second (a classroom's 31 links: each every
-    /// 31 s). Live pushes carry the play; this only repairs what a dropped
-    /// message lost.
-    static func antiEntropyInterval(links: Int, tick: Double) -> Double {
-        max(tick, Double(links) / antiEntropyPerSecond)
-    }
-
-    /// Summary exchanges a second a node starts, over all its links, once
-    /// it holds many.
-    static let antiEntropyPerSecond = 1.0
 
     // MARK: Inspection
 
