@@ -100,27 +100,11 @@ private func value<T>(_ future: EventLoopFuture<T>) -> Result<T, any Error>? {
     }
 
     @Test func oneSideOfAnIdleLinkPingsAndNeitherGoesSilent() throws {
-        let circle = CircleKey()
         let client = try LinkEnd(pingInterval: .seconds(1))
         let server = try LinkEnd(pingInterval: .seconds(1))
-        _ = server.start(.server, circle: circle)
-        _ = client.start(.client, circle: circle)
-        try pump(client, server)
-        // 60 s of an idle link, in steps of 50 ms, the server's timer 0.3 s behind the client's.
-        server.loop.advanceTime(by: .milliseconds(300))
-        var longest = [0, 0], since = [0, 0]
-        for _ in 0..<1200 {
-            for end in [client, server] { end.loop.advanceTime(by: .milliseconds(50)) }
-            let before = [client.messages.count, server.messages.count]
-            try pump(client, server)
-            for i in 0..<2 {
-                let now = [client.messages.count, server.messages.count][i]
-                since[i] = now > before[i] ? 0 : since[i] + 50
-                longest[i] = max(longest[i], since[i])
-            }
-        }
+        let (pinged, longest) = try idle(client, server, seconds: 60)
         func pings(_ m: [LinkMessage]) -> Int { m.filter { if case .ping = $0 { true } else { false } }.count }
-        let sent = (client: pings(server.messages), server: pings(client.messages))
+        let sent = (client: pinged[0], server: pinged[1])
         // Before, each side pinged every second: 120 pings a minute. Now one side does, the other every tenth second.
         #expect(sent.client + sent.server <= 60 + 60 / PeerLinkHandler.roundTripEvery + 2, "pings \(sent)")
         #expect(min(sent.client, sent.server) >= 60 / PeerLinkHandler.roundTripEvery - 1, "the quiet side still times the round trip: \(sent)")
