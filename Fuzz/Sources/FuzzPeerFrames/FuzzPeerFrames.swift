@@ -69,7 +69,7 @@ public func fuzzPeerFrames(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
 /// and once the channel closes both of its futures must be complete.
 private func linkHandler(_ bytes: [UInt8], piece: Int, configuration: PeerNodeConfiguration) {
     let loop = EmbeddedEventLoop()
-    let handler = PeerLinkHandler(eventLoop: loop, pingInterval: .seconds(10))
+    let handler = PeerLinkHandler(eventLoop: loop, pace: KeepAlivePace(tick: .seconds(10), silence: .seconds(30), perSecond: Int.max))
     let channel = EmbeddedChannel(loop: loop)
     do {
         try channel.pipeline.syncOperations.addHandler(
