@@ -121,7 +121,15 @@ def measure(bindir, scratch, name, games, ops, results):
                 if shown.returncode != 0:
                     raise RuntimeError(f"show failed: {shown.stderr}")
                 results[f"startup.{name}.show_ms"] = wake * 1000
-                log(f"{name}: `sweeper show` of a game asleep since the start answered in {wake * 1000:.0f} ms")
+                # The same `show` with the game awake: what the wake adds is the difference.
+                awake = []
+                for _ in range(3):
+                    t0 = time.monotonic()
+                    d.cli("show", ids[-1])
+                    awake.append(time.monotonic() - t0)
+                results[f"startup.{name}.show_awake_ms"] = statistics.median(awake) * 1000
+                log(f"{name}: `sweeper show` of a game asleep since the start answered in {wake * 1000:.0f} ms, "
+                    f"{statistics.median(awake) * 1000:.0f} ms once awake")
     finally:
         d.stop()
         shutil.rmtree(root, ignore_errors=True)
@@ -167,10 +175,11 @@ def render(r, goals, fmt, verdict):
              "the first of this release over a database without game snapshots, as the last release left it: it replays every "
              "game (as every start of the last release did) and writes each one's snapshot. A start after it reads the "
              "snapshots (the median of four starts). The floor is the same median over an empty state directory. Then `sweeper show` of a game asleep "
-             "since the start: it wakes, replaying its ops from the store. Goal: status within 200 ms of the start whatever is "
-             "stored; a wake of a 100,000-op game under 50 ms.", "",
-             "| state | first start (replays) | a start with snapshots | floor (empty) | goal | `show` of a game asleep |",
-             "|---|---:|---:|---:|---|---:|"]
+             "since the start, as a player runs it (a process of its own, the whole board drawn): it wakes, from its frozen board "
+             "when it is long, and beside it the same `show` once the game is awake (median of three): the difference is the wake. "
+             "Goal: status within 200 ms of the start whatever is stored (the wake's goal is judged in *Scale*, on the wake alone).", "",
+             "| state | first start (replays) | a start with snapshots | floor (empty) | goal | `show` of a game asleep | `show` awake |",
+             "|---|---:|---:|---:|---|---:|---:|"]
     for key, label in [("long", "long games"), ("many", "many games")]:
         first, snap, show = r(f"startup.{key}.first_ms"), r(f"startup.{key}.snapshots_ms"), r(f"startup.{key}.show_ms")
         if snap is None:
@@ -178,13 +187,10 @@ def render(r, goals, fmt, verdict):
         ok = snap < 200
         goals.append((f"status within 200 ms of a start over {label}", ok))
         lines.append(f"| {label} | {fmt(first, ' ms')} | {fmt(snap, ' ms')} | {fmt(floor, ' ms')} | under 200 ms: {verdict(ok)} | "
-                     f"{fmt(show, ' ms')} |")
-    show = r("startup.long.show_ms")
-    if show is not None:
-        goals.append(("`sweeper show` of a long game asleep (its wake) under 50 ms", show < 50))
+                     f"{fmt(show, ' ms')} | {fmt(r(f'startup.{key}.show_awake_ms'), ' ms')} |")
     lines += ["", "Long games: 28 of 100,000 ops each (4 of 20,000 with --quick); many games: 200 games of two ops each "
-                  "(40 with --quick), each a 500×500 board with 50,000 mines. The `show` column wakes the last game `games` lists: "
-                  "a replay of its ops from the store until stored boards bound it.", ""]
+                  "(40 with --quick), each a 500×500 board with 50,000 mines. The `show` columns show the last game `games` lists. "
+                  "A long game wakes from the frozen board its first start wrote down (games of fewer than 1,024 ops replay).", ""]
     return lines
 
 

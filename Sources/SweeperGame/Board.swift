@@ -72,18 +72,18 @@ public struct Board: Sendable {
 
     /// Once many cells are revealed: bit `i % 64` of word `i / 64` is set
     /// once cell `i` is uncovered. Empty before, while ``revealedCells`` says.
-    @usableFromInline private(set) var revealedBits: [UInt64] = []
+    @usableFromInline var revealedBits: [UInt64] = []
     /// While few cells are revealed (``revealedBits`` empty): which.
-    @usableFromInline private(set) var revealedCells: Set<Int32> = []
+    @usableFromInline var revealedCells: Set<Int32> = []
     /// The mark on each marked covered cell (revealed cells have none).
     /// (32-bit keys: a long game marks tens of thousands of cells.)
-    @usableFromInline private(set) var markedCells: [Int32: Mark] = [:]
+    @usableFromInline var markedCells: [Int32: Mark] = [:]
     /// The number of revealed cells that are safe.
-    public private(set) var revealedSafeCount: Int = 0
+    public internal(set) var revealedSafeCount: Int = 0
     /// The number of flags on covered cells.
-    public private(set) var flagCount: Int = 0
+    public internal(set) var flagCount: Int = 0
     /// The lowest-indexed revealed mine, if any: the mine that went off.
-    public private(set) var detonatedMine: Int?
+    public internal(set) var detonatedMine: Int?
 
     /// The board's shape.
     @inlinable public var geometry: BoardGeometry { layout.geometry }

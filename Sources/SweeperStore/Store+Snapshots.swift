@@ -15,21 +15,26 @@ public struct StoredSnapshot: Equatable, Sendable {
     public var opCount: Int
     /// The encoded sleeping game; empty when the circle holds nothing of it.
     public var bytes: Data
+    /// The game's frozen board (see the `v9-frozen-boards` migration), when
+    /// one was written: read by a wake alone (``Store/frozenBoard(game:circle:)``),
+    /// never by ``Store/snapshots()``.
+    public var board: Data?
 
     /// Creates a snapshot row.
-    public init(gameID: String, circle: Data, readers: Data, opCount: Int, bytes: Data) {
+    public init(gameID: String, circle: Data, readers: Data, opCount: Int, bytes: Data, board: Data? = nil) {
         self.gameID = gameID
         self.circle = circle
         self.readers = readers
         self.opCount = opCount
         self.bytes = bytes
+        self.board = board
     }
 }
 
 extension Store {
-    /// Every snapshot kept. The store drops a game's snapshots whenever any
-    /// of its ops is written, changed or deleted, so each one describes the
-    /// ops the store holds now.
+    /// Every snapshot kept, without its frozen board. The store drops a
+    /// game's snapshots whenever any of its ops is written, changed or
+    /// deleted, so each one describes the ops the store holds now.
     public func snapshots() throws(StoreError) -> [StoredSnapshot] {
         try read { db in
             try db.rows("SELECT game, circle, readers, opCount, snapshot FROM game_snapshots").map { row in
@@ -54,11 +59,20 @@ extension Store {
                 let held = try db.scalar("SELECT count(*) FROM ops WHERE gameID = ?", [s.gameID], as: Int.self) ?? 0
                 guard held == s.opCount else { continue }
                 try db.run(
-                    "INSERT OR REPLACE INTO game_snapshots (game, circle, readers, opCount, snapshot) VALUES (?, ?, ?, ?, ?)",
-                    [s.gameID, s.circle, s.readers, s.opCount, s.bytes], cached: true)
+                    "INSERT OR REPLACE INTO game_snapshots (game, circle, readers, opCount, snapshot, board) VALUES (?, ?, ?, ?, ?, ?)",
+                    [s.gameID, s.circle, s.readers, s.opCount, s.bytes, s.board], cached: true)
                 kept += 1
             }
             return kept
+        }
+    }
+
+    /// The frozen board kept with `game`'s snapshot for `circle`, if any: it
+    /// describes the ops the store holds now (the triggers that drop a
+    /// snapshot drop its board with it).
+    public func frozenBoard(game: String, circle: Data) throws(StoreError) -> Data? {
+        try read { db in
+            try db.scalar("SELECT board FROM game_snapshots WHERE game = ? AND circle = ?", [game, circle], as: Data?.self) ?? nil
         }
     }
 

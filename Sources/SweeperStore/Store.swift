@@ -374,6 +374,13 @@ public final class Store: Sendable {
                 BEGIN DELETE FROM game_snapshots WHERE game = OLD.gameID; END;
                 """)
         },
+        // A long game's frozen board beside its snapshot: a wake reads it and
+        // each chain's newest ops instead of replaying every op. The
+        // snapshot's triggers drop it with the row. A release before this one
+        // writes snapshots without it, which leaves it empty.
+        Migration(identifier: "v9-frozen-boards") { db in
+            try db.execute("ALTER TABLE game_snapshots ADD COLUMN board BLOB")
+        },
     ]
 
     // MARK: Access helpers

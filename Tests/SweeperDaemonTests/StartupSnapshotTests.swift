@@ -1,11 +1,13 @@
 import Foundation
 import Logging
 import SweeperControl
-import SweeperStore
+import SweeperCrypto
+import SweeperGame
 import SweeperSync
 import Testing
 
 @testable import SweeperDaemon
+@testable import SweeperStore
 
 /// A start reads each sleeping game from its snapshot instead of replaying
 /// its ops, and shows every game as a start that replays them would.
@@ -126,6 +128,55 @@ import Testing
         reports = []
         let next = try GameEngine.load(f.store, logger: logger) { done, total in reports.append((done, total, 0)) }
         #expect(next.loaded.fromSnapshots == count && next.loaded.replayed == 0 && reports.isEmpty)
+        await f.cleanup()
+    }
+
+    @Test func aLongGameWakesFromItsFrozenBoardWithoutReadingItsOlderOps() async throws {
+        let f = try await DaemonFixture()
+        let made: GameView = try await result(f.router, #"{"id":1,"command":"new","preset":"beginner","seed":5}"#)
+        let id = try #require(GameID(hex: made.game))
+        // Flags set and taken away, past the length a frozen board is kept for: made
+        // here as this device's own moves, and written as the daemon writes them.
+        let engine = await f.service.engine
+        let author = OpAuthor(identity: engine.identity, circle: f.circle)
+        var local = Replica(circle: f.circle)
+        for op in try #require(engine.circles[0].replica.games[id]).allOps() { local.insert(op) }
+        let cell = try #require(local.state(of: id).flatMap { s in (0..<81).first { !s.board.isRevealed($0) } })
+        var rows: [StoredOp] = []
+        for i in 0..<GameReplica.frozenBoardMinimumOps {
+            let game = try #require(local.games[id])
+            let op = try #require(try author.setMark(i % 2 == 0 ? .flag : .none, on: cell, in: game, atMillis: 1_790_000_000_000 + UInt64(i)))
+            #expect(local.insert(op).accepted.count == 1)
+            rows.append(StoredOps.row(op))
+        }
+        #expect(try f.store.append(rows, updating: made.game) == rows.count)
+        await f.core.network.node.shutdown()
+
+        // The start replays the game and writes its frozen board down with its snapshot.
+        let first = try await DaemonFixture.daemon(store: f.store, directory: f.directory, loop: f.loop)
+        #expect(await first.service.engine.loaded.replayed == 1)
+        #expect(try f.store.frozenBoard(game: made.game, circle: Data(f.circle.tag.utf8)) != nil)
+        let shown = try await show(first.router, made.game)
+        #expect(shown.digest == local.state(of: id)?.digestHex)
+        await first.network.node.shutdown()
+
+        // One of the game's older ops is damaged behind the daemon's back (the
+        // trigger that would drop the snapshot taken out first): the wake never reads it.
+        let db = try SQLiteConnection(path: f.directory + "/" + Store.fileName)
+        try db.execute("DROP TRIGGER game_snapshots_op_changed")
+        try db.execute("UPDATE ops SET bytes = x'00' WHERE gameID = '\(made.game)' AND seq = 3")
+        let second = try await DaemonFixture.daemon(store: f.store, directory: f.directory, loop: f.loop)
+        #expect(await second.service.engine.loaded.fromSnapshots == 1)
+        #expect(try await show(second.router, made.game).digest == shown.digest)
+        await second.network.node.shutdown()
+
+        // Without the board, the same wake replays every op, and meets the damaged one.
+        try db.execute("UPDATE game_snapshots SET board = NULL")
+        db.close()
+        let third = try await DaemonFixture.daemon(store: f.store, directory: f.directory, loop: f.loop)
+        #expect(await third.service.engine.loaded.fromSnapshots == 1)
+        #expect(await Self.answer(third.router, #"{"id":2,"command":"show","game":"\#(made.game)"}"#).contains(#""ok":false"#))
+        await third.network.node.shutdown()
         await f.cleanup()
     }
 }

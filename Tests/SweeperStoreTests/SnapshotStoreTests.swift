@@ -61,4 +61,58 @@ import Testing
         #expect(try db.scalar("SELECT count(*) FROM game_snapshots", as: Int.self) == 0)
         db.close()
     }
+
+    @Test func aFrozenBoardGoesWithItsSnapshotAndIsReadAlone() throws {
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        let store = try Store(directory: dir.path)
+        defer { store.close() }
+        let game = StoredGame(
+            id: "g1", params: Data("{}".utf8), created: Date(timeIntervalSince1970: 10), lastActivity: Date(timeIntervalSince1970: 10), status: "playing")
+        #expect(try store.createGame(game, ops: [StoredOp(gameID: "g1", author: a, seq: 1, lamport: 1, bytes: Data([1]))]))
+        var row = snapshot("g1", ops: 1)
+        row.board = Data([7, 7, 7])
+        #expect(try store.saveSnapshots([row, snapshot("g1", ops: 1, circle: "c2")]) == 2)
+        #expect(try store.frozenBoard(game: "g1", circle: Data("c1".utf8)) == Data([7, 7, 7]))
+        #expect(try store.frozenBoard(game: "g1", circle: Data("c2".utf8)) == nil, "kept without one")
+        #expect(try store.frozenBoard(game: "g2", circle: Data("c1".utf8)) == nil)
+        // A start reads the snapshots alone, never their boards.
+        #expect(try store.snapshots().allSatisfy { $0.board == nil })
+        // A snapshot written again without a board leaves none.
+        #expect(try store.saveSnapshots([snapshot("g1", ops: 1)]) == 1)
+        #expect(try store.frozenBoard(game: "g1", circle: Data("c1".utf8)) == nil)
+        #expect(try store.saveSnapshots([row]) == 1)
+        // A new op drops the board with the snapshot.
+        try store.append([StoredOp(gameID: "g1", author: b, seq: 1, lamport: 2, bytes: Data([2]))], updating: "g1", status: nil)
+        #expect(try store.frozenBoard(game: "g1", circle: Data("c1".utf8)) == nil)
+    }
+
+    @Test func aDatabaseOfTheReleaseBeforeFrozenBoardsKeepsItsSnapshots() throws {
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        do {
+            let store = try Store(directory: dir.path)
+            let game = StoredGame(
+                id: "g1", params: Data("{}".utf8), created: Date(timeIntervalSince1970: 10), lastActivity: Date(timeIntervalSince1970: 10), status: "playing")
+            #expect(try store.createGame(game, ops: [StoredOp(gameID: "g1", author: a, seq: 1, lamport: 1, bytes: Data([1]))]))
+            store.close()
+        }
+        // The table as the release before wrote it: no board column, its migration not run, a snapshot in it.
+        let db = try SQLiteConnection(path: dir.dbPath)
+        try db.execute(
+            """
+            ALTER TABLE game_snapshots DROP COLUMN board;
+            DELETE FROM grdb_migrations WHERE identifier = 'v9-frozen-boards';
+            INSERT INTO game_snapshots (game, circle, readers, opCount, snapshot) VALUES ('g1', x'6331', x'0102', 1, x'0909');
+            """)
+        db.close()
+        let store = try Store(directory: dir.path)
+        defer { store.close() }
+        #expect(try store.snapshots() == [snapshot("g1", ops: 1)])
+        #expect(try store.frozenBoard(game: "g1", circle: Data("c1".utf8)) == nil)
+        var row = snapshot("g1", ops: 1)
+        row.board = Data([7])
+        #expect(try store.saveSnapshots([row]) == 1)
+        #expect(try store.frozenBoard(game: "g1", circle: Data("c1".utf8)) == Data([7]))
+    }
 }

@@ -78,6 +78,14 @@ struct Simulation {
 
         func removeAll() { rows.withLock { $0 = [:] } }
 
+        private let boards = Mutex<[GameID: [UInt8]]>([:])
+
+        /// Keeps `board` as `game`'s frozen board (`nil` drops it), as the
+        /// daemon's store keeps it beside a snapshot.
+        func keepBoard(_ board: [UInt8]?, of game: GameID) { boards.withLock { $0[game] = board } }
+
+        func frozenBoard(of game: GameID, circle: CircleKey) -> [UInt8]? { boards.withLock { $0[game] } }
+
         func ops(of game: GameID, by author: PeerID, seqs: ClosedRange<UInt64>) throws -> [Op] {
             readBack.withLock { $0 += seqs.count }
             return try seqs.map { seq in

@@ -417,9 +417,15 @@ struct StoredReplica {
     var bytes: Int
     /// Heap bytes with the game asleep (see `Replica.sleep`).
     var asleepBytes: Int
-    /// Milliseconds to wake it (read its ops back from SQLite and rebuild
-    /// it), wall clock, median of the wakes asked for (3 in the report).
+    /// Milliseconds to wake it as the daemon does (its frozen board and each
+    /// chain's newest ops read back from SQLite, when it is long enough
+    /// to have a board), wall clock, median of the wakes asked for (3 in
+    /// the report).
     var wakeMs: Double
+    /// The same wake without a frozen board: every op read back and replayed.
+    var replayMs: Double
+    /// The frozen board's bytes (0 when the game is too short for one).
+    var boardBytes: Int
 }
 
 /// Wall-clock seconds.
@@ -461,16 +467,35 @@ func wallSeconds() -> Double {
     let sleeping = heapInUse()
     held = Replica(circle: circle)
     let asleepBytes = sleeping - heapInUse()
-    var wakes: [Double] = []
     held = stored(writing: false)
     let count = held.games[game]?.opCount
-    for _ in 0..<rounds {
-        guard held.sleep(game) else { fail("the stored game did not sleep") }
-        let t = wallSeconds()
-        guard held.wake(game), held.games[game]?.opCount == count else { fail("the game did not wake whole") }
-        wakes.append(wallSeconds() - t)
+    let digest = held.state(of: game)?.digest
+    // As the daemon puts a game to sleep: its snapshot written, with its frozen board when it is long.
+    let board = held.games[game]?.frozenBoard()
+    guard let form = held.sleepingForm(of: game) else { fail("the stored game may not sleep") }
+    func keep(board: [UInt8]?) {
+        let row = StoredSnapshot(
+            gameID: game.description, circle: Data(circle.tag.utf8), readers: Data(), opCount: form.opCount, bytes: Data(form.snapshot),
+            board: board.map { Data($0) })
+        guard (try? store.saveSnapshots([row])) == 1 else { fail("the snapshot was not kept") }
     }
-    return StoredReplica(bytes: bytes, asleepBytes: asleepBytes, wakeMs: median(wakes) * 1000)
+    keep(board: board)
+    func wakes() -> Double {
+        var times: [Double] = []
+        for _ in 0..<rounds {
+            guard held.sleep(game) else { fail("the stored game did not sleep") }
+            let t = wallSeconds()
+            guard held.wake(game), held.games[game]?.opCount == count, held.state(of: game)?.digest == digest else {
+                fail("the game did not wake whole")
+            }
+            times.append(wallSeconds() - t)
+        }
+        return median(times) * 1000
+    }
+    let wakeMs = wakes()
+    keep(board: nil)
+    let replayMs = wakes()
+    return StoredReplica(bytes: bytes, asleepBytes: asleepBytes, wakeMs: wakeMs, replayMs: replayMs, boardBytes: board?.count ?? 0)
 }
 
 /// One message of the live form, as a player's daemon sends it to a peer.

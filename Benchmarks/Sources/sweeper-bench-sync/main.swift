@@ -81,8 +81,10 @@ if let rounds = profileWake {
     guard let parameters = try? GameParameters(width: 500, height: 500, mines: 50_000) else { fail("500×500") }
     let recorder = Recorder(parameters, seed: 500_500, authors: Array(players[0..<3]), recordTrace: false)
     recorder.play(upTo: 100_000)
-    let wake = storedReplicaBytes(catchUpMessage(recorder.ops[...]), game: recorder.gameID, wakes: rounds).wakeMs
-    print("wake of \(recorder.ops.count) ops: \(format(wake)) ms (median of \(rounds))")
+    let stored = storedReplicaBytes(catchUpMessage(recorder.ops[...]), game: recorder.gameID, wakes: rounds)
+    print(
+        "wake of \(recorder.ops.count) ops: \(format(stored.wakeMs)) ms from a frozen board of \(stored.boardBytes) bytes, \(format(stored.replayMs)) ms replayed (medians of \(rounds))"
+    )
     exit(0)
 }
 
@@ -281,13 +283,15 @@ for (w, h, mines) in [(16, 16, 40), (100, 100, 2_000), (500, 500, 50_000)] {
         let message = catchUpMessage(ops[0..<count])
         let (ms, allHeld, stored) = measureCatchUp(message, game: recorder.gameID, ops: count)
         print(
-            "    \(count) ops: message \(message.count) bytes; catch-up \(format(ms, 2)) ms; replica holds \(stored.bytes) bytes (\(stored.bytes / count) per op), \(allHeld) with every op in memory; asleep \(stored.asleepBytes) bytes, woken in \(format(stored.wakeMs, 2)) ms"
+            "    \(count) ops: message \(message.count) bytes; catch-up \(format(ms, 2)) ms; replica holds \(stored.bytes) bytes (\(stored.bytes / count) per op), \(allHeld) with every op in memory; asleep \(stored.asleepBytes) bytes, woken in \(format(stored.wakeMs, 2)) ms (\(format(stored.replayMs, 2)) ms replayed; frozen board \(stored.boardBytes) bytes)"
         )
         result("scale.\(w)x\(h).\(count).catchup_ms", ms)
         result("scale.\(w)x\(h).\(count).memory_bytes", stored.bytes)
         result("scale.\(w)x\(h).\(count).all_held_bytes", allHeld)
         result("scale.\(w)x\(h).\(count).asleep_bytes", stored.asleepBytes)
         result("scale.\(w)x\(h).\(count).wake_ms", stored.wakeMs)
+        result("scale.\(w)x\(h).\(count).replay_ms", stored.replayMs)
+        result("scale.\(w)x\(h).\(count).board_bytes", stored.boardBytes)
     }
     if recorder.isOver {
         let message = catchUpMessage(ops[...])

@@ -49,10 +49,15 @@ extension GameEngine {
     /// The snapshot of `game` in `replica` when it sleeps or may (`nil`
     /// otherwise); `absentWith` ops stored, a snapshot that the circle
     /// holds nothing of it.
-    static func snapshot(of game: GameID, in replica: Replica, absentWith storedOps: Int? = nil) -> StoredSnapshot? {
+    /// With it goes the game's frozen board, made of the game awake:
+    /// `awake` (the game as it was before it went to sleep) or the
+    /// replica's, when it is a long open game (see ``GameReplica/frozenBoard(minimumOps:)``).
+    static func snapshot(of game: GameID, in replica: Replica, absentWith storedOps: Int? = nil, awake: GameReplica? = nil) -> StoredSnapshot? {
         let circle = Data(replica.circle.tag.utf8), readers = readersKey(of: replica)
         if let form = replica.sleepingForm(of: game) {
-            return StoredSnapshot(gameID: game.description, circle: circle, readers: readers, opCount: form.opCount, bytes: Data(form.snapshot))
+            let board = (replica.games[game] ?? awake)?.frozenBoard().map { Data($0) }
+            return StoredSnapshot(
+                gameID: game.description, circle: circle, readers: readers, opCount: form.opCount, bytes: Data(form.snapshot), board: board)
         }
         guard let storedOps, replica.games[game] == nil else { return nil }
         return StoredSnapshot(gameID: game.description, circle: circle, readers: readers, opCount: storedOps, bytes: Data())
@@ -62,13 +67,16 @@ extension GameEngine {
     /// circle, for the next start. Only while the readers are those the
     /// engine loaded with (a player hosted since changes what the games
     /// show, and their snapshots wait for the next start's replay).
-    /// Returns how many were kept.
+    /// `awake` holds, per circle, the games as they were before they went
+    /// to sleep, for their frozen boards. Returns how many were kept.
     @discardableResult
-    func keepSnapshots(of games: some Sequence<GameID>) -> Int {
+    func keepSnapshots(of games: some Sequence<GameID>, awake: [[GameID: GameReplica]] = []) -> Int {
         guard snapshotsServe else { return 0 }
         var rows: [StoredSnapshot] = []
         for game in games {
-            for c in circles { if let row = Self.snapshot(of: game, in: c.replica) { rows.append(row) } }
+            for (i, c) in circles.enumerated() {
+                if let row = Self.snapshot(of: game, in: c.replica, awake: i < awake.count ? awake[i][game] : nil) { rows.append(row) }
+            }
         }
         return (try? archive.store.saveSnapshots(rows)) ?? 0
     }

@@ -132,8 +132,9 @@ struct GameEngine: Sendable {
             for i in replay {
                 replicas[i].restore(ops, vouched: vouched)
                 replicas[i].noteStored(all)
+                let awake = replicas[i].games[id]
                 replicas[i].sleep(id)
-                if let row = snapshot(of: id, in: replicas[i], absentWith: rows.count) { fresh.append(row) }
+                if let row = snapshot(of: id, in: replicas[i], absentWith: rows.count, awake: awake) { fresh.append(row) }
             }
         }
         if !replays.isEmpty { replaying(replays.count, replays.count) }
@@ -228,13 +229,15 @@ struct GameEngine: Sendable {
     mutating func sleepIdleGames() -> Int {
         var slept = 0
         var asleep: Set<GameID> = []
+        // The games as they were awake (copies that share their storage), for their frozen boards.
+        var awake: [[GameID: SweeperSync.GameReplica]] = Array(repeating: [:], count: circles.count)
         for i in circles.indices where circles[i].replica.games.count > 2 * Self.gamesKeptAwake {
-            let awake = Set(circles[i].replica.games.keys)
+            awake[i] = circles[i].replica.games
             slept += circles[i].replica.sleepIdle(keepingAwake: Self.gamesKeptAwake)
-            asleep.formUnion(awake.subtracting(circles[i].replica.games.keys))
+            asleep.formUnion(Set(awake[i].keys).subtracting(circles[i].replica.games.keys))
         }
         if slept > 0 {
-            keepSnapshots(of: asleep)
+            keepSnapshots(of: asleep, awake: awake)
             Self.returnFreedMemory()
         }
         return slept

@@ -27,4 +27,9 @@ public struct StoredOps: OpArchive {
             gameID: game.description, author: Data(author.bytes), seqs: Int64(clamping: seqs.lowerBound), through: Int64(clamping: seqs.upperBound))
         return try rows.map { try Op(decoding: $0) }
     }
+
+    public func frozenBoard(of game: GameID, circle: CircleKey) -> [UInt8]? {
+        guard let board = try? store.frozenBoard(game: game.description, circle: Data(circle.tag.utf8)) else { return nil }
+        return [UInt8](board)
+    }
 }

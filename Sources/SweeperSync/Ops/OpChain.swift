@@ -10,6 +10,17 @@ public protocol OpArchive: Sendable {
     /// `author`'s accepted ops of `game` numbered `seqs`, in seq order;
     /// throws when they cannot all be read.
     func ops(of game: GameID, by author: PeerID, seqs: ClosedRange<UInt64>) throws -> [Op]
+
+    /// The frozen board of `game` kept for `circle` (see
+    /// ``GameReplica/frozenBoard(minimumOps:)``), when one is: a wake reads it instead
+    /// of replaying the game's ops. It describes the ops held now, or none
+    /// is given.
+    func frozenBoard(of game: GameID, circle: CircleKey) -> [UInt8]?
+}
+
+extension OpArchive {
+    /// No frozen board: every wake replays the game's ops.
+    public func frozenBoard(of game: GameID, circle: CircleKey) -> [UInt8]? { nil }
 }
 
 /// The archive could not give back ops it was said to hold.
@@ -40,6 +51,10 @@ struct OpChain: Sendable {
         init(_ hash: OpHash) {
             value = hash.bytes.prefix(8).reduce(0) { $0 << 8 | UInt64($1) }
         }
+
+        /// The prefix whose bytes, big-endian, are `value` (as a frozen
+        /// board writes it down).
+        init(value: UInt64) { self.value = value }
     }
 
     /// How an op compares with the one held at its place.
@@ -63,6 +78,28 @@ struct OpChain: Sendable {
     private(set) var archived = 0
     /// How many of the chain's first ops the store is known to hold.
     private(set) var stored = 0
+
+    /// An empty chain.
+    init() {}
+
+    /// A chain as a frozen board wrote it down: every op's hash prefix,
+    /// the first `archived` ops in the store alone, and `held` the ops
+    /// after them, all stored. `nil` when the held ops are not the ones
+    /// the prefixes name, in seq order, each following the one before.
+    init?(prefixes: ChunkedArray<HashPrefix>, archived: Int, held: [Op]) {
+        guard !held.isEmpty, archived >= 0, archived + held.count == prefixes.count else { return nil }
+        for (i, op) in held.enumerated() {
+            guard op.seq == UInt64(archived + i + 1), prefixes[archived + i] == HashPrefix(op.hash) else { return nil }
+            if i > 0 { guard op.previous == held[i - 1].hash else { return nil } }
+        }
+        self.prefixes = prefixes
+        self.archived = archived
+        self.held = held
+        stored = prefixes.count
+    }
+
+    /// Op `seq`'s hash prefix (1 ≤ `seq` ≤ ``count``).
+    func hashPrefix(seq: Int) -> HashPrefix { prefixes[seq - 1] }
 
     /// The newest op (always held).
     var last: Op? { held.last }

@@ -12,7 +12,7 @@ public struct GameReplica: Sendable {
     public let gameID: GameID
     /// The derived state, once the genesis is known and can be read (a
     /// private game's only by its players).
-    public private(set) var state: GameState?
+    public internal(set) var state: GameState?
     /// A private game's creator, players and (for a player) key, once its
     /// genesis is known; `nil` for an open game.
     public private(set) var privateHeader: PrivateGameHeader?
@@ -22,16 +22,16 @@ public struct GameReplica: Sendable {
     /// The first reader: this device's player.
     var reader: SigningIdentity? { readers.first }
     /// Accepted ops per author.
-    private(set) var chains: [PeerID: OpChain] = [:]
+    var chains: [PeerID: OpChain] = [:]
     /// Where ops that left memory are read back; `nil` keeps every op.
     let archive: (any OpArchive)?
     /// How many of each chain's newest ops stay in memory.
     let recentOpsKept: Int
     /// The genesis op, once known.
-    public private(set) var genesisOp: Op?
+    public internal(set) var genesisOp: Op?
     /// The authors of a reveal or a flood op (a move that uncovers cells,
     /// as sent: a private game's sealed moves aside).
-    public private(set) var revealers: Set<PeerID> = []
+    public internal(set) var revealers: Set<PeerID> = []
     /// Authors shown to have signed two different ops at one place in
     /// their chain (equivocation): the second is refused as a conflict,
     /// so replicas that got them in other orders differ. The daemon keeps
@@ -51,7 +51,7 @@ public struct GameReplica: Sendable {
     /// The authors with an op waiting.
     var pendingAuthors: Dictionary<PeerID, [UInt64: Op]>.Keys { pending.keys }
     /// The greatest Lamport time among accepted ops.
-    public private(set) var maxLamport: UInt64 = 0
+    public internal(set) var maxLamport: UInt64 = 0
     /// While a segment goes in (see ``beginSegment()``): what puts the game
     /// back if the segment cannot go in whole, and the accepted ops whose
     /// effect on the state waits until it has.

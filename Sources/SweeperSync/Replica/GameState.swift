@@ -23,25 +23,25 @@ public struct GameState: Sendable {
 
     /// The play view: revealed cells and each covered cell's winning mark.
     /// Build moves against it with `cellsUncovered(by:)` and `cellsChorded(by:)`.
-    public private(set) var board: Board
+    public internal(set) var board: Board
 
     /// Each reveal that opened cells first, as a stamp and wall clock:
     /// entry 0 is the genesis (the opening's cells), the others one per
     /// reveal, chord or flood op that opened a cell first or took one over.
-    private var revealStamps = ChunkedArray<RevealStamp>()
+    var revealStamps = ChunkedArray<RevealStamp>()
     /// The first reveal of each revealed cell not opened by the genesis, as
     /// an index into ``revealStamps``: the board says which cells are
     /// revealed, and a revealed cell missing here is the opening's. Only
     /// cells opened by moves take room, so a 500×500 game just begun holds
     /// its board and layout alone (about 160 KB), not 30 bytes a cell; one
     /// played through, 4 bytes a cell (see ``CellEntries``).
-    private var firstReveals: CellEntries
+    var firstReveals: CellEntries
     /// The mark register of each cell ever marked: the op with the greatest stamp.
-    private var markRegisters: [Int32: MarkRegister] = [:]
+    var markRegisters: [Int32: MarkRegister] = [:]
 
     /// The stamp and wall clock of a reveal, in 20 bytes (32-bit words:
     /// 64-bit ones would pad it to 24, and a long game holds one a reveal).
-    private struct RevealStamp {
+    struct RevealStamp {
         private let lamportWords: (UInt32, UInt32)
         private let wallWords: (UInt32, UInt32)
         let author: Int32
@@ -58,7 +58,7 @@ public struct GameState: Sendable {
 
     /// A cell's mark register: the stamp of the mark op that holds it (the
     /// board holds its value), in 12 bytes.
-    private struct MarkRegister {
+    struct MarkRegister {
         private let lamportWords: (UInt32, UInt32)
         let author: Int32
 
@@ -70,51 +70,51 @@ public struct GameState: Sendable {
         var lamport: UInt64 { UInt64(lamportWords.0) << 32 | UInt64(lamportWords.1) }
     }
     /// Authors seen, indexed by the numbers stored per cell.
-    private var authors: [PeerID] = []
+    var authors: [PeerID] = []
     /// The author of the op applied last, as its number (a cache).
-    private var lastAuthor: Int32 = -1
-    private var authorIndex: [PeerID: Int32] = [:]
+    var lastAuthor: Int32 = -1
+    var authorIndex: [PeerID: Int32] = [:]
     /// Who used the assist (cheat), if anyone.
-    public private(set) var assistedBy: Set<PeerID> = []
+    public internal(set) var assistedBy: Set<PeerID> = []
     /// When each of them first looked at the mines: the wall clock of
     /// their assist op with the smallest stamp (ms since 1970).
-    public private(set) var peeks: [PeerID: UInt64] = [:]
-    private var peekStamps: [PeerID: Stamp] = [:]
+    public internal(set) var peeks: [PeerID: UInt64] = [:]
+    var peekStamps: [PeerID: Stamp] = [:]
     /// How many hints each player asked for (hint ops, peer protocol 12).
-    public private(set) var hintsBy: [PeerID: Int] = [:]
+    public internal(set) var hintsBy: [PeerID: Int] = [:]
     /// Whether the creator chose the seed (a seeded op, peer protocol 12):
     /// a practice game, kept out of records.
-    public private(set) var isSeeded = false
+    public internal(set) var isSeeded = false
     /// Whether a hint or seeded op was applied: peers before hello
     /// version 12 cannot read the game.
-    public private(set) var usesHints = false
+    public internal(set) var usesHints = false
     /// The day the creator says this game is the board of (a daily op,
     /// peer protocol 13; the one with the smallest stamp), if any. Whether
     /// the layout is that day's is for ``DailyBoard`` to say.
-    public private(set) var dailyDay: Int?
-    private var dailyStamp: Stamp?
+    public internal(set) var dailyDay: Int?
+    var dailyStamp: Stamp?
     /// Whether a daily op was applied: peers before hello version 13 cannot read the game.
-    public private(set) var usesDaily = false
+    public internal(set) var usesDaily = false
     /// Who may move, when the creator chose: the creator, the genesis's
     /// players and every player added since; `nil` when every member may.
-    public private(set) var players: Set<PeerID>?
+    public internal(set) var players: Set<PeerID>?
     /// The archive op with the greatest stamp, if any: its value says
     /// whether the game is hidden from lists.
-    private var archiveRegister: (stamp: Stamp, archived: Bool)?
+    var archiveRegister: (stamp: Stamp, archived: Bool)?
     /// Whether an op of a kind that only peers of hello version 7 or later
     /// read was applied (the genesis's player list included).
-    public private(set) var usesRoles: Bool
+    public internal(set) var usesRoles: Bool
     /// Whether a flood op was applied: peers before hello version 8 cannot read the game.
-    public private(set) var usesFloods = false
+    public internal(set) var usesFloods = false
     /// Whether the game is private: its ops are sealed with a key only
     /// its players hold.
     public internal(set) var isPrivate = false
     /// In a race, each racer's board, by racer: a state of its own,
     /// changed by that racer's moves alone. `nil` for a game played together.
-    private var lanes: [PeerID: GameState]?
+    var lanes: [PeerID: GameState]?
     /// On a racer's board: the wall clock of the racer's resign op, once
     /// it gave up (its part ends lost; later moves change nothing).
-    public private(set) var gaveUpMillis: UInt64?
+    public internal(set) var gaveUpMillis: UInt64?
 
     /// The state right after `genesisOp` (which must carry a genesis).
     init(genesisOp: Op, genesis: Genesis) {
@@ -122,7 +122,7 @@ public struct GameState: Sendable {
     }
 
     /// The state right after `genesisOp`; `isLane` for one racer's board in a race.
-    private init(genesisOp: Op, genesis: Genesis, isLane: Bool) {
+    init(genesisOp: Op, genesis: Genesis, isLane: Bool) {
         gameID = genesisOp.gameID
         creator = genesisOp.author
         self.genesis = genesis

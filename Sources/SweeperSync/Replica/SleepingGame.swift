@@ -215,6 +215,14 @@ extension Replica {
     static func rebuild(
         _ game: GameID, _ asleep: SleepingGame, circle: CircleKey, archive: any OpArchive, readers: [SigningIdentity], recentOpsKept: Int
     ) -> GameReplica? {
+        // A frozen board that matches the sleeping game: read back, not replayed.
+        if let frozen = archive.frozenBoard(of: game, circle: circle),
+            var thawed = GameReplica.thawed(frozen, game: game, readers: readers, archive: archive, recentOpsKept: recentOpsKept),
+            thawed.vector == asleep.vector, thawed.unsignedHeads == asleep.unsignedHeads
+        {
+            for author in asleep.equivocators { thawed.noteEquivocator(author) }
+            return thawed
+        }
         // Each author's chain as the store gives it back, in seq order.
         var chains: [[Op]] = []
         do {
