@@ -655,7 +655,7 @@ struct Simulation {
                 sleeps += peers[(now / config.sleepEvery) % config.peers].replica.sleepIdle(keepingAwake: 0)
             }
             if rng.below(10) < config.moveChance { move() }
-            if restricted && now == config.activeTicks / 2 { addSpectator() }
+            if restricted && now == config.activeTicks / 3 { addSpectator() }
             if forgeriesLeft > 0 && rng.below(config.activeTicks / max(1, config.forgeries)) == 0 {
                 forge()
                 forgeriesLeft -= 1

@@ -134,7 +134,7 @@ final class SyncSessions: Sendable {
             session.sync.peerTakesChains = capabilities.takesChains
             // A session that started before the hello sends its summary
             // again, asking for the peer's, so that such games it lacks come now.
-            var messages = session.sync.hasPeerSummary ? session.sync.tick(replica: replica) : []
+            var messages = session.sync.hasPeerSummary ? session.sync.summaryAgain(replica: replica) : []
             if capabilities.readsLive {
                 // This device's own ops go to it live from now on, and it
                 // is asked for the signatures of what it pushed live before.
@@ -320,7 +320,7 @@ final class SyncSessions: Sendable {
                 let askers = self.wakes.finished(game)
                 if installed {
                     for link in self.links.all where askers.contains(link.peer) {
-                        if let session = self.session(of: link) { link.send(session.sync.tick(replica: service.replica)) }
+                        if let session = self.session(of: link) { link.send(session.sync.summaryAgain(replica: service.replica)) }
                     }
                 }
                 self.wakeNext(service: service)
@@ -407,8 +407,9 @@ final class SyncSessions: Sendable {
         for link in links.all { if let session = session(of: link) { link.send(session.sync.signHeads(replica: replica)) } }
     }
 
-    /// One anti-entropy round: every link's session sends its summary. A
-    /// link whose buffer is full is still sending what it has: its summary
+    /// One anti-entropy round: every link's session sends its summary,
+    /// unless the link is quiet (``SyncSession/tick(replica:)``). A link
+    /// whose buffer is full is still sending what it has: its summary
     /// waits for the next tick.
     func tick(replica: Replica) {
         for link in links.all where link.handle.isWritable {

@@ -90,6 +90,8 @@ public struct SyncSession: Sendable {
     /// then names the game and the author as the link knows them, and
     /// leaves out the membership proof and the hash the peer holds.
     public var peerTakesChains = false
+    /// The summaries this side sent, for a quiet link's anti-entropy (``tick(replica:)``).
+    var antiEntropy = AntiEntropyState()
     /// What this side said of live pushes, and what the peer said.
     var liveOut = LiveLinkState()
     var liveIn = LiveLinkState()
@@ -116,11 +118,6 @@ public struct SyncSession: Sendable {
         [.interest(interest), summaryMessage(of: replica, wantsReply: true)]
     }
 
-    /// Periodic anti-entropy: the summary again, asking for the peer's.
-    public mutating func tick(replica: Replica) -> [SyncMessage] {
-        [summaryMessage(of: replica, wantsReply: true)]
-    }
-
     /// The replica's summary as this peer is sent it: without the games it
     /// said it does not take (those it forgot), so that nothing of them
     /// reaches it. A peer that takes only some games (`sync mine`) is told
@@ -132,9 +129,14 @@ public struct SyncSession: Sendable {
 
     /// A summary message, its games noted when it is the first this side
     /// sends: the peer's live pushes and heads name them by their places in it.
-    private mutating func summaryMessage(of replica: Replica, wantsReply: Bool) -> SyncMessage {
-        let games = summary(of: replica)
+    mutating func summaryMessage(of replica: Replica, wantsReply: Bool) -> SyncMessage {
+        summaryMessage(summary(of: replica), wantsReply: wantsReply)
+    }
+
+    /// A summary message of `games` (``summary(of:)``), noted as sent.
+    mutating func summaryMessage(_ games: [GameID: VersionVector], wantsReply: Bool) -> SyncMessage {
         liveIn.note(summary: games)
+        antiEntropy.sent(games)
         return .summary(games, wantsReply: wantsReply)
     }
 
@@ -177,6 +179,7 @@ public struct SyncSession: Sendable {
             }
             hasPeerSummary = true
             peerHolds = games
+            antiEntropy.heard(games)
             liveOut.note(summary: games)
             var segments: [OpSegment] = []
             for game in replica.summary.keys.sorted() where sends(game, of: replica) {
