@@ -143,6 +143,19 @@ struct WebBrowserTests {
         let took = Date().timeIntervalSince(start)
         print("web: a move made with the command line drawn on the page \(String(format: "%.3f", took)) s after the command started")
         #expect(look == "F", "not shown within a second")
+
+        // The frame around the board follows what changed, and only that:
+        // the counter after the flag, a badge the game gains (archived
+        // from the command line), the badges it had (assisted, by the
+        // cheat that found the mines) kept through both.
+        let label = try b.wait(2, for: "return document.getElementById('mines-left').getAttribute('aria-label')") { ($0 as? String) == "9 mines left" }
+        #expect(label as? String == "9 mines left")
+        let badges = "return [...document.querySelectorAll('#badges .tag')].map((e) => e.textContent).join(',')"
+        #expect((try b.run(badges) as? String)?.contains("Assisted") == true)
+        #expect(try h.cli(["archive", game]).status == 0)
+        let shown = try b.wait(5, for: badges) { ($0 as? String)?.contains("Archived") == true } as? String
+        #expect(shown?.contains("Archived") == true && shown?.contains("Assisted") == true, "badges: \(shown ?? "none")")
+        #expect((try b.run(badges) as? String)?.components(separatedBy: "Assisted").count == 2, "one Assisted badge")
     }
 
     @Test func twoBrowsersOnTwoDaemonsPlayOneGameToItsEndingAndShowTheSameFigures() throws {

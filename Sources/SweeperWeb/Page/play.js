@@ -155,14 +155,19 @@ const led = (n) => (n < 0 ? "-" + String(-n).padStart(2, "0") : String(n).padSta
 function renderCounters() {
   const g = S.game, ml = $("mines-left"), txt = g ? led(S.minesLeft) : "---";
   if (ml.textContent !== txt) ml.textContent = txt;
-  ml.setAttribute("aria-label", g ? S.minesLeft + " mines left" : "No game");
+  setAttr(ml, "aria-label", g ? S.minesLeft + " mines left" : "No game");
   setFace(false);
   renderClock();
 }
 export function setFace(pressing) {
   const st = S.game && S.game.status;
-  $("face").dataset.face = st === "won" ? "cool" : st === "lost" ? "dead" : pressing && canMove() ? "oh" : "smile";
+  const face = $("face"), look = st === "won" ? "cool" : st === "lost" ? "dead" : pressing && canMove() ? "oh" : "smile";
+  if (face.dataset.face !== look) face.dataset.face = look;
 }
+// A remote move comes many times a second on a busy board: the page's
+// frame is written only where it changed, so that a move costs the page
+// the cells it changed and not a new status line.
+function setAttr(el, name, value) { if (el.getAttribute(name) !== value) el.setAttribute(name, value); }
 
 /// The clock ticks while the game is played and the page is seen.
 const seconds = () => S.clock.base + (S.clock.running ? (performance.now() - S.clock.at) / 1000 : 0);
@@ -183,10 +188,12 @@ document.addEventListener("visibilitychange", () => {
   sendCursor();
 });
 
+let shownBadges = null;
 export function renderInfo() {
-  const g = S.game, badges = clear($("badges"));
-  $("gametitle").textContent = g ? (g.daily ? "Board of the day" : sizeName(g.width, g.height, g.mines)) + " " + size(g.width, g.height, g.mines) + " · " + pct(g.progress) : "Sweeper";
-  if (!g) return;
+  const g = S.game, title = $("gametitle");
+  const text = g ? (g.daily ? "Board of the day" : sizeName(g.width, g.height, g.mines)) + " " + size(g.width, g.height, g.mines) + " · " + pct(g.progress) : "Sweeper";
+  if (title.textContent !== text) title.textContent = text;
+  if (!g) { shownBadges = null; clear($("badges")); return; }
   const tags = [
     [g.race, "Race", "race"], [g.daily || S.dailyIds.has(g.game), "Daily", "daily"], [g.noGuess, "No-guess", "", "Every move can be worked out"],
     [g.seeded, "Practice", "", "Its seed was chosen: never a record"], [g.assisted, "Assisted", "warn", "Someone asked for a hint or looked at the mines"],
@@ -196,7 +203,11 @@ export function renderInfo() {
     [g.equivocatedByNames, "⚠ " + (g.equivocatedByNames || []).join(", "), "warn", "signed two different moves at one place: devices may show different boards"],
     [g.overQuotaByNames, "⚠ " + (g.overQuotaByNames || []).join(", "), "warn", "moves past what a game can take were refused"],
   ];
-  for (const [yes, text, cls, title] of tags) if (yes) badges.append(h("span", { class: "tag " + (cls || ""), text, title }));
+  const shown = tags.filter((t) => t[0]), key = shown.map((t) => t.slice(1).join("\u0001")).join("\u0002");
+  if (key === shownBadges) return;
+  shownBadges = key;
+  const badges = clear($("badges"));
+  for (const [, text, cls, title] of shown) badges.append(h("span", { class: "tag " + (cls || ""), text, title }));
 }
 
 export function renderPlayers() {
