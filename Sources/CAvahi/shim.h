@@ -5,7 +5,6 @@
 #include <avahi-client/lookup.h>
 #include <avahi-client/publish.h>
 #include <avahi-common/alternative.h>
-#include <avahi-common/domain.h>
 #include <avahi-common/error.h>
 #include <avahi-common/malloc.h>
 #include <avahi-common/strlst.h>
@@ -16,6 +15,4 @@
 static const int sweeper_avahi_if_unspec = AVAHI_IF_UNSPEC;
 static const int sweeper_avahi_proto_unspec = AVAHI_PROTO_UNSPEC;
 static const int sweeper_avahi_proto_inet6 = AVAHI_PROTO_INET6;
-static const int sweeper_avahi_dns_class_in = AVAHI_DNS_CLASS_IN;
-static const int sweeper_avahi_dns_type_txt = AVAHI_DNS_TYPE_TXT;
 #endif

@@ -101,7 +101,7 @@ struct DaemonCore: Sendable {
         do {
             network = try await PeerNetwork.start(
                 settings: settings, identity: engine.identity, policy: members.linkPolicy, inbox: inbox, book: book,
-                preferredPort: previousPort, eventLoop: eventLoop, clock: clock, logger: logger)
+                preferredPort: previousPort, eventLoop: eventLoop, logger: logger)
         } catch {
             throw .listen(error)
         }

@@ -126,29 +126,19 @@ public final class AvahiDiscovery: Sendable {
     private let logger: Logger
     /// Sightings and status changes, in order.
     public let events: AsyncStream<DiscoveryEvent>
-    let continuation: AsyncStream<DiscoveryEvent>.Continuation
-    let state: Mutex<State>
+    private let continuation: AsyncStream<DiscoveryEvent>.Continuation
+    private let state: Mutex<State>
 
     /// Poll-thread state. Touched only with the poll lock held (inside
     /// callbacks, or by Swift code that took the lock).
-    final class Core: @unchecked Sendable {
+    private final class Core: @unchecked Sendable {
         var poll: OpaquePointer?
         var client: OpaquePointer?
         var group: OpaquePointer?
         var browser: OpaquePointer?
-        /// Each instance the browser reports, by interface, protocol and
-        /// instance name: where to resolve it (again).
-        var instances: [String: BrowsedInstance] = [:]
-        /// Resolvers under way, by the same key. Each is freed once it has
-        /// answered: an open one keeps Avahi asking for the instance's host
-        /// records (a TTL of 120 s) every couple of minutes, which in a
-        /// classroom of 31 others was a fifth of an idle device's traffic.
+        /// Live resolvers by interface, protocol and instance name: they
+        /// report again when a record changes (a new TXT after `join`).
         var resolvers: [String: OpaquePointer] = [:]
-        /// A TXT record browser for each instance, by the same key: a new
-        /// TXT (after `join`, or a removal that changes the circle's tag)
-        /// is reported as it comes, and Avahi asks for a TXT record again
-        /// only about hourly (its TTL is 75 minutes).
-        var txtBrowsers: [String: OpaquePointer] = [:]
         var announcement: ServiceAnnouncement
         var publishedName: String
         var failed = false
@@ -158,12 +148,12 @@ public final class AvahiDiscovery: Sendable {
         }
     }
 
-    struct State: @unchecked Sendable {
+    private struct State: @unchecked Sendable {
         var status: DiscoveryStatus = .stopped
         var records: [String: ServiceRecord] = [:]
     }
 
-    let core: Core
+    private let core: Core
 
     /// Creates discovery for `serviceType` (such as `_sweeper._tcp`) that
     /// will publish `announcement` once started.
@@ -206,8 +196,8 @@ public final class AvahiDiscovery: Sendable {
             let sameService = announcement.instanceName == core.announcement.instanceName && announcement.port == core.announcement.port
             core.announcement = announcement
             if sameService, let group = core.group, avahi_entry_group_is_empty(group) == 0 {
-                // Only the TXT changes: update it in place, so others' TXT
-                // record browsers see the new record under the same name.
+                // Only the TXT changes: update it in place, so browsers' live
+                // resolvers see the new record under the same name.
                 var list: UnsafeMutablePointer<AvahiStringList>? = nil
                 for (key, value) in announcement.txt.sorted(by: { $0.key < $1.key }) {
                     list = avahi_string_list_add(list, "\(key)=\(value)")
@@ -272,8 +262,6 @@ public final class AvahiDiscovery: Sendable {
         core.group = nil
         core.browser = nil
         core.resolvers = [:]
-        core.txtBrowsers = [:]
-        core.instances = [:]
         if finishing {
             setStatus(.stopped)
             continuation.finish()
@@ -284,14 +272,14 @@ public final class AvahiDiscovery: Sendable {
         withPollLock { core.failed || core.client == nil }
     }
 
-    func withPollLock<R>(_ body: () -> R) -> R {
+    private func withPollLock<R>(_ body: () -> R) -> R {
         guard let poll = core.poll else { return body() }
         avahi_threaded_poll_lock(poll)
         defer { avahi_threaded_poll_unlock(poll) }
         return body()
     }
 
-    func setStatus(_ status: DiscoveryStatus) {
+    private func setStatus(_ status: DiscoveryStatus) {
         let before = state.withLock { s -> DiscoveryStatus? in
             guard s.status != status else { return nil }
             defer { s.status = status }
@@ -318,7 +306,7 @@ public final class AvahiDiscovery: Sendable {
             || why.hasPrefix("cannot browse") || why.hasPrefix("browsing failed"))
     }
 
-    static func message(_ error: Int32) -> String {
+    private static func message(_ error: Int32) -> String {
         guard let text = avahi_strerror(error) else { return "error \(error)" }
         return String(cString: text)
     }
@@ -349,10 +337,7 @@ public final class AvahiDiscovery: Sendable {
 
     private func dropObjects() {
         for resolver in core.resolvers.values { avahi_service_resolver_free(resolver) }
-        for browser in core.txtBrowsers.values { avahi_record_browser_free(browser) }
         core.resolvers = [:]
-        core.txtBrowsers = [:]
-        core.instances = [:]
         if let browser = core.browser { avahi_service_browser_free(browser) }
         if let group = core.group { avahi_entry_group_free(group) }
         core.browser = nil
@@ -421,5 +406,96 @@ public final class AvahiDiscovery: Sendable {
         default:
             break
         }
+    }
+
+    private func browse() {
+        guard core.browser == nil, let client = core.client else { return }
+        let userdata = UnsafeMutableRawPointer(Unmanaged.passUnretained(self).toOpaque())
+        core.browser = avahi_service_browser_new(
+            client, AvahiIfIndex(sweeper_avahi_if_unspec), AvahiProtocol(sweeper_avahi_proto_unspec), serviceType, nil,
+            AvahiLookupFlags(0),
+            { _, interface, proto, event, name, type, domain, _, userdata in
+                guard let userdata else { return }
+                let me = Unmanaged<AvahiDiscovery>.fromOpaque(UnsafeRawPointer(userdata)).takeUnretainedValue()
+                me.browsed(interface, proto, event, name, type, domain)
+            }, userdata)
+        if core.browser == nil {
+            setStatus(.unavailable("cannot browse: \(Self.message(avahi_client_errno(client)))"))
+        }
+    }
+
+    private func browsed(
+        _ interface: AvahiIfIndex, _ proto: AvahiProtocol, _ event: AvahiBrowserEvent,
+        _ name: UnsafePointer<CChar>?, _ type: UnsafePointer<CChar>?, _ domain: UnsafePointer<CChar>?
+    ) {
+        guard let client = core.client else { return }
+        switch event {
+        case AVAHI_BROWSER_NEW:
+            guard let name else { return }
+            let key = "\(interface)/\(proto)/\(String(cString: name))"
+            guard core.resolvers[key] == nil else { return }
+            let userdata = UnsafeMutableRawPointer(Unmanaged.passUnretained(self).toOpaque())
+            // The resolver stays: it answers again whenever the record changes.
+            let resolver = avahi_service_resolver_new(
+                client, interface, proto, name, type, domain, AvahiProtocol(sweeper_avahi_proto_unspec), AvahiLookupFlags(0),
+                { resolver, interface, _, event, name, _, _, host, address, port, txt, _, userdata in
+                    guard let userdata else { return }
+                    let me = Unmanaged<AvahiDiscovery>.fromOpaque(UnsafeRawPointer(userdata)).takeUnretainedValue()
+                    guard event == AVAHI_RESOLVER_FOUND, let name, let address else {
+                        me.resolverFailed(resolver)
+                        return
+                    }
+                    me.resolved(interface, String(cString: name), host.map { String(cString: $0) } ?? "", address, port, txt)
+                }, userdata)
+            if let resolver { core.resolvers[key] = resolver }
+        case AVAHI_BROWSER_REMOVE:
+            guard let name else { return }
+            let instance = String(cString: name)
+            let key = "\(interface)/\(proto)/\(instance)"
+            if let resolver = core.resolvers.removeValue(forKey: key) { avahi_service_resolver_free(resolver) }
+            let existed = state.withLock { $0.records.removeValue(forKey: instance) != nil }
+            if existed { continuation.yield(.lost(instanceName: instance)) }
+        case AVAHI_BROWSER_FAILURE:
+            setStatus(.unavailable("browsing failed: \(Self.message(avahi_client_errno(client)))"))
+        default:
+            break
+        }
+    }
+
+    /// A resolver that failed (timeout, or the record went away) is freed;
+    /// the browser makes a new one if the service shows up again.
+    private func resolverFailed(_ resolver: OpaquePointer?) {
+        guard let resolver else { return }
+        if let key = core.resolvers.first(where: { $0.value == resolver })?.key { core.resolvers[key] = nil }
+        avahi_service_resolver_free(resolver)
+    }
+
+    private func resolved(
+        _ interface: AvahiIfIndex, _ name: String, _ host: String, _ address: UnsafePointer<AvahiAddress>, _ port: UInt16,
+        _ txt: UnsafeMutablePointer<AvahiStringList>?
+    ) {
+        var buffer = [CChar](repeating: 0, count: Int(AVAHI_ADDRESS_STR_MAX))
+        avahi_address_snprint(&buffer, buffer.count, address)
+        let ip = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let resolved = ResolvedAddress(ip: ip, isIPv6: address.pointee.proto == AvahiProtocol(sweeper_avahi_proto_inet6), interfaceIndex: interface)
+        var strings: [[UInt8]] = []
+        var item = txt
+        while let node = item, strings.count < 64 {
+            if let text = avahi_string_list_get_text(node) {
+                strings.append(Array(UnsafeBufferPointer(start: text, count: Int(avahi_string_list_get_size(node)))))
+            }
+            item = avahi_string_list_get_next(node)
+        }
+        let entries = ServiceRecord.txtEntries(strings)
+        let record = state.withLock { s -> ServiceRecord in
+            var r = s.records[name] ?? ServiceRecord(instanceName: name, hostName: host, addresses: [], port: port, txt: entries)
+            r.hostName = host
+            r.port = port
+            r.txt = entries
+            if !r.addresses.contains(resolved) { r.addresses.append(resolved) }
+            s.records[name] = r
+            return r
+        }
+        continuation.yield(.found(record))
     }
 }

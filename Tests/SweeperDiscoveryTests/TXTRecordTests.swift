@@ -28,16 +28,4 @@ import Testing
         let bad = try #require(ServiceRecord.txtEntry(Array("k=".utf8) + [0xFF, 0x41]))
         #expect(bad.value == "\u{FFFD}A")
     }
-
-    @Test func aTXTRecordsDataIsReadAsLengthPrefixedStringsAndACutOneEndsIt() {
-        func strings(_ bytes: [UInt8]) -> [[UInt8]] { bytes.withUnsafeBytes { ServiceRecord.txtStrings($0) } }
-        let wire: [UInt8] = [3] + Array("v=2".utf8) + [0] + [5] + Array("id=AB".utf8)
-        #expect(strings(wire) == [Array("v=2".utf8), [], Array("id=AB".utf8)])
-        #expect(ServiceRecord.txtEntries(strings(wire)) == ["v": "2", "id": "AB"])
-        // A length past the end: what there is, and nothing after it.
-        #expect(strings([9] + Array("v=2".utf8)) == [Array("v=2".utf8)])
-        #expect(strings([]) == [])
-        // At most 64 strings, however many the data holds.
-        #expect(strings([UInt8](repeating: 0, count: 1000)).count == 64)
-    }
 }

@@ -7,7 +7,6 @@ import SweeperCrypto
 import SweeperDiscovery
 import SweeperMessages
 import SweeperNet
-import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -34,12 +33,11 @@ final class PeerNetwork: Sendable {
     let listening: [String]
     private let name: String
     private let identity: PeerID
-    private let clock: any DaemonClock
     private let logger: Logger
 
     private init(
         node: PeerNode, inbox: PeerInbox, discovery: AvahiDiscovery?, listening: [String], name: String, identity: PeerID,
-        clock: any DaemonClock, logger: Logger
+        logger: Logger
     ) {
         self.node = node
         self.inbox = inbox
@@ -47,7 +45,6 @@ final class PeerNetwork: Sendable {
         self.listening = listening
         self.name = name
         self.identity = identity
-        self.clock = clock
         self.logger = logger
     }
 
@@ -61,7 +58,7 @@ final class PeerNetwork: Sendable {
     /// the peers of `book` met before.
     static func start(
         settings: DaemonSettings, identity: SigningIdentity, policy: CircleMembers.LinkPolicy, inbox: PeerInbox, book: PeerBook,
-        preferredPort: Int? = nil, eventLoop: any EventLoop, clock: any DaemonClock, logger: Logger
+        preferredPort: Int? = nil, eventLoop: any EventLoop, logger: Logger
     ) async throws -> PeerNetwork {
         let circle = policy.current
         var configuration = PeerNodeConfiguration()
@@ -117,7 +114,7 @@ final class PeerNetwork: Sendable {
         }
         return PeerNetwork(
             node: node, inbox: inbox, discovery: discovery, listening: listening, name: settings.name, identity: identity.peerID,
-            clock: clock, logger: logger)
+            logger: logger)
     }
 
     /// What mDNS publishes: "NAME on HOST" with the protocol version, peer
@@ -133,7 +130,7 @@ final class PeerNetwork: Sendable {
     /// The services to run: the node, the inbox's timers, and discovery.
     var services: [any Service] {
         var list: [any Service] = [node, PeerInboxService(inbox: inbox)]
-        if let discovery { list.append(DiscoveryService(discovery: discovery, node: node, clock: clock, logger: logger)) }
+        if let discovery { list.append(DiscoveryService(discovery: discovery, node: node, logger: logger)) }
         return list
     }
 
@@ -224,29 +221,14 @@ struct PeerInboxService: Service {
 struct DiscoveryService: Service {
     let discovery: AvahiDiscovery
     let node: PeerNode
-    let clock: any DaemonClock
     let logger: Logger
-    /// How often the instances of peers in this circle that are not linked
-    /// are resolved again: mDNS resolves each once, so an address that
-    /// changed since is learnt here (or from a linked peer's gossip).
-    static let resolveAgainInterval: Duration = .seconds(60)
 
     func run() async throws {
         await cancelWhenGracefulShutdown {
             await withTaskGroup(of: Void.self) { group in
-                let instances = Sightings()
                 group.addTask { await discovery.run() }
                 group.addTask {
-                    while !Task.isCancelled {
-                        try? await clock.sleep(for: Self.resolveAgainInterval)
-                        let unlinked = Set(
-                            await node.snapshot().filter { [PeerLinkState.discovered, .offline].contains($0.state) && !$0.otherCircle }.map(\.id))
-                        for (instance, peer) in instances.peers.withLock({ $0 }) where unlinked.contains(peer) {
-                            discovery.resolveAgain(instanceName: instance)
-                        }
-                    }
-                }
-                group.addTask {
+                    var instances: [String: PeerID] = [:]
                     /// Instances whose record was dropped, each logged once.
                     var dropped: Set<String> = []
                     for await event in discovery.events {
@@ -254,7 +236,7 @@ struct DiscoveryService: Service {
                         case .found(let record):
                             switch Self.sighting(record) {
                             case .success(let sighting):
-                                instances.peers.withLock { $0[record.instanceName] = sighting.peer }
+                                instances[record.instanceName] = sighting.peer
                                 await node.sighted(sighting)
                             case .failure(let refusal):
                                 if dropped.insert(record.instanceName).inserted {
@@ -263,7 +245,7 @@ struct DiscoveryService: Service {
                                 }
                             }
                         case .lost(let name):
-                            if let peer = instances.peers.withLock({ $0.removeValue(forKey: name) }) { await node.sightingLost(peer) }
+                            if let peer = instances.removeValue(forKey: name) { await node.sightingLost(peer) }
                         case .status:
                             break
                         }
@@ -273,12 +255,6 @@ struct DiscoveryService: Service {
                 group.cancelAll()
             }
         }
-    }
-
-    /// The peer each instance was sighted as, by instance name: written
-    /// as records come, read by the task that resolves them again.
-    private final class Sightings: Sendable {
-        let peers = Mutex<[String: PeerID]>([:])
     }
 
     /// Why a resolved record is no daemon to dial.
