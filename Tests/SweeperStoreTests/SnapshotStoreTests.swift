@@ -15,6 +15,15 @@ import Testing
 
     func games(_ store: Store) throws -> [String] { try store.snapshots().map(\.gameID).sorted() }
 
+    /// A store in `dir` holding one game, g1, of one op.
+    func storeHoldingG1(in dir: TempDir) throws -> Store {
+        let store = try Store(directory: dir.path)
+        let game = StoredGame(
+            id: "g1", params: Data("{}".utf8), created: Date(timeIntervalSince1970: 10), lastActivity: Date(timeIntervalSince1970: 10), status: "playing")
+        #expect(try store.createGame(game, ops: [StoredOp(gameID: "g1", author: a, seq: 1, lamport: 1, bytes: Data([1]))]))
+        return store
+    }
+
     @Test func aSnapshotLastsUntilAnOpOfItsGameChanges() throws {
         let dir = try TempDir()
         defer { dir.cleanup() }
@@ -48,10 +57,7 @@ import Testing
         let dir = try TempDir()
         defer { dir.cleanup() }
         do {
-            let store = try Store(directory: dir.path)
-            let game = StoredGame(
-                id: "g1", params: Data("{}".utf8), created: Date(timeIntervalSince1970: 10), lastActivity: Date(timeIntervalSince1970: 10), status: "playing")
-            #expect(try store.createGame(game, ops: [StoredOp(gameID: "g1", author: a, seq: 1, lamport: 1, bytes: Data([1]))]))
+            let store = try storeHoldingG1(in: dir)
             #expect(try store.saveSnapshots([snapshot("g1", ops: 1)]) == 1)
             store.close()
         }
@@ -65,11 +71,8 @@ import Testing
     @Test func aFrozenBoardGoesWithItsSnapshotAndIsReadAlone() throws {
         let dir = try TempDir()
         defer { dir.cleanup() }
-        let store = try Store(directory: dir.path)
+        let store = try storeHoldingG1(in: dir)
         defer { store.close() }
-        let game = StoredGame(
-            id: "g1", params: Data("{}".utf8), created: Date(timeIntervalSince1970: 10), lastActivity: Date(timeIntervalSince1970: 10), status: "playing")
-        #expect(try store.createGame(game, ops: [StoredOp(gameID: "g1", author: a, seq: 1, lamport: 1, bytes: Data([1]))]))
         var row = snapshot("g1", ops: 1)
         row.board = Data([7, 7, 7])
         #expect(try store.saveSnapshots([row, snapshot("g1", ops: 1, circle: "c2")]) == 2)
@@ -91,10 +94,7 @@ import Testing
         let dir = try TempDir()
         defer { dir.cleanup() }
         do {
-            let store = try Store(directory: dir.path)
-            let game = StoredGame(
-                id: "g1", params: Data("{}".utf8), created: Date(timeIntervalSince1970: 10), lastActivity: Date(timeIntervalSince1970: 10), status: "playing")
-            #expect(try store.createGame(game, ops: [StoredOp(gameID: "g1", author: a, seq: 1, lamport: 1, bytes: Data([1]))]))
+            let store = try storeHoldingG1(in: dir)
             store.close()
         }
         // The table as the release before wrote it: no board column, its migration not run, a snapshot in it.
