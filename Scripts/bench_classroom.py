@@ -58,6 +58,13 @@ def sample(lab, daemons, seconds):
             "bytes_per_s": [(sent_bytes(lab, d.i) - b) / wall for d, b in zip(daemons, b0)]}
 
 
+def record(results, window, figures):
+    """Each per-device figure of `window` as its mean and its max."""
+    for name, values in figures.items():
+        results[f"classroom.{window}_{name}_mean"] = statistics.mean(values)
+        results[f"classroom.{window}_{name}_max"] = max(values)
+
+
 def digest(d, game):
     shown = d.try_cli("show", game)
     return shown.get("digest") if shown else None
@@ -94,16 +101,12 @@ def measure(bindir, hosts, quick):
         # TTL is 120 s; each is asked again at 80% of it).
         time.sleep(10)
         start = sample(lab, daemons, 10 if quick else 30)
-        for name, values in start.items():
-            results[f"classroom.start_{name}_mean"] = statistics.mean(values)
-            results[f"classroom.start_{name}_max"] = max(values)
+        record(results, "start", start)
         settle = 20 if quick else 120
         time.sleep(max(0.0, t0 + linked + settle - time.monotonic()))
         idle = sample(lab, daemons, 10 if quick else 120)
         idle["rss_mb"] = [bench.rss_mb(d.pid) for d in daemons]
-        for name, values in idle.items():
-            results[f"classroom.idle_{name}_mean"] = statistics.mean(values)
-            results[f"classroom.idle_{name}_max"] = max(values)
+        record(results, "idle", idle)
         cpu, rate, rss = idle["cpu_percent"], idle["bytes_per_s"], idle["rss_mb"]
         log(f"10 to 40 s after linking, per device: {statistics.mean(start['bytes_per_s']):.0f} B/s sent "
             f"(max {max(start['bytes_per_s']):.0f}), CPU {statistics.mean(start['cpu_percent']):.3f}%")

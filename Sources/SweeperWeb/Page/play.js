@@ -154,7 +154,7 @@ export function renderGame() {
 const led = (n) => (n < 0 ? "-" + String(-n).padStart(2, "0") : String(n).padStart(3, "0"));
 function renderCounters() {
   const g = S.game, ml = $("mines-left"), txt = g ? led(S.minesLeft) : "---";
-  if (ml.textContent !== txt) ml.textContent = txt;
+  setText(ml, txt);
   setAttr(ml, "aria-label", g ? S.minesLeft + " mines left" : "No game");
   setFace(false);
   renderClock();
@@ -168,6 +168,7 @@ export function setFace(pressing) {
 // frame is written only where it changed, so that a move costs the page
 // the cells it changed and not a new status line.
 function setAttr(el, name, value) { if (el.getAttribute(name) !== value) el.setAttribute(name, value); }
+function setText(el, text) { if (el.textContent !== text) el.textContent = text; }
 
 /// The clock ticks while the game is played and the page is seen.
 const seconds = () => S.clock.base + (S.clock.running ? (performance.now() - S.clock.at) / 1000 : 0);
@@ -190,9 +191,8 @@ document.addEventListener("visibilitychange", () => {
 
 let shownBadges = null;
 export function renderInfo() {
-  const g = S.game, title = $("gametitle");
-  const text = g ? (g.daily ? "Board of the day" : sizeName(g.width, g.height, g.mines)) + " " + size(g.width, g.height, g.mines) + " · " + pct(g.progress) : "Sweeper";
-  if (title.textContent !== text) title.textContent = text;
+  const g = S.game;
+  setText($("gametitle"), g ? (g.daily ? "Board of the day" : sizeName(g.width, g.height, g.mines)) + " " + size(g.width, g.height, g.mines) + " · " + pct(g.progress) : "Sweeper");
   if (!g) { shownBadges = null; clear($("badges")); return; }
   const tags = [
     [g.race, "Race", "race"], [g.daily || S.dailyIds.has(g.game), "Daily", "daily"], [g.noGuess, "No-guess", "", "Every move can be worked out"],
