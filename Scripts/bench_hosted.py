@@ -405,7 +405,7 @@ def cpu_ticks(pid=None):
 def bench(host, pid, tls, spawn, seconds, root):
     """Adds the players, runs the phones (`spawn` starts the phones' process), measures the host; returns results."""
     game = host.cli("new", "--width", str(WIDTH), "--height", str(HEIGHT), "--mines", str(MINES), "--seed", str(SEED))["game"]
-    mines = [(x, y) for y, row in enumerate(host.cli("show", game, "--cheat")["mineLayout"]) for x, c in enumerate(row) if c == "*"]
+    mines = [(x, y) for y, row in enumerate(host.cli("show", game, "--peek")["mineLayout"]) for x, c in enumerate(row) if c == "*"]
     time.sleep(2)
     figures = {"rss_no_players_kb": rss_kb(pid)}
     added = [host.cli("player", "add", f"P{k}") for k in range(1, PLAYERS + 1)]

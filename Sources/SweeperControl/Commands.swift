@@ -77,11 +77,11 @@ public enum Commands {
         /// The list.
         public struct Result: Codable, Equatable, Sendable {
             /// The games, newest first.
-            public var games: [GameSummary]
+            public var games: [GameListing]
             /// With `available`: the games linked peers hold and this device does not, most ops first.
             public var available: [AvailableGame]?
             /// Creates the list.
-            public init(games: [GameSummary], available: [AvailableGame]? = nil) {
+            public init(games: [GameListing], available: [AvailableGame]? = nil) {
                 self.games = games
                 self.available = available
             }
@@ -282,8 +282,9 @@ public enum Commands {
     public struct GameArguments: Codable, Equatable, Sendable {
         /// The game id or prefix.
         public var game: String?
-        /// With `show`: add the mine layout, marking the game as assisted.
-        public var cheat: Bool?
+        /// With `show`: add the mine layout (a peek at the mines), marking
+        /// the game as assisted.
+        public var peek: Bool?
         /// With `show` and `replay` of a race: whose board (a racer's name
         /// or peer id); this device's own, or the creator's, when absent.
         public var racer: String?
@@ -293,11 +294,29 @@ public enum Commands {
         /// refused as `makes-practice` without it).
         public var look: Bool?
         /// Creates arguments.
-        public init(game: String?, cheat: Bool? = nil, racer: String? = nil, look: Bool? = nil) {
+        public init(game: String?, peek: Bool? = nil, racer: String? = nil, look: Bool? = nil) {
             self.game = game
-            self.cheat = cheat
+            self.peek = peek
             self.racer = racer
             self.look = look
+        }
+
+        private enum CodingKeys: String, CodingKey { case game, peek, racer, look }
+        /// What version 2 of the protocol named otherwise: refused by name,
+        /// so that an older client is told rather than quietly answered
+        /// without what it asked for.
+        private enum Renamed: String, CodingKey { case cheat }
+
+        /// Reads the arguments; `cheat` (version 2's `peek`) is refused.
+        public init(from decoder: any Decoder) throws {
+            if let old = try? decoder.container(keyedBy: Renamed.self), old.contains(.cheat) {
+                throw ControlError.renamed("cheat", to: "peek", inVersion: 3)
+            }
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            game = try c.decodeIfPresent(String.self, forKey: .game)
+            peek = try c.decodeIfPresent(Bool.self, forKey: .peek)
+            racer = try c.decodeIfPresent(String.self, forKey: .racer)
+            look = try c.decodeIfPresent(Bool.self, forKey: .look)
         }
     }
 

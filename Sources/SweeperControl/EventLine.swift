@@ -12,13 +12,13 @@ extension ControlEvent {
     /// out, slashes unescaped.
     ///
     /// The events a move or a cursor sends to every viewer (`cells`,
-    /// `presence`, `point`, and any other without a game summary, a peer or
+    /// `presence`, `point`, and any other without a game's listing, a peer or
     /// a racer's standing) are written directly into bytes, several times
     /// faster than `JSONEncoder`; the others, and a progress that is not a
     /// finite number, go through `JSONEncoder`. Both give the same value
     /// when decoded, which the control protocol's tests check on many events.
     public func jsonLine() throws -> Data {
-        guard summary == nil, peerInfo == nil, racer == nil, progress?.isFinite ?? true else {
+        guard listing == nil, peerInfo == nil, racer == nil, progress?.isFinite ?? true else {
             return try ControlCoding.line(self)
         }
         var out = JSONLineWriter()
@@ -67,7 +67,7 @@ extension ControlEvent {
     /// Reads an event line as ``jsonLine()`` writes it, without
     /// `JSONDecoder`. Nil when the line is not an event, or holds what this
     /// does not read: a field of another type than the event's, a `null`, a
-    /// game summary, a peer or a racer's standing, any other key. The caller
+    /// game's listing, a peer or a racer's standing, any other key. The caller
     /// then decodes it with `JSONDecoder`, which decides; so both ways give
     /// the same event.
     public init?(jsonLine bytes: UnsafeRawBufferPointer) {
@@ -109,7 +109,7 @@ extension ControlEvent {
 
 extension ControlEvent {
     /// The keys ``init(jsonLine:)`` reads: any other (an answer's `id`, a
-    /// summary) ends the reading at once.
+    /// game's listing) ends the reading at once.
     static let fastLineKeys: Set<String> = [
         "event", "game", "byName", "byPeer", "trippedByPeer", "status", "minesLeft", "x", "y", "dropped", "progress", "cells", "presence",
     ]

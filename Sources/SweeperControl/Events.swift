@@ -60,8 +60,8 @@ public struct ControlEvent: Codable, Equatable, Sendable {
     public var progress: Double?
     /// Who tripped the mine (peer id), once the game is lost (cells events).
     public var trippedByPeer: String?
-    /// The game added.
-    public var summary: GameSummary?
+    /// With `game-added` and `game-changed`: the game as `games` lists it.
+    public var listing: GameListing?
     /// The peer that changed, as `peers` lists it.
     public var peerInfo: PeerInfo?
     /// With `events-dropped`: how many events were dropped.
@@ -76,7 +76,7 @@ public struct ControlEvent: Codable, Equatable, Sendable {
     /// Creates an event.
     public init(
         event: Kind, game: String? = nil, cells: [CellChange]? = nil, status: PlayStatus? = nil, minesLeft: Int? = nil,
-        byPeer: String? = nil, byName: String? = nil, summary: GameSummary? = nil, peerInfo: PeerInfo? = nil, x: Int? = nil, y: Int? = nil,
+        byPeer: String? = nil, byName: String? = nil, listing: GameListing? = nil, peerInfo: PeerInfo? = nil, x: Int? = nil, y: Int? = nil,
         progress: Double? = nil, trippedByPeer: String? = nil, dropped: Int? = nil, presence: PresenceInfo? = nil,
         racer: Commands.RacerStanding? = nil
     ) {
@@ -90,7 +90,7 @@ public struct ControlEvent: Codable, Equatable, Sendable {
         self.minesLeft = minesLeft
         self.byPeer = byPeer
         self.byName = byName
-        self.summary = summary
+        self.listing = listing
         self.peerInfo = peerInfo
         self.x = x
         self.y = y

@@ -99,7 +99,7 @@ public enum ControlFormatting {
     /// What sets a game apart, in words: `assisted`, `watching`, `private`,
     /// `only on this device`, `race`, `day 2026-11-28`, `practice`. The
     /// `games` table and the viewer's list say the same.
-    public static func marks(_ g: GameSummary) -> [String] {
+    public static func marks(_ g: GameListing) -> [String] {
         var marks: [String] = []
         if g.assisted { marks.append("assisted") }
         if g.watching == true { marks.append("watching") }
@@ -125,7 +125,7 @@ public enum ControlFormatting {
     }
 
     /// The `games` table.
-    public static func games(_ games: [GameSummary]) -> String {
+    public static func games(_ games: [GameListing]) -> String {
         if games.isEmpty { return "No games yet. Start one with `sweeper new`.\n" }
         return table(
             ["GAME", "SIZE", "STATUS", "ELAPSED", "STARTED", "ENDED", "PLAYERS"],

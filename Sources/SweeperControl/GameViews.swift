@@ -51,7 +51,7 @@ public struct PlayerScore: Codable, Equatable, Sendable {
 }
 
 /// A game as listed by `games`.
-public struct GameSummary: Codable, Equatable, Sendable {
+public struct GameListing: Codable, Equatable, Sendable {
     /// The full game id.
     public var game: String
     /// Width in cells.
@@ -73,7 +73,7 @@ public struct GameSummary: Codable, Equatable, Sendable {
     public var createdAt: Int64
     /// When the game was won or lost, milliseconds since 1970; absent while playing.
     public var endedAt: Int64?
-    /// Whether a player used the cheat.
+    /// Whether a player had help: a hint, or a peek at the mines.
     public var assisted: Bool
     /// The names of the devices that may move, when the creator chose them
     /// (creator first); absent when every member of the circle may.
@@ -166,11 +166,11 @@ public struct GameView: Codable, Equatable, Sendable {
     public var elapsedMillis: Int
     /// Share of safe cells revealed, 0...1.
     public var progress: Double
-    /// Whether a player used the cheat.
+    /// Whether a player had help: a hint, or a peek at the mines.
     public var assisted: Bool
     /// Whether flags cycle through question marks.
     public var questionMarks: Bool
-    /// With `--cheat`: rows of `.` and `*`.
+    /// With `--peek`: rows of `.` and `*`.
     public var mineLayout: [String]?
     /// After a loss: the flagged cells that held no mine (absent otherwise).
     public var wrongFlags: [CellPosition]?
@@ -194,7 +194,7 @@ public struct GameView: Codable, Equatable, Sendable {
     /// Names of players whose moves past what a game can take were refused
     /// (``GameReplica/opQuota``: a device in bad faith); absent when none.
     public var overQuotaByNames: [String]?
-    /// True when the game is only on this device (see ``GameSummary/onlyHere``); absent otherwise.
+    /// True when the game is only on this device (see ``GameListing/onlyHere``); absent otherwise.
     public var onlyHere: Bool?
     /// The opening: the mine-free cell revealed when the game began (where a viewer opens).
     public var start: CellPosition?

@@ -74,6 +74,11 @@ public struct ControlError: Error, Codable, Equatable, Sendable, CustomStringCon
     public static func badArguments(_ detail: String) -> ControlError {
         ControlError(code: "bad-arguments", message: "bad arguments: \(detail)")
     }
+    /// An argument this version of the protocol names otherwise.
+    public static func renamed(_ old: String, to new: String, inVersion version: Int) -> ControlError {
+        badArguments(
+            "\"\(old)\" is \"\(new)\" since version \(version) of the control protocol (this daemon speaks \(ControlProtocol.version)): update the client")
+    }
     /// The caller's uid is not the daemon's.
     public static let permissionDenied = ControlError(
         code: "permission-denied", message: "this daemon serves only its own user")
@@ -92,7 +97,7 @@ public enum ControlProtocol {
     /// The control protocol's version, as `Docs/control-protocol.md`
     /// describes it: `--version` and `status` report it, and a change in
     /// what a request or answer means gives it a new one.
-    public static let version = 2
+    public static let version = 3
     /// The longest request line the daemon reads (bytes, newline excluded);
     /// longer lines are discarded with a `line-too-long` answer.
     public static let maximumLineLength = 64 * 1024

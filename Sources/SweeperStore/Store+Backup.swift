@@ -11,7 +11,7 @@ import Darwin
 /// file while the daemon runs and put back on another machine.
 extension Store {
     /// What a backup holds, read from it without changing it.
-    public struct BackupSummary: Sendable, Equatable {
+    public struct BackupContents: Sendable, Equatable {
         /// The device's public key: the peer id a restored daemon has.
         public var publicKey: Data
         /// The games it holds.
@@ -35,7 +35,7 @@ extension Store {
     /// fails rather than replace a file that appeared meanwhile: a
     /// destination that exists is always a whole backup, and never one
     /// overwritten.
-    public func backUp(to destination: String) throws -> BackupSummary {
+    public func backUp(to destination: String) throws -> BackupContents {
         guard destination.hasPrefix("/") else { throw BackupError(description: "the backup's path must be absolute, not \(destination)") }
         guard !FileManager.default.fileExists(atPath: destination) else { throw Self.taken(destination) }
         let partial = destination + ".partial-\(getpid())"
@@ -53,13 +53,13 @@ extension Store {
         }
         // The destination is a link of its own: the name written under goes, with any log checking it left.
         defer { Self.removeWithLog(partial) }
-        let summary = try Self.summary(ofBackup: partial)
+        let contents = try Self.contents(ofBackup: partial)
         guard link(partial, destination) == 0 else {
             if errno == EEXIST { throw Self.taken(destination) }
             throw BackupError(description: "cannot put the backup at \(destination): \(String(cString: strerror(errno)))")
         }
         try? Self.sync(SweeperPaths.folder(of: destination))
-        return summary
+        return contents
     }
 
     private static func taken(_ destination: String) -> BackupError {
@@ -69,7 +69,7 @@ extension Store {
     /// Reads what a backup file holds, checking first that it is a whole
     /// Sweeper database this build can open (integrity, schema version, an
     /// identity).
-    public static func summary(ofBackup path: String) throws -> BackupSummary {
+    public static func contents(ofBackup path: String) throws -> BackupContents {
         guard FileManager.default.fileExists(atPath: path) else { throw BackupError(description: "no file at \(path)") }
         try inspectExisting(path: path)
         do {
@@ -81,7 +81,7 @@ extension Store {
                 let games = try db.tableExists("games") ? try db.scalar("SELECT count(*) FROM games", as: Int.self) ?? 0 : 0
                 var st = stat()
                 let size = stat(path, &st) == 0 ? Int(st.st_size) : 0
-                return BackupSummary(publicKey: key, games: games, bytes: size)
+                return BackupContents(publicKey: key, games: games, bytes: size)
             }
         } catch let error as BackupError {
             throw error
@@ -100,13 +100,13 @@ extension Store {
     /// refused restore leaves the directory as it was.
     public static func restore(
         from source: String, intoDirectory directory: String, replacing: Bool, stamp: String
-    ) throws -> (summary: BackupSummary, movedAside: String?) {
+    ) throws -> (contents: BackupContents, movedAside: String?) {
         // A live database (a write-ahead log beside it) is not a backup: its copy would lack what the log holds.
         var st = stat()
         if stat(source + "-wal", &st) == 0, st.st_size > 0 {
             throw BackupError(description: "\(source) has a write-ahead log beside it: it is a live database, not a backup (make one with sweeper backup)")
         }
-        let summary = try summary(ofBackup: source)
+        let contents = try Self.contents(ofBackup: source)
         try prepareBackupDirectory(directory)
         let target = directory + "/" + fileName
         let replaces = FileManager.default.fileExists(atPath: target)
@@ -117,12 +117,12 @@ extension Store {
         let partial = target + ".restoring"
         try writeNew(partial) {
             let bytes = try copy(from: source, to: partial)
-            guard bytes == summary.bytes else { throw BackupError(description: "\(source) changed while it was copied; try again") }
+            guard bytes == contents.bytes else { throw BackupError(description: "\(source) changed while it was copied; try again") }
             try sync(partial)
         }
         do {
-            let copied = try self.summary(ofBackup: partial)
-            guard copied == summary else { throw BackupError(description: "the copy of \(source) differs from it; nothing was changed") }
+            let copied = try self.contents(ofBackup: partial)
+            guard copied == contents else { throw BackupError(description: "the copy of \(source) differs from it; nothing was changed") }
         } catch {
             removeWithLog(partial)
             throw error
@@ -162,7 +162,7 @@ extension Store {
         }
         chmod(target, 0o600)
         try? sync(directory)
-        return (summary, movedAside)
+        return (contents, movedAside)
     }
 
     /// Removes a database's write-ahead log and its index.

@@ -8,7 +8,7 @@ public struct Glyphs: Sendable, Equatable {
     public var covered: Character
     /// A flag.
     public var flag: Character
-    /// A mine shown after the end (or by the cheat).
+    /// A mine shown after the end (or by the peek).
     public var mine: Character
     /// The mine that went off.
     public var tripped: Character
@@ -207,10 +207,10 @@ public struct ViewerRenderer: Sendable {
     }
 
     /// The look of one board cell: its glyph and style (before cursor and marker).
-    public func cellLook(_ look: Character, cheatMine: Bool, lost: Bool, wrongFlag: Bool) -> ScreenCell {
+    public func cellLook(_ look: Character, peekMine: Bool, lost: Bool, wrongFlag: Bool) -> ScreenCell {
         switch look {
         case "#":
-            if cheatMine { return ScreenCell(glyphs.mine, style(Style(foreground: .magenta))) }
+            if peekMine { return ScreenCell(glyphs.mine, style(Style(foreground: .magenta))) }
             return ScreenCell(glyphs.covered, style(Style(foreground: .brightBlack)))
         case "F":
             if wrongFlag { return ScreenCell(glyphs.wrongFlag, style(Style(foreground: .brightWhite, background: .red, bold: true))) }
@@ -269,7 +269,7 @@ public struct ViewerRenderer: Sendable {
             for cx in 0..<layout.columns {
                 let p = BoardPosition(x: viewer.origin.x + cx, y: viewer.origin.y + cy)
                 var cell = cellLook(
-                    viewer.look(p.x, p.y), cheatMine: viewer.cheatMine(p.x, p.y), lost: lost, wrongFlag: wrong.contains(p))
+                    viewer.look(p.x, p.y), peekMine: viewer.peekMine(p.x, p.y), lost: lost, wrongFlag: wrong.contains(p))
                 var second = ScreenCell(" ", cell.style)
                 if let peer = lastMoves[p], let mark = marks[peer] {
                     // Another player's last move: the lower-case letter, in their colour.

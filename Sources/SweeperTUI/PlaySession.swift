@@ -69,7 +69,7 @@ enum SessionMessage: Sendable {
     case event(ControlEvent)
     case loaded(GameView)
     case moved(Commands.MoveResult)
-    case games([GameSummary])
+    case games([GameListing])
     case peers(Commands.Peers.Result)
     case presence([PresenceInfo])
     case hint(Commands.Hint.Result)
@@ -300,8 +300,8 @@ public enum PlaySession {
             Task { await answer(out) { .moved(try await request(socket, Commands.Flag.self, .init(game: game, x: x, y: y))) } }
         case let .hint(game):
             Task { await answer(out) { .hint(try await request(socket, Commands.Hint.self, .init(game: game))) } }
-        case let .cheat(game):
-            Task { await answer(out) { .loaded(try await request(socket, Commands.Show.self, .init(game: game, cheat: true))) } }
+        case let .peek(game):
+            Task { await answer(out) { .loaded(try await request(socket, Commands.Show.self, .init(game: game, peek: true))) } }
         case let .resign(game):
             Task { await answer(out) { .loaded(try await request(socket, Commands.Resign.self, .init(game: game))) } }
         case let .startGame(arguments):

@@ -25,7 +25,7 @@ public enum ViewerAction: Equatable, Sendable {
     /// Ask for a hint.
     case hint(game: String)
     /// Show the mines (marks the game as assisted).
-    case cheat(game: String)
+    case peek(game: String)
     /// Start a new game of these parameters (the new-game form's choice).
     case startGame(Commands.New.Arguments)
     /// Open a game by id.
@@ -81,7 +81,7 @@ public enum Overlay: Equatable, Sendable {
     /// The keys.
     case help
     /// The game list, with the selected row.
-    case games([GameSummary], selected: Int)
+    case games([GameListing], selected: Int)
     /// The peers and their sync state.
     case peers
     /// A yes/no question before an action.
@@ -134,10 +134,10 @@ public struct Viewer: Sendable {
     public var mdns: String?
     /// The daemon connection.
     public var connection: ConnectionState = .connected
-    /// The mine layout after the cheat (rows of `.` and `*`), while shown.
-    public internal(set) var cheatLayout: [String]?
-    /// The mine layout after the cheat, while hidden again with `c`.
-    var hiddenCheatLayout: [String]?
+    /// The mine layout after the peek (rows of `.` and `*`), while shown.
+    public internal(set) var peekLayout: [String]?
+    /// The mine layout after the peek, while hidden again with `c`.
+    var hiddenPeekLayout: [String]?
     /// The status of the game as last fetched whole.
     private var loadedStatus: PlayStatus?
     /// The game's time when it was fetched, and the seconds counted since.
@@ -204,10 +204,10 @@ public struct Viewer: Sendable {
         return cells[y * game.width + x]
     }
 
-    /// Whether the cheat layout has a mine at a cell.
-    public func cheatMine(_ x: Int, _ y: Int) -> Bool {
-        guard let cheatLayout, y >= 0, y < cheatLayout.count else { return false }
-        let row = cheatLayout[y].utf8
+    /// Whether the peeked layout has a mine at a cell.
+    public func peekMine(_ x: Int, _ y: Int) -> Bool {
+        guard let peekLayout, y >= 0, y < peekLayout.count else { return false }
+        let row = peekLayout[y].utf8
         guard x >= 0, x < row.count else { return false }
         return row[row.index(row.startIndex, offsetBy: x)] == UInt8(ascii: "*")
     }
@@ -265,8 +265,8 @@ public struct Viewer: Sendable {
         counted = 0
         if !same { lastInput = clock }
         if let layout = view.mineLayout {
-            cheatLayout = layout
-            hiddenCheatLayout = nil
+            peekLayout = layout
+            hiddenPeekLayout = nil
         }
         // The game ended while open here (or, merged, ended otherwise than
         // it showed): every viewer shows how, with the same figures.
@@ -284,13 +284,13 @@ public struct Viewer: Sendable {
             overlay = .ending(ending)
         }
         if !same {
-            hiddenCheatLayout = nil
+            hiddenPeekLayout = nil
             // On the opening (where the game began), in the middle of the view.
             cursor = view.start.map { BoardPosition(x: $0.x, y: $0.y) } ?? BoardPosition(x: view.width / 2, y: view.height / 2)
             origin = BoardPosition(x: 0, y: 0)
             centreNext = true
             lastActed = [:]
-            if view.mineLayout == nil { cheatLayout = nil }
+            if view.mineLayout == nil { peekLayout = nil }
         }
         clampCursor()
     }
@@ -322,11 +322,11 @@ public struct Viewer: Sendable {
         case .gameAdded:
             // A game another player started: said, with how to open it (not
             // while the viewer is still opening its first game, likely this one).
-            if let summary = event.summary, let game, summary.game != game.game {
+            if let listing = event.listing, let game, listing.game != game.game {
                 let me = selfName ?? game.players.first { $0.peer == selfID }?.name
-                let by = summary.playerNames.first ?? "someone"
+                let by = listing.playerNames.first ?? "someone"
                 if by != me {
-                    let size = ControlFormatting.size(width: summary.width, height: summary.height, mines: summary.mines)
+                    let size = ControlFormatting.size(width: listing.width, height: listing.height, mines: listing.mines)
                     message = "\(by) started \(size): g to open"
                 }
             }
@@ -475,7 +475,7 @@ public struct Viewer: Sendable {
 
     /// Shows the game list (newest first), with the newest game selected
     /// when it opens; while open, the selection stays where it was.
-    public mutating func showGames(_ games: [GameSummary]) {
+    public mutating func showGames(_ games: [GameListing]) {
         if case let .games(_, old) = overlay {
             overlay = .games(games, selected: min(old, max(0, games.count - 1)))
         } else {

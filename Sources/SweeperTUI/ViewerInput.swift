@@ -66,15 +66,15 @@ extension Viewer {
             guard let game else { return [] }
             // A toggle: the mines shown are hidden again, and shown again
             // without asking (the game is assisted already).
-            if let shown = cheatLayout {
-                hiddenCheatLayout = shown
-                cheatLayout = nil
+            if let shown = peekLayout {
+                hiddenPeekLayout = shown
+                peekLayout = nil
                 message = "Mines hidden; c shows them again (the game stays assisted)."
                 return []
             }
-            if let hidden = hiddenCheatLayout {
-                cheatLayout = hidden
-                hiddenCheatLayout = nil
+            if let hidden = hiddenPeekLayout {
+                peekLayout = hidden
+                hiddenPeekLayout = nil
                 return []
             }
             guard game.status == .playing else {
@@ -82,7 +82,7 @@ extension Viewer {
                 return []
             }
             if refusedAsSpectator() { return [] }
-            overlay = .confirm("Show the mines? The game will be marked assisted for everyone. (y/n)", .cheat(game: game.game))
+            overlay = .confirm("Show the mines? The game will be marked assisted for everyone. (y/n)", .peek(game: game.game))
         case .character("G"):
             // Give up one's own board in a race (asked first).
             guard let game else { return [] }

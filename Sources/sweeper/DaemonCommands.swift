@@ -286,12 +286,12 @@ struct ShowCommand: AsyncParsableCommand {
         help: "A game id or unique prefix (default: the most recent game).",
         completion: .custom { words, _, _ in GameIDCompletion.ids(words: words) })
     var game: String?
-    @Flag(help: "Also show the mines; marks the game as assisted for everyone.") var cheat = false
+    @Flag(help: "Also show the mines; marks the game as assisted for everyone.") var peek = false
     @Option(help: "In a race, whose board (a racer's name or peer id; default: yours).") var racer: String?
     @Flag(help: "Show another player's board of today although yours has not ended: marks yours as having looked at the mines (on a terminal it asks).")
     var look = false
     func run() async throws {
-        let arguments = Commands.GameArguments(game: game, cheat: cheat ? true : nil, racer: racer, look: look ? true : nil)
+        let arguments = Commands.GameArguments(game: game, peek: peek ? true : nil, racer: racer, look: look ? true : nil)
         let json = options.json
         try await callDaemon(
             options, Commands.Show.self, arguments,

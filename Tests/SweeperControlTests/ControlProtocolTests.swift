@@ -152,10 +152,10 @@ import Testing
 
     @Test func gamesTableListsEveryGame() {
         let games = [
-            GameSummary(
+            GameListing(
                 game: "0123456789abcdef", width: 9, height: 9, mines: 10, status: .won, progress: 1, elapsedMillis: 65000, playerNames: ["ada", "bob"],
                 createdAt: 1_795_000_000_000, endedAt: 1_795_000_065_000, assisted: false),
-            GameSummary(
+            GameListing(
                 game: "fedcba9876543210", width: 30, height: 16, mines: 99, status: .playing, progress: 0.5, elapsedMillis: 4_000_000, playerNames: [],
                 createdAt: 1000, assisted: true),
         ]

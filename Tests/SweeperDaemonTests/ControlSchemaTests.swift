@@ -210,9 +210,9 @@ import Testing
         _ = await send(ada.router, #"{"id":1,"command":"cursor","game":"\#(lostGame)","x":1,"y":1}"#, mayFail: true)
         _ = await send(ada.router, #"{"id":1,"command":"hint","game":"\#(lostGame)"}"#)
         _ = await send(ada.router, #"{"id":1,"command":"point","game":"\#(lostGame)","x":1,"y":1}"#)
-        let cheat = await send(ada.router, #"{"id":1,"command":"show","game":"\#(lostGame)","cheat":true}"#)
-        let layoutRows = cheat["mineLayout"]?.list?.compactMap { $0.string }
-        let boardRows = cheat["board"]?.list?.compactMap { $0.string }
+        let peek = await send(ada.router, #"{"id":1,"command":"show","game":"\#(lostGame)","peek":true}"#)
+        let layoutRows = peek["mineLayout"]?.list?.compactMap { $0.string }
+        let boardRows = peek["board"]?.list?.compactMap { $0.string }
         let layout = try #require(layoutRows)
         let board = try #require(boardRows)
         let cells = layout.enumerated().flatMap { y, row in row.enumerated().map { (x: $0.offset, y: y, mine: $0.element == "*") } }

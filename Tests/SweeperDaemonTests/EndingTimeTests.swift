@@ -19,8 +19,8 @@ import Testing
         let game: GameView = try await result(f.router, #"{"id":1,"command":"new","preset":"beginner"}"#)
         // Made, then left a while: the wall clock runs, the played time does not.
         clock.advance(by: .milliseconds(2_100))
-        let cheat: GameView = try await result(f.router, #"{"id":2,"command":"show","game":"\#(game.game)","cheat":true}"#)
-        let layout = try #require(cheat.mineLayout)
+        let peek: GameView = try await result(f.router, #"{"id":2,"command":"show","game":"\#(game.game)","peek":true}"#)
+        let layout = try #require(peek.mineLayout)
         let mine = try #require(layout.enumerated().lazy.compactMap { y, row in Array(row).firstIndex(of: "*").map { (x: $0, y: y) } }.first)
         let _: Commands.MoveResult = try await result(f.router, #"{"id":3,"command":"reveal","game":"\#(game.game)","x":\#(mine.x),"y":\#(mine.y)}"#)
         let lost: GameView = try await result(f.router, #"{"id":4,"command":"show","game":"\#(game.game)"}"#)

@@ -148,7 +148,7 @@ import Testing
         #expect(throws: refusal) { try bob.reveal(cell, in: game, atMillis: 3) }
         #expect(throws: refusal) { try bob.chord(cell, in: game, atMillis: 3) }
         #expect(throws: refusal) { try bob.cycleMark(cell, in: game, atMillis: 3) }
-        #expect(throws: refusal) { try bob.assist(in: game, atMillis: 3) }
+        #expect(throws: refusal) { try bob.peek(in: game, atMillis: 3) }
         #expect(throws: refusal) { try bob.hint(cell, in: game, atMillis: 3) }
         #expect(throws: refusal) { try bob.archive(true, in: game, atMillis: 3) }
         // A modified client's ops of every kind are refused by the replica, counted, and change nothing.

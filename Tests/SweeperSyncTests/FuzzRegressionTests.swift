@@ -77,7 +77,7 @@ import Testing
         var replica = Replica(circle: circle)
         replica.insert(genesis)
         let game = try #require(replica.games[genesis.gameID])
-        let first = try #require(try bob.assist(in: game, atMillis: 1))
+        let first = try #require(try bob.peek(in: game, atMillis: 1))
         #expect(replica.insert(first).accepted.count == 1)
         let stray = Op(
             signing: bob.identity, circle: circle, gameID: genesis.gameID, seq: 3, lamport: 9,

@@ -49,7 +49,7 @@ import Testing
         var moves: [Op] = []
         for genesis in [first, second] {
             let game = try #require(pair.replicas[0].games[genesis.gameID])
-            let move = try #require(try ann.assist(in: game, atMillis: 9))
+            let move = try #require(try ann.peek(in: game, atMillis: 9))
             moves += pair.replicas[0].insert(move).accepted
         }
         let pushed = pair.sessions[0].push(moves, replica: pair.replicas[0])
@@ -115,7 +115,7 @@ import Testing
     @Test func forgettingAGameDropsItsOpsHeldAndWaiting() throws {
         var (replica, first, second, ann) = try Self.twoGames()
         let game = try #require(replica.games[first.gameID])
-        let move = try #require(try ann.assist(in: game, atMillis: 3))
+        let move = try #require(try ann.peek(in: game, atMillis: 3))
         replica.insert(move)
         let forgot = replica.forget(first.gameID)
         let again = replica.forget(first.gameID)

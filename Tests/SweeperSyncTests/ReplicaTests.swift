@@ -340,10 +340,10 @@ struct Forge {
         #expect(try alice.reveal(start, in: game, atMillis: 1) == nil)
         #expect(throws: MoveError.cellOffBoard(81)) { try alice.reveal(81, in: game, atMillis: 1) }
         #expect(throws: MoveError.unknownGame) { try alice.reveal(0, in: GameReplica(gameID: g.gameID), atMillis: 1) }
-        let assist = try #require(try bob.assist(in: game, atMillis: 1))
+        let assist = try #require(try bob.peek(in: game, atMillis: 1))
         r.insert(assist)
         let assisted = try #require(r.games[g.gameID])
-        #expect(try bob.assist(in: assisted, atMillis: 2) == nil)
+        #expect(try bob.peek(in: assisted, atMillis: 2) == nil)
         #expect(r.state(of: g.gameID)?.isAssisted == true)
         #expect(r.state(of: g.gameID)?.assistedBy == [bob.identity.peerID])
     }

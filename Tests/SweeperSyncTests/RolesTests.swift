@@ -55,7 +55,7 @@ import Testing
         // Every way of making a move asks (revealing given cells too, which the fuzzer found unchecked).
         #expect(throws: MoveError.notAPlayer) { try spectator.reveal(cells: [safeCell(state)], in: r.games[id]!, atMillis: clock) }
         #expect(throws: MoveError.notAPlayer) { try spectator.cycleMark(safeCell(state), in: r.games[id]!, atMillis: clock) }
-        #expect(throws: MoveError.notAPlayer) { try spectator.assist(in: r.games[id]!, atMillis: clock) }
+        #expect(throws: MoveError.notAPlayer) { try spectator.peek(in: r.games[id]!, atMillis: clock) }
         // … and a replica refuses one made anyway.
         let forged = spectator.make(.reveal(CellRuns(cells: [safeCell(state)])), in: try held(r, id), atMillis: clock)
         #expect(r.insert(forged).rejection(of: forged) == .notPlayer)

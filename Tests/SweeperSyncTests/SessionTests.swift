@@ -50,7 +50,7 @@ struct Pair {
         // A new move on side 1 is pushed to side 0, and not echoed back.
         let author = OpAuthor(identity: Fixtures.identity(9), circle: world.circle)
         let game = try #require(pair.replicas[1].games[world.gameID])
-        let op = try #require(try author.assist(in: game, atMillis: 5))
+        let op = try #require(try author.peek(in: game, atMillis: 5))
         let local = pair.replicas[1].insert(op)
         pair.push(local.accepted, from: 1)
         let second = try pair.run()

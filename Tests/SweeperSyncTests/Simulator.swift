@@ -474,7 +474,7 @@ struct Simulation {
             let numbers = (0..<n).filter { state.board.isRevealed($0) && state.genesis.layout.adjacentMines($0) > 0 }
             if !numbers.isEmpty { op = try? author.chord(numbers[rng.below(numbers.count)], in: game, atMillis: clock) }
         case 7 where rng.below(4) == 0:
-            op = try? author.assist(in: game, atMillis: clock)
+            op = try? author.peek(in: game, atMillis: clock)
         case 8 where rng.below(4) == 0:
             op = try? author.archive(!state.isArchived, in: game, atMillis: clock)
         case 9 where isDaily && rng.below(4) == 0:

@@ -118,7 +118,7 @@ struct OpWorld {
         switch rng.below(10) {
         case 0..<5: op = try? author.reveal(cell, in: game, atMillis: clock)
         case 5..<7: op = try? author.chord(cell, in: game, atMillis: clock)
-        case 7: op = try? author.assist(in: game, atMillis: clock)
+        case 7: op = try? author.peek(in: game, atMillis: clock)
         default: op = try? author.setMark(Mark.allCases[rng.below(3)], on: cell, in: game, atMillis: clock)
         }
         if let op {

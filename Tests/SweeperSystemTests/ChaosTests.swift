@@ -60,7 +60,7 @@ struct ChaosTests {
         }
         // The test peeks at the mines so players only reveal safe cells and
         // flag mines: every answered move then has one lasting effect.
-        let layout = try c[1].json(["show", game, "--cheat"])["mineLayout"] as? [String] ?? []
+        let layout = try c[1].json(["show", game, "--peek"])["mineLayout"] as? [String] ?? []
         guard layout.count == 40 else { throw ProcessError("no mine layout: \(layout)") }
 
         // Each hidden cell belongs to one player, so no two moves contend.

@@ -73,11 +73,11 @@ import Testing
         let late = try h.cli(["reveal", won, "0", "0"])
         #expect(late.status == 1 && late.stderr.contains("over"))
 
-        // A loss: the cheat shows the mines (and marks the game assisted).
+        // A loss: the peek shows the mines (and marks the game assisted).
         let lostGame = try h.cli(["new", "--seed", "5"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        let cheat = try h.json(["show", lostGame, "--cheat"])
-        #expect(cheat["assisted"] as? Bool == true)
-        let layout = try #require(cheat["mineLayout"] as? [String])
+        let peek = try h.json(["show", lostGame, "--peek"])
+        #expect(peek["assisted"] as? Bool == true)
+        let layout = try #require(peek["mineLayout"] as? [String])
         let (mx, my) = try #require(
             layout.enumerated().lazy.compactMap { y, row in row.firstIndex(of: "*").map { (row.distance(from: row.startIndex, to: $0), y) } }.first)
         let boom = try h.cli(["reveal", lostGame, "\(mx)", "\(my)"])

@@ -141,7 +141,7 @@ private typealias Kit = WebPageKit
         var annSocket = try HostedPlayersTests.Browser(url: try #require(try laptop.json(["web", "--no-open", "--player", "Ann"])["url"] as? String))
         let made = try annSocket.ask("new", #""preset": "beginner", "seed": 21, "race": true, "players": ["Ben"]"#)
         let race = try #require((made["result"] as? [String: Any])?["game"] as? String, "\(made)")
-        let layout = try #require(((try annSocket.ask("show", #""game": "\#(race)", "cheat": true"#))["result"] as? [String: Any])?["mineLayout"] as? [String])
+        let layout = try #require(((try annSocket.ask("show", #""game": "\#(race)", "peek": true"#))["result"] as? [String: Any])?["mineLayout"] as? [String])
         let mines = Set(layout.enumerated().flatMap { y, row in row.enumerated().filter { $0.element == "*" }.map { [$0.offset, y] } })
         #expect(mines.count == 10)
         let annPhone = try Self.pairedPhone(try #require(ann["url"] as? String), laptop, game: race)

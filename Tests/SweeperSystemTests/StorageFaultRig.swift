@@ -162,11 +162,11 @@ final class FaultRig {
         return result
     }
 
-    /// Makes a game and returns its id and mine layout (`show --cheat`).
+    /// Makes a game and returns its id and mine layout (`show --peek`).
     func newGame(width: Int, height: Int, mines: Int, seed: UInt64) throws -> (id: String, mines: [[Bool]]) {
         let made = result(["id": 1, "command": "new", "width": width, "height": height, "mines": mines, "seed": seed])
         let id = try #require(made["game"] as? String)
-        let shown = result(["id": 2, "command": "show", "game": id, "cheat": true])
+        let shown = result(["id": 2, "command": "show", "game": id, "peek": true])
         let layout = try #require(shown["mineLayout"] as? [String])
         return (id, layout.map { $0.map { $0 == "*" } })
     }

@@ -374,7 +374,7 @@ final class TmuxPane {
 
         // Bob opens a cell with no mine around it: the cells it floods
         // include ones before it, and his marker goes to the cell he named.
-        let mines = try #require(try b.json(["show", game, "--cheat"])["mineLayout"] as? [String])
+        let mines = try #require(try b.json(["show", game, "--peek"])["mineLayout"] as? [String])
         let covered = try board(b, game)
         func isMine(_ x: Int, _ y: Int) -> Bool { y >= 0 && y < mines.count && x >= 0 && x < mines[y].count && Array(mines[y])[x] == "*" }
         func isCovered(_ x: Int, _ y: Int) -> Bool { y >= 0 && y < covered.count && x >= 0 && x < covered[y].count && Array(covered[y])[x] == "#" }
@@ -405,7 +405,7 @@ final class TmuxPane {
     @Test func bothViewersShowTheSameEndingWithinASecond() throws {
         let (a, b, game) = try linkedPair()
         defer { a.cleanup(); b.cleanup() }
-        let mines = try #require(try b.json(["show", game, "--cheat"])["mineLayout"] as? [String])
+        let mines = try #require(try b.json(["show", game, "--peek"])["mineLayout"] as? [String])
         let mine = try #require(
             mines.enumerated().lazy.compactMap { y, row in
                 row.firstIndex(of: "*").map { (x: row.distance(from: row.startIndex, to: $0), y: y) }
@@ -586,8 +586,8 @@ final class TmuxPane {
         let startShare = "Race: ann \(shares.first ?? "")%"
         let sameShares = "Race: ann \(shares.first ?? "")%( at [0-9]+,[0-9]+)?, bob \(shares.last ?? "")%"
         bobPane.waitFor(startLine) { $0.joined().range(of: sameShares, options: .regularExpression) != nil }
-        // The mines, as Bob's cheat shows them: his board is assisted, not Ann's.
-        let mines = try #require(try b.json(["show", game, "--cheat"])["mineLayout"] as? [String])
+        // The mines, as Bob's peek shows them: his board is assisted, not Ann's.
+        let mines = try #require(try b.json(["show", game, "--peek"])["mineLayout"] as? [String])
         let opening = try board(b, game)
         var safe: [(x: Int, y: Int)] = []
         for (y, row) in mines.enumerated() {
@@ -649,7 +649,7 @@ final class TmuxPane {
         let annGame = try #require(annDaily["game"] as? String)
         let opening = try #require(annDaily["board"] as? [String])
         #expect(try a.json(["daily"])["game"] as? String == annGame, "a second daily made another game")
-        let mines = try #require(try a.json(["show", annGame, "--cheat"])["mineLayout"] as? [String])
+        let mines = try #require(try a.json(["show", annGame, "--peek"])["mineLayout"] as? [String])
         for (y, row) in mines.enumerated() {
             for (x, c) in row.enumerated() where c != "*" {
                 guard try board(a, annGame)[y].dropFirst(x).first == "#" else { continue }
@@ -720,7 +720,7 @@ final class TmuxPane {
         let pane = try TmuxPane(width: 80, height: 24, command: playCommand(h, game), environment: environment(h))
         defer { pane.kill() }
         pane.waitFor("Mines left 10")
-        let layout = try #require(try h.json(["show", game, "--cheat"])["mineLayout"] as? [String])
+        let layout = try #require(try h.json(["show", game, "--peek"])["mineLayout"] as? [String])
         let rows = try board(h, game)
         var safe: (Int, Int)?
         var mine: (Int, Int)?

@@ -61,9 +61,9 @@ enum WebPageKit {
         rows.enumerated().flatMap { y, row in row.enumerated().filter { $0.element == "#" }.map { [$0.offset, y] } }
     }
 
-    /// The mines of `game` (asks with `cheat`, which marks the game assisted).
+    /// The mines of `game` (asks with `peek`, which marks the game assisted).
     static func mines(_ h: DaemonHarness, _ game: String) throws -> Set<[Int]> {
-        let layout = try h.json(["show", game, "--cheat"])["mineLayout"] as? [String] ?? []
+        let layout = try h.json(["show", game, "--peek"])["mineLayout"] as? [String] ?? []
         var mines: Set<[Int]> = []
         for (y, row) in layout.enumerated() {
             for (x, c) in row.enumerated() where c == "*" { mines.insert([x, y]) }

@@ -147,7 +147,7 @@ struct WebBrowserTests {
         // The frame around the board follows what changed, and only that:
         // the counter after the flag, a badge the game gains (archived
         // from the command line), the badges it had (assisted, by the
-        // cheat that found the mines) kept through both.
+        // peek at the mines) kept through both.
         let label = try b.wait(2, for: "return document.getElementById('mines-left').getAttribute('aria-label')") { ($0 as? String) == "9 mines left" }
         #expect(label as? String == "9 mines left")
         let badges = "return [...document.querySelectorAll('#badges .tag')].map((e) => e.textContent).join(',')"

@@ -52,10 +52,10 @@ func viewer(_ view: GameView) -> Viewer {
         let colours = (1...8).map { ViewerRenderer.numberColor($0) }
         #expect(colours == [.brightBlue, .green, .brightRed, .blue, .red, .cyan, .brightBlack, .white])
         let r = ViewerRenderer(glyphs: .unicode, color: true)
-        #expect(r.cellLook("3", cheatMine: false, lost: false, wrongFlag: false).style.foreground == .brightRed)
-        #expect(r.cellLook("F", cheatMine: false, lost: false, wrongFlag: false).character == "⚑")
-        #expect(r.cellLook("X", cheatMine: false, lost: true, wrongFlag: false).style.background == .red)
-        #expect(r.cellLook("F", cheatMine: false, lost: true, wrongFlag: true).character == "✗")
+        #expect(r.cellLook("3", peekMine: false, lost: false, wrongFlag: false).style.foreground == .brightRed)
+        #expect(r.cellLook("F", peekMine: false, lost: false, wrongFlag: false).character == "⚑")
+        #expect(r.cellLook("X", peekMine: false, lost: true, wrongFlag: false).style.background == .red)
+        #expect(r.cellLook("F", peekMine: false, lost: true, wrongFlag: true).character == "✗")
     }
 
     @Test func lossShowsTrippedMineAndWrongFlags() {
@@ -135,10 +135,10 @@ func viewer(_ view: GameView) -> Viewer {
         var v = viewer(gameView(["##", "##"], mines: 1))
         _ = v.handle(.character("g"))
         v.showGames([
-            GameSummary(
+            GameListing(
                 game: "aaaa1111", width: 9, height: 9, mines: 10, status: .playing, progress: 0, elapsedMillis: 0,
                 playerNames: ["🦊 Fox", "Mum"], createdAt: 0, assisted: false),
-            GameSummary(
+            GameListing(
                 game: "bbbb2222", width: 9, height: 9, mines: 10, status: .playing, progress: 0, elapsedMillis: 0,
                 playerNames: ["Max", "Mum"], createdAt: 0, assisted: false),
         ])
@@ -368,14 +368,14 @@ func viewer(_ view: GameView) -> Viewer {
         #expect(v.origin.x == 310 - layout.columns / 2 || v.origin.x == 310 - layout.columns / 2 + 1)
     }
 
-    @Test func cheatAsksFirst() {
+    @Test func peekAsksFirst() {
         var v = viewer(gameView(["##", "##"], mines: 1))
         #expect(v.handle(.character("c")).isEmpty)
-        #expect(v.overlay == .confirm("Show the mines? The game will be marked assisted for everyone. (y/n)", .cheat(game: id)))
+        #expect(v.overlay == .confirm("Show the mines? The game will be marked assisted for everyone. (y/n)", .peek(game: id)))
         #expect(v.handle(.character("n")).isEmpty)
         #expect(v.overlay == nil)
         _ = v.handle(.character("c"))
-        #expect(v.handle(.character("y")) == [.cheat(game: id)])
+        #expect(v.handle(.character("y")) == [.peek(game: id)])
     }
 
     @Test func theHelpListsEveryKeyAndLeavesTheBoardsCornerInSight() {
@@ -592,19 +592,19 @@ func viewer(_ view: GameView) -> Viewer {
         #expect(v.apply(ControlEvent(event: .eventsDropped, dropped: 3)) == [.refresh(game: id), .listPeers])
     }
 
-    @Test func cheatIsAToggle() {
+    @Test func peekIsAToggle() {
         var shown = gameView(["##", "##"], mines: 1)
         shown.mineLayout = ["*.", ".."]
         var v = viewer(shown)
-        #expect(v.cheatMine(0, 0))
+        #expect(v.peekMine(0, 0))
         // c hides the mines, and shows them again without asking.
         #expect(v.handle(.character("c")).isEmpty)
-        #expect(!v.cheatMine(0, 0) && v.overlay == nil)
+        #expect(!v.peekMine(0, 0) && v.overlay == nil)
         #expect(v.handle(.character("c")).isEmpty)
-        #expect(v.cheatMine(0, 0) && v.overlay == nil)
+        #expect(v.peekMine(0, 0) && v.overlay == nil)
         // Another game forgets them.
         v.load(gameView(["##", "##"], mines: 1, id: "0123456789abcdef"))
-        #expect(!v.cheatMine(0, 0))
+        #expect(!v.peekMine(0, 0))
     }
 
     @Test func mouseClicksMapToCells() {
@@ -624,7 +624,7 @@ func viewer(_ view: GameView) -> Viewer {
         var v = viewer(gameView(["##", "##"], mines: 1))
         #expect(v.handle(.character("g")) == [.listGames])
         let games = ["g1", "g2"].map {
-            GameSummary(
+            GameListing(
                 game: $0, width: 9, height: 9, mines: 10, status: .playing, progress: 0, elapsedMillis: 0, playerNames: [], createdAt: 0, assisted: false)
         }
         v.showGames(games)
@@ -640,13 +640,13 @@ func viewer(_ view: GameView) -> Viewer {
 
     @Test func aGameStartedElsewhereIsAnnouncedAndTheListOpensOnTheNewest() {
         var v = viewer(gameView(["##", "##"], mines: 1))
-        let theirs = GameSummary(
+        let theirs = GameListing(
             game: "fedcba9876543210", width: 30, height: 16, mines: 99, status: .playing, progress: 0, elapsedMillis: 65000,
             playerNames: ["Mum"], createdAt: 0, assisted: false)
-        #expect(v.apply(ControlEvent(event: .gameAdded, game: theirs.game, summary: theirs)).isEmpty)
+        #expect(v.apply(ControlEvent(event: .gameAdded, game: theirs.game, listing: theirs)).isEmpty)
         #expect(v.message == "Mum started 30×16 (99): g to open")
         // The game list opens on the newest (the first) and shows each game's time.
-        let mine = GameSummary(
+        let mine = GameListing(
             game: id, width: 2, height: 2, mines: 1, status: .playing, progress: 0, elapsedMillis: 7000, playerNames: ["ann"], createdAt: 0,
             assisted: false)
         _ = v.handle(.character("g"))
@@ -657,10 +657,10 @@ func viewer(_ view: GameView) -> Viewer {
         // Its own new game is no news.
         var mineToo = viewer(gameView(["##", "##"], mines: 1, players: [PlayerScore(peer: "me", name: "ann", score: 0)]))
         mineToo.selfID = "me"
-        let own = GameSummary(
+        let own = GameListing(
             game: "0000000000000001", width: 9, height: 9, mines: 10, status: .playing, progress: 0, elapsedMillis: 0, playerNames: ["ann"],
             createdAt: 0, assisted: false)
-        _ = mineToo.apply(ControlEvent(event: .gameAdded, game: own.game, summary: own))
+        _ = mineToo.apply(ControlEvent(event: .gameAdded, game: own.game, listing: own))
         #expect(mineToo.message == nil)
     }
 

@@ -177,11 +177,11 @@ import Testing
 
     @Test func theGameListIsInColumnsWithItsMarks() {
         var v = viewer(gameView(["##", "##"], mines: 1))
-        var race = GameSummary(
+        var race = GameListing(
             game: "1111111111111111", width: 30, height: 16, mines: 99, status: .playing, progress: 0.5, elapsedMillis: 65000, playerNames: ["Mum", "Sam"],
             createdAt: 0, assisted: false)
         race.race = true
-        var daily = GameSummary(
+        var daily = GameListing(
             game: "2222222222222222", width: 9, height: 9, mines: 10, status: .won, progress: 1, elapsedMillis: 7000, playerNames: ["Max"], createdAt: 0,
             assisted: true)
         daily.day = "2026-11-28"

@@ -80,7 +80,7 @@ func measureFloods() {
             replica.insert(op)
             ops.append(op)
         }
-        if let game = replica.games[id], let op = try? outsiderAuthor.assist(in: game, atMillis: 1) { outsiderOps.append(op) }
+        if let game = replica.games[id], let op = try? outsiderAuthor.peek(in: game, atMillis: 1) { outsiderOps.append(op) }
         if let game = replica.games[id],
             let op = covered.dropFirst(400).lazy.compactMap({ try? bobAuthor.setMark(.flag, on: $0, in: game, atMillis: 1_790_000_000_001) }).first
         {

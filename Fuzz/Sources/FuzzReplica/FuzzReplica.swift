@@ -189,7 +189,7 @@ struct World {
             case 2: op = try author.cycleMark(cell, in: game, atMillis: now)
             case 3: op = try author.setMark(Mark(rawValue: kind / 6 % 3) ?? .flag, on: cell, in: game, atMillis: now)
             case 4 where kind & 0xC0 == 0xC0: op = try author.resign(in: game, atMillis: now)
-            case 4: op = try (kind & 0x40 == 0 ? author.assist(in: game, atMillis: now) : author.archive(kind & 0x80 == 0, in: game, atMillis: now))
+            case 4: op = try (kind & 0x40 == 0 ? author.peek(in: game, atMillis: now) : author.archive(kind & 0x80 == 0, in: game, atMillis: now))
             default: op = try author.reveal(cells: [cell, cell + 1, cell + 9], in: game, atMillis: now)
             }
         } catch {

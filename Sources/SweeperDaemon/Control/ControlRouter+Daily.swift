@@ -35,7 +35,7 @@ extension ControlRouter {
         }
         // Without this day's key no board of it can be made here, so none can be played either.
         guard let own = try? await service.dailyGame(day: day, keys: keys, as: hostedPlayer) else { return false }
-        _ = try await service.game(own.1.gameID.description, assist: true, as: hostedPlayer)
+        _ = try await service.game(own.1.gameID.description, peek: true, as: hostedPlayer)
         return true
     }
 }

@@ -92,7 +92,7 @@ struct ControlRouter: ControlResponder {
             let available =
                 a.available == true && hostedPlayer == nil
                 ? await service.available(from: await network.inbox.standings.peerHoldings()).map(views.available) : nil
-            let games = try await service.overviews(archived: a.archived == true).map(views.summary)
+            let games = try await service.overviews(archived: a.archived == true).map(views.listing)
             return try answer(id, Commands.Games.Result(games: games, available: available))
         case Commands.AddPlayers.name:
             let a: Commands.AddPlayers.Arguments = try args(line)
@@ -153,12 +153,12 @@ struct ControlRouter: ControlResponder {
             return try answer(id, views.view(replica, state))
         case Commands.Show.name:
             let a: Commands.GameArguments = try args(line)
-            let (replica, state) = try await service.game(a.game, assist: a.cheat == true, as: hostedPlayer)
+            let (replica, state) = try await service.game(a.game, peek: a.peek == true, as: hostedPlayer)
             _ = try await lookAtAnothersDaily(state, look: a.look == true)
             let racer = try self.racer(a.racer, in: state)
             // A finished game's ending says whether it set a record: that needs the others.
             let games = state.shown(to: racer ?? player.peerID).status == .playing ? nil : try await rivals(of: state)
-            var view = views.view(replica, state, cheat: a.cheat == true, games: games, racer: racer)
+            var view = views.view(replica, state, peek: a.peek == true, games: games, racer: racer)
             view.daily = try await dailyTable(of: state)
             return try answer(id, view)
         case Commands.Daily.name:
@@ -205,7 +205,7 @@ struct ControlRouter: ControlResponder {
             return try answer(id, Commands.Hint.Result(game: game, x: cell.x, y: cell.y, kind: .safe, message: "\(cell.x),\(cell.y) is safe"))
         case Commands.Replay.name:
             let a: Commands.GameArguments = try args(line)
-            let (replica, state) = try await service.game(a.game, assist: false, as: hostedPlayer)
+            let (replica, state) = try await service.game(a.game, peek: false, as: hostedPlayer)
             _ = try await lookAtAnothersDaily(state, look: a.look == true)
             let racer = try self.racer(a.racer, in: state)
             guard let replay = try views.replay(replica, state, racer: racer) else {
@@ -483,6 +483,8 @@ struct ControlRouter: ControlResponder {
     func args<A: Decodable>(_ line: Data) throws -> A {
         do {
             return try ControlCoding.decoder().decode(A.self, from: line)
+        } catch let error as ControlError {
+            throw error
         } catch let DecodingError.keyNotFound(key, _) {
             throw ControlError.badArguments("missing \"\(key.stringValue)\"")
         } catch let DecodingError.typeMismatch(_, context) {

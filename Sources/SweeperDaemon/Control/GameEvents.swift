@@ -22,7 +22,7 @@ final class GameEvents: GameChangeSink {
     func gameChanged(_ change: GameChange) {
         switch change {
         case .added(let replica, let state):
-            events.publish(ControlEvent(event: .gameAdded, game: state.gameID.description, summary: views.summary(replica, state)), readers: readers(of: state))
+            events.publish(ControlEvent(event: .gameAdded, game: state.gameID.description, listing: views.listing(replica, state)), readers: readers(of: state))
         case .cells(let changed):
             let state = changed.state
             events.publish(
@@ -34,7 +34,7 @@ final class GameEvents: GameChangeSink {
                 readers: readers(of: state))
         case .listing(let replica, let state):
             events.publish(
-                ControlEvent(event: .gameChanged, game: state.gameID.description, summary: views.summary(replica, state)), readers: readers(of: state))
+                ControlEvent(event: .gameChanged, game: state.gameID.description, listing: views.listing(replica, state)), readers: readers(of: state))
         case .gone(let id):
             events.publish(ControlEvent(event: .gameForgotten, game: id.description))
         }

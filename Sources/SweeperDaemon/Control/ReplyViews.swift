@@ -50,10 +50,10 @@ struct ReplyViews: Sendable {
             heldByNames: game.heldBy.map(\.name),
             forgotten: game.forgotten)
         // Creator first, when a description names it; then by name.
-        let creator = game.listing?.creator
+        let creator = game.described?.creator
         let others = game.players.filter { $0 != creator }.map(name(of:)).sorted()
         out.playerNames = (creator.map { [name(of: $0)] } ?? []) + others
-        guard let listing = game.listing else { return out }
+        guard let listing = game.described else { return out }
         let p = listing.parameters
         out.width = p.width
         out.height = p.height
@@ -67,16 +67,16 @@ struct ReplyViews: Sendable {
         return out
     }
 
-    /// The summary `games` lists and `game-added` carries.
-    func summary(_ replica: GameReplica, _ state: GameState) -> GameSummary {
-        summary(GameOverview(state, authors: replica.authors, reader: ownID))
+    /// The game as `games` lists it and `game-added` carries it.
+    func listing(_ replica: GameReplica, _ state: GameState) -> GameListing {
+        listing(GameOverview(state, authors: replica.authors, reader: ownID))
     }
 
-    /// The summary of a game from its overview: what `games` lists of a
+    /// The listing of a game from its overview: what `games` lists of a
     /// sleeping game without waking it, the same as of one awake.
-    func summary(_ game: GameOverview) -> GameSummary {
+    func listing(_ game: GameOverview) -> GameListing {
         let p = game.parameters
-        var summary = GameSummary(
+        var listing = GameListing(
             game: game.gameID.description, width: p.width, height: p.height, mines: p.mines, status: game.status.shown,
             // A race lists this device's own board's progress (or the creator's).
             progress: game.progress, elapsedMillis: Int(clamping: play.playedMillis(game.gameID, startMillis: game.startMillis, endMillis: game.endMillis)),
@@ -85,10 +85,10 @@ struct ReplyViews: Sendable {
             chosenPlayerNames: chosenPlayers(game.players, creator: game.creator),
             watching: game.mayMove(ownID) ? nil : true, archived: game.isArchived ? true : nil,
             privateGame: game.isPrivate ? true : nil, onlyHere: links.withholds(game.gameID) ? true : nil, race: game.isRace ? true : nil)
-        summary.noGuess = p.noGuess ? true : nil
-        summary.day = game.dailyDay.map(DailyBoard.date(of:))
-        summary.seeded = game.isSeeded ? true : nil
-        return summary
+        listing.noGuess = p.noGuess ? true : nil
+        listing.day = game.dailyDay.map(DailyBoard.date(of:))
+        listing.seeded = game.isSeeded ? true : nil
+        return listing
     }
 
     /// The names of the devices the creator chose to move (creator first,
@@ -103,13 +103,13 @@ struct ReplyViews: Sendable {
         return [name(of: creator)] + players.subtracting([creator]).map(name(of:)).sorted()
     }
 
-    /// The whole game, as `show` and `new` answer; with `cheat`, the mines too.
+    /// The whole game, as `show` and `new` answer; with `peek`, the mines too.
     /// `games`: every game held, when the caller has them, to say whether
     /// a finished game set a record.
     /// In a race the view is of one racer's board: `racer`'s, else this
     /// device's own, else (for a spectator) the creator's.
     func view(
-        _ replica: GameReplica, _ whole: GameState, cheat: Bool = false, games: [(GameReplica, GameState)]? = nil,
+        _ replica: GameReplica, _ whole: GameState, peek: Bool = false, games: [(GameReplica, GameState)]? = nil,
         racer: PeerID? = nil
     ) -> GameView {
         let shownRacer = whole.racerShown(to: racer ?? ownID)
@@ -131,7 +131,7 @@ struct ReplyViews: Sendable {
             players: players, trippedByPeer: state.trippedBy?.description,
             elapsedMillis: Int(clamping: whole.isRace ? state.elapsedMillis(nowMillis: clock.wallMillis) : play.playedMillis(state)),
             progress: state.board.progress,
-            assisted: state.isAssisted, questionMarks: state.genesis.questionMarks, mineLayout: cheat ? state.layoutRows : nil,
+            assisted: state.isAssisted, questionMarks: state.genesis.questionMarks, mineLayout: peek ? state.layoutRows : nil,
             wrongFlags: state.status == .lost ? Self.wrongFlags(state) : nil,
             createdAt: Int64(clamping: state.startMillis), endedAt: state.endMillis.map { Int64(clamping: $0) },
             chosenPlayerNames: chosenPlayers(whole), watching: whole.mayMove(ownID) ? nil : true,

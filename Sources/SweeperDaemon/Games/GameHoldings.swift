@@ -210,7 +210,7 @@ extension GameService {
     /// `path` (``Store/backUp(to:)``) on a thread of NIO's pool, so the
     /// event loop goes on serving viewers and links meanwhile; moves made
     /// while it runs are in the next backup.
-    func backUp(to path: String) async throws -> Store.BackupSummary {
+    func backUp(to path: String) async throws -> Store.BackupContents {
         let store = self.store
         let copy = try await NIOThreadPool.singleton.runIfActive { try store.backUp(to: path) }
         logger.notice("backed up this device", metadata: ["file": "\(path)", "bytes": "\(copy.bytes)", "games": "\(copy.games)"])
@@ -253,7 +253,7 @@ extension GameService {
                 entry.players.formUnion(vector.heads.keys)
                 entry.heldBy.append((peer.peer, peer.name))
                 // The description of the peer that holds the most of it.
-                if vector.opCount >= entry.ops, let listing = peer.described[game] { entry.listing = listing }
+                if vector.opCount >= entry.ops, let described = peer.described[game] { entry.described = described }
                 entry.ops = max(entry.ops, vector.opCount)
                 found[game] = entry
             }

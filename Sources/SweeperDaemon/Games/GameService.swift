@@ -84,7 +84,7 @@ struct GameElsewhere: Sendable {
     var players: Set<PeerID>
     /// What a peer told of the game (peers of protocol 11 or later, open
     /// games): size, mines, creator, start, and its status as that peer says.
-    var listing: GameListing?
+    var described: DescribedGame?
     /// The peers that hold it, and their names, by name.
     var heldBy: [(peer: PeerID, name: String)]
     /// Whether this device forgot it.
@@ -101,7 +101,7 @@ struct PeerHoldings: Sendable {
     /// Its games and version vectors.
     var holds: [GameID: VersionVector]
     /// Its descriptions of games this device does not hold.
-    var described: [GameID: GameListing]
+    var described: [GameID: DescribedGame]
 }
 
 /// A move a player of this daemon makes.
@@ -294,11 +294,11 @@ actor GameService {
             .compactMap { g in engine.awakened(g.gameID).flatMap { g in g.game.state.map { (g.game, $0) } } }
     }
 
-    /// A game; with `assist`, the game is marked assisted (a signed op)
+    /// A game; with `peek`, the game is marked assisted (a signed op)
     /// for every player, since its mines are about to be shown.
-    func game(_ game: String?, assist: Bool, as player: SigningIdentity? = nil) throws -> (GameReplica, GameState) {
+    func game(_ game: String?, peek: Bool, as player: SigningIdentity? = nil) throws -> (GameReplica, GameState) {
         var (circle, replica, state) = try lookup(game, as: player)
-        if assist, let op = try madeOp({ try author(circle, player).assist(in: replica, atMillis: clock.wallMillis) }, geometry: nil) {
+        if peek, let op = try madeOp({ try author(circle, player).peek(in: replica, atMillis: clock.wallMillis) }, geometry: nil) {
             (replica, state) = try commit(op, circle: circle)
         }
         return (replica, state)

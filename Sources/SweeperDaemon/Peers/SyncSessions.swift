@@ -423,7 +423,7 @@ final class SyncSessions: Sendable {
     struct PeerSummary: Sendable {
         let link: PeerLink
         let holds: [GameID: VersionVector]
-        let described: [GameID: GameListing]
+        let described: [GameID: DescribedGame]
         let takes: GameInterest
     }
 

@@ -13,7 +13,7 @@ public enum OpPayload: Hashable, Sendable {
     case reveal(CellRuns)
     /// Sets the mark on a cell; last writer wins by (Lamport time, author).
     case mark(cell: Int, mark: Mark)
-    /// The author used a cheat (the reveal-mines view): the game counts as
+    /// The author peeked at the mines (the reveal-mines view): the game counts as
     /// assisted for everybody.
     case assisted
     /// Lets more devices move in a game whose creator chose its players

@@ -192,9 +192,9 @@ public struct OpAuthor: Sendable {
         return make(.mark(cell: cell, mark: next), in: game, atMillis: now)
     }
 
-    /// The op that marks the game as assisted (the reveal-mines cheat), or
+    /// The op that marks the game as assisted (a peek at the mines), or
     /// `nil` when this author already did.
-    public func assist(in game: GameReplica, atMillis now: UInt64) throws(MoveError) -> Op? {
+    public func peek(in game: GameReplica, atMillis now: UInt64) throws(MoveError) -> Op? {
         let state = try player(in: game).shown(to: identity.peerID)
         guard !state.assistedBy.contains(identity.peerID) else { return nil }
         return make(.assisted, in: game, atMillis: now)

@@ -74,7 +74,7 @@ public struct GameState: Sendable {
     /// The author of the op applied last, as its number (a cache).
     var lastAuthor: Int32 = -1
     var authorIndex: [PeerID: Int32] = [:]
-    /// Who used the assist (cheat), if anyone.
+    /// Who peeked at the mines, if anyone.
     public internal(set) var assistedBy: Set<PeerID> = []
     /// When each of them first looked at the mines: the wall clock of
     /// their assist op with the smallest stamp (ms since 1970).

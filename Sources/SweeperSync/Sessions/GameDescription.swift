@@ -80,7 +80,7 @@ public struct GameDescription: Sendable, Hashable {
 
 /// What a session keeps of a ``GameDescription``: enough to list the game,
 /// without its layout.
-public struct GameListing: Sendable, Hashable {
+public struct DescribedGame: Sendable, Hashable {
     /// Who created the game.
     public let creator: PeerID
     /// Size, mines, opening, and whether it is a no-guess board.

@@ -332,7 +332,7 @@ function onEvent(ev) {
   const g = S.game;
   switch (ev.event) {
     case "cells": return onCells(ev);
-    case "game-added": case "game-changed": return onSummary(ev);
+    case "game-added": case "game-changed": return onListing(ev);
     case "game-forgotten":
       S.games = S.games.filter((x) => x.game !== ev.game);
       if (S.panel === "games") renderGames();
@@ -422,8 +422,8 @@ function onCells(ev) {
   }
 }
 
-function onSummary(ev) {
-  const s = ev.summary;
+function onListing(ev) {
+  const s = ev.listing;
   if (!s || !s.game) return;
   const i = S.games.findIndex((x) => x.game === s.game);
   if (i >= 0) S.games[i] = s; else S.games.unshift(s);

@@ -273,7 +273,7 @@ export async function togglePeek() {
   if (S.peek) { S.peek = null; board.setPeek(null); return say("Mines hidden (the game stays assisted)."); }
   if (!mayMove() || !await ask("Show the mines? The game will be marked assisted for everyone.", "Show the mines")) return;
   try {
-    const r = await rpc("show", { game: g.game, cheat: true });
+    const r = await rpc("show", { game: g.game, peek: true });
     if (Array.isArray(r.mineLayout)) board.setPeek(S.peek = r.mineLayout);
     g.assisted = true;
     renderInfo();
