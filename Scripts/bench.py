@@ -632,7 +632,8 @@ def report(results, args, started, wall):
     if r("boards.9x9n10.ours_s") is not None:
         lines += ["## Boards: no-guess generation", "",
                   "100 boards of each size, best of 3 runs, `sweeper board generate --no-guess` against Tatham's "
-                  "`sgt-mines --generate` (Debian's sgt-puzzles, no-guess by default). Goal: at most 1.0× Tatham, aim 0.5×.", "",
+                  "`sgt-mines --generate` (Debian's sgt-puzzles, no-guess by default). Goal: at most 1.0× Tatham, aim 0.5×; "
+                  "from expert up, at most 0.1×.", "",
                   "| board | Sweeper | Tatham | ratio | goal |", "|---|---:|---:|---:|---|"]
         for key, label in [("9x9n10", "beginner 9×9/10"), ("16x16n40", "intermediate 16×16/40"),
                            ("30x16n99", "expert 30×16/99"), ("100x100n2000", "100×100/2000")]:
@@ -641,8 +642,13 @@ def report(results, args, started, wall):
                 continue
             ratio = ours / theirs
             goals.append((f"generation {label}", ratio <= 1.0))
+            tenth = ""
+            if key in ("30x16n99", "100x100n2000"):
+                # From expert up, the goal is a tenth of Tatham's time.
+                goals.append((f"generation {label} at most 0.1× Tatham", ratio <= 0.1))
+                tenth = f"; at most 0.1×: {verdict(ratio <= 0.1)}"
             lines.append(f"| {label} | {fmt(ours, ' s')} | {fmt(theirs, ' s')} | {ratio:.2f}× | "
-                         f"{verdict(ratio <= 1.0)}{' (aim 0.5× met)' if ratio <= 0.5 else ''} |")
+                         f"{verdict(ratio <= 1.0)}{' (aim 0.5× met)' if ratio <= 0.5 else ''}{tenth} |")
         big, big_t = r("boards.500x500n50000.ours_s"), r("boards.500x500n50000.tatham_s")
         if big is not None:
             lines.append(f"| one 500×500/50000 (20%) | {fmt(big, ' s')} | {fmt(big_t, ' s') if big_t else 'not run'} | "
@@ -779,8 +785,11 @@ def report(results, args, started, wall):
         lines += ["## Membership: deriving who is in the circle", "",
                   "`sweeper-bench-membership`, one thread, wall clock, best of 3. A circle of 4,096 budgeted records (a founder "
                   "and 64 members, each at its budget of invitations); every insert checks each new record's signature and "
-                  "derives the view again from every record. The daemon takes a peer's records off its event loop; a record "
-                  "made here (an invitation, a removal) is one insert on it.", "",
+                  "derives the view again from every record. The daemon takes a peer's records off its event loop, on a copy "
+                  "of the circle that replaces the one the loop reads once the insert is done: the loop reads the circle "
+                  "with every note a peer sends, and waits for none of those inserts (`CircleMembersWriterTests`). A record "
+                  "made here (an invitation, a removal) is one insert on the loop, made after the insert under way, if "
+                  "any: so a flood's longest insert is still what the loop may wait, once, for a command of its player.", "",
                   "| what | time | goal |", "|---|---:|---|",
                   f"| derive the view, holding 4,096 (one more record: a removal, its signature and the derivation) | "
                   f"{fmt(inc, ' ms')} | under 100 ms, and under 20 ms on the event loop: {verdict(inc is not None and inc < 20)} |",

@@ -24,7 +24,10 @@ final class CircleMembers: Sendable {
     private let store: Store
     private let identity: SigningIdentity
     private let logger: Logger
+    /// The membership as readers see it: replaced whole by each writer.
     private let state: Mutex<CircleMembership>
+    /// Held by the one writer at a time (see ``write(_:)``).
+    private let writer = Mutex<Void>(())
     /// Later circle keys a member handed over at admission (none was sealed to this device).
     private let handed: Mutex<[CircleKey]>
     private let observer = Mutex<(@Sendable ([[UInt8]]) async -> Void)?>(nil)
@@ -84,7 +87,7 @@ final class CircleMembers: Sendable {
     /// A device that joined, or whose circle has records, never founds.
     private func foundIfNew() {
         let me = identity.peerID
-        let made: MembershipRecord? = state.withLock { membership in
+        let made: MembershipRecord? = write { membership in
             guard !membership.isFounded, membership.records.isEmpty else { return nil }
             return try? membership.record(.found(proof: membership.firstKey.membershipProof(for: me)), by: identity, atMillis: clock.wallMillis)
         }
@@ -114,7 +117,7 @@ final class CircleMembers: Sendable {
         try store.saveMembershipRecords(circle: membership.circle.bytes, kept)
         let later = Array(keys.dropFirst())
         try store.saveCircleKeys(circle: membership.circle.bytes, later.map(\.bytes))
-        state.withLock { $0 = membership }
+        write { $0 = membership }
         handed.withLock { $0 = later }
         return first
     }
@@ -132,6 +135,33 @@ final class CircleMembers: Sendable {
             case .otherRoot:
                 "the member's records are not of the circle the invite code names (another founding): refused; ask for a code from another member"
             }
+        }
+    }
+
+    /// Runs `body` on the membership as its one writer. Writers take turns
+    /// (``writer``), each on a copy of the membership readers see, which
+    /// replaces it at the end, whether or not the body throws (as under one
+    /// lock). A reader (``view`` and the like: the event loop asks with
+    /// every note a peer sends) so never waits for a writer's work, such
+    /// as deriving the view again from a peer's flood of records off the
+    /// loop (tens of milliseconds in a full circle), only for the swap.
+    private func write<R, E: Error>(_ body: (inout CircleMembership) throws(E) -> R) throws(E) -> R {
+        try writer.withLock { _ throws(E) -> R in
+            var next = state.withLock { $0 }
+            let result: Result<R, E>
+            do throws(E) {
+                result = .success(try body(&next))
+            } catch {
+                result = .failure(error)
+            }
+            // The old membership is let go of outside the readers' lock.
+            let old = state.withLock { published in
+                let old = published
+                published = next
+                return old
+            }
+            _ = old
+            return try result.get()
         }
     }
 
@@ -260,7 +290,7 @@ final class CircleMembers: Sendable {
         let expires = now + UInt64(max(0, lifetime.components.seconds)) * 1000
         let me = identity.peerID
         let key = secret.identity.peerID
-        let record = try state.withLock { membership throws(MembershipError) -> MembershipRecord in
+        let record = try write { membership throws(MembershipError) -> MembershipRecord in
             guard let member = membership.view.members[me] else { throw .removedHere }
             if let off = member.invitationsOffBy { throw .invitationsOff(by: off) }
             do throws(CircleMembership.Refusal) {
@@ -290,7 +320,7 @@ final class CircleMembers: Sendable {
     func host(_ player: PeerID, name: String) throws -> [MembershipRecord] {
         let now = clock.wallMillis
         let me = identity.peerID
-        let made = try state.withLock { membership throws(MembershipError) -> [MembershipRecord] in
+        let made = try write { membership throws(MembershipError) -> [MembershipRecord] in
             guard let member = membership.view.members[me] else { throw .removedHere }
             if let off = member.invitationsOffBy { throw .invitationsOff(by: off) }
             do throws(CircleMembership.Refusal) {
@@ -308,7 +338,7 @@ final class CircleMembers: Sendable {
     /// Revokes an open invitation.
     func revoke(_ key: PeerID) throws(MembershipError) {
         let me = identity.peerID
-        let record = try state.withLock { membership throws(MembershipError) -> MembershipRecord in
+        let record = try write { membership throws(MembershipError) -> MembershipRecord in
             guard membership.view.isMember(me) else { throw .removedHere }
             guard let invitation = membership.view.invitations[key] else { throw .unknownInvitation }
             guard invitation.state == .open else { throw .invitationClosed(invitation.state) }
@@ -343,7 +373,7 @@ final class CircleMembers: Sendable {
     func admit(_ request: AdmissionRequest, from peer: PeerID) -> AdmissionReply {
         let me = identity.peerID
         let now = clock.wallMillis
-        let outcome: Result<MembershipRecord?, AdmissionRefusal> = state.withLock { membership in
+        let outcome: Result<MembershipRecord?, AdmissionRefusal> = write { membership in
             let view = membership.view
             guard view.isMember(me) else { return .failure(.unavailable) }
             guard let invitation = view.invitations[request.invitation] else { return .failure(.unknown) }
@@ -413,7 +443,7 @@ final class CircleMembers: Sendable {
     /// as senior as they are.
     func remove(_ peer: PeerID, kept: [GameID: UInt64]) throws(AuthorityError) -> [MembershipRecord] {
         let me = identity.peerID
-        let made = try state.withLock { membership throws(AuthorityError) -> [MembershipRecord] in
+        let made = try write { membership throws(AuthorityError) -> [MembershipRecord] in
             if let why = membership.view.removalRefusal(by: me, of: peer) { throw .refused(why) }
             let now = clock.wallMillis
             let through = membership.chainHead(of: peer)?.seq ?? 0
@@ -458,7 +488,7 @@ final class CircleMembers: Sendable {
         of peer: PeerID, refusal: (MembershipView, PeerID) -> AuthorityRefusal?, making change: (_ through: UInt64) -> MembershipChange
     ) throws(AuthorityError) -> MembershipRecord {
         let me = identity.peerID
-        let record = try state.withLock { membership throws(AuthorityError) -> MembershipRecord in
+        let record = try write { membership throws(AuthorityError) -> MembershipRecord in
             if let why = refusal(membership.view, me) { throw .refused(why) }
             let through = membership.chainHead(of: peer)?.seq ?? 0
             do throws(CircleMembership.Refusal) {
@@ -506,7 +536,7 @@ final class CircleMembers: Sendable {
             case .legacy: legacy += 1
             }
         }
-        let (outcome, rekey) = state.withLock { membership in
+        let (outcome, rekey) = write { membership in
             let outcome = membership.insert(records, arrivedMillis: clock.wallMillis)
             // A removal no rekey has followed (made elsewhere, or two at
             // once): this member makes the new key.
