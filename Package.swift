@@ -145,7 +145,7 @@ let package = Package(
             name: "SweeperDaemonTests",
             dependencies: [
                 "SweeperDaemon", "SweeperControl", "SweeperConventions", "SweeperStore", "SweeperSync", "SweeperCrypto", "SweeperGame",
-                "SweeperDiscovery", "SweeperNet", "SweeperMessages",
+                "SweeperDiscovery", "SweeperNet", "SweeperMessages", "SweeperEventLoop",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
             ],

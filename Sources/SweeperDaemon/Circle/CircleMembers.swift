@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Logging
+import NIOPosix
 import SweeperConventions
 import SweeperCrypto
 import SweeperMembership
@@ -163,6 +164,23 @@ final class CircleMembers: Sendable {
             _ = old
             return try result.get()
         }
+    }
+
+    /// Runs `body`, a change this device makes (an invitation, a
+    /// removal), on a thread of the pool, not the caller's: a change waits
+    /// its turn behind the writer under way, such as a peer's flood of
+    /// records going in, and the event loop (where control requests run)
+    /// must not. Inline when the pool has stopped (the daemon is stopping).
+    func offLoop<R: Sendable, E: Error>(_ body: @escaping @Sendable () throws(E) -> R) async throws(E) -> R {
+        let run: @Sendable () -> Result<R, E> = {
+            do throws(E) {
+                return .success(try body())
+            } catch {
+                return .failure(error)
+            }
+        }
+        let result = (try? await NIOThreadPool.singleton.runIfActive(run)) ?? run()
+        return try result.get()
     }
 
     /// Who is in the circle now.
@@ -373,27 +391,24 @@ final class CircleMembers: Sendable {
     func admit(_ request: AdmissionRequest, from peer: PeerID) -> AdmissionReply {
         let me = identity.peerID
         let now = clock.wallMillis
-        let outcome: Result<MembershipRecord?, AdmissionRefusal> = write { membership in
-            let view = membership.view
-            guard view.isMember(me) else { return .failure(.unavailable) }
-            guard let invitation = view.invitations[request.invitation] else { return .failure(.unknown) }
-            if view.isMember(peer) { return .success(nil) }
-            switch invitation.state {
-            case .used: return .failure(.used)
-            case .revoked: return .failure(.revoked)
-            case .open: break
+        // Decided on the circle readers see (the handshake runs on the event
+        // loop): a refusal, or a member asking again, waits for no writer.
+        let decided = state.withLock { Self.admission(request, of: peer, by: me, in: $0.view, now: now) }
+        var outcome = decided.map { _ in MembershipRecord?.none }
+        if case .success(true) = decided {
+            outcome = write { membership in
+                switch Self.admission(request, of: peer, by: me, in: membership.view, now: now) {
+                case .failure(let why): return .failure(why)
+                case .success(false): return .success(nil)
+                case .success(true): break
+                }
+                let through = membership.chainHead(of: peer)?.seq ?? 0
+                guard
+                    let record = try? membership.record(
+                        .admit(subject: peer, invitation: request.invitation, name: "", through: through), by: identity, atMillis: now)
+                else { return .failure(.unavailable) }
+                return membership.view.isMember(peer) ? .success(record) : .failure(.unavailable)
             }
-            guard invitation.expiresMillis > now else { return .failure(.expired) }
-            guard invitation.madeBy == me else { return .failure(.elsewhere) }
-            // An admin turned this device's invitations off: its codes admit nobody meanwhile.
-            guard view.members[me]?.invites ?? false else { return .failure(.revoked) }
-            if view.isRemoved(peer), (view.role(of: me) ?? .member) > .admin { return .failure(.removedDevice) }
-            let through = membership.chainHead(of: peer)?.seq ?? 0
-            guard
-                let record = try? membership.record(
-                    .admit(subject: peer, invitation: request.invitation, name: "", through: through), by: identity, atMillis: now)
-            else { return .failure(.unavailable) }
-            return membership.view.isMember(peer) ? .success(record) : .failure(.unavailable)
         }
         switch outcome {
         case .failure(let why):
@@ -409,6 +424,27 @@ final class CircleMembers: Sendable {
             let messages = PeerMessage.membershipBatches(encodedRecords).map(\.application)
             return .admitted(messages: messages, keys: [first] + later)
         }
+    }
+
+    /// Whether `request` admits `peer` now, as `me` sees `view`: `true`
+    /// when a record must admit it, `false` when it is a member already.
+    private static func admission(
+        _ request: AdmissionRequest, of peer: PeerID, by me: PeerID, in view: MembershipView, now: UInt64
+    ) -> Result<Bool, AdmissionRefusal> {
+        guard view.isMember(me) else { return .failure(.unavailable) }
+        guard let invitation = view.invitations[request.invitation] else { return .failure(.unknown) }
+        if view.isMember(peer) { return .success(false) }
+        switch invitation.state {
+        case .used: return .failure(.used)
+        case .revoked: return .failure(.revoked)
+        case .open: break
+        }
+        guard invitation.expiresMillis > now else { return .failure(.expired) }
+        guard invitation.madeBy == me else { return .failure(.elsewhere) }
+        // An admin turned this device's invitations off: its codes admit nobody meanwhile.
+        guard view.members[me]?.invites ?? false else { return .failure(.revoked) }
+        if view.isRemoved(peer), (view.role(of: me) ?? .member) > .admin { return .failure(.removedDevice) }
+        return .success(true)
     }
 
     /// Why a membership change could not be made.

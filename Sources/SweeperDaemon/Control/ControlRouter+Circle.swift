@@ -75,13 +75,14 @@ extension ControlRouter {
         // go first, while their host is a member (no new key for each).
         var hostedRemoved: [String] = []
         for hostedPlayer in hosting {
-            if (try? members.remove(hostedPlayer, kept: await service.heldOps(of: hostedPlayer))) != nil {
+            let kept = await service.heldOps(of: hostedPlayer)
+            if (try? await members.offLoop { try members.remove(hostedPlayer, kept: kept) }) != nil {
                 hostedRemoved.append(book.name(of: hostedPlayer) ?? hostedPlayer.shortDescription)
             }
         }
         let kept = await service.heldOps(of: peer)
         do {
-            _ = try members.remove(peer, kept: kept)
+            _ = try await members.offLoop { () throws(CircleMembers.AuthorityError) in try members.remove(peer, kept: kept) }
         } catch {
             throw Self.authorityError(error)
         }
@@ -93,13 +94,13 @@ extension ControlRouter {
 
     /// Names a member (by player name or peer id) an admin.
     func promoteDevice(_ text: String) async throws -> Commands.CircleAdmin.Result {
-        let (peer, name) = try changeMember(text) { peer throws(CircleMembers.AuthorityError) in try members.promote(peer) }
+        let (peer, name) = try await changeMember(text) { peer throws(CircleMembers.AuthorityError) in try members.promote(peer) }
         return Commands.CircleAdmin.Result(peer: peer.description, name: name)
     }
 
     /// Turns a member's invitations (by player name or peer id) off or on again.
     func switchInvitations(of text: String, allowed: Bool) async throws -> Commands.CircleInvitations.Result {
-        let (peer, name) = try changeMember(text) { peer throws(CircleMembers.AuthorityError) in
+        let (peer, name) = try await changeMember(text) { peer throws(CircleMembers.AuthorityError) in
             try members.switchInvitations(of: peer, allowed: allowed)
         }
         return Commands.CircleInvitations.Result(peer: peer.description, name: name, allowed: members.view.members[peer]?.invites ?? false)
@@ -109,13 +110,13 @@ extension ControlRouter {
     /// peer id) with `make`, its refusals worded for the control socket.
     /// Returns the member and its name.
     private func changeMember(
-        _ text: String, _ make: (PeerID) throws(CircleMembers.AuthorityError) -> MembershipRecord
-    ) throws -> (PeerID, String) {
+        _ text: String, _ make: @escaping @Sendable (PeerID) throws(CircleMembers.AuthorityError) -> MembershipRecord
+    ) async throws -> (PeerID, String) {
         let view = members.view
         if view.isRemoved(signer.peerID) { throw ControlError(code: "not-a-member", message: Self.notAMember) }
         let peer = try device(named: text, among: view.members.keys.filter { $0 != signer.peerID })
         do {
-            _ = try make(peer)
+            _ = try await members.offLoop { () throws(CircleMembers.AuthorityError) in try make(peer) }
         } catch {
             throw Self.authorityError(error)
         }

@@ -14,7 +14,7 @@ extension ControlRouter {
     func invite(validFor lifetime: Duration) async throws -> Commands.Invite.Result {
         let made: (secret: InvitationSecret, expiresMillis: UInt64)
         do {
-            made = try members.invite(for: lifetime)
+            made = try await members.offLoop { try members.invite(for: lifetime) }
         } catch CircleMembers.MembershipError.removedHere {
             throw ControlError(code: "not-a-member", message: Self.notAMember)
         } catch CircleMembers.MembershipError.refused(let why) {
@@ -53,7 +53,7 @@ extension ControlRouter {
 
     /// Revokes the open invitation whose id starts with `text`, or whose
     /// invite code `text` is (the code its maker holds names it too).
-    func revokeInvitation(_ text: String) throws -> InvitationInfo {
+    func revokeInvitation(_ text: String) async throws -> InvitationInfo {
         var named = text
         if let secret = (try? InviteCode.read(text))?.secret { named = secret.identity.peerID.description }
         let wanted = named.uppercased().filter { $0 != "-" && !$0.isWhitespace }
@@ -66,7 +66,7 @@ extension ControlRouter {
                     ? "no invitation is '\(text)' (see sweeper invite --list)" : "'\(text)' names \(matches.count) invitations; give more of its id")
         }
         do {
-            try members.revoke(key)
+            try await members.offLoop { () throws(CircleMembers.MembershipError) in try members.revoke(key) }
         } catch {
             switch error {
             case .removedHere: throw ControlError(code: "not-a-member", message: Self.notAMember)
@@ -125,7 +125,8 @@ extension ControlRouter {
             case .admitted(let member, let messages, let keys):
                 let first: CircleKey
                 do {
-                    first = try members.adopt(records: PeerNetwork.membershipRecords(messages), keys: keys, root: root)
+                    let records = PeerNetwork.membershipRecords(messages)
+                    first = try await members.offLoop { try members.adopt(records: records, keys: keys, root: root) }
                 } catch {
                     throw ControlError(code: "invite-refused", message: "could not join: \(error)")
                 }

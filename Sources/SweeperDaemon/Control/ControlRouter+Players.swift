@@ -78,7 +78,7 @@ extension ControlRouter {
         }
         let records: [MembershipRecord]
         do {
-            records = try members.host(identity.peerID, name: clean)
+            records = try await members.offLoop { try members.host(identity.peerID, name: clean) }
         } catch {
             try? hosted.remove(identity.peerID)
             throw ControlError(code: "not-allowed", message: "this device cannot admit a player to the circle: \(error)")
@@ -121,7 +121,7 @@ extension ControlRouter {
         var removed = false
         if members.view.isMember(id), members.view.removalRefusal(by: signer.peerID, of: id) == nil {
             let kept = await service.heldOps(of: id)
-            removed = (try? members.remove(id, kept: kept)) != nil
+            removed = (try? await members.offLoop { try members.remove(id, kept: kept) }) != nil
         }
         do {
             try hosted.remove(id)

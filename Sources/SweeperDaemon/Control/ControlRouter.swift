@@ -231,7 +231,7 @@ struct ControlRouter: ControlResponder {
             return try answer(id, Commands.Invitations.Result(invitations: invitations()))
         case Commands.InviteRevoke.name:
             let a: Commands.InviteRevoke.Arguments = try args(line)
-            return try answer(id, try revokeInvitation(a.invitation))
+            return try answer(id, try await revokeInvitation(a.invitation))
         case Commands.Join.name:
             let a: Commands.Join.Arguments = try args(line)
             return try answer(id, try await join(a))
