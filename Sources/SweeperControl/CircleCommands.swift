@@ -6,8 +6,8 @@ import Glibc
 import Darwin
 #endif
 
-/// The commands about the circle, its peers and the viewers: invitations
-/// and joining, peers and links, profiles, presence and subscriptions.
+/// The commands about the circle: invitations and joining, the devices
+/// in it, and what its admins may change.
 extension Commands {
     /// `invite`: a single-use invite code that expires.
     public enum Invite: ControlCommand {
@@ -120,198 +120,116 @@ extension Commands {
         }
     }
 
-    /// `connect HOST:PORT`: dial a peer, from now on; the answer says how
-    /// the address stands now (a client that waits asks again with `check`).
-    public enum Connect: ControlCommand {
-        public static let name = "connect"
-        /// The address.
+    /// `circle`: the circle's devices, who admitted each, and those removed.
+    public enum Circle: ControlCommand {
+        public static let name = "circle"
+        public typealias Arguments = Empty
+        /// The circle as this daemon's membership records say.
+        public struct Result: Codable, Equatable, Sendable {
+            /// The members, this device first, then by name.
+            public var members: [CircleMember]
+            /// The devices removed, newest first.
+            public var removed: [RemovedDevice]
+            /// This device, when it was removed: who removed it and when.
+            public var removedHere: RemovedDevice?
+            /// Creates the result.
+            public init(members: [CircleMember], removed: [RemovedDevice], removedHere: RemovedDevice? = nil) {
+                self.members = members
+                self.removed = removed
+                self.removedHere = removedHere
+            }
+        }
+    }
+
+    /// `circle-admin`: name a member an admin (the founder and admins may).
+    public enum CircleAdmin: ControlCommand {
+        public static let name = "circle-admin"
+        /// The device.
+        public typealias Arguments = DeviceArguments
+        /// The new admin.
+        public struct Result: Codable, Equatable, Sendable {
+            /// Its peer id.
+            public var peer: String
+            /// Its name, when known.
+            public var name: String
+            /// Creates the result.
+            public init(peer: String, name: String) {
+                self.peer = peer
+                self.name = name
+            }
+        }
+    }
+
+    /// `circle-invitations`: turn a member's invitations off or on again
+    /// (the founder and admins may, for members less senior than they are).
+    public enum CircleInvitations: ControlCommand {
+        public static let name = "circle-invitations"
+        /// The member, and whether it may invite.
         public struct Arguments: Codable, Equatable, Sendable {
-            /// `host:port`.
-            public var address: String
-            /// Only say how the address stands: dial nothing new.
+            /// Its player name, or its peer id or a unique start of it.
+            public var device: String
+            /// `true`: it may invite again; `false`: its invitations are off.
+            public var allowed: Bool
+            /// Creates arguments.
+            public init(device: String, allowed: Bool) {
+                self.device = device
+                self.allowed = allowed
+            }
+        }
+        /// The member, as it now stands.
+        public struct Result: Codable, Equatable, Sendable {
+            /// Its peer id.
+            public var peer: String
+            /// Its name, when known.
+            public var name: String
+            /// Whether it may invite now.
+            public var allowed: Bool
+            /// Creates the result.
+            public init(peer: String, name: String, allowed: Bool) {
+                self.peer = peer
+                self.name = name
+                self.allowed = allowed
+            }
+        }
+    }
+
+    /// `circle-remove`: remove a device from the circle.
+    public enum CircleRemove: ControlCommand {
+        public static let name = "circle-remove"
+        /// The device, and whether only to check.
+        public struct Arguments: Codable, Equatable, Sendable {
+            /// Its player name, or its peer id or a unique start of it.
+            public var device: String
+            /// Only say whether this device may remove it, and what would
+            /// go (its name, the players it hosts), changing nothing.
             public var check: Bool?
             /// Creates arguments.
-            public init(address: String, check: Bool? = nil) {
-                self.address = address
+            public init(device: String, check: Bool? = nil) {
+                self.device = device
                 self.check = check
             }
         }
-        /// How the address stands.
+        /// What the removal did (with `check`: what it would do; `keptOps`
+        /// and `circleTag` are then as now).
         public struct Result: Codable, Equatable, Sendable {
-            /// Whether a peer at it is linked now (by this dial or by a
-            /// link the peer made).
-            public var linked: Bool?
-            /// The peer it reached, once it did.
-            public var peer: String?
-            /// That peer's name.
-            public var name: String?
-            /// Why the last dial failed, while it is not linked.
-            public var reason: String?
-            /// Creates a result.
-            public init(linked: Bool? = nil, peer: String? = nil, name: String? = nil, reason: String? = nil) {
-                self.linked = linked
-                self.peer = peer
-                self.name = name
-                self.reason = reason
-            }
-        }
-    }
-
-    /// `peers`: known and connected peers.
-    public enum Peers: ControlCommand {
-        public static let name = "peers"
-        /// Whether to list daemons of other circles too.
-        public struct Arguments: Codable, Equatable, Sendable {
-            /// Also daemons of other circles seen on the network.
-            public var all: Bool?
-            /// Creates arguments.
-            public init(all: Bool = false) { self.all = all }
-        }
-        /// The peers.
-        public struct Result: Codable, Equatable, Sendable {
-            /// The peers.
-            public var peers: [PeerInfo]
-            /// With `all`: static peers whose last dial failed, and why.
-            public var unreached: [UnreachedPeerInfo]?
-            /// The state of mDNS, as `status` gives it (`running as "…"`,
-            /// `unavailable (…)`, `stopped`, `disabled`).
-            public var mdns: String?
-            /// Who has a game open in a viewer now, and where (this daemon's
-            /// own player included, marked `own`).
-            public var presence: [PresenceInfo]?
-            /// Creates the list.
-            public init(peers: [PeerInfo], unreached: [UnreachedPeerInfo]? = nil, mdns: String? = nil, presence: [PresenceInfo]? = nil) {
-                self.presence = presence
-                self.peers = peers
-                self.unreached = unreached
-                self.mdns = mdns
-            }
-        }
-    }
-
-    /// `subscribe`: turn the connection into an event stream. After the
-    /// answer, the daemon sends ``ControlEvent`` lines until the connection closes.
-    public enum Subscribe: ControlCommand {
-        public static let name = "subscribe"
-        /// Optionally one game only.
-        public struct Arguments: Codable, Equatable, Sendable {
-            /// Only events of this game (full id or prefix); all when absent.
-            public var game: String?
-            /// Creates arguments.
-            public init(game: String? = nil) { self.game = game }
-        }
-        /// The subscription's confirmation.
-        public struct Result: Codable, Equatable, Sendable {
-            /// The game followed, if one.
-            public var game: String?
-            /// Creates the result.
-            public init(game: String?) { self.game = game }
-        }
-    }
-
-    /// `profile`: this player's name and colour, as every member sees them;
-    /// with arguments, sets them (signed and sent to every member).
-    public enum Profile: ControlCommand {
-        public static let name = "profile"
-        /// What to change; nothing to only show the profile.
-        public struct Arguments: Codable, Equatable, Sendable {
-            /// The new name (1 to 64 bytes, no control characters).
-            public var name: String?
-            /// The new colour: a name of ``PlayerColours/choices``.
-            public var colour: String?
-            /// Creates arguments.
-            public init(name: String? = nil, colour: String? = nil) {
-                self.name = name
-                self.colour = colour
-            }
-        }
-        /// The profile.
-        public struct Result: Codable, Equatable, Sendable {
-            /// This daemon's peer id.
+            /// The removed device's peer id.
             public var peer: String
-            /// The player's name.
+            /// Its name, when known.
             public var name: String
-            /// The colour: `auto` or a name of ``PlayerColours/names``.
-            public var colourName: String
+            /// Its moves that stay (the ones this device held), over all games.
+            public var keptOps: Int
+            /// The circle's new tag (its key changed).
+            public var circleTag: String
+            /// The names of the players the device hosted, removed with it
+            /// (it kept their keys); absent when none.
+            public var hostedRemovedNames: [String]?
             /// Creates the result.
-            public init(peer: String, name: String, colourName: String) {
+            public init(peer: String, name: String, keptOps: Int, circleTag: String, hostedRemovedNames: [String]? = nil) {
                 self.peer = peer
                 self.name = name
-                self.colourName = colourName
-            }
-        }
-    }
-
-    /// `presence`: who has a game open in a viewer now, and where.
-    public enum Presence: ControlCommand {
-        public static let name = "presence"
-        public typealias Arguments = Empty
-        /// The players seen in viewers.
-        public struct Result: Codable, Equatable, Sendable {
-            /// Each player whose viewer shows a game, this daemon's own included (marked `own`).
-            public var presence: [PresenceInfo]
-            /// Creates the result.
-            public init(presence: [PresenceInfo]) { self.presence = presence }
-        }
-    }
-
-    /// `cursor`, sent on a subscribed connection only: where this viewer's
-    /// cursor is. It gets no answer; the daemon tells its peers, and the
-    /// presence ends when the connection closes. Without a game, the viewer
-    /// shows none (a list, a form).
-    public enum Cursor: ControlCommand {
-        public static let name = "cursor"
-        /// The game and cell, or nothing.
-        public struct Arguments: Codable, Equatable, Sendable {
-            /// The game shown (its full id); absent when the viewer shows none.
-            public var game: String?
-            /// The cursor's column.
-            public var x: Int?
-            /// The cursor's row.
-            public var y: Int?
-            /// Creates arguments.
-            public init(game: String? = nil, x: Int? = nil, y: Int? = nil) {
-                self.game = game
-                self.x = x
-                self.y = y
-            }
-        }
-        public typealias Result = Empty
-    }
-}
-
-extension Commands.Cursor.Arguments {
-    /// The `cursor` request line, as ``ControlCoding/line(_:)`` writes it
-    /// (id 0, keys sorted), written directly into bytes: a viewer sends one
-    /// on every move of its cursor.
-    public var requestLine: [UInt8] {
-        var out = JSONLineWriter()
-        out.begin()
-        out.key("command"); out.string(Commands.Cursor.name)
-        if let game { out.key("game"); out.string(game) }
-        out.key("id"); out.int(0)
-        if let x { out.key("x"); out.int(x) }
-        if let y { out.key("y"); out.int(y) }
-        out.end()
-        out.byte(0x0A)
-        return out.bytes
-    }
-
-    /// Reads a `cursor` request line (``requestLine``, or any client's)
-    /// without `JSONDecoder`, keys it does not know aside as `JSONDecoder`
-    /// leaves them. Nil when the line is not read here (not JSON, another
-    /// command, a field of another type, a `null`): the caller then decodes
-    /// it with `JSONDecoder`, which decides.
-    public init?(requestLine bytes: UnsafeRawBufferPointer) {
-        guard let members = JSONLineReader.value(bytes)?.object, members["command"]?.string == Commands.Cursor.name else { return nil }
-        self.init()
-        for (key, value) in members {
-            switch key {
-            case "command", "id": continue
-            case "game": guard let v = value.string else { return nil }; game = v
-            case "x": guard let v = value.int else { return nil }; x = v
-            case "y": guard let v = value.int else { return nil }; y = v
-            default: continue
+                self.keptOps = keptOps
+                self.circleTag = circleTag
+                self.hostedRemovedNames = hostedRemovedNames
             }
         }
     }
