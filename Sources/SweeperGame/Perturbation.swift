@@ -89,10 +89,15 @@ extension SolverCore {
         }
         switch state[cell] {
         case SolverCore.unknown:
-            for s in sets(containing: cell) {
+            var holding: [Int32] = []
+            swap(&holding, &scratchSets)
+            sets(containing: cell, into: &holding)
+            for s in holding {
                 setMines[Int(s)] += Int32(delta)
                 addTodo(s)
             }
+            holding.removeAll(keepingCapacity: true)
+            swap(&holding, &scratchSets)
         case SolverCore.opened where delta > 0:
             // A known safe square became a mine: it is known as a mine now.
             state[cell] = SolverCore.knownMine

@@ -99,6 +99,13 @@ struct SolverCore {
     var liveSets: [Int32] = []
     var setTodo: [Int32] = []
 
+    /// Lists the deductive loop fills and empties on every step, kept so
+    /// that a step allocates nothing (swapped out while in use: the steps
+    /// they serve never nest).
+    var scratchSets: [Int32] = []
+    var scratchDerived: [(UInt64, Int)] = []
+    var scratchSettled: [(UInt64, Bool)] = []
+
     /// Pools for the perturber, as three segments of one permutation of the
     /// cells: unknown cells next to known ones (`0..<frontierEnd`), unknown
     /// cells beyond (`frontierEnd..<knownStart`), known cells (`knownStart...`).
@@ -219,7 +226,14 @@ struct SolverCore {
         let x = cell % width, y = cell / width
         let isMine = state[cell] == SolverCore.knownMine
         // Take the square out of every set that holds it.
-        for s in sets(containing: cell) {
+        var holding: [Int32] = []
+        swap(&holding, &scratchSets)
+        defer {
+            holding.removeAll(keepingCapacity: true)
+            swap(&holding, &scratchSets)
+        }
+        sets(containing: cell, into: &holding)
+        for s in holding {
             let i = Int(s)
             let ax = Int(setAX[i]), ay = Int(setAY[i])
             let bit = UInt16(1) << UInt16((y - ay) * 3 + (x - ax))
@@ -303,6 +317,14 @@ struct SolverCore {
         let a = SolverCore.frame(mask) << 16
         var derived: [(UInt64, Int)] = []
         var settled: [(UInt64, Bool)] = []
+        swap(&derived, &scratchDerived)
+        swap(&settled, &scratchSettled)
+        defer {
+            derived.removeAll(keepingCapacity: true)
+            settled.removeAll(keepingCapacity: true)
+            swap(&derived, &scratchDerived)
+            swap(&settled, &scratchSettled)
+        }
         forEachSet(anchorsX: (ax - 2)...(ax + 2), anchorsY: (ay - 2)...(ay + 2)) { t in
             guard t != s else { return }
             let j = Int(t)

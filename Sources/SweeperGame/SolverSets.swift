@@ -97,15 +97,13 @@ extension SolverCore {
         }
     }
 
-    /// The live sets containing the square at `cell`.
-    func sets(containing cell: Int) -> [Int32] {
+    /// Appends the live sets containing the square at `cell` to `found`.
+    func sets(containing cell: Int, into found: inout [Int32]) {
         let x = cell % width, y = cell / width
-        var found: [Int32] = []
         forEachSet(anchorsX: (x - 2)...x, anchorsY: (y - 2)...y) { s in
             let dx = x - Int(setAX[Int(s)]), dy = y - Int(setAY[Int(s)])
             if dx <= 2 && dy <= 2 && setMask[Int(s)] & (1 << UInt16(dy * 3 + dx)) != 0 { found.append(s) }
         }
-        return found
     }
 
     /// Calls `body` with each board cell of a set's window mask.
