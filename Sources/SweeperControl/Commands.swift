@@ -307,7 +307,7 @@ public enum Commands {
         /// without what it asked for.
         private enum Renamed: String, CodingKey { case cheat }
 
-        /// Reads the arguments; `cheat` (version 2's `peek`) is refused.
+        /// Reads the arguments; `cheat`, version 2's name for `peek`, is refused.
         public init(from decoder: any Decoder) throws {
             if let old = try? decoder.container(keyedBy: Renamed.self), old.contains(.cheat) {
                 throw ControlError.renamed("cheat", to: "peek", inVersion: 3)

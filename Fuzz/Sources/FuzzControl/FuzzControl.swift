@@ -202,7 +202,7 @@ func seeds() -> [[UInt8]] {
             line(Commands.Games.name, Empty()),
             line(Commands.New.name, Commands.New.Arguments(width: 8, height: 6, mines: 5, noGuess: true, seed: 3, startX: 1, startY: 1, questionMarks: true)),
             line(Commands.New.name, Commands.New.Arguments(preset: "expert")),
-            line(Commands.Show.name, Commands.GameArguments(game: nil, cheat: false)),
+            line(Commands.Show.name, Commands.GameArguments(game: nil, peek: false)),
             line(Commands.Reveal.name, Commands.MoveArguments(game: nil, x: 0, y: 0)),
             line(Commands.Flag.name, Commands.MoveArguments(game: nil, x: 2, y: 3, mark: "flag")),
             line(Commands.Chord.name, Commands.MoveArguments(game: "0", x: 4, y: 4)),
