@@ -89,15 +89,12 @@ extension SolverCore {
         }
         switch state[cell] {
         case SolverCore.unknown:
-            var holding: [Int32] = []
-            swap(&holding, &scratchSets)
-            sets(containing: cell, into: &holding)
+            var holding = takeSets(containing: cell)
             for s in holding {
                 setMines[Int(s)] += Int32(delta)
                 addTodo(s)
             }
-            holding.removeAll(keepingCapacity: true)
-            swap(&holding, &scratchSets)
+            recycle(&holding)
         case SolverCore.opened where delta > 0:
             // A known safe square became a mine: it is known as a mine now.
             state[cell] = SolverCore.knownMine

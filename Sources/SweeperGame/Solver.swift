@@ -226,13 +226,8 @@ struct SolverCore {
         let x = cell % width, y = cell / width
         let isMine = state[cell] == SolverCore.knownMine
         // Take the square out of every set that holds it.
-        var holding: [Int32] = []
-        swap(&holding, &scratchSets)
-        defer {
-            holding.removeAll(keepingCapacity: true)
-            swap(&holding, &scratchSets)
-        }
-        sets(containing: cell, into: &holding)
+        var holding = takeSets(containing: cell)
+        defer { recycle(&holding) }
         for s in holding {
             let i = Int(s)
             let ax = Int(setAX[i]), ay = Int(setAY[i])

@@ -97,6 +97,21 @@ extension SolverCore {
         }
     }
 
+    /// The live sets containing the square at `cell`, in the solver's kept
+    /// list (``scratchSets``): give it back with ``recycle(_:)``.
+    mutating func takeSets(containing cell: Int) -> [Int32] {
+        var found: [Int32] = []
+        swap(&found, &scratchSets)
+        sets(containing: cell, into: &found)
+        return found
+    }
+
+    /// Empties a list ``takeSets(containing:)`` gave and keeps it for the next.
+    mutating func recycle(_ list: inout [Int32]) {
+        list.removeAll(keepingCapacity: true)
+        swap(&list, &scratchSets)
+    }
+
     /// Appends the live sets containing the square at `cell` to `found`.
     func sets(containing cell: Int, into found: inout [Int32]) {
         let x = cell % width, y = cell / width
