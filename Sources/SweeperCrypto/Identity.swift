@@ -1,4 +1,5 @@
 import CSodium
+import SweeperConventions
 
 /// An Ed25519 detached signature (64 bytes).
 public struct Signature: Hashable, Sendable {
@@ -107,12 +108,10 @@ public struct PeerID: Hashable, Comparable, Sendable, CustomStringConvertible {
 
     public static func == (lhs: PeerID, rhs: PeerID) -> Bool { lhs.bytes == rhs.bytes }
 
-    /// Hashes every byte, as raw memory (fast, unlike hashing the array
+    /// Hashes every byte, a word at a time (fast, unlike hashing the array
     /// element by element): ids arrive from peers, and a crafted set sharing
     /// their first bytes must not make a table quadratic.
-    public func hash(into hasher: inout Hasher) {
-        bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
-    }
+    public func hash(into hasher: inout Hasher) { hasher.combine(wordsOf: bytes) }
 }
 
 /// Why a saved identity could not be loaded.

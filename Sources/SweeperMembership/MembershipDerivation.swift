@@ -127,39 +127,47 @@ struct MembershipDerivation {
 
         /// Whether the device may invite and admit with its invitations.
         var invites: Bool { role != nil && (role != .member || invitesOff == nil) }
+
+        /// Takes the next event, in order (``Event/precedes(_:)``).
+        mutating func take(_ e: Event) {
+            switch e.kind {
+            case .admit, .readmit:
+                guard role == nil else { return }
+                role = e.role
+                admission = e
+                removal = nil
+                invitesOff = nil
+            case .promote:
+                guard role == .member else { return }
+                role = .admin
+                promotion = e
+                invitesOff = nil
+            case .invitesOff:
+                guard role == .member, invitesOff == nil, !(e.record.map { admission?.supersedes.contains($0) ?? false } ?? false) else { return }
+                invitesOff = e
+            case .invitesOn:
+                // Only as senior a device as the one that turned them off, or more.
+                guard role == .member, let off = invitesOff, let by = e.seniority, let offBy = off.seniority, by <= offBy else { return }
+                invitesOff = nil
+            case .remove:
+                // The founder is never removed; of several removals, the first cuts.
+                guard role != .founder, role != nil || removal == nil else { return }
+                role = nil
+                promotion = nil
+                removal = e
+                invitesOff = nil
+            }
+        }
     }
 
     static func standing(_ events: [Event], before position: UInt64) -> Standing {
+        standing(sorted: events.sorted(by: { $0.precedes($1) }), before: position)
+    }
+
+    /// ``standing(_:before:)`` of events already in order (``Event/precedes(_:)``).
+    static func standing(sorted events: [Event], before position: UInt64) -> Standing {
         var s = Standing()
-        for e in events.sorted(by: { $0.precedes($1) }) where e.through < position {
-            switch e.kind {
-            case .admit, .readmit:
-                guard s.role == nil else { continue }
-                s.role = e.role
-                s.admission = e
-                s.removal = nil
-                s.invitesOff = nil
-            case .promote:
-                guard s.role == .member else { continue }
-                s.role = .admin
-                s.promotion = e
-                s.invitesOff = nil
-            case .invitesOff:
-                guard s.role == .member, s.invitesOff == nil, !(e.record.map { s.admission?.supersedes.contains($0) ?? false } ?? false) else { continue }
-                s.invitesOff = e
-            case .invitesOn:
-                // Only as senior a device as the one that turned them off, or more.
-                guard s.role == .member, let off = s.invitesOff, let by = e.seniority, let offBy = off.seniority, by <= offBy else { continue }
-                s.invitesOff = nil
-            case .remove:
-                // The founder is never removed; of several removals, the first cuts.
-                guard s.role != .founder, s.role != nil || s.removal == nil else { continue }
-                s.role = nil
-                s.promotion = nil
-                s.removal = e
-                s.invitesOff = nil
-            }
-        }
+        for e in events where e.through < position { s.take(e) }
         return s
     }
 
@@ -219,6 +227,11 @@ struct MembershipDerivation {
     func sweep(previous: Round?) -> Round {
         var round = Round()
         (round.events, round.lineage) = baseEvents()
+        // Room at once: a record makes one invitation at most, and rounds
+        // hold much the same.
+        round.invitations.reserveCapacity(legacy.invitations.count + records.count)
+        round.used.reserveCapacity(previous?.used.count ?? 0)
+        round.taken.reserveCapacity(previous?.taken.count ?? 0)
         for (key, invitation) in legacy.invitations where invitation.state == .open {
             round.invitations[key] = Invitation(maker: invitation.madeBy, madeMillis: invitation.madeMillis, expires: invitation.expiresMillis)
         }
@@ -250,12 +263,33 @@ struct MembershipDerivation {
             current = author
             let authorLineage = lineage(of: author)
             let fork = memo.firstFork(of: author, in: chains)
+            // The author's events, in order: found again only when a record
+            // of its own chain names it (this round's events only grow). Its
+            // standing before each place folds them in as the place grows.
+            var authorEvents: [Event] = []
+            var authorEventsKnown = false
+            var standing = Standing()
+            var folded = 0
+            /// Adds a change that names `subject` to this round.
+            func add(naming subject: PeerID, _ event: Event) {
+                round.events[subject, default: []].append(event)
+                if subject == author { authorEventsKnown = false }
+            }
             for seq in (chains[author]?.keys ?? [:].keys).sorted() {
-                for hash in (chains[author]?[seq] ?? []).sorted() {
+                let atSeq = chains[author]?[seq] ?? []
+                for hash in atSeq.count > 1 ? atSeq.sorted() : atSeq {
                     guard let record = records[hash] else { continue }
-                    let authorEvents = events(for: author)
+                    if !authorEventsKnown {
+                        authorEvents = events(for: author).sorted(by: { $0.precedes($1) })
+                        authorEventsKnown = true
+                        standing = Standing()
+                        folded = 0
+                    }
+                    while folded < authorEvents.count, authorEvents[folded].through < seq {
+                        standing.take(authorEvents[folded])
+                        folded += 1
+                    }
                     guard Self.counts(hash, at: seq, fork: fork, events: authorEvents) else { continue }
-                    let standing = Self.standing(authorEvents, before: seq)
                     guard let role = standing.role else { continue }
                     let me = Seniority(role: role, lineage: authorLineage, peer: author)
                     switch record.change {
@@ -286,7 +320,8 @@ struct MembershipDerivation {
                         let l = authorLineage + [seq]
                         let switches = subjectEvents.filter { $0.kind == .invitesOff || $0.kind == .invitesOn }.compactMap(\.record)
                         let named = switches.isEmpty ? [] : pins[hash] ?? ancestors(of: hash)
-                        round.events[subject, default: []].append(
+                        add(
+                            naming: subject,
                             Event(
                                 kind: again ? .readmit : .admit, through: through, author: author, authorSeq: seq, record: hash, lineage: l,
                                 name: name, invitation: key, millis: record.madeMillis, pinned: cut.pinned,
@@ -303,7 +338,8 @@ struct MembershipDerivation {
                         let through = cut.place
                         let target = Self.standing(events(for: subject), before: through + 1)
                         guard target.role == .member, me < Seniority(role: .member, lineage: lineage(of: subject), peer: subject) else { continue }
-                        round.events[subject, default: []].append(
+                        add(
+                            naming: subject,
                             Event(
                                 kind: .promote, through: through, author: author, authorSeq: seq, record: hash, millis: record.madeMillis,
                                 pinned: cut.pinned))
@@ -313,7 +349,8 @@ struct MembershipDerivation {
                         let through = cut.place
                         let target = Self.standing(events(for: subject), before: through + 1)
                         guard target.role == .member, me < Seniority(role: .member, lineage: lineage(of: subject), peer: subject) else { continue }
-                        round.events[subject, default: []].append(
+                        add(
+                            naming: subject,
                             Event(
                                 kind: allowed ? .invitesOn : .invitesOff, through: through, author: author, authorSeq: seq, record: hash,
                                 millis: record.madeMillis, seniority: me, pinned: cut.pinned))
@@ -332,7 +369,8 @@ struct MembershipDerivation {
                             effective = grant.authorSeq
                             cut.pinned.formUnion(chain(through: granting))
                         }
-                        round.events[subject, default: []].append(
+                        add(
+                            naming: subject,
                             Event(
                                 kind: .remove, through: effective, author: author, authorSeq: seq, record: hash, millis: record.madeMillis,
                                 kept: kept, pinned: cut.pinned))
@@ -349,6 +387,7 @@ struct MembershipDerivation {
     /// The view a round gives.
     func view(from round: Round) -> MembershipView {
         var view = MembershipView()
+        view.invitations.reserveCapacity(legacy.invitations.count + round.invitations.count)
         var removalRecords: [RecordHash] = []
         for (peer, events) in round.events {
             let standing = Self.standing(events, before: .max)

@@ -46,9 +46,7 @@ public struct RecordHash: Hashable, Comparable, Sendable, CustomStringConvertibl
 
     public static func < (a: RecordHash, b: RecordHash) -> Bool { a.bytes.lexicographicallyPrecedes(b.bytes) }
 
-    public func hash(into hasher: inout Hasher) {
-        bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
-    }
+    public func hash(into hasher: inout Hasher) { hasher.combine(wordsOf: bytes) }
 }
 
 /// A device's role in a circle. A lower raw value is more senior.
@@ -228,7 +226,11 @@ public enum MembershipChange: Hashable, Sendable {
 /// another. The signature is Ed25519 over `"sweeper/member/v2\0"` ‖ those
 /// bytes; the hash is BLAKE2b-256 over `"sweeper/member-hash/v2\0"` ‖ those
 /// bytes. On the wire and on disk a record is its bytes ‖ signature (64).
-public struct MembershipRecord: Hashable, Sendable {
+///
+/// A class, though immutable as a value: every derivation of the circle
+/// reads each record again, and passing one on is then one reference
+/// counted, not each of its arrays.
+public final class MembershipRecord: Hashable, Sendable {
     /// The version byte of the encoding.
     public static let version: UInt8 = 2
     /// The most parents a record names.
@@ -260,7 +262,7 @@ public struct MembershipRecord: Hashable, Sendable {
     public let hash: RecordHash
 
     /// Makes and signs a record at `seq` in the author's chain.
-    public init(
+    public convenience init(
         signing identity: SigningIdentity, circle: CircleID, madeMillis: UInt64, seq: UInt64, previous: RecordHash?,
         parents: Set<RecordHash>, change: MembershipChange
     ) {
@@ -310,7 +312,7 @@ public struct MembershipRecord: Hashable, Sendable {
     /// Decodes ``encoded`` bytes, refusing other versions and unknown kinds,
     /// bad lengths, unordered lists and trailing bytes. Checks nothing else:
     /// that is ``CircleMembership/insert(_:)``'s job.
-    public init(decoding bytes: [UInt8]) throws(ByteDecodingError) {
+    public convenience init(decoding bytes: [UInt8]) throws(ByteDecodingError) {
         guard bytes.count > Signature.byteCount else { throw .truncated(field: "membership record") }
         guard bytes.count <= Self.byteLimit else { throw .valueOutOfRange(field: "membership record length", value: UInt64(bytes.count)) }
         let body = Array(bytes.dropLast(Signature.byteCount))
