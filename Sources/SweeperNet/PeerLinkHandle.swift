@@ -85,8 +85,10 @@ public protocol PeerNodeDelegate: Sendable {
     /// The link is gone.
     func linkClosed(_ link: PeerLinkHandle)
     /// A device whose handshake proved an invitation asks to be admitted;
-    /// its request's signature is checked. Called on the node's loop.
-    func admissionRequested(_ request: AdmissionRequest, from peer: PeerID) -> AdmissionReply
+    /// its request's signature is checked. Asked from the node's loop, which
+    /// goes on while the answer is made (admitting writes the circle's
+    /// records, which may wait for a writer under way).
+    func admissionRequested(_ request: AdmissionRequest, from peer: PeerID) async -> AdmissionReply
     /// The peer introduced itself; `dialBack` is its address and listening
     /// port (`host:port`), when it listens.
     func helloReceived(_ hello: PeerHello, dialBack: String?, on link: PeerLinkHandle)
@@ -102,7 +104,7 @@ extension PeerNodeDelegate {
     /// Ignores changes of peers' state.
     public func peerChanged(_ snapshot: PeerSnapshot) {}
     /// Admits nobody.
-    public func admissionRequested(_ request: AdmissionRequest, from peer: PeerID) -> AdmissionReply { .refused(.unavailable) }
+    public func admissionRequested(_ request: AdmissionRequest, from peer: PeerID) async -> AdmissionReply { .refused(.unavailable) }
 }
 
 /// What a member answers a joining device.

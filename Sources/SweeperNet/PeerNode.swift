@@ -404,8 +404,11 @@ public actor PeerNode: Service {
                             // It lives for one request: a device that says nothing (pings keep a
                             // link from going silent) does not hold the connection open.
                             raw.eventLoop.scheduleTask(in: configuration.handshakeTimeout) { raw.close(promise: nil) }
+                            let asked = NIOLockedValueBox(false)
                             return { message in
-                                self.assumeIsolated { $0.admit(message, from: keys.peer, invitation: invitation, channel: raw, remote: remote) }
+                                self.assumeIsolated {
+                                    $0.admit(message, from: keys.peer, invitation: invitation, channel: raw, remote: remote, asked: asked)
+                                }
                             }
                         }
                         return self.assumeIsolated { node in

@@ -18,26 +18,44 @@ extension PeerNode {
     /// Handles a message on an invitation link (a handshake that proved an
     /// invitation's key): an admission request gets the delegate's answer,
     /// then the link closes; anything else closes it at once.
-    func admit(_ message: LinkMessage, from peer: PeerID, invitation: PeerID, channel: any Channel, remote: String) {
+    ///
+    /// The answer is made off the loop (``PeerNodeDelegate/admissionRequested(_:from:)``),
+    /// and written when it is ready; a link asks once (`asked`): a second
+    /// request while the first is answered closes it.
+    func admit(
+        _ message: LinkMessage, from peer: PeerID, invitation: PeerID, channel: any Channel, remote: String, asked: NIOLockedValueBox<Bool>
+    ) {
         switch message {
         case .ping, .pong:
             return
         case .admission(let request) where request.invitation == invitation && request.isValid(joining: peer, member: peerID):
-            let reply = delegate.admissionRequested(request, from: peer)
-            var messages: [LinkMessage] = []
-            switch reply {
-            case .admitted(let preamble, let keys):
-                messages = preamble.map(LinkMessage.application)
-                messages.append(.admitted(keys))
-                logger.notice("admitted a device with an invitation", metadata: ["peer": "\(peer.shortDescription)", "remote": "\(remote)"])
-            case .refused(let why):
-                messages.append(.refused(why))
-                logger.notice(
-                    "refused a device's invitation", metadata: ["peer": "\(peer.shortDescription)", "remote": "\(remote)", "why": "\(why)"])
+            guard
+                !asked.withLockedValue({ asked in
+                    defer { asked = true }; return asked
+                })
+            else {
+                logFailure("\(peer) invitation", "dropped an invitation link that asked twice", remote: remote)
+                channel.close(promise: nil)
+                return
             }
-            for m in messages.dropLast() { channel.write(m, promise: nil) }
-            if let last = messages.last {
-                channel.writeAndFlush(last).whenComplete { _ in channel.close(promise: nil) }
+            let (delegate, logger) = (delegate, logger)
+            Task {
+                let reply = await delegate.admissionRequested(request, from: peer)
+                var messages: [LinkMessage] = []
+                switch reply {
+                case .admitted(let preamble, let keys):
+                    messages = preamble.map(LinkMessage.application)
+                    messages.append(.admitted(keys))
+                    logger.notice("admitted a device with an invitation", metadata: ["peer": "\(peer.shortDescription)", "remote": "\(remote)"])
+                case .refused(let why):
+                    messages.append(.refused(why))
+                    logger.notice(
+                        "refused a device's invitation", metadata: ["peer": "\(peer.shortDescription)", "remote": "\(remote)", "why": "\(why)"])
+                }
+                for m in messages.dropLast() { channel.write(m, promise: nil) }
+                if let last = messages.last {
+                    channel.writeAndFlush(last).whenComplete { _ in channel.close(promise: nil) }
+                }
             }
         default:
             logFailure("\(peer) invitation", "dropped an invitation link that sent something else than a request", remote: remote)

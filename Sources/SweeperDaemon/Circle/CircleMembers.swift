@@ -391,8 +391,8 @@ final class CircleMembers: Sendable {
     func admit(_ request: AdmissionRequest, from peer: PeerID) -> AdmissionReply {
         let me = identity.peerID
         let now = clock.wallMillis
-        // Decided on the circle readers see (the handshake runs on the event
-        // loop): a refusal, or a member asking again, waits for no writer.
+        // Decided on the circle readers see first: a refusal, or a member
+        // asking again, waits for no writer.
         let decided = state.withLock { Self.admission(request, of: peer, by: me, in: $0.view, now: now) }
         var outcome = decided.map { _ in MembershipRecord?.none }
         if case .success(true) = decided {

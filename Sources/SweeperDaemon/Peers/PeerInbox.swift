@@ -358,8 +358,11 @@ final class PeerInbox: PeerNodeDelegate, SyncIntakeListener, Sendable {
         gossip.spread(membership: records)
     }
 
-    func admissionRequested(_ request: AdmissionRequest, from peer: PeerID) -> AdmissionReply {
-        members.admit(request, from: peer)
+    /// Admits off the loop: the record it writes may wait for a writer
+    /// under way (a peer's records going in).
+    func admissionRequested(_ request: AdmissionRequest, from peer: PeerID) async -> AdmissionReply {
+        let members = self.members
+        return await members.offLoop { members.admit(request, from: peer) }
     }
 
     // MARK: Peers as shown

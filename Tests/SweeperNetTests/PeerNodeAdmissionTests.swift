@@ -1,0 +1,72 @@
+import Logging
+import NIOCore
+import NIOPosix
+import SweeperCrypto
+import SweeperTestSupport
+import Synchronization
+import Testing
+
+@testable import SweeperNet
+
+/// A member's answer to a joining device is made off the node's loop: the
+/// loop reads every link's messages, and admitting writes the circle's
+/// records, which may wait for a writer under way.
+@Suite struct PeerNodeAdmissionTests {
+    /// Admits every device, once the test opens its gate.
+    final class GatedAdmissions: PeerNodeDelegate {
+        let keys: [CircleKey]
+        private let asked = Mutex(0)
+        private let gate: AsyncStream<Void>
+        private let opener: AsyncStream<Void>.Continuation
+
+        init(keys: [CircleKey]) {
+            self.keys = keys
+            (gate, opener) = AsyncStream<Void>.makeStream()
+        }
+
+        var askedCount: Int { asked.withLock { $0 } }
+        func open() { opener.yield() }
+
+        func linkEstablished(_ link: PeerLinkHandle) {}
+        func received(_ message: ApplicationMessage, on link: PeerLinkHandle) {}
+        func linkClosed(_ link: PeerLinkHandle) {}
+        func admissionRequested(_ request: AdmissionRequest, from peer: PeerID) async -> AdmissionReply {
+            asked.withLock { $0 += 1 }
+            for await _ in gate { break }
+            return .admitted(messages: [], keys: keys)
+        }
+    }
+
+    @Test func theLoopGoesOnWhileAnAdmissionIsMade() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let loop = group.next()
+        let circle = CircleKey()
+        let secret = InvitationSecret()
+        let invitation = secret.identity.peerID
+        let delegate = GatedAdmissions(keys: [circle])
+        var logger = Logger(label: "test.member")
+        logger.logLevel = .critical
+        let member = PeerNode(
+            credentials: NodeCredentials(
+                circle: circle, identity: SigningIdentity(), name: "member",
+                invitations: [invitation: InvitationSecret.handshakeKey(for: invitation)]),
+            delegate: delegate, eventLoop: loop, logger: logger)
+        let port = try #require(try await member.listen(on: [("127.0.0.1", 0)]).first?.port)
+        let running = Task { try await member.run() }
+        let joiner = try await TestNode(circle: CircleKey(), name: "joiner")
+
+        let answer = Task { await joiner.node.redeem(secret, address: ("127.0.0.1", port)) }
+        #expect(await eventuallyAsync { delegate.askedCount == 1 }, "the member was never asked")
+        // Asked, not yet answered: the member's loop takes other work meanwhile.
+        let loopAnswered = try await loop.submit { true }.get()
+        #expect(loopAnswered)
+        delegate.open()
+        #expect(await answer.value == .admitted(member: member.peerID, messages: [], keys: [circle]))
+        #expect(delegate.askedCount == 1)
+
+        await joiner.stop()
+        await member.shutdown()
+        _ = await running.result
+        try await group.shutdownGracefully()
+    }
+}
