@@ -31,7 +31,7 @@ extension SolverCore {
             }
         } else {
             let s = Int(liveSets[p.pointee.random.below(liveSets.count)])
-            forEachCell(ax: Int(setAX[s]), ay: Int(setAY[s]), mask: setMask[s]) {
+            forEachCell(ax: Int(setTable[s].ax), ay: Int(setTable[s].ay), mask: setTable[s].mask) {
                 setCells.append($0)
                 inSet.insert($0)
             }
@@ -91,7 +91,7 @@ extension SolverCore {
         case SolverCore.unknown:
             var holding = takeSets(containing: cell)
             for s in holding {
-                setMines[Int(s)] += Int32(delta)
+                setTable[Int(s)].mines += Int32(delta)
                 addTodo(s)
             }
             recycle(&holding)

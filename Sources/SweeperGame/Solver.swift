@@ -85,15 +85,9 @@ struct SolverCore {
     var squareQueue: [Int32] = []
     var squareHead = 0
 
-    // Constraint sets, struct-of-arrays. A set is the cells of a 3×3 window
-    // anchored at (ax, ay) whose bits are in `mask`, holding `mines` mines.
-    var setAX: [Int32] = []
-    var setAY: [Int32] = []
-    var setMask: [UInt16] = []
-    var setMines: [Int32] = []
-    var setNext: [Int32] = []
-    var setLivePos: [Int32] = []  // position in `liveSets`, −1 when free
-    var setInTodo: [Bool] = []
+    // Constraint sets (``ConstraintSet``), by id, with a free list and an
+    // index by anchor.
+    var setTable: [ConstraintSet] = []
     var freeSets: [Int32] = []
     var anchorHead: [Int32]
     var liveSets: [Int32] = []
@@ -211,7 +205,7 @@ struct SolverCore {
                 continue
             }
             if let s = setTodo.popLast() {
-                setInTodo[Int(s)] = false
+                setTable[Int(s)].inTodo = false
                 if isLive(s) { processSet(s) }
                 continue
             }
@@ -230,10 +224,10 @@ struct SolverCore {
         defer { recycle(&holding) }
         for s in holding {
             let i = Int(s)
-            let ax = Int(setAX[i]), ay = Int(setAY[i])
+            let ax = Int(setTable[i].ax), ay = Int(setTable[i].ay)
             let bit = UInt16(1) << UInt16((y - ay) * 3 + (x - ax))
-            let mask = setMask[i] & ~bit
-            let m = Int(setMines[i]) - (isMine ? 1 : 0)
+            let mask = setTable[i].mask & ~bit
+            let m = Int(setTable[i].mines) - (isMine ? 1 : 0)
             removeSet(s)
             addSet(ax: ax, ay: ay, mask: mask, mines: m)
         }
@@ -300,7 +294,7 @@ struct SolverCore {
 
     private mutating func processSet(_ s: Int32) {
         let i = Int(s)
-        let ax = Int(setAX[i]), ay = Int(setAY[i]), mask = setMask[i], m = Int(setMines[i])
+        let ax = Int(setTable[i].ax), ay = Int(setTable[i].ay), mask = setTable[i].mask, m = Int(setTable[i].mines)
         let size = mask.nonzeroBitCount
         if m == 0 || m == size {
             removeSet(s)
@@ -323,12 +317,12 @@ struct SolverCore {
         forEachSet(anchorsX: (ax - 2)...(ax + 2), anchorsY: (ay - 2)...(ay + 2)) { t in
             guard t != s else { return }
             let j = Int(t)
-            let dx = Int(setAX[j]) - ax + 2, dy = Int(setAY[j]) - ay + 2
-            let b = SolverCore.frame(setMask[j]) << UInt64(dy * 7 + dx)
+            let dx = Int(setTable[j].ax) - ax + 2, dy = Int(setTable[j].ay) - ay + 2
+            let b = SolverCore.frame(setTable[j].mask) << UInt64(dy * 7 + dx)
             guard a & b != 0 else { return }
             let onlyA = a & ~b, onlyB = b & ~a
             let na = onlyA.nonzeroBitCount, nb = onlyB.nonzeroBitCount
-            let mb = Int(setMines[j])
+            let mb = Int(setTable[j].mines)
             if nb == 0 {
                 if na > 0 { derived.append((onlyA, m - mb)) }
             } else if na == 0 {
@@ -396,7 +390,7 @@ struct SolverCore {
             }
             if disjoint {
                 chosen |= 1 << UInt32(k)
-                search(k + 1, squares + setMask[sk].nonzeroBitCount, minesIn + Int(setMines[sk]))
+                search(k + 1, squares + setTable[sk].mask.nonzeroBitCount, minesIn + Int(setTable[sk].mines))
                 chosen &= ~(1 << UInt32(k))
             }
             search(k + 1, squares, minesIn)
@@ -408,7 +402,7 @@ struct SolverCore {
         while c != 0 {
             let j = Int(sets[c.trailingZeroBitCount])
             c &= c - 1
-            forEachCell(ax: Int(setAX[j]), ay: Int(setAY[j]), mask: setMask[j]) { inside[$0] = true }
+            forEachCell(ax: Int(setTable[j].ax), ay: Int(setTable[j].ay), mask: setTable[j].mask) { inside[$0] = true }
         }
         for cell in 0..<(width * height) where state[cell] == SolverCore.unknown && !inside[cell] {
             if outcome {
@@ -422,10 +416,10 @@ struct SolverCore {
     }
 
     private func overlaps(_ i: Int, _ j: Int) -> Bool {
-        let dx = Int(setAX[j]) - Int(setAX[i]) + 2, dy = Int(setAY[j]) - Int(setAY[i]) + 2
+        let dx = Int(setTable[j].ax) - Int(setTable[i].ax) + 2, dy = Int(setTable[j].ay) - Int(setTable[i].ay) + 2
         guard dx >= 0 && dx <= 4 && dy >= 0 && dy <= 4 else { return false }
-        let a = SolverCore.frame(setMask[i]) << 16
-        let b = SolverCore.frame(setMask[j]) << UInt64(dy * 7 + dx)
+        let a = SolverCore.frame(setTable[i].mask) << 16
+        let b = SolverCore.frame(setTable[j].mask) << UInt64(dy * 7 + dx)
         return a & b != 0
     }
 }

@@ -2,6 +2,28 @@
 // with the number of mines it holds, kept in flat arrays with a free list
 // and an index by anchor, so that every step of the deductive loop is local.
 
+/// One constraint set: the cells of the 3×3 window anchored at (`ax`,
+/// `ay`) whose bits are in `mask`, holding `mines` mines. Its fields sit
+/// together, so that a step reads and writes one entry, not seven lists.
+struct ConstraintSet {
+    var ax: Int32
+    var ay: Int32
+    var mask: UInt16
+    var inTodo = false
+    var mines: Int32
+    /// The next set at the same anchor, −1 at the end.
+    var next: Int32 = -1
+    /// The position in `liveSets`, −1 when free.
+    var livePos: Int32 = -1
+
+    init(ax: Int32, ay: Int32, mask: UInt16, mines: Int32) {
+        self.ax = ax
+        self.ay = ay
+        self.mask = mask
+        self.mines = mines
+    }
+}
+
 extension SolverCore {
     /// Adds a set given in board coordinates (anchor may be off the board
     /// before normalising), merging it with an identical one.
@@ -15,69 +37,59 @@ extension SolverCore {
         let anchor = ay * width + ax
         var s = anchorHead[anchor]
         while s >= 0 {
-            if setMask[Int(s)] == mask { return nil }
-            s = setNext[Int(s)]
+            if setTable[Int(s)].mask == mask { return nil }
+            s = setTable[Int(s)].next
         }
         let id: Int32
         if let free = freeSets.popLast() {
             id = free
-            setAX[Int(id)] = Int32(ax)
-            setAY[Int(id)] = Int32(ay)
-            setMask[Int(id)] = mask
-            setMines[Int(id)] = Int32(m)
-            setInTodo[Int(id)] = false
+            setTable[Int(id)] = ConstraintSet(ax: Int32(ax), ay: Int32(ay), mask: mask, mines: Int32(m))
         } else {
-            id = Int32(setAX.count)
-            setAX.append(Int32(ax))
-            setAY.append(Int32(ay))
-            setMask.append(mask)
-            setMines.append(Int32(m))
-            setNext.append(-1)
-            setLivePos.append(-1)
-            setInTodo.append(false)
+            id = Int32(setTable.count)
+            setTable.append(ConstraintSet(ax: Int32(ax), ay: Int32(ay), mask: mask, mines: Int32(m)))
         }
-        setNext[Int(id)] = anchorHead[anchor]
+        setTable[Int(id)].next = anchorHead[anchor]
         anchorHead[anchor] = id
-        setLivePos[Int(id)] = Int32(liveSets.count)
+        setTable[Int(id)].livePos = Int32(liveSets.count)
         liveSets.append(id)
         addTodo(id)
         return id
     }
 
     mutating func addTodo(_ id: Int32) {
-        if !setInTodo[Int(id)] {
-            setInTodo[Int(id)] = true
+        if !setTable[Int(id)].inTodo {
+            setTable[Int(id)].inTodo = true
             setTodo.append(id)
         }
     }
 
     mutating func removeSet(_ id: Int32) {
         let i = Int(id)
-        guard setLivePos[i] >= 0 else { return }
-        let anchor = Int(setAY[i]) * width + Int(setAX[i])
+        guard setTable[i].livePos >= 0 else { return }
+        let anchor = Int(setTable[i].ay) * width + Int(setTable[i].ax)
         if anchorHead[anchor] == id {
-            anchorHead[anchor] = setNext[i]
+            anchorHead[anchor] = setTable[i].next
         } else {
             var s = anchorHead[anchor]
             while s >= 0 {
-                if setNext[Int(s)] == id {
-                    setNext[Int(s)] = setNext[i]
+                if setTable[Int(s)].next == id {
+                    setTable[Int(s)].next = setTable[i].next
                     break
                 }
-                s = setNext[Int(s)]
+                s = setTable[Int(s)].next
             }
         }
-        let pos = Int(setLivePos[i])
+        let pos = Int(setTable[i].livePos)
         let last = liveSets.removeLast()
         if last != id {
             liveSets[pos] = last
-            setLivePos[Int(last)] = Int32(pos)
+            setTable[Int(last)].livePos = Int32(pos)
         }
-        setLivePos[i] = -1
+        setTable[i].livePos = -1
         freeSets.append(id)
     }
 
-    func isLive(_ id: Int32) -> Bool { setLivePos[Int(id)] >= 0 }
+    func isLive(_ id: Int32) -> Bool { setTable[Int(id)].livePos >= 0 }
 
     /// Calls `body` with each live set whose window could overlap the 3×3
     /// window anchored at (x, y) shifted by `reach` (2 for a window, 0...2
@@ -91,7 +103,7 @@ extension SolverCore {
                 var s = anchorHead[y * width + x]
                 while s >= 0 {
                     body(s)
-                    s = setNext[Int(s)]
+                    s = setTable[Int(s)].next
                 }
             }
         }
@@ -116,8 +128,8 @@ extension SolverCore {
     func sets(containing cell: Int, into found: inout [Int32]) {
         let x = cell % width, y = cell / width
         forEachSet(anchorsX: (x - 2)...x, anchorsY: (y - 2)...y) { s in
-            let dx = x - Int(setAX[Int(s)]), dy = y - Int(setAY[Int(s)])
-            if dx <= 2 && dy <= 2 && setMask[Int(s)] & (1 << UInt16(dy * 3 + dx)) != 0 { found.append(s) }
+            let dx = x - Int(setTable[Int(s)].ax), dy = y - Int(setTable[Int(s)].ay)
+            if dx <= 2 && dy <= 2 && setTable[Int(s)].mask & (1 << UInt16(dy * 3 + dx)) != 0 { found.append(s) }
         }
     }
 
