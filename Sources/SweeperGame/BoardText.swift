@@ -22,11 +22,14 @@ public struct TextBoard: Equatable, Sendable {
     /// The board in text form, ending with the empty line.
     public var text: String {
         let g = layout.geometry
-        var out = "\(g.width) \(g.height) \(start.x) \(start.y)\n"
-        out.reserveCapacity(g.cellCount + g.height * 2 + 20)
-        for row in rows { out += row; out += "\n" }
-        out += "\n"
-        return out
+        var out = Array("\(g.width) \(g.height) \(start.x) \(start.y)\n".utf8)
+        out.reserveCapacity(out.count + g.cellCount + g.height + 1)
+        for y in 0..<g.height {
+            for x in 0..<g.width { out.append(layout.isMine(y * g.width + x) ? UInt8(ascii: "*") : UInt8(ascii: ".")) }
+            out.append(UInt8(ascii: "\n"))
+        }
+        out.append(UInt8(ascii: "\n"))
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// The rows of the layout, `.` safe and `*` mine.

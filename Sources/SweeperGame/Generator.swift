@@ -60,24 +60,25 @@ public enum Generator {
                 pool.swapAt(k, j)
                 mines[pool[k]] = 1
             }
-            var layout = MineLayout(geometry: geometry, mineBytes: mines)
             guard parameters.noGuess else {
+                let layout = MineLayout(geometry: geometry, mineBytes: mines)
                 return GeneratedBoard(parameters: parameters, seed: seed, layout: layout, start: start, attempts: attempt)
             }
             var previousPerturbations: Int?
             while true {
-                var core = SolverCore(layout: layout)
+                var core = SolverCore(geometry: geometry, mineBytes: mines)
                 core.reveal(start)
                 var perturber = Perturber(random: random, protected: protected, allowWholeRegion: attempt > 100)
                 withUnsafeMutablePointer(to: &perturber) { core.run(perturbing: $0) }
                 random = perturber.random
                 guard core.unknownCount == 0, !core.contradiction else { break }
                 if perturber.count == 0 {
+                    let layout = MineLayout(geometry: geometry, mineBytes: mines)
                     return GeneratedBoard(parameters: parameters, seed: seed, layout: layout, start: start, attempts: attempt)
                 }
                 if let previous = previousPerturbations, perturber.count >= previous { break }
                 previousPerturbations = perturber.count
-                layout = MineLayout(geometry: geometry, mineBytes: core.mines)
+                mines = core.mines
             }
         }
         throw .gaveUp(attempts: maximumAttempts)

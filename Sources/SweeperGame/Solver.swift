@@ -115,11 +115,32 @@ struct SolverCore {
     var stopped = false
 
     init(layout: MineLayout) {
-        width = layout.geometry.width
-        height = layout.geometry.height
-        totalMines = layout.mineCount
-        mines = layout.mines
-        counts = layout.counts
+        self.init(geometry: layout.geometry, mines: layout.mines, counts: layout.counts, total: layout.mineCount)
+    }
+
+    /// A solver of the board whose mines are `mineBytes` (1 where a mine
+    /// is): the generator's working form, without a ``MineLayout`` between.
+    init(geometry: BoardGeometry, mineBytes: [UInt8]) {
+        let w = geometry.width, h = geometry.height
+        var counts = [UInt8](repeating: 0, count: w * h)
+        var total = 0
+        for y in 0..<h {
+            for x in 0..<w where mineBytes[y * w + x] != 0 {
+                total += 1
+                for ny in max(0, y - 1)...min(h - 1, y + 1) {
+                    for nx in max(0, x - 1)...min(w - 1, x + 1) where nx != x || ny != y { counts[ny * w + nx] += 1 }
+                }
+            }
+        }
+        self.init(geometry: geometry, mines: mineBytes, counts: counts, total: total)
+    }
+
+    private init(geometry: BoardGeometry, mines: [UInt8], counts: [UInt8], total: Int) {
+        width = geometry.width
+        height = geometry.height
+        totalMines = total
+        self.mines = mines
+        self.counts = counts
         let n = width * height
         state = [UInt8](repeating: SolverCore.unknown, count: n)
         unknownCount = n
