@@ -81,9 +81,6 @@ public struct MineLayout: Hashable, Sendable {
     /// One byte a cell, 1 where a mine is (for the solver's working copy).
     public var mines: [UInt8] { (0..<geometry.cellCount).map { isMine($0) ? 1 : 0 } }
 
-    /// One byte a cell, each cell's count of adjacent mines (for the solver's working copy).
-    public var counts: [UInt8] { (0..<geometry.cellCount).map { UInt8(adjacentMines($0)) } }
-
     /// Creates a layout from its packed form (see ``packedBits``), refusing
     /// data of the wrong length, stray bits, or a mine count outside the limits.
     public init(geometry: BoardGeometry, packedBits: [UInt8]) throws(LayoutError) {

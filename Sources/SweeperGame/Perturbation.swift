@@ -31,7 +31,8 @@ extension SolverCore {
             }
         } else {
             let s = Int(liveSets[p.pointee.random.below(liveSets.count)])
-            forEachCell(ax: Int(setTable[s].ax), ay: Int(setTable[s].ay), mask: setTable[s].mask) {
+            let set = setTable[s]
+            forEachCell(ax: Int(set.ax), ay: Int(set.ay), mask: set.mask) {
                 setCells.append($0)
                 inSet.insert($0)
             }

@@ -115,31 +115,27 @@ struct SolverCore {
     var stopped = false
 
     init(layout: MineLayout) {
-        self.init(geometry: layout.geometry, mines: layout.mines, counts: layout.counts, total: layout.mineCount)
+        self.init(geometry: layout.geometry, mineBytes: layout.mines)
     }
 
     /// A solver of the board whose mines are `mineBytes` (1 where a mine
     /// is): the generator's working form, without a ``MineLayout`` between.
     init(geometry: BoardGeometry, mineBytes: [UInt8]) {
-        let w = geometry.width, h = geometry.height
-        var counts = [UInt8](repeating: 0, count: w * h)
+        width = geometry.width
+        height = geometry.height
+        // Each cell's count of adjacent mines, one pass over the mines.
+        var counts = [UInt8](repeating: 0, count: width * height)
         var total = 0
-        for y in 0..<h {
-            for x in 0..<w where mineBytes[y * w + x] != 0 {
+        for y in 0..<height {
+            for x in 0..<width where mineBytes[y * width + x] != 0 {
                 total += 1
-                for ny in max(0, y - 1)...min(h - 1, y + 1) {
-                    for nx in max(0, x - 1)...min(w - 1, x + 1) where nx != x || ny != y { counts[ny * w + nx] += 1 }
+                for ny in max(0, y - 1)...min(height - 1, y + 1) {
+                    for nx in max(0, x - 1)...min(width - 1, x + 1) where nx != x || ny != y { counts[ny * width + nx] += 1 }
                 }
             }
         }
-        self.init(geometry: geometry, mines: mineBytes, counts: counts, total: total)
-    }
-
-    private init(geometry: BoardGeometry, mines: [UInt8], counts: [UInt8], total: Int) {
-        width = geometry.width
-        height = geometry.height
         totalMines = total
-        self.mines = mines
+        mines = mineBytes
         self.counts = counts
         let n = width * height
         state = [UInt8](repeating: SolverCore.unknown, count: n)
@@ -245,10 +241,11 @@ struct SolverCore {
         defer { recycle(&holding) }
         for s in holding {
             let i = Int(s)
-            let ax = Int(setTable[i].ax), ay = Int(setTable[i].ay)
+            let set = setTable[i]
+            let ax = Int(set.ax), ay = Int(set.ay)
             let bit = UInt16(1) << UInt16((y - ay) * 3 + (x - ax))
-            let mask = setTable[i].mask & ~bit
-            let m = Int(setTable[i].mines) - (isMine ? 1 : 0)
+            let mask = set.mask & ~bit
+            let m = Int(set.mines) - (isMine ? 1 : 0)
             removeSet(s)
             addSet(ax: ax, ay: ay, mask: mask, mines: m)
         }
@@ -314,8 +311,8 @@ struct SolverCore {
     }
 
     private mutating func processSet(_ s: Int32) {
-        let i = Int(s)
-        let ax = Int(setTable[i].ax), ay = Int(setTable[i].ay), mask = setTable[i].mask, m = Int(setTable[i].mines)
+        let set = setTable[Int(s)]
+        let ax = Int(set.ax), ay = Int(set.ay), mask = set.mask, m = Int(set.mines)
         let size = mask.nonzeroBitCount
         if m == 0 || m == size {
             removeSet(s)
@@ -337,13 +334,13 @@ struct SolverCore {
         }
         forEachSet(anchorsX: (ax - 2)...(ax + 2), anchorsY: (ay - 2)...(ay + 2)) { t in
             guard t != s else { return }
-            let j = Int(t)
-            let dx = Int(setTable[j].ax) - ax + 2, dy = Int(setTable[j].ay) - ay + 2
-            let b = SolverCore.frame(setTable[j].mask) << UInt64(dy * 7 + dx)
+            let other = setTable[Int(t)]
+            let dx = Int(other.ax) - ax + 2, dy = Int(other.ay) - ay + 2
+            let b = SolverCore.frame(other.mask) << UInt64(dy * 7 + dx)
             guard a & b != 0 else { return }
             let onlyA = a & ~b, onlyB = b & ~a
             let na = onlyA.nonzeroBitCount, nb = onlyB.nonzeroBitCount
-            let mb = Int(setTable[j].mines)
+            let mb = Int(other.mines)
             if nb == 0 {
                 if na > 0 { derived.append((onlyA, m - mb)) }
             } else if na == 0 {
@@ -437,10 +434,11 @@ struct SolverCore {
     }
 
     private func overlaps(_ i: Int, _ j: Int) -> Bool {
-        let dx = Int(setTable[j].ax) - Int(setTable[i].ax) + 2, dy = Int(setTable[j].ay) - Int(setTable[i].ay) + 2
+        let first = setTable[i], second = setTable[j]
+        let dx = Int(second.ax) - Int(first.ax) + 2, dy = Int(second.ay) - Int(first.ay) + 2
         guard dx >= 0 && dx <= 4 && dy >= 0 && dy <= 4 else { return false }
-        let a = SolverCore.frame(setTable[i].mask) << 16
-        let b = SolverCore.frame(setTable[j].mask) << UInt64(dy * 7 + dx)
+        let a = SolverCore.frame(first.mask) << 16
+        let b = SolverCore.frame(second.mask) << UInt64(dy * 7 + dx)
         return a & b != 0
     }
 }

@@ -1,6 +1,6 @@
 // The solver's constraint sets: each a 3×3 bit mask anchored on the board
-// with the number of mines it holds, kept in flat arrays with a free list
-// and an index by anchor, so that every step of the deductive loop is local.
+// with the number of mines it holds, kept as entries of one list with a
+// free list and an index by anchor, so that every step of the deductive loop is local.
 
 /// One constraint set: the cells of the 3×3 window anchored at (`ax`,
 /// `ay`) whose bits are in `mask`, holding `mines` mines. Its fields sit
@@ -40,13 +40,14 @@ extension SolverCore {
             if setTable[Int(s)].mask == mask { return nil }
             s = setTable[Int(s)].next
         }
+        let entry = ConstraintSet(ax: Int32(ax), ay: Int32(ay), mask: mask, mines: Int32(m))
         let id: Int32
         if let free = freeSets.popLast() {
             id = free
-            setTable[Int(id)] = ConstraintSet(ax: Int32(ax), ay: Int32(ay), mask: mask, mines: Int32(m))
+            setTable[Int(id)] = entry
         } else {
             id = Int32(setTable.count)
-            setTable.append(ConstraintSet(ax: Int32(ax), ay: Int32(ay), mask: mask, mines: Int32(m)))
+            setTable.append(entry)
         }
         setTable[Int(id)].next = anchorHead[anchor]
         anchorHead[anchor] = id
@@ -128,8 +129,9 @@ extension SolverCore {
     func sets(containing cell: Int, into found: inout [Int32]) {
         let x = cell % width, y = cell / width
         forEachSet(anchorsX: (x - 2)...x, anchorsY: (y - 2)...y) { s in
-            let dx = x - Int(setTable[Int(s)].ax), dy = y - Int(setTable[Int(s)].ay)
-            if dx <= 2 && dy <= 2 && setTable[Int(s)].mask & (1 << UInt16(dy * 3 + dx)) != 0 { found.append(s) }
+            let set = setTable[Int(s)]
+            let dx = x - Int(set.ax), dy = y - Int(set.ay)
+            if dx <= 2 && dy <= 2 && set.mask & (1 << UInt16(dy * 3 + dx)) != 0 { found.append(s) }
         }
     }
 

@@ -29,11 +29,11 @@ extension PeerNode {
         case .ping, .pong:
             return
         case .admission(let request) where request.invitation == invitation && request.isValid(joining: peer, member: peerID):
-            guard
-                !asked.withLockedValue({ asked in
-                    defer { asked = true }; return asked
-                })
-            else {
+            let first = asked.withLockedValue { asked in
+                defer { asked = true }
+                return !asked
+            }
+            guard first else {
                 logFailure("\(peer) invitation", "dropped an invitation link that asked twice", remote: remote)
                 channel.close(promise: nil)
                 return
