@@ -49,9 +49,10 @@ import Testing
         let listing = try #require(sessions[1].described[open.gameID])
         #expect(listing.creator == ann.identity.peerID)
         #expect(listing.parameters.width == 16 && listing.parameters.height == 12 && listing.parameters.mines == 30)
-        #expect(listing.status == .playing && listing.progressPermille > 0)
+        #expect(listing.status == .playing && listing.creatorProgress > 0 && listing.progress == listing.creatorProgress)
+        #expect(listing.gameID == open.gameID && listing.authors == [ann.identity.peerID] && !listing.isPrivate)
         guard case .genesis(let g) = open.payload else { return }
-        #expect(listing.createdAtMillis == g.createdAtMillis)
+        #expect(listing.startMillis == g.createdAtMillis)
 
         // A device that takes every game is sent them and asks nothing.
         var all = Replica(circle: circle)

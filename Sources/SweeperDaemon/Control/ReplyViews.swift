@@ -53,17 +53,17 @@ struct ReplyViews: Sendable {
         let creator = game.described?.creator
         let others = game.players.filter { $0 != creator }.map(name(of:)).sorted()
         out.playerNames = (creator.map { [name(of: $0)] } ?? []) + others
-        guard let listing = game.described else { return out }
-        let p = listing.parameters
+        guard let described = game.described else { return out }
+        let p = described.parameters
         out.width = p.width
         out.height = p.height
         out.mines = p.mines
         out.noGuess = p.noGuess
-        out.creatorName = name(of: listing.creator)
-        out.createdAt = Int64(clamping: listing.createdAtMillis)
-        out.status = listing.status.shown
-        out.progress = Double(listing.progressPermille) / 1000
-        out.chosenPlayerNames = listing.players.map { [name(of: listing.creator)] + $0.subtracting([listing.creator]).map(name(of:)).sorted() }
+        out.creatorName = name(of: described.creator)
+        out.createdAt = Int64(clamping: described.startMillis)
+        out.status = described.status.shown
+        out.progress = described.creatorProgress
+        out.chosenPlayerNames = chosenPlayers(described.players, creator: described.creator)
         return out
     }
 

@@ -84,7 +84,7 @@ struct GameElsewhere: Sendable {
     var players: Set<PeerID>
     /// What a peer told of the game (peers of protocol 11 or later, open
     /// games): size, mines, creator, start, and its status as that peer says.
-    var described: DescribedGame?
+    var described: GameOverview?
     /// The peers that hold it, and their names, by name.
     var heldBy: [(peer: PeerID, name: String)]
     /// Whether this device forgot it.
@@ -101,7 +101,7 @@ struct PeerHoldings: Sendable {
     /// Its games and version vectors.
     var holds: [GameID: VersionVector]
     /// Its descriptions of games this device does not hold.
-    var described: [GameID: DescribedGame]
+    var described: [GameID: GameOverview]
 }
 
 /// A move a player of this daemon makes.

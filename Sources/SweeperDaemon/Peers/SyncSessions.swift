@@ -423,7 +423,7 @@ final class SyncSessions: Sendable {
     struct PeerSummary: Sendable {
         let link: PeerLink
         let holds: [GameID: VersionVector]
-        let described: [GameID: DescribedGame]
+        let described: [GameID: GameOverview]
         let takes: GameInterest
     }
 

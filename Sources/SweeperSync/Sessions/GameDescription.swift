@@ -78,29 +78,32 @@ public struct GameDescription: Sendable, Hashable {
     }
 }
 
-/// What a session keeps of a ``GameDescription``: enough to list the game,
-/// without its layout.
-public struct DescribedGame: Sendable, Hashable {
-    /// Who created the game.
-    public let creator: PeerID
-    /// Size, mines, opening, and whether it is a no-guess board.
-    public let parameters: GameParameters
-    /// When the creator made it, in milliseconds since 1970.
-    public let createdAtMillis: UInt64
-    /// Who may move besides the creator, when the creator chose.
-    public let players: Set<PeerID>?
-    /// Where the game stands, as the holder says.
-    public let status: GameStatus
-    /// The share of safe cells revealed, in thousandths, as the holder says.
-    public let progressPermille: Int
-
-    /// The listing of a description.
-    public init(_ d: GameDescription) {
+extension GameOverview {
+    /// The overview of a game that a peer described and this device does
+    /// not hold: what its genesis says, and where it stands as the holder
+    /// says. What later ops decide (archived, assisted, a day, a chosen
+    /// seed, players added) is not known until the game is followed, and
+    /// reads as absent; its creator is its only author known.
+    public init(described d: GameDescription) {
+        let genesis = d.genesis
+        gameID = d.gameID
         creator = d.creator
-        parameters = d.genesis.parameters
-        createdAtMillis = d.genesis.createdAtMillis
-        players = d.genesis.players
+        parameters = genesis.parameters
+        startMillis = genesis.createdAtMillis
         status = d.status
-        progressPermille = d.progressPermille
+        isArchived = false
+        players = genesis.players
+        dailyDay = nil
+        isPrivate = false
+        isRace = genesis.isRace
+        isSeeded = false
+        var features: GameFeatures = genesis.players != nil ? .roles : []
+        if genesis.isRace { features.insert(.race) }
+        self.features = features
+        authors = [d.creator]
+        progress = Double(d.progressPermille) / 1000
+        creatorProgress = progress
+        endMillis = nil
+        isAssisted = false
     }
 }

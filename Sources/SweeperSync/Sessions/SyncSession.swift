@@ -58,7 +58,7 @@ public struct SyncSession: Sendable {
     public var peerDescribes = true
     /// What the peer told of games it holds and this side did not when it
     /// asked (``SyncMessage/descriptions(_:)``), by game.
-    public private(set) var described: [GameID: DescribedGame] = [:]
+    public private(set) var described: [GameID: GameOverview] = [:]
     /// The games this side asked the peer to describe.
     private var askedToDescribe: Set<GameID> = []
     /// The most games a session asks one peer to describe.
@@ -252,7 +252,7 @@ public struct SyncSession: Sendable {
             // description says, so a holder cannot describe another game.
             for d in descriptions {
                 let id = d.gameID
-                if askedToDescribe.contains(id) { described[id] = DescribedGame(d) }
+                if askedToDescribe.contains(id) { described[id] = GameOverview(described: d) }
             }
         }
         return step
