@@ -67,4 +67,55 @@ private func drained(_ subscription: EventConnection) throws -> [[String: Any]] 
         #expect(game.players.first?.letter == "A")
         await f.cleanup()
     }
+
+    /// Names and letters are worked out once per state of the circle and
+    /// of the names heard, and again after each change: a rename, a
+    /// member of the same name admitted.
+    @Test func namesAndLettersFollowEveryChange() async throws {
+        let f = try await DaemonFixture()
+        let mum = SigningIdentity(), other = SigningIdentity()
+        try await f.admit(mum.peerID)
+        let views = f.core.router.views
+        f.core.router.book.take(ProfileNote(signing: mum, serial: 1, name: "Mum", colour: 0))
+        #expect(views.name(of: mum.peerID) == "Mum" && views.letters()[mum.peerID] == "M")
+        // Renamed: the next event says so.
+        f.core.router.book.take(ProfileNote(signing: mum, serial: 2, name: "Bea", colour: 0))
+        #expect(views.name(of: mum.peerID) == "Bea" && views.letters()[mum.peerID] == "B")
+        // A second Bea joins: the first is told apart, and has a letter of her own.
+        f.core.router.book.take(ProfileNote(signing: other, serial: 1, name: "Bea", colour: 0))
+        #expect(views.name(of: mum.peerID) == "Bea", "not a member yet: nobody to tell her from")
+        try await f.admit(other.peerID)
+        #expect(views.name(of: mum.peerID) == "Bea (\(mum.peerID.shortDescription))")
+        let letters = views.letters()
+        #expect(letters[mum.peerID] != nil && letters[other.peerID] != nil && letters[mum.peerID] != letters[other.peerID])
+        await f.cleanup()
+    }
+
+    @Test func aNameIsWorkedOutOncePerKey() {
+        let names = PlayerNames()
+        let peer = SigningIdentity().peerID
+        var worked = 0
+        let key = PlayerNames.Key(members: 1, book: 1, own: peer, ownName: "ada")
+        for _ in 0..<3 {
+            #expect(
+                names.name(of: peer, at: key) {
+                    worked += 1; return "Mum"
+                } == "Mum")
+        }
+        #expect(worked == 1)
+        var changed = key
+        changed.book = 2
+        #expect(
+            names.name(of: peer, at: changed) {
+                worked += 1; return "Bea"
+            } == "Bea")
+        #expect(worked == 2)
+        var letters = 0
+        for _ in 0..<2 {
+            _ = names.letters(at: changed) {
+                letters += 1; return [peer: "B"]
+            }
+        }
+        #expect(letters == 1 && names.name(of: peer, at: changed) { "never" } == "Bea", "the letters kept the names")
+    }
 }

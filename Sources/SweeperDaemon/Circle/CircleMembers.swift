@@ -32,13 +32,15 @@ final class CircleMembers: Sendable {
     /// Later circle keys a member handed over at admission (none was sealed to this device).
     private let handed: Mutex<[CircleKey]>
     private let observer = Mutex<(@Sendable ([[UInt8]]) async -> Void)?>(nil)
+    /// How many times the membership changed (see ``generation``).
+    private let changes = Atomic<UInt64>(0)
 
-    /// The membership of the circle whose first key is `firstKey`, as kept
-    /// in `store`; this device founds it when it is not a member.
     /// The daemon's clock: the wall time records are signed with and
     /// invitations expire by.
     private let clock: any DaemonClock
 
+    /// The membership of the circle whose first key is `firstKey`, as kept
+    /// in `store`; this device founds it when it is not a member.
     init(store: Store, identity: SigningIdentity, firstKey: CircleKey, clock: any DaemonClock = SystemClock(), logger: Logger) {
         self.store = store
         self.identity = identity
@@ -162,6 +164,7 @@ final class CircleMembers: Sendable {
                 return old
             }
             _ = old
+            changes.add(1, ordering: .releasing)
             return try result.get()
         }
     }
@@ -185,6 +188,10 @@ final class CircleMembers: Sendable {
 
     /// Who is in the circle now.
     var view: MembershipView { state.withLock { $0.view } }
+
+    /// A count of the changes to the membership: what is worked out from
+    /// the view (``PlayerNames``) holds while it stays the same.
+    var generation: UInt64 { changes.load(ordering: .acquiring) }
 
     /// Calls `body` after every change, with the records made here to send
     /// to the peers (empty when the change came from a peer, who passes it on).
@@ -229,51 +236,6 @@ final class CircleMembers: Sendable {
             later: epochs.map { epoch in
                 (epoch.madeMillis, epoch.key(for: identity) ?? handed.first(where: epoch.matches))
             })
-    }
-
-    /// Whom the peer node links, and with which keys.
-    struct LinkPolicy: Sendable {
-        /// The key handshakes prove and mDNS announces.
-        var current: CircleKey
-        /// Earlier keys, accepted from members that missed a new one.
-        var earlier: [CircleKey]
-        /// Removed devices: never linked.
-        var refused: Set<PeerID>
-        /// Once the circle's key has changed, only its members are linked
-        /// (holding an old key makes nobody a member); `nil` before.
-        var members: Set<PeerID>?
-        /// The circle's invitations (of each maker its newest
-        /// ``CircleMembers/invitationsPerMaker``) and the key a joining
-        /// device's handshake proves for each.
-        var invitations: [PeerID: CircleKey]
-    }
-
-    /// Whom the peer node links now.
-    var linkPolicy: LinkPolicy {
-        let (current, earlier) = keys
-        let view = view
-        var invitations: [PeerID: CircleKey] = [:]
-        for key in Self.accepted(view.invitations.values.map { ($0.key, $0.madeBy, $0.madeMillis) }) {
-            invitations[key] = InvitationSecret.handshakeKey(for: key)
-        }
-        return LinkPolicy(
-            current: current, earlier: earlier, refused: Set(view.removed.keys), members: view.epochs.isEmpty ? nil : Set(view.members.keys),
-            invitations: invitations)
-    }
-
-    /// How many invitations of one maker a member accepts the handshake of.
-    static let invitationsPerMaker = 16
-
-    /// The invitations whose handshake this member accepts: of each maker,
-    /// its newest ``invitationsPerMaker`` by the time it gave them. A
-    /// maker's clock orders only its own invitations, so a member in bad
-    /// faith that dates its invitations far ahead crowds out nobody
-    /// else's (ordered over the whole circle, it would push every other
-    /// member's out of reach).
-    static func accepted(_ invitations: [(key: PeerID, madeBy: PeerID, madeMillis: UInt64)]) -> [PeerID] {
-        Dictionary(grouping: invitations, by: \.madeBy).values.flatMap { own in
-            own.sorted { ($0.madeMillis, $0.key) > ($1.madeMillis, $1.key) }.prefix(invitationsPerMaker).map(\.key)
-        }.sorted()
     }
 
     /// The removed devices, with per game how many of their ops stay.

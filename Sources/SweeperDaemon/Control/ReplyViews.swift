@@ -31,6 +31,8 @@ struct ReplyViews: Sendable {
     let play: PlayClock
     /// The daemon's clock: what a race's running time and an invitation's expiry are read by.
     let clock: any DaemonClock
+    /// The players' names and letters, worked out once per change.
+    let names = PlayerNames()
 
     /// Players: every author of an op in the game, creator first.
     func players(_ replica: GameReplica, _ state: GameState) -> [PeerID] {

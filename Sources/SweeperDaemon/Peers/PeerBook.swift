@@ -27,6 +27,7 @@ final class PeerBook: Sendable {
     private let logger: Logger
     private let names: Mutex<[PeerID: String]>
     private let profiles: Mutex<[PeerID: ProfileNote]>
+    private let changes = Atomic<UInt64>(0)
 
     /// The book of the peers `store` remembers.
     init(store: Store, clock: any DaemonClock = SystemClock(), logger: Logger) {
@@ -79,6 +80,10 @@ final class PeerBook: Sendable {
         return others(named: name, than: peer, among: members, own: own).isEmpty ? name : "\(name) (\(peer.shortDescription))"
     }
 
+    /// A count of the changes to the names and profiles held: what is
+    /// worked out from them (``PlayerNames``) holds while it stays the same.
+    var generation: UInt64 { changes.load(ordering: .acquiring) }
+
     /// A player's profile, when one came.
     func profile(of peer: PeerID) -> ProfileNote? {
         profiles.withLock { $0[peer] }
@@ -99,6 +104,7 @@ final class PeerBook: Sendable {
             return true
         }
         guard newer else { return false }
+        changes.add(1, ordering: .releasing)
         do {
             try store.saveProfile(author: note.author.bytes, serial: note.serial, note: note.encoded)
         } catch {
@@ -129,7 +135,7 @@ final class PeerBook: Sendable {
         let previous = try? store.peers().first { $0.peerID == peer.description }
         let clean = PlayerName.cleaned(name)
         let name = clean.isEmpty ? (previous?.name ?? peer.shortDescription) : clean
-        names.withLock { $0[peer] = name }
+        if names.withLock({ $0.updateValue(name, forKey: peer) }) != name { changes.add(1, ordering: .releasing) }
         do {
             try store.savePeer(
                 StoredPeer(
