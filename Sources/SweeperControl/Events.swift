@@ -15,7 +15,7 @@ public struct ControlEvent: Codable, Equatable, Sendable {
         /// A game was made or arrived from a peer.
         case gameAdded = "game-added"
         /// A game's players or its archive flag changed (here or on a peer):
-        /// `summary` says how it stands now.
+        /// `listing` says how it stands now.
         case gameChanged = "game-changed"
         /// This device forgot a game (`sweeper forget`): it is gone from every list.
         case gameForgotten = "game-forgotten"

@@ -7,7 +7,7 @@ import Glibc
 import Darwin
 #endif
 
-// The games as answers and events show them: status, summary, full view,
+// The games as answers and events show them: status, listing, full view,
 // players, cells.
 
 /// Where a game stands: `playing`, `won` or `lost`.
@@ -96,7 +96,7 @@ public struct GameListing: Codable, Equatable, Sendable {
     /// True when its seed was chosen: practice, never a record; absent otherwise.
     public var seeded: Bool?
 
-    /// Creates a summary.
+    /// Creates a listing.
     public init(
         game: String, width: Int, height: Int, mines: Int, status: PlayStatus, progress: Double, elapsedMillis: Int,
         playerNames: [String], createdAt: Int64, endedAt: Int64? = nil, assisted: Bool, chosenPlayerNames: [String]? = nil,

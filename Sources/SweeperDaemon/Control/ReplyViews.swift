@@ -12,7 +12,7 @@ import Glibc
 import Darwin
 #endif
 
-/// How the daemon shows a game in answers and events: its summary, its
+/// How the daemon shows a game in answers and events: its listing, its
 /// full view, its players with their names and scores, the wrong flags
 /// after a loss, and the cells a change touched. Pure functions of a game's
 /// replica and state, with players' names from the peer book.

@@ -56,8 +56,8 @@ public enum DeviceRestore {
             throw Refusal(description: "\(error): stop it first (systemctl --user stop sweeperd), then restore")
         }
         defer { lock.release() }
-        let (summary, aside) = try Store.restore(from: file, intoDirectory: directory, replacing: replacing, stamp: stamp)
-        let peer = (try? PeerID(bytes: Array(summary.publicKey)))?.description ?? "unknown"
-        return Report(stateDirectory: directory, peerID: peer, games: summary.games, bytes: summary.bytes, movedAside: aside)
+        let (contents, aside) = try Store.restore(from: file, intoDirectory: directory, replacing: replacing, stamp: stamp)
+        let peer = (try? PeerID(bytes: Array(contents.publicKey)))?.description ?? "unknown"
+        return Report(stateDirectory: directory, peerID: peer, games: contents.games, bytes: contents.bytes, movedAside: aside)
     }
 }
