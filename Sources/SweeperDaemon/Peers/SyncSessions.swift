@@ -359,7 +359,7 @@ final class SyncSessions: Sendable {
         var wanted: [PeerID: Set<ChainHead>] = [:]
         let all = links.all
         for link in all {
-            let relayed = Self.relayed(ops, to: link.handle.reportedLinks, ownID: ownID)
+            let relayed = Self.relayed(ops, to: link.peer, linkedTo: link.handle.reportedLinks, ownID: ownID)
             guard !relayed.isEmpty else { continue }
             // A peer that needs such an op from this daemon: ask its author for the head now.
             for op in relayed where unsigned.contains(op.hash) && op.author != link.peer {
@@ -375,16 +375,17 @@ final class SyncSessions: Sendable {
         }
     }
 
-    /// The ops to push to a peer that says it is linked to `linkedPeers`:
+    /// The ops to push to `peer`, which says it is linked to `linkedPeers`:
     /// this daemon's own ops always, another author's only when the peer is
-    /// not linked to that author, who pushes them there itself. On a home
-    /// network where every daemon links to every other, a move is then sent
-    /// once to each peer instead of once by every peer to every other; a
-    /// daemon out of the author's reach still gets it relayed, and
-    /// anti-entropy repairs a push that was lost.
-    static func relayed(_ ops: [Op], to linkedPeers: Set<PeerID>, ownID: PeerID) -> [Op] {
-        guard !linkedPeers.isEmpty else { return ops }
-        return ops.filter { $0.author == ownID || !linkedPeers.contains($0.author) }
+    /// not linked to that author, who pushes them there itself; never an
+    /// op back to its author, who made it (one that lost its own ops gets
+    /// them back from anti-entropy). On a home network where every daemon
+    /// links to every other, a move is then sent once to each peer instead
+    /// of once by every peer to every other; a daemon out of the author's
+    /// reach still gets it relayed, and anti-entropy repairs a push that
+    /// was lost.
+    static func relayed(_ ops: [Op], to peer: PeerID, linkedTo linkedPeers: Set<PeerID>, ownID: PeerID) -> [Op] {
+        ops.filter { $0.author != peer && ($0.author == ownID || !linkedPeers.contains($0.author)) }
     }
 
     // MARK: Heads and anti-entropy
