@@ -362,7 +362,7 @@ final class SyncSessions: Sendable {
             let relayed = Self.relayed(ops, to: link.peer, linkedTo: link.handle.reportedLinks, ownID: ownID)
             guard !relayed.isEmpty else { continue }
             // A peer that needs such an op from this daemon: ask its author for the head now.
-            for op in relayed where unsigned.contains(op.hash) && op.author != link.peer {
+            for op in relayed where unsigned.contains(op.hash) {
                 wanted[op.author, default: []].insert(ChainHead(game: op.gameID, author: op.author, seq: op.seq))
             }
             if let session = session(of: link) { link.send(session.sync.push(relayed, replica: replica)) }

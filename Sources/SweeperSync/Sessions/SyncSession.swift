@@ -250,9 +250,9 @@ public struct SyncSession: Sendable {
         case .descriptions(let descriptions):
             // Only what was asked: the id is derived from what the
             // description says, so a holder cannot describe another game.
-            for d in descriptions {
-                let id = d.gameID
-                if askedToDescribe.contains(id) { described[id] = GameOverview(described: d) }
+            // The id is hashed once, over the genesis, as the overview is read.
+            for overview in descriptions.map(GameOverview.init(described:)) where askedToDescribe.contains(overview.gameID) {
+                described[overview.gameID] = overview
             }
         }
         return step
