@@ -78,7 +78,7 @@ public enum Generator {
                 }
                 if let previous = previousPerturbations, perturber.count >= previous { break }
                 previousPerturbations = perturber.count
-                mines = core.mines
+                mines = core.mines.array
             }
         }
         throw .gaveUp(attempts: maximumAttempts)

@@ -21,6 +21,7 @@ extension SolverCore {
     /// opening. The constraint sets are kept true by adjusting the count of
     /// every set that holds a changed square.
     mutating func perturb(_ p: UnsafeMutablePointer<Perturber>) -> Bool {
+        updatePools()
         var inSet = Set<Int>()
         var setCells: [Int] = []
         if liveSets.isEmpty {
@@ -90,12 +91,12 @@ extension SolverCore {
         }
         switch state[cell] {
         case SolverCore.unknown:
-            var holding = takeSets(containing: cell)
-            for s in holding {
+            let holding = takeSets(containing: cell)
+            for k in 0..<holding.count {
+                let s = holding[k]
                 setTable[Int(s)].mines += Int32(delta)
                 addTodo(s)
             }
-            recycle(&holding)
         case SolverCore.opened where delta > 0:
             // A known safe square became a mine: it is known as a mine now.
             state[cell] = SolverCore.knownMine

@@ -59,19 +59,20 @@ public enum Solver {
     }
 }
 
-/// The solver's working state. A value type with mutating methods, so the
-/// hot loops run on contiguous storage with static exclusivity checking.
-struct SolverCore {
+/// The solver's working state. A noncopyable value with mutating methods:
+/// it owns its lists (``SolverList``, freed in its `deinit`), so that the hot
+/// loops run on memory of its own with no copy on write to check.
+struct SolverCore: ~Copyable {
     let width: Int
     let height: Int
     let totalMines: Int
 
     /// The true layout (mutable: the generator moves mines).
-    var mines: [UInt8]
-    var counts: [UInt8]
+    var mines: SolverList<UInt8>
+    var counts: SolverList<UInt8>
 
     /// Knowledge per cell: `unknown`, `knownMine`, or `opened`.
-    var state: [UInt8]
+    var state: SolverList<UInt8>
     static let unknown: UInt8 = 0
     static let knownMine: UInt8 = 1
     static let opened: UInt8 = 2
@@ -82,33 +83,38 @@ struct SolverCore {
     var contradiction = false
 
     /// Squares that became known and still have to be taken out of constraints.
-    var squareQueue: [Int32] = []
+    var squareQueue: SolverList<Int32>
     var squareHead = 0
 
     // Constraint sets (``ConstraintSet``), by id, with a free list and an
     // index by anchor.
-    var setTable: [ConstraintSet] = []
-    var freeSets: [Int32] = []
-    var anchorHead: [Int32]
-    var liveSets: [Int32] = []
-    var setTodo: [Int32] = []
+    var setTable = SolverList<ConstraintSet>(capacity: 256)
+    var freeSets = SolverList<Int32>(capacity: 256)
+    var anchorHead: SolverList<Int32>
+    var liveSets = SolverList<Int32>(capacity: 256)
+    var setTodo = SolverList<Int32>(capacity: 256)
 
     /// Lists the deductive loop fills and empties on every step, kept so
-    /// that a step allocates nothing (swapped out while in use: the steps
-    /// they serve never nest).
-    var scratchSets: [Int32] = []
-    var scratchDerived: [(UInt64, Int)] = []
-    var scratchSettled: [(UInt64, Bool)] = []
+    /// that a step allocates nothing (taken out while in use and put back
+    /// before the next step: the steps they serve never nest).
+    var scratchSets = SolverList<Int32>(capacity: 64)
+    var scratchDerived = SolverList<(UInt64, Int)>(capacity: 64)
+    var scratchSettled = SolverList<(UInt64, Bool)>(capacity: 64)
 
     /// Pools for the perturber, as three segments of one permutation of the
     /// cells: unknown cells next to known ones (`0..<frontierEnd`), unknown
     /// cells beyond (`frontierEnd..<knownStart`), known cells (`knownStart...`).
     /// Moving a cell between pools is a swap or two, and a segment can be
-    /// drawn from at random without replacement.
-    var poolCells: [Int32]
-    var poolPos: [Int32]
+    /// drawn from at random without replacement. They are built when the
+    /// perturber first needs them (``updatePools()``), empty until then.
+    var poolCells: SolverList<Int32>
+    var poolPos: SolverList<Int32>
     var frontierEnd = 0
     var knownStart: Int
+    /// The cells in the order they became known, and how many of them the
+    /// pools have taken in (see ``updatePools()``).
+    var knownOrder: SolverList<Int32>
+    var poolsUpdated = 0
 
     /// Called with each cell deduced safe; returning true stops the solver.
     var onDeducedSafe: ((Int) -> Bool)?
@@ -124,7 +130,7 @@ struct SolverCore {
         width = geometry.width
         height = geometry.height
         // Each cell's count of adjacent mines, one pass over the mines.
-        var counts = [UInt8](repeating: 0, count: width * height)
+        let counts = SolverList<UInt8>(repeating: 0, count: width * height)
         var total = 0
         for y in 0..<height {
             for x in 0..<width where mineBytes[y * width + x] != 0 {
@@ -135,16 +141,35 @@ struct SolverCore {
             }
         }
         totalMines = total
-        mines = mineBytes
-        self.counts = counts
         let n = width * height
-        state = [UInt8](repeating: SolverCore.unknown, count: n)
+        mines = SolverList(mineBytes)
+        self.counts = counts
+        state = SolverList(repeating: SolverCore.unknown, count: n)
         unknownCount = n
-        anchorHead = [Int32](repeating: -1, count: n)
-        poolCells = (0..<n).map { Int32($0) }
-        poolPos = (0..<n).map { Int32($0) }
+        anchorHead = SolverList(repeating: -1, count: n)
+        poolCells = SolverList(capacity: n)
+        poolPos = SolverList(capacity: n)
+        knownOrder = SolverList(capacity: n)
         knownStart = n
-        squareQueue.reserveCapacity(n)
+        squareQueue = SolverList(capacity: n)
+    }
+
+    deinit {
+        mines.deallocate()
+        counts.deallocate()
+        state.deallocate()
+        squareQueue.deallocate()
+        setTable.deallocate()
+        freeSets.deallocate()
+        anchorHead.deallocate()
+        liveSets.deallocate()
+        setTodo.deallocate()
+        scratchSets.deallocate()
+        scratchDerived.deallocate()
+        scratchSettled.deallocate()
+        poolCells.deallocate()
+        poolPos.deallocate()
+        knownOrder.deallocate()
     }
 
     var minesLeft: Int { totalMines - knownMineCount }
@@ -177,6 +202,27 @@ struct SolverCore {
     private mutating func becameKnown(_ cell: Int) {
         unknownCount -= 1
         squareQueue.append(Int32(cell))
+        knownOrder.append(Int32(cell))
+    }
+
+    /// Brings the pools up to date with the cells that became known since
+    /// the last call, in the order they did: the pools are only read when
+    /// the perturber moves mines, and a run that needs no move never builds
+    /// them.
+    mutating func updatePools() {
+        if poolCells.isEmpty {
+            for i in 0..<(width * height) {
+                poolCells.append(Int32(i))
+                poolPos.append(Int32(i))
+            }
+        }
+        while poolsUpdated < knownOrder.count {
+            movePools(Int(knownOrder[poolsUpdated]))
+            poolsUpdated += 1
+        }
+    }
+
+    private mutating func movePools(_ cell: Int) {
         var pos = Int(poolPos[cell])
         if pos < frontierEnd {
             // Frontier → interior's first slot → known's new first slot.
@@ -237,9 +283,9 @@ struct SolverCore {
         let x = cell % width, y = cell / width
         let isMine = state[cell] == SolverCore.knownMine
         // Take the square out of every set that holds it.
-        var holding = takeSets(containing: cell)
-        defer { recycle(&holding) }
-        for s in holding {
+        let holding = takeSets(containing: cell)
+        for k in 0..<holding.count {
+            let s = holding[k]
             let i = Int(s)
             let set = setTable[i]
             let ax = Int(set.ax), ay = Int(set.ay)
@@ -322,15 +368,13 @@ struct SolverCore {
         // Pair deductions with every overlapping set. The frame puts this
         // set's anchor at (2, 2) in a 7×7 grid.
         let a = SolverCore.frame(mask) << 16
-        var derived: [(UInt64, Int)] = []
-        var settled: [(UInt64, Bool)] = []
-        swap(&derived, &scratchDerived)
-        swap(&settled, &scratchSettled)
+        var derived = scratchDerived
+        var settled = scratchSettled
+        derived.removeAll()
+        settled.removeAll()
         defer {
-            derived.removeAll(keepingCapacity: true)
-            settled.removeAll(keepingCapacity: true)
-            swap(&derived, &scratchDerived)
-            swap(&settled, &scratchSettled)
+            scratchDerived = derived
+            scratchSettled = settled
         }
         forEachSet(anchorsX: (ax - 2)...(ax + 2), anchorsY: (ay - 2)...(ay + 2)) { t in
             guard t != s else { return }
@@ -353,11 +397,13 @@ struct SolverCore {
                 settled.append((onlyA, false))
             }
         }
-        for (f, isMine) in settled {
+        for k in 0..<settled.count {
+            let (f, isMine) = settled[k]
             let (dx, dy, wmask) = SolverCore.unframe(f)
             settle(ax: ax - 2 + dx, ay: ay - 2 + dy, mask: wmask, mine: isMine)
         }
-        for (f, dm) in derived {
+        for k in 0..<derived.count {
+            let (f, dm) = derived[k]
             let (dx, dy, wmask) = SolverCore.unframe(f)
             addSet(ax: ax - 2 + dx, ay: ay - 2 + dy, mask: wmask, mines: dm)
         }
@@ -382,7 +428,7 @@ struct SolverCore {
         // settles every unknown square outside it.
         let n = liveSets.count
         guard n > 0 && n <= 10 else { return false }
-        let sets = liveSets
+        let sets = liveSets.array
         var best: UInt32?
         var chosen: UInt32 = 0
         var outcome = false

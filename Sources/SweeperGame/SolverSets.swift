@@ -111,22 +111,17 @@ extension SolverCore {
     }
 
     /// The live sets containing the square at `cell`, in the solver's kept
-    /// list (``scratchSets``): give it back with ``recycle(_:)``.
-    mutating func takeSets(containing cell: Int) -> [Int32] {
-        var found: [Int32] = []
-        swap(&found, &scratchSets)
+    /// list (``scratchSets``), valid until the next call.
+    mutating func takeSets(containing cell: Int) -> SolverList<Int32> {
+        var found = scratchSets
+        found.removeAll()
         sets(containing: cell, into: &found)
+        scratchSets = found
         return found
     }
 
-    /// Empties a list ``takeSets(containing:)`` gave and keeps it for the next.
-    mutating func recycle(_ list: inout [Int32]) {
-        list.removeAll(keepingCapacity: true)
-        swap(&list, &scratchSets)
-    }
-
     /// Appends the live sets containing the square at `cell` to `found`.
-    func sets(containing cell: Int, into found: inout [Int32]) {
+    func sets(containing cell: Int, into found: inout SolverList<Int32>) {
         let x = cell % width, y = cell / width
         forEachSet(anchorsX: (x - 2)...x, anchorsY: (y - 2)...y) { s in
             let set = setTable[Int(s)]
