@@ -37,10 +37,17 @@ struct SolverList<Element: BitwiseCopyable> {
 
     var isEmpty: Bool { count == 0 }
 
-    /// The element at `i`, which must be below ``count`` (not checked).
+    /// The element at `i`, which must be below ``count`` (checked in debug
+    /// builds, so that the tests catch a solver that reads past a list).
     subscript(i: Int) -> Element {
-        @inline(__always) unsafeAddress { UnsafePointer(base + i) }
-        @inline(__always) nonmutating unsafeMutableAddress { base + i }
+        @inline(__always) unsafeAddress {
+            assert(i >= 0 && i < count, "solver list index out of range")
+            return UnsafePointer(base + i)
+        }
+        @inline(__always) nonmutating unsafeMutableAddress {
+            assert(i >= 0 && i < count, "solver list index out of range")
+            return base + i
+        }
     }
 
     @inline(__always) mutating func append(_ value: Element) {
@@ -63,8 +70,9 @@ struct SolverList<Element: BitwiseCopyable> {
         return base[count]
     }
 
-    /// Removes the last element, which must exist (not checked).
+    /// Removes the last element, which must exist (checked in debug builds).
     @inline(__always) mutating func removeLast() -> Element {
+        assert(count > 0, "removeLast on an empty solver list")
         count -= 1
         return base[count]
     }
