@@ -4,6 +4,8 @@
 #   Scripts/bench-boards.sh            # builds release binaries, prints figures
 #   SKIP_BUILD=1 Scripts/bench-boards.sh
 #   WITH_TATHAM_500=1 …                 # also times Tatham on the 500×500 board (~15 s)
+#   SWEEPER=/path/to/sweeper …          # times that program (Scripts/bench.py passes
+#                                       # the packaged one, as a player runs it)
 #
 # Besides the table it prints `result: KEY VALUE` lines for Scripts/bench.py.
 #
@@ -26,7 +28,8 @@ if [[ -z ${SKIP_BUILD:-} ]]; then
     swift build -c release --package-path Benchmarks --scratch-path "$scratch" --product sweeper-bench-game >/dev/null
 fi
 BIN=$(swift build -c release --package-path Benchmarks --scratch-path "$scratch" --show-bin-path)
-SWEEPER=$BIN/sweeper
+SWEEPER=${SWEEPER:-$BIN/sweeper}
+echo "program: $SWEEPER"
 
 # Best wall-clock time of three runs of a command, in seconds.
 best_of_3() {
