@@ -381,6 +381,13 @@ public final class Store: Sendable {
         Migration(identifier: "v9-frozen-boards") { db in
             try db.execute("ALTER TABLE game_snapshots ADD COLUMN board BLOB")
         },
+        // No query orders ops by Lamport time: every lookup by game is served
+        // by the (gameID, author, seq) index. The second index cost every
+        // move a page more in the write-ahead log (4.7 against 3.5) and the
+        // ops a tenth more space.
+        Migration(identifier: "v10-ops-without-lamport-index") { db in
+            try db.execute("DROP INDEX IF EXISTS ops_by_game")
+        },
     ]
 
     // MARK: Access helpers

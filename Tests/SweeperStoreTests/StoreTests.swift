@@ -317,6 +317,46 @@ extension StoreTests {
         #expect(try store.membershipRecords(circle: [1]) == [[70], [80]])
         #expect(try store.membershipRecords(circle: [2]) == [[90]])
     }
+
+    @Test func aDatabaseOfTheReleaseBeforeLosesTheLamportIndexAndKeepsItsOps() throws {
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        let ops = [
+            StoredOp(gameID: "g1", author: Data([1]), seq: 1, lamport: 5, bytes: Data([1])),
+            StoredOp(gameID: "g1", author: Data([2]), seq: 1, lamport: 3, bytes: Data([2])),
+            StoredOp(gameID: "g2", author: Data([1]), seq: 1, lamport: 4, bytes: Data([3])),
+        ]
+        do {
+            let store = try Store(directory: dir.path)
+            try store.append(ops)
+            store.close()
+        }
+        func lamportIndexes() throws -> [String] {
+            let db = try SQLiteConnection(path: dir.dbPath)
+            defer { db.close() }
+            return try db.column("SELECT name FROM sqlite_master WHERE type = 'index' AND name = 'ops_by_game'", as: String.self)
+        }
+        #expect(try lamportIndexes().isEmpty)
+        // The database as the release before left it: the index there, this migration not run.
+        try runSQLite(
+            dir.dbPath,
+            """
+            CREATE INDEX ops_by_game ON ops (gameID, lamport);
+            DELETE FROM grdb_migrations WHERE identifier = 'v10-ops-without-lamport-index';
+            """)
+        #expect(try lamportIndexes() == ["ops_by_game"])
+        let store = try Store(directory: dir.path)
+        defer { store.close() }
+        #expect(try lamportIndexes().isEmpty)
+        // Every op is there, in the order it was stored, and a game's ops are
+        // still found through an index, not by reading the whole table.
+        #expect(try store.ops(gameID: "g1").map(\.bytes) == [Data([1]), Data([2])])
+        #expect(try store.ops(gameID: "g2").map(\.bytes) == [Data([3])])
+        let db = try SQLiteConnection(path: dir.dbPath)
+        defer { db.close() }
+        let plan = try db.rows("EXPLAIN QUERY PLAN SELECT * FROM ops WHERE gameID = ? ORDER BY rowid", ["g1"]).map { try $0.get("detail") as String }
+        #expect(plan.contains { $0.contains("USING INDEX sqlite_autoindex_ops_1 (gameID=?)") }, "\(plan)")
+    }
 }
 
 private func fileSize(_ path: String) throws -> Int {
