@@ -341,11 +341,20 @@ public struct Op: Hashable, Sendable {
         signing identity: SigningIdentity, circle: CircleKey, gameID: GameID, seq: UInt64, lamport: UInt64,
         previous: OpHash, wallClockMillis: UInt64, payload: OpPayload
     ) {
-        let unsigned = Op(
+        let proof = circle.membershipProof(for: identity.peerID)
+        let canonicalBytes = Self.canonicalBytes(
             gameID: gameID, author: identity.peerID, seq: seq, lamport: lamport, previous: previous,
-            wallClockMillis: wallClockMillis, membershipProof: circle.membershipProof(for: identity.peerID),
-            payload: payload, signature: nil)
-        self = unsigned.with(signature: identity.sign(Self.signatureDomain + unsigned.canonicalBytes))
+            wallClockMillis: wallClockMillis, membershipProof: proof, payload: payload)
+        storage = Storage(
+            gameID: gameID, author: identity.peerID, seq: seq, lamport: lamport, previous: previous,
+            wallClockMillis: wallClockMillis, membershipProof: proof, payload: payload,
+            signature: identity.sign(Self.signatureDomain + canonicalBytes),
+            hash: OpHash(unchecked: Blake2b.hash(Self.hashDomain, canonicalBytes, length: 32)))
+        // The signature is the author's by construction: a signing identity's
+        // halves were checked to match when it was made or loaded, and an
+        // Ed25519 signature made with matching halves verifies. Checking it
+        // again would cost a move a verification on its way to the peers.
+        storage.verdict.store(1, ordering: .relaxed)
     }
 
     /// The same op with `signature` attached (or removed).
