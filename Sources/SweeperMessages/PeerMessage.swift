@@ -195,7 +195,7 @@ public enum PeerMessage: Sendable, Equatable {
 /// message changes).
 public struct PeerCapabilities: Sendable, Equatable {
     /// The peer protocol version this build speaks.
-    public static let currentVersion: UInt8 = 17
+    public static let currentVersion: UInt8 = 18
     /// The first version that understands presence notes and profiles.
     public static let presenceVersion: UInt8 = 3
     /// The first version that understands shares of played time.
@@ -247,6 +247,11 @@ public struct PeerCapabilities: Sendable, Equatable {
     public static let cutsVersion: UInt8 = 16
     /// Address notes: members' addresses spread in the circle.
     public static let addressesVersion: UInt8 = 17
+    /// The first version whose receivers let a live push give way to what
+    /// its author kept (an op it pushed, then lost by stopping before its
+    /// commit): an author pushes its move to it before the commit. Nothing
+    /// on the wire changed.
+    public static let provisionalVersion: UInt8 = 18
 
     /// The peer's protocol version (0 until its hello came).
     public let version: UInt8
@@ -276,4 +281,7 @@ public struct PeerCapabilities: Sendable, Equatable {
     public var readsRace: Bool { version >= Self.raceVersion }
     /// Whether the peer takes chain segments in the link's compact form.
     public var takesChains: Bool { version >= Self.chainsVersion }
+    /// Whether the peer takes this side's moves before they are kept, and
+    /// lets those it holds unsigned give way to what this side kept.
+    public var takesMovesBeforeKept: Bool { version >= Self.provisionalVersion }
 }

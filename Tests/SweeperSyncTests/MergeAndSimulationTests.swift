@@ -124,6 +124,9 @@ func replica(_ circle: CircleKey, inserting ops: [Op]) -> Replica {
             totals.opsReadBack += report.opsReadBack
             totals.sleeps += report.sleeps
             totals.wakes += report.wakes
+            totals.lostBeforeKept += report.lostBeforeKept
+            totals.gaveWay += report.gaveWay
+            totals.lostButTaken += report.lostButTaken
         }
         // The runs exercised what they claim to.
         #expect(totals.ops > Self.seedCount / Self.chunks * 5)
@@ -142,6 +145,13 @@ func replica(_ circle: CircleKey, inserting ops: [Op]) -> Replica {
         #expect(totals.racesRun > 0 && totals.racersResigned > 0, "\(totals.racesRun) races, \(totals.racersResigned) resigned")
         // Moves went as live pushes, vouched for by head signatures sent apart.
         #expect(totals.liveOps > totals.ops / 4 && totals.headSignatures > 0, "\(totals.liveOps) live, \(totals.headSignatures) heads, \(totals.ops) ops")
+        // Moves went to peers of protocol 18 before they were kept, some were
+        // lost with their authors while peers held them, and those peers let
+        // them go (every peer ends with the valid ops only, and none named an
+        // equivocator: `check` says so).
+        #expect(
+            totals.lostBeforeKept > 0 && totals.lostButTaken > 0 && totals.gaveWay > 0,
+            "\(totals.lostBeforeKept) lost before kept, \(totals.lostButTaken) held by peers, \(totals.gaveWay) gave way")
     }
 
     /// Replays one seed from the environment (`SWEEPER_SIM_SEED`) and prints its run.

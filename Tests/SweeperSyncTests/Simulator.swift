@@ -48,6 +48,10 @@ struct Simulation {
         /// every game that may sleep, as the daemon does with games nobody
         /// uses; what comes for the game next wakes it. 0: never.
         var sleepEvery = 3
+        /// Of the moves pushed before they are kept (to peers of protocol
+        /// 18), the share whose author stops before its commit: the move
+        /// is gone with it, and the peers that took it must let it go.
+        var lostBeforeKeptPercent = 20
     }
 
     struct Peer {
@@ -164,6 +168,23 @@ struct Simulation {
     var refusedBeforeTheirAdd = 0
     /// The (author, seq) of every valid op.
     var validKeys: Set<String> = []
+    /// Per peer, the move it pushed and is keeping (its commit under way:
+    /// its loop takes nothing else until it is done or the peer stops).
+    var keeping: [Int: Keeping] = [:]
+    /// Moves lost with their authors before their commit, and ops held
+    /// unsigned that gave way on the peers that had taken them.
+    var lostBeforeKept = 0
+    var gaveWay = 0
+    /// Live pushes sent before their op was kept that carried a signature (never).
+    var signedBeforeKept = 0
+    /// The (author, seq) of every move lost before it was kept, and the true
+    /// heads refused where a receiver held such a move.
+    var lostKeys: [(author: PeerID, seq: UInt64)] = []
+    var staleRefused = 0
+    /// Peers that held a move when it was lost before it was kept.
+    var lostButTaken = 0
+    /// Forged heads of a peer's own chain that dropped the ops it held unsigned instead of breaking the link.
+    var forgedHeadsGivenWay = 0
 
     init(seed: UInt64, config: Config = Config()) {
         self.seed = seed
@@ -207,6 +228,7 @@ struct Simulation {
             session.peer = peers[y].author.identity.peerID
             if !isLegacy(a, b) { session.liveAuthor = peers[x].author.identity.peerID }
             session.peerTakesChains = takesChains(a, b)
+            session.provisional = isProvisional(a, b)
             var first = session.start(replica: peers[x].replica)
             if !isLegacy(a, b) { first += session.askForSignatures(replica: peers[x].replica) }
             peers[x].sessions[y] = session
@@ -296,21 +318,34 @@ struct Simulation {
             let batch = due.map { queue[$0] }.sorted { ($0.deliverAt, $0.order) < ($1.deliverAt, $1.order) }
             queue.removeAll { $0.deliverAt <= now }
             for e in batch where e.epoch == epochs[[e.from, e.to].sorted()] {
+                if keeping[e.to] != nil {
+                    // Its loop is in a commit: the message waits, in order.
+                    queue.append(
+                        Envelope(
+                            deliverAt: now + 1, order: e.order, from: e.from, to: e.to, bytes: e.bytes, epoch: e.epoch, live: e.live,
+                            forgedHead: e.forgedHead))
+                    continue
+                }
                 if cut(e.from, e.to) {
                     // Lost on the way: a stream breaks instead.
                     if e.live { breakLink(e.from, e.to) }
                     continue
                 }
                 if let violation = e.forgedHead {
-                    injected[.badSignature, default: 0] += 1
-                    if violation { violationsForged += 1 }
+                    switch effect(of: e) {
+                    case .nothing: break
+                    case .givesWay: forgedHeadsGivenWay += 1
+                    case .refused:
+                        injected[.badSignature, default: 0] += 1
+                        if violation { violationsForged += 1 }
+                    }
                 }
-                deliver(e.bytes, from: e.from, to: e.to)
+                deliver(e.bytes, from: e.from, to: e.to, forged: e.forgedHead != nil)
             }
         }
     }
 
-    mutating func deliver(_ bytes: [UInt8], from: Int, to: Int) {
+    mutating func deliver(_ bytes: [UInt8], from: Int, to: Int, forged: Bool = false) {
         // Taken out and put back, so that the session is not copied.
         guard var session = peers[to].sessions.removeValue(forKey: from) else { return }
         defer { peers[to].sessions[from] = session }
@@ -332,10 +367,26 @@ struct Simulation {
         for r in step.outcome.rejected {
             if (r.reason == .notPlayer || r.reason == .brokenChain) && cutChains.contains(r.author) && validKeys.contains("\(r.author) \(r.seq)") {
                 refusedBeforeTheirAdd += 1
+            } else if r.reason == .notPlayer, !forged,
+                lostKeys.contains(where: { $0.author == r.author && $0.seq == r.seq })
+                    || keeping.values.contains(where: { $0.op.author == r.author && $0.op.seq == r.seq })
+            {
+                // A move pushed before it was kept (and kept later, or lost), refused before its author's add came, as a valid one is.
+                refusedBeforeTheirAdd += 1
+            } else if r.reason == .badSignature, !forged, lostKeys.contains(where: { $0.author == r.author && $0.seq <= r.seq }) {
+                // A true head or segment, handed on by a third peer, of the
+                // chain its author made on from a move it lost, which this
+                // receiver holds (the compact form rebuilds it from that):
+                // refused until the author's own word lets the lost one go.
+                staleRefused += 1
             } else {
                 rejected[r.reason, default: 0] += 1
                 if ProcessInfo.processInfo.environment["SWEEPER_SIM_TRACE"] != nil { print("t\(now) \(from)->\(to): rejected \(r)") }
             }
+        }
+        gaveWay += step.outcome.replaced.count
+        if trace {
+            for op in step.outcome.replaced { print("t\(now) \(from)->\(to): gave way \(op.author) seq \(op.seq)") }
         }
         store(step.outcome, at: to)
         if let violation = step.violation {
@@ -364,6 +415,7 @@ struct Simulation {
 
     /// Keeps what an insert accepted or signed on peer `p`'s disk, as the daemon's store does.
     mutating func store(_ outcome: InsertOutcome, at p: Int) {
+        for op in outcome.replaced { peers[p].disk[Self.key(op)] = nil }
         for op in outcome.accepted {
             let vouched = op.signature == nil && peers[p].replica.games[op.gameID]?.isUnsigned(author: op.author, seq: op.seq) == true
             peers[p].disk[Self.key(op)] = (op, vouched)
@@ -385,7 +437,7 @@ struct Simulation {
         guard !ops.isEmpty else { return }
         for n in neighbours(of: p) where n != except {
             guard var session = peers[p].sessions.removeValue(forKey: n) else { continue }
-            let out = session.push(ops, replica: peers[p].replica)
+            let out = session.push(ops, replica: peers[p].replica) + session.signDueHeads(replica: peers[p].replica)
             peers[p].sessions[n] = session
             for m in out { send(m, from: p, to: n) }
         }
@@ -393,7 +445,7 @@ struct Simulation {
 
     mutating func antiEntropy() {
         reconnect()
-        for p in peers.indices {
+        for p in peers.indices where keeping[p] == nil {
             for n in neighbours(of: p) {
                 guard var session = peers[p].sessions.removeValue(forKey: n) else { continue }
                 // A pause: the heads of the ops pushed live are signed, and signatures lacked are asked for.
@@ -452,6 +504,7 @@ struct Simulation {
     mutating func move() {
         guard let gameID else { return }
         let p = rng.below(config.players)
+        guard keeping[p] == nil else { return }
         // A player's move wakes its game, as the daemon's engine does.
         if peers[p].replica.sleeping[gameID] != nil, peers[p].replica.wake(gameID) { wakes += 1 }
         // In a race, the mover's own board.
@@ -486,12 +539,14 @@ struct Simulation {
         default:
             op = try? author.cycleMark(covered[rng.below(covered.count)], in: game, atMillis: clock)
         }
-        if let op { local(op, at: p) }
+        if let op { beginKeeping(op, at: p) }
     }
 
     /// The creator lets peer 3 (a spectator so far) move.
     mutating func addSpectator() {
         guard let gameID, config.peers > 3 else { return }
+        // Its loop makes the op once a commit under way is done.
+        kept(at: 0)
         if peers[0].replica.sleeping[gameID] != nil, peers[0].replica.wake(gameID) { wakes += 1 }
         guard let game = peers[0].replica.games[gameID] else { return }
         let clock = 1_790_000_000_000 + UInt64(now) * 250
@@ -500,6 +555,16 @@ struct Simulation {
 
     mutating func restart(_ p: Int) throws {
         restarts += 1
+        // A move it was keeping never reached its disk: gone with it.
+        if let lost = keeping.removeValue(forKey: p) {
+            lostBeforeKept += 1
+            lostKeys.append((lost.op.author, lost.op.seq))
+            // Peers that took it before it was lost, which must let it go.
+            lostButTaken +=
+                peers.indices.filter { i in
+                    i != p && peers[i].replica.awakened(lost.op.gameID)?.op(author: lost.op.author, seq: lost.op.seq)?.hash == lost.op.hash
+                }.count
+        }
         var replica = Replica(circle: circle, reader: peers[p].author.identity, archive: peers[p].disk, recentOpsKept: config.recentOpsKept)
         // From the bytes, as a store reads them.
         let stored = try peers[p].disk.values.map { (op: try Op(decoding: $0.op.encoded), vouched: $0.vouched) }
@@ -608,7 +673,7 @@ struct Simulation {
         }
         injected[reason, default: 0] += 1
         guard let segment = OpSegment(verifiedOps: [op]) else { return }
-        deliver(SyncMessage.ops([segment]).encoded, from: via, to: to)
+        deliver(SyncMessage.ops([segment]).encoded, from: via, to: to, forged: true)
     }
 
     // MARK: Run
@@ -641,6 +706,12 @@ struct Simulation {
         /// Games put to sleep, and sleeping games woken by a move or a message.
         var sleeps = 0
         var wakes = 0
+        /// Moves pushed before they were kept and lost with their authors,
+        /// and ops held unsigned that gave way on the peers that took them.
+        var lostBeforeKept = 0
+        var gaveWay = 0
+        /// Peers that held such a move when it was lost.
+        var lostButTaken = 0
     }
 
     mutating func run() throws -> Report {
@@ -651,7 +722,7 @@ struct Simulation {
             if group != nil && now >= partitionEnds { group = nil }
             if group == nil && rng.below(100) < config.partitionPercent { startPartition() }
             if rng.below(100) < config.restartPercent { try restart(rng.below(config.peers)) }
-            if config.sleepEvery > 0 && now % config.sleepEvery == 0 {
+            if config.sleepEvery > 0 && now % config.sleepEvery == 0, keeping[(now / config.sleepEvery) % config.peers] == nil {
                 sleeps += peers[(now / config.sleepEvery) % config.peers].replica.sleepIdle(keepingAwake: 0)
             }
             if rng.below(10) < config.moveChance { move() }
@@ -662,7 +733,12 @@ struct Simulation {
             }
             if now % config.tickEvery == 0 { antiEntropy() }
             deliverDue()
+            try endKeeping()
         }
+        // The commits under way end (or their authors stop) before healing.
+        now += config.maxDelay + 2
+        deliverDue()
+        try endKeeping()
         // Heal: no partitions, no loss; anti-entropy until quiet.
         group = nil
         lossless = true
@@ -687,6 +763,9 @@ struct Simulation {
         report.opsReadBack = peers.reduce(0) { $0 + $1.disk.opsReadBack }
         report.sleeps = sleeps
         report.wakes = wakes
+        report.lostBeforeKept = lostBeforeKept
+        report.gaveWay = gaveWay
+        report.lostButTaken = lostButTaken
         if restricted, config.peers > 3 {
             let added = peers[3].author.identity.peerID
             report.addedPlayerMoves = validOps.filter { $0.author == added }.count
@@ -746,6 +825,10 @@ struct Simulation {
             let expected = Set(peers[0...3].map(\.author.identity.peerID))
             if reference.state(of: gameID)?.players != expected { problems.append("the players are not the creator, peers 1 and 2, and peer 3 added") }
         }
+        for (i, p) in peers.enumerated() where !(p.replica.games[gameID]?.equivocators.isEmpty ?? true) {
+            problems.append("peer \(i) holds a player for one who signed two moves at one place")
+        }
+        if signedBeforeKept > 0 { problems.append("\(signedBeforeKept) live pushes carried a signature before their op was kept") }
         if violationsSeen != violationsForged { problems.append("\(violationsSeen) links broken for violations, \(violationsForged) forged") }
         for reason in OpRejection.allCases where (rejected[reason] ?? 0) != (injected[reason] ?? 0) {
             problems.append("\(reason): \(rejected[reason] ?? 0) rejected, \(injected[reason] ?? 0) forged")

@@ -124,6 +124,39 @@ extension GameService {
         return .max
     }
 
+    /// Deletes the ops held unsigned that gave way to their authors' proven
+    /// ops at their places (see ``InsertOutcome/replaced``) from the write
+    /// queue and the store, and tells the viewers. `before` is each game's
+    /// status before they went.
+    func forgetReplaced(_ replaced: [Op], before: [GameID: GameStatus]) {
+        for (id, ops) in Dictionary(grouping: replaced, by: \.gameID).sorted(by: { $0.key < $1.key }) {
+            let from = Dictionary(grouping: ops, by: \.author).mapValues { $0.map(\.seq).min() ?? 1 }
+            unwritten.ops[id]?.removeAll { op in from[op.author].map { op.seq >= $0 } ?? false }
+            unwritten.signed.removeAll { op in op.gameID == id && from[op.author].map { op.seq >= $0 } ?? false }
+            // A private game this device does not read is kept as such.
+            let state = engine.game(id)?.game.state
+            for (author, first) in from.sorted(by: { $0.key < $1.key }) {
+                do {
+                    _ = try store.dropOps(
+                        gameID: id.description, author: Data(author.bytes), after: Int64(first) - 1,
+                        status: state?.status.rawValue ?? GameService.unreadStatus)
+                    // The ops before them were read back into memory; the store has them.
+                    engine.withReplica(circle: 0) { $0.noteStored(author, in: id, through: first - 1) }
+                } catch {
+                    logger.warning("could not delete moves their author never kept", metadata: ["game": "\(id)", "error": "\(error)"])
+                }
+                logger.notice(
+                    "dropped moves a device pushed and never kept (it stopped, or its commit failed, first): its own word replaced them",
+                    metadata: ["game": "\(id)", "author": "\(author.shortDescription)", "from": "\(first)"])
+            }
+            guard let replica = engine.game(id)?.game, let state else { continue }
+            for var changed in replica.changes(by: ops, state: state, before: before[id]) {
+                changed.clicked = nil  // undone moves: no "last move" to mark
+                sinks.changes.gameChanged(.cells(changed))
+            }
+        }
+    }
+
     /// Deletes the ops a board of the day dropped from the write queue and
     /// the store, and tells the viewers: other players' ops that came
     /// before its creator's daily op (see ``InsertOutcome/dropped``).

@@ -112,15 +112,19 @@ extension GameService {
     }
 
     /// Applies a local op in place, commits the op (and the game's status)
-    /// to the store before anyone is answered, and pushes it to the peers; a
-    /// failed commit reloads the engine from the store, so nothing
-    /// uncommitted is kept.
+    /// to the store before anyone is answered, and pushes it to the peers:
+    /// to those of peer protocol 18 before the commit's fsync, live and
+    /// unsigned (no signature leaves before its op is kept), to the others
+    /// after it. A failed commit reloads the engine from the store, so
+    /// nothing uncommitted is kept, and tells the peers that took the op
+    /// what this device holds, so that they drop it.
     func commit(_ op: Op, circle: Int) throws -> (GameReplica, GameState) {
         try engine.insert(op, circle: circle)
         do {
             guard let (_, replica) = engine.game(op.gameID), let state = replica.state else {
                 throw GameServiceError.engine(.gameVanished)
             }
+            sinks.sessions.pushBeforeKeeping([op], replica: self.replica)
             try store.append([StoredOps.row(op)], updating: op.gameID.description, status: state.status.rawValue)
             sinks.sessions.push([op], replica: self.replica)
             notePrivatePlayers([op])

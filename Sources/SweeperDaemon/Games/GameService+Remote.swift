@@ -113,6 +113,7 @@ extension GameService {
     func commitRemote(_ outcome: InsertOutcome, before: [GameID: GameStatus]) {
         noteEquivocations(outcome.rejected.filter { $0.reason == .conflictingOp }.map { ($0.gameID, $0.author) })
         forgetDroppedFromDaily(outcome.dropped, before: before)
+        forgetReplaced(outcome.replaced, before: before)
         // Ops held unsigned that a signature vouches for now: stored so, and relayed with the new ones.
         unwritten.signed += outcome.signed
         defer {

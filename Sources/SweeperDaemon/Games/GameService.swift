@@ -20,6 +20,12 @@ protocol GameOpSink: Sendable {
     func push(_ ops: [Op], replica: Replica)
     /// Signs the heads of this player's chains that live pushes left unsigned.
     func signHeads(replica: Replica)
+    /// Pushes this player's new ops, before they are kept, to the links
+    /// that take them so: live, never with a signature.
+    func pushBeforeKeeping(_ ops: [Op], replica: Replica)
+    /// Sends this device's summary to the links that took ops before they
+    /// were kept: a commit failed, and what they hold of it goes.
+    func restate(replica: Replica)
 }
 
 /// Which games may go to which peers: none of a circle left, a private
@@ -217,6 +223,7 @@ actor GameService {
         do {
             engine = try GameEngine.load(store, logger: logger)
             reloadPending = false
+            sinks.sessions.restate(replica: replica)
         } catch {
             reloadPending = true
             logger.critical("could not reload the games; refusing requests until the store can be read", metadata: ["error": "\(error)"])
@@ -229,6 +236,7 @@ actor GameService {
         guard reloadPending else { return }
         engine = try GameEngine.load(store, logger: logger)
         reloadPending = false
+        sinks.sessions.restate(replica: replica)
         logger.notice("reloaded the games from the store")
     }
 

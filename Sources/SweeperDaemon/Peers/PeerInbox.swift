@@ -140,7 +140,8 @@ final class PeerInbox: PeerNodeDelegate, SyncIntakeListener, Sendable {
     /// service, like every other message of the sessions, so that each link
     /// sends them in the order its session made them.
     func signHeads() async {
-        await onServiceAndWait { service in self.sessions.signHeads(replica: service.replica) }
+        // Not while a failed commit's reload waits: the games in memory may hold an op never kept.
+        await onServiceAndWait { service in if !service.reloadPending { self.sessions.signHeads(replica: service.replica) } }
     }
 
     /// One anti-entropy round on every link.

@@ -132,6 +132,7 @@ final class SyncSessions: Sendable {
             session.sync.peerReads = Self.features(read: capabilities)
             session.sync.peerDescribes = capabilities.describesGames
             session.sync.peerTakesChains = capabilities.takesChains
+            session.sync.provisional = capabilities.takesMovesBeforeKept
             // A session that started before the hello sends its summary
             // again, asking for the peer's, so that such games it lacks come now.
             var messages = session.sync.hasPeerSummary ? session.sync.summaryAgain(replica: replica) : []
@@ -365,13 +366,36 @@ final class SyncSessions: Sendable {
             for op in relayed where unsigned.contains(op.hash) {
                 wanted[op.author, default: []].insert(ChainHead(game: op.gameID, author: op.author, seq: op.seq))
             }
-            if let session = session(of: link) { link.send(session.sync.push(relayed, replica: replica)) }
+            if let session = session(of: link) {
+                // What pushes before a commit left unsigned and is due a signature goes now that it is kept.
+                link.send(session.sync.push(relayed, replica: replica) + session.sync.signDueHeads(replica: replica))
+            }
         }
         for (author, chains) in wanted {
             guard let authorLink = all.first(where: { $0.peer == author && $0.capabilities.readsLive }) else { continue }
             // The newest op of each chain: its signature vouches for the ones before.
             let newest = Dictionary(grouping: chains, by: \.game).compactMap { $0.value.max { $0.seq < $1.seq } }
             authorLink.send([SyncMessage.unsigned(newest.sorted { $0.game < $1.game })])
+        }
+    }
+
+    /// Pushes this device's new ops, before they are kept, to the links
+    /// whose peers take them so (peer protocol 18): live, without a
+    /// signature. The other links get them after the commit, from ``push(_:replica:)``.
+    func pushBeforeKeeping(_ ops: [Op], replica: Replica) {
+        for link in links.all {
+            guard let session = session(of: link), session.sync.provisional else { continue }
+            link.send(session.sync.pushBeforeKeeping(ops, replica: replica))
+        }
+    }
+
+    /// Sends this device's summary, asking for the peer's, on every link
+    /// that took moves before they were kept: after a commit failed, so
+    /// that such a peer drops the move pushed and never kept.
+    func restate(replica: Replica) {
+        for link in links.all {
+            guard let session = session(of: link), session.sync.provisional else { continue }
+            link.send(session.sync.summaryAgain(replica: replica))
         }
     }
 

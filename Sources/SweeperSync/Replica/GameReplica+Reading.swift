@@ -97,6 +97,13 @@ extension GameReplica {
         op.signature == nil && isUnsigned(author: op.author, seq: op.seq)
     }
 
+    /// The seq of `author`'s first held op that no signature covers,
+    /// `nil` when every op of its chain is covered.
+    public func firstUnsigned(of author: PeerID) -> UInt64? {
+        guard let chain = chains[author], chain.lastSigned < chain.count else { return nil }
+        return UInt64(chain.lastSigned) + 1
+    }
+
     /// Whether `author`'s op `seq` is held and no signature covers it yet
     /// (no signed op at or after it in the chain).
     public func isUnsigned(author: PeerID, seq: UInt64) -> Bool {

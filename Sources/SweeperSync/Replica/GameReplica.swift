@@ -449,10 +449,44 @@ public struct GameReplica: Sendable {
         return dropped
     }
 
-    /// Drops `author`'s waiting ops after `kept`.
-    private mutating func dropWaiting(of author: PeerID, after kept: UInt64) {
+    /// Lets the ops of `op`'s author from `op`'s place on give way to it
+    /// when the op held there (or the one before it, which `op` names by
+    /// hash) is a different one that no signature covers (held on its
+    /// author's link's word; see ``InsertOutcome/replaced``):
+    /// `op` carries the author's proof, which the caller checked. Returns
+    /// the ops dropped; none when the place is not held, holds `op`, or a
+    /// signature covers what it holds (two signed ops at one place are
+    /// still a conflict). Throws, changing nothing, when ops that left
+    /// memory cannot be read back.
+    mutating func giveWay(to op: Op) throws -> [Op] {
+        guard op.seq >= 1 else { return [] }
+        if let waiting = pending[op.author]?[op.seq], waiting.signature == nil, waiting.hash != op.hash {
+            // Held back (after a gap, or before the genesis), never applied: let go of, with the author's later ones.
+            dropWaiting(of: op.author, after: op.seq - 1, unsignedOnly: true)
+            return []
+        }
+        if isUnsigned(author: op.author, seq: op.seq), holds(op) == false {
+            return try truncate(op.author, keeping: op.seq - 1)
+        }
+        // The op names the one before it by hash: one held unsigned there
+        // that is another is not its author's either (the op then waits for
+        // the author's own, as after any gap).
+        if op.seq >= 2, isUnsigned(author: op.author, seq: op.seq - 1), let before = self.op(author: op.author, seq: op.seq - 1),
+            before.hash != op.previous
+        {
+            return try truncate(op.author, keeping: op.seq - 2)
+        }
+        return []
+    }
+
+    /// Whether `author`'s op `seq` waits here (after a gap, or before the genesis).
+    func waits(author: PeerID, seq: UInt64) -> Bool { pending[author]?[seq] != nil }
+
+    /// Drops `author`'s waiting ops after `kept` (only those that came
+    /// without a signature, with `unsignedOnly`).
+    mutating func dropWaiting(of author: PeerID, after kept: UInt64, unsignedOnly: Bool = false) {
         guard let waiting = pending[author] else { return }
-        let late = waiting.keys.filter { $0 > kept }
+        let late = waiting.filter { $0.key > kept && (!unsignedOnly || $0.value.signature == nil) }.map(\.key)
         for seq in late { pending[author]?[seq] = nil }
         pendingCount -= late.count
         if pending[author]?.isEmpty == true { pending[author] = nil }

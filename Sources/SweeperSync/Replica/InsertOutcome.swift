@@ -76,6 +76,14 @@ public struct InsertOutcome: Sendable {
     /// takes no op but its creator's (see ``OpRejection/dailyOfAnother``).
     /// Delete them from the store; they are not in ``accepted``.
     public var dropped: [Op] = []
+    /// Ops held without a signature, on their author's link's word (a live
+    /// push), that gave way to a different op of their author at their
+    /// place carrying the author's proof (its own signature, or a signed
+    /// segment's): what an author leaves behind that pushed a move and
+    /// stopped before keeping it, then made another. The author's ops from
+    /// that place on went with them. Delete them from the store; they are
+    /// not in ``accepted``.
+    public var replaced: [Op] = []
 
     /// Creates an empty outcome.
     public init() {}
@@ -94,6 +102,17 @@ public struct InsertOutcome: Sendable {
         waiting += other.waiting
         signed += other.signed
         noteDropped(other.dropped)
+        noteReplaced(other.replaced)
+    }
+
+    /// Notes `ops` as replaced: out of ``accepted`` and ``signed`` if they
+    /// were in them.
+    mutating func noteReplaced(_ ops: [Op]) {
+        guard !ops.isEmpty else { return }
+        let gone = Set(ops.map(\.hash))
+        accepted.removeAll { gone.contains($0.hash) }
+        signed.removeAll { gone.contains($0.hash) }
+        replaced += ops
     }
 
     /// Notes `ops` as dropped: out of ``accepted`` if they were in it.

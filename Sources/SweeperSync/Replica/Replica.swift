@@ -67,6 +67,8 @@ public struct Replica: Sendable {
     /// How many times ops that left memory could not be read back when a
     /// removal or a sleeping game needed them (the game was left as it was).
     public internal(set) var archiveFaults = 0
+    /// Per author, how many times its ops held unsigned gave way here (``giveWayLimit``).
+    var gaveWay: [PeerID: Int] = [:]
 
     /// How many of each chain's newest ops stay in memory when an archive holds the rest.
     public let recentOpsKept: Int
@@ -304,8 +306,10 @@ public struct Replica: Sendable {
     }
 
     /// Admits one op not held yet: its membership proof, its author's
-    /// standing and (when `signed`) its own signature checked.
-    private mutating func admit(_ op: Op, signed: Bool) -> InsertOutcome {
+    /// standing and (when `signed`) its own signature checked. A signed op,
+    /// or with `givingWay` one at the place of its author's newest op,
+    /// takes the place of a different op held there unsigned.
+    private mutating func admit(_ op: Op, signed: Bool, givingWay: Bool = false) -> InsertOutcome {
         var outcome = InsertOutcome()
         if !isAuthorized(op.author, proof: op.membershipProof) {
             outcome.rejected.append((op.gameID, op.author, op.seq, .notMember))
@@ -318,7 +322,13 @@ public struct Replica: Sendable {
         } else {
             let limit = max(0, pendingLimit - totalPending + (games[op.gameID]?.pendingCount ?? 0))
             if games[op.gameID] == nil { games[op.gameID] = newGame(op.gameID) }
-            games[op.gameID]?.admit(op, limit: limit, outcome: &outcome)
+            let newest = games[op.gameID].map { $0.chainLength(of: op.author) == op.seq || $0.waits(author: op.author, seq: op.seq) } ?? false
+            let mayTakePlace = signed || (givingWay && newest)
+            if mayTakePlace, !giveWay(to: op, &outcome) {
+                outcome.rejected.append((op.gameID, op.author, op.seq, .storageFault))
+            } else {
+                games[op.gameID]?.admit(op, limit: limit, outcome: &outcome)
+            }
             settleDaily(op.gameID, &outcome)
         }
         count(outcome)
@@ -330,9 +340,12 @@ public struct Replica: Sendable {
     /// ``SyncMessage/live(_:)``), or from this device's own store, where it
     /// was kept so: everything but the signature is checked. A signature
     /// of a later op vouches for it when it comes (``attach(_:to:)``); until
-    /// then it is applied and shown, but not relayed.
+    /// then it is applied and shown, but not relayed. With `givingWay`
+    /// (a link of peer protocol 18), an op at the place of its author's
+    /// newest op, held unsigned, takes that place: the author pushed that
+    /// one and stopped before keeping it.
     @discardableResult
-    public mutating func insert(vouched op: Op) -> InsertOutcome {
+    public mutating func insert(vouched op: Op, givingWay: Bool = false) -> InsertOutcome {
         if let early = refusalBeforeWaking(op, signed: false) { return early }
         guard wake(op.gameID) else { return refused([op]) }
         if let same = games[op.gameID]?.holds(op), same {
@@ -340,7 +353,7 @@ public struct Replica: Sendable {
             outcome.duplicates = 1
             return outcome
         }
-        return admit(op, signed: false)
+        return admit(op, signed: false, givingWay: givingWay)
     }
 
     /// Attaches a signature to a held op of `chain` (its `seq`): the op and
@@ -443,6 +456,25 @@ public struct Replica: Sendable {
         } else {
             let limit = max(0, pendingLimit - totalPending + (games[last.gameID]?.pendingCount ?? 0))
             var replica = games.removeValue(forKey: last.gameID) ?? newGame(last.gameID)
+            // The segment is its author's (its signature checked above): the
+            // first of its ops that differs from an op held unsigned takes its place.
+            if mayGiveWay(last.author),
+                let first = segment.ops.first(where: {
+                    (replica.isUnsigned(author: $0.author, seq: $0.seq) && replica.holds($0) == false) || replica.waits(author: $0.author, seq: $0.seq)
+                        || ($0.seq >= 2 && replica.isUnsigned(author: $0.author, seq: $0.seq - 1)
+                            && replica.op(author: $0.author, seq: $0.seq - 1)?.hash != $0.previous)
+                })
+            {
+                do {
+                    let gone = try replica.giveWay(to: first)
+                    outcome.noteReplaced(gone)
+                    if !gone.isEmpty { gaveWay[last.author, default: 0] += 1 }
+                } catch {
+                    archiveFaults += 1
+                    games[last.gameID] = replica
+                    return refused(segment.ops)
+                }
+            }
             replica.beginSegment()
             for op in segment.ops { replica.admit(op, limit: limit, outcome: &outcome) }
             if let end = replica.lastOp(of: last.author), end.signature == nil,

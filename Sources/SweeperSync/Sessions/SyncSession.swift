@@ -39,7 +39,7 @@ import SweeperCrypto
 public struct SyncSession: Sendable {
     /// What the peer is believed to hold, per game: its last summary,
     /// raised by every op it sent or was sent.
-    public private(set) var peerHolds: [GameID: VersionVector] = [:]
+    public internal(set) var peerHolds: [GameID: VersionVector] = [:]
     /// Whether a summary from the peer has arrived.
     public private(set) var hasPeerSummary = false
     /// The parts of a summary the peer is sending, until the summary that ends them.
@@ -90,6 +90,9 @@ public struct SyncSession: Sendable {
     /// then names the game and the author as the link knows them, and
     /// leaves out the membership proof and the hash the peer holds.
     public var peerTakesChains = false
+    /// Whether both sides speak peer protocol 18 (``SyncSession+Provisional.swift``):
+    /// ops pushed live before their author kept them give way to what it kept.
+    public var provisional = false
     /// The summaries this side sent, for a quiet link's anti-entropy (``tick(replica:)``).
     var antiEntropy = AntiEntropyState()
     /// What this side said of live pushes, and what the peer said.
@@ -177,6 +180,7 @@ public struct SyncSession: Sendable {
                 games = summaryParts.merging(games) { _, new in new }
                 summaryParts = [:]
             }
+            if provisional { dropLostOps(said: games, replica: &replica, into: &step) }
             hasPeerSummary = true
             peerHolds = games
             antiEntropy.heard(games)
@@ -225,9 +229,13 @@ public struct SyncSession: Sendable {
                 guard let author = head.author ?? peer else { continue }
                 let outcome = replica.attach(head.signature, to: ChainHead(game: game, author: author, seq: head.seq))
                 // The peer's own head that does not match is what no honest peer
-                // sends; another author's may be the head of a fork that author
+                // sends (but of ops it pushed and lost before keeping them);
+                // another author's may be the head of a fork that author
                 // made, which an honest peer hands on unknowing: refused only.
-                if !outcome.rejected.isEmpty && author == peer { step.violation = "a head signature that is not its author's" }
+                if !outcome.rejected.isEmpty && author == peer {
+                    if provisional && dropLostOps(under: ChainHead(game: game, author: author, seq: head.seq), replica: &replica, into: &step) { continue }
+                    step.violation = "a head signature that is not its author's"
+                }
                 step.outcome.merge(outcome)
             }
         case .unsigned(let chains):
@@ -465,17 +473,10 @@ public struct SyncSession: Sendable {
             let op = Op(
                 gameID: game, author: peer, seq: seq, lamport: lamport, previous: previous, wallClockMillis: wall,
                 membershipProof: proof(of: peer, in: replica), payload: live.payload, signature: live.signature)
-            step.outcome.merge(live.signature == nil ? replica.insert(vouched: op) : replica.insert(op))
+            step.outcome.merge(live.signature == nil ? replica.insert(vouched: op, givingWay: provisional) : replica.insert(op))
             peerHolds[game, default: VersionVector()].advance(peer, to: seq)
         }
         if askForSummary { step.replies.append(summaryMessage(of: replica, wantsReply: true)) }
-    }
-
-    /// The hash of `author`'s op before `seq` in `game`, which an op
-    /// rebuilt from a live push or a compact segment names: none before seq
-    /// 1; `nil` when this replica does not hold that op.
-    private static func hash(before seq: UInt64, of author: PeerID, in game: GameID, _ replica: Replica) -> OpHash? {
-        seq == 1 ? OpHash.none : replica.hash(in: game, author: author, seq: seq - 1)
     }
 
     /// The circle's membership proof for `author`, which the peer's live
@@ -535,44 +536,6 @@ public struct SyncSession: Sendable {
         var messages = self.messages(carrying: segments, replica: replica)
         if !liveOps.isEmpty { messages.append(.live(liveOps)) }
         return messages
-    }
-
-    /// This side's own ops of `game` after `seq` (what the peer holds) as
-    /// live pushes, noted as sent; `nil` when there are none or the link
-    /// numbered all the games it may.
-    private mutating func live(_ game: GameID, after seq: UInt64, replica: Replica) -> [LiveOp]? {
-        guard let me = liveAuthor, let replicaGame = replica.games[game], seq < replicaGame.chainLength(of: me),
-            let ref = liveOut.reference(to: game, reverse: liveIn), let ops = try? replicaGame.ops(of: me, after: seq)
-        else { return nil }
-        let length = replicaGame.chainLength(of: me)
-        // The first op names the game as it stands on the link (numbering a
-        // new one); the rest by the number or place that gives.
-        let then = liveOut.reference(to: game, reverse: liveIn) ?? ref
-        let ends = replicaGame.state.map { $0.status != .playing } ?? false
-        var out: [LiveOp] = []
-        for op in ops {
-            var position = LiveOp.Position.absolute(seq: op.seq, lamport: op.lamport, wall: op.wallClockMillis)
-            if let newest = liveOut.newest[game], newest.seq + 1 == op.seq, op.lamport > newest.lamport {
-                position = .next(
-                    lamportStep: op.lamport - newest.lamport - 1,
-                    wallChange: Int64(bitPattern: op.wallClockMillis &- newest.wall))
-            }
-            liveOut.newest[game] = (op.seq, op.lamport, op.wallClockMillis)
-            let count = (unsignedOnLink[game]?.count ?? 0) + 1
-            var signature: Signature?
-            if op.seq == length, count >= Self.headInterval || ends, let s = op.signature {
-                signature = s
-                unsignedOnLink[game] = nil
-            } else {
-                unsignedOnLink[game] = (count, op.seq)
-            }
-            out.append(
-                LiveOp(
-                    game: out.isEmpty ? ref : then, position: position,
-                    payload: op.payload, signature: signature))
-        }
-        peerHolds[game, default: VersionVector()].advance(me, to: length)
-        return out
     }
 
     /// Whether the peer is sent `game`: it takes it, and can read it.
