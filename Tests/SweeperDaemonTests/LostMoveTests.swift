@@ -12,6 +12,18 @@ import Testing
 /// once the author says what it kept, and takes the author's next move at
 /// that place without naming anyone.
 @Suite struct LostMoveTests {
+    /// A link of protocol 18 with Bob: his side, which pushes his moves
+    /// live, and ours, which knows him as its peer.
+    static func link(of bob: PeerID) -> (bobs: SyncSession, ours: SyncSession) {
+        var bobs = SyncSession()
+        bobs.liveAuthor = bob
+        bobs.provisional = true
+        var ours = SyncSession()
+        ours.peer = bob
+        ours.provisional = true
+        return (bobs, ours)
+    }
+
     @Test func aMoveItsAuthorLostLeavesTheStoreWhenItsAuthorSaysWhatItKept() async throws {
         let f = try await DaemonFixture()
         var (bob, generated, bobReplica, game) = try RemoteOpsTests.bobsGame(in: f.circle)
@@ -20,12 +32,7 @@ import Testing
         let kept = bobReplica
 
         // A link of protocol 18: the genesis as a catch-up, then our summary, which lets Bob push live.
-        var bobSide = SyncSession()
-        bobSide.liveAuthor = bobIdentity.peerID
-        bobSide.provisional = true
-        var ourSide = SyncSession()
-        ourSide.peer = bobIdentity.peerID
-        ourSide.provisional = true
+        var (bobSide, ourSide) = Self.link(of: bobIdentity.peerID)
         _ = try await f.service.receive(.ops(bobReplica.segments(for: game, after: VersionVector())), in: &ourSide)
         let summary = try #require(ourSide.start(replica: await f.service.replica).first)
         _ = bobSide.receive(summary, replica: &bobReplica)
@@ -45,12 +52,7 @@ import Testing
 
         // Back up from what he kept: his summary on the new link says so.
         bobReplica = kept
-        var bobNewSide = SyncSession()
-        bobNewSide.liveAuthor = bobIdentity.peerID
-        bobNewSide.provisional = true
-        var ourNewSide = SyncSession()
-        ourNewSide.peer = bobIdentity.peerID
-        ourNewSide.provisional = true
+        var (bobNewSide, ourNewSide) = Self.link(of: bobIdentity.peerID)
         var intake: [RemoteIntake] = []
         for m in bobNewSide.start(replica: bobReplica) { intake.append(try await f.service.receive(m, in: &ourNewSide)) }
         #expect(intake.allSatisfy { $0.violation == nil && $0.rejected.isEmpty })

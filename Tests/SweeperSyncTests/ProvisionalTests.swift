@@ -140,12 +140,17 @@ import Testing
         #expect(pair.replicas[0].state(of: genesis.gameID)?.digest == pair.replicas[1].state(of: genesis.gameID)?.digest)
     }
 
-    @Test func aHeadOfTheAuthorsOwnThatDoesNotMatchDropsTheMoveItLost() throws {
-        let (genesis, bobs, lost, alices) = try bobLosesAMove(kept: 3)
-        // Bob moved again before the link came back: his chain is as long as what Alice holds.
+    /// Bob's move after `bobs`, what he kept: made again before the link
+    /// came back, his chain is as long as what Alice holds.
+    func bobMovesAgain(after bobs: [Op], in game: GameID) throws -> Op {
         var bobsReplica = Replica(circle: circle)
         for op in bobs { bobsReplica.insert(op) }
-        let moved = try bobMarks(6, in: genesis.gameID, at: 1_790_000_009_000, &bobsReplica)
+        return try bobMarks(6, in: game, at: 1_790_000_009_000, &bobsReplica)
+    }
+
+    @Test func aHeadOfTheAuthorsOwnThatDoesNotMatchDropsTheMoveItLost() throws {
+        let (genesis, bobs, lost, alices) = try bobLosesAMove(kept: 3)
+        let moved = try bobMovesAgain(after: bobs, in: genesis.gameID)
         #expect(moved.seq == lost.seq)
         var pair = try link(alices, bobs + [moved])
         let (violations, replaced) = try run(&pair)
@@ -161,9 +166,7 @@ import Testing
 
     @Test func onALinkOfAnEarlierVersionSuchAHeadIsStillAViolation() throws {
         let (genesis, bobs, lost, alices) = try bobLosesAMove(kept: 3)
-        var bobsReplica = Replica(circle: circle)
-        for op in bobs { bobsReplica.insert(op) }
-        let moved = try bobMarks(6, in: genesis.gameID, at: 1_790_000_009_000, &bobsReplica)
+        let moved = try bobMovesAgain(after: bobs, in: genesis.gameID)
         var pair = try link(alices, bobs + [moved], provisional: false)
         let (violations, replaced) = try run(&pair)
         #expect(violations == ["a head signature that is not its author's"])
@@ -173,9 +176,7 @@ import Testing
 
     @Test func onTheAuthorsWordOnlyItsNewestMoveGivesWay() throws {
         let (genesis, bobs, lost, alices) = try bobLosesAMove(kept: 3)
-        var bobsReplica = Replica(circle: circle)
-        for op in bobs { bobsReplica.insert(op) }
-        let moved = try bobMarks(6, in: genesis.gameID, at: 1_790_000_009_000, &bobsReplica).with(signature: nil)
+        let moved = try bobMovesAgain(after: bobs, in: genesis.gameID).with(signature: nil)
         var replica = Replica(circle: circle)
         for op in alices { replica.insert(vouchedIfUnsigned: op) }
         // Not on a link of protocol 18: a conflict, as before.

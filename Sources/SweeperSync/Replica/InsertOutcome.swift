@@ -108,19 +108,21 @@ public struct InsertOutcome: Sendable {
     /// Notes `ops` as replaced: out of ``accepted`` and ``signed`` if they
     /// were in them.
     mutating func noteReplaced(_ ops: [Op]) {
-        guard !ops.isEmpty else { return }
-        let gone = Set(ops.map(\.hash))
-        accepted.removeAll { gone.contains($0.hash) }
-        signed.removeAll { gone.contains($0.hash) }
-        replaced += ops
+        replaced += takeOut(ops)
     }
 
-    /// Notes `ops` as dropped: out of ``accepted`` if they were in it.
+    /// Notes `ops` as dropped: out of ``accepted`` and ``signed`` if they
+    /// were in them.
     mutating func noteDropped(_ ops: [Op]) {
-        guard !ops.isEmpty else { return }
+        dropped += takeOut(ops)
+    }
+
+    /// Takes `ops` out of ``accepted`` and ``signed``; returns them.
+    private mutating func takeOut(_ ops: [Op]) -> [Op] {
+        guard !ops.isEmpty else { return [] }
         let gone = Set(ops.map(\.hash))
         accepted.removeAll { gone.contains($0.hash) }
         signed.removeAll { gone.contains($0.hash) }
-        dropped += ops
+        return ops
     }
 }
