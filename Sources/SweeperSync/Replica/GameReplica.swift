@@ -459,24 +459,42 @@ public struct GameReplica: Sendable {
     /// still a conflict). Throws, changing nothing, when ops that left
     /// memory cannot be read back.
     mutating func giveWay(to op: Op) throws -> [Op] {
-        guard op.seq >= 1 else { return [] }
-        if let waiting = pending[op.author]?[op.seq], waiting.signature == nil, waiting.hash != op.hash {
+        switch place(givenWayTo: op) {
+        case nil:
+            return []
+        case .waiting:
             // Held back (after a gap, or before the genesis), never applied: let go of, with the author's later ones.
             dropWaiting(of: op.author, after: op.seq - 1, unsignedOnly: true)
             return []
+        case .held(let kept):
+            return try truncate(op.author, keeping: kept)
         }
-        if isUnsigned(author: op.author, seq: op.seq), holds(op) == false {
-            return try truncate(op.author, keeping: op.seq - 1)
-        }
-        // The op names the one before it by hash: one held unsigned there
-        // that is another is not its author's either (the op then waits for
-        // the author's own, as after any gap).
+    }
+
+    /// Where `op`'s author's ops would give way to it (``giveWay(to:)``):
+    /// a different op waiting unsigned at its place; a different op held
+    /// unsigned there (keeping the ops before it); or a different op held
+    /// unsigned before it, which `op` names by hash (keeping the ops before
+    /// that one: `op` then waits for the author's own, as after any gap).
+    /// `nil` when nothing gives way.
+    func place(givenWayTo op: Op) -> GivenWayPlace? {
+        guard op.seq >= 1 else { return nil }
+        if let waiting = pending[op.author]?[op.seq], waiting.signature == nil, waiting.hash != op.hash { return .waiting }
+        if isUnsigned(author: op.author, seq: op.seq), holds(op) == false { return .held(keeping: op.seq - 1) }
         if op.seq >= 2, isUnsigned(author: op.author, seq: op.seq - 1), let before = self.op(author: op.author, seq: op.seq - 1),
             before.hash != op.previous
         {
-            return try truncate(op.author, keeping: op.seq - 2)
+            return .held(keeping: op.seq - 2)
         }
-        return []
+        return nil
+    }
+
+    /// Where ops give way (``place(givenWayTo:)``).
+    enum GivenWayPlace {
+        /// Ops that wait, never applied.
+        case waiting
+        /// Held ops after the first `keeping`.
+        case held(keeping: UInt64)
     }
 
     /// Whether `author`'s op `seq` waits here (after a gap, or before the genesis).

@@ -322,8 +322,11 @@ public struct Replica: Sendable {
         } else {
             let limit = max(0, pendingLimit - totalPending + (games[op.gameID]?.pendingCount ?? 0))
             if games[op.gameID] == nil { games[op.gameID] = newGame(op.gameID) }
-            let newest = games[op.gameID].map { $0.chainLength(of: op.author) == op.seq || $0.waits(author: op.author, seq: op.seq) } ?? false
-            let mayTakePlace = signed || (givingWay && newest)
+            // On its author's word alone, only at the place of its newest op.
+            let mayTakePlace =
+                signed
+                || (givingWay
+                    && games[op.gameID].map { $0.chainLength(of: op.author) == op.seq || $0.waits(author: op.author, seq: op.seq) } ?? false)
             if mayTakePlace, !giveWay(to: op, &outcome) {
                 outcome.rejected.append((op.gameID, op.author, op.seq, .storageFault))
             } else {
@@ -459,11 +462,7 @@ public struct Replica: Sendable {
             // The segment is its author's (its signature checked above): the
             // first of its ops that differs from an op held unsigned takes its place.
             if mayGiveWay(last.author),
-                let first = segment.ops.first(where: {
-                    (replica.isUnsigned(author: $0.author, seq: $0.seq) && replica.holds($0) == false) || replica.waits(author: $0.author, seq: $0.seq)
-                        || ($0.seq >= 2 && replica.isUnsigned(author: $0.author, seq: $0.seq - 1)
-                            && replica.op(author: $0.author, seq: $0.seq - 1)?.hash != $0.previous)
-                })
+                let first = segment.ops.first(where: { replica.place(givenWayTo: $0) != nil })
             {
                 do {
                     let gone = try replica.giveWay(to: first)

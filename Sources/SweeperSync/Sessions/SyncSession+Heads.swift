@@ -7,15 +7,22 @@ extension SyncSession {
     /// link left unsigned: what a side sends when its player pauses, so that
     /// the peer may relay the ops and serve them in catch-ups.
     public mutating func signHeads(replica: Replica) -> [SyncMessage] {
+        signHeads(replica: replica) { _, _ in true }
+    }
+
+    /// The heads message of the chains left unsigned on the link that are
+    /// `due` (by game, and how many ops went unsigned); those are unsigned
+    /// on the link no more.
+    mutating func signHeads(replica: Replica, where due: (GameID, Int) -> Bool) -> [SyncMessage] {
         guard let me = liveAuthor else { return [] }
         var heads: [HeadSignature] = []
-        for (game, unsigned) in unsignedOnLink.sorted(by: { $0.key < $1.key }) {
+        for (game, unsigned) in unsignedOnLink.sorted(by: { $0.key < $1.key }) where due(game, unsigned.count) {
+            unsignedOnLink[game] = nil
             guard let signature = replica.op(in: game, author: me, seq: unsigned.seq)?.signature,
                 let head = head(of: ChainHead(game: game, author: me, seq: unsigned.seq), signature: signature)
             else { continue }
             heads.append(head)
         }
-        unsignedOnLink = [:]
         return heads.isEmpty ? [] : [.heads(heads)]
     }
 

@@ -41,18 +41,10 @@ extension SyncSession {
     /// heads message: what a push before the commit left out, sent once
     /// the ops are kept.
     public mutating func signDueHeads(replica: Replica) -> [SyncMessage] {
-        guard provisional, let me = liveAuthor else { return [] }
-        var heads: [HeadSignature] = []
-        for (game, unsigned) in unsignedOnLink.sorted(by: { $0.key < $1.key }) {
-            let ended = replica.games[game]?.state.map { $0.status != .playing } ?? false
-            guard unsigned.count >= Self.headInterval || ended,
-                let signature = replica.op(in: game, author: me, seq: unsigned.seq)?.signature,
-                let head = head(of: ChainHead(game: game, author: me, seq: unsigned.seq), signature: signature)
-            else { continue }
-            heads.append(head)
-            unsignedOnLink[game] = nil
+        guard provisional else { return [] }
+        return signHeads(replica: replica) { game, count in
+            count >= Self.headInterval || replica.games[game]?.state.map { $0.status != .playing } == true
         }
-        return heads.isEmpty ? [] : [.heads(heads)]
     }
 
     /// The peer's summary (`games`) says where each of its own chains
