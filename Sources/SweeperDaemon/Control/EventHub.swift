@@ -1,6 +1,7 @@
 import FoundationEssentials
 import NIOCore
 import SweeperControl
+import SweeperEventLoop
 import Synchronization
 
 #if canImport(Glibc)
@@ -58,6 +59,8 @@ final class EventHub: Sendable {
         }
         guard !targets.isEmpty, let line = try? event.jsonLine() else { return }
         for target in targets { target.deliver(event, line: line) }
+        // What the daemon does next waits: a viewer woken here draws first.
+        ProcessorHandOver.handOver()
     }
 
     /// Ends every subscription; later ones end at once.

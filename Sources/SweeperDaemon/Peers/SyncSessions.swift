@@ -1,6 +1,7 @@
 import Logging
 import NIOCore
 import SweeperCrypto
+import SweeperEventLoop
 import SweeperMessages
 import SweeperNet
 import SweeperSync
@@ -383,10 +384,16 @@ final class SyncSessions: Sendable {
     /// whose peers take them so (peer protocol 18): live, without a
     /// signature. The other links get them after the commit, from ``push(_:replica:)``.
     func pushBeforeKeeping(_ ops: [Op], replica: Replica) {
+        var pushed = false
         for link in links.all {
             guard let session = session(of: link), session.sync.provisional else { continue }
-            link.send(session.sync.pushBeforeKeeping(ops, replica: replica))
+            let messages = session.sync.pushBeforeKeeping(ops, replica: replica)
+            guard !messages.isEmpty else { continue }
+            link.send(messages)
+            pushed = true
         }
+        // The commit that follows waits: a peer woken here runs first.
+        if pushed { ProcessorHandOver.handOver() }
     }
 
     /// Sends this device's summary, asking for the peer's, on every link
