@@ -72,19 +72,17 @@ public final class ControlClient: Sendable {
     }
 
     private let state = Mutex(State())
-    private let outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
+    /// The connection: requests are written to it directly, on its loop
+    /// when called there (a player's key leaves with no task in between).
+    private let channel: any Channel
     private let events: AsyncStream<ControlEvent>.Continuation
     private let eventStream: AsyncStream<ControlEvent>
     /// Finished when the connection closes.
     private let ending: AsyncStream<Never>.Continuation
     private let ended: AsyncStream<Never>
 
-    /// Runs the connection's tasks on its event loop.
-    private let executor: EventLoopTaskExecutor
-
-    private init(outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>, executor: EventLoopTaskExecutor) {
-        self.outbound = outbound
-        self.executor = executor
+    private init(channel: any Channel) {
+        self.channel = channel
         (eventStream, events) = AsyncStream.makeStream(of: ControlEvent.self)
         (ended, ending) = AsyncStream.makeStream(of: Never.self)
     }
@@ -173,8 +171,8 @@ public final class ControlClient: Sendable {
             return try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                 .connect(unixDomainSocketPath: socketPath) { channel in
                     channel.eventLoop.makeCompletedFuture {
-                        try channel.pipeline.syncOperations.addHandler(
-                            ByteToMessageHandler(LineFramer(maximumLength: ControlProtocol.maximumAnswerLength)))
+                        try channel.pipeline.syncOperations.addHandlers(
+                            ByteToMessageHandler(LineFramer(maximumLength: ControlProtocol.maximumAnswerLength)), LineDelivery())
                         return try NIOAsyncChannel<LineFrame, ByteBuffer>(wrappingChannelSynchronously: channel)
                     }
                 }
@@ -190,16 +188,18 @@ public final class ControlClient: Sendable {
         // reads reaches the task awaiting it with no other thread woken.
         let executor = EventLoopTaskExecutor(channel.channel.eventLoop)
         return try await withTaskExecutorPreference(executor) {
-            try await serve(channel, executor: executor, body)
+            try await serve(channel, body)
         }
     }
 
     private static func serve<T: Sendable>(
-        _ channel: NIOAsyncChannel<LineFrame, ByteBuffer>, executor: EventLoopTaskExecutor,
+        _ channel: NIOAsyncChannel<LineFrame, ByteBuffer>,
         _ body: @escaping @Sendable (ControlClient) async throws -> T
     ) async throws -> T {
         try await channel.executeThenClose { inbound, outbound in
-            let client = ControlClient(outbound: outbound, executor: executor)
+            let client = ControlClient(channel: channel.channel)
+            // From here on each line read goes to the client where it is read.
+            try await channel.channel.pipeline.handler(type: LineDelivery.self).get().deliver(to: { client.receive($0) })
             return try await withThrowingTaskGroup(of: T?.self) { group in
                 group.addTask {
                     do {
@@ -261,13 +261,7 @@ public final class ControlClient: Sendable {
                 waiter.resume(throwing: refused)
                 return
             }
-            Task(executorPreference: executor) {
-                do {
-                    try await self.outbound.write(ByteBuffer(bytes: line))
-                } catch {
-                    self.fail(id, error)
-                }
-            }
+            channel.writeAndFlush(ByteBuffer(bytes: line)).whenFailure { error in self.fail(id, error) }
         }
         let head: IncomingHead
         do {
@@ -284,7 +278,7 @@ public final class ControlClient: Sendable {
     /// On a subscribed connection: tells the daemon where this viewer's
     /// cursor is (``Commands/Cursor``), or that it shows no game. No answer comes.
     public func setCursor(_ arguments: Commands.Cursor.Arguments) async throws {
-        try await outbound.write(ByteBuffer(bytes: arguments.requestLine))
+        try await channel.writeAndFlush(ByteBuffer(bytes: arguments.requestLine)).get()
     }
 
     /// Subscribes (see ``Commands/Subscribe``) and returns the event stream,
@@ -338,5 +332,29 @@ public final class ControlClient: Sendable {
         for w in waiters { w.resume(throwing: refusal ?? ControlClientError.connectionClosed) }
         events.finish()
         ending.finish()
+    }
+}
+
+/// Hands each line read to the client that owns the connection, on the
+/// connection's loop, as it is read. Through the channel's async inbound
+/// stream, an answer or an event would reach the client a task later:
+/// tens of microseconds on an idle machine, on every key and every move
+/// a viewer shows. Lines read before the client takes them (a refusal
+/// the daemon sends on connecting) go on to that stream, which the client
+/// also reads.
+private final class LineDelivery: ChannelInboundHandler, Sendable {
+    typealias InboundIn = LineFrame
+    typealias InboundOut = LineFrame
+
+    private let receiver = Mutex<(@Sendable (LineFrame) -> Void)?>(nil)
+
+    /// Sends every later line to `receive`.
+    func deliver(to receive: @escaping @Sendable (LineFrame) -> Void) {
+        receiver.withLock { $0 = receive }
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard let receive = receiver.withLock({ $0 }) else { return context.fireChannelRead(data) }
+        receive(unwrapInboundIn(data))
     }
 }
