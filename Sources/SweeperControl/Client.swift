@@ -334,27 +334,3 @@ public final class ControlClient: Sendable {
         ending.finish()
     }
 }
-
-/// Hands each line read to the client that owns the connection, on the
-/// connection's loop, as it is read. Through the channel's async inbound
-/// stream, an answer or an event would reach the client a task later:
-/// tens of microseconds on an idle machine, on every key and every move
-/// a viewer shows. Lines read before the client takes them (a refusal
-/// the daemon sends on connecting) go on to that stream, which the client
-/// also reads.
-private final class LineDelivery: ChannelInboundHandler, Sendable {
-    typealias InboundIn = LineFrame
-    typealias InboundOut = LineFrame
-
-    private let receiver = Mutex<(@Sendable (LineFrame) -> Void)?>(nil)
-
-    /// Sends every later line to `receive`.
-    func deliver(to receive: @escaping @Sendable (LineFrame) -> Void) {
-        receiver.withLock { $0 = receive }
-    }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard let receive = receiver.withLock({ $0 }) else { return context.fireChannelRead(data) }
-        receive(unwrapInboundIn(data))
-    }
-}

@@ -1,4 +1,5 @@
 import NIOCore
+import Synchronization
 
 /// One frame of a newline-delimited stream.
 public enum LineFrame: Sendable, Equatable {
@@ -62,5 +63,35 @@ public struct LineFramer: ByteToMessageDecoder, Sendable {
             buffer.moveReaderIndex(to: buffer.writerIndex)
         }
         return .needMoreData
+    }
+}
+
+/// Hands each line read to a receiver on the connection's loop, in the
+/// call that framed it, once one is set; until then lines go on down the
+/// pipeline (to the channel's async inbound stream). Through that stream a
+/// line would reach its reader a task later: tens of microseconds on an
+/// idle machine, on every key and every move a viewer shows. The client
+/// takes its answers and events this way, and the daemon a subscribed
+/// viewer's cursor lines; lines read before the receiver is set (a refusal
+/// the daemon sends on connecting, a cursor sent with the subscription)
+/// stay in the stream, for its reader.
+public final class LineDelivery: ChannelInboundHandler, Sendable {
+    public typealias InboundIn = LineFrame
+    public typealias InboundOut = LineFrame
+
+    private let receiver = Mutex<(@Sendable (LineFrame) -> Void)?>(nil)
+
+    /// Creates a handler that passes every line on until ``deliver(to:)``.
+    public init() {}
+
+    /// Sends every later line to `receive`, on the channel's loop, and no
+    /// longer down the pipeline.
+    public func deliver(to receive: @escaping @Sendable (LineFrame) -> Void) {
+        receiver.withLock { $0 = receive }
+    }
+
+    public func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard let receive = receiver.withLock({ $0 }) else { return context.fireChannelRead(data) }
+        receive(unwrapInboundIn(data))
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import NIOEmbedded
 import SweeperConventions
+import Synchronization
 import Testing
 
 @testable import SweeperControl
@@ -33,6 +34,26 @@ import Testing
         #expect(try frames(["123456789\nok\n"]) == ["<too long>", "ok"])
         #expect(try frames(["12345", "6789", "0123", "456\n", "ok\n"]) == ["<too long>", "ok"])
         #expect(try frames(["1234567890123456789012345"]) == ["<too long>"])
+    }
+
+    /// Until a receiver is set, lines go on down the pipeline; after, each
+    /// goes to the receiver in the call that framed it, and no further.
+    @Test func lineDeliveryHandsLinesOverOnceAReceiverIsSet() throws {
+        let delivery = LineDelivery()
+        let channel = EmbeddedChannel()
+        try channel.pipeline.syncOperations.addHandlers(ByteToMessageHandler(LineFramer(maximumLength: 8)), delivery)
+        try channel.writeInbound(ByteBuffer(string: "early\n"))
+        final class Taken: Sendable { let lines = Mutex<[String]>([]) }
+        let taken = Taken()
+        delivery.deliver { frame in
+            let text = if case .line(let b) = frame { String(buffer: b) } else { "<too long>" }
+            taken.lines.withLock { $0.append(text) }
+        }
+        try channel.writeInbound(ByteBuffer(string: "late\n123456789\nlast\n"))
+        #expect(taken.lines.withLock { $0 } == ["late", "<too long>", "last"])
+        #expect(try channel.readInbound(as: LineFrame.self) == .line(ByteBuffer(string: "early")))
+        #expect(try channel.readInbound(as: LineFrame.self) == nil)
+        _ = try channel.finish()
     }
 }
 

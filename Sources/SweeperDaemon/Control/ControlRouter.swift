@@ -436,8 +436,9 @@ struct ControlRouter: ControlResponder {
 
     /// A line on a subscribed connection: a viewer's `cursor`. It gets no
     /// answer; one that cannot be read, or names no game held here, clears
-    /// the viewer's presence rather than leave it stale.
-    func received(_ line: Data, on subscription: EventConnection) async {
+    /// the viewer's presence rather than leave it stale. Its game is found
+    /// on the service's loop, in order with the viewer's other cursors.
+    func received(_ line: Data, on subscription: EventConnection) {
         /// A cursor line, read in one pass (these come up to 20 times a second).
         struct CursorLine: Decodable {
             var command: String?
@@ -455,11 +456,14 @@ struct ControlRouter: ControlResponder {
             logger.debug("ignored a line after subscribe that is not a cursor")
             return
         }
-        var spot: PresenceSpot?
-        if let game = a.game, let x = a.x, let y = a.y, let id = try? await service.resolve(game) {
-            spot = PresenceSpot(game: id.bytes, x: x, y: y)
+        let (presence, player) = (presence, player.peerID)
+        service.onLoop { service in
+            var spot: PresenceSpot?
+            if let game = a.game, let x = a.x, let y = a.y, let id = try? service.resolve(game) {
+                spot = PresenceSpot(game: id.bytes, x: x, y: y)
+            }
+            presence.setCursor(spot, viewer: viewer, player: player)
         }
-        presence.setCursor(spot, viewer: viewer, player: player.peerID)
     }
 
     // MARK: Reading arguments
@@ -584,7 +588,7 @@ extension ControlRouter {
             return .answer(data)
         case let .subscribe(answer, events):
             return .subscribe(
-                answer: answer, attach: { events.attach($0) }, received: { line in await self.received(line, on: events) },
+                answer: answer, attach: { events.attach($0) }, received: { line in self.received(line, on: events) },
                 end: { events.end() })
         }
     }

@@ -29,13 +29,15 @@ public protocol ControlResponder: Sendable {
     /// failure is an error answer.
     func reply(to line: Data) async -> ControlReply
     /// Handles a line sent on a connection after it subscribed (a viewer's
-    /// `cursor`); such lines get no answer.
-    func received(_ line: Data, on subscription: EventConnection) async
+    /// `cursor`); such lines get no answer. Called on the connection's
+    /// event loop, mostly in the call that read the line, so it must not
+    /// block: work it starts goes on in its own time.
+    func received(_ line: Data, on subscription: EventConnection)
 }
 
 extension ControlResponder {
     /// Ignores lines sent after subscribing.
-    public func received(_ line: Data, on subscription: EventConnection) async {}
+    public func received(_ line: Data, on subscription: EventConnection) {}
 }
 
 /// The control-socket server: a Unix socket (directory 0700, socket 0600)
@@ -107,8 +109,8 @@ public struct ControlServer: Service {
             .childChannelOption(.allowRemoteHalfClosure, value: true)
             .bind(unixDomainSocketPath: socketPath, cleanupExistingSocketFile: false) { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(
-                        ByteToMessageHandler(LineFramer(maximumLength: ControlProtocol.maximumLineLength)))
+                    try channel.pipeline.syncOperations.addHandlers(
+                        ByteToMessageHandler(LineFramer(maximumLength: ControlProtocol.maximumLineLength)), LineDelivery())
                     return try NIOAsyncChannel<LineFrame, ByteBuffer>(
                         wrappingChannelSynchronously: channel,
                         configuration: .init(isOutboundHalfClosureEnabled: false))
@@ -182,9 +184,14 @@ public struct ControlServer: Service {
                             defer { events.end() }
                             try await outbound.write(ByteBuffer(bytes: answer))
                             events.attach(channel)
+                            let onLoop = try await Self.readOnLoop(channel, responder, events)
+                            // Lines read before that, still in the stream, are
+                            // older than any line handed over on the loop: a
+                            // cursor stands for the latest, so they are dropped
+                            // once a newer one has been read.
                             while let next = try await iterator.next() {
-                                if case let .line(buffer) = next, buffer.readableBytes > 0 {
-                                    await responder.received(Data(buffer.readableBytesView), on: events)
+                                if case let .line(buffer) = next, buffer.readableBytes > 0, !onLoop.began {
+                                    responder.received(Data(buffer.readableBytesView), on: events)
                                 }
                             }
                             return
@@ -199,6 +206,31 @@ public struct ControlServer: Service {
 }
 
 extension ControlServer {
+    /// Hands a subscribed connection's later lines to `responder` on the
+    /// loop, in the call that read them, rather than a task later through
+    /// the inbound stream (a viewer's cursor, on its way to the others).
+    static func readOnLoop(
+        _ channel: any Channel, _ responder: any ControlResponder, _ events: EventConnection
+    ) async throws -> LinesOnLoop {
+        let lines = LinesOnLoop()
+        try await channel.pipeline.handler(type: LineDelivery.self).get().deliver { frame in
+            guard case let .line(buffer) = frame, buffer.readableBytes > 0 else { return }
+            lines.begin()
+            responder.received(Data(buffer.readableBytesView), on: events)
+        }
+        return lines
+    }
+
+    /// Whether a subscribed connection's lines have begun to be handed over
+    /// on the loop.
+    final class LinesOnLoop: Sendable {
+        private let state = Mutex(false)
+        /// Notes that a line was handed over on the loop.
+        func begin() { state.withLock { $0 = true } }
+        /// Whether any line was.
+        var began: Bool { state.withLock { $0 } }
+    }
+
     /// How long a refused connection is kept open for the client to read why.
     static let refusalLinger: Duration = .seconds(1)
 
