@@ -79,7 +79,7 @@ public final class LineDelivery: ChannelInboundHandler, Sendable {
     public typealias InboundIn = LineFrame
     public typealias InboundOut = LineFrame
 
-    private let receiver = Mutex<(@Sendable (LineFrame) -> Void)?>(nil)
+    private let receiver = Mutex<(receive: (@Sendable (LineFrame) -> Void)?, handedOver: Bool)>((nil, false))
 
     /// Creates a handler that passes every line on until ``deliver(to:)``.
     public init() {}
@@ -87,11 +87,19 @@ public final class LineDelivery: ChannelInboundHandler, Sendable {
     /// Sends every later line to `receive`, on the channel's loop, and no
     /// longer down the pipeline.
     public func deliver(to receive: @escaping @Sendable (LineFrame) -> Void) {
-        receiver.withLock { $0 = receive }
+        receiver.withLock { $0.receive = receive }
     }
 
+    /// Whether a line has gone to the receiver: lines still in the stream
+    /// then were read before it.
+    public var handedOver: Bool { receiver.withLock { $0.handedOver } }
+
     public func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard let receive = receiver.withLock({ $0 }) else { return context.fireChannelRead(data) }
+        let receive = receiver.withLock { r in
+            r.handedOver = r.handedOver || r.receive != nil
+            return r.receive
+        }
+        guard let receive else { return context.fireChannelRead(data) }
         receive(unwrapInboundIn(data))
     }
 }

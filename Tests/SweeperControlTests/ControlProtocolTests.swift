@@ -43,6 +43,7 @@ import Testing
         let channel = EmbeddedChannel()
         try channel.pipeline.syncOperations.addHandlers(ByteToMessageHandler(LineFramer(maximumLength: 8)), delivery)
         try channel.writeInbound(ByteBuffer(string: "early\n"))
+        #expect(!delivery.handedOver)
         final class Taken: Sendable { let lines = Mutex<[String]>([]) }
         let taken = Taken()
         delivery.deliver { frame in
@@ -51,6 +52,7 @@ import Testing
         }
         try channel.writeInbound(ByteBuffer(string: "late\n123456789\nlast\n"))
         #expect(taken.lines.withLock { $0 } == ["late", "<too long>", "last"])
+        #expect(delivery.handedOver)
         #expect(try channel.readInbound(as: LineFrame.self) == .line(ByteBuffer(string: "early")))
         #expect(try channel.readInbound(as: LineFrame.self) == nil)
         _ = try channel.finish()

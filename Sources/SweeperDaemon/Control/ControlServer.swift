@@ -184,13 +184,13 @@ public struct ControlServer: Service {
                             defer { events.end() }
                             try await outbound.write(ByteBuffer(bytes: answer))
                             events.attach(channel)
-                            let onLoop = try await Self.readOnLoop(channel, responder, events)
+                            let delivery = try await Self.readOnLoop(channel, responder, events)
                             // Lines read before that, still in the stream, are
                             // older than any line handed over on the loop: a
                             // cursor stands for the latest, so they are dropped
                             // once a newer one has been read.
                             while let next = try await iterator.next() {
-                                if case let .line(buffer) = next, buffer.readableBytes > 0, !onLoop.began {
+                                if case let .line(buffer) = next, buffer.readableBytes > 0, !delivery.handedOver {
                                     responder.received(Data(buffer.readableBytesView), on: events)
                                 }
                             }
@@ -211,24 +211,13 @@ extension ControlServer {
     /// the inbound stream (a viewer's cursor, on its way to the others).
     static func readOnLoop(
         _ channel: any Channel, _ responder: any ControlResponder, _ events: EventConnection
-    ) async throws -> LinesOnLoop {
-        let lines = LinesOnLoop()
-        try await channel.pipeline.handler(type: LineDelivery.self).get().deliver { frame in
+    ) async throws -> LineDelivery {
+        let delivery = try await channel.pipeline.handler(type: LineDelivery.self).get()
+        delivery.deliver { frame in
             guard case let .line(buffer) = frame, buffer.readableBytes > 0 else { return }
-            lines.begin()
             responder.received(Data(buffer.readableBytesView), on: events)
         }
-        return lines
-    }
-
-    /// Whether a subscribed connection's lines have begun to be handed over
-    /// on the loop.
-    final class LinesOnLoop: Sendable {
-        private let state = Mutex(false)
-        /// Notes that a line was handed over on the loop.
-        func begin() { state.withLock { $0 = true } }
-        /// Whether any line was.
-        var began: Bool { state.withLock { $0 } }
+        return delivery
     }
 
     /// How long a refused connection is kept open for the client to read why.
