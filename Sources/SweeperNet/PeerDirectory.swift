@@ -58,6 +58,8 @@ struct PeerDirectory: Sendable {
         var id: UInt64
         /// Its last keep-alive round trip.
         var roundTrip: Duration?
+        /// When it last read a message of the peer's.
+        var heard: Date?
     }
 
     /// This node's own id: its own sightings are ignored.
@@ -239,10 +241,10 @@ struct PeerDirectory: Sendable {
         return hostPortText(host: ip, port: Int(listenPort))
     }
 
-    /// Records that `peer` was heard from.
-    mutating func seen(_ peer: PeerID, now: Date = Date()) {
-        peers[peer]?.lastSeen = now
-        peers[peer]?.lastHeard = now
+    /// The later of two times, either of which may be unknown.
+    private static func later(_ a: Date?, _ b: Date?) -> Date? {
+        guard let a, let b else { return a ?? b }
+        return max(a, b)
     }
 
     // MARK: What `peers` shows
@@ -264,8 +266,8 @@ struct PeerDirectory: Sendable {
             out.append(
                 PeerSnapshot(
                     id: id, name: record.name, addresses: record.addresses, state: state, origins: record.origins,
-                    lastSeen: record.lastSeen, roundTrip: link?.roundTrip, linkID: link?.id,
-                    circleTag: record.circleTag, otherCircle: false, lastHeard: record.lastHeard))
+                    lastSeen: Self.later(record.lastSeen, link?.heard), roundTrip: link?.roundTrip, linkID: link?.id,
+                    circleTag: record.circleTag, otherCircle: false, lastHeard: Self.later(record.lastHeard, link?.heard)))
         }
         out.sort { ($0.state == .connected ? 0 : 1, $0.name ?? "", $0.id) < ($1.state == .connected ? 0 : 1, $1.name ?? "", $1.id) }
         if includeOtherCircles {

@@ -15,6 +15,9 @@ public struct PeerLinkHandle: Sendable, Hashable {
     let version: NIOLockedValueBox<UInt8>
     /// Why the application closed the link, when it did (``close(because:)``).
     let closeReason = NIOLockedValueBox<String?>(nil)
+    /// When the link's handler last read a message of the peer's, on the
+    /// loop's clock (``PeerLinkHandler/heard``).
+    let heard: NIOLockedValueBox<NIODeadline>
 
     /// The peers this peer last said it is linked to (``LinkMessage/links(_:)``);
     /// empty until it says, and always for peers of protocol version 1.
@@ -34,6 +37,9 @@ public struct PeerLinkHandle: Sendable, Hashable {
         guard !droppable || channel.isWritable else { return }
         send(.application(message))
     }
+
+    /// Whether the link is up: false from the moment it starts to close.
+    public var isOpen: Bool { channel.isActive }
 
     /// Whether the link takes more messages now: fewer than
     /// ``PeerNodeConfiguration/sendBufferLimit`` bytes wait to be sent.
@@ -74,14 +80,10 @@ public struct PeerLinkHandle: Sendable, Hashable {
 /// work that waits belongs in a task of its own. Calls for one link come
 /// in order: established, any number of received and hellos, closed.
 public protocol PeerNodeDelegate: Sendable {
-    /// A link to a peer is up (after the handshake); none of its messages
-    /// is handed on before this returns.
-    func linkEstablished(_ link: PeerLinkHandle)
-    /// An application message arrived; the link's next frame is read when
-    /// this returns. Throw to refuse a message the application cannot read
-    /// (an unknown type, a body that does not decode): the link is dropped,
-    /// and the error logged, as for a frame that does not decode.
-    func received(_ message: ApplicationMessage, on link: PeerLinkHandle) throws
+    /// A link to a peer is up (after the handshake): returns where its
+    /// application messages go (``LinkReceiver``). None of its messages is
+    /// handed on before this returns.
+    func linkEstablished(_ link: PeerLinkHandle) -> LinkReceiver
     /// The link is gone.
     func linkClosed(_ link: PeerLinkHandle)
     /// A device whose handshake proved an invitation asks to be admitted;
@@ -97,6 +99,14 @@ public protocol PeerNodeDelegate: Sendable {
     /// the node's own state was updated.
     func peerChanged(_ snapshot: PeerSnapshot)
 }
+
+/// Where one link's application messages go: the link's handler calls it
+/// with each, on the node's loop, in the call that read its frame, in
+/// order; the link's next frame is read when it returns. Throw to refuse a
+/// message the application cannot read (an unknown type, a body that does
+/// not decode): the link is dropped, and the error logged, as for a frame
+/// that does not decode.
+public typealias LinkReceiver = @Sendable (ApplicationMessage) throws -> Void
 
 extension PeerNodeDelegate {
     /// Ignores hellos.

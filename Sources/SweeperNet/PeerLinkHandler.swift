@@ -1,5 +1,6 @@
 import Dispatch
 import FoundationEssentials
+import NIOConcurrencyHelpers
 import NIOCore
 import SweeperCrypto
 
@@ -16,9 +17,10 @@ import Darwin
 /// Inbound it takes whole frames (from the frame decoder); outbound it takes
 /// ``LinkMessage``s and seals each, in the order written, into a frame. A
 /// message is handed on, decrypted and decoded, in the same call that read
-/// its frame: no task and no queue stand between the socket and the node,
-/// so a peer's move reaches the game and the viewers without waiting for
-/// the loop's next turn. Keep-alive pings are answered here; pings are sent
+/// its frame: an application message straight to the application's
+/// ``LinkReceiver``, the others to the node. No task and no queue stand
+/// between the socket and the application, so a peer's move reaches the
+/// game and the viewers without waiting for the loop's next turn. Keep-alive pings are answered here; pings are sent
 /// every `pingInterval` once the link is up, by one side of an idle link
 /// (see ``ping()``).
 ///
@@ -35,7 +37,15 @@ final class PeerLinkHandler: ChannelDuplexHandler {
     /// the connection (a duplicate link, or a node shutting down). A
     /// message that its receiver refuses (by throwing) closes the
     /// connection, as a frame that does not decode does.
-    typealias Establish = (HandshakeResult) -> (@Sendable (LinkMessage) throws -> Void)?
+    typealias Establish = (HandshakeResult) -> Delivery?
+
+    /// Where an established link's messages go: application messages
+    /// straight to the application's ``LinkReceiver`` when there is one (a
+    /// member's link), everything else to the node (`transport`).
+    struct Delivery {
+        var application: LinkReceiver?
+        var transport: @Sendable (LinkMessage) throws -> Void
+    }
 
     /// The most frames held before ``start(_:establish:)``: the peer's first
     /// handshake message is all that can legitimately come that early.
@@ -53,7 +63,11 @@ final class PeerLinkHandler: ChannelDuplexHandler {
     private var sender: SecretStreamSender?
     private var receiveKey: SecretBytes?
     private var receiver: SecretStreamReceiver?
-    private var deliver: (@Sendable (LinkMessage) throws -> Void)?
+    private var deliver: Delivery?
+    /// When a message of the peer's was last read, on the loop's clock
+    /// (set as each is read once the link is up): the node shows it as when
+    /// the peer was last heard from.
+    let heard = NIOLockedValueBox(NIODeadline.uptimeNanoseconds(0))
     private var failure: (any Error)?
     private var pings: RepeatedTask?
     /// When the peer's last ping came: a link whose peer pings already
@@ -153,11 +167,22 @@ final class PeerLinkHandler: ChannelDuplexHandler {
                     return
                 }
                 let message = try LinkMessage(decoding: receiver.open(frame.readableBytesView))
-                if case .ping(let token) = message {
-                    peerPinged = context.eventLoop.now
+                let now = context.eventLoop.now
+                heard.withLockedValue { $0 = now }
+                switch message {
+                case .application(let body) where deliver.application != nil:
+                    do {
+                        try deliver.application?(body)
+                    } catch {
+                        throw PeerConnectionError.malformedMessage("\(error)")
+                    }
+                case .ping(let token):
+                    peerPinged = now
                     context.writeAndFlush(wrapOutboundOut(ByteBuffer(bytes: sealed(.pong(token)))), promise: nil)
+                    try deliver.transport(message)
+                default:
+                    try deliver.transport(message)
                 }
-                try deliver(message)
             } else if var handshake = handshake.take() {
                 switch try handshake.receive(Array(buffer: frame)) {
                 case .send(let reply):

@@ -169,7 +169,15 @@ public actor PeerNode: Service {
     /// daemons of other circles seen on the network.
     public func snapshot(includeOtherCircles: Bool = false) -> [PeerSnapshot] {
         var live: [PeerID: PeerDirectory.LinkInfo] = [:]
-        for link in links.values { live[link.handle.peer] = PeerDirectory.LinkInfo(id: link.handle.id, roundTrip: link.roundTrip) }
+        let now = NIODeadline.now()
+        let wall = Date()
+        for link in links.values {
+            // What the link last read, on the wall clock (nil before its first message).
+            let heard = link.handle.heard.withLockedValue { $0 }
+            live[link.handle.peer] = PeerDirectory.LinkInfo(
+                id: link.handle.id, roundTrip: link.roundTrip,
+                heard: heard.uptimeNanoseconds == 0 ? nil : wall.addingTimeInterval(-Double((now - heard).nanoseconds) / 1e9))
+        }
         return directory.snapshot(links: live, includeOtherCircles: includeOtherCircles)
     }
 
@@ -391,7 +399,9 @@ public actor PeerNode: Service {
         do {
             peer = try await withTaskCancellationHandler {
                 try await raw.eventLoop.flatSubmit {
-                    link.handler.value.start(
+                    let handler = link.handler.value
+                    let heard = handler.heard
+                    return handler.start(
                         SecretHandshake(
                             role: role, circle: key ?? credentials.circle, identity: credentials.identity, expectedPeer: expected,
                             alsoAccepting: credentials.earlierKeys + (role == .server ? Array(credentials.invitations.values) : []))
@@ -405,7 +415,7 @@ public actor PeerNode: Service {
                             // link from going silent) does not hold the connection open.
                             raw.eventLoop.scheduleTask(in: configuration.handshakeTimeout) { raw.close(promise: nil) }
                             let asked = NIOLockedValueBox(false)
-                            return { message in
+                            return PeerLinkHandler.Delivery(application: nil) { message in
                                 self.assumeIsolated {
                                     $0.admit(message, from: keys.peer, invitation: invitation, channel: raw, remote: remote, asked: asked)
                                 }
@@ -413,11 +423,14 @@ public actor PeerNode: Service {
                         }
                         return self.assumeIsolated { node in
                             guard
-                                let up = node.linkUp(
-                                    keys.peer, initiatedLocally: role == .client, origin: origin, remote: remote, channel: raw)
+                                let (up, receiver) = node.linkUp(
+                                    keys.peer, initiatedLocally: role == .client, origin: origin, remote: remote, channel: raw,
+                                    heard: heard)
                             else { return nil }
                             handle.withLockedValue { $0 = up }
-                            return { message in try self.assumeIsolated { try $0.handle(message, on: up) } }
+                            return PeerLinkHandler.Delivery(application: receiver) { message in
+                                self.assumeIsolated { $0.handle(message, on: up) }
+                            }
                         }
                     }
                 }.get()
@@ -458,29 +471,33 @@ public actor PeerNode: Service {
     }
 
     /// Registers a link whose handshake just succeeded, on the loop, before
-    /// any of its messages is read: the delegate is told, and the peer gets
-    /// this node's hello. Returns nil, to close it, when the link duplicates
-    /// a preferred one or the node is stopping.
+    /// any of its messages is read: the delegate is told (and says where the
+    /// link's application messages go), and the peer gets this node's hello.
+    /// Returns nil, to close it, when the link duplicates a preferred one or
+    /// the node is stopping.
     private func linkUp(
-        _ peer: PeerID, initiatedLocally: Bool, origin: PeerOrigin, remote: String, channel: any Channel
-    ) -> PeerLinkHandle? {
+        _ peer: PeerID, initiatedLocally: Bool, origin: PeerOrigin, remote: String, channel: any Channel,
+        heard: NIOLockedValueBox<NIODeadline>
+    ) -> (PeerLinkHandle, LinkReceiver)? {
         if !credentials.admits(peer) {
             // Once a minute per device, from whichever address it comes.
             logFailure("\(peer) refused", "refused a device that is not in the circle (\(peer.shortDescription))", remote: remote)
             return nil
         }
-        guard !stopped, let link = register(peer: peer, initiatedLocally: initiatedLocally, origin: origin, remote: remote, channel: channel)
+        guard
+            !stopped,
+            let link = register(peer: peer, initiatedLocally: initiatedLocally, origin: origin, remote: remote, channel: channel, heard: heard)
         else { return nil }
         let listenPort = listeningAddresses.first?.port ?? 0
         link.send(.hello(PeerHello(protocolVersion: configuration.protocolVersion, listenPort: UInt16(clamping: listenPort), name: credentials.name)))
-        delegate.linkEstablished(link)
+        let receiver = delegate.linkEstablished(link)
         tellChanged(peer)
-        return link
+        return (link, receiver)
     }
 
-    /// Handles one message of a link, on the loop, as its frame is read;
-    /// throws, to drop the link, when the delegate refuses an application message.
-    private func handle(_ message: LinkMessage, on link: PeerLinkHandle) throws(PeerConnectionError) {
+    /// Handles one transport message of a link, on the loop, as its frame
+    /// is read (its application messages go to the delegate's receiver).
+    private func handle(_ message: LinkMessage, on link: PeerLinkHandle) {
         switch message {
         case .ping:
             break  // the link's handler answered it
@@ -493,26 +510,20 @@ public actor PeerNode: Service {
             let dialBack = PeerDirectory.dialBack(ip: link.channel.remoteAddress?.ipAddress, listenPort: hello.listenPort)
             delegate.helloReceived(hello, dialBack: dialBack, on: link)
             tellChanged(link.peer)
-        case .application(let message):
-            do {
-                try delegate.received(message, on: link)
-            } catch {
-                throw .malformedMessage("\(error)")
-            }
+        case .application:
+            break  // the link's handler handed it to the delegate's receiver
         case .admission, .admitted, .refused:
             // Only an invitation link carries these: on a member's link they are malformed.
             logFailure("\(link.peer) admission", "dropping a peer that sent an invitation message on its link", remote: link.peer.shortDescription)
             link.close()
-            return
         }
-        noteSeen(link.peer)
     }
 
     /// Adds a link, keeping one per peer: of two links between the same
     /// pair, the one dialled by the smaller peer id stays (both sides agree);
     /// of two dialled the same way, the newer stays.
     private func register(
-        peer: PeerID, initiatedLocally: Bool, origin: PeerOrigin, remote: String, channel: any Channel
+        peer: PeerID, initiatedLocally: Bool, origin: PeerOrigin, remote: String, channel: any Channel, heard: NIOLockedValueBox<NIODeadline>
     ) -> PeerLinkHandle? {
         let smallerDials = peerID < peer
         if let existing = links.values.first(where: { $0.handle.peer == peer }) {
@@ -523,7 +534,7 @@ public actor PeerNode: Service {
             unregister(existing.handle)
         }
         let handle = PeerLinkHandle(
-            id: nextLinkID, peer: peer, channel: channel, reported: NIOLockedValueBox([]), version: NIOLockedValueBox(0))
+            id: nextLinkID, peer: peer, channel: channel, reported: NIOLockedValueBox([]), version: NIOLockedValueBox(0), heard: heard)
         nextLinkID += 1
         links[handle.id] = LinkRecord(handle: handle, channel: channel, initiatedLocally: initiatedLocally)
         pace.setLinks(links.count)
@@ -577,6 +588,5 @@ public actor PeerNode: Service {
         }
     }
 
-    private func noteSeen(_ peer: PeerID) { directory.seen(peer) }
     private func noteDialFailed(_ peer: PeerID) { directory.dialFailed(peer) }
 }

@@ -137,7 +137,7 @@ extension PeerNode {
         let started = raw.eventLoop.flatSubmit {
             link.handler.value.start(SecretHandshake(role: .client, circle: key, identity: identity)) { result in
                 raw.writeAndFlush(LinkMessage.admission(AdmissionRequest(secret: secret, joining: me, member: result.peer)), promise: nil)
-                return { message in
+                return PeerLinkHandler.Delivery(application: nil) { message in
                     switch message {
                     case .application(let message):
                         guard accepting(message) else {

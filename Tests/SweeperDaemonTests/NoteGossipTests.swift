@@ -23,7 +23,7 @@ import Testing
         init(_ id: UInt64, to peer: PeerID, version: UInt8 = PeerCapabilities.currentVersion) {
             channel = EmbeddedChannel()
             let handle = PeerLinkHandle(
-                id: id, peer: peer, channel: channel, reported: NIOLockedValueBox([]), version: NIOLockedValueBox(version))
+                id: id, peer: peer, channel: channel, reported: NIOLockedValueBox([]), version: NIOLockedValueBox(version), heard: NIOLockedValueBox(.now()))
             link = PeerLink(handle: handle)
         }
 

@@ -128,8 +128,14 @@ import Testing
         listed = d.snapshot(links: [:]).first { $0.id == bob }
         #expect(listed?.state == .offline && listed?.lastHeard == nil)
         // A link again: linked, and the failure forgotten.
-        d.linked(bob, origin: .mdns, remote: "198.18.0.3:7455")
+        let linkedAt = t0.addingTimeInterval(200)
+        d.linked(bob, origin: .mdns, remote: "198.18.0.3:7455", now: linkedAt)
         #expect(d.snapshot(links: [bob: PeerDirectory.LinkInfo(id: 1, roundTrip: nil)]).first { $0.id == bob }?.state == .connected)
+        // Heard over the link since: seen then; a read before the link came up counts for nothing.
+        listed = d.snapshot(links: [bob: PeerDirectory.LinkInfo(id: 1, roundTrip: nil, heard: linkedAt.addingTimeInterval(7))]).first { $0.id == bob }
+        #expect(listed?.lastSeen == linkedAt.addingTimeInterval(7) && listed?.lastHeard == linkedAt.addingTimeInterval(7))
+        listed = d.snapshot(links: [bob: PeerDirectory.LinkInfo(id: 1, roundTrip: nil, heard: t0)]).first { $0.id == bob }
+        #expect(listed?.lastSeen == linkedAt && listed?.lastHeard == linkedAt)
         d.unlinked(bob)
         #expect(d.snapshot(links: [:]).first { $0.id == bob }?.lastHeard != nil)
     }

@@ -37,11 +37,15 @@ private final class LinkEnd {
     }
 
     /// Starts the handshake; `accept` decides whether the link is kept.
-    func start(_ role: SecretHandshake.Role, circle: CircleKey, accept: Bool = true) -> EventLoopFuture<PeerID?> {
+    /// Application messages go to `application` when given, else with the
+    /// others to the inbox.
+    func start(
+        _ role: SecretHandshake.Role, circle: CircleKey, accept: Bool = true, application: LinkReceiver? = nil
+    ) -> EventLoopFuture<PeerID?> {
         let inbox = self.inbox
         return handler.start(SecretHandshake(role: role, circle: circle, identity: identity)) { _ in
             guard accept else { return nil }
-            return { message in inbox.add(message) }
+            return PeerLinkHandler.Delivery(application: application) { message in inbox.add(message) }
         }
     }
 
@@ -172,6 +176,42 @@ private func value<T>(_ future: EventLoopFuture<T>) -> Result<T, any Error>? {
         let mixed = try idle(LinkEnd(pace: pace(links: 31)), LinkEnd(pace: pace(links: 2)), seconds: 60)
         #expect(mixed.pings[1] >= 50, "the side of few links pinged \(mixed.pings[1]) times in a minute")
         #expect(mixed.longest.allSatisfy { $0 <= 2_000 }, "longest silence heard (ms): \(mixed.longest)")
+    }
+
+    @Test func applicationMessagesGoStraightToTheReceiverAndOneItRefusesEndsTheLink() throws {
+        let circle = CircleKey()
+        let client = try LinkEnd()
+        let server = try LinkEnd()
+        let bodies = Mutex<[[UInt8]]>([])
+        _ = server.start(.server, circle: circle) { message in
+            guard message.body != [0xFF] else { throw PeerConnectionError.malformedMessage("refused") }
+            bodies.withLock { $0.append(message.body) }
+        }
+        _ = client.start(.client, circle: circle)
+        try pump(client, server)
+        #expect(server.handler.heard.withLockedValue { $0 } == .uptimeNanoseconds(0))
+
+        // The receiver gets the application messages in order, the node the rest; each read is heard.
+        server.loop.advanceTime(by: .seconds(3))
+        for n: UInt8 in 1...3 { client.channel.write(LinkMessage.application(ApplicationMessage(type: 1, body: [n])), promise: nil) }
+        client.channel.write(LinkMessage.links([client.identity.peerID]), promise: nil)
+        client.channel.flush()
+        try pump(client, server)
+        #expect(bodies.withLock { $0 } == [[1], [2], [3]])
+        #expect(server.messages == [.links([client.identity.peerID])])
+        #expect(server.handler.heard.withLockedValue { $0 } == server.loop.now)
+
+        // A message the receiver refuses ends the link with the reason.
+        client.channel.writeAndFlush(LinkMessage.application(ApplicationMessage(type: 1, body: [0xFF])), promise: nil)
+        try pump(client, server)
+        #expect(!server.channel.isActive)
+        let failure = try value(server.handler.ended)?.get()
+        guard case .malformedMessage(let why)? = failure as? PeerConnectionError else {
+            Issue.record("the link ended with \(String(describing: failure))")
+            return
+        }
+        #expect(why.contains("refused"))
+        #expect(bodies.withLock { $0 } == [[1], [2], [3]])
     }
 
     @Test func aTamperedFrameEndsTheLinkWithTheError() throws {

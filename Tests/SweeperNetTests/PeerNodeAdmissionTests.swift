@@ -27,8 +27,7 @@ import Testing
         var askedCount: Int { asked.withLock { $0 } }
         func open() { opener.yield() }
 
-        func linkEstablished(_ link: PeerLinkHandle) {}
-        func received(_ message: ApplicationMessage, on link: PeerLinkHandle) {}
+        func linkEstablished(_ link: PeerLinkHandle) -> LinkReceiver { { _ in } }
         func linkClosed(_ link: PeerLinkHandle) {}
         func admissionRequested(_ request: AdmissionRequest, from peer: PeerID) async -> AdmissionReply {
             asked.withLock { $0 += 1 }

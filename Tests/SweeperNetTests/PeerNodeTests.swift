@@ -18,8 +18,10 @@ final class RecordingDelegate: PeerNodeDelegate {
     var received: [[UInt8]] { log.withLock { $0.received } }
     var openLinks: [PeerLinkHandle] { log.withLock { l in l.up.filter { !l.down.contains($0) } } }
 
-    func linkEstablished(_ link: PeerLinkHandle) { log.withLock { $0.up.append(link) } }
-    func received(_ message: ApplicationMessage, on link: PeerLinkHandle) { log.withLock { $0.received.append(message.body) } }
+    func linkEstablished(_ link: PeerLinkHandle) -> LinkReceiver {
+        log.withLock { $0.up.append(link) }
+        return { message in self.log.withLock { $0.received.append(message.body) } }
+    }
     func linkClosed(_ link: PeerLinkHandle) { log.withLock { $0.down.append(link) } }
 }
 

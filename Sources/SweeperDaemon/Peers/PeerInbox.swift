@@ -159,8 +159,22 @@ final class PeerInbox: PeerNodeDelegate, SyncIntakeListener, Sendable {
 
     // MARK: Links
 
-    func linkEstablished(_ handle: PeerLinkHandle) {
-        service.onLoop { service in self.sessions.open(handle, interest: service.interest, replica: service.replica) }
+    /// Opens the link's session at once, and routes each of its messages
+    /// in the call that read it: the node's links run on the service's loop.
+    func linkEstablished(_ handle: PeerLinkHandle) -> LinkReceiver {
+        guard service.eventLoop.inEventLoop else {
+            // Never in the daemon, whose node and service share one loop.
+            logger.error("refused a link read on another loop than the games'", metadata: ["peer": "\(handle.peer.shortDescription)"])
+            handle.close(because: "read on another loop than the games'")
+            return { _ in }
+        }
+        let link = service.assumeIsolated { service in self.sessions.open(handle, interest: service.interest, replica: service.replica) }
+        return { message in
+            let decoded = try PeerMessage(type: message.type, body: message.body)
+            // One read as the link closes (the frame decoder's last frames) goes with it.
+            guard handle.isOpen else { return }
+            self.service.assumeIsolated { self.route(decoded, on: link, service: $0) }
+        }
     }
 
     func linkClosed(_ handle: PeerLinkHandle) {
@@ -192,18 +206,10 @@ final class PeerInbox: PeerNodeDelegate, SyncIntakeListener, Sendable {
 
     // MARK: Messages
 
-    /// Decodes a message where it was read (one that does not decode is
-    /// refused: the transport drops the link and logs why), then hands it
-    /// to its owner on the service.
-    func received(_ message: ApplicationMessage, on handle: PeerLinkHandle) throws {
-        let decoded = try PeerMessage(type: message.type, body: message.body)
-        service.onLoop { service in
-            guard let link = self.links.link(id: handle.id) else { return }
-            self.route(decoded, on: link, service: service)
-        }
-    }
-
-    /// Hands a message to its owner: one routing line per kind.
+    /// Hands a message to its owner: one routing line per kind. Each
+    /// message is decoded where it was read (``linkEstablished(_:)``'s
+    /// receiver; one that does not decode is refused: the transport drops
+    /// the link and logs why).
     private func route(_ decoded: PeerMessage, on link: PeerLink, service: isolated GameService) {
         switch decoded {
         case .sync(let bytes): sessions.received(sync: bytes, on: link, service: service)

@@ -99,7 +99,8 @@ final class SyncSessions: Sendable {
     /// link. A device that takes every game starts at once; one that does
     /// not waits for the peer's hello, to tell a peer that understands
     /// interests what it takes before its summary makes the peer send every game.
-    func open(_ handle: PeerLinkHandle, interest: GameInterest, replica: Replica) {
+    @discardableResult
+    func open(_ handle: PeerLinkHandle, interest: GameInterest, replica: Replica) -> PeerLink {
         var session = SyncSession()
         // Until its hello says otherwise, the peer may be too old to read
         // games that use roles.
@@ -111,6 +112,7 @@ final class SyncSessions: Sendable {
         sessions.value[link.id] = LinkSession(session)
         links.add(link)
         link.send(messages)
+        return link
     }
 
     /// What a peer that reads roles (hello version 7 or later) reads of
@@ -218,7 +220,7 @@ final class SyncSessions: Sendable {
         var next: [UInt8]? = first
         while let bytes = next {
             // A link dropped meanwhile (for what an earlier message did): what waited behind it goes with its session.
-            guard links.link(id: link.id) != nil else { return }
+            guard link.handle.isOpen else { return }
             guard bytes.count < SyncMessage.offLoopBytes else {
                 if !paused { link.handle.pauseReading() }
                 let actor = service
