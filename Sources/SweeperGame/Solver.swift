@@ -91,6 +91,11 @@ struct SolverCore: ~Copyable {
     var setTable = SolverList<ConstraintSet>(capacity: 256)
     var freeSets = SolverList<Int32>(capacity: 256)
     var anchorHead: SolverList<Int32>
+    /// Which anchors hold a set, a bit each, ``anchorWords`` words a row:
+    /// a step that looks at the sets near a square reads a row's bits
+    /// rather than every anchor of its window, most of which hold none.
+    var anchorBits: SolverList<UInt64>
+    let anchorWords: Int
     var liveSets = SolverList<Int32>(capacity: 256)
     var setTodo = SolverList<Int32>(capacity: 256)
 
@@ -147,6 +152,8 @@ struct SolverCore: ~Copyable {
         state = SolverList(repeating: SolverCore.unknown, count: n)
         unknownCount = n
         anchorHead = SolverList(repeating: -1, count: n)
+        anchorWords = (width + 63) / 64
+        anchorBits = SolverList(repeating: 0, count: anchorWords * height)
         poolCells = SolverList(capacity: n)
         poolPos = SolverList(capacity: n)
         knownOrder = SolverList(capacity: n)
@@ -162,6 +169,7 @@ struct SolverCore: ~Copyable {
         setTable.deallocate()
         freeSets.deallocate()
         anchorHead.deallocate()
+        anchorBits.deallocate()
         liveSets.deallocate()
         setTodo.deallocate()
         scratchSets.deallocate()
@@ -289,28 +297,31 @@ struct SolverCore: ~Copyable {
             let i = Int(s)
             let set = setTable[i]
             let ax = Int(set.ax), ay = Int(set.ay)
-            let bit = UInt16(1) << UInt16((y - ay) * 3 + (x - ax))
+            let bit = UInt16(1) &<< UInt16(truncatingIfNeeded: (y &- ay) &* 3 &+ (x &- ax))
             let mask = set.mask & ~bit
-            let m = Int(set.mines) - (isMine ? 1 : 0)
-            removeSet(s)
-            addSet(ax: ax, ay: ay, mask: mask, mines: m)
+            let m = Int(set.mines) &- (isMine ? 1 : 0)
+            replaceSet(s, ax: ax, ay: ay, mask: mask, mines: m)
         }
         // An opened square's number becomes a set over its unknown neighbours.
         if state[cell] == SolverCore.opened {
             var mask: UInt16 = 0
             var m = Int(counts[cell])
-            for dy in -1...1 {
-                let ny = y + dy
-                guard ny >= 0 && ny < height else { continue }
-                for dx in -1...1 {
-                    let nx = x + dx
-                    guard nx >= 0 && nx < width, dx != 0 || dy != 0 else { continue }
-                    switch state[ny * width + nx] {
-                    case SolverCore.unknown: mask |= 1 << UInt16((dy + 1) * 3 + dx + 1)
-                    case SolverCore.knownMine: m -= 1
-                    default: break
+            // The neighbours on the board, row by row (wrapping arithmetic: all within it).
+            let x0 = max(x &- 1, 0), x1 = min(x &+ 1, width &- 1), y1 = min(y &+ 1, height &- 1)
+            var ny = max(y &- 1, 0)
+            while ny <= y1 {
+                var nx = x0
+                while nx <= x1 {
+                    if nx != x || ny != y {
+                        switch state[ny &* width &+ nx] {
+                        case SolverCore.unknown: mask |= 1 &<< UInt16(truncatingIfNeeded: (ny &- y &+ 1) &* 3 &+ nx &- x &+ 1)
+                        case SolverCore.knownMine: m &-= 1
+                        default: break
+                        }
                     }
+                    nx &+= 1
                 }
+                ny &+= 1
             }
             addSet(ax: x - 1, ay: y - 1, mask: mask, mines: m)
         }
@@ -379,8 +390,8 @@ struct SolverCore: ~Copyable {
         forEachSet(anchorsX: (ax - 2)...(ax + 2), anchorsY: (ay - 2)...(ay + 2)) { t in
             guard t != s else { return }
             let other = setTable[Int(t)]
-            let dx = Int(other.ax) - ax + 2, dy = Int(other.ay) - ay + 2
-            let b = SolverCore.frame(other.mask) << UInt64(dy * 7 + dx)
+            let dx = Int(other.ax) &- ax &+ 2, dy = Int(other.ay) &- ay &+ 2
+            let b = SolverCore.frame(other.mask) &<< UInt64(truncatingIfNeeded: dy &* 7 &+ dx)
             guard a & b != 0 else { return }
             let onlyA = a & ~b, onlyB = b & ~a
             let na = onlyA.nonzeroBitCount, nb = onlyB.nonzeroBitCount
