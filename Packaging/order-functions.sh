@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Makes Packaging/hot-functions.txt: the functions the packaged program runs
-# when the daemon starts, serves `status`, `games` and `peers` and idles, and
-# when a command asks it for its status, in that order. The Makefile links
+# when the daemon starts, serves `status`, `games` and `peers` and idles,
+# when a command asks it for its status, and when it makes boards offline
+# (`board generate`), in that order. The Makefile links
 # them together (lld's --symbol-ordering-file), so that an idle daemon maps
 # a few megabytes of the program's code rather than most of it.
 #
@@ -48,6 +49,8 @@ done
 "$WORK/sweeper" --socket "$SOCKET" peers >/dev/null
 valgrind --tool=callgrind --demangle=no --callgrind-out-file="$WORK/client.out" \
     "$WORK/sweeper" --socket "$SOCKET" status >/dev/null 2>&1
+valgrind --tool=callgrind --demangle=no --callgrind-out-file="$WORK/board.out" \
+    "$WORK/sweeper" board generate --no-guess --preset expert --count 20 --seed 1 >/dev/null 2>&1
 # Idle: keep-alives, anti-entropy and the play clock's ticks run.
 sleep 25
 kill -TERM "$DAEMON_PID"
@@ -58,7 +61,7 @@ functions() {
     callgrind_annotate --threshold=100 --inclusive=no "$1" \
         | sed -nE "s|^ *[0-9,]+ \([ 0-9.]+%\)  [^:]*:([^ ]+) \[$WORK/sweeper\]\$|\1|p"
 }
-{ functions "$WORK/daemon.out"; functions "$WORK/client.out"; } | awk '!seen[$0]++' >"$WORK/hot.txt"
+{ functions "$WORK/daemon.out"; functions "$WORK/client.out"; functions "$WORK/board.out"; } | awk '!seen[$0]++' >"$WORK/hot.txt"
 COUNT=$(wc -l <"$WORK/hot.txt")
 (( COUNT > 1000 )) || { echo "order-functions: only $COUNT functions found" >&2; exit 1; }
 mv "$WORK/hot.txt" Packaging/hot-functions.txt
