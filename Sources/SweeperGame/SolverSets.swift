@@ -161,6 +161,7 @@ extension SolverCore {
         let x0 = max(0, xs.lowerBound), x1 = min(width &- 1, xs.upperBound)
         let y0 = max(0, ys.lowerBound), y1 = min(height &- 1, ys.upperBound)
         guard x0 <= x1, y0 <= y1 else { return }
+        assert(x1 - x0 < 5, "a window of the solver is at most 5 anchors wide")
         // Wrapping arithmetic: every index here is within the board. The
         // window is at most 5 anchors wide: its bits of a row are in one
         // word, or the end of one and the start of the next.

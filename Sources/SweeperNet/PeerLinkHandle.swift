@@ -76,9 +76,10 @@ public struct PeerLinkHandle: Sendable, Hashable {
 /// What the application above the transport does with links.
 ///
 /// Every call comes on the node's event loop, synchronously, from the
-/// code that read the message off the socket; so they must not block, and
-/// work that waits belongs in a task of its own. Calls for one link come
-/// in order: established, any number of received and hellos, closed.
+/// code that read the message off the socket (as do the calls of each
+/// link's ``LinkReceiver``); so they must not block, and work that waits
+/// belongs in a task of its own. Calls for one link come in order:
+/// established, any number of its receiver's and hellos, closed.
 public protocol PeerNodeDelegate: Sendable {
     /// A link to a peer is up (after the handshake): returns where its
     /// application messages go (``LinkReceiver``). None of its messages is

@@ -20,9 +20,10 @@ import Darwin
 /// its frame: an application message straight to the application's
 /// ``LinkReceiver``, the others to the node. No task and no queue stand
 /// between the socket and the application, so a peer's move reaches the
-/// game and the viewers without waiting for the loop's next turn. Keep-alive pings are answered here; pings are sent
-/// every `pingInterval` once the link is up, by one side of an idle link
-/// (see ``ping()``).
+/// game and the viewers without waiting for the loop's next turn.
+/// Keep-alive pings are answered here; pings are sent every
+/// `pingInterval` once the link is up, by one side of an idle link (see
+/// ``ping()``).
 ///
 /// Whatever goes wrong (a frame that fails to decrypt or decode, a failed
 /// handshake, a frame decoder or idle error) closes the connection; the

@@ -83,7 +83,7 @@ private func linkHandler(_ bytes: [UInt8], piece: Int, configuration: PeerNodeCo
         return
     }
     let handshake = handler.start(SecretHandshake(role: .server, circle: Fixtures.circle, identity: Fixtures.players[0])) { _ in
-        { _ in }
+        PeerLinkHandler.Delivery(application: { _ in }) { _ in }
     }
     var offset = 0
     while offset < bytes.count, channel.isActive {
