@@ -146,6 +146,8 @@ class Daemon:
         os.makedirs(self.root, exist_ok=True)
         self.socket = f"{self.root}/control.sock"
         self.proc = None
+        # Quiet by default: the figures of most sections are the daemons' work, not their logging.
+        self.log_level = "warning"
         self.env = {k: v for k, v in os.environ.items()
                     if k not in ("NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID", "SWEEPER_SOCKET", "DBUS_SYSTEM_BUS_ADDRESS")}
         self.env.update(XDG_CONFIG_HOME=f"{self.root}/config", XDG_STATE_HOME=f"{self.root}/xdg-state",
@@ -155,7 +157,7 @@ class Daemon:
         log_file = open(f"{self.root}/log", "ab")
         self.proc = self.lab.spawn(self.i, [f"{self.bindir}/sweeperd", "--state-dir", f"{self.root}/state",
                                             "--socket", self.socket, "--listen", "0.0.0.0:7455",
-                                            "--name", f"h{self.i}", "--log-level", "warning"],
+                                            "--name", f"h{self.i}", "--log-level", self.log_level],
                                    env=self.env, stdout=log_file)
         log_file.close()
 
