@@ -110,8 +110,8 @@ def measure(bindir, hosts, quick):
         # Every daemon starts at once, at the daemon's default log level (info): each logs a line
         # when a link comes up or goes, and those lines time the start. A poller asking 32 daemons
         # for their peers again and again would share the two cores with them, slow their start and
-        # time itself (it saw the mesh whole 4 to 6 s after the daemons' lines did): it asks once a
-        # second, only to know when to stop.
+        # time itself (in this lab it saw the mesh whole 4.6 to 16 s after the daemons' lines did):
+        # it asks once a second, only to know when to stop.
         offsets = {}
         for d in daemons:
             d.log_level = "info"
@@ -225,7 +225,8 @@ def render(r, goals, fmt, verdict):
             "pupil's device would have its own. Start: every daemon restarted at once (at its default log level, info), until "
             "each is linked to every other, as the lines each logs when a link comes up or goes tell (a poller asking "
             "each daemon for its peers, once a second, says when to stop; its calls, one `sweeper` process each, wait behind the "
-            "start's work on the two shared cores, and the row below the links says when it saw them all). Idle: from 120 s after the links are up, over 120 s (one refresh period of Avahi's host records, "
+            "start's work on the two shared cores, and the row below the links says when it saw them all). "
+            "Idle: from 120 s after the links are up, over 120 s (one refresh period of Avahi's host records, "
             "whose TTL is 120 s), each daemon's CPU (schedstat), memory (VmRSS) and what its host sent on the wire "
             "(its bridge port's counter, mDNS included); the same from 10 to 40 s after the links are up, while every "
             "new Avahi resolver still asks at 1, 2, 4, ... s. A move: flags on h1, from the request to the `cells` event on each "
