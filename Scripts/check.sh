@@ -26,6 +26,10 @@
 #   - nothing stops processes by name: no `pkill -f` or `killall` in
 #     Scripts/, Tests/ or .ci/ (a process started is stopped by its pid);
 #   - no `fatalError(` or `try!` in Sources/: input never crashes the daemon;
+#   - no closure held directly as a lock's value (Mutex, NIOLockedValueBox,
+#     NIOLoopBoundBox), alone, optional or in a tuple: the compiler wraps it
+#     in two conversion thunks each time `withLock` lends it, so each call
+#     runs through those of every call before (hold it in a struct);
 #   - no `import Foundation` in the program's Sources/ (FoundationEssentials:
 #     the whole of Foundation brings ICU, some 30 MB, into the package);
 #   - no peer protocol version written as a number outside PeerCapabilities
@@ -119,6 +123,12 @@ done < <(grep -rn -E '(^|[^[:alnum:]_-])(pkill[[:space:]]+-f|killall)([[:space:]
 while IFS=: read -r file line _; do
     fail "$file:$line crashes instead of failing (fatalError or try!): throw, or answer with an error"
 done < <(grep -rn --include='*.swift' -E 'fatalError\(|try!' Sources 2>/dev/null | grep -v -E '^[^:]+:[0-9]+:[[:space:]]*///?')
+
+# A closure as a lock's value grows a pair of thunks at each `withLock`.
+while IFS=: read -r file line _; do
+    fail "$file:$line holds a closure directly as a lock's value: it gains two thunks at each withLock; hold it in a struct"
+done < <(grep -rn --include='*.swift' -E '(Mutex|NIOLockedValueBox|NIOLoopBoundBox)<[[:space:]]*(\(|@|\(@)[^=]*->' Sources 2>/dev/null \
+    | grep -v -E '^[^:]+:[0-9]+:[[:space:]]*///?')
 
 # The program links FoundationEssentials, never the whole of Foundation (its
 # ICU data alone is some 30 MB of the package and of a daemon's memory).

@@ -79,7 +79,17 @@ public final class LineDelivery: ChannelInboundHandler, Sendable {
     public typealias InboundIn = LineFrame
     public typealias InboundOut = LineFrame
 
-    private let receiver = Mutex<(receive: (@Sendable (LineFrame) -> Void)?, handedOver: Bool)>((nil, false))
+    /// The receiver and whether a line went to it. A struct, not a tuple
+    /// or an optional closure as the mutex's value: those the compiler
+    /// converts on the way into `withLock` and back, wrapping the closure
+    /// in two more thunks each time, so that every line ran through all
+    /// the thunks of the lines before it (a viewer's thousandth cursor
+    /// line took a thousand pairs, and memory grew with each line).
+    private struct Receiver {
+        var receive: (@Sendable (LineFrame) -> Void)?
+        var handedOver = false
+    }
+    private let receiver = Mutex(Receiver())
 
     /// Creates a handler that passes every line on until ``deliver(to:)``.
     public init() {}

@@ -57,6 +57,33 @@ import Testing
         #expect(try channel.readInbound(as: LineFrame.self) == nil)
         _ = try channel.finish()
     }
+
+    /// The thousandth line reaches the receiver through as many calls as
+    /// the first. A closure held in the handler's mutex as an optional (or
+    /// in a tuple) was wrapped in two more conversion thunks at each line,
+    /// so each line ran through all those of the lines before it: a
+    /// viewer's cursor lines grew dearer one by one, and the loop's stack
+    /// deeper. Measured as the stack's depth where the receiver runs (the
+    /// address of one of its locals), for lines written the same way.
+    @Test func everyLineReachesTheReceiverThroughAsManyCalls() throws {
+        let delivery = LineDelivery()
+        let channel = EmbeddedChannel()
+        try channel.pipeline.syncOperations.addHandlers(ByteToMessageHandler(LineFramer(maximumLength: 64)), delivery)
+        final class Depths: Sendable { let stack = Mutex<[UInt]>([]) }
+        let depths = Depths()
+        delivery.deliver { _ in
+            var local = 0
+            let here = withUnsafeMutablePointer(to: &local) { UInt(bitPattern: $0) }
+            depths.stack.withLock { $0.append(here) }
+        }
+        for k in 0..<1000 { try channel.writeInbound(ByteBuffer(string: "line \(k)\n")) }
+        let stack = depths.stack.withLock { $0 }
+        #expect(stack.count == 1000, "every line went to the receiver")
+        let first = try #require(stack.first), last = try #require(stack.last)
+        // The stack grows down: a deeper call has a lower address.
+        #expect(first - min(first, last) < 512, "the 1000th line ran \(first - min(first, last)) bytes deeper than the first")
+        _ = try channel.finish()
+    }
 }
 
 @Suite struct MessageTests {

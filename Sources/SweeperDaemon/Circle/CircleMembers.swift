@@ -31,7 +31,12 @@ final class CircleMembers: Sendable {
     private let writer = Mutex<Void>(())
     /// Later circle keys a member handed over at admission (none was sealed to this device).
     private let handed: Mutex<[CircleKey]>
-    private let observer = Mutex<(@Sendable ([[UInt8]]) async -> Void)?>(nil)
+    /// Held in a struct: an optional closure as the mutex's value gains two
+    /// conversion thunks each time `withLock` lends it (see `LineDelivery`).
+    private struct Observer {
+        var body: (@Sendable ([[UInt8]]) async -> Void)?
+    }
+    private let observer = Mutex(Observer())
     /// How many times the membership changed (see ``generation``).
     private let changes = Atomic<UInt64>(0)
 
@@ -196,11 +201,11 @@ final class CircleMembers: Sendable {
     /// Calls `body` after every change, with the records made here to send
     /// to the peers (empty when the change came from a peer, who passes it on).
     func observe(_ body: @escaping @Sendable ([[UInt8]]) async -> Void) {
-        observer.withLock { $0 = body }
+        observer.withLock { $0.body = body }
     }
 
     private func changed(made: [MembershipRecord]) {
-        guard let body = observer.withLock({ $0 }) else { return }
+        guard let body = observer.withLock({ $0.body }) else { return }
         let encoded = made.map(\.encoded)
         Task { await body(encoded) }
     }
