@@ -218,14 +218,16 @@ def sub_benchmark(argv, timeout):
     return {p[1]: float(p[2]) for p in (line.split() for line in out.stdout.splitlines()) if len(p) == 3 and p[0] == "result:"}
 
 
-def wait_for(condition, seconds, what):
+def wait_for(condition, seconds, what, interval=0.1):
+    """Asks `condition` every `interval` seconds until it gives something true, and returns that."""
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
-        if condition():
-            return
-        time.sleep(0.1)
-    if not condition():
-        raise RuntimeError(f"timed out after {seconds} s waiting for {what}")
+        if value := condition():
+            return value
+        time.sleep(interval)
+    if value := condition():
+        return value
+    raise RuntimeError(f"timed out after {seconds} s waiting for {what}")
 
 
 def circle(lab, bindir):
@@ -367,9 +369,12 @@ def lab_section(args, bindir, results, full):
                     log(f"2 hosts, bare relay every {pace} ms: p50 {f['p50_ms']} ms")
             if hosts == 2:
                 # What each daemon spends on a cursor: its CPU time over the run (every thread), less what it
-                # used idle just before over as long, per cursor sent (warm-up included).
-                idle_rates = [idle_cpu_percent(d.pid, 3 if args.quick else 10) / 100 for d in daemons]
+                # used idle in a window just before (both daemons in the same one), per cursor sent (warm-up
+                # included). The window's end is the run's start.
+                idle_began, idle_cpu = time.monotonic(), [cpu_ns(d.pid) for d in daemons]
+                time.sleep(3 if args.quick else 10)
                 cpu_before, cursors_began = [cpu_ns(d.pid) for d in daemons], time.monotonic()
+                idle_rates = [(c - c0) / 1e9 / (cursors_began - idle_began) for c0, c in zip(idle_cpu, cpu_before)]
             out = timed("cursors", "cursor-to-event", "cursor_")
             if hosts == 2:
                 span = time.monotonic() - cursors_began

@@ -67,16 +67,6 @@ def linked_at(d, offset, peers):
     return when
 
 
-def answered(d):
-    """Daemon `d`'s first answer to `status`, asked until it comes (60 s at most)."""
-    deadline = time.monotonic() + 60
-    while (status := d.try_cli("status")) is None:
-        if time.monotonic() > deadline:
-            raise RuntimeError(f"h{d.i} did not answer within 60 s")
-        time.sleep(0.1)
-    return status
-
-
 def full_mesh(daemons, ids):
     return all(d.connected() >= set(ids) - {ids[k]} for k, d in enumerate(daemons))
 
@@ -129,11 +119,8 @@ def measure(bindir, hosts, quick):
         wall0, t0 = time.time(), time.monotonic()
         for d in daemons:
             d.launch()
-        ids = [answered(d)["peer"] for d in daemons]
-        while not full_mesh(daemons, ids):
-            if time.monotonic() - t0 > 300:
-                raise RuntimeError(f"{hosts} daemons did not link to each other within 300 s")
-            time.sleep(1.0)
+        ids = [bench.wait_for(lambda: d.try_cli("status"), 60, f"h{d.i} to answer")["peer"] for d in daemons]
+        bench.wait_for(lambda: full_mesh(daemons, ids), 300, f"{hosts} daemons to link to each other", interval=1.0)
         polled = time.monotonic() - t0
         linked = max(linked_at(d, offsets[d.i], hosts - 1) for d in daemons) - wall0
         results["classroom.linked_s"] = linked
