@@ -868,6 +868,28 @@ import Testing
         #expect(try target.flagFresh(game: id))
         #expect(try scene.stillServes() == nil)
         #expect(eventually(30) { try scene.honest.digests()[id] == target.digests()[id] })
+
+        // A game begun at the start of time and lost at its end, and a share
+        // of its played time: the bound on the share (how long the game
+        // lasted, and an hour) is past the largest number and saturates.
+        let long = try author.genesis(
+            parameters: generated.parameters, layout: generated.layout, seed: 10, questionMarks: true, createdAtMillis: 0)
+        replica.insert(long)
+        let mine = try #require(generated.layout.mineIndices.first)
+        let longGame = try #require(replica.games[long.gameID])
+        let lost = try #require(try author.reveal(mine, in: longGame, atMillis: .max - 1))
+        p.send(sync: .ops([try #require(OpSegment(verifiedOps: [long, lost]))]))
+        let longID = long.gameID.description
+        #expect(eventually(15) { try target.digests()[longID] != nil }, "the member's long game was not kept")
+        let offset = target.log().utf8.count
+        let share = try #require(PlayNote(signing: member, game: long.gameID.bytes, serial: 1, earlier: 4_000, periods: []))
+        p.send(message: PeerMessage.play(share).encoded)
+        // A share of a game not held, behind it on the link, is refused and
+        // says so: the share before it was taken in, and the daemon lives.
+        let probe = try #require(PlayNote(signing: member, game: [UInt8](repeating: 0xEE, count: 16), serial: 1, earlier: 1, periods: []))
+        p.send(message: PeerMessage.play(probe).encoded)
+        expectLoggedOnce(target, since: offset, ["refused a share of played time"], what: "the share behind the long game's")
+        #expect(try scene.stillServes() == nil)
     }
 
     @Test func floodsAndStalledHandshakesDoNotStarveHonestPeersOrLeak() throws {

@@ -117,8 +117,9 @@ extension GameService {
         let slack: UInt64 = 3_600_000
         if let overview = replica.overview(of: game) {
             guard overview.mayMove(author) else { return nil }
-            let end = max(overview.startMillis, overview.endMillis ?? nowMillis)
-            return end - overview.startMillis + slack
+            // Saturating: the clocks are what the game's ops say, up to UInt64.max.
+            let (bound, over) = (max(overview.startMillis, overview.endMillis ?? nowMillis) - overview.startMillis).addingReportingOverflow(slack)
+            return over ? .max : bound
         }
         guard let players = replica.privateGamePlayers[game], players.contains(author) else { return nil }
         return .max
