@@ -144,7 +144,8 @@ public struct GameReplica: Sendable {
 
     /// Admits an authenticated op (its signature, or that of a later op in
     /// its verified segment, checked; its membership proof checked).
-    mutating func admit(_ op: Op, limit: Int, outcome: inout InsertOutcome) {
+    /// `room` is how many ops may wait here: in the game, and of the op's author.
+    mutating func admit(_ op: Op, room: WaitingRoom, outcome: inout InsertOutcome) {
         // The author's chain length and last op, in one lookup (no copy of
         // the chain is kept: the append below stays in place).
         let (held, last) = chains[op.author].map { ($0.count, $0.last) } ?? (0, nil)
@@ -180,11 +181,12 @@ public struct GameReplica: Sendable {
         default:
             break
         }
-        // The common case, a segment or a push in order with nothing
-        // waiting: the op follows its chain at once, without a stay in the
-        // waiting list (what `drain` would do with it, the same checks).
-        if pendingCount == 0, limit > 0, isKnown, op.seq == UInt64(held) + 1 {
-            follow(op, after: last, &outcome)
+        // The common case, a segment or a push in order: the op follows its
+        // chain at once, without a stay in the waiting list (what `drain`
+        // would do with it, the same checks), and takes no room there, so
+        // a full waiting list holds up no move that follows on.
+        if isKnown, op.seq == UInt64(held) + 1 {
+            if follow(op, after: last, &outcome) { drain(op.author, &outcome) } else { dropWaiting(after: op, &outcome) }
             return
         }
         if let waiting = pending[op.author]?[op.seq] {
@@ -196,7 +198,7 @@ public struct GameReplica: Sendable {
             }
             return
         }
-        guard pendingCount < limit else {
+        guard pendingCount < room.game, pending[op.author, default: [:]].count < room.author else {
             reject(op, .pendingLimit, &outcome)
             return
         }
@@ -272,15 +274,30 @@ public struct GameReplica: Sendable {
             pendingCount -= 1
             if pending[author]?.isEmpty == true { pending[author] = nil }
             guard follow(op, after: previous, &outcome) else {
-                // Everything after a refused op can never follow on.
-                if let rest = pending.removeValue(forKey: author) {
-                    pendingCount -= rest.count
-                    for (_, o) in rest.sorted(by: { $0.key < $1.key }) { reject(o, .brokenChain, &outcome) }
-                }
+                dropWaiting(after: op, &outcome)
                 break
             }
         }
     }
+
+    /// Refuses every op of `refused`'s author that waits: none can follow on now.
+    private mutating func dropWaiting(after refused: Op, _ outcome: inout InsertOutcome) {
+        guard let rest = pending.removeValue(forKey: refused.author) else { return }
+        pendingCount -= rest.count
+        for (_, o) in rest.sorted(by: { $0.key < $1.key }) { reject(o, .brokenChain, &outcome) }
+    }
+
+    /// How many ops may wait in a game for their predecessors or its
+    /// genesis, as ``Replica`` shares its ``Replica/pendingLimit`` out.
+    struct WaitingRoom {
+        /// In the game, from every author.
+        var game: Int
+        /// In the game, from the op's author.
+        var author: Int
+    }
+
+    /// How many of `author`'s ops wait here.
+    func waitingCount(of author: PeerID) -> Int { pending[author]?.count ?? 0 }
 
     /// Appends `op` to its author's chain, after `previous` (its last op),
     /// and applies it, when it may follow; refuses it otherwise. Returns

@@ -159,7 +159,17 @@ public struct Replica: Sendable {
         return outcome
     }
 
-    private var totalPending: Int { games.values.reduce(0) { $0 + $1.pendingCount } }
+    /// How many ops may wait in `game`: what is left of ``pendingLimit``,
+    /// and of a quarter of it for `author` (a member whose ops can never
+    /// follow on fills its own share, not everyone's).
+    private func waitingRoom(in game: GameID, for author: PeerID) -> GameReplica.WaitingRoom {
+        var (all, own) = (0, 0)
+        for g in games.values { (all, own) = (all + g.pendingCount, own + g.waitingCount(of: author)) }
+        let here = games[game]
+        return GameReplica.WaitingRoom(
+            game: max(0, pendingLimit - all + (here?.pendingCount ?? 0)),
+            author: max(0, pendingLimit / 4 - own + (here?.waitingCount(of: author) ?? 0)))
+    }
 
     private mutating func count(_ outcome: InsertOutcome) {
         for r in outcome.rejected { rejectionCounts[r.reason, default: 0] += 1 }
@@ -320,7 +330,7 @@ public struct Replica: Sendable {
         } else if signed && !op.hasValidSignature {
             outcome.rejected.append((op.gameID, op.author, op.seq, .badSignature))
         } else {
-            let limit = max(0, pendingLimit - totalPending + (games[op.gameID]?.pendingCount ?? 0))
+            let room = waitingRoom(in: op.gameID, for: op.author)
             if games[op.gameID] == nil { games[op.gameID] = newGame(op.gameID) }
             // On its author's word alone, only at the place of its newest op.
             let mayTakePlace =
@@ -330,7 +340,7 @@ public struct Replica: Sendable {
             if mayTakePlace, !giveWay(to: op, &outcome) {
                 outcome.rejected.append((op.gameID, op.author, op.seq, .storageFault))
             } else {
-                games[op.gameID]?.admit(op, limit: limit, outcome: &outcome)
+                games[op.gameID]?.admit(op, room: room, outcome: &outcome)
             }
             settleDaily(op.gameID, &outcome)
         }
@@ -457,7 +467,7 @@ public struct Replica: Sendable {
         } else if !segment.isChained || !(lastOpProven || last.hasValidSignature) {
             for op in segment.ops { outcome.rejected.append((op.gameID, op.author, op.seq, .badSignature)) }
         } else {
-            let limit = max(0, pendingLimit - totalPending + (games[last.gameID]?.pendingCount ?? 0))
+            let room = waitingRoom(in: last.gameID, for: last.author)
             var replica = games.removeValue(forKey: last.gameID) ?? newGame(last.gameID)
             // The segment is its author's (its signature checked above): the
             // first of its ops that differs from an op held unsigned takes its place.
@@ -475,7 +485,7 @@ public struct Replica: Sendable {
                 }
             }
             replica.beginSegment()
-            for op in segment.ops { replica.admit(op, limit: limit, outcome: &outcome) }
+            for op in segment.ops { replica.admit(op, room: room, outcome: &outcome) }
             if let end = replica.lastOp(of: last.author), end.signature == nil,
                 let first = segment.ops.first, end.seq >= first.seq, end.seq < last.seq
             {
