@@ -70,6 +70,27 @@ import Testing
         #expect(replica.games[id] != nil && disk.opsReadBack > read)
     }
 
+    /// A peer asks for the signatures of chains it holds unsigned: one that
+    /// may not write is read nothing for, a member at most
+    /// ``SyncSession/unsignedLimit`` ops, however many it names.
+    @Test func askingForSignaturesReadsOnlyForAWriterAndOnlySoMany() throws {
+        var (replica, disk, ids) = try sleepingGames()
+        let chains = (0..<3 * SyncSession.unsignedLimit).map { i in
+            ChainHead(game: ids[i % ids.count], author: bob.peerID, seq: UInt64(i % 4) + 1)
+        }
+        let read = disk.opsReadBack
+        var stranger = SyncSession()
+        stranger.peer = outsider.peerID
+        #expect(stranger.receive(.unsigned(chains), replica: &replica).replies.isEmpty)
+        #expect(disk.opsReadBack == read, "ops were read back for a sender that may not write")
+        var member = SyncSession()
+        member.peer = alice.peerID
+        _ = member.receive(.unsigned(chains), replica: &replica)
+        // The attempt happens: ops are read for a member, so many and no more.
+        #expect(disk.opsReadBack > read)
+        #expect(disk.opsReadBack - read <= SyncSession.unsignedLimit, "\(disk.opsReadBack - read) ops read back for one message")
+    }
+
     /// A peer that takes some games asks what the others are: each is
     /// described from its overview and genesis, and none wakes.
     @Test func describingSleepingGamesWakesNone() throws {

@@ -68,6 +68,10 @@ public struct SyncSession: Sendable {
     /// their own games (`sync mine`) ever leave apart, many times over,
     /// while a summary of a million made-up games costs nothing more.
     public static let unheldLimit = 4_096
+    /// The most chains of one ``SyncMessage/unsigned(_:)`` that are
+    /// answered (each may read an op back from the store): an honest peer
+    /// names one a game it was pushed live, many times fewer.
+    public static let unsignedLimit = 1_024
     /// The link's peer, as its handshake proved: the author of every live
     /// push it sends. Live pushes from a peer not set are dropped.
     public var peer: PeerID?
@@ -239,8 +243,11 @@ public struct SyncSession: Sendable {
                 step.outcome.merge(outcome)
             }
         case .unsigned(let chains):
+            // Signatures only for a peer that may write, and only so many: what
+            // a peer asks for here is read back on the loop before anything else.
+            if let peer, !replica.mayWrite(peer) { break }
             var heads: [HeadSignature] = []
-            for chain in chains where sends(chain.game, of: replica) {
+            for chain in chains.prefix(Self.unsignedLimit) where sends(chain.game, of: replica) {
                 guard let signature = replica.op(in: chain.game, author: chain.author, seq: chain.seq)?.signature,
                     let head = head(of: chain, signature: signature)
                 else { continue }
