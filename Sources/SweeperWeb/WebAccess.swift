@@ -166,7 +166,7 @@ public struct WebOrigin: Sendable, Equatable {
 
     /// Whether a request's `Host` header names the board.
     public func admits(host: String?) -> Bool {
-        guard let host = host?.lowercased() else { return false }
+        guard let host = host.map({ withPort($0.lowercased()) }) else { return false }
         guard lan else { return hosts.contains(host) }
         guard host.hasSuffix(":\(port)") else { return false }
         let name = host.dropLast(":\(port)".count)
@@ -176,6 +176,14 @@ public struct WebOrigin: Sendable, Equatable {
             return true
         }
         return name.hasSuffix(".local") && name.count > 6 && name.allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "." }
+    }
+
+    /// `host` with the board's port: a browser leaves the scheme's own
+    /// port (443, 80) out of `Host` and `Origin`.
+    private func withPort(_ host: String) -> String {
+        guard port == (lan ? 443 : 80) else { return host }
+        let bracketed = host.hasPrefix("[") && host.hasSuffix("]")
+        return bracketed || !host.contains(":") ? host + ":\(port)" : host
     }
 
     /// Whether a WebSocket's `Origin` is the board's own page, served at `host`.

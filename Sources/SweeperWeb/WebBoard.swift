@@ -198,8 +198,9 @@ public final class WebBoard: Sendable {
             .serverChannelOption(.backlog, value: 64)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { [self] channel in
-                guard connections.add(channel, lan: lan) <= WebServer.connectionLimit else {
-                    logger.debug("refused a web connection: too many open")
+                let open = connections.add(channel, lan: lan)
+                guard open.all <= WebServer.connectionLimit, !lan || open.fromAddress <= WebServer.connectionsPerAddress else {
+                    logger.debug("refused a web connection: too many open", metadata: ["remote": "\(channel.remoteAddress.map { "\($0)" } ?? "unknown")"])
                     return channel.close()
                 }
                 let (state, responder) = listeners.withLock { s in (lan ? s.lan : s.loopback, s.responder) }
@@ -214,16 +215,20 @@ public final class WebBoard: Sendable {
 /// The board's open connections, so that shutdown (or turning the home
 /// network off) can close them.
 final class OpenChannels: Sendable {
-    private let state = Mutex<[ObjectIdentifier: (channel: any Channel, lan: Bool)]>([:])
+    private let state = Mutex<[ObjectIdentifier: (channel: any Channel, lan: Bool, address: String)]>([:])
 
     /// Adds a channel until it closes; returns how many of its listener's
-    /// are open with it (each listener has its own limit, so that guests on
-    /// the home network cannot take the board from this computer's owner).
-    func add(_ channel: any Channel, lan: Bool) -> Int {
+    /// are open with it, and how many of those from its address
+    /// (``WebClientAddress``). Each listener has its own limit, so that
+    /// guests on the home network cannot take the board from this
+    /// computer's owner; on the home network each address has one too.
+    func add(_ channel: any Channel, lan: Bool) -> (all: Int, fromAddress: Int) {
         let key = ObjectIdentifier(channel)
+        let address = WebClientAddress.key(of: channel.remoteAddress)
         let count = state.withLock { s in
-            s[key] = (channel, lan)
-            return s.values.filter { $0.lan == lan }.count
+            s[key] = (channel, lan, address)
+            let listener = s.values.filter { $0.lan == lan }
+            return (listener.count, listener.filter { $0.address == address }.count)
         }
         channel.closeFuture.whenComplete { _ in self.remove(key) }
         return count

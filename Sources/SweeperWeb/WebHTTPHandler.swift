@@ -10,18 +10,31 @@ final class WebHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias OutboundOut = HTTPServerResponsePart
 
     private let rules: WebRules
+    private let deadline: TimeAmount
     private var head: HTTPRequestHead?
+    private var closing: Scheduled<Void>?
 
-    init(rules: WebRules) {
+    /// Answers requests by `rules`; each whole request must come within
+    /// `deadline` of the connection's start or of the answer before it
+    /// (a byte now and then holds no connection).
+    init(rules: WebRules, deadline: TimeAmount) {
         self.rules = rules
+        self.deadline = deadline
     }
 
-    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if let idle = event as? IdleStateHandler.IdleStateEvent, idle == .read {
-            context.close(promise: nil)
-        } else {
-            context.fireUserInboundEventTriggered(event)
-        }
+    func handlerAdded(context: ChannelHandlerContext) {
+        armDeadline(context)
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        closing?.cancel()
+        closing = nil
+    }
+
+    private func armDeadline(_ context: ChannelHandlerContext) {
+        closing?.cancel()
+        let channel = context.channel
+        closing = context.eventLoop.scheduleTask(in: deadline) { channel.close(promise: nil) }
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -29,11 +42,12 @@ final class WebHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         case let .head(request):
             head = request
         case .body:
-            break  // No request of the board has a body; it is read and dropped.
+            break  // No request of the board has a body; it is read and dropped (within the deadline).
         case .end:
             guard let request = head else { return }
             head = nil
             respond(to: request, context: context)
+            armDeadline(context)
         }
     }
 
@@ -54,7 +68,8 @@ final class WebHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     private func respond(to request: HTTPRequestHead, context: ChannelHandlerContext) {
         let response = Self.response(
             to: request.method, uri: request.uri, host: request.headers.first(name: "host"),
-            cookie: request.headers.first(name: "cookie"), userAgent: request.headers.first(name: "user-agent"), rules: rules)
+            cookie: request.headers.first(name: "cookie"), userAgent: request.headers.first(name: "user-agent"),
+            address: WebClientAddress.key(of: context.channel.remoteAddress), rules: rules)
         var headers = HTTPHeaders()
         headers.add(name: "Content-Type", value: response.contentType)
         headers.add(name: "Content-Length", value: String(response.body.count))
@@ -78,9 +93,10 @@ final class WebHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     /// The answer to one request (pure but for the sessions it starts, so
-    /// that tests can ask it directly).
+    /// that tests can ask it directly); `address` is where it came from
+    /// (``WebClientAddress``).
     static func response(
-        to method: HTTPMethod, uri: String, host: String?, cookie: String?, userAgent: String? = nil, rules: WebRules
+        to method: HTTPMethod, uri: String, host: String?, cookie: String?, userAgent: String? = nil, address: String = "", rules: WebRules
     ) -> Response {
         let origin = rules.origin
         guard origin.admits(host: host) else {
@@ -95,7 +111,7 @@ final class WebHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         let (path, query) = Self.split(uri)
         if origin.lan, let code = query["pair"] {
             do {
-                let (_, token) = try rules.pairing.pair(code: code, name: WebPairing.describe(userAgent: userAgent))
+                let (_, token) = try rules.pairing.pair(code: code, name: WebPairing.describe(userAgent: userAgent), from: address)
                 var r = Response(status: .seeOther)
                 r.headers.append(("Location", "/"))
                 r.headers.append(("Set-Cookie", "\(WebPairing.cookieName)=\(token); Path=/; Max-Age=31536000; HttpOnly; Secure; SameSite=Strict"))

@@ -48,27 +48,41 @@ public final class WebPairing: Sendable {
     public enum Refusal: Error, Sendable, Equatable {
         /// Unknown, used or expired.
         case badCode
-        /// Too many wrong codes lately: nothing is checked for a while.
+        /// Too many wrong codes lately, from this address or from all:
+        /// nothing is checked for a while.
         case rateLimited(seconds: Int)
     }
 
     private struct State {
         /// Codes handed out, with when each expires and the hosted player it pairs to.
         var codes: [String: (expires: Int64, player: String?)] = [:]
-        var failures: [Int64] = []
+        /// When wrong codes came, by the address they came from (``WebClientAddress``).
+        var failures: [String: [Int64]] = [:]
         var devices: [WebDevice]
         var channels: [String: [ObjectIdentifier: any Channel]] = [:]
+
+        /// When `device` was last used: now while it has a WebSocket open
+        /// (a board left open for days is in use, though it asks nothing).
+        func lastUse(of device: WebDevice, now: Int64) -> Int64 {
+            channels[device.id]?.isEmpty == false ? now : device.lastUsedMillis
+        }
     }
 
     /// How long a pairing code works, in milliseconds.
     public static let codeLifetimeMillis: Int64 = 5 * 60 * 1000
     /// The most codes open at once; the oldest goes first. A host adding a
     /// table's worth of players (a code each) keeps every one working;
-    /// 24 open codes among 2^40, at ten guesses a minute for five minutes,
-    /// leave a guess one chance in about 10^9.
+    /// 24 open codes among 2^40, at ``failureLimitForAll`` guesses a minute
+    /// for five minutes, leave a guess one chance in about 10^8.
     public static let codeLimit = 24
-    /// The most wrong codes in ``failureWindowMillis`` before every code is refused for that long.
+    /// The most wrong codes from one address (``WebClientAddress``) in
+    /// ``failureWindowMillis`` before every code from it is refused for that
+    /// long: a guest guessing does not keep the family from pairing.
     public static let failureLimit = 10
+    /// The most wrong codes from every address together in
+    /// ``failureWindowMillis`` before every code is refused for that long:
+    /// the bound on guessing from many addresses.
+    public static let failureLimitForAll = 60
     /// The window of ``failureLimit``.
     public static let failureWindowMillis: Int64 = 60 * 1000
     /// The most devices paired at once.
@@ -120,18 +134,25 @@ public final class WebPairing: Sendable {
     }
 
     /// Pairs a browser with a code: a new device and its cookie value.
-    public func pair(code typed: String, name: String) throws(Refusal) -> (device: WebDevice, token: String) {
+    /// `address` is where the request came from (``WebClientAddress``):
+    /// wrong codes count against it, and against every address together.
+    public func pair(code typed: String, name: String, from address: String = "") throws(Refusal) -> (device: WebDevice, token: String) {
         let code = Self.canonical(typed)
         let now = clock()
         let token = WebAccess.randomToken()
-        let outcome: Result<WebDevice, Refusal> = state.withLock { s in
-            s.failures = s.failures.filter { $0 > now - Self.failureWindowMillis }
-            if s.failures.count >= Self.failureLimit {
-                let wait = ((s.failures.first ?? now) + Self.failureWindowMillis - now + 999) / 1000
+        let outcome: Result<(WebDevice, evicted: [any Channel]), Refusal> = state.withLock { s in
+            s.failures = s.failures.compactMapValues { times in
+                let recent = times.filter { $0 > now - Self.failureWindowMillis }
+                return recent.isEmpty ? nil : recent
+            }
+            let all = s.failures.values.joined()
+            let own = s.failures[address] ?? []
+            for (times, limit) in [(Array(all), Self.failureLimitForAll), (own, Self.failureLimit)] where times.count >= limit {
+                let wait = ((times.min() ?? now) + Self.failureWindowMillis - now + 999) / 1000
                 return .failure(.rateLimited(seconds: Int(max(1, wait))))
             }
             guard let issued = s.codes.removeValue(forKey: code), issued.expires > now else {
-                s.failures.append(now)
+                s.failures[address, default: []].append(now)
                 return .failure(.badCode)
             }
             var generator = SystemRandomNumberGenerator()
@@ -139,12 +160,16 @@ public final class WebPairing: Sendable {
             let device = WebDevice(
                 id: id, name: String(name.prefix(64)), tokenHash: Self.hash(token), pairedMillis: now, lastUsedMillis: now, player: issued.player)
             s.devices.append(device)
-            while s.devices.count > Self.deviceLimit, let oldest = s.devices.min(by: { $0.lastUsedMillis < $1.lastUsedMillis }) {
+            var evicted: [any Channel] = []
+            while s.devices.count > Self.deviceLimit, let oldest = s.devices.min(by: { s.lastUse(of: $0, now: now) < s.lastUse(of: $1, now: now) }) {
                 s.devices.removeAll { $0.id == oldest.id }
+                evicted += (s.channels.removeValue(forKey: oldest.id) ?? [:]).values
             }
-            return .success(device)
+            return .success((device, evicted))
         }
-        let device = try outcome.get()
+        let (device, evicted) = try outcome.get()
+        // A device over the limit is forgotten: what it has open closes with it.
+        for channel in evicted { channel.close(promise: nil) }
         try? keeper.keep(devices)
         return (device, token)
     }
@@ -174,17 +199,10 @@ public final class WebPairing: Sendable {
     /// none matches or several do.
     public func revoke(_ prefix: String) throws -> WebDevice? {
         let wanted = prefix.uppercased()
-        let (removed, channels) = state.withLock { s -> (WebDevice?, [any Channel]) in
-            let matches = s.devices.filter { $0.id.hasPrefix(wanted) || $0.name == prefix }
-            guard matches.count == 1, let device = matches.first else { return (nil, []) }
-            s.devices.removeAll { $0.id == device.id }
-            let open = Array((s.channels.removeValue(forKey: device.id) ?? [:]).values)
-            return (device, open)
-        }
-        guard let removed else { return nil }
-        try keeper.keep(devices)
-        for channel in channels { channel.close(promise: nil) }
-        return removed
+        return try forget { devices in
+            let matches = devices.filter { $0.id.hasPrefix(wanted) || $0.name == prefix }
+            return matches.count == 1 ? matches : []
+        }.first
     }
 
     /// Revokes every device paired to the hosted player `player` (its id):
@@ -192,22 +210,42 @@ public final class WebPairing: Sendable {
     /// handed out for it stop working. Returns the devices revoked.
     @discardableResult
     public func revoke(player: String) throws -> [WebDevice] {
+        state.withLock { s in s.codes = s.codes.filter { $0.value.player != player } }
+        return try forget { devices in devices.filter { $0.player == player } }
+    }
+
+    /// Forgets the devices `chosen` picks and closes their WebSockets at
+    /// once; when the store cannot keep that, they are paired again as
+    /// they were (the error says the revoking failed, and a restart does
+    /// not bring back a device its owner was told is gone).
+    private func forget(_ chosen: ([WebDevice]) -> [WebDevice]) throws -> [WebDevice] {
         let (removed, channels) = state.withLock { s -> ([WebDevice], [any Channel]) in
-            s.codes = s.codes.filter { $0.value.player != player }
-            let removed = s.devices.filter { $0.player == player }
-            s.devices.removeAll { $0.player == player }
-            let open = removed.flatMap { Array((s.channels.removeValue(forKey: $0.id) ?? [:]).values) }
-            return (removed, open)
+            let removed = chosen(s.devices)
+            let ids = Set(removed.map(\.id))
+            s.devices.removeAll { ids.contains($0.id) }
+            return (removed, removed.flatMap { Array((s.channels.removeValue(forKey: $0.id) ?? [:]).values) })
         }
+        guard !removed.isEmpty else { return [] }
         for channel in channels { channel.close(promise: nil) }
-        if !removed.isEmpty { try keeper.keep(devices) }
+        do {
+            try keeper.keep(devices)
+        } catch {
+            state.withLock { s in s.devices += removed.filter { device in !s.devices.contains { $0.id == device.id } } }
+            throw error
+        }
         return removed
     }
 
-    /// Notes a WebSocket of `device`, closed when the device is revoked.
+    /// Notes a WebSocket of `device`, closed when the device is revoked
+    /// (at once when it was revoked since its cookie was read).
     func track(_ channel: any Channel, device: String) {
         let key = ObjectIdentifier(channel)
-        state.withLock { $0.channels[device, default: [:]][key] = channel }
+        let paired = state.withLock { s in
+            guard s.devices.contains(where: { $0.id == device }) else { return false }
+            s.channels[device, default: [:]][key] = channel
+            return true
+        }
+        guard paired else { return channel.close(promise: nil) }
         channel.closeFuture.whenComplete { _ in self.untrack(key, device: device) }
     }
 

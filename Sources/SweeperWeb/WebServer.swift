@@ -26,14 +26,19 @@ public struct WebServer: Service {
 
     /// The most connections open at once on each listener (page loads and WebSockets).
     public static let connectionLimit = 64
+    /// The most connections open at once on the home network's listener
+    /// from one address (``WebClientAddress``): a phone's page loads and
+    /// its board's WebSocket, several times over.
+    public static let connectionsPerAddress = 16
     /// The loopback port unless configured otherwise.
     public static let defaultPort = 8391
     /// The home network's port unless configured otherwise.
     public static let defaultLANPort = 8392
-    /// How long a connection that is not a WebSocket may send nothing
-    /// before it is closed (a browser's idle keep-alive, or a client that
-    /// would hold one of the connections without asking for anything).
-    static let httpIdleLimit: TimeAmount = .seconds(30)
+    /// How long a connection that is not a WebSocket has for each whole
+    /// request, from its start or from the answer before: then it is
+    /// closed (a browser's idle keep-alive, or a client that would hold
+    /// one of the connections by sending a byte now and then).
+    static let requestDeadline: TimeAmount = .seconds(30)
 
     /// Creates the server of `board`; `lan` serves the home network from the start.
     public init(board: WebBoard, lan: Bool) {
@@ -52,7 +57,7 @@ public struct WebServer: Service {
     /// upgraded to the control protocol's WebSocket at `/ws` for the
     /// board's own page with a session.
     static func configure(_ channel: any Channel, rules: WebRules, tls: NIOSSLContext?, responder: @escaping WebResponder) -> EventLoopFuture<Void> {
-        let http = WebHTTPHandler(rules: rules)
+        let http = WebHTTPHandler(rules: rules, deadline: requestDeadline)
         let upgrader = NIOWebSocketServerUpgrader(
             maxFrameSize: ControlProtocol.maximumLineLength + 1024,
             shouldUpgrade: { channel, head in
@@ -65,28 +70,26 @@ public struct WebServer: Service {
             },
             upgradePipelineHandler: { channel, head in
                 channel.eventLoop.makeCompletedFuture {
-                    let session = rules.session(cookie: head.headers.first(name: "cookie"))
-                    if case let .device(id, _)? = session { rules.pairing.track(channel, device: id) }
-                    let player = session?.player
+                    // Read again: a device revoked (or a session ended) since the upgrade was allowed gets nothing.
+                    guard let session = rules.session(cookie: head.headers.first(name: "cookie")) else { return channel.close(promise: nil) }
+                    if case let .device(id, _) = session { rules.pairing.track(channel, device: id) }
+                    let player = session.player
                     if let player { rules.access.track(channel, player: player) }
                     let sync = channel.pipeline.syncOperations
                     try sync.addHandler(WebSocketBridge(channel: channel, responder: { line in await responder(line, player) }))
                     try sync.addHandler(WebSocketLineWriter())
                 }
             })
-        let idle = IdleStateHandler(readTimeout: httpIdleLimit)
-        let bound = NIOLoopBound((http, idle), eventLoop: channel.eventLoop)
+        let bound = NIOLoopBound(http, eventLoop: channel.eventLoop)
         return channel.eventLoop.makeCompletedFuture {
             let sync = channel.pipeline.syncOperations
             if let tls { try sync.addHandler(NIOSSLServerHandler(context: tls)) }
-            try sync.addHandler(idle)
             try sync.configureHTTPServerPipeline(
                 withServerUpgrade: (
                     upgraders: [upgrader],
                     completionHandler: { context in
                         // A WebSocket may be quiet for as long as the game is.
-                        context.pipeline.syncOperations.removeHandler(bound.value.0, promise: nil)
-                        context.pipeline.syncOperations.removeHandler(bound.value.1, promise: nil)
+                        context.pipeline.syncOperations.removeHandler(bound.value, promise: nil)
                     }
                 ))
             try sync.addHandler(http)

@@ -54,24 +54,33 @@ final class WebSocketBridge: ChannelInboundHandler {
         }
     }
 
+    /// Answers each line in turn. An answer is written whole before the
+    /// next line is read (a page that asks and never reads holds one answer
+    /// here, then its lines wait until ``waitingLimit`` drops it), and a
+    /// socket that closed (its device revoked) runs none of the lines it
+    /// left waiting.
     private static func serve(_ stream: AsyncStream<Data>, channel: any Channel, responder: WebLineResponder) async {
         var subscription: (received: @Sendable (Data) async -> Void, end: @Sendable () -> Void)?
+        func send(_ data: Data) async -> Bool {
+            (try? await channel.writeAndFlush(ByteBuffer(bytes: data)).get()) != nil
+        }
         for await line in stream {
+            guard channel.isActive else { break }
             if let subscription {
                 await subscription.received(line)
                 continue
             }
             if let refusal = refusal(of: line) {
-                channel.writeAndFlush(ByteBuffer(bytes: refusal), promise: nil)
+                guard await send(refusal) else { break }
                 continue
             }
             switch await responder(line) {
             case let .answer(data):
-                channel.writeAndFlush(ByteBuffer(bytes: data), promise: nil)
+                guard await send(data) else { break }
             case let .subscribe(answer, attach, received, end):
-                channel.writeAndFlush(ByteBuffer(bytes: answer), promise: nil)
-                attach(channel)
                 subscription = (received, end)
+                guard await send(answer) else { break }
+                attach(channel)
             }
         }
         subscription?.end()
@@ -107,6 +116,8 @@ final class WebSocketBridge: ChannelInboundHandler {
         case .binary:
             close(context, .unacceptableData)
         case .ping:
+            // A page that pings and never reads gets no pongs piled up for it.
+            guard context.channel.isWritable else { break }
             var payload = frame.unmaskedData
             let pong = WebSocketFrame(fin: true, opcode: .pong, data: context.channel.allocator.buffer(buffer: payload))
             payload.moveReaderIndex(to: payload.writerIndex)
@@ -139,8 +150,16 @@ final class WebSocketBridge: ChannelInboundHandler {
         data.write(webSocketErrorCode: code)
         let frame = WebSocketFrame(fin: true, opcode: .connectionClose, data: data)
         let channel = context.channel
+        // A page that reads nothing never takes the closing frame: it goes
+        // at once when answers wait to be sent, else once the frame is sent
+        // or after ``closingGrace``, whichever comes first.
+        guard channel.isWritable else { return channel.close(promise: nil) }
         context.writeAndFlush(wrapOutboundOut(frame)).whenComplete { _ in channel.close(promise: nil) }
+        context.eventLoop.scheduleTask(in: Self.closingGrace) { channel.close(promise: nil) }
     }
+
+    /// How long a closing frame may wait to be sent before the socket closes without it.
+    static let closingGrace: TimeAmount = .seconds(5)
 
     func channelInactive(context: ChannelHandlerContext) {
         lines.finish()

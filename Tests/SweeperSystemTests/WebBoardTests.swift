@@ -129,6 +129,42 @@ import Testing
         #expect(close?.opcode == 0x8)
     }
 
+    /// A page that asks and never reads what comes back: each answer is
+    /// written whole before the next request is read, so once the sockets'
+    /// buffers are full the requests wait, and when too many wait the page
+    /// is dropped. Nothing piles up in the daemon.
+    @Test func aPageThatAsksAndNeverReadsIsDroppedNotBuffered() throws {
+        let h = try DaemonHarness()
+        defer { h.cleanup() }
+        try h.start(name: "Mum")
+        // A big board: each answer is some tens of kilobytes.
+        let game = try #require(try h.json(["new", "--width", "120", "--height", "120", "--mines", "2000", "--seed", "7"])["game"] as? String)
+        let (cookie, port) = try Self.session(h)
+        let host = "127.0.0.1:\(port)"
+        let page = try WebTestClient(port: port)
+        #expect(try page.upgrade(host: host, origin: "http://" + host, cookie: cookie).status == 101)
+        let show = #"{"id": 1, "command": "show", "game": "\#(game)"}"#
+        // The attempt: a request is answered; how long that takes sets the pace.
+        let started = Date()
+        try page.sendText(show)
+        #expect(try page.readJSON()?["ok"] as? Bool == true)
+        let pace = useconds_t(min(0.05, 2 * Date().timeIntervalSince(started)) * 1_000_000)
+        // Then requests at half the pace the daemon answers them, none read: a
+        // daemon that buffered its answers would take them all (some 100 MB).
+        let asked = 1_500
+        var sent = 0
+        do {
+            while sent < asked {
+                try page.sendText(show)
+                sent += 1
+                usleep(pace)
+            }
+        } catch {}
+        // A send fails once the daemon has dropped the page.
+        #expect(sent < asked, "the page that never read was answered into buffers, never dropped")
+        #expect(try h.cli(["show", game]).status == 0)
+    }
+
     @Test func aPortInUseLeavesTheDaemonPlayingAndSaysWhy() throws {
         // Another program holds the port first.
         let (holder, taken) = try loopbackSocket(listening: true)

@@ -1,4 +1,6 @@
 import FoundationEssentials
+import NIOCore
+import NIOEmbedded
 import NIOHTTP1
 import Synchronization
 import Testing
@@ -115,6 +117,37 @@ import Testing
         #expect(ask("/", method: .POST, cookie: cookie).status == .methodNotAllowed)
         #expect(ask("/ws", cookie: cookie).status == .forbidden, "a WebSocket refused goes on as HTTP and is refused there")
         #expect(ask("/", host: "evil.example:8391", cookie: cookie).status == .misdirectedRequest, "DNS rebinding with a session")
+    }
+
+    @Test func eachRequestMustComeWholeWithinItsDeadlineNotAByteAtATime() throws {
+        let rules = WebRules(origin: WebOrigin(port: 8391), access: WebAccess(), pairing: WebPairing(keeper: WebPairingTests.Kept()), fingerprint: nil)
+        let head = HTTPServerRequestPart.head(HTTPRequestHead(version: .http1_1, method: .GET, uri: "/", headers: ["Host": "127.0.0.1:8391"]))
+        // A request trickled in, a byte of body every 20 s: closed 30 s after the connection came.
+        let loop = EmbeddedEventLoop()
+        let trickle = EmbeddedChannel(handler: WebHTTPHandler(rules: rules, deadline: .seconds(30)), loop: loop)
+        try trickle.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 50_000)).wait()
+        try trickle.writeInbound(head)
+        for _ in 0..<2 {
+            #expect(trickle.isActive)
+            loop.advanceTime(by: .seconds(20))
+            if trickle.isActive { try trickle.writeInbound(HTTPServerRequestPart.body(ByteBuffer(bytes: [0]))) }
+        }
+        #expect(!trickle.isActive, "a request sent a byte at a time held its connection past the deadline")
+        // A keep-alive connection has the whole deadline again after each answer.
+        let kept = EmbeddedChannel(handler: WebHTTPHandler(rules: rules, deadline: .seconds(30)), loop: loop)
+        try kept.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 50_001)).wait()
+        loop.advanceTime(by: .seconds(25))
+        try kept.writeInbound(head)
+        try kept.writeInbound(HTTPServerRequestPart.end(nil))
+        guard case .head(let answer)? = try kept.readOutbound(as: HTTPServerResponsePart.self) else {
+            Issue.record("no answer")
+            return
+        }
+        #expect(answer.status == .forbidden)
+        loop.advanceTime(by: .seconds(25))
+        #expect(kept.isActive, "an answered connection was closed before its next deadline")
+        loop.advanceTime(by: .seconds(6))
+        #expect(!kept.isActive)
     }
 
     @Test func thePageIsSmallAndLoadsNothingFromOutside() throws {

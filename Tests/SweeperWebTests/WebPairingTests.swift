@@ -1,4 +1,6 @@
 import FoundationEssentials
+import NIOCore
+import NIOEmbedded
 import NIOSSL
 import Synchronization
 import Testing
@@ -93,19 +95,113 @@ import Testing
         #expect((try? later.pair(code: many[1], name: "next")) != nil)
     }
 
+    /// A channel as a WebSocket's is: connected, open until closed.
+    static func connected() throws -> EmbeddedChannel {
+        let channel = EmbeddedChannel()
+        try channel.connect(to: SocketAddress(ipAddress: "192.168.1.20", port: 50_000)).wait()
+        return channel
+    }
+
     @Test func guessesAreLimitedEvenForTheRightCode() throws {
         let clock = Clock()
         let pairing = WebPairing(keeper: Kept(), clock: clock.read)
         let (code, _) = pairing.issueCode()
         for _ in 0..<WebPairing.failureLimit {
-            #expect(throws: WebPairing.Refusal.badCode) { try pairing.pair(code: "AAAA-AAAA", name: "guess") }
+            #expect(throws: WebPairing.Refusal.badCode) { try pairing.pair(code: "AAAA-AAAA", name: "guess", from: "192.168.1.66") }
         }
         // The right code is refused too while the limit holds: a guesser learns nothing.
-        #expect(throws: WebPairing.Refusal.rateLimited(seconds: 60)) { try pairing.pair(code: code, name: "owner") }
+        #expect(throws: WebPairing.Refusal.rateLimited(seconds: 60)) { try pairing.pair(code: code, name: "guesser", from: "192.168.1.66") }
         clock.advance(WebPairing.failureWindowMillis)
-        #expect(try pairing.pair(code: code, name: "owner").device.name == "owner")
+        #expect(try pairing.pair(code: code, name: "owner", from: "192.168.1.66").device.name == "owner")
         // 2^40 codes at ten guesses a minute: a code's five minutes give 50 guesses.
         #expect(WebPairing.alphabet.count == 32)
+    }
+
+    @Test func aGuestGuessingKeepsNobodyElseFromPairingButManyAddressesStopAll() throws {
+        let clock = Clock()
+        let pairing = WebPairing(keeper: Kept(), clock: clock.read)
+        for _ in 0..<WebPairing.failureLimit {
+            #expect(throws: WebPairing.Refusal.badCode) { try pairing.pair(code: "AAAA-AAAA", name: "guess", from: "192.168.1.66") }
+        }
+        #expect(throws: WebPairing.Refusal.rateLimited(seconds: 60)) { try pairing.pair(code: "AAAA-AAAA", name: "guess", from: "192.168.1.66") }
+        // The family's phone, at another address, pairs with its code.
+        #expect(try pairing.pair(code: pairing.issueCode().code, name: "phone", from: "192.168.1.20").device.name == "phone")
+        // Guesses from many addresses together meet the limit of all: every code is refused for a while.
+        var address = 100
+        while true {
+            do {
+                _ = try pairing.pair(code: "AAAA-AAAA", name: "guess", from: "192.168.1.\(address)")
+            } catch .rateLimited {
+                break
+            } catch {}
+            address += 1
+            try #require(address < 100 + WebPairing.failureLimitForAll + 1, "no limit on guesses from many addresses")
+        }
+        #expect(address - 100 + WebPairing.failureLimit == WebPairing.failureLimitForAll)
+        let late = pairing.issueCode().code
+        #expect(throws: WebPairing.Refusal.rateLimited(seconds: 60)) { try pairing.pair(code: late, name: "tablet", from: "192.168.1.21") }
+        clock.advance(WebPairing.failureWindowMillis)
+        #expect(try pairing.pair(code: late, name: "tablet", from: "192.168.1.21").device.name == "tablet")
+    }
+
+    @Test func aDeviceLeavingItsWebSocketsClosesThemAndOneWithABoardOpenIsKept() throws {
+        let clock = Clock()
+        let kept = Kept()
+        let pairing = WebPairing(keeper: kept, clock: clock.read)
+        var devices: [WebDevice] = []
+        for i in 0..<WebPairing.deviceLimit {
+            devices.append(try pairing.pair(code: pairing.issueCode().code, name: "device \(i)").device)
+            clock.advance(1_000)
+        }
+        // The oldest two have boards open (their WebSockets ask nothing for days).
+        let open = [try Self.connected(), try Self.connected()]
+        for (device, channel) in zip(devices, open) { pairing.track(channel, device: device.id) }
+        clock.advance(86_400_000)
+        // A new device makes room: the least recently used without a board open goes, not those with one.
+        _ = try pairing.pair(code: pairing.issueCode().code, name: "new")
+        let ids = Set(pairing.devices.map(\.id))
+        #expect(ids.contains(devices[0].id) && ids.contains(devices[1].id), "a device with its board open was forgotten")
+        #expect(!ids.contains(devices[2].id))
+        #expect(open[0].isActive && open[1].isActive)
+        // Once every device has a board open, the oldest goes, and its WebSocket closes with it.
+        for device in pairing.devices where device.id != devices[0].id && device.id != devices[1].id {
+            pairing.track(try Self.connected(), device: device.id)
+        }
+        _ = try pairing.pair(code: pairing.issueCode().code, name: "newer")
+        #expect(!pairing.devices.contains { $0.id == devices[0].id })
+        #expect(!open[0].isActive, "the forgotten device's WebSocket is still open")
+        #expect(open[1].isActive)
+    }
+
+    @Test func aRevokingTheStoreCannotKeepLeavesTheDevicePairedAndItsSocketsClosed() throws {
+        struct DiskFull: Error {}
+        final class Failing: WebDeviceKeeper, Sendable {
+            let fail = Mutex(false)
+            let held = Mutex<[WebDevice]>([])
+            func devices() -> [WebDevice] { held.withLock { $0 } }
+            func keep(_ devices: [WebDevice]) throws {
+                if fail.withLock({ $0 }) { throw DiskFull() }
+                held.withLock { $0 = devices }
+            }
+        }
+        let keeper = Failing()
+        let pairing = WebPairing(keeper: keeper, clock: Clock().read)
+        let (device, token) = try pairing.pair(code: pairing.issueCode().code, name: "phone")
+        let socket = try Self.connected()
+        pairing.track(socket, device: device.id)
+        keeper.fail.withLock { $0 = true }
+        #expect(throws: DiskFull.self) { try pairing.revoke(device.id) }
+        #expect(!socket.isActive, "a WebSocket of a device being revoked stayed open")
+        // Still paired, as the store keeps it: a restart brings back nothing its owner was told is gone.
+        #expect(pairing.device(for: token)?.id == device.id)
+        #expect(keeper.devices().map(\.id) == [device.id])
+        keeper.fail.withLock { $0 = false }
+        #expect(try pairing.revoke(device.id)?.id == device.id)
+        #expect(pairing.device(for: token) == nil && keeper.devices().isEmpty)
+        // A WebSocket that comes up after its device was revoked closes at once.
+        let late = try Self.connected()
+        pairing.track(late, device: device.id)
+        #expect(!late.isActive)
     }
 
     @Test(.enabled(if: access("/usr/bin/openssl", X_OK) == 0, "openssl is not installed"))
@@ -135,6 +231,12 @@ import Testing
             #expect(!lan.admits(host: host), "\(host)")
         }
         #expect(lan.admits(origin: "https://192.168.1.20:8392", host: "192.168.1.20:8392"))
+        // On the scheme's own port, a browser names no port.
+        let https = WebOrigin(port: 443, lan: true)
+        for host in ["192.168.1.20", "[fe80::1]", "mums-laptop.local", "192.168.1.20:443"] { #expect(https.admits(host: host), "\(host)") }
+        #expect(!https.admits(host: "192.168.1.20:8392") && !https.admits(host: "evil.example"))
+        #expect(https.admits(origin: "https://192.168.1.20", host: "192.168.1.20"))
+        #expect(WebOrigin(port: 80).admits(host: "127.0.0.1") && !WebOrigin(port: 8391).admits(host: "127.0.0.1"))
         #expect(!lan.admits(origin: "http://192.168.1.20:8392", host: "192.168.1.20:8392"), "the home network's origin is https")
         #expect(WebPairing.describe(userAgent: "Mozilla/5.0 (Linux; Android 14) AppleWebKit/537.36 Chrome/126.0 Mobile Safari/537.36") == "Chrome on Android")
         #expect(WebPairing.describe(userAgent: "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0) AppleWebKit Version/17.0 Mobile Safari/604.1") == "Safari on iPhone")
