@@ -18,6 +18,8 @@ public struct PeerLinkHandle: Sendable, Hashable {
     /// When the link's handler last read a message of the peer's, on the
     /// loop's clock (``PeerLinkHandler/heard``).
     let heard: NIOLockedValueBox<NIODeadline>
+    /// How many parts of the application have paused reading (``pauseReading()``).
+    let pauses = NIOLockedValueBox(0)
 
     /// The peers this peer last said it is linked to (``LinkMessage/links(_:)``);
     /// empty until it says, and always for peers of protocol version 1.
@@ -47,13 +49,28 @@ public struct PeerLinkHandle: Sendable, Hashable {
 
     /// Stops reading the peer's messages until ``resumeReading()``: what it
     /// sends waits in the socket's buffers, and its sending slows down as
-    /// they fill. Messages already read still come.
+    /// they fill. Messages already read still come. Pauses are counted:
+    /// reading goes on once each has been resumed, so that two parts that
+    /// each work off the loop for the link (its sync messages, its
+    /// membership records) do not undo each other's.
     public func pauseReading() {
+        guard
+            pauses.withLockedValue({ count in
+                count += 1
+                return count == 1
+            })
+        else { return }
         channel.setOption(ChannelOptions.autoRead, value: false).whenComplete { _ in }
     }
 
-    /// Reads the peer's messages again after ``pauseReading()``.
+    /// Reads the peer's messages again after ``pauseReading()``, once every pause is resumed.
     public func resumeReading() {
+        guard
+            pauses.withLockedValue({ count in
+                count = max(0, count - 1)
+                return count == 0
+            })
+        else { return }
         channel.setOption(ChannelOptions.autoRead, value: true).whenComplete { _ in }
     }
 

@@ -1,5 +1,7 @@
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOEmbedded
+import NIOPosix
 import SweeperCrypto
 import Synchronization
 import Testing
@@ -278,5 +280,36 @@ private func value<T>(_ future: EventLoopFuture<T>) -> Result<T, any Error>? {
         #expect(!server.channel.isActive)
         let failure = try value(server.handler.ended)?.get()
         #expect(failure == nil)
+    }
+}
+
+/// Pausing a link's reading is counted: two parts of the application that
+/// each work off the loop for one link (its sync messages, its membership
+/// records) read again only once both are done.
+@Suite struct PausedReadingTests {
+    @Test func readingGoesOnOnlyWhenEveryPauseIsResumed() throws {
+        // A socket's channel: an embedded one keeps no reading option.
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        defer { try? group.syncShutdownGracefully() }
+        let server = try ServerBootstrap(group: group).bind(host: "127.0.0.1", port: 0).wait()
+        defer { try? server.close().wait() }
+        let channel = try ClientBootstrap(group: group).connect(to: try #require(server.localAddress)).wait()
+        defer { try? channel.close().wait() }
+        let handle = PeerLinkHandle(
+            id: 1, peer: SigningIdentity().peerID, channel: channel, reported: NIOLockedValueBox([]), version: NIOLockedValueBox(0),
+            heard: NIOLockedValueBox(.now()))
+        func reads() throws -> Bool { try channel.getOption(ChannelOptions.autoRead).wait() }
+        #expect(try reads())
+        handle.pauseReading()
+        handle.pauseReading()
+        #expect(try !reads())
+        handle.resumeReading()
+        #expect(try !reads(), "one part's resume undid the other's pause")
+        handle.resumeReading()
+        #expect(try reads())
+        // A resume too many reads on, and a later pause still holds.
+        handle.resumeReading()
+        handle.pauseReading()
+        #expect(try !reads())
     }
 }

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Logging
+import SweeperConventions
 import SweeperCrypto
 import SweeperMessages
 import SweeperNet
@@ -61,6 +62,11 @@ final class PeerInbox: PeerNodeDelegate, SyncIntakeListener, Sendable {
     /// before the game itself comes. At most this many, of members only.
     private let waitingShares = Mutex<[GameID: [(note: PlayNote, message: PeerMessage, link: PeerLink)]]>([:])
     static let waitingShareLimit = 256
+    /// Per link, membership messages that came while one of its is checked
+    /// off the loop: they are checked one after another, and the link is
+    /// not read meanwhile, so a peer that sends records faster than they
+    /// are checked waits for the checks rather than piling up tasks.
+    private let waitingRecords = Mutex<[UInt64: [[[UInt8]]]]>([:])
 
     /// How often summaries are exchanged with every peer.
     static let antiEntropyInterval: Duration = .seconds(5)
@@ -181,6 +187,7 @@ final class PeerInbox: PeerNodeDelegate, SyncIntakeListener, Sendable {
         service.onLoop { _ in
             self.links.remove(id: handle.id)
             self.sessions.close(handle.id)
+            _ = self.waitingRecords.withLock { $0.removeValue(forKey: handle.id) }
             // The last link to that peer: whoever it carried looks nowhere now.
             if !self.links.all.contains(where: { $0.peer == handle.peer }) { self.presence.linkLost(to: handle.peer) }
         }
@@ -327,20 +334,42 @@ final class PeerInbox: PeerNodeDelegate, SyncIntakeListener, Sendable {
     }
 
     /// Takes a peer's membership records off the event loop (checking a
-    /// full circle's signatures takes a few hundred milliseconds), then,
+    /// full circle's signatures takes a few hundred milliseconds), one
+    /// message of a link at a time, the link not read meanwhile; then,
     /// back on it, logs what was refused and sends what was new on to the
     /// other links. A record that does not decode drops the link.
     private func received(membership records: [[UInt8]], on link: PeerLink) {
+        let first = waitingRecords.withLock { waiting in
+            guard waiting[link.handle.id] == nil else {
+                waiting[link.handle.id]?.append(records)
+                return false
+            }
+            waiting[link.handle.id] = []
+            return true
+        }
+        guard first else { return }
+        link.handle.pauseReading()
+        check(membership: records, on: link)
+    }
+
+    private func check(membership records: [[UInt8]], on link: PeerLink) {
         let members = self.members
         Task.detached {
-            let intake: CircleMembers.Intake
-            do {
-                intake = try members.take(records)
-            } catch {
-                self.service.onLoop { _ in link.drop(sent: "membership record", error, complaints: self.complaints, logger: self.logger) }
-                return
+            let intake: Result<CircleMembers.Intake, ByteDecodingError> = Result { () throws(ByteDecodingError) in try members.take(records) }
+            self.service.onLoop { _ in
+                switch intake {
+                case .success(let intake): self.took(intake, sent: records, from: link)
+                case .failure(let error): link.drop(sent: "membership record", error, complaints: self.complaints, logger: self.logger)
+                }
+                let next = self.waitingRecords.withLock { waiting -> [[UInt8]]? in
+                    guard link.handle.isOpen, waiting[link.handle.id]?.isEmpty == false else {
+                        waiting[link.handle.id] = nil
+                        return nil
+                    }
+                    return waiting[link.handle.id]?.removeFirst()
+                }
+                if let next { self.check(membership: next, on: link) } else { link.handle.resumeReading() }
             }
-            self.service.onLoop { _ in self.took(intake, sent: records, from: link) }
         }
     }
 
