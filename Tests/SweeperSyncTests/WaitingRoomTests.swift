@@ -52,4 +52,28 @@ import Testing
         let flag = try #require(try alice.setMark(.flag, on: other, in: next, atMillis: 11))
         #expect(r.insert(try #require(OpSegment(verifiedOps: [flag]))).accepted.map(\.hash) == [flag.hash])
     }
+
+    @Test func waitingOpsAreBoundedInBytesToo() throws {
+        var r = Replica(circle: circle)
+        let forge = Forge(circle: circle)
+        let mallory = Fixtures.identity(20)
+        let id = try #require(GameID(bytes: [UInt8](repeating: 0xA3, count: 16)))
+        let previous = try #require(OpHash(bytes: [UInt8](repeating: 7, count: 32)))
+        let box = [UInt8](repeating: 0x5A, count: 1 << 20)
+        var waited = 0
+        var refused: OpRejection?
+        for seq in 2...80 {
+            let op = forge.op(mallory, game: id, seq: UInt64(seq), lamport: UInt64(seq), previous: previous, payload: .sealed(box))
+            let outcome = r.insert(op)
+            if let reason = outcome.rejected.first?.reason {
+                refused = reason
+                break
+            }
+            waited += outcome.waiting
+        }
+        // Far fewer than the ops the count allows one author: a 64 MiB room holds 63 of a megabyte.
+        #expect(refused == .pendingLimit)
+        #expect(waited == 63, "\(waited) ops of a megabyte waited")
+        #expect(r.games[id].map { $0.pendingBytes <= Replica.pendingBytesLimit } == true)
+    }
 }

@@ -48,6 +48,8 @@ public struct GameReplica: Sendable {
     private var pending: [PeerID: [UInt64: Op]] = [:]
     /// The number of waiting ops.
     public private(set) var pendingCount = 0
+    /// Their size, as their canonical encodings.
+    public private(set) var pendingBytes = 0
     /// The authors with an op waiting.
     var pendingAuthors: Dictionary<PeerID, [UInt64: Op]>.Keys { pending.keys }
     /// The greatest Lamport time among accepted ops.
@@ -61,6 +63,7 @@ public struct GameReplica: Sendable {
         var chainCounts: [PeerID: Int]
         var pending: [PeerID: [UInt64: Op]]
         var pendingCount: Int
+        var pendingBytes: Int
         var maxLamport: UInt64
         var hadGenesis: Bool
         var revealers: Set<PeerID>
@@ -101,7 +104,8 @@ public struct GameReplica: Sendable {
     /// chains and the board whole, a cost that grows with the game.)
     mutating func beginSegment() {
         journal = Journal(
-            chainCounts: chains.mapValues(\.count), pending: pending, pendingCount: pendingCount, maxLamport: maxLamport,
+            chainCounts: chains.mapValues(\.count), pending: pending, pendingCount: pendingCount, pendingBytes: pendingBytes,
+            maxLamport: maxLamport,
             hadGenesis: isKnown, revealers: revealers, signaturesToStore: signaturesToStore)
     }
 
@@ -126,6 +130,7 @@ public struct GameReplica: Sendable {
         for s in j.signed.reversed() { chains[s.author]?.replace(seq: UInt64(s.index + 1), with: s.op) }
         pending = j.pending
         pendingCount = j.pendingCount
+        pendingBytes = j.pendingBytes
         maxLamport = j.maxLamport
         revealers = j.revealers
         signaturesToStore = j.signaturesToStore
@@ -198,12 +203,14 @@ public struct GameReplica: Sendable {
             }
             return
         }
-        guard pendingCount < room.game, pending[op.author, default: [:]].count < room.author else {
+        let size = op.canonicalBytes.count
+        guard pendingCount < room.game, pending[op.author, default: [:]].count < room.author, pendingBytes + size <= room.bytes else {
             reject(op, .pendingLimit, &outcome)
             return
         }
         pending[op.author, default: [:]][op.seq] = op
         pendingCount += 1
+        pendingBytes += size
         let before = outcome.accepted.count
         drain(op.author, &outcome)
         if pending[op.author]?[op.seq] != nil, outcome.accepted.count == before { outcome.waiting += 1 }
@@ -250,7 +257,7 @@ public struct GameReplica: Sendable {
     private mutating func acceptGenesis(_ op: Op, _ outcome: inout InsertOutcome) {
         // A waiting op that claims the creator's seq 1 is now known to be a fake.
         if let fake = pending[op.author]?.removeValue(forKey: 1) {
-            pendingCount -= 1
+            stopsWaiting([fake])
             reject(fake, .invalidGenesis, &outcome)
         }
         var chain = OpChain()
@@ -271,7 +278,7 @@ public struct GameReplica: Sendable {
             let next = UInt64(chains[author]?.count ?? 0) + 1
             let previous = chains[author]?.last
             guard let op = pending[author]?.removeValue(forKey: next) else { break }
-            pendingCount -= 1
+            stopsWaiting([op])
             if pending[author]?.isEmpty == true { pending[author] = nil }
             guard follow(op, after: previous, &outcome) else {
                 dropWaiting(after: op, &outcome)
@@ -283,8 +290,14 @@ public struct GameReplica: Sendable {
     /// Refuses every op of `refused`'s author that waits: none can follow on now.
     private mutating func dropWaiting(after refused: Op, _ outcome: inout InsertOutcome) {
         guard let rest = pending.removeValue(forKey: refused.author) else { return }
-        pendingCount -= rest.count
+        stopsWaiting(rest.values)
         for (_, o) in rest.sorted(by: { $0.key < $1.key }) { reject(o, .brokenChain, &outcome) }
+    }
+
+    /// Counts `ops` as no longer waiting.
+    private mutating func stopsWaiting(_ ops: some Collection<Op>) {
+        pendingCount -= ops.count
+        for op in ops { pendingBytes -= op.canonicalBytes.count }
     }
 
     /// How many ops may wait in a game for their predecessors or its
@@ -294,6 +307,8 @@ public struct GameReplica: Sendable {
         var game: Int
         /// In the game, from the op's author.
         var author: Int
+        /// Their bytes in the game (``pendingBytes``), from every author.
+        var bytes: Int
     }
 
     /// How many of `author`'s ops wait here.
@@ -521,9 +536,9 @@ public struct GameReplica: Sendable {
     /// without a signature, with `unsignedOnly`).
     mutating func dropWaiting(of author: PeerID, after kept: UInt64, unsignedOnly: Bool = false) {
         guard let waiting = pending[author] else { return }
-        let late = waiting.filter { $0.key > kept && (!unsignedOnly || $0.value.signature == nil) }.map(\.key)
-        for seq in late { pending[author]?[seq] = nil }
-        pendingCount -= late.count
+        let late = waiting.filter { $0.key > kept && (!unsignedOnly || $0.value.signature == nil) }
+        for seq in late.keys { pending[author]?[seq] = nil }
+        stopsWaiting(late.values)
         if pending[author]?.isEmpty == true { pending[author] = nil }
     }
 

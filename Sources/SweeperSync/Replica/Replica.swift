@@ -161,15 +161,22 @@ public struct Replica: Sendable {
 
     /// How many ops may wait in `game`: what is left of ``pendingLimit``,
     /// and of a quarter of it for `author` (a member whose ops can never
-    /// follow on fills its own share, not everyone's).
+    /// follow on fills its own share, not everyone's), and of
+    /// ``pendingBytesLimit``.
     private func waitingRoom(in game: GameID, for author: PeerID) -> GameReplica.WaitingRoom {
-        var (all, own) = (0, 0)
-        for g in games.values { (all, own) = (all + g.pendingCount, own + g.waitingCount(of: author)) }
+        var (all, own, bytes) = (0, 0, 0)
+        for g in games.values { (all, own, bytes) = (all + g.pendingCount, own + g.waitingCount(of: author), bytes + g.pendingBytes) }
         let here = games[game]
         return GameReplica.WaitingRoom(
             game: max(0, pendingLimit - all + (here?.pendingCount ?? 0)),
-            author: max(0, pendingLimit / 4 - own + (here?.waitingCount(of: author) ?? 0)))
+            author: max(0, pendingLimit / 4 - own + (here?.waitingCount(of: author) ?? 0)),
+            bytes: max(0, Self.pendingBytesLimit - bytes + (here?.pendingBytes ?? 0)))
     }
+
+    /// The most bytes of ops that wait at once, over every game (a sealed
+    /// op may hold 4 MiB): past it, an op that cannot follow on is refused
+    /// and comes again with the next summary exchange.
+    public static let pendingBytesLimit = 64 << 20
 
     private mutating func count(_ outcome: InsertOutcome) {
         for r in outcome.rejected { rejectionCounts[r.reason, default: 0] += 1 }
