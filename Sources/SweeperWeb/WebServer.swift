@@ -28,8 +28,8 @@ public struct WebServer: Service {
     public static let connectionLimit = 64
     /// The most connections open at once on the home network's listener
     /// from one address (``WebClientAddress``): a phone's page loads and
-    /// its board's WebSocket, several times over.
-    public static let connectionsPerAddress = 16
+    /// its board's WebSocket, several times over: half the listener's, so that a guest leaves the family the other half.
+    public static let connectionsPerAddress = 32
     /// The loopback port unless configured otherwise.
     public static let defaultPort = 8391
     /// The home network's port unless configured otherwise.

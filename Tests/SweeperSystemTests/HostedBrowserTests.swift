@@ -51,7 +51,8 @@ private typealias Kit = WebPageKit
         let benPhone = try Self.pairedPhone(benURL, laptop, game: game)
         defer { benPhone.quit() }
         // A pairing code works once.
-        #expect(try WebLANTests.curl(annURL).status == 403, "Ann's pairing code paired a second browser")
+        let again = try WebLANTests.curl(annURL)
+        #expect(again.status == 403, "Ann's pairing code paired a second browser: \(again.status) \(again.body)")
         // Each phone says whom it plays as.
         #expect(try annPhone.run("return window.sweeper.me") as? String == annID)
         #expect(try benPhone.run("return window.sweeper.me") as? String == benID)
