@@ -114,6 +114,10 @@ extension PeerNode {
         return (host, port)
     }
 
+    /// The most bytes of messages a member may send before its answer to
+    /// an invitation (the circle's records and its players' names).
+    static let preambleLimit = 32 << 20
+
     private nonisolated func redeem(
         _ secret: InvitationSecret, at target: DialTarget, within limit: Duration, accepting: @escaping @Sendable (ApplicationMessage) -> Bool
     ) async -> AdmissionAnswer? {
@@ -127,7 +131,7 @@ extension PeerNode {
         let me = identity.peerID
         let identity = self.identity
         let answer = raw.eventLoop.makePromise(of: AdmissionAnswer?.self)
-        let preamble = NIOLockedValueBox<[ApplicationMessage]>([])
+        let preamble = NIOLockedValueBox<(messages: [ApplicationMessage], bytes: Int)>(([], 0))
         raw.eventLoop.scheduleTask(in: .nanoseconds(Int64(limit.components.seconds) * 1_000_000_000)) {
             raw.close(promise: nil)
             answer.succeed(nil)
@@ -140,13 +144,18 @@ extension PeerNode {
                 return PeerLinkHandler.Delivery(application: nil) { message in
                     switch message {
                     case .application(let message):
-                        guard accepting(message) else {
+                        let held = preamble.withLockedValue { held in
+                            held.bytes += message.body.count
+                            held.messages.append(message)
+                            return held.bytes
+                        }
+                        // A member sends the circle's records before its answer, far less than the limit.
+                        guard accepting(message), held <= Self.preambleLimit else {
                             raw.close(promise: nil)
                             return
                         }
-                        preamble.withLockedValue { $0.append(message) }
                     case .admitted(let keys):
-                        answer.succeed(.admitted(member: result.peer, messages: preamble.withLockedValue { $0 }, keys: keys))
+                        answer.succeed(.admitted(member: result.peer, messages: preamble.withLockedValue { $0.messages }, keys: keys))
                         raw.close(promise: nil)
                     case .refused(let why):
                         answer.succeed(.refused(member: result.peer, why))
