@@ -112,8 +112,7 @@ final class WebHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         if origin.lan, let code = query["pair"] {
             do {
                 let (_, token) = try rules.pairing.pair(code: code, name: WebPairing.describe(userAgent: userAgent), from: address)
-                var r = Response(status: .seeOther)
-                r.headers.append(("Location", "/"))
+                var r = forward(to: "/")
                 r.headers.append(("Set-Cookie", "\(WebPairing.cookieName)=\(token); Path=/; Max-Age=31536000; HttpOnly; Secure; SameSite=Strict"))
                 return r
             } catch .rateLimited(let seconds) {
@@ -128,8 +127,7 @@ final class WebHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
                     .forbidden,
                     "This login address was used already or is older than ten minutes. Run `sweeper web` on this computer for a new one.")
             }
-            var r = Response(status: .seeOther)
-            r.headers.append(("Location", game.map { "/?game=" + $0 } ?? "/"))
+            var r = forward(to: game.map { "/?game=" + $0 } ?? "/")
             r.headers.append(("Set-Cookie", "\(WebAccess.cookieName)=\(session); Path=/; HttpOnly; SameSite=Strict"))
             return r
         }
@@ -146,6 +144,22 @@ final class WebHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
             return .text(.notFound, "Nothing here: the board is at /.")
         }
         return Response(status: .ok, body: asset.bytes, contentType: asset.contentType)
+    }
+
+    /// A page that goes on to `location` on the board at once. A login or
+    /// pairing address answers with it, not with a redirect: the address
+    /// is often opened from elsewhere (`sweeper web` opens it through a
+    /// file, a phone from its camera), and a browser sends a SameSite
+    /// Strict cookie on no navigation another site began, redirects
+    /// included; the board's own page going on is of the board's site.
+    static func forward(to location: String) -> Response {
+        let escaped = location.replacing("&", with: "&amp;").replacing("\"", with: "&quot;").replacing("<", with: "&lt;")
+        let html = """
+            <!doctype html><html lang="en"><head><meta charset="utf-8"><meta http-equiv="refresh" content="0;url=\(escaped)">
+            <link rel="icon" href="/icon.svg"><title>Sweeper</title></head><body><p><a href="\(escaped)">Open the board</a></p></body></html>
+
+            """
+        return Response(status: .ok, body: Array(html.utf8), contentType: "text/html; charset=utf-8")
     }
 
     /// The page that pairs a browser on the home network: a code to type,
