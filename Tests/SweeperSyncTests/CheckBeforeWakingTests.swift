@@ -91,6 +91,24 @@ import Testing
         #expect(disk.opsReadBack - read <= SyncSession.unsignedLimit, "\(disk.opsReadBack - read) ops read back for one message")
     }
 
+    /// A member sends many head signatures in one message, none its
+    /// author's: at most ``SyncSession/headsLimit`` of them are checked.
+    @Test func onlySoManyHeadSignaturesOfOneMessageAreChecked() throws {
+        let (genesis, run) = try Fixtures.flagRun(in: circle, moves: 4)
+        var replica = Replica(circle: circle)
+        for op in [genesis] + run { replica.insert(op) }
+        let forged = (0..<3 * SyncSession.headsLimit).map { i in
+            HeadSignature(game: .new(genesis.gameID), author: bob.peerID, seq: UInt64(i % 4) + 1, signature: alice.sign([UInt8(i & 0xFF)]))
+        }
+        var session = SyncSession()
+        session.peer = alice.peerID
+        _ = session.receive(.heads(forged), replica: &replica)
+        let checked = replica.rejectionCounts.values.reduce(0, +)
+        // The attempt: the first ones were checked, and refused.
+        #expect(checked > 0)
+        #expect(checked <= SyncSession.headsLimit, "\(checked) head signatures of one message checked")
+    }
+
     /// A peer that takes some games asks what the others are: each is
     /// described from its overview and genesis, and none wakes.
     @Test func describingSleepingGamesWakesNone() throws {

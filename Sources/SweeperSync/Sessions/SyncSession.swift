@@ -72,6 +72,10 @@ public struct SyncSession: Sendable {
     /// answered (each may read an op back from the store): an honest peer
     /// names one a game it was pushed live, many times fewer.
     public static let unsignedLimit = 1_024
+    /// The most head signatures of one ``SyncMessage/heads(_:)`` that are
+    /// checked (each costs a signature check on the loop): an honest peer
+    /// sends one a game it pushed live, or one a chain asked for.
+    public static let headsLimit = 4_096
     /// The link's peer, as its handshake proved: the author of every live
     /// push it sends. Live pushes from a peer not set are dropped.
     public var peer: PeerID?
@@ -225,7 +229,7 @@ public struct SyncSession: Sendable {
             // Head signatures only from a peer that may write: a holder of the
             // circle key no admission names makes this side read nothing.
             if let peer, !replica.mayWrite(peer) { break }
-            for head in heads {
+            for head in heads.prefix(Self.headsLimit) {
                 guard let game = liveIn.resolve(head.game, reverse: liveOut) else {
                     step.violation = "a head signature naming a game never given"
                     break
