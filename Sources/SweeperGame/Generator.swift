@@ -16,10 +16,13 @@ public struct GeneratedBoard: Sendable {
 public enum GenerationError: Error, Equatable, Sendable, CustomStringConvertible {
     /// No no-guess layout was found within the attempt limit.
     case gaveUp(attempts: Int)
+    /// The caller's `stop` said to stop before a no-guess layout was found.
+    case stopped(attempts: Int)
 
     public var description: String {
         switch self {
         case .gaveUp(let n): "no no-guess board found after \(n) attempts; try fewer mines"
+        case .stopped(let n): "no no-guess board found in the time given (\(n) attempts); try fewer mines"
         }
     }
 }
@@ -37,9 +40,13 @@ public enum Generator {
     /// The most fresh layouts tried before giving up.
     public static let maximumAttempts = 10_000
 
-    /// Makes a board.
+    /// Makes a board. `stop` is asked before each attempt and each pass of
+    /// the solver: once it says yes, the making ends (a caller's time limit;
+    /// a dense no-guess board of 500×500 may take hours of attempts).
     /// - Throws: ``GenerationError`` when a no-guess board could not be made.
-    public static func generate(_ parameters: GameParameters, seed: UInt64) throws(GenerationError) -> GeneratedBoard {
+    public static func generate(
+        _ parameters: GameParameters, seed: UInt64, stop: () -> Bool = { false }
+    ) throws(GenerationError) -> GeneratedBoard {
         let geometry = parameters.geometry
         let n = geometry.cellCount
         let start = geometry.index(of: parameters.start)
@@ -53,6 +60,7 @@ public enum Generator {
         let candidates = (0..<n).filter { !protected[$0] }
 
         for attempt in 1...maximumAttempts {
+            if parameters.noGuess, stop() { throw .stopped(attempts: attempt - 1) }
             var mines = [UInt8](repeating: 0, count: n)
             var pool = candidates
             for k in 0..<parameters.mines {
@@ -66,6 +74,7 @@ public enum Generator {
             }
             var previousPerturbations: Int?
             while true {
+                if stop() { throw .stopped(attempts: attempt) }
                 var core = SolverCore(geometry: geometry, mineBytes: mines)
                 core.reveal(start)
                 var perturber = Perturber(random: random, protected: protected, allowWholeRegion: attempt > 100)

@@ -146,10 +146,12 @@ struct ControlRouter: ControlResponder {
                 }
                 players = rivals
             }
+            // Made off the loop: a dense no-guess board may take long.
+            let board = try await service.boards.board(parameters, seed: seed)
             // A seed the player chose lets them print the layout first: practice.
             let (replica, state) = try await service.newGame(
                 parameters, seed: seed, questionMarks: questionMarks, players: players, isPrivate: isPrivate, seedChosen: request.seed != nil,
-                race: race, as: hostedPlayer)
+                race: race, as: hostedPlayer, board: board)
             return try answer(id, views.view(replica, state))
         case Commands.Show.name:
             let a: Commands.GameArguments = try args(line)

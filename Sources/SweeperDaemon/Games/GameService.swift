@@ -137,6 +137,8 @@ actor GameService {
     let logger: Logger
     /// The daemon's clock: the wall time ops are signed with and games are stored at.
     let clock: any DaemonClock
+    /// Makes the boards of new games asked for by players, off the loop.
+    nonisolated let boards: BoardMaker
     /// The loop the service's jobs run on.
     let eventLoop: any EventLoop
     /// Which games this device syncs.
@@ -169,6 +171,7 @@ actor GameService {
         selection: SyncSelection = SyncSelection(mode: .all), clock: any DaemonClock = SystemClock()
     ) {
         self.clock = clock
+        boards = BoardMaker(clock: clock)
         self.store = store
         self.engine = engine
         self.identity = engine.identity.peerID
@@ -357,16 +360,17 @@ actor GameService {
     /// player gave the seed) a seeded op follows the genesis: a practice
     /// game, kept out of records on every device.
     /// With `race`, this device and `players` (which it needs) race, each
-    /// on a board of their own.
+    /// on a board of their own. `board` is the board made already (by
+    /// ``boards``, off the loop); without it the board is made here.
     func newGame(
         _ parameters: GameParameters, seed: UInt64, questionMarks: Bool, players: Set<PeerID>? = nil, isPrivate: Bool = false,
-        seedChosen: Bool = false, daily: Int? = nil, race: Bool = false, as player: SigningIdentity? = nil
+        seedChosen: Bool = false, daily: Int? = nil, race: Bool = false, as player: SigningIdentity? = nil, board: GeneratedBoard? = nil
     ) throws -> (GameReplica, GameState) {
         try reloadIfPending()
         let now = wallNow
         let generated: GeneratedBoard
         do {
-            generated = try Generator.generate(parameters, seed: seed)
+            generated = try board ?? Generator.generate(parameters, seed: seed)
         } catch {
             throw GameServiceError.generationFailed("\(error)")
         }
