@@ -288,13 +288,32 @@ public final class ControlClient: Sendable {
         return eventStream
     }
 
+    /// Whether request `a` was sent before `b` (this client numbers its requests).
+    private static func isSentBefore(_ a: RequestID, _ b: RequestID) -> Bool {
+        switch (a, b) {
+        case let (.int(x), .int(y)): x < y
+        default: a.description < b.description
+        }
+    }
+
     private func fail(_ id: RequestID, _ error: any Error) {
         let (waiter, refusal) = state.withLock { ($0.waiting.removeValue(forKey: id), $0.refusal) }
         waiter?.resume(throwing: refusal ?? ControlClientError.connectionClosed)
     }
 
     private func receive(_ frame: LineFrame) {
-        guard case let .line(buffer) = frame else { return }
+        guard case let .line(buffer) = frame else {
+            // Answers come in order: a line too long to read is the answer
+            // to the oldest request waiting (an event is never this long).
+            let oldest = state.withLock { s -> Waiter? in
+                guard let id = s.waiting.keys.min(by: Self.isSentBefore) else { return nil }
+                return s.waiting.removeValue(forKey: id)
+            }
+            oldest?.resume(
+                throwing: ControlClientError.badAnswer(
+                    "the daemon's answer is over \(ControlProtocol.maximumAnswerLength >> 20) MiB, more than this client reads"))
+            return
+        }
         // A move's or a cursor's event, read without JSONDecoder; any other
         // line, as JSONDecoder reads it.
         if let event = buffer.withUnsafeReadableBytes({ ControlEvent(jsonLine: $0) }) {
