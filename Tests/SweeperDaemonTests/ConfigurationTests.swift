@@ -126,6 +126,15 @@ import Testing
             (error as? ConfigurationError)?.message == "is not UTF-8 text"
         }
         #expect(HostPort("[::1]:70") == HostPort("[::1]:70"))
+        // A name with a control or an invisible character is refused, saying so.
+        for bad in ["Mum\n", "\u{200B}", "Dad\u{202E}"] {
+            var n = DaemonOverrides()
+            n.name = bad
+            n.configFile = "/dev/null"
+            #expect { try DaemonSettings.resolve(overrides: n, environment: [:]) } throws: { error in
+                (error as? ConfigurationError)?.message.contains("without control or invisible characters") == true
+            }
+        }
     }
 
     /// A bad value read from the file names its file, line and key (what
@@ -246,6 +255,16 @@ import Testing
         var st = stat()
         fstat(2, &st)
         #expect(StderrLogHandler.stderrIsJournal(environment: ["JOURNAL_STREAM": "\(st.st_dev):\(st.st_ino)"]))
+    }
+
+    /// A name from the network with a newline and a priority forges no log
+    /// line, and an escape sequence or a bidirectional override moves no terminal.
+    @Test func whatOthersSentIsLoggedWithItsControlsEscaped() {
+        #expect(StderrLogHandler.escaped("instance=Mum's laptop") == "instance=Mum's laptop")
+        #expect(StderrLogHandler.escaped("x\n<0>sweeperd: forged") == "x\\u{a}<0>sweeperd: forged")
+        #expect(StderrLogHandler.escaped("\u{1B}]52;c;AAAA\u{07}\u{9B}2J") == "\\u{1b}]52;c;AAAA\\u{7}\\u{9b}2J")
+        #expect(StderrLogHandler.escaped("evil\u{202E}txt.exe\u{200B}") == "evil\\u{202e}txt.exe\\u{200b}")
+        #expect(StderrLogHandler.escaped("Zoë 🎉") == "Zoë 🎉")
     }
 }
 

@@ -32,6 +32,24 @@ import Testing
         #expect(book.distinctName(of: mum.peerID, among: members) == "Mum")
     }
 
+    /// A peer's name kept by an earlier release, which let escapes and
+    /// invisible characters through, is cleaned when it is read back.
+    @Test func aNameKeptByAnEarlierReleaseIsCleanedWhenReadBack() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("peerbook-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let store = try Store(directory: directory)
+        defer { store.close() }
+        let (gran, ghost) = (SigningIdentity().peerID, SigningIdentity().peerID)
+        try store.savePeer(StoredPeer(peerID: gran.description, name: "Gran\u{1B}[2J\u{202E}", address: nil, lastSeen: Date()))
+        try store.savePeer(StoredPeer(peerID: ghost.description, name: "\u{200B}\u{07}", address: nil, lastSeen: Date()))
+        let book = PeerBook(store: store, logger: Logger(label: "test"))
+        #expect(book.name(of: gran) == "Gran[2J")
+        #expect(book.name(of: ghost) == ghost.shortDescription)
+        // And when the peer comes again without a name that cleans to something.
+        book.remember(gran, name: "\u{200B}", address: nil)
+        #expect(book.name(of: gran) == "Gran[2J")
+    }
+
     @Test func aLookAlikeNameIsShownWithItsIDAndInvisibleCharactersNotAtAll() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("peerbook-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: directory) }

@@ -36,7 +36,11 @@ final class PeerBook: Sendable {
         self.logger = logger
         var known: [PeerID: String] = [:]
         for peer in (try? store.peers()) ?? [] {
-            if let id = try? PeerID(parsing: peer.peerID) { known[id] = peer.name }
+            // Cleaned again: a name kept by an earlier release may hold what names may no longer.
+            if let id = try? PeerID(parsing: peer.peerID) {
+                let clean = PlayerName.cleaned(peer.name)
+                known[id] = clean.isEmpty ? id.shortDescription : clean
+            }
         }
         names = Mutex(known)
         var kept: [PeerID: ProfileNote] = [:]
@@ -134,7 +138,7 @@ final class PeerBook: Sendable {
     func remember(_ peer: PeerID, name: String, address: String?) {
         let previous = try? store.peers().first { $0.peerID == peer.description }
         let clean = PlayerName.cleaned(name)
-        let name = clean.isEmpty ? (previous?.name ?? peer.shortDescription) : clean
+        let name = clean.isEmpty ? (previous.map { PlayerName.cleaned($0.name) }.flatMap { $0.isEmpty ? nil : $0 } ?? peer.shortDescription) : clean
         if names.withLock({ $0.updateValue(name, forKey: peer) }) != name { changes.add(1, ordering: .releasing) }
         do {
             try store.savePeer(

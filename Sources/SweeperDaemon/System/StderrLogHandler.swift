@@ -47,6 +47,21 @@ public struct StderrLogHandler: LogHandler {
         }
     }
 
+    /// `text` with every control character (C0, DEL, C1) and every format
+    /// character (bidirectional overrides, zero widths) as `\u{…}`.
+    static func escaped(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: isEscaped) else { return text }
+        var out = ""
+        for scalar in text.unicodeScalars {
+            if isEscaped(scalar) { out += "\\u{\(String(scalar.value, radix: 16))}" } else { out.unicodeScalars.append(scalar) }
+        }
+        return out
+    }
+
+    private static func isEscaped(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar.properties.generalCategory == .format
+    }
+
     public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
         set { metadata[key] = newValue }
@@ -56,12 +71,16 @@ public struct StderrLogHandler: LogHandler {
         var all = metadata
         if let extra = event.metadata { all.merge(extra) { _, new in new } }
         let fields = all.isEmpty ? "" : " " + all.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+        // What others sent (a name on the network, an error's words) is
+        // written with its control characters escaped: it forges no line of
+        // its own (nor its priority) and moves no terminal that shows the log.
+        let text = Self.escaped("\(event.message)\(fields)")
         let line: String
         if journal {
-            line = "<\(Self.priority(event.level))>\(label): \(event.message)\(fields)\n"
+            line = "<\(Self.priority(event.level))>\(label): \(text)\n"
         } else {
             let stamp = Date().formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true))
-            line = "\(stamp) \(event.level) \(label): \(event.message)\(fields)\n"
+            line = "\(stamp) \(event.level) \(label): \(text)\n"
         }
         Self.lock.withLock { _ in
             _ = line.withCString { write(2, $0, strlen($0)) }
