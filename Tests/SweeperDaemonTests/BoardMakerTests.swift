@@ -6,8 +6,9 @@ import Testing
 @testable import SweeperDaemon
 
 /// A new game's board is made off the daemon's loop, within a time limit:
-/// a board that takes long (a dense no-guess 500×500, which may take
-/// hours) holds up no other request, and ends with a clear error.
+/// a board that takes long (a no-guess 500×500 at 40% mines: over 10 s in
+/// a release build for each of three seeds, and it may take hours) holds
+/// up no other request, and ends with a clear error.
 @Suite struct BoardMakerTests {
     /// The answer line to `line`.
     static func answer(_ router: ControlRouter, _ line: String) async -> String {
@@ -20,7 +21,7 @@ import Testing
         let d = try await DaemonFixture(clock: clock)
         defer { Task { await d.cleanup() } }
         let router = d.router
-        let asked = Task { await Self.answer(router, #"{"id":1,"command":"new","width":500,"height":500,"mines":240000,"noGuess":true}"#) }
+        let asked = Task { await Self.answer(router, #"{"id":1,"command":"new","width":500,"height":500,"mines":100000,"noGuess":true,"seed":1}"#) }
         // Meanwhile the daemon answers, and makes other games.
         for _ in 0..<20 {
             let status = await Self.answer(router, #"{"id":2,"command":"status"}"#)
@@ -32,6 +33,32 @@ import Testing
         clock.advance(by: .seconds(BoardMaker.timeLimit + 1))
         let answer = await asked.value
         #expect(answer.contains("generation-failed") && answer.contains("in the time given"), "\(answer)")
+    }
+
+    @Test func twoBoardsAreMadeAtOnceAndAThirdIsRefusedSayingSo() async throws {
+        let clock = ManualClock()
+        let maker = BoardMaker(clock: clock)
+        let dense = try GameParameters(width: 500, height: 500, mines: 100_000, noGuess: true)
+        let first = Task { try await maker.board(dense, seed: 1) }
+        let second = Task { try await maker.board(dense, seed: 2) }
+        for _ in 0..<500 where maker.underWay < 2 { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(maker.underWay == 2)
+        // A third is refused while both are made, saying why.
+        await #expect {
+            _ = try await maker.board(try GameParameters(preset: .beginner), seed: 3)
+        } throws: { error in
+            "\(error)".contains("boards are being made already")
+        }
+        clock.advance(by: .seconds(BoardMaker.timeLimit + 1))
+        for task in [first, second] {
+            await #expect {
+                _ = try await task.value
+            } throws: { error in
+                "\(error)".contains("in the time given")
+            }
+        }
+        // Once they gave up, a board is made again.
+        #expect(try await maker.board(try GameParameters(preset: .beginner), seed: 3).parameters.mines == 10)
     }
 
     @Test func theGeneratorStopsWhenToldTo() throws {
