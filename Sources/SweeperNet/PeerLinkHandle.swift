@@ -50,9 +50,9 @@ public struct PeerLinkHandle: Sendable, Hashable {
     /// Stops reading the peer's messages until ``resumeReading()``: what it
     /// sends waits in the socket's buffers, and its sending slows down as
     /// they fill. Messages already read still come. Pauses are counted:
-    /// reading goes on once each has been resumed, so that two parts that
-    /// each work off the loop for the link (its sync messages, its
-    /// membership records) do not undo each other's.
+    /// reading goes on once each has been resumed, so that two parts of the
+    /// application that each work off the loop for the link do not undo
+    /// each other's.
     public func pauseReading() {
         guard
             pauses.withLockedValue({ count in

@@ -284,8 +284,7 @@ private func value<T>(_ future: EventLoopFuture<T>) -> Result<T, any Error>? {
 }
 
 /// Pausing a link's reading is counted: two parts of the application that
-/// each work off the loop for one link (its sync messages, its membership
-/// records) read again only once both are done.
+/// each work off the loop for one link read again only once both are done.
 @Suite struct PausedReadingTests {
     @Test func readingGoesOnOnlyWhenEveryPauseIsResumed() throws {
         // A socket's channel: an embedded one keeps no reading option.

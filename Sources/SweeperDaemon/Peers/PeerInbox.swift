@@ -63,10 +63,16 @@ final class PeerInbox: PeerNodeDelegate, SyncIntakeListener, Sendable {
     private let waitingShares = Mutex<[GameID: [(note: PlayNote, message: PeerMessage, link: PeerLink)]]>([:])
     static let waitingShareLimit = 256
     /// Per link, membership messages that came while one of its is checked
-    /// off the loop: they are checked one after another, and the link is
-    /// not read meanwhile, so a peer that sends records faster than they
-    /// are checked waits for the checks rather than piling up tasks.
+    /// off the loop: they are checked one after another, so a peer that
+    /// sends records faster than they are checked piles up no tasks; past
+    /// ``waitingRecordsLimit`` waiting, the link is dropped. (Its reading
+    /// is not paused: a few checks of a full circle's records would outlast
+    /// the link's silence limit.)
     private let waitingRecords = Mutex<[UInt64: [[[UInt8]]]]>([:])
+    /// The most membership messages of one link waiting for their check:
+    /// an honest peer sends the circle's records in a batch or two when a
+    /// link comes up, and then one as each change comes.
+    static let waitingRecordsLimit = 16
 
     /// How often summaries are exchanged with every peer.
     static let antiEntropyInterval: Duration = .seconds(5)
@@ -335,21 +341,28 @@ final class PeerInbox: PeerNodeDelegate, SyncIntakeListener, Sendable {
 
     /// Takes a peer's membership records off the event loop (checking a
     /// full circle's signatures takes a few hundred milliseconds), one
-    /// message of a link at a time, the link not read meanwhile; then,
-    /// back on it, logs what was refused and sends what was new on to the
-    /// other links. A record that does not decode drops the link.
+    /// message of a link at a time; then, back on it, logs what was refused
+    /// and sends what was new on to the other links. A record that does not
+    /// decode drops the link, as do too many messages waiting.
     private func received(membership records: [[UInt8]], on link: PeerLink) {
-        let first = waitingRecords.withLock { waiting in
-            guard waiting[link.handle.id] == nil else {
-                waiting[link.handle.id]?.append(records)
-                return false
+        enum Turn { case now, later, flood }
+        let turn = waitingRecords.withLock { waiting -> Turn in
+            guard let queued = waiting[link.handle.id] else {
+                waiting[link.handle.id] = []
+                return .now
             }
-            waiting[link.handle.id] = []
-            return true
+            guard queued.count < Self.waitingRecordsLimit else { return .flood }
+            waiting[link.handle.id]?.append(records)
+            return .later
         }
-        guard first else { return }
-        link.handle.pauseReading()
-        check(membership: records, on: link)
+        switch turn {
+        case .now: check(membership: records, on: link)
+        case .later: break
+        case .flood:
+            link.drop(
+                sent: "membership record", SyncViolation(description: "more membership messages than are checked, \(Self.waitingRecordsLimit) waiting"),
+                complaints: complaints, logger: logger)
+        }
     }
 
     private func check(membership records: [[UInt8]], on link: PeerLink) {
@@ -368,7 +381,7 @@ final class PeerInbox: PeerNodeDelegate, SyncIntakeListener, Sendable {
                     }
                     return waiting[link.handle.id]?.removeFirst()
                 }
-                if let next { self.check(membership: next, on: link) } else { link.handle.resumeReading() }
+                if let next { self.check(membership: next, on: link) }
             }
         }
     }
