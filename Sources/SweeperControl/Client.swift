@@ -288,14 +288,6 @@ public final class ControlClient: Sendable {
         return eventStream
     }
 
-    /// Whether request `a` was sent before `b` (this client numbers its requests).
-    private static func isSentBefore(_ a: RequestID, _ b: RequestID) -> Bool {
-        switch (a, b) {
-        case let (.int(x), .int(y)): x < y
-        default: a.description < b.description
-        }
-    }
-
     private func fail(_ id: RequestID, _ error: any Error) {
         let (waiter, refusal) = state.withLock { ($0.waiting.removeValue(forKey: id), $0.refusal) }
         waiter?.resume(throwing: refusal ?? ControlClientError.connectionClosed)
@@ -303,15 +295,19 @@ public final class ControlClient: Sendable {
 
     private func receive(_ frame: LineFrame) {
         guard case let .line(buffer) = frame else {
-            // Answers come in order: a line too long to read is the answer
-            // to the oldest request waiting (an event is never this long).
-            let oldest = state.withLock { s -> Waiter? in
-                guard let id = s.waiting.keys.min(by: Self.isSentBefore) else { return nil }
-                return s.waiting.removeValue(forKey: id)
+            // A line too long to read is an answer (an event is never this
+            // long), but which request's cannot be told for sure (requests
+            // are written as their tasks run): every request waiting fails,
+            // saying why, and the connection closes.
+            let error = ControlClientError.badAnswer(
+                "an answer of the daemon's was over \(ControlProtocol.maximumAnswerLength >> 20) MiB, more than this client reads")
+            let waiters = state.withLock { s in
+                s.closed = true
+                defer { s.waiting = [:] }
+                return Array(s.waiting.values)
             }
-            oldest?.resume(
-                throwing: ControlClientError.badAnswer(
-                    "the daemon's answer is over \(ControlProtocol.maximumAnswerLength >> 20) MiB, more than this client reads"))
+            for waiter in waiters { waiter.resume(throwing: error) }
+            channel.close(promise: nil)
             return
         }
         // A move's or a cursor's event, read without JSONDecoder; any other

@@ -5,8 +5,8 @@ import Testing
 
 @testable import SweeperControl
 
-/// An answer longer than the client reads (16 MiB) fails its request with
-/// a clear error, where the request used to wait for ever.
+/// An answer longer than the client reads (16 MiB) fails the requests
+/// waiting with a clear error, where the request used to wait for ever.
 @Suite struct LongAnswerTests {
     /// Answers every request line with a line of `length` bytes.
     private final class Answerer: ChannelInboundHandler, Sendable {
