@@ -8,8 +8,8 @@ enum WebClientAddress {
     /// The key of `address`: "" for none (a Unix socket, or unknown).
     static func key(of address: SocketAddress?) -> String {
         switch address {
-        case let .v4(a)?:
-            return a.host
+        case .v4?:
+            return address?.ipAddress ?? ""
         case let .v6(a)?:
             let bytes = withUnsafeBytes(of: a.address.sin6_addr) { Array($0) }
             // An IPv4 address as a dual-stack socket shows it (::ffff:a.b.c.d).

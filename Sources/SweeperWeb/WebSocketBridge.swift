@@ -64,22 +64,22 @@ final class WebSocketBridge: ChannelInboundHandler {
         func send(_ data: Data) async -> Bool {
             (try? await channel.writeAndFlush(ByteBuffer(bytes: data)).get()) != nil
         }
-        for await line in stream {
+        lines: for await line in stream {
             guard channel.isActive else { break }
             if let subscription {
                 await subscription.received(line)
                 continue
             }
             if let refusal = refusal(of: line) {
-                guard await send(refusal) else { break }
+                guard await send(refusal) else { break lines }
                 continue
             }
             switch await responder(line) {
             case let .answer(data):
-                guard await send(data) else { break }
+                guard await send(data) else { break lines }
             case let .subscribe(answer, attach, received, end):
                 subscription = (received, end)
-                guard await send(answer) else { break }
+                guard await send(answer) else { break lines }
                 attach(channel)
             }
         }

@@ -102,6 +102,16 @@ import Testing
         return channel
     }
 
+    @Test func limitsCountByAnIPv4AddressOrAnIPv6Slash64() throws {
+        #expect(WebClientAddress.key(of: try SocketAddress(ipAddress: "192.168.1.20", port: 5000)) == "192.168.1.20")
+        let privacy = try SocketAddress(ipAddress: "2001:db8:1:2:aaaa:bbbb:cccc:dddd", port: 5000)
+        let other = try SocketAddress(ipAddress: "2001:db8:1:2:1111:2222:3333:4444", port: 5001)
+        #expect(WebClientAddress.key(of: privacy) == WebClientAddress.key(of: other), "one device's addresses in its /64 count apart")
+        #expect(WebClientAddress.key(of: privacy) != WebClientAddress.key(of: try SocketAddress(ipAddress: "2001:db8:1:3::1", port: 5000)))
+        #expect(WebClientAddress.key(of: try SocketAddress(ipAddress: "::ffff:192.168.1.20", port: 5000)) == "192.168.1.20")
+        #expect(WebClientAddress.key(of: nil) == "")
+    }
+
     @Test func guessesAreLimitedEvenForTheRightCode() throws {
         let clock = Clock()
         let pairing = WebPairing(keeper: Kept(), clock: clock.read)
