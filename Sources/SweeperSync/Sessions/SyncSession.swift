@@ -247,9 +247,7 @@ public struct SyncSession: Sendable {
                 step.outcome.merge(outcome)
             }
         case .unsigned(let chains):
-            // Signatures only for a peer that may write, and only so many: what
-            // a peer asks for here is read back on the loop before anything else.
-            if let peer, !replica.mayWrite(peer) { break }
+            // Only so many: what a peer asks for here is read back on the loop before anything else.
             var heads: [HeadSignature] = []
             for chain in chains.prefix(Self.unsignedLimit) where sends(chain.game, of: replica) {
                 guard let signature = replica.op(in: chain.game, author: chain.author, seq: chain.seq)?.signature,
