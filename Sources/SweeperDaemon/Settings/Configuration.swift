@@ -337,11 +337,12 @@ extension DaemonSettings {
             }
         }
         let name = overrides.name ?? fileName ?? Self.loginName(environment)
-        guard !name.isEmpty, name.utf8.count <= PlayerName.byteLimit, PlayerName.cleaned(name) == name else {
+        // Control characters never; format characters (a joiner in an emoji or a Persian name) are left out where names show.
+        guard !name.isEmpty, name.utf8.count <= PlayerName.byteLimit, !PlayerName.hasControlCharacters(name) else {
             let at = origin("name", given: overrides.name != nil || fileName == nil)
             throw ConfigurationError(
                 file: at.file, line: at.line,
-                message: "the player name must be 1 to \(PlayerName.byteLimit) bytes of UTF-8, without control or invisible characters")
+                message: "the player name must be 1 to \(PlayerName.byteLimit) bytes of UTF-8, without control characters")
         }
         let newGame = Commands.New.Arguments(
             preset: try string("new_preset"), width: try integer("new_width"), height: try integer("new_height"),
