@@ -638,6 +638,32 @@ import Testing
     /// removed, keeps it) and signs a founding record, then moves. Founding
     /// closed when the circle was made: the record is refused, she is
     /// listed nowhere, and her move is refused as not a member's.
+    /// A key holder sends membership records faster than they are checked
+    /// (each a founding of its own, signed): a link's messages are checked
+    /// one at a time, and past 16 waiting the link is dropped, saying so,
+    /// where each used to start a task of its own.
+    @Test func membershipRecordsSentFasterThanTheyAreCheckedDropTheLink() throws {
+        let scene = try AttackScene()
+        defer { scene.cleanup() }
+        let (target, port, circle) = (scene.target, scene.port, scene.circle)
+        let mallory = SigningIdentity()
+        let batches = (0..<40).map { batch in
+            (0..<1_000).map { i in
+                MembershipRecord(
+                    signing: mallory, circle: CircleID(firstKey: circle), madeMillis: UInt64(batch * 1_000 + i + 1), seq: 1, previous: nil,
+                    parents: [], change: .found(proof: circle.membershipProof(for: mallory.peerID))
+                ).encoded
+            }
+        }
+        let offset = target.log().utf8.count
+        let m = try AdversaryPeer(port: port, from: "127.0.0.45", circle: circle, identity: mallory)
+        m.sendHello(version: PeerCapabilities.currentVersion)
+        for batch in batches { m.send(membership: batch) }
+        #expect(m.isClosed(within: 30), "a link sending records faster than they are checked was kept")
+        expectLoggedOnce(target, since: offset, ["more membership messages than are checked"], what: "the flood of records")
+        #expect(try scene.stillServes() == nil)
+    }
+
     @Test func aKeyHoldersFoundingIsRefusedAndItsOpsToo() throws {
         let scene = try AttackScene()
         defer { scene.cleanup() }
