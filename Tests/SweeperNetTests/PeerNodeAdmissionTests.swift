@@ -68,4 +68,57 @@ import Testing
         _ = await running.result
         try await group.shutdownGracefully()
     }
+
+    /// Admits every device with `messages` sent before the answer.
+    final class Talkative: PeerNodeDelegate {
+        let keys: [CircleKey]
+        let messages: [ApplicationMessage]
+        init(keys: [CircleKey], messages: [ApplicationMessage]) {
+            self.keys = keys
+            self.messages = messages
+        }
+        func linkEstablished(_ link: PeerLinkHandle) -> LinkReceiver { { _ in } }
+        func linkClosed(_ link: PeerLinkHandle) {}
+        func admissionRequested(_ request: AdmissionRequest, from peer: PeerID) async -> AdmissionReply {
+            .admitted(messages: messages, keys: keys)
+        }
+    }
+
+    /// What a member sends before its answer is kept up to 32 MiB: three
+    /// messages of a megabyte come with the admission, three of 12 MiB end
+    /// the try, as a message the device cannot read does.
+    @Test func aMemberSendingTooMuchBeforeItsAnswerIsLeft() async throws {
+        for (size, kept) in [(1 << 20, true), (12 << 20, false)] {
+            let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+            let circle = CircleKey()
+            let secret = InvitationSecret()
+            let invitation = secret.identity.peerID
+            let messages = (0..<3).map { _ in ApplicationMessage(type: 1, body: [UInt8](repeating: 7, count: size)) }
+            var logger = Logger(label: "test.member")
+            logger.logLevel = .critical
+            let member = PeerNode(
+                credentials: NodeCredentials(
+                    circle: circle, identity: SigningIdentity(), name: "member",
+                    invitations: [invitation: InvitationSecret.handshakeKey(for: invitation)]),
+                delegate: Talkative(keys: [circle], messages: messages), eventLoop: group.next(), logger: logger)
+            let port = try #require(try await member.listen(on: [("127.0.0.1", 0)]).first?.port)
+            let running = Task { try await member.run() }
+            let joiner = try await TestNode(circle: CircleKey(), name: "joiner")
+            let answer = await joiner.node.redeem(secret, address: ("127.0.0.1", port))
+            var taken: [ApplicationMessage]?
+            if case .admitted(_, let got, _) = answer { taken = got }
+            // Compared to a verdict: a failure prints no megabytes.
+            let takenWhole = taken.map { $0 == messages } ?? false
+            let takenAny = taken != nil
+            if kept {
+                #expect(takenWhole, "three messages of a megabyte were not taken with the admission")
+            } else {
+                #expect(!takenAny, "36 MiB before the answer were taken")
+            }
+            await joiner.stop()
+            await member.shutdown()
+            _ = await running.result
+            try await group.shutdownGracefully()
+        }
+    }
 }
