@@ -36,6 +36,17 @@ import Testing
         }
     }
 
+    /// A member of `circle` that takes the invitation `invitation`, answered by `delegate`.
+    static func member(of circle: CircleKey, inviting invitation: PeerID, delegate: any PeerNodeDelegate, on loop: any EventLoop) -> PeerNode {
+        var logger = Logger(label: "test.member")
+        logger.logLevel = .critical
+        return PeerNode(
+            credentials: NodeCredentials(
+                circle: circle, identity: SigningIdentity(), name: "member",
+                invitations: [invitation: InvitationSecret.handshakeKey(for: invitation)]),
+            delegate: delegate, eventLoop: loop, logger: logger)
+    }
+
     @Test func theLoopGoesOnWhileAnAdmissionIsMade() async throws {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let loop = group.next()
@@ -43,13 +54,7 @@ import Testing
         let secret = InvitationSecret()
         let invitation = secret.identity.peerID
         let delegate = GatedAdmissions(keys: [circle])
-        var logger = Logger(label: "test.member")
-        logger.logLevel = .critical
-        let member = PeerNode(
-            credentials: NodeCredentials(
-                circle: circle, identity: SigningIdentity(), name: "member",
-                invitations: [invitation: InvitationSecret.handshakeKey(for: invitation)]),
-            delegate: delegate, eventLoop: loop, logger: logger)
+        let member = Self.member(of: circle, inviting: invitation, delegate: delegate, on: loop)
         let port = try #require(try await member.listen(on: [("127.0.0.1", 0)]).first?.port)
         let running = Task { try await member.run() }
         let joiner = try await TestNode(circle: CircleKey(), name: "joiner")
@@ -94,13 +99,7 @@ import Testing
             let secret = InvitationSecret()
             let invitation = secret.identity.peerID
             let messages = (0..<3).map { _ in ApplicationMessage(type: 1, body: [UInt8](repeating: 7, count: size)) }
-            var logger = Logger(label: "test.member")
-            logger.logLevel = .critical
-            let member = PeerNode(
-                credentials: NodeCredentials(
-                    circle: circle, identity: SigningIdentity(), name: "member",
-                    invitations: [invitation: InvitationSecret.handshakeKey(for: invitation)]),
-                delegate: Talkative(keys: [circle], messages: messages), eventLoop: group.next(), logger: logger)
+            let member = Self.member(of: circle, inviting: invitation, delegate: Talkative(keys: [circle], messages: messages), on: group.next())
             let port = try #require(try await member.listen(on: [("127.0.0.1", 0)]).first?.port)
             let running = Task { try await member.run() }
             let joiner = try await TestNode(circle: CircleKey(), name: "joiner")
