@@ -104,16 +104,17 @@ import Testing
         var empty = DaemonOverrides()
         empty.configFile = "/dev/null"
         #expect(try DaemonSettings.resolve(overrides: empty, environment: ["HOME": "/home/u", "USER": "u"]).name == "u")
-        var p = DaemonOverrides()
-        p.peers = ["no-port"]
-        p.configFile = "/dev/null"
-        #expect { try DaemonSettings.resolve(overrides: p, environment: [:]) } throws: { error in
+        /// The settings of these flags over an empty config file.
+        func flags(_ set: (inout DaemonOverrides) -> Void) throws -> DaemonSettings {
+            var o = DaemonOverrides()
+            o.configFile = "/dev/null"
+            set(&o)
+            return try DaemonSettings.resolve(overrides: o, environment: [:])
+        }
+        #expect { try flags { $0.peers = ["no-port"] } } throws: { error in
             (error as? ConfigurationError)?.message.contains("no-port") == true
         }
-        var l = DaemonOverrides()
-        l.logLevel = "loud"
-        l.configFile = "/dev/null"
-        #expect { try DaemonSettings.resolve(overrides: l, environment: [:]) } throws: { error in
+        #expect { try flags { $0.logLevel = "loud" } } throws: { error in
             (error as? ConfigurationError)?.message.contains("loud") == true
         }
         // A file that is not UTF-8 says so.
@@ -128,17 +129,11 @@ import Testing
         #expect(HostPort("[::1]:70") == HostPort("[::1]:70"))
         // A name with a control character is refused, saying so; a joiner (an emoji's, a Persian name's) is a name's own.
         for bad in ["Mum\n", "\u{1B}[2J", "Dad\u{07}"] {
-            var n = DaemonOverrides()
-            n.name = bad
-            n.configFile = "/dev/null"
-            #expect { try DaemonSettings.resolve(overrides: n, environment: [:]) } throws: { error in
+            #expect { try flags { $0.name = bad } } throws: { error in
                 (error as? ConfigurationError)?.message.contains("without control characters") == true
             }
         }
-        var joined = DaemonOverrides()
-        joined.name = "Mum 👩\u{200D}👧"
-        joined.configFile = "/dev/null"
-        #expect(try DaemonSettings.resolve(overrides: joined, environment: [:]).name == "Mum 👩\u{200D}👧")
+        #expect(try flags { $0.name = "Mum 👩\u{200D}👧" }.name == "Mum 👩\u{200D}👧")
     }
 
     /// A bad value read from the file names its file, line and key (what

@@ -138,7 +138,8 @@ final class PeerBook: Sendable {
     func remember(_ peer: PeerID, name: String, address: String?) {
         let previous = try? store.peers().first { $0.peerID == peer.description }
         let clean = PlayerName.cleaned(name)
-        let name = clean.isEmpty ? (previous.map { PlayerName.cleaned($0.name) }.flatMap { $0.isEmpty ? nil : $0 } ?? peer.shortDescription) : clean
+        // The name held is the stored one, cleaned when it was read back.
+        let name = clean.isEmpty ? (names.withLock { $0[peer] } ?? peer.shortDescription) : clean
         if names.withLock({ $0.updateValue(name, forKey: peer) }) != name { changes.add(1, ordering: .releasing) }
         do {
             try store.savePeer(

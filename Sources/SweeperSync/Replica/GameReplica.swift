@@ -190,7 +190,7 @@ public struct GameReplica: Sendable {
         // chain at once, without a stay in the waiting list (what `drain`
         // would do with it, the same checks), and takes no room there, so
         // a full waiting list holds up no move that follows on.
-        if isKnown, op.seq == UInt64(held) + 1 {
+        if follows(op) {
             if follow(op, after: last, &outcome) { drain(op.author, &outcome) } else { dropWaiting(after: op, &outcome) }
             return
         }
@@ -309,7 +309,14 @@ public struct GameReplica: Sendable {
         var author: Int
         /// Their bytes in the game (``pendingBytes``), from every author.
         var bytes: Int
+
+        /// No bound: for an op that follows on, which waits nowhere.
+        static let unbounded = WaitingRoom(game: .max, author: .max, bytes: .max)
     }
+
+    /// Whether `op` follows its author's chain here at once: the genesis
+    /// is held and it is the place after the author's newest op.
+    func follows(_ op: Op) -> Bool { isKnown && op.seq == chainLength(of: op.author) + 1 }
 
     /// How many of `author`'s ops wait here.
     func waitingCount(of author: PeerID) -> Int { pending[author]?.count ?? 0 }

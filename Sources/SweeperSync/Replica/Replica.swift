@@ -337,7 +337,6 @@ public struct Replica: Sendable {
         } else if signed && !op.hasValidSignature {
             outcome.rejected.append((op.gameID, op.author, op.seq, .badSignature))
         } else {
-            let room = waitingRoom(in: op.gameID, for: op.author)
             if games[op.gameID] == nil { games[op.gameID] = newGame(op.gameID) }
             // On its author's word alone, only at the place of its newest op.
             let mayTakePlace =
@@ -347,6 +346,8 @@ public struct Replica: Sendable {
             if mayTakePlace, !giveWay(to: op, &outcome) {
                 outcome.rejected.append((op.gameID, op.author, op.seq, .storageFault))
             } else {
+                // The waiting list is counted over every game only for an op that may wait: a move that follows on takes no room.
+                let room = games[op.gameID]?.follows(op) == true ? .unbounded : waitingRoom(in: op.gameID, for: op.author)
                 games[op.gameID]?.admit(op, room: room, outcome: &outcome)
             }
             settleDaily(op.gameID, &outcome)
