@@ -660,7 +660,10 @@ import Testing
         m.sendHello(version: PeerCapabilities.currentVersion)
         for batch in batches { m.send(membership: batch) }
         #expect(m.isClosed(within: 30), "a link sending records faster than they are checked was kept")
-        expectLoggedOnce(target, since: offset, ["more membership messages than are checked"], what: "the flood of records")
+        // The complaint, once (the node's line of the link's end says the reason again).
+        expectLoggedOnce(
+            target, since: offset, ["dropping a peer that sent a malformed membership record", "more membership messages than are checked"],
+            what: "the flood of records")
         #expect(try scene.stillServes() == nil)
     }
 
